@@ -1,0 +1,178 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keeps a value alive so the optimizer cannot delete the work that produced it.
+@_optimize(none)
+@inline(never)
+func blackHole<T>(_ value: T) {}
+
+/// One named benchmark: `body(n)` performs the operation `n` times.
+struct BenchmarkCase {
+    let name: String
+    /// Bytes processed per iteration (adds a MB/s column).
+    var bytesPerIteration: Int? = nil
+    /// A note for the table (sizes used, defaults).
+    var note: String = ""
+    let body: (Int) -> Void
+}
+
+/// Measured figures of one benchmark, in nanoseconds per iteration.
+struct BenchmarkResult {
+    let name: String
+    let median: Double
+    let p10: Double
+    let p90: Double
+    let iterations: Int
+    var bytesPerSecond: Double?
+    var peakRSSGrowthBytes: Int?
+    var note: String
+
+    var json: [String: Any] {
+        var object: [String: Any] = [
+            "name": name, "unit": "ns", "median": median.rounded(), "p10": p10.rounded(), "p90": p90.rounded(),
+            "iterations": iterations,
+        ]
+        if let bytesPerSecond { object["bytes_per_second"] = bytesPerSecond.rounded() }
+        if let peakRSSGrowthBytes { object["peak_rss_growth_bytes"] = peakRSSGrowthBytes }
+        return object
+    }
+}
+
+/// Settings of one run.
+struct HarnessSettings {
+    var quick = false
+    var filter: String?
+    var sampleCount: Int { quick ? 7 : 21 }
+    var targetSampleNanoseconds: Double { quick ? 4e6 : 2.5e7 }
+}
+
+func monotonicNanoseconds() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
+/// Finds how many iterations make one sample last about the target time (this is also the warm-up).
+func innerIterations(_ benchmark: BenchmarkCase, settings: HarnessSettings) -> Int {
+    var n = 1
+    var elapsed: Double = 0
+    while true {
+        let start = monotonicNanoseconds()
+        benchmark.body(n)
+        elapsed = Double(monotonicNanoseconds() - start)
+        if elapsed >= settings.targetSampleNanoseconds / 10 || n >= 1 << 30 { break }
+        n *= 2
+    }
+    let perIteration = max(elapsed / Double(n), 1)
+    return max(1, Int(settings.targetSampleNanoseconds / perIteration))
+}
+
+/// Measures a group of benchmarks that are compared with each other (an engine row and its `c.`
+/// twin): their samples are interleaved, so a burst of machine noise hits all of them alike and
+/// the ratio stays meaningful on a shared machine.
+func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [BenchmarkResult] {
+    let inner = group.map { innerIterations($0, settings: settings) }
+    var samples = [[Double]](repeating: [], count: group.count)
+    for _ in 0..<settings.sampleCount {
+        for (index, benchmark) in group.enumerated() {
+            let start = monotonicNanoseconds()
+            benchmark.body(inner[index])
+            samples[index].append(Double(monotonicNanoseconds() - start) / Double(inner[index]))
+        }
+    }
+    return group.indices.map { index in
+        let sorted = samples[index].sorted()
+        func percentile(_ p: Double) -> Double {
+            let position = p * Double(sorted.count - 1)
+            let low = Int(position.rounded(.down))
+            let high = min(low + 1, sorted.count - 1)
+            let fraction = position - Double(low)
+            return sorted[low] * (1 - fraction) + sorted[high] * fraction
+        }
+        let benchmark = group[index]
+        let median = percentile(0.5)
+        var result = BenchmarkResult(
+            name: benchmark.name, median: median, p10: percentile(0.1), p90: percentile(0.9),
+            iterations: inner[index] * settings.sampleCount, note: benchmark.note)
+        if let bytes = benchmark.bytesPerIteration { result.bytesPerSecond = Double(bytes) / (median / 1e9) }
+        return result
+    }
+}
+
+/// The comparison key of a benchmark: its name without a `c.`/`py.` prefix.
+func baseName(_ name: String) -> String {
+    for prefix in ["c.", "py."] where name.hasPrefix(prefix) { return String(name.dropFirst(prefix.count)) }
+    return name
+}
+
+/// The machine description for the JSON report.
+func machineDescription() -> String {
+    var cpu = "unknown CPU"
+    if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+        let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+        let colon = line.firstIndex(of: ":")
+    {
+        cpu = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    var name = utsname()
+    uname(&name)
+    let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+    let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+    return "\(cpu), \(cores) cores, Linux \(release)"
+}
+
+/// Peak resident set size of this process (VmHWM), in bytes.
+func peakRSSBytes() -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") })
+    else { return nil }
+    let digits = line.filter(\.isNumber)
+    return Int(digits).map { $0 * 1024 }
+}
+
+/// Formats nanoseconds for the table.
+func formatDuration(_ ns: Double) -> String {
+    if ns >= 1e6 { return String(format: "%.3f ms", ns / 1e6) }
+    if ns >= 1e3 { return String(format: "%.3f µs", ns / 1e3) }
+    return String(format: "%.1f ns", ns)
+}
+
+/// Renders the comparison table: each engine row, its C baseline (`c.` prefix) and Python
+/// reference (`py.` prefix), and the ratio of the engine's median to each.
+func renderTable(_ results: [BenchmarkResult]) -> String {
+    var lines: [String] = []
+    let header = "name".padding(toLength: 34, withPad: " ", startingAt: 0)
+        + "median".leftPadded(13) + "p10".leftPadded(13) + "p90".leftPadded(13) + "MB/s".leftPadded(10)
+        + "  ratio"
+    lines.append(header)
+    lines.append(String(repeating: "-", count: header.count + 18))
+    let byName = Dictionary(results.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    for result in results {
+        var ratio = ""
+        if result.name.hasPrefix("c.") || result.name.hasPrefix("py.") {
+            let engineName = String(result.name.drop(while: { $0 != "." }).dropFirst())
+            if let engine = byName[engineName] {
+                let r = engine.median / result.median
+                ratio = result.name.hasPrefix("c.")
+                    ? String(format: "Swift/C %.2f", r) : String(format: "py/Swift %.1fx", result.median / engine.median)
+            }
+        }
+        let throughput = result.bytesPerSecond.map { String(format: "%.0f", $0 / 1e6) } ?? ""
+        var line = result.name.padding(toLength: 34, withPad: " ", startingAt: 0)
+            + formatDuration(result.median).leftPadded(13) + formatDuration(result.p10).leftPadded(13)
+            + formatDuration(result.p90).leftPadded(13) + throughput.leftPadded(10) + "  " + ratio
+        if let growth = result.peakRSSGrowthBytes { line += "  peak RSS +\(growth / 1024) KiB" }
+        if !result.note.isEmpty { line += "  (\(result.note))" }
+        lines.append(line)
+    }
+    return lines.joined(separator: "\n")
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
+}

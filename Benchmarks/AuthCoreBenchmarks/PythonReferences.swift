@@ -1,0 +1,36 @@
+import Foundation
+
+/// Python reference rows (`py.*`), measured by scripts in the project's venv and reported as JSON.
+/// Each script prints one JSON object per line: `{"name":…,"unit":"ns","median":…,"p10":…,"p90":…,"iterations":…}`.
+let pythonReferenceScripts: [(script: String, names: [String])] = []
+
+func pythonReferenceResults(settings: HarnessSettings) -> [BenchmarkResult] {
+    var results: [BenchmarkResult] = []
+    let python = ProcessInfo.processInfo.environment["AUTHCORE_VENV"].map { $0 + "/bin/python" } ?? ".venv/bin/python"
+    guard FileManager.default.isExecutableFile(atPath: python) else { return [] }
+    for reference in pythonReferenceScripts {
+        if let filter = settings.filter, !reference.names.contains(where: { $0.contains(filter) }) { continue }
+        guard FileManager.default.fileExists(atPath: reference.script) else { continue }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [reference.script] + (settings.quick ? ["--quick"] : [])
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        FileHandle.standardError.write(Data("\r[python] \(reference.script)\u{1B}[K".utf8))
+        do { try process.run() } catch { continue }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { continue }
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let name = object["name"] as? String, let median = object["median"] as? Double
+            else { continue }
+            results.append(
+                BenchmarkResult(
+                    name: name, median: median, p10: object["p10"] as? Double ?? median,
+                    p90: object["p90"] as? Double ?? median, iterations: object["iterations"] as? Int ?? 0,
+                    note: object["note"] as? String ?? ""))
+        }
+    }
+    return results
+}

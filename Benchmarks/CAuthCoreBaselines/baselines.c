@@ -1,0 +1,80 @@
+#include "CAuthCoreBaselines.h"
+
+#include <gmp.h>
+#include <openssl/core_names.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <string.h>
+
+static EVP_MD *sha256_md(void) {
+    static EVP_MD *md = NULL;
+    if (md == NULL) md = EVP_MD_fetch(NULL, "SHA256", NULL);
+    return md;
+}
+
+static EVP_MAC *hmac_mac(void) {
+    static EVP_MAC *mac = NULL;
+    if (mac == NULL) mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+    return mac;
+}
+
+static EVP_MAC_CTX *keyed_hmac(const void *key, size_t key_length) {
+    EVP_MAC_CTX *ctx = EVP_MAC_CTX_new(hmac_mac());
+    OSSL_PARAM params[2];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
+    params[1] = OSSL_PARAM_construct_end();
+    EVP_MAC_init(ctx, key, key_length, params);
+    return ctx;
+}
+
+void c_authcore_baseline_sha256(const void *message, size_t length, long iterations, unsigned char out[32]) {
+    EVP_MD *md = sha256_md();
+    for (long i = 0; i < iterations; i++) EVP_Digest(message, length, out, NULL, md, NULL);
+}
+
+void c_authcore_baseline_hmac_sha256_reused(const void *key, size_t key_length, const void *message, size_t length,
+                                            long iterations, unsigned char out[32]) {
+    EVP_MAC_CTX *ctx = keyed_hmac(key, key_length);
+    size_t out_length = 0;
+    for (long i = 0; i < iterations; i++) {
+        EVP_MAC_init(ctx, NULL, 0, NULL);
+        EVP_MAC_update(ctx, message, length);
+        EVP_MAC_final(ctx, out, &out_length, 32);
+    }
+    EVP_MAC_CTX_free(ctx);
+}
+
+void c_authcore_baseline_hkdf_cognito(const void *ikm, size_t ikm_length, const void *salt, size_t salt_length,
+                                      long iterations, unsigned char out[16]) {
+    static const char info[] = "Caldera Derived Key";
+    unsigned char prk[32], block[32];
+    size_t n = 0;
+    for (long i = 0; i < iterations; i++) {
+        EVP_MAC_CTX *extract = keyed_hmac(salt, salt_length);
+        EVP_MAC_update(extract, ikm, ikm_length);
+        EVP_MAC_final(extract, prk, &n, sizeof prk);
+        EVP_MAC_CTX_free(extract);
+        EVP_MAC_CTX *expand = keyed_hmac(prk, sizeof prk);
+        const unsigned char counter = 1;
+        EVP_MAC_update(expand, (const unsigned char *)info, sizeof info - 1);
+        EVP_MAC_update(expand, &counter, 1);
+        EVP_MAC_final(expand, block, &n, sizeof block);
+        EVP_MAC_CTX_free(expand);
+        memcpy(out, block, 16);
+    }
+}
+
+size_t c_authcore_baseline_powm_sec(const void *base, size_t base_length, const void *exponent, size_t exponent_length,
+                                    const void *modulus, size_t modulus_length, long iterations, unsigned char *out,
+                                    size_t out_capacity) {
+    mpz_t b, e, m, r;
+    mpz_inits(b, e, m, r, NULL);
+    mpz_import(b, base_length, 1, 1, 1, 0, base);
+    mpz_import(e, exponent_length, 1, 1, 1, 0, exponent);
+    mpz_import(m, modulus_length, 1, 1, 1, 0, modulus);
+    for (long i = 0; i < iterations; i++) mpz_powm_sec(r, b, e, m);
+    size_t count = 0;
+    if (mpz_sizeinbase(r, 256) <= out_capacity) mpz_export(out, &count, 1, 1, 1, 0, r);
+    mpz_clears(b, e, m, r, NULL);
+    return count;
+}

@@ -1,0 +1,27 @@
+// Plain C loops over the same GMP/OpenSSL calls AuthCore makes, so authcore-bench can show the
+// cost of the Swift layer as a ratio in the same run. Used only by the benchmarks.
+#ifndef C_AUTHCORE_BASELINES_H
+#define C_AUTHCORE_BASELINES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// SHA-256 one-shot (`EVP_Digest` with an `EVP_MD` fetched once), `iterations` times.
+void c_authcore_baseline_sha256(const void *message, size_t length, long iterations, unsigned char out[32]);
+
+/// HMAC-SHA256 with one keyed `EVP_MAC_CTX` reset (`EVP_MAC_init` with a NULL key) per message.
+void c_authcore_baseline_hmac_sha256_reused(const void *key, size_t key_length, const void *message, size_t length,
+                                            long iterations, unsigned char out[32]);
+
+/// HKDF-SHA256 as Cognito uses it (extract with salt = u, expand one block with info
+/// "Caldera Derived Key", 16 bytes), each HMAC keyed afresh, `iterations` times.
+void c_authcore_baseline_hkdf_cognito(const void *ikm, size_t ikm_length, const void *salt, size_t salt_length,
+                                      long iterations, unsigned char out[16]);
+
+/// `mpz_powm_sec(r, base, exponent, modulus)` `iterations` times; numbers as big-endian bytes.
+/// Returns the number of significant bytes of the last result written into `out` (capacity `out_capacity`).
+size_t c_authcore_baseline_powm_sec(const void *base, size_t base_length, const void *exponent, size_t exponent_length,
+                                    const void *modulus, size_t modulus_length, long iterations, unsigned char *out,
+                                    size_t out_capacity);
+
+#endif

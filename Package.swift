@@ -1,0 +1,83 @@
+// swift-tools-version:6.2
+//
+// AuthCore: SRP-6a, hashing/MACs and request signing for auth clients, over GMP and OpenSSL 3.
+// No package dependencies; the C libraries come in as system-library targets.
+
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "AuthCore",
+    products: [
+        .library(name: "AuthCore", targets: ["AuthCore"]),
+        .library(name: "AuthCoreVectors", targets: ["AuthCoreVectors"]),
+        .executable(name: "authcore", targets: ["AuthCoreCLI"]),
+        .executable(name: "authcore-bench", targets: ["AuthCoreBenchmarks"]),
+    ],
+    targets: [
+        // MARK: - System libraries
+
+        .systemLibrary(
+            name: "CAuthCoreGMP",
+            pkgConfig: "gmp",
+            providers: [.apt(["libgmp-dev"]), .brew(["gmp"])]
+        ),
+        .systemLibrary(
+            name: "CAuthCoreLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+
+        // MARK: - Targets
+
+        .target(
+            name: "AuthCore",
+            dependencies: ["CAuthCoreGMP", "CAuthCoreLibCrypto"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "AuthCoreVectors",
+            dependencies: ["AuthCore"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "AuthCoreCLI",
+            dependencies: ["AuthCore", "AuthCoreVectors"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Benchmarks
+
+        .target(
+            name: "CAuthCoreBaselines",
+            dependencies: ["CAuthCoreGMP", "CAuthCoreLibCrypto"],
+            path: "Benchmarks/CAuthCoreBaselines"
+        ),
+        .executableTarget(
+            name: "AuthCoreBenchmarks",
+            dependencies: ["AuthCore", "CAuthCoreBaselines"],
+            path: "Benchmarks/AuthCoreBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Tests
+
+        .testTarget(
+            name: "AuthCoreTests",
+            dependencies: ["AuthCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AuthCoreVectorsTests",
+            dependencies: ["AuthCore", "AuthCoreVectors", "AuthCoreCLI"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

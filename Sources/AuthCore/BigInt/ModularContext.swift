@@ -1,0 +1,154 @@
+internal import CAuthCoreGMP
+
+/// Modular arithmetic against one odd modulus, with its scratch memory allocated once.
+///
+/// The main operation is ``power(_:secretExponent:exponentBitCount:)``: `base^e mod N` through GMP's
+/// side-channel silent `mpn_sec_powm`, whose running time and memory access pattern depend only on
+/// the sizes of the operands: the modulus size and `exponentBitCount`, which the **caller fixes per
+/// operation** (the largest bit length that operation's exponent can have), never the secret's own
+/// length, so leading zero bits of a secret do not change the timing.
+///
+/// A context is not thread-safe (it owns scratch buffers); create one per task, or per operation
+/// chain, and reuse it. All scratch holding secret-derived data is wiped after every call and when
+/// the context is freed.
+public final class ModularContext {
+    /// The largest modulus accepted, in bits (RFC 5054's largest group is 8192 bits).
+    public static let maximumModulusBitCount = 16_384
+    /// The largest exponent length accepted, in bits.
+    public static let maximumExponentBitCountLimit = 16_384
+
+    /// The modulus N.
+    public let modulus: BigUInt
+    /// The largest `exponentBitCount` this context's scratch was sized for.
+    public let maximumExponentBitCount: Int
+
+    let limbCount: Int
+    let modulusLimbs: UnsafeMutableBufferPointer<mp_limb_t>
+    let baseLimbs: UnsafeMutableBufferPointer<mp_limb_t>
+    let resultLimbs: UnsafeMutableBufferPointer<mp_limb_t>
+    let exponentLimbs: UnsafeMutableBufferPointer<mp_limb_t>
+    let scratch: UnsafeMutableBufferPointer<mp_limb_t>
+
+    /// Prepares a context for `modulus`.
+    ///
+    /// - Parameters:
+    ///   - modulus: an odd modulus N > 1 of at most ``maximumModulusBitCount`` bits.
+    ///   - maximumExponentBitCount: the largest exponent length that will be used (sizes the scratch).
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an even, zero or one modulus or an exponent
+    ///   length outside 1...``maximumExponentBitCountLimit``; ``AuthCoreError/Code/inputTooLarge`` for
+    ///   a modulus over ``maximumModulusBitCount`` bits.
+    public init(modulus: BigUInt, maximumExponentBitCount: Int) throws(AuthCoreError) {
+        guard !modulus.isZero else { throw AuthCoreError(.invalidParameter, "modulus is zero") }
+        guard modulus.isOdd, modulus > BigUInt(1) else {
+            throw AuthCoreError(.invalidParameter, "modulus must be odd and greater than 1")
+        }
+        guard modulus.bitWidth <= Self.maximumModulusBitCount else {
+            throw AuthCoreError(
+                .inputTooLarge, "modulus of \(modulus.bitWidth) bits exceeds \(Self.maximumModulusBitCount) bits")
+        }
+        guard (1...Self.maximumExponentBitCountLimit).contains(maximumExponentBitCount) else {
+            throw AuthCoreError(
+                .invalidParameter,
+                "exponent bit count \(maximumExponentBitCount) is outside 1...\(Self.maximumExponentBitCountLimit)")
+        }
+        self.modulus = modulus
+        self.maximumExponentBitCount = maximumExponentBitCount
+        let n = modulus.limbCount
+        limbCount = n
+        modulusLimbs = .allocate(capacity: n)
+        _ = modulusLimbs.initialize(from: UnsafeBufferPointer(start: c_authcore_mpz_limbs_read(modulus.storage.pointer), count: n))
+        baseLimbs = .allocate(capacity: n)
+        resultLimbs = .allocate(capacity: n)
+        let exponentLimbCount = (maximumExponentBitCount + 63) / 64
+        exponentLimbs = .allocate(capacity: exponentLimbCount)
+        exponentLimbs.initialize(repeating: 0)
+        let itch = Int(c_authcore_mpn_sec_powm_itch(n, mp_bitcnt_t(maximumExponentBitCount), n))
+        scratch = .allocate(capacity: itch)
+        scratch.initialize(repeating: 0)
+        baseLimbs.initialize(repeating: 0)
+        resultLimbs.initialize(repeating: 0)
+    }
+
+    deinit {
+        for buffer in [baseLimbs, resultLimbs, exponentLimbs, scratch] {
+            secureZero(UnsafeMutableRawBufferPointer(buffer))
+            buffer.deallocate()
+        }
+        modulusLimbs.deallocate()
+    }
+
+    /// `base^exponent mod N` for a secret exponent, in constant time.
+    ///
+    /// The corresponding GMP function is `mpn_sec_powm` (as used by `mpz_powm_sec`), with the scratch
+    /// of this context. A base ≥ N is first reduced modulo N (in variable time: reduce secret bases
+    /// yourself).
+    ///
+    /// - Parameters:
+    ///   - base: the base.
+    ///   - exponent: the secret exponent, at most `exponentBitCount` bits long.
+    ///   - exponentBitCount: the fixed bit length the computation runs for, 1...``maximumExponentBitCount``.
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` when `exponentBitCount` is out of range or the
+    ///   exponent does not fit in it.
+    public func power(_ base: BigUInt, secretExponent exponent: BigUInt, exponentBitCount: Int) throws(AuthCoreError)
+        -> BigUInt
+    {
+        guard (1...maximumExponentBitCount).contains(exponentBitCount) else {
+            throw AuthCoreError(
+                .invalidParameter, "exponent bit count \(exponentBitCount) is outside 1...\(maximumExponentBitCount)")
+        }
+        guard exponent.bitWidth <= exponentBitCount else {
+            throw AuthCoreError(.invalidParameter, "exponent is wider than the declared \(exponentBitCount) bits")
+        }
+        let n = limbCount
+        load(base, into: baseLimbs)
+        let exponentLimbCount = (exponentBitCount + 63) / 64
+        let usedExponent = UnsafeMutableBufferPointer(rebasing: exponentLimbs[0..<exponentLimbCount])
+        load(exponent, into: usedExponent)
+        c_authcore_mpn_sec_powm(
+            resultLimbs.baseAddress, baseLimbs.baseAddress, n, usedExponent.baseAddress, mp_bitcnt_t(exponentBitCount),
+            modulusLimbs.baseAddress, n, scratch.baseAddress)
+        let output = BigUInt(limbs: UnsafeBufferPointer(resultLimbs))
+        secureZero(UnsafeMutableRawBufferPointer(usedExponent))
+        secureZero(UnsafeMutableRawBufferPointer(baseLimbs))
+        secureZero(UnsafeMutableRawBufferPointer(resultLimbs))
+        secureZero(UnsafeMutableRawBufferPointer(scratch))
+        return output
+    }
+
+    /// `base^exponent mod N` in time that depends on the exponent: **public exponents only**.
+    ///
+    /// The corresponding GMP function is `mpz_powm`.
+    public func powerVariableTime(_ base: BigUInt, publicExponent exponent: BigUInt) -> BigUInt {
+        BigUInt.result { c_authcore_mpz_powm($0, base.storage.pointer, exponent.storage.pointer, modulus.storage.pointer) }
+    }
+
+    /// Copies `value mod N` into `limbs` (zero-extended to the buffer's length).
+    func load(_ value: BigUInt, into limbs: UnsafeMutableBufferPointer<mp_limb_t>) {
+        var source = value
+        if limbs.count == limbCount && source >= modulus {
+            source = BigUInt.result { c_authcore_mpz_mod($0, value.storage.pointer, modulus.storage.pointer) }
+        }
+        let used = source.limbCount
+        precondition(used <= limbs.count, "value wider than its limb buffer")  // invariant: checked by callers
+        limbs.initialize(repeating: 0)
+        if used > 0 {
+            let from = c_authcore_mpz_limbs_read(source.storage.pointer)!  // invariant: used > 0
+            for i in 0..<used { limbs[i] = from[i] }
+        }
+    }
+}
+
+extension BigUInt {
+    /// A value from little-endian 64-bit limbs (leading zero limbs are normalised away).
+    init(limbs: UnsafeBufferPointer<mp_limb_t>) {
+        let out = MPZStorage(bits: limbs.count * 64)
+        if limbs.count > 0 {
+            let dest = c_authcore_mpz_limbs_write(out.pointer, limbs.count)!  // invariant: count > 0
+            for i in 0..<limbs.count { dest[i] = limbs[i] }
+            var used = limbs.count
+            while used > 0 && limbs[used - 1] == 0 { used -= 1 }
+            c_authcore_mpz_limbs_finish(out.pointer, used)
+        }
+        self.init(storage: out)
+    }
+}

@@ -1,0 +1,105 @@
+/// The one error type AuthCore throws.
+///
+/// An error carries a ``Code`` (what went wrong, stable and switchable), a human-readable
+/// ``reason`` that never contains secret material (it names the field instead: "salt_hex: odd
+/// number of digits"), and the file and line that raised it. Two errors are equal when their codes
+/// are equal, so tests can write `#expect(throws: AuthCoreError(.invalidHex))`-style checks.
+///
+/// Codes are an extensible set: `switch` over them with a `default` case.
+public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public let code: Code
+    /// A non-secret explanation, suitable for logs and for one line on stderr.
+    public let reason: String
+    /// The file that raised the error (`#fileID`).
+    public let file: String
+    /// The line that raised the error.
+    public let line: UInt
+
+    /// Creates an error.
+    @inline(never)
+    public init(_ code: Code, _ reason: String, file: String = #fileID, line: UInt = #line) {
+        self.code = code
+        self.reason = reason
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String {
+        "AuthCoreError.\(code): \(reason) \(file):\(line)"
+    }
+
+    public static func == (lhs: AuthCoreError, rhs: AuthCoreError) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+extension AuthCoreError {
+    /// The kind of an ``AuthCoreError``: an extensible set of named values.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Backing: String, Hashable, Sendable {
+            case invalidHex
+            case invalidBase64
+            case invalidLength
+            case invalidParameter
+            case invalidGroup
+            case unsafePublicValue
+            case proofMismatch
+            case signatureMismatch
+            case malformedInput
+            case malformedRequest
+            case malformedResponse
+            case inputTooLarge
+            case expired
+            case libcryptoFailure
+            case randomFailure
+            case unsupported
+            case serviceError
+            case transportFailure
+            case credentialsUnavailable
+        }
+
+        private let backing: Backing
+        private init(_ backing: Backing) { self.backing = backing }
+
+        public var description: String { backing.rawValue }
+
+        /// Text that should be hexadecimal is not (bad digit, empty, odd length where even is required).
+        public static let invalidHex = Code(.invalidHex)
+        /// Text that should be Base64 is not.
+        public static let invalidBase64 = Code(.invalidBase64)
+        /// A value has the wrong length (a proof, a key, an output length out of range).
+        public static let invalidLength = Code(.invalidLength)
+        /// A parameter is out of its documented range.
+        public static let invalidParameter = Code(.invalidParameter)
+        /// An SRP group (N, g) fails validation, or a modulus is unusable.
+        public static let invalidGroup = Code(.invalidGroup)
+        /// A peer's public value is unsafe: `A ≡ 0 (mod N)`, `B ≡ 0 (mod N)`, `u = 0`, or a value ≥ N.
+        public static let unsafePublicValue = Code(.unsafePublicValue)
+        /// An SRP proof (M1 or M2) does not verify.
+        public static let proofMismatch = Code(.proofMismatch)
+        /// A signature or MAC does not verify.
+        public static let signatureMismatch = Code(.signatureMismatch)
+        /// Input that is not in the expected format (JSON, a date, a URL, a token).
+        public static let malformedInput = Code(.malformedInput)
+        /// A request cannot be signed or sent as given.
+        public static let malformedRequest = Code(.malformedRequest)
+        /// A service answered with something that is not the documented shape.
+        public static let malformedResponse = Code(.malformedResponse)
+        /// Input exceeds a documented size limit.
+        public static let inputTooLarge = Code(.inputTooLarge)
+        /// Credentials, tokens or signed URLs are expired, or would be before use.
+        public static let expired = Code(.expired)
+        /// An OpenSSL call failed; the reason carries OpenSSL's library and reason codes.
+        public static let libcryptoFailure = Code(.libcryptoFailure)
+        /// The random number generator failed.
+        public static let randomFailure = Code(.randomFailure)
+        /// The operation or algorithm is not supported.
+        public static let unsupported = Code(.unsupported)
+        /// A remote service refused the request; the reason keeps the service's error type and message.
+        public static let serviceError = Code(.serviceError)
+        /// The network transport failed.
+        public static let transportFailure = Code(.transportFailure)
+        /// No credentials could be obtained.
+        public static let credentialsUnavailable = Code(.credentialsUnavailable)
+    }
+}

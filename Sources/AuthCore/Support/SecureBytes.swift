@@ -1,0 +1,119 @@
+/// A buffer for secret bytes that is wiped before its memory is freed.
+///
+/// `SecureBytes` is a copy-on-write value: copies share one heap buffer until one of them is
+/// mutated. Whenever a buffer is released (or replaced on growth) its whole capacity is overwritten
+/// with `OPENSSL_cleanse`. Its `description` shows only the length, it is not `Codable` or
+/// `Hashable`, and its `==` is constant-time. Bytes are reachable only through
+/// ``withUnsafeBytes(_:)``.
+///
+/// - Important: Swift `String`s cannot be wiped. Pass passwords as bytes (`some Collection<UInt8>`)
+///   when you can; AuthCore copies them once into `SecureBytes`.
+public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    final class Storage: @unchecked Sendable {
+        // invariant: `pointer` is never shared outside this class except within withUnsafe… closures.
+        let pointer: UnsafeMutableRawPointer
+        let capacity: Int
+        var count: Int
+
+        init(capacity: Int) {
+            self.capacity = Swift.max(capacity, 1)
+            self.pointer = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 16)
+            self.pointer.initializeMemory(as: UInt8.self, repeating: 0, count: self.capacity)
+            self.count = 0
+        }
+
+        deinit {
+            secureZero(pointer, count: capacity)
+            pointer.deallocate()
+        }
+    }
+
+    private var storage: Storage
+
+    /// An empty buffer.
+    public init() { storage = Storage(capacity: 0) }
+
+    /// Copies `bytes` into a new wiping buffer.
+    public init(_ bytes: some Collection<UInt8>) {
+        storage = Storage(capacity: bytes.count)
+        var offset = 0
+        for byte in bytes {
+            storage.pointer.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+            offset += 1
+        }
+        storage.count = offset
+    }
+
+    /// Copies raw bytes into a new wiping buffer.
+    public init(copying bytes: UnsafeRawBufferPointer) {
+        storage = Storage(capacity: bytes.count)
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            storage.pointer.copyMemory(from: base, byteCount: bytes.count)
+        }
+        storage.count = bytes.count
+    }
+
+    /// A buffer of `count` bytes filled by `body`, which is given the uninitialized (zeroed) buffer.
+    public init<E: Error>(
+        count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws(E) -> Void
+    ) throws(E) {
+        storage = Storage(capacity: count)
+        storage.count = count
+        try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: count))
+    }
+
+    /// The number of bytes.
+    public var count: Int { storage.count }
+    /// Whether the buffer is empty.
+    public var isEmpty: Bool { storage.count == 0 }
+
+    /// Calls `body` with the bytes.
+    ///
+    /// - Warning: Do not escape the pointer from the closure.
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(start: storage.pointer, count: storage.count))
+    }
+
+    /// Calls `body` with the mutable bytes, copying the buffer first if it is shared.
+    ///
+    /// - Warning: Do not escape the pointer from the closure.
+    public mutating func withUnsafeMutableBytes<R, E: Error>(
+        _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
+    ) throws(E) -> R {
+        makeUnique(reservingCapacity: storage.count)
+        return try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: storage.count))
+    }
+
+    /// Appends bytes, moving to a larger wiped buffer if needed.
+    public mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        let newCount = storage.count + bytes.count
+        makeUnique(reservingCapacity: newCount)
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            (storage.pointer + storage.count).copyMemory(from: base, byteCount: bytes.count)
+        }
+        storage.count = newCount
+    }
+
+    /// Appends bytes, moving to a larger wiped buffer if needed.
+    public mutating func append(contentsOf bytes: some Collection<UInt8>) {
+        let array = Array(bytes)
+        array.withUnsafeBytes { append(contentsOf: $0) }
+    }
+
+    private mutating func makeUnique(reservingCapacity needed: Int) {
+        if isKnownUniquelyReferenced(&storage) && storage.capacity >= needed { return }
+        let replacement = Storage(capacity: Swift.max(needed, storage.capacity == 1 ? needed : storage.capacity * 2))
+        replacement.pointer.copyMemory(from: storage.pointer, byteCount: storage.count)
+        replacement.count = storage.count
+        storage = replacement  // the old buffer wipes itself when its last reference goes
+    }
+
+    public var description: String { "SecureBytes(\(count) bytes)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["count": count]) }
+
+    /// Constant-time equality (lengths are not secret).
+    public static func == (lhs: SecureBytes, rhs: SecureBytes) -> Bool {
+        lhs.withUnsafeBytes { l in rhs.withUnsafeBytes { r in constantTimeEqual(l, r) } }
+    }
+}

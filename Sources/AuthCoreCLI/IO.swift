@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes all of `text` to a file descriptor (unbuffered, so stdout and stderr interleave in order).
+func writeAll(_ fd: Int32, _ text: String) {
+    var text = text
+    text.withUTF8 { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)  // invariant: count > 0 in loop
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
+
+/// Writes bytes to stdout.
+func writeOut(bytes: [UInt8]) {
+    bytes.withUnsafeBytes { buffer in
+        var offset = 0
+        while offset < buffer.count {
+            let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)  // invariant: count > 0 in loop
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+}
+
+/// Writes a line to stderr.
+func printError(_ line: String) {
+    writeAll(2, line.hasSuffix("\n") ? line : line + "\n")
+}
+
+/// Writes a line to stdout.
+func printOut(_ text: String) {
+    writeAll(1, text.hasSuffix("\n") ? text : text + "\n")
+}
+
+/// Reads all of stdin as bytes (up to `limit` bytes).
+func readStandardInput(limit: Int = 1 << 20) throws(CommandFailure) -> [UInt8] {
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if n < 0 { throw CommandFailure("cannot read standard input") }
+        if n == 0 { break }
+        bytes.append(contentsOf: buffer[0..<n])
+        if bytes.count > limit { throw CommandFailure("standard input exceeds \(limit) bytes") }
+    }
+    return bytes
+}
+
+/// An environment variable, with an empty value counted as unset (design.md).
+func environment(_ name: String) -> String? {
+    guard let raw = getenv(name) else { return nil }
+    let value = String(cString: raw)
+    return value.isEmpty ? nil : value
+}
+
+/// Drops one trailing "\n" or "\r\n" (design.md: nothing else is trimmed from a password).
+func droppingOneNewline(_ bytes: [UInt8]) -> [UInt8] {
+    if bytes.last == UInt8(ascii: "\n") {
+        if bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: "\r") { return Array(bytes.dropLast(2)) }
+        return Array(bytes.dropLast())
+    }
+    return bytes
+}

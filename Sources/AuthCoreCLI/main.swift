@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+let topLevelHelp = """
+    OVERVIEW: authcore — SRP-6a, Cognito sign-in, credentials and request signing.
+
+    USAGE: authcore <subcommand> [options]
+
+    SUBCOMMANDS:
+      vectors PATH...         Check test-vector files.
+
+    See 'authcore <subcommand> --help' for detailed help.
+    """
+
+let arguments = CommandLine.arguments.dropFirst()
+let status: Int32
+do {
+    guard let command = arguments.first else { throw UsageError("missing subcommand (try 'authcore --help')") }
+    let rest = arguments.dropFirst()
+    switch command {
+    case "-h", "--help", "help":
+        printOut(topLevelHelp)
+        status = 0
+    case "vectors":
+        status = try VectorsCommand.run(rest)
+    default:
+        throw UsageError("unknown subcommand '\(command)' (try 'authcore --help')")
+    }
+} catch let help as HelpRequested {
+    printOut(help.text)
+    status = 0
+} catch let usage as UsageError {
+    printError("error: \(usage.message)")
+    status = 2
+} catch let failure as CommandFailure {
+    printError("error: \(failure.message)")
+    if let detail = failure.detail { printError(detail) }
+    status = 1
+} catch {
+    printError("error: \(error)")
+    status = 1
+}
+exit(status)

@@ -1,0 +1,92 @@
+import AuthCoreVectors
+import Foundation
+import Testing
+
+@Suite("Vector runner (vectors.md)")
+struct VectorRunnerTests {
+    func check(_ json: String) -> (VectorRunner.Summary, [String]) {
+        var lines: [String] = []
+        var summary = VectorRunner.Summary()
+        VectorRunner().check(name: "t.json", data: Array(json.utf8), into: &summary) { lines.append($0) }
+        return (summary, lines)
+    }
+
+    let goodHash = #"{"kind":"hash","source":"FIPS 180-2","cases":[{"name":"abc","alg":"sha256","msg_hex":"616263","expect":{"digest_hex":"BA7816BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD"}}]}"#
+
+    @Test("a passing file prints PASS with its case count")
+    func passing() {
+        let (summary, lines) = check(goodHash)
+        #expect(summary == VectorRunner.Summary(passed: 1, failed: 0))
+        #expect(lines == ["PASS t.json (1 cases)"])
+    }
+
+    @Test("a wrong expected value prints the FAIL line with field, expected and got")
+    func mismatch() {
+        let json = goodHash.replacingOccurrences(of: "BA7816", with: "BA7817")
+        let (summary, lines) = check(json)
+        #expect(summary.failed == 1 && summary.passed == 0)
+        #expect(lines == [
+            "FAIL t.json: case abc: expect.digest_hex: expected BA7817BF8F01CFEA414140DE5DAE2223B00361A396177A9CB410FF61F20015AD got ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        ])
+    }
+
+    @Test(
+        "structural problems are failures that name the field",
+        arguments: [
+            (#"not json"#, "FAIL t.json: not valid JSON"),
+            (#"[1,2]"#, "FAIL t.json: top level is not a JSON object"),
+            (#"{"cases":[]}"#, "FAIL t.json: kind: missing required field"),
+            (#"{"kind":"teleport","cases":[{}]}"#, "FAIL t.json: kind: unsupported kind 'teleport'"),
+            (#"{"kind":"hash"}"#, "FAIL t.json: cases: missing required field (an array)"),
+            (#"{"kind":"hash","cases":[]}"#, "FAIL t.json: cases: no cases"),
+            (#"{"kind":"hash","cases":[{"name":"n","alg":"sha256","msg_hex":"00"}]}"#, "FAIL t.json: case n: expect: missing required field"),
+            (#"{"kind":"hash","cases":[{"name":"n","alg":"sha256","msg_hex":"00","expect":{}}]}"#, "FAIL t.json: case n: expect: no expected values (at least one is required)"),
+            (#"{"kind":"hash","cases":[{"name":"n","alg":"sha256","expect":{"digest_hex":"00"}}]}"#, "FAIL t.json: case n: msg_hex: missing required field"),
+            (#"{"kind":"hash","cases":[{"name":"n","alg":"sha256","msg_hex":"0g","expect":{"digest_hex":"00"}}]}"#, "FAIL t.json: case n: msg_hex: msg_hex: invalid hex digit at offset 1"),
+            (#"{"kind":"hash","cases":[{"name":"n","alg":"sha256","msg_hex":"000","expect":{"digest_hex":"00"}}]}"#, "FAIL t.json: case n: msg_hex: msg_hex: odd number of hex digits (3)"),
+            (#"{"kind":"hash","cases":[{"name":"n","alg":"md5","msg_hex":"00","expect":{"digest_hex":"00"}}]}"#, "FAIL t.json: case n: alg: unknown hash algorithm 'md5' (expected sha1, sha224, sha256, sha384 or sha512)"),
+            (#"{"kind":"hash","cases":[{"name":"n","alg":"sha256","msg_hex":"00","expect":{"digest":"00"}}]}"#, "FAIL t.json: case n: expect.digest: unknown field for this kind"),
+            (#"{"kind":"hash","cases":[{"name":"n","alg":"sha256","msg_hex":"00","repeat":0,"expect":{"digest_hex":"00"}}]}"#, "FAIL t.json: case n: repeat: must be at least 1"),
+            (#"{"kind":"hash","cases":[{"name":"n","alg":"sha256","msg_hex":"00","repeat":"x","expect":{"digest_hex":"00"}}]}"#, "FAIL t.json: case n: repeat: expected an integer, found string"),
+            (#"{"kind":"hash","cases":[7]}"#, "FAIL t.json: case #0: case: not a JSON object"),
+            (#"{"kind":"hmac","cases":[{"name":"n","alg":"sha256","key_hex":"","msg_hex":"","expect":{"mac_hex":"00112233445566778899001122334455667788990011223344556677889900112233"}}]}"#, "FAIL t.json: case n: expect.mac_hex: length 34 bytes is not a valid (truncated) MAC length"),
+            (#"{"kind":"hkdf","cases":[{"name":"n","alg":"sha256","ikm_hex":"00","salt_hex":"","info_hex":"","length":0,"expect":{"okm_hex":"00"}}]}"#, "FAIL t.json: case n: length: HKDF output length 0 is outside 1...8160 (RFC 5869 §2.3)"),
+            (#"{"kind":"hkdf","cases":[{"name":"n","alg":"sha256","ikm_hex":"00","salt_hex":"","info_hex":"","length":8161,"expect":{"okm_hex":"00"}}]}"#, "FAIL t.json: case n: length: HKDF output length 8161 is outside 1...8160 (RFC 5869 §2.3)"),
+        ])
+    func structuralFailures(json: String, line: String) {
+        let (summary, lines) = check(json)
+        #expect(summary.failed == 1)
+        #expect(summary.passed == 0)
+        #expect(lines == [line])
+    }
+
+    @Test("the summary line counts cases across files; a missing path is a failure")
+    func summaryLine() throws {
+        let good = try temporaryFile(goodHash, name: "good.json")
+        var lines: [String] = []
+        let summary = VectorRunner().run(paths: [good, good, "/nonexistent/vectors"]) { lines.append($0) }
+        #expect(summary == VectorRunner.Summary(passed: 2, failed: 1))
+        #expect(lines.last == "2 passed, 1 failed")
+        #expect(lines.contains("FAIL /nonexistent/vectors: no such file or directory"))
+    }
+
+    @Test("truncated HMAC (RFC 4231 case 5) compares the leading bytes")
+    func truncatedMAC() {
+        let json = #"{"kind":"hmac","cases":[{"name":"c5","alg":"sha256","key_hex":"0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c","msg_hex":"546573742057697468205472756e636174696f6e","expect":{"mac_hex":"a3b6167473100ee06e0c796c2955552b"}}]}"#
+        #expect(check(json).0 == VectorRunner.Summary(passed: 1, failed: 0))
+    }
+
+    @Test("the million-a message is expressed with repeat")
+    func millionA() {
+        let json = #"{"kind":"hash","cases":[{"name":"m","alg":"sha1","msg_hex":"61","repeat":1000000,"expect":{"digest_hex":"34aa973cd4c4daa4f61eeb2bdbad27316534016f"}}]}"#
+        #expect(check(json).0 == VectorRunner.Summary(passed: 1, failed: 0))
+    }
+
+    @Test("every vector file in the repository passes")
+    func repositoryVectors() {
+        var lines: [String] = []
+        let summary = VectorRunner().run(paths: [vectorsDirectory.path]) { lines.append($0) }
+        #expect(summary.failed == 0, "\(lines.filter { $0.hasPrefix("FAIL") }.prefix(10))")
+        #expect(summary.passed > 1000)
+    }
+}
