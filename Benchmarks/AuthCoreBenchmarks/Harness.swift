@@ -156,8 +156,12 @@ func renderTable(_ results: [BenchmarkResult]) -> String {
             let engineName = String(result.name.drop(while: { $0 != "." }).dropFirst())
             if let engine = byName[engineName] {
                 let r = engine.median / result.median
-                ratio = result.name.hasPrefix("c.")
-                    ? String(format: "Swift/C %.2f", r) : String(format: "py/Swift %.1fx", result.median / engine.median)
+                if result.name.hasPrefix("c.") {
+                    ratio = String(format: "Swift/C %.2f", r)
+                    if r < 0.95 { ratio += String(format: " (%.1fx faster)", 1 / r) }
+                } else {
+                    ratio = String(format: "Swift %.1fx faster than py", result.median / engine.median)
+                }
             }
         }
         let throughput = result.bytesPerSecond.map { String(format: "%.0f", $0 / 1e6) } ?? ""

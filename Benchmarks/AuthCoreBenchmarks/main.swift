@@ -42,6 +42,7 @@ while let argument = arguments.popFirst() {
 var all: [BenchmarkCase] = []
 all += digestBenchmarks()
 all += modexpBenchmarks()
+all += srpBenchmarks()
 
 let selected = all.filter { benchmark in
     guard let filter = settings.filter else { return true }

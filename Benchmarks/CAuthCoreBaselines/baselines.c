@@ -78,3 +78,67 @@ size_t c_authcore_baseline_powm_sec(const void *base, size_t base_length, const 
     mpz_clears(b, e, m, r, NULL);
     return count;
 }
+
+static void fill_bits(mpz_t z, gmp_randstate_t state, unsigned bits) {
+    mpz_urandomb(z, state, bits);
+    mpz_setbit(z, bits - 1);  // exactly `bits` bits
+}
+
+unsigned c_authcore_baseline_srp_handshake_powm_sec(const void *modulus, size_t modulus_length, unsigned long g,
+                                                    long iterations) {
+    mpz_t n, gen, a, b, x, u, e, v, bigA, bigB, base, r1, r2;
+    mpz_inits(n, gen, a, b, x, u, e, v, bigA, bigB, base, r1, r2, NULL);
+    mpz_import(n, modulus_length, 1, 1, 1, 0, modulus);
+    mpz_set_ui(gen, g);
+    gmp_randstate_t state;
+    gmp_randinit_default(state);
+    gmp_randseed_ui(state, 20261129);
+    fill_bits(a, state, 256);
+    fill_bits(b, state, 256);
+    fill_bits(x, state, 256);
+    fill_bits(u, state, 256);
+    fill_bits(e, state, 513);
+    mpz_urandomm(v, state, n);
+    mpz_urandomm(bigA, state, n);
+    mpz_urandomm(bigB, state, n);
+    mpz_urandomm(base, state, n);
+    unsigned checksum = 0;
+    for (long i = 0; i < iterations; i++) {
+        mpz_powm_sec(r1, gen, a, n);     // client A = g^a
+        mpz_powm_sec(r2, gen, b, n);     // server g^b (B = k·v + g^b)
+        mpz_powm_sec(r1, gen, x, n);     // client g^x
+        mpz_powm_sec(r2, base, e, n);    // client S = (B - k·g^x)^(a + u·x)
+        mpz_powm_sec(r1, v, u, n);       // server v^u
+        mpz_powm_sec(r2, bigA, b, n);    // server S = (A·v^u)^b
+        checksum ^= (unsigned)mpz_get_ui(r1) ^ (unsigned)mpz_get_ui(r2);
+    }
+    gmp_randclear(state);
+    mpz_clears(n, gen, a, b, x, u, e, v, bigA, bigB, base, r1, r2, NULL);
+    return checksum & 0xff;
+}
+
+unsigned c_authcore_baseline_cognito_client_powm_sec(const void *modulus, size_t modulus_length, long iterations) {
+    mpz_t n, gen, a, x, e, base, r;
+    mpz_inits(n, gen, a, x, e, base, r, NULL);
+    mpz_import(n, modulus_length, 1, 1, 1, 0, modulus);
+    mpz_set_ui(gen, 2);
+    gmp_randstate_t state;
+    gmp_randinit_default(state);
+    gmp_randseed_ui(state, 20261130);
+    fill_bits(a, state, 256);
+    fill_bits(x, state, 256);
+    fill_bits(e, state, 513);
+    mpz_urandomm(base, state, n);
+    unsigned checksum = 0;
+    for (long i = 0; i < iterations; i++) {
+        mpz_powm_sec(r, gen, a, n);    // SRP_A = g^a
+        checksum ^= (unsigned)mpz_get_ui(r);
+        mpz_powm_sec(r, gen, x, n);    // g^x
+        checksum ^= (unsigned)mpz_get_ui(r);
+        mpz_powm_sec(r, base, e, n);   // S = (B - k·g^x)^(a + u·x)
+        checksum ^= (unsigned)mpz_get_ui(r);
+    }
+    gmp_randclear(state);
+    mpz_clears(n, gen, a, x, e, base, r, NULL);
+    return checksum & 0xff;
+}

@@ -13,6 +13,7 @@ let topLevelHelp = """
 
     SUBCOMMANDS:
       vectors PATH...         Check test-vector files.
+      srp verifier            Create an SRP-6a salt and verifier (password on stdin).
 
     See 'authcore <subcommand> --help' for detailed help.
     """
@@ -28,6 +29,8 @@ do {
         status = 0
     case "vectors":
         status = try VectorsCommand.run(rest)
+    case "srp":
+        status = try SRPCommand.run(rest)
     default:
         throw UsageError("unknown subcommand '\(command)' (try 'authcore --help')")
     }

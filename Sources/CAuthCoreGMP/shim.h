@@ -144,4 +144,56 @@ static inline void c_authcore_mpn_sec_reduce_once(mp_ptr rp, mp_srcptr mp, mp_si
     mpn_cnd_sub_n(borrow ^ 1, rp, rp, mp, n);
 }
 
+/// Constant-time modular subtraction rp = (ap - bp) mod m for ap, bp in [0, m).
+static inline void c_authcore_mpn_sub_mod(mp_ptr rp, mp_srcptr ap, mp_srcptr bp, mp_srcptr mp, mp_size_t n) {
+    mp_limb_t borrow = mpn_sub_n(rp, ap, bp, n);
+    mpn_cnd_add_n(borrow, rp, rp, mp, n);
+}
+
+/// Constant-time modular addition rp = (ap + bp) mod m for ap, bp in [0, m); `tp` holds n limbs.
+static inline void c_authcore_mpn_add_mod(mp_ptr rp, mp_srcptr ap, mp_srcptr bp, mp_srcptr mp, mp_size_t n, mp_ptr tp) {
+    mp_limb_t carry = mpn_add_n(rp, ap, bp, n);
+    mp_limb_t borrow = mpn_sub_n(tp, rp, mp, n);
+    // Subtract m when the sum overflowed or is at least m (no borrow).
+    mpn_cnd_sub_n(carry | (borrow ^ 1), rp, rp, mp, n);
+}
+
+/// Scratch limbs needed by `c_authcore_mpn_montmul`/`montsqr`.
+static inline mp_size_t c_authcore_mont_scratch_limbs(mp_size_t n) {
+    mp_size_t mul = mpn_sec_mul_itch(n, n);
+    mp_size_t sqr = mpn_sec_sqr_itch(n);
+    return 2 * n + (mul > sqr ? mul : sqr);
+}
+
+/// The `window`-bit digit of a fixed-width exponent at bit offset `offset` (bits past the end read as 0).
+/// The offset is public; the digit's value is read with shifts only.
+static inline mp_limb_t c_authcore_exponent_digit(mp_srcptr ep, mp_size_t en, mp_bitcnt_t offset, unsigned window) {
+    mp_size_t limb = (mp_size_t)(offset / GMP_NUMB_BITS);
+    unsigned shift = (unsigned)(offset % GMP_NUMB_BITS);
+    mp_limb_t low = limb < en ? ep[limb] >> shift : 0;
+    mp_limb_t high = (shift != 0 && limb + 1 < en) ? ep[limb + 1] << (GMP_NUMB_BITS - shift) : 0;
+    return (low | high) & (((mp_limb_t)1 << window) - 1);
+}
+
+/// Fixed-base comb exponentiation in Montgomery form, side-channel silent in the exponent.
+///
+/// `table` holds `windows` blocks of 2^`window` entries of n limbs each; entry d of block i is
+/// g^(d * 2^(window * i)) in Montgomery form (entry 0 is R mod m). The result (Montgomery form) is the
+/// product over i of the entry selected by the i-th digit of the exponent, each selected with
+/// `mpn_sec_tabselect` (which reads every entry), so the memory access pattern and the number of
+/// multiplications depend only on `windows`. `ep` holds `en` limbs; `tp` holds
+/// n + `c_authcore_mont_scratch_limbs(n)` limbs.
+static inline void c_authcore_comb_power(mp_ptr rp, mp_srcptr table, mp_size_t windows, unsigned window, mp_srcptr ep,
+                                         mp_size_t en, mp_srcptr mp, mp_size_t n, mp_limb_t minv, mp_ptr tp) {
+    mp_size_t entries = (mp_size_t)1 << window;
+    mp_ptr selected = tp;
+    mp_ptr scratch = tp + n;
+    mpn_sec_tabselect(rp, table, n, entries, c_authcore_exponent_digit(ep, en, 0, window));
+    for (mp_size_t i = 1; i < windows; i++) {
+        mp_limb_t digit = c_authcore_exponent_digit(ep, en, (mp_bitcnt_t)i * window, window);
+        mpn_sec_tabselect(selected, table + i * entries * n, n, entries, digit);
+        c_authcore_mpn_montmul(rp, rp, selected, mp, n, minv, scratch);
+    }
+}
+
 #endif

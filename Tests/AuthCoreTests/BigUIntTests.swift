@@ -80,6 +80,11 @@ struct BigUIntTests {
         #expect(try context.power(BigUInt(7), secretExponent: BigUInt(), exponentBitCount: 256) == BigUInt(1))
         #expect(try context.power(BigUInt(), secretExponent: BigUInt(5), exponentBitCount: 256) == BigUInt())
         #expect(try context.power(n + BigUInt(2), secretExponent: BigUInt(10), exponentBitCount: 256) == BigUInt(1024))
+        // An exponent ≥ N (same limb count as N) is not reduced: g^e ≠ g^(e mod N) in general.
+        let wide = n + BigUInt(12345)
+        let big = try ModularContext(modulus: n, maximumExponentBitCount: 1024)
+        #expect(try big.power(BigUInt(3), secretExponent: wide, exponentBitCount: 1024)
+            == BigUInt(3).powerVariableTime(wide, modulo: n))
         // The same small exponent declared at two widths gives the same value.
         #expect(try context.power(BigUInt(3), secretExponent: BigUInt(5), exponentBitCount: 8)
             == context.power(BigUInt(3), secretExponent: BigUInt(5), exponentBitCount: 256))

@@ -1,3 +1,4 @@
+import AuthCore
 import Foundation
 import Testing
 
@@ -36,5 +37,43 @@ struct CLITests {
         #expect(failing.status == 1)
         #expect(failing.stdout.hasSuffix("1 passed, 1 failed\n"))
         #expect(failing.stdout.contains("FAIL \(broken): not valid JSON"))
+    }
+}
+
+@Suite("authcore srp verifier")
+struct SRPVerifierCommandTests {
+    func verifier(_ stdin: String, username: String = "alice") throws -> (salt: [UInt8], verifier: String) {
+        let result = try run(authcoreBinary, ["srp", "verifier", "--group", "2048", "--hash", "sha256", "--username", username], stdin: stdin)
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
+        let salt = try #require(object?["salt_hex"])
+        let verifier = try #require(object?["verifier_hex"])
+        #expect(object?.count == 2)
+        #expect(salt.count == 32)
+        return (try Hex.decode(salt), verifier)
+    }
+
+    @Test("prints {salt_hex, verifier_hex}; the verifier is g^x for the printed salt; one trailing newline is dropped")
+    func output() throws {
+        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
+        for (stdin, password) in [("pässword\n", "pässword"), ("pässword\r\n", "pässword"), ("pässword", "pässword"), ("pässword\n\n", "pässword\n"), (" spaced \n", " spaced ")] {
+            let (salt, hex) = try verifier(stdin)
+            let expected = try configuration.makeVerifier(username: Array("alice".utf8), password: SecureBytes(Array(password.utf8)), salt: salt)
+            #expect(try BigUInt(hex: hex) == expected.verifier, "stdin \(stdin.debugDescription)")
+        }
+    }
+
+    @Test("bad options are usage errors (exit 2) and the password never comes from argv")
+    func usage() throws {
+        for arguments in [
+            ["srp"], ["srp", "frob"], ["srp", "verifier", "--group", "1000", "--hash", "sha256", "--username", "a"],
+            ["srp", "verifier", "--group", "2048", "--hash", "md5", "--username", "a"],
+            ["srp", "verifier", "--group", "2048", "--hash", "sha256"],
+            ["srp", "verifier", "--group", "2048", "--hash", "sha256", "--username", "a", "--password", "x"],
+        ] {
+            let result = try run(authcoreBinary, arguments, stdin: "pw\n")
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.hasPrefix("error: "))
+        }
     }
 }

@@ -24,4 +24,15 @@ size_t c_authcore_baseline_powm_sec(const void *base, size_t base_length, const 
                                     const void *modulus, size_t modulus_length, long iterations, unsigned char *out,
                                     size_t out_capacity);
 
+/// The six `mpz_powm_sec` calls a straightforward SRP-6a client + server handshake makes, with the
+/// exponent sizes AuthCore's handshake uses (N of `modulus_length` bytes): g^a, g^b, g^x and v^u with
+/// 256-bit exponents, the client's (B - k·g^x)^(a + u·x) with a 513-bit exponent, and the server's
+/// (A·v^u)^b with a 256-bit exponent. `iterations` handshakes; returns a checksum byte.
+unsigned c_authcore_baseline_srp_handshake_powm_sec(const void *modulus, size_t modulus_length, unsigned long g,
+                                                    long iterations);
+
+/// The three `mpz_powm_sec` calls of a Cognito userSRP client (g^a and g^x with 256-bit exponents,
+/// S with a 513-bit exponent) over the 3072-bit N with g = 2. Returns a checksum byte.
+unsigned c_authcore_baseline_cognito_client_powm_sec(const void *modulus, size_t modulus_length, long iterations);
+
 #endif

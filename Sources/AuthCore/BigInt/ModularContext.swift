@@ -100,10 +100,10 @@ public final class ModularContext {
             throw AuthCoreError(.invalidParameter, "exponent is wider than the declared \(exponentBitCount) bits")
         }
         let n = limbCount
-        load(base, into: baseLimbs)
+        load(base, into: baseLimbs, reducing: true)
         let exponentLimbCount = (exponentBitCount + 63) / 64
         let usedExponent = UnsafeMutableBufferPointer(rebasing: exponentLimbs[0..<exponentLimbCount])
-        load(exponent, into: usedExponent)
+        load(exponent, into: usedExponent, reducing: false)
         c_authcore_mpn_sec_powm(
             resultLimbs.baseAddress, baseLimbs.baseAddress, n, usedExponent.baseAddress, mp_bitcnt_t(exponentBitCount),
             modulusLimbs.baseAddress, n, scratch.baseAddress)
@@ -122,10 +122,10 @@ public final class ModularContext {
         BigUInt.result { c_authcore_mpz_powm($0, base.storage.pointer, exponent.storage.pointer, modulus.storage.pointer) }
     }
 
-    /// Copies `value mod N` into `limbs` (zero-extended to the buffer's length).
-    func load(_ value: BigUInt, into limbs: UnsafeMutableBufferPointer<mp_limb_t>) {
+    /// Copies `value` (reduced mod N when `reducing`) into `limbs`, zero-extended to the buffer's length.
+    func load(_ value: BigUInt, into limbs: UnsafeMutableBufferPointer<mp_limb_t>, reducing: Bool) {
         var source = value
-        if limbs.count == limbCount && source >= modulus {
+        if reducing && source >= modulus {
             source = BigUInt.result { c_authcore_mpz_mod($0, value.storage.pointer, modulus.storage.pointer) }
         }
         let used = source.limbCount

@@ -11,6 +11,8 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
     public let generator: BigUInt
     /// The byte length of N: the width of RFC 5054's `PAD()`.
     public let byteCount: Int
+    /// Shared arithmetic: Montgomery domain, fixed-base table for g, exponentiation kernel.
+    let engine: SRPGroupEngine
 
     public var description: String { "SRPGroup(\(name))" }
 
@@ -53,6 +55,61 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
         self.modulus = modulus
         self.generator = generator
         self.byteCount = modulus.byteWidth
+        self.engine = SRPGroupEngine(modulus: modulus, generator: generator)
+    }
+
+    /// `g^e mod N` for a secret exponent, in constant time, through the group's fixed-base table
+    /// (built on first use; exponents over 512 bits use `mpn_sec_powm`).
+    ///
+    /// - Parameters:
+    ///   - exponent: the secret exponent, at most `exponentBitCount` bits.
+    ///   - exponentBitCount: the declared (public) exponent length; it alone sets the running time.
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` when the exponent does not fit or the length
+    ///   is outside 1...``ModularContext/maximumExponentBitCountLimit``.
+    public func generatorPower(secretExponent exponent: BigUInt, exponentBitCount: Int) throws(AuthCoreError) -> BigUInt {
+        guard (1...ModularContext.maximumExponentBitCountLimit).contains(exponentBitCount) else {
+            throw AuthCoreError(.invalidParameter, "exponent bit count \(exponentBitCount) is out of range")
+        }
+        guard exponent.bitWidth <= exponentBitCount else {
+            throw AuthCoreError(.invalidParameter, "exponent is wider than the declared \(exponentBitCount) bits")
+        }
+        return try engine.generatorPower(LimbBuffer(exponent, count: (exponentBitCount + 63) / 64), bitCount: exponentBitCount)
+    }
+
+    /// `base^e mod N` for a secret exponent, through the premaster-secret kernel (OpenSSL's
+    /// `BN_mod_exp_mont_consttime`; see the SRP documentation). The exponent is used at a width of
+    /// `exponentBitCount` bits rounded up to whole 64-bit words; for a fixed running time its top
+    /// word must not be zero.
+    package func variableBasePower(_ base: BigUInt, secretExponent exponent: BigUInt, exponentBitCount: Int)
+        throws(AuthCoreError) -> BigUInt
+    {
+        let kernel = try engine.exponentiationKernel()
+        let result = try kernel.power(
+            LimbBuffer(try base.modulo(modulus), count: engine.limbCount),
+            secretExponent: LimbBuffer(exponent, count: (exponentBitCount + 63) / 64))
+        return result.bigUInt
+    }
+
+    /// Reads a peer's public value (`A` or `B`) and applies the RFC 5054 §2.5.4 checks.
+    ///
+    /// The bytes are a big-endian number of any length (leading zeros allowed): a value with fewer
+    /// bytes than N is valid.
+    /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` when the value is ≥ N or ≡ 0 (mod N).
+    public func validatedPublicValue(_ bytes: some Collection<UInt8>, field: String) throws(AuthCoreError) -> BigUInt {
+        let significant = bytes.drop(while: { $0 == 0 })
+        guard significant.count <= byteCount else {
+            throw AuthCoreError(.unsafePublicValue, "\(field) is not below N (\(significant.count) bytes for a \(byteCount)-byte N)")
+        }
+        return try validatedPublicValue(BigUInt(bigEndianBytes: Array(significant)), field: field)
+    }
+
+    /// Applies the RFC 5054 §2.5.4 checks to a peer's public value.
+    ///
+    /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` when the value is ≥ N or ≡ 0 (mod N).
+    public func validatedPublicValue(_ value: BigUInt, field: String) throws(AuthCoreError) -> BigUInt {
+        guard value < modulus else { throw AuthCoreError(.unsafePublicValue, "\(field) is not below N") }
+        guard !value.isZero else { throw AuthCoreError(.unsafePublicValue, "\(field) ≡ 0 (mod N)") }
+        return value
     }
 
     private static func rfc5054(_ bits: Int, _ entry: (modulusHex: String, generator: UInt)) -> SRPGroup {

@@ -1,0 +1,119 @@
+import AuthCore
+import CAuthCoreBaselines
+
+/// SRP-6a: g^a through the fixed-base table vs the generic constant-time path vs `mpz_powm_sec`;
+/// the premaster-secret kernel; whole handshakes.
+func srpBenchmarks() -> [BenchmarkCase] {
+    var random = BenchmarkRandom(state: 0x5EED_0002)
+    let group = SRPGroup.rfc5054Group3072
+    let n = group.modulus
+    let nBytes = n.minimalBigEndianBytes
+    var aBytes = random.bytes(32)
+    aBytes[0] |= 0x80
+    let a = BigUInt(bigEndianBytes: aBytes)
+    _ = try? group.generatorPower(secretExponent: a, exponentBitCount: 256)  // build the table outside the timing
+    var eBytes = [0x01] + random.bytes(64)
+    eBytes[1] |= 0x80
+    let e513 = BigUInt(bigEndianBytes: eBytes)
+    let base = (try? BigUInt(bigEndianBytes: random.bytes(384)).modulo(n)) ?? BigUInt(7)
+    let baseBytes = base.minimalBigEndianBytes
+
+    var cases: [BenchmarkCase] = [
+        BenchmarkCase(name: "srp.gpow.3072.e256", note: "fixed-base comb, 5-bit windows") { iterations in
+            for _ in 0..<iterations { blackHole(try? group.generatorPower(secretExponent: a, exponentBitCount: 256)) }
+        },
+        BenchmarkCase(name: "srp.gpow.3072.e256.generic", note: "mpn_sec_powm, no table") { iterations in
+            guard let context = try? ModularContext(modulus: n, maximumExponentBitCount: 256) else { return }
+            for _ in 0..<iterations { blackHole(try? context.power(group.generator, secretExponent: a, exponentBitCount: 256)) }
+        },
+        BenchmarkCase(name: "c.srp.gpow.3072.e256", note: "mpz_powm_sec") { iterations in
+            var out = [UInt8](repeating: 0, count: 384)
+            let g: [UInt8] = [5]
+            g.withUnsafeBytes { gb in
+                aBytes.withUnsafeBytes { eb in
+                    nBytes.withUnsafeBytes { nb in
+                        _ = c_authcore_baseline_powm_sec(gb.baseAddress, 1, eb.baseAddress, eb.count, nb.baseAddress, nb.count, iterations, &out, out.count)
+                    }
+                }
+            }
+            blackHole(out)
+        },
+        BenchmarkCase(name: "srp.spow.3072.e513", note: "premaster kernel: BN_mod_exp_mont_consttime") { iterations in
+            for _ in 0..<iterations { blackHole(try? group.variableBasePower(base, secretExponent: e513, exponentBitCount: 513)) }
+        },
+        BenchmarkCase(name: "srp.spow.3072.e513.gmp", note: "same with mpn_sec_powm") { iterations in
+            guard let context = try? ModularContext(modulus: n, maximumExponentBitCount: 513) else { return }
+            for _ in 0..<iterations { blackHole(try? context.power(base, secretExponent: e513, exponentBitCount: 513)) }
+        },
+        BenchmarkCase(name: "c.srp.spow.3072.e513", note: "mpz_powm_sec") { iterations in
+            var out = [UInt8](repeating: 0, count: 384)
+            baseBytes.withUnsafeBytes { bb in
+                eBytes.withUnsafeBytes { eb in
+                    nBytes.withUnsafeBytes { nb in
+                        _ = c_authcore_baseline_powm_sec(bb.baseAddress, bb.count, eb.baseAddress, eb.count, nb.baseAddress, nb.count, iterations, &out, out.count)
+                    }
+                }
+            }
+            blackHole(out)
+        },
+    ]
+
+    for bits in [2048, 3072, 4096] {
+        guard let group = try? SRPGroup(named: "\(bits)"),
+            let configuration = try? SRPConfiguration(group: group, hash: .sha256)
+        else { continue }
+        let client = SRPClient(configuration: configuration)
+        let server = SRPServer(configuration: configuration)
+        let username = Array("alice@example.com".utf8)
+        let password = SecureBytes(Array("correct horse battery staple".utf8))
+        guard let verifier = try? configuration.makeVerifier(username: username, password: password) else { continue }
+        cases.append(
+            BenchmarkCase(name: "srp.handshake.\(bits).sha256", note: "client + server, verifier stored") { iterations in
+                for _ in 0..<iterations {
+                    do {
+                        let serverEphemeral = try server.makeEphemeral(verifier: verifier)
+                        let b = serverEphemeral.serverPublicValue
+                        let clientEphemeral = try client.makeEphemeral()
+                        let aValue = clientEphemeral.publicValue
+                        let session = try client.processChallenge(
+                            username: username, password: password, salt: verifier.salt, serverPublicValue: b,
+                            ephemeral: clientEphemeral)
+                        let serverSession = try server.verifyClient(
+                            username: username, verifier: verifier, clientPublicValue: aValue,
+                            clientProof: session.clientProof, ephemeral: serverEphemeral)
+                        try session.verifyServerProof(serverSession.serverProof)
+                        blackHole(serverSession)
+                    } catch {
+                        blackHole(error)
+                    }
+                }
+            })
+        if bits == 3072 {
+            let groupBytes = group.modulus.minimalBigEndianBytes
+            cases.append(
+                BenchmarkCase(name: "c.srp.handshake.3072.sha256", note: "six mpz_powm_sec, same exponent sizes") { iterations in
+                    let checksum = groupBytes.withUnsafeBytes {
+                        c_authcore_baseline_srp_handshake_powm_sec($0.baseAddress, $0.count, 5, iterations)
+                    }
+                    blackHole(checksum)
+                })
+            cases.append(
+                BenchmarkCase(name: "srp.client.3072.sha256", note: "client: (a, A), then S, K, M1, M2 check") { iterations in
+                    guard let serverEphemeral = try? server.makeEphemeral(verifier: verifier) else { return }
+                    let b = serverEphemeral.serverPublicValue
+                    for _ in 0..<iterations {
+                        do {
+                            let clientEphemeral = try client.makeEphemeral()
+                            let session = try client.processChallenge(
+                                username: username, password: password, salt: verifier.salt, serverPublicValue: b,
+                                ephemeral: clientEphemeral)
+                            blackHole(session)
+                        } catch {
+                            blackHole(error)
+                        }
+                    }
+                })
+        }
+    }
+    return cases
+}

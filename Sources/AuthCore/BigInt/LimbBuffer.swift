@@ -1,0 +1,55 @@
+internal import CAuthCoreGMP
+
+/// A fixed-width little-endian array of 64-bit limbs in wiping heap storage.
+///
+/// Secret scalars (`a`, `b`, `x`, `a + u·x`) and Montgomery-form values live in these so that every
+/// constant-time kernel sees operands of a fixed, public width: a value's own length (its leading
+/// zero limbs) never changes how much work is done.
+final class LimbBuffer: @unchecked Sendable {
+    // invariant: mutated only by the code that created it, before it is shared.
+    let pointer: UnsafeMutablePointer<mp_limb_t>
+    let count: Int
+
+    init(count: Int) {
+        self.count = Swift.max(count, 1)
+        pointer = .allocate(capacity: self.count)
+        pointer.initialize(repeating: 0, count: self.count)
+    }
+
+    /// A buffer holding `value` (which must fit), zero-extended to `count` limbs.
+    convenience init(_ value: BigUInt, count: Int) {
+        self.init(count: count)
+        let used = value.limbCount
+        precondition(used <= self.count, "value wider than its limb buffer")  // invariant: callers size buffers from N or declared bits
+        if used > 0, let source = c_authcore_mpz_limbs_read(value.storage.pointer) {
+            pointer.update(from: source, count: used)
+        }
+    }
+
+    /// A buffer holding big-endian `bytes` (which must fit) zero-extended to `count` limbs, read in
+    /// time that depends only on the byte count.
+    convenience init(bigEndianBytes bytes: UnsafeRawBufferPointer, count: Int) {
+        self.init(count: count)
+        precondition(bytes.count <= self.count * 8, "bytes wider than their limb buffer")  // invariant: sized by callers
+        for (index, byte) in bytes.reversed().enumerated() {
+            pointer[index / 8] |= mp_limb_t(byte) << (8 * (index % 8))
+        }
+    }
+
+    deinit {
+        secureZero(UnsafeMutableRawPointer(pointer), count: count * MemoryLayout<mp_limb_t>.stride)
+        pointer.deallocate()
+    }
+
+    var buffer: UnsafeMutableBufferPointer<mp_limb_t> { UnsafeMutableBufferPointer(start: pointer, count: count) }
+
+    /// The value as a `BigUInt`.
+    var bigUInt: BigUInt { BigUInt(limbs: UnsafeBufferPointer(buffer)) }
+
+    /// Little-endian bytes of all limbs (for OpenSSL's `BN_lebin2bn`), into `out` of `count * 8` bytes.
+    func writeLittleEndianBytes(into out: UnsafeMutableRawBufferPointer) {
+        for index in 0..<count {
+            out.storeBytes(of: UInt64(pointer[index]).littleEndian, toByteOffset: index * 8, as: UInt64.self)
+        }
+    }
+}

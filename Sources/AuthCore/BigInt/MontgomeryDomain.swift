@@ -1,0 +1,87 @@
+internal import CAuthCoreGMP
+
+/// Montgomery arithmetic modulo one odd N, side-channel silent, over GMP's `mpn` layer.
+///
+/// With R = 2^(64·n) for an n-limb N, a value z is held as z·R mod N. Multiplication is GMP's
+/// `mpn_sec_mul`/`mpn_sec_sqr` followed by word-by-word Montgomery reduction over `mpn_addmul_1`
+/// (HAC 14.32) and a conditional subtraction (`mpn_cnd_sub_n`): no branch or memory access depends on
+/// the operands. Immutable after creation, so one domain is shared by every thread.
+final class MontgomeryDomain: @unchecked Sendable {
+    // invariant: all stored buffers are written only in init.
+    let modulus: BigUInt
+    let limbCount: Int
+    let modulusLimbs: LimbBuffer
+    /// -1/N mod 2^64.
+    let minusInverse: mp_limb_t
+    /// R mod N (the Montgomery form of 1).
+    let one: LimbBuffer
+    /// R² mod N (multiplying by it converts into Montgomery form).
+    let rSquared: LimbBuffer
+    let scratchLimbs: Int
+
+    init(modulus: BigUInt) {
+        precondition(modulus.isOdd && modulus > BigUInt(1), "Montgomery arithmetic needs an odd modulus > 1")  // invariant: groups are validated first
+        self.modulus = modulus
+        let n = modulus.limbCount
+        limbCount = n
+        modulusLimbs = LimbBuffer(modulus, count: n)
+        minusInverse = c_authcore_mont_minus_inverse(modulusLimbs.pointer[0])
+        let r = BigUInt.result { c_authcore_mpz_set_ui($0, 1); c_authcore_mpz_mul_2exp($0, $0, mp_bitcnt_t(64 * n)) }
+        one = LimbBuffer(BigUInt.result { c_authcore_mpz_mod($0, r.storage.pointer, modulus.storage.pointer) }, count: n)
+        let r2 = BigUInt.result { c_authcore_mpz_mul($0, r.storage.pointer, r.storage.pointer); c_authcore_mpz_mod($0, $0, modulus.storage.pointer) }
+        rSquared = LimbBuffer(r2, count: n)
+        scratchLimbs = Int(c_authcore_mont_scratch_limbs(n))
+    }
+
+    /// Runs `body` with a stack scratch area large enough for one multiplication (plus `extra` limbs).
+    func withScratch<R>(extra: Int = 0, _ body: (UnsafeMutablePointer<mp_limb_t>) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: scratchLimbs + extra) { scratch in
+            let result = body(scratch.baseAddress!)  // invariant: capacity > 0
+            secureZero(UnsafeMutableRawBufferPointer(scratch))
+            return result
+        }
+    }
+
+    /// r = a·b·R⁻¹ mod N (all n limbs; r may alias a or b).
+    func multiply(_ r: UnsafeMutablePointer<mp_limb_t>, _ a: UnsafePointer<mp_limb_t>, _ b: UnsafePointer<mp_limb_t>) {
+        withScratch { c_authcore_mpn_montmul(r, a, b, modulusLimbs.pointer, limbCount, minusInverse, $0) }
+    }
+
+    /// r = a²·R⁻¹ mod N.
+    func square(_ r: UnsafeMutablePointer<mp_limb_t>, _ a: UnsafePointer<mp_limb_t>) {
+        withScratch { c_authcore_mpn_montsqr(r, a, modulusLimbs.pointer, limbCount, minusInverse, $0) }
+    }
+
+    /// Into Montgomery form: r = a·R mod N, for a < N.
+    func enter(_ r: UnsafeMutablePointer<mp_limb_t>, _ a: UnsafePointer<mp_limb_t>) {
+        multiply(r, a, rSquared.pointer)
+    }
+
+    /// Out of Montgomery form, fully reduced: r = a·R⁻¹ mod N in [0, N).
+    func leave(_ r: UnsafeMutablePointer<mp_limb_t>, _ a: UnsafePointer<mp_limb_t>) {
+        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: limbCount) { unit in
+            unit.initialize(repeating: 0)
+            unit[0] = 1
+            multiply(r, a, unit.baseAddress!)  // invariant: capacity > 0
+        }
+        withScratch { c_authcore_mpn_sec_reduce_once(r, modulusLimbs.pointer, limbCount, $0) }
+    }
+
+    /// (a·b) mod N for a, b < N, in constant time.
+    func multiplyModN(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
+        let x = LimbBuffer(a, count: limbCount)
+        let y = LimbBuffer(b, count: limbCount)
+        enter(x.pointer, x.pointer)
+        multiply(x.pointer, x.pointer, y.pointer)  // (a·R)(b)·R⁻¹ = a·b
+        withScratch { c_authcore_mpn_sec_reduce_once(x.pointer, modulusLimbs.pointer, limbCount, $0) }
+        return x.bigUInt
+    }
+
+    /// (a - b) mod N for a, b < N, in constant time.
+    func subtractModN(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
+        let x = LimbBuffer(a, count: limbCount)
+        let y = LimbBuffer(b, count: limbCount)
+        c_authcore_mpn_sub_mod(x.pointer, x.pointer, y.pointer, modulusLimbs.pointer, limbCount)
+        return x.bigUInt
+    }
+}

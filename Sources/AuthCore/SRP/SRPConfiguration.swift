@@ -1,0 +1,155 @@
+/// The parameters two SRP-6a peers agree on: group, hash, proof convention and sizes.
+///
+/// ```swift
+/// let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
+/// ```
+public struct SRPConfiguration: Sendable {
+    /// The group (N, g).
+    public let group: SRPGroup
+    /// The hash H (SHA-1, SHA-256 or SHA-512).
+    public let hash: HashAlgorithm
+    /// When true, `H(g)` inside M1 is `H(PAD(g))`, as pysrp's RFC 5054 mode and some other libraries
+    /// compute it; the default (false) follows RFC 2945 §3 (`H(g)` over g's minimal bytes).
+    public let proofPadsG: Bool
+    /// Random bits in a fresh private value `a` or `b` (RFC 5054 §2.5.3: at least 256).
+    public let privateValueBitCount: Int
+    /// Length of a fresh salt, 16...32 bytes.
+    public let saltByteCount: Int
+    /// The multiplier `k = H(N | PAD(g))` (RFC 5054 §2.5.3), computed once.
+    public let multiplier: BigUInt
+
+    /// The accepted salt lengths for new verifiers.
+    public static let saltByteCountRange = 16...32
+    /// The hashes SRP-6a is offered with.
+    public static let supportedHashes: [HashAlgorithm] = [.sha1, .sha256, .sha512]
+
+    /// Validates and prepares a configuration.
+    ///
+    /// - Throws: ``AuthCoreError/Code/unsupported`` for a hash other than SHA-1/256/512;
+    ///   ``AuthCoreError/Code/invalidParameter`` for a private value size outside 256...1024 bits or
+    ///   a salt size outside 16...32 bytes.
+    public init(
+        group: SRPGroup, hash: HashAlgorithm, proofPadsG: Bool = false,
+        privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount, saltByteCount: Int = 16
+    ) throws(AuthCoreError) {
+        guard Self.supportedHashes.contains(hash) else {
+            throw AuthCoreError(.unsupported, "SRP-6a is offered with sha1, sha256 or sha512, not \(hash)")
+        }
+        guard SRPPrivateValue.randomBitCountRange.contains(privateValueBitCount) else {
+            throw AuthCoreError(
+                .invalidParameter, "private value bit count \(privateValueBitCount) is outside \(SRPPrivateValue.randomBitCountRange)")
+        }
+        guard Self.saltByteCountRange.contains(saltByteCount) else {
+            throw AuthCoreError(.invalidParameter, "salt length \(saltByteCount) is outside \(Self.saltByteCountRange) bytes")
+        }
+        self.group = group
+        self.hash = hash
+        self.proofPadsG = proofPadsG
+        self.privateValueBitCount = privateValueBitCount
+        self.saltByteCount = saltByteCount
+        let paddedG = try group.generator.bigEndianBytes(paddedTo: group.byteCount)
+        self.multiplier = BigUInt(bigEndianBytes: hash.digest(group.modulus.minimalBigEndianBytes, paddedG).bytes)
+    }
+
+    /// A configuration with the hash chosen by type, in the style of `SRPConfiguration<H>`.
+    public init<H: HashFunction>(
+        group: SRPGroup, hashFunction: H.Type, proofPadsG: Bool = false,
+        privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount, saltByteCount: Int = 16
+    ) throws(AuthCoreError) {
+        try self.init(
+            group: group, hash: H.algorithm, proofPadsG: proofPadsG, privateValueBitCount: privateValueBitCount,
+            saltByteCount: saltByteCount)
+    }
+
+    /// The hash width in bits (the declared length of `x` and `u`).
+    var hashBitCount: Int { hash.byteCount * 8 }
+    var hashLimbCount: Int { (hashBitCount + 63) / 64 }
+
+    /// The public offset exponent for a client's `a`: the exponent `a + u·x` then always has
+    /// `clientOffsetBits / 64 + 1` words (see ``SRPPrivateValue``).
+    var clientOffsetBits: Int { 64 * ((Swift.max(privateValueBitCount, 2 * hashBitCount) + 63) / 64) }
+    /// The public offset exponent for a server's `b`.
+    var serverOffsetBits: Int { 64 * ((privateValueBitCount + 63) / 64) }
+
+    /// A hash value read as a fixed-width secret scalar (`x`) or public one (`u`).
+    func scalar(_ digest: Digest) -> LimbBuffer {
+        digest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: hashLimbCount) }
+    }
+
+    /// `u = H(PAD(A) | PAD(B))` (RFC 5054 §2.6).
+    func scramblingParameter(clientPublicValue a: BigUInt, serverPublicValue b: BigUInt) throws(AuthCoreError) -> Digest {
+        hash.digest(try a.bigEndianBytes(paddedTo: group.byteCount), try b.bigEndianBytes(paddedTo: group.byteCount))
+    }
+
+    /// `u` as a number, refusing `u = 0` (RFC 5054 §2.6: "abort if u = 0").
+    package static func checkedScramblingParameter(_ digest: some Collection<UInt8>) throws(AuthCoreError) -> BigUInt {
+        let u = BigUInt(bigEndianBytes: digest)
+        guard !u.isZero else { throw AuthCoreError(.unsafePublicValue, "u = H(PAD(A) | PAD(B)) is zero") }
+        return u
+    }
+
+    /// `x = H(s | H(I | ":" | P))` (RFC 5054 §2.6, RFC 2945 §3).
+    func privateKey(username: [UInt8], password: SecureBytes, salt: [UInt8]) -> Digest {
+        let inner = password.withUnsafeBytes { p in
+            username.withUnsafeBytes { i in
+                [UInt8(ascii: ":")].withUnsafeBytes { colon in hash.hash(parts: [i, colon, p]) }
+            }
+        }
+        return inner.withUnsafeBytes { h in salt.withUnsafeBytes { s in hash.hash(parts: [s, h]) } }
+    }
+
+    /// `M1 = H(H(N) XOR H(g) | H(I) | s | A | B | K)` (RFC 2945 §3; `H(PAD(g))` with ``proofPadsG``).
+    func clientProof(username: [UInt8], salt: [UInt8], clientPublicValue a: BigUInt, serverPublicValue b: BigUInt, key: SecureBytes)
+        throws(AuthCoreError) -> Digest
+    {
+        let hN = hash.digest(group.modulus.minimalBigEndianBytes).bytes
+        let gBytes = proofPadsG ? try group.generator.bigEndianBytes(paddedTo: group.byteCount) : group.generator.minimalBigEndianBytes
+        let hG = hash.digest(gBytes).bytes
+        let xored = zip(hN, hG).map { $0 ^ $1 }
+        let hI = hash.digest(username).bytes
+        let aBytes = a.minimalBigEndianBytes
+        let bBytes = b.minimalBigEndianBytes
+        return key.withUnsafeBytes { k in
+            xored.withUnsafeBytes { x in
+                hI.withUnsafeBytes { i in
+                    salt.withUnsafeBytes { s in
+                        aBytes.withUnsafeBytes { ab in bBytes.withUnsafeBytes { bb in hash.hash(parts: [x, i, s, ab, bb, k]) } }
+                    }
+                }
+            }
+        }
+    }
+
+    /// `M2 = H(A | M1 | K)` (RFC 2945 §3).
+    func serverProof(clientPublicValue a: BigUInt, clientProof m1: Digest, key: SecureBytes) -> Digest {
+        let aBytes = a.minimalBigEndianBytes
+        return key.withUnsafeBytes { k in
+            m1.withUnsafeBytes { m in aBytes.withUnsafeBytes { ab in hash.hash(parts: [ab, m, k]) } }
+        }
+    }
+
+    /// `K = H(S)` with S as minimal big-endian bytes (RFC 2945 §3, as the vectors define it).
+    func sessionKey(premasterSecret s: BigUInt) -> SecureBytes {
+        var bytes = s.minimalBigEndianBytes
+        defer { bytes.secureZeroize() }
+        return hash.digest(bytes).withUnsafeBytes { SecureBytes(copying: $0) }
+    }
+
+    static let maximumInputBytes = 65_536
+
+    static func checkedInput(_ bytes: some Collection<UInt8>, field: String) throws(AuthCoreError) -> [UInt8] {
+        guard bytes.count <= maximumInputBytes else {
+            throw AuthCoreError(.inputTooLarge, "\(field) exceeds \(maximumInputBytes) bytes")
+        }
+        return Array(bytes)
+    }
+}
+
+extension HashAlgorithm {
+    /// H over the concatenation of byte arrays.
+    func digest(_ parts: [UInt8]...) -> Digest {
+        let context = DigestContext(algorithm: self)
+        for part in parts { part.withUnsafeBytes { context.update($0) } }
+        return context.finalize(count: byteCount)
+    }
+}

@@ -1,0 +1,81 @@
+import AuthCore
+
+/// `srp6a`: generic SRP-6a (RFC 5054 math, RFC 2945 proofs), checked through AuthCore's real client
+/// and server: the server's verifier, `B` and `M1` check, the client's `u`, `x`, `S`, `K`, `M1`, `M2`.
+struct SRPVectorKind: VectorKind {
+    let name = "srp6a"
+
+    func check(_ c: VectorCase) throws(CaseFailure) {
+        let fields = try c.expectedFields(
+            allowed: ["k_hex", "x_hex", "v_hex", "A_hex", "B_hex", "u_hex", "S_hex", "K_hex", "M1_hex", "M2_hex"])
+        let group = try Self.group(c)
+        let hash = try HashAlgorithm.fromVector(c, "hash")
+        let padG = try c.optionalBool("options.proof_pad_g") ?? false
+        let username = Array(try c.string("username").utf8)
+        let password = SecureBytes(Array(try c.string("password").utf8))
+        let salt = try c.hexBytes("salt_hex")
+        let a = try c.bigInteger("a_hex")
+        let b = try c.bigInteger("b_hex")
+
+        let configuration: SRPConfiguration
+        do { configuration = try SRPConfiguration(group: group, hash: hash, proofPadsG: padG) } catch {
+            throw .invalid("hash", error.reason)
+        }
+        let client = SRPClient(configuration: configuration)
+        let server = SRPServer(configuration: configuration)
+        let outcome: (SRPVerifier, BigUInt, BigUInt, SRPClientSession, SRPServerSession)
+        do {
+            let verifier = try configuration.makeVerifier(username: username, password: password, salt: salt)
+            let serverEphemeral = try server.ephemeral(privateValue: b, verifier: verifier)
+            let bValue = serverEphemeral.serverPublicValue
+            let clientEphemeral = try client.ephemeral(privateValue: a)
+            let aValue = clientEphemeral.publicValue
+            let session = try client.processChallenge(
+                username: username, password: password, salt: salt, serverPublicValue: bValue, ephemeral: clientEphemeral)
+            let serverSession = try server.verifyClient(
+                username: username, verifier: verifier, clientPublicValue: aValue, clientProof: session.clientProof,
+                ephemeral: serverEphemeral)
+            try session.verifyServerProof(serverSession.serverProof)
+            outcome = (verifier, aValue, bValue, session, serverSession)
+        } catch {
+            throw .invalid("handshake", "\(error.code): \(error.reason)")
+        }
+        let (verifier, aValue, bValue, session, serverSession) = outcome
+        guard serverSession.premasterSecret == session.premasterSecret else {
+            throw .mismatch("server.S", expected: session.premasterSecret.hexLowercased, got: serverSession.premasterSecret.hexLowercased)
+        }
+        for field in fields {
+            let path = "expect.\(field)"
+            let expected = try c.string(path)
+            switch field {
+            case "k_hex":
+                let width = hash.byteCount
+                let got = (try? configuration.multiplier.bigEndianBytes(paddedTo: width)) ?? configuration.multiplier.minimalBigEndianBytes
+                try c.checkHex(path, expected: expected, got: got)
+            case "x_hex": try c.checkHex(path, expected: expected, got: Self.width(session.privateKey, hash))
+            case "u_hex": try c.checkHex(path, expected: expected, got: Self.width(session.scramblingParameter, hash))
+            case "v_hex": try c.checkNumber(path, expected: expected, got: verifier.verifier)
+            case "A_hex": try c.checkNumber(path, expected: expected, got: aValue)
+            case "B_hex": try c.checkNumber(path, expected: expected, got: bValue)
+            case "S_hex": try c.checkNumber(path, expected: expected, got: session.premasterSecret)
+            case "K_hex": try c.checkHex(path, expected: expected, got: session.sessionKey.withUnsafeBytes { Array($0) })
+            case "M1_hex": try c.checkHex(path, expected: expected, got: session.clientProof)
+            default: try c.checkHex(path, expected: expected, got: serverSession.serverProof)
+            }
+        }
+    }
+
+    static func width(_ value: BigUInt, _ hash: HashAlgorithm) -> [UInt8] {
+        (try? value.bigEndianBytes(paddedTo: hash.byteCount)) ?? value.minimalBigEndianBytes
+    }
+
+    static func group(_ c: VectorCase) throws(CaseFailure) -> SRPGroup {
+        if c.has("group") {
+            let name = try c.string("group")
+            do { return try SRPGroup(named: name) } catch { throw .invalid("group", error.reason) }
+        }
+        let n = try c.bigInteger("N_hex")
+        let g = try c.bigInteger("g_hex")
+        do { return try SRPGroup(modulus: n, generator: g) } catch { throw .invalid("N_hex", error.reason) }
+    }
+}

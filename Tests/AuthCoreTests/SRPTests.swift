@@ -1,0 +1,240 @@
+import AuthCore
+import Testing
+
+@Suite("SRP-6a groups (RFC 5054 Appendix A)")
+struct SRPGroupTests {
+    static let expected: [(Int, UInt)] = [(1024, 2), (1536, 2), (2048, 2), (3072, 5), (4096, 5), (6144, 5), (8192, 19)]
+
+    @Test("each RFC 5054 group has the right size and generator, and N and (N-1)/2 are probable primes")
+    func groups() throws {
+        #expect(SRPGroup.standard.count == 7)
+        for (group, (bits, g)) in zip(SRPGroup.standard, Self.expected) {
+            #expect(group.modulus.bitWidth == bits)
+            #expect(group.byteCount == bits / 8)
+            #expect(group.generator == BigUInt(g))
+            #expect(group.name == "rfc5054-\(bits)")
+            #expect(group.modulus.isProbablePrime(rounds: 10))
+            let q = try (group.modulus - BigUInt(1)).modulo(group.modulus)  // N - 1
+            let half = BigUInt(bigEndianBytes: q.minimalBigEndianBytes.shiftedRightOneBit())
+            #expect(half.isProbablePrime(rounds: 10), "(N-1)/2 for \(bits)")
+            #expect(try SRPGroup(named: "\(bits)") == group)
+            #expect(try SRPGroup(named: "rfc5054-\(bits)") == group)
+        }
+        #expect(errorCode { try SRPGroup(named: "rfc5054-1000") } == .invalidGroup)
+    }
+
+    @Test("custom groups are validated: odd N of at least 1024 bits, 1 < g < N - 1")
+    func customGroups() throws {
+        let n = SRPGroup.rfc5054Group2048.modulus
+        let custom = try SRPGroup(modulus: n, generator: BigUInt(5))
+        #expect(custom.name == "custom-2048")
+        #expect(errorCode { try SRPGroup(modulus: n + BigUInt(1), generator: BigUInt(2)) } == .invalidGroup)  // even
+        #expect(errorCode { try SRPGroup(modulus: BigUInt(0xFFFF_FFFB), generator: BigUInt(2)) } == .invalidGroup)  // small
+        #expect(errorCode { try SRPGroup(modulus: n, generator: BigUInt(1)) } == .invalidGroup)
+        #expect(errorCode { try SRPGroup(modulus: n, generator: n - BigUInt(1)) } == .invalidGroup)
+        #expect(errorCode { try SRPGroup(modulus: n, generator: BigUInt()) } == .invalidGroup)
+    }
+}
+
+extension [UInt8] {
+    func shiftedRightOneBit() -> [UInt8] {
+        var out = self
+        var carry: UInt8 = 0
+        for i in out.indices {
+            let next = out[i] & 1
+            out[i] = out[i] >> 1 | carry << 7
+            carry = next
+        }
+        return out
+    }
+}
+
+@Suite("SRP-6a client and server")
+struct SRPHandshakeTests {
+    let username = Array("alice".utf8)
+    let password = SecureBytes(Array("password123".utf8))
+
+    func handshake(
+        _ configuration: SRPConfiguration, clientPassword: SecureBytes? = nil, seed: UInt64 = 1
+    ) throws -> (SRPClientSession, Result<SRPServerSession, AuthCoreError>) {
+        let random = SeededRandom(seed: seed)
+        let verifier = try configuration.makeVerifier(username: username, password: password, random: random)
+        let server = SRPServer(configuration: configuration)
+        let client = SRPClient(configuration: configuration)
+        let serverEphemeral = try server.makeEphemeral(verifier: verifier, random: random)
+        let b = serverEphemeral.serverPublicValue
+        let clientEphemeral = try client.makeEphemeral(random: random)
+        let a = clientEphemeral.publicValue
+        let session = try client.processChallenge(
+            username: username, password: clientPassword ?? password, salt: verifier.salt,
+            serverPublicValue: b.minimalBigEndianBytes, ephemeral: clientEphemeral)
+        do {
+            let serverSession = try server.verifyClient(
+                username: username, verifier: verifier, clientPublicValue: a.minimalBigEndianBytes,
+                clientProof: session.clientProof, ephemeral: serverEphemeral)
+            return (session, .success(serverSession))
+        } catch {
+            return (session, .failure(error))
+        }
+    }
+
+    @Test(
+        "a full handshake agrees on K and both proofs verify",
+        arguments: [
+            (SRPGroup.rfc5054Group1024, HashAlgorithm.sha1), (.rfc5054Group2048, .sha256), (.rfc5054Group3072, .sha256),
+            (.rfc5054Group3072, .sha512), (.rfc5054Group4096, .sha256),
+        ])
+    func roundTrip(group: SRPGroup, hash: HashAlgorithm) throws {
+        for padG in [false, true] {
+            let configuration = try SRPConfiguration(group: group, hash: hash, proofPadsG: padG)
+            let (client, serverResult) = try handshake(configuration)
+            let server = try serverResult.get()
+            #expect(client.sessionKey == server.sessionKey)
+            #expect(client.sessionKey.count == hash.byteCount)
+            #expect(client.premasterSecret == server.premasterSecret)
+            try client.verifyServerProof(server.serverProof)
+        }
+    }
+
+    @Test("a wrong password makes the server refuse M1")
+    func wrongPassword() throws {
+        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
+        let (_, result) = try handshake(configuration, clientPassword: SecureBytes(Array("password124".utf8)))
+        #expect(throws: AuthCoreError(.proofMismatch, "")) { try result.get() }
+    }
+
+    @Test("tampered proofs are refused: M1 on the server, M2 on the client; wrong lengths are invalidLength")
+    func tamperedProofs() throws {
+        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
+        let random = SeededRandom(seed: 9)
+        let verifier = try configuration.makeVerifier(username: username, password: password, random: random)
+        let server = SRPServer(configuration: configuration)
+        let client = SRPClient(configuration: configuration)
+        let session = try client.processChallenge(
+            username: username, password: password, salt: verifier.salt,
+            serverPublicValue: server.makeEphemeral(verifier: verifier, random: SeededRandom(seed: 10)).serverPublicValue,
+            ephemeral: client.makeEphemeral(random: random))
+        var m1 = session.clientProof
+        m1[0] ^= 0x01
+        #expect(errorCode {
+            try server.verifyClient(
+                username: username, verifier: verifier, clientPublicValue: session.clientPublicValue, clientProof: m1,
+                ephemeral: server.makeEphemeral(verifier: verifier, random: SeededRandom(seed: 10)))
+        } == .proofMismatch)
+        #expect(errorCode {
+            try server.verifyClient(
+                username: username, verifier: verifier, clientPublicValue: session.clientPublicValue,
+                clientProof: session.clientProof.dropLast(),
+                ephemeral: server.makeEphemeral(verifier: verifier, random: SeededRandom(seed: 10)))
+        } == .invalidLength)
+        var m2 = session.serverProof
+        try session.verifyServerProof(m2)
+        m2[31] ^= 0x80
+        #expect(errorCode { try session.verifyServerProof(m2) } == .proofMismatch)
+        #expect(errorCode { try session.verifyServerProof(session.serverProof + [0]) } == .invalidLength)
+        #expect(errorCode { try session.verifyServerProof([UInt8]()) } == .invalidLength)
+    }
+
+    @Test("the client refuses B ≡ 0 (mod N) and B ≥ N; a short B is valid")
+    func unsafeServerValues() throws {
+        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
+        let client = SRPClient(configuration: configuration)
+        let n = configuration.group.modulus
+        let bad: [[UInt8]] = [
+            [], [0], [0, 0, 0], n.minimalBigEndianBytes, (n + BigUInt(1)).minimalBigEndianBytes,
+            (n * BigUInt(2)).minimalBigEndianBytes, [UInt8](repeating: 0xff, count: 257),
+        ]
+        for b in bad {
+            #expect(errorCode {
+                try client.processChallenge(
+                    username: username, password: password, salt: [1, 2, 3], serverPublicValue: b,
+                    ephemeral: client.makeEphemeral(random: SeededRandom(seed: 3)))
+            } == .unsafePublicValue, "B of \(b.count) bytes")
+        }
+        // A 128-bit B (shorter than N), with leading zero bytes: valid.
+        let short = [UInt8](repeating: 0, count: 5) + SeededRandom(seed: 4).bytes(16)
+        let session = try client.processChallenge(
+            username: username, password: password, salt: [1, 2, 3], serverPublicValue: short,
+            ephemeral: client.makeEphemeral(random: SeededRandom(seed: 3)))
+        #expect(session.clientProof.count == 32)
+    }
+
+    @Test("the server refuses A ≡ 0 (mod N) and A ≥ N")
+    func unsafeClientValues() throws {
+        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
+        let server = SRPServer(configuration: configuration)
+        let verifier = try configuration.makeVerifier(username: username, password: password, random: SeededRandom(seed: 5))
+        let n = configuration.group.modulus
+        for a in [[UInt8](), [0, 0], n.minimalBigEndianBytes, (n * BigUInt(3)).minimalBigEndianBytes, (n + BigUInt(7)).minimalBigEndianBytes] {
+            #expect(errorCode {
+                try server.verifyClient(
+                    username: username, verifier: verifier, clientPublicValue: a, clientProof: [UInt8](repeating: 0, count: 32),
+                    ephemeral: server.makeEphemeral(verifier: verifier, random: SeededRandom(seed: 6)))
+            } == .unsafePublicValue, "A of \(a.count) bytes")
+        }
+    }
+
+    @Test("u = 0 is refused")
+    func zeroScramblingParameter() {
+        #expect(errorCode { try SRPConfiguration.checkedScramblingParameter([UInt8](repeating: 0, count: 32)) } == .unsafePublicValue)
+        #expect(errorCode { try SRPConfiguration.checkedScramblingParameter([UInt8](repeating: 0, count: 31) + [1]) } == nil)
+    }
+
+    @Test("generated ephemerals: A = g^e, e = r + 2^offset with a fixed word count, 256 random bits")
+    func ephemeralShape() throws {
+        let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
+        let client = SRPClient(configuration: configuration)
+        for seed in 1...8 as ClosedRange<UInt64> {
+            let ephemeral = try client.makeEphemeral(random: SeededRandom(seed: seed))
+            let e = ephemeral.exponentValue
+            // a + u·x < 2^514 with the offset 2^512: exactly 9 words of 64 bits, whatever r is.
+            #expect(e.bitWidth == 513)
+            #expect(ephemeral.exponentLimbCount == 9)
+            #expect(try BigUInt(5).powerVariableTime(e, modulo: configuration.group.modulus) == ephemeral.publicValue)
+        }
+        let same1 = try client.makeEphemeral(random: SeededRandom(seed: 77)).publicValue
+        let same2 = try client.makeEphemeral(random: SeededRandom(seed: 77)).publicValue
+        #expect(same1 == same2)
+        #expect(errorCode { () throws -> Void in _ = try client.makeEphemeral(random: FailingRandom()) } == .randomFailure)
+    }
+
+    @Test("configuration validation")
+    func configurationValidation() throws {
+        #expect(errorCode { try SRPConfiguration(group: .rfc5054Group2048, hash: .sha224) } == .unsupported)
+        #expect(errorCode { try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256, privateValueBitCount: 255) } == .invalidParameter)
+        #expect(errorCode { try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256, saltByteCount: 15) } == .invalidParameter)
+        #expect(errorCode { try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256, saltByteCount: 33) } == .invalidParameter)
+        let typed = try SRPConfiguration(group: .rfc5054Group2048, hashFunction: SHA512.self)
+        #expect(typed.hash == .sha512)
+        let salted = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256, saltByteCount: 32)
+        #expect(try salted.makeVerifier(username: username, password: password).salt.count == 32)
+    }
+
+    @Test("a 1024-bit private value works (exponents beyond the table use mpn_sec_powm)")
+    func widePrivateValues() throws {
+        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256, privateValueBitCount: 1024)
+        let (client, result) = try handshake(configuration)
+        #expect(try result.get().sessionKey == client.sessionKey)
+    }
+
+    @Test("secret-bearing values never print secrets")
+    func descriptions() throws {
+        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
+        let (client, result) = try handshake(configuration)
+        let server = try result.get()
+        #expect("\(client)".hasPrefix("SRPClientSession(A 2048 bits") || "\(client)".hasPrefix("SRPClientSession(A 204"))
+        #expect(!"\(client)".contains(client.sessionKey.withUnsafeBytes { Hex.encode($0) }))
+        #expect("\(server)" == "SRPServerSession(key 32 bytes)")
+        let verifier = try configuration.makeVerifier(username: username, password: password, random: SeededRandom(seed: 2))
+        #expect("\(verifier)".hasPrefix("SRPVerifier(salt 16 bytes, verifier "))
+        #expect(!"\(verifier)".contains(verifier.verifier.hexLowercased.prefix(12)))
+    }
+
+    @Test("oversized username or password is inputTooLarge")
+    func oversized() throws {
+        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
+        let huge = [UInt8](repeating: 0x41, count: 65_537)
+        #expect(errorCode { try configuration.makeVerifier(username: huge, password: password, salt: [1]) } == .inputTooLarge)
+        #expect(errorCode { try configuration.makeVerifier(username: username, password: SecureBytes(huge), salt: [1]) } == .inputTooLarge)
+    }
+}
