@@ -14,8 +14,10 @@ APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv
 
 .PHONY: test bench deps system-deps venv build build-release vectors clean
 
+# The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
+# the oss2-verifying OSS endpoint, the token-vending server) on loopback and stops them by PID.
 test: deps build
-	$(SWIFT) test
+	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test
 	.build/debug/authcore vectors vectors
 
 bench: deps build-release

@@ -16,6 +16,7 @@ let package = Package(
     name: "AuthCore",
     products: [
         .library(name: "AuthCore", targets: ["AuthCore"]),
+        .library(name: "AuthCoreClients", targets: ["AuthCoreClients"]),
         .library(name: "AuthCoreVectors", targets: ["AuthCoreVectors"]),
         .executable(name: "authcore", targets: ["AuthCoreCLI"]),
         .executable(name: "authcore-bench", targets: ["AuthCoreBenchmarks"]),
@@ -42,13 +43,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "AuthCoreClients",
+            dependencies: ["AuthCore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "AuthCoreVectors",
             dependencies: ["AuthCore"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "AuthCoreCLI",
-            dependencies: ["AuthCore", "AuthCoreVectors"],
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreVectors"],
             swiftSettings: swiftSettings
         ),
 
@@ -68,14 +74,30 @@ let package = Package(
 
         // MARK: - Tests
 
+        .target(
+            name: "AuthCoreTestSupport",
+            path: "Tests/AuthCoreTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AuthCoreTests",
-            dependencies: ["AuthCore"],
+            dependencies: ["AuthCore", "AuthCoreTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AuthCoreClientsTests",
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreTestSupport"],
+            exclude: ["Fixtures"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AuthCoreIntegrationTests",
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreCLI", "AuthCoreTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "AuthCoreVectorsTests",
-            dependencies: ["AuthCore", "AuthCoreVectors", "AuthCoreCLI"],
+            dependencies: ["AuthCore", "AuthCoreVectors", "AuthCoreCLI", "AuthCoreTestSupport"],
             swiftSettings: swiftSettings
         ),
     ],

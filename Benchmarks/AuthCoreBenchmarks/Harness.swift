@@ -16,6 +16,9 @@ struct BenchmarkCase {
     var bytesPerIteration: Int? = nil
     /// A note for the table (sizes used, defaults).
     var note: String = ""
+    /// Report the peak-RSS growth over the measurement (VmHWM after minus before, the high-water
+    /// mark reset first through /proc/self/clear_refs).
+    var measuresPeakRSS: Bool = false
     let body: (Int) -> Void
 }
 
@@ -74,6 +77,9 @@ func innerIterations(_ benchmark: BenchmarkCase, settings: HarnessSettings) -> I
 /// twin): their samples are interleaved, so a burst of machine noise hits all of them alike and
 /// the ratio stays meaningful on a shared machine.
 func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [BenchmarkResult] {
+    let tracksRSS = group.contains(where: \.measuresPeakRSS)
+    if tracksRSS { resetPeakRSS() }
+    let rssBefore = tracksRSS ? peakRSSBytes() : nil
     let inner = group.map { innerIterations($0, settings: settings) }
     var samples = [[Double]](repeating: [], count: group.count)
     for _ in 0..<settings.sampleCount {
@@ -98,8 +104,16 @@ func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [Bench
             name: benchmark.name, median: median, p10: percentile(0.1), p90: percentile(0.9),
             iterations: inner[index] * settings.sampleCount, note: benchmark.note)
         if let bytes = benchmark.bytesPerIteration { result.bytesPerSecond = Double(bytes) / (median / 1e9) }
+        if benchmark.measuresPeakRSS, let before = rssBefore, let after = peakRSSBytes() {
+            result.peakRSSGrowthBytes = after - before
+        }
         return result
     }
+}
+
+/// Resets the peak-RSS high-water mark (Linux: writing 5 to /proc/self/clear_refs).
+func resetPeakRSS() {
+    try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
 }
 
 /// The comparison key of a benchmark: its name without a `c.`/`py.` prefix.

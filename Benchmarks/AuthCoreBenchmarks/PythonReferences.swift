@@ -2,7 +2,9 @@ import Foundation
 
 /// Python reference rows (`py.*`), measured by scripts in the project's venv and reported as JSON.
 /// Each script prints one JSON object per line: `{"name":…,"unit":"ns","median":…,"p10":…,"p90":…,"iterations":…}`.
-let pythonReferenceScripts: [(script: String, names: [String])] = []
+let pythonReferenceScripts: [(script: String, arguments: [String], names: [String])] = [
+    ("scripts/bench_botocore.py", [], ["py.sigv4.sign.get"]),
+]
 
 func pythonReferenceResults(settings: HarnessSettings) -> [BenchmarkResult] {
     var results: [BenchmarkResult] = []
@@ -13,7 +15,7 @@ func pythonReferenceResults(settings: HarnessSettings) -> [BenchmarkResult] {
         guard FileManager.default.fileExists(atPath: reference.script) else { continue }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [reference.script] + (settings.quick ? ["--quick"] : [])
+        process.arguments = [reference.script] + reference.arguments + (settings.quick ? ["--quick"] : [])
         let pipe = Pipe()
         process.standardOutput = pipe
         FileHandle.standardError.write(Data("\r[python] \(reference.script)\u{1B}[K".utf8))

@@ -43,6 +43,7 @@ var all: [BenchmarkCase] = []
 all += digestBenchmarks()
 all += modexpBenchmarks()
 all += srpBenchmarks()
+all += signingBenchmarks()
 
 let selected = all.filter { benchmark in
     guard let filter = settings.filter else { return true }

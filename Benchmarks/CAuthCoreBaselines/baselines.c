@@ -142,3 +142,33 @@ unsigned c_authcore_baseline_cognito_client_powm_sec(const void *modulus, size_t
     mpz_clears(n, gen, a, x, e, base, r, NULL);
     return checksum & 0xff;
 }
+
+static void to_hex(const unsigned char *bytes, size_t length, char *out) {
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < length; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    out[2 * length] = 0;
+}
+
+void c_authcore_baseline_sigv4_hashing(const void *canonical, size_t canonical_length, const void *prefix,
+                                       size_t prefix_length, const void *key, size_t key_length, long iterations,
+                                       char signature_hex[65]) {
+    EVP_MD *md = sha256_md();
+    EVP_MAC_CTX *mac = keyed_hmac(key, key_length);
+    unsigned char digest[32], tag[32];
+    char string_to_sign[512];
+    size_t n = 0;
+    if (prefix_length + 64 > sizeof string_to_sign) return;
+    memcpy(string_to_sign, prefix, prefix_length);
+    for (long i = 0; i < iterations; i++) {
+        EVP_Digest(canonical, canonical_length, digest, NULL, md, NULL);
+        to_hex(digest, 32, string_to_sign + prefix_length);
+        EVP_MAC_init(mac, NULL, 0, NULL);
+        EVP_MAC_update(mac, (const unsigned char *)string_to_sign, prefix_length + 64);
+        EVP_MAC_final(mac, tag, &n, sizeof tag);
+        to_hex(tag, 32, signature_hex);
+    }
+    EVP_MAC_CTX_free(mac);
+}

@@ -14,6 +14,8 @@ let topLevelHelp = """
     SUBCOMMANDS:
       vectors PATH...         Check test-vector files.
       srp verifier            Create an SRP-6a salt and verifier (password on stdin).
+      sigv4 sign|presign|send Sign, presign or send a request with AWS SigV4.
+      oss sign|presign|send   Sign, presign or send a request with Alibaba OSS V1/V4.
 
     See 'authcore <subcommand> --help' for detailed help.
     """
@@ -31,6 +33,10 @@ do {
         status = try VectorsCommand.run(rest)
     case "srp":
         status = try SRPCommand.run(rest)
+    case "sigv4":
+        status = try SigV4Command.run(rest)
+    case "oss":
+        status = try OSSCommand.run(rest)
     default:
         throw UsageError("unknown subcommand '\(command)' (try 'authcore --help')")
     }

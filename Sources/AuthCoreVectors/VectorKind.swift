@@ -11,7 +11,7 @@ public enum VectorKinds {
     /// Every supported kind, by name.
     public static let all: [String: any VectorKind] = {
         var kinds: [String: any VectorKind] = [:]
-        for kind: any VectorKind in [HashVectorKind(), HMACVectorKind(), HKDFVectorKind(), SRPVectorKind()] {
+        for kind: any VectorKind in [HashVectorKind(), HMACVectorKind(), HKDFVectorKind(), SRPVectorKind(), SigV4VectorKind(), OSSVectorKind()] {
             kinds[kind.name] = kind
         }
         return kinds

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import AuthCoreTestSupport
 import Testing
 
 /// Interop both ways with pysrp (PyPI `srp`, pure-Python `srp._pysrp` in RFC 5054 mode, SHA-256),

@@ -1,5 +1,6 @@
 import AuthCore
 import Foundation
+import AuthCoreTestSupport
 import Testing
 
 @Suite("authcore CLI: exit codes and output contract")
@@ -7,7 +8,7 @@ struct CLITests {
     @Test("no subcommand, unknown subcommand, unknown option and a missing PATH are usage errors (exit 2)")
     func usageErrors() throws {
         for arguments in [[], ["frobnicate"], ["vectors"], ["vectors", "--bogus", "x"]] {
-            let result = try run(authcoreBinary, arguments)
+            let result = try authcore(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(!result.terminatedBySignal)
             #expect(result.stderr.hasPrefix("error: "), "\(arguments)")
@@ -18,7 +19,7 @@ struct CLITests {
     @Test("--help exits 0 on every command")
     func help() throws {
         for arguments in [["--help"], ["-h"], ["vectors", "--help"]] {
-            let result = try run(authcoreBinary, arguments)
+            let result = try authcore(arguments)
             #expect(result.status == 0, "\(arguments)")
             #expect(result.stdout.contains("USAGE:"), "\(arguments)")
         }
@@ -28,12 +29,12 @@ struct CLITests {
     func vectorsExitCodes() throws {
         let good = try temporaryFile(
             #"{"kind":"hash","cases":[{"name":"abc","alg":"sha256","msg_hex":"616263","expect":{"digest_hex":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}}]}"#)
-        let passing = try run(authcoreBinary, ["vectors", good])
+        let passing = try authcore(["vectors", good])
         #expect(passing.status == 0)
         #expect(passing.stdout == "PASS \(good) (1 cases)\n1 passed, 0 failed\n")
 
         let broken = try temporaryFile("{ this is not json")
-        let failing = try run(authcoreBinary, ["vectors", good, broken])
+        let failing = try authcore(["vectors", good, broken])
         #expect(failing.status == 1)
         #expect(failing.stdout.hasSuffix("1 passed, 1 failed\n"))
         #expect(failing.stdout.contains("FAIL \(broken): not valid JSON"))
@@ -43,7 +44,7 @@ struct CLITests {
 @Suite("authcore srp verifier")
 struct SRPVerifierCommandTests {
     func verifier(_ stdin: String, username: String = "alice") throws -> (salt: [UInt8], verifier: String) {
-        let result = try run(authcoreBinary, ["srp", "verifier", "--group", "2048", "--hash", "sha256", "--username", username], stdin: stdin)
+        let result = try authcore(["srp", "verifier", "--group", "2048", "--hash", "sha256", "--username", username], stdin: stdin)
         #expect(result.status == 0, "\(result.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
         let salt = try #require(object?["salt_hex"])
@@ -71,7 +72,7 @@ struct SRPVerifierCommandTests {
             ["srp", "verifier", "--group", "2048", "--hash", "sha256"],
             ["srp", "verifier", "--group", "2048", "--hash", "sha256", "--username", "a", "--password", "x"],
         ] {
-            let result = try run(authcoreBinary, arguments, stdin: "pw\n")
+            let result = try authcore(arguments, stdin: "pw\n")
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.hasPrefix("error: "))
         }

@@ -1,5 +1,6 @@
 import AuthCoreVectors
 import Foundation
+import AuthCoreTestSupport
 import Testing
 
 @Suite("Vector runner (vectors.md)")

@@ -35,4 +35,10 @@ unsigned c_authcore_baseline_srp_handshake_powm_sec(const void *modulus, size_t 
 /// S with a 513-bit exponent) over the 3072-bit N with g = 2. Returns a checksum byte.
 unsigned c_authcore_baseline_cognito_client_powm_sec(const void *modulus, size_t modulus_length, long iterations);
 
+/// The hashing floor of one SigV4 signature: SHA-256 of the canonical request (hex), appended to the
+/// string-to-sign prefix, then HMAC-SHA256 under the signing key with a reused keyed context (hex).
+void c_authcore_baseline_sigv4_hashing(const void *canonical, size_t canonical_length, const void *prefix,
+                                       size_t prefix_length, const void *key, size_t key_length, long iterations,
+                                       char signature_hex[65]);
+
 #endif

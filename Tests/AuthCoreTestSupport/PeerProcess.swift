@@ -1,24 +1,25 @@
-import Foundation
+public import Foundation
 
 /// The repository root, found from this file's path.
-let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+public let repositoryRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
 /// The project's Python venv interpreter (created by `make test` before the tests run).
-let venvPython = repositoryRoot.appendingPathComponent(".venv/bin/python")
+public let venvPython = repositoryRoot.appendingPathComponent(".venv/bin/python")
 
-struct PeerError: Error, CustomStringConvertible {
-    let description: String
+public struct PeerError: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
 }
 
 /// A reference-implementation process driven over stdin/stdout, one JSON object per line.
-final class JSONLinePeer {
+public final class JSONLinePeer {
     let process = Process()
     private let input = Pipe()
     private let output = Pipe()
     private var buffer = Data()
 
-    init(script: String) throws {
+    public init(script: String) throws {
         guard FileManager.default.isExecutableFile(atPath: venvPython.path) else {
             throw PeerError(description: "\(venvPython.path) is missing: run the tests through 'make test', which creates the venv")
         }
@@ -34,7 +35,7 @@ final class JSONLinePeer {
     }
 
     /// Sends one request and reads one reply.
-    func send(_ request: [String: Any]) throws -> [String: Any] {
+    public func send(_ request: [String: Any]) throws -> [String: Any] {
         let line = try JSONSerialization.data(withJSONObject: request) + Data("\n".utf8)
         input.fileHandleForWriting.write(line)
         while true {
@@ -52,7 +53,7 @@ final class JSONLinePeer {
         }
     }
 
-    func close() {
+    public func close() {
         _ = try? send(["op": "quit"])
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()

@@ -1,0 +1,61 @@
+/// A request to Alibaba Cloud OSS as its signers see it.
+public struct OSSRequest: Sendable {
+    /// The HTTP method.
+    public var method: String
+    /// The path as sent on the request line (used only to build presigned URIs).
+    public var path: String
+    /// The query parameters, decoded, in order (a valueless parameter has an empty value).
+    public var parameters: [(key: String, value: String)]
+    /// The header fields.
+    public var headers: [HTTPHeader]
+    /// The bucket, or nil for service-level requests.
+    public var bucket: String?
+    /// The object key, raw (not percent-encoded); empty for bucket-level requests.
+    public var key: String
+    /// V4: extra header names to sign besides `x-oss-*`, `content-type` and `content-md5`.
+    public var additionalHeaders: [String] = []
+
+    /// A request from its request-line target (`/key?acl&x=1`), bucket and raw object key.
+    public init(method: String, target: String, headers: [HTTPHeader], bucket: String?, key: String) {
+        self.method = method
+        self.headers = headers
+        self.bucket = bucket
+        self.key = key
+        var path = target
+        var parameters: [(String, String)] = []
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(target[..<q])
+            let query = Array(target.utf8[target.utf8.index(after: q)...])
+            for piece in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+                let pair = Array(piece)
+                if let eq = pair.firstIndex(of: UInt8(ascii: "=")) {
+                    parameters.append((
+                        String(decoding: PercentEncoding.decode(Array(pair[..<eq])), as: UTF8.self),
+                        String(decoding: PercentEncoding.decode(Array(pair[(eq + 1)...])), as: UTF8.self)
+                    ))
+                } else {
+                    parameters.append((String(decoding: PercentEncoding.decode(pair), as: UTF8.self), ""))
+                }
+            }
+        }
+        self.path = path
+        self.parameters = parameters
+    }
+}
+
+/// The result of OSS signing: headers to add, or a presigned target, plus intermediates.
+public struct OSSSignature: Sendable {
+    /// Headers to add (header mode): `Date` (V1) or `x-oss-date`/`x-oss-content-sha256` (V4), the
+    /// security token if any, then `Authorization`.
+    public let headers: [HTTPHeader]
+    /// The `Authorization` value (header mode).
+    public let authorization: String?
+    /// The signature (Base64 for V1, hex for V4).
+    public let signature: String
+    /// The V4 canonical request (nil for V1).
+    public let canonicalRequest: String?
+    /// The string to sign.
+    public let stringToSign: String
+    /// The presigned path and query (URL mode).
+    public let signedURI: String?
+}

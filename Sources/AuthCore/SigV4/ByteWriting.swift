@@ -1,0 +1,45 @@
+/// Small allocation-free helpers for building canonical forms into `[UInt8]`.
+extension Array where Element == UInt8 {
+    /// Appends the lower-case hex of `bytes`.
+    @inline(__always)
+    mutating func appendHex(_ bytes: UnsafeRawBufferPointer) {
+        let digits = Hex.lowerDigits
+        for byte in bytes {
+            append(digits[Int(byte >> 4)])
+            append(digits[Int(byte & 0x0F)])
+        }
+    }
+}
+
+/// ASCII lower-casing of one byte.
+@inline(__always)
+func asciiLowercase(_ byte: UInt8) -> UInt8 {
+    byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
+}
+
+/// Whether two byte ranges of one buffer hold the same bytes.
+@inline(__always)
+func bytesEqual(_ buffer: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
+    guard a.count == b.count else { return false }
+    var i = a.lowerBound
+    var j = b.lowerBound
+    while i < a.upperBound {
+        if buffer[i] != buffer[j] { return false }
+        i += 1
+        j += 1
+    }
+    return true
+}
+
+/// Lexicographic byte order of two ranges of one buffer.
+@inline(__always)
+func bytesLess(_ buffer: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Bool {
+    var i = a.lowerBound
+    var j = b.lowerBound
+    while i < a.upperBound && j < b.upperBound {
+        if buffer[i] != buffer[j] { return buffer[i] < buffer[j] }
+        i += 1
+        j += 1
+    }
+    return a.count < b.count
+}

@@ -1,0 +1,51 @@
+/// One HTTP header field as given (name case preserved; repeated names allowed).
+public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
+    /// The field name.
+    public var name: String
+    /// The field value.
+    public var value: String
+
+    /// A header field.
+    public init(_ name: String, _ value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    public var description: String { "\(name): \(value)" }
+
+    /// Checks the field for characters that cannot appear in HTTP/1.1 (RFC 9110 §5.1, §5.5).
+    ///
+    /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an empty or non-token name, or a value
+    ///   containing CR, LF or NUL.
+    func validate() throws(AuthCoreError) {
+        var nameOK = !name.isEmpty
+        var valueOK = true
+        let table = HTTPHeader.tokenCharacters
+        var name = self.name
+        var value = self.value
+        name.withUTF8 { bytes in
+            for byte in bytes where !table[Int(byte)] { nameOK = false }
+        }
+        value.withUTF8 { bytes in
+            for byte in bytes where byte == 0x0D || byte == 0x0A || byte == 0x00 { valueOK = false }
+        }
+        guard nameOK else { throw AuthCoreError(.malformedRequest, "header name '\(name)' is not an HTTP token") }
+        guard valueOK else { throw AuthCoreError(.malformedRequest, "header '\(name)' has CR, LF or NUL in its value") }
+    }
+
+    static let tokenCharacters: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for c in "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8 {
+            table[Int(c)] = true
+        }
+        return table
+    }()
+}
+
+extension Array where Element == HTTPHeader {
+    /// The value of the first field named `name` (case-insensitive), or nil.
+    public func first(named name: String) -> String? {
+        let lower = name.lowercased()
+        return first(where: { $0.name.lowercased() == lower })?.value
+    }
+}

@@ -1,0 +1,59 @@
+/// RFC 3986 percent-encoding on UTF-8 bytes with lookup tables (no `CharacterSet`).
+enum PercentEncoding {
+    /// 1 for the unreserved characters of RFC 3986 §2.3 (`A-Z a-z 0-9 - . _ ~`).
+    static let unreserved: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for c in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(c)] = true }
+        for c in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(c)] = true }
+        for c in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(c)] = true }
+        for c in "-._~".utf8 { table[Int(c)] = true }
+        return table
+    }()
+
+    static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+    /// Appends `bytes` with every byte outside the unreserved set (and `/` when `keepSlash`) as `%XX`.
+    @inline(__always)
+    static func encode<C: Collection<UInt8>>(_ bytes: C, keepSlash: Bool, into out: inout [UInt8]) {
+        for byte in bytes {
+            if unreserved[Int(byte)] || (keepSlash && byte == UInt8(ascii: "/")) {
+                out.append(byte)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(upperHex[Int(byte >> 4)])
+                out.append(upperHex[Int(byte & 0x0F)])
+            }
+        }
+    }
+
+    static func encoded(_ text: some StringProtocol, keepSlash: Bool = false) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        encode(text.utf8, keepSlash: keepSlash, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes `%XX` escapes; an escape that is not two hex digits is kept literally (`%` stays `%`).
+    /// `+` is not a space here (RFC 3986, as AWS reads query strings).
+    static func decode<C: Collection<UInt8>>(_ bytes: C) -> [UInt8] where C.Index == Int {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        let digits = Hex.digitValues
+        while i < bytes.endIndex {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "%"), i + 2 < bytes.endIndex {
+                let hi = digits[Int(bytes[i + 1])]
+                let lo = digits[Int(bytes[i + 2])]
+                if hi != 0xFF && lo != 0xFF {
+                    out.append(hi << 4 | lo)
+                    i += 3
+                    continue
+                }
+            }
+            out.append(byte)
+            i += 1
+        }
+        return out
+    }
+}

@@ -1,0 +1,80 @@
+/// An absolute `http`/`https` URL split into the parts a signer needs, without Foundation.
+///
+/// The path and query are kept exactly as written (no decoding, no re-encoding): SigV4 signs the
+/// request-line path, and S3 signs it verbatim.
+public struct RequestURL: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https`.
+    public let scheme: String
+    /// The host name or address (IPv6 literals keep their brackets).
+    public let host: String
+    /// The explicit port, if any.
+    public let port: Int?
+    /// The path (`/` when the URL has none).
+    public let path: String
+    /// The raw query without `?` (empty when absent).
+    public let query: String
+
+    /// Parses `scheme://host[:port][/path][?query]` (a `#fragment` is dropped; user info is refused).
+    ///
+    /// - Throws: ``AuthCoreError/Code/malformedInput`` for anything else.
+    public init(_ text: String) throws(AuthCoreError) {
+        func fail(_ why: String) -> AuthCoreError { AuthCoreError(.malformedInput, "URL \(why)") }
+        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw fail("contains spaces or control characters") }
+        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else {
+            throw fail("needs a scheme (http:// or https://)")
+        }
+        let scheme = text[..<colon].lowercased()
+        guard scheme == "http" || scheme == "https" else { throw fail("scheme must be http or https") }
+        var rest = text[text.index(colon, offsetBy: 3)...]
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let target = rest[authorityEnd...]
+        guard !authority.isEmpty, !authority.contains("@") else { throw fail("needs a host (and no user info)") }
+        var host = Substring(authority)
+        var port: Int?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw fail("has an unterminated IPv6 literal") }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if after.hasPrefix(":") {
+                guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { throw fail("has an invalid port") }
+                port = p
+            } else if !after.isEmpty {
+                throw fail("has an invalid host")
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            guard let p = Int(authority[authority.index(after: colon)...]), (1...65535).contains(p) else {
+                throw fail("has an invalid port")
+            }
+            port = p
+        }
+        guard !host.isEmpty else { throw fail("needs a host") }
+        var path = target
+        var query = Substring("")
+        if let q = target.firstIndex(of: "?") {
+            path = target[..<q]
+            query = target[target.index(after: q)...]
+        }
+        self.scheme = scheme
+        self.host = host.lowercased()
+        self.port = port
+        self.path = path.isEmpty ? "/" : String(path)
+        self.query = String(query)
+    }
+
+    /// The `Host` header value: host, plus `:port` unless it is the scheme's default.
+    public var hostHeader: String {
+        guard let port, !(scheme == "http" && port == 80), !(scheme == "https" && port == 443) else { return host }
+        return "\(host):\(port)"
+    }
+
+    /// `scheme://host[:port]`.
+    public var origin: String { "\(scheme)://\(hostHeader)" }
+
+    /// The request-line target: path plus `?query` when there is one.
+    public var target: String { query.isEmpty ? path : "\(path)?\(query)" }
+
+    public var description: String { origin + target }
+}

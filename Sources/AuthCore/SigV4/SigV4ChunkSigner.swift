@@ -1,0 +1,78 @@
+/// Signs an `aws-chunked` upload (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`) chunk by chunk, in
+/// constant memory whatever the payload size.
+///
+/// Amazon S3 API Reference, "Signature Calculations for the Authorization Header: Transferring
+/// Payload in Multiple Chunks": the request is signed with its headers only (the *seed*
+/// signature); then each chunk's signature chains the previous one:
+///
+/// ```
+/// string to sign = "AWS4-HMAC-SHA256-PAYLOAD" \n X-Amz-Date \n scope \n previous-signature \n
+///                  hex(SHA256("")) \n hex(SHA256(chunk-data))
+/// chunk          = hex(size) ";chunk-signature=" signature \r\n chunk-data \r\n
+/// ```
+///
+/// and the body ends with a zero-length chunk. The request carries `Content-Encoding: aws-chunked`,
+/// `x-amz-decoded-content-length` and a `Content-Length` of the encoded body
+/// (``encodedLength(decodedLength:chunkSize:)``).
+public struct SigV4ChunkSigner: Sendable {
+    private let entry: SigningKeyCache.Entry
+    private let prefix: [UInt8]
+    /// The signature of the last chunk signed (the seed signature before the first chunk).
+    public private(set) var previousSignature: String
+
+    /// Starts the chain from a request signed with ``SigV4Payload/streaming``.
+    public init(signer: SigV4Signer, seed: SigV4Signature, at time: Timestamp) {
+        entry = signer.keyEntry(time)
+        var prefix = Array("AWS4-HMAC-SHA256-PAYLOAD\n".utf8)
+        prefix.append(contentsOf: seed.amzDate.utf8)
+        prefix.append(UInt8(ascii: "\n"))
+        prefix.append(contentsOf: seed.scope.utf8)
+        prefix.append(UInt8(ascii: "\n"))
+        self.prefix = prefix
+        self.previousSignature = seed.signature
+    }
+
+    /// Signs the next chunk (an empty buffer is the final chunk) and returns its signature.
+    public mutating func sign(chunk: UnsafeRawBufferPointer) -> String {
+        let dataHash = chunk.isEmpty ? SigV4Signer.emptyPayloadHash : SHA256.hash(bufferPointer: chunk).hexLowercased
+        var stringToSign = prefix
+        stringToSign.reserveCapacity(prefix.count + 64 * 3 + 3)
+        stringToSign.append(contentsOf: previousSignature.utf8)
+        stringToSign.append(UInt8(ascii: "\n"))
+        stringToSign.append(contentsOf: SigV4Signer.emptyPayloadHash.utf8)
+        stringToSign.append(UInt8(ascii: "\n"))
+        stringToSign.append(contentsOf: dataHash.utf8)
+        let signature = stringToSign.withUnsafeBytes { entry.authenticate($0) }.hexLowercased
+        previousSignature = signature
+        return signature
+    }
+
+    /// Signs the next chunk and returns its encoded header `hex(size);chunk-signature=…\r\n`; the
+    /// caller writes the data and a trailing `\r\n` after it.
+    public mutating func header(forChunk chunk: UnsafeRawBufferPointer) -> [UInt8] {
+        let signature = sign(chunk: chunk)
+        var header = Array(String(chunk.count, radix: 16).utf8)
+        header.append(contentsOf: ";chunk-signature=".utf8)
+        header.append(contentsOf: signature.utf8)
+        header.append(contentsOf: "\r\n".utf8)
+        return header
+    }
+
+    /// The whole encoded form of one chunk: header, data, `\r\n`.
+    public mutating func encode(chunk: UnsafeRawBufferPointer) -> [UInt8] {
+        var out = header(forChunk: chunk)
+        out.append(contentsOf: chunk)
+        out.append(contentsOf: "\r\n".utf8)
+        return out
+    }
+
+    /// The `Content-Length` of an aws-chunked body of `decodedLength` bytes cut into `chunkSize`
+    /// chunks (plus the final empty chunk).
+    public static func encodedLength(decodedLength: Int, chunkSize: Int) -> Int {
+        precondition(chunkSize > 0, "chunk size must be positive")  // invariant: callers pass a constant chunk size
+        func chunkLength(_ size: Int) -> Int { String(size, radix: 16).utf8.count + ";chunk-signature=".utf8.count + 64 + 2 + size + 2 }
+        let full = decodedLength / chunkSize
+        let rest = decodedLength % chunkSize
+        return full * chunkLength(chunkSize) + (rest > 0 ? chunkLength(rest) : 0) + chunkLength(0)
+    }
+}

@@ -1,0 +1,74 @@
+/// An HTTP request as SigV4 sees it: method, request-line path and query, headers and payload.
+///
+/// The `Host` header must be among the headers (SigV4 signs it).
+public struct SigV4Request: Sendable {
+    /// The HTTP method (`GET`, `PUT`, ...).
+    public var method: String
+    /// The path as it appears on the request line (percent-escapes are kept as written).
+    public var path: String
+    /// The raw query string without `?` (may be empty).
+    public var query: String
+    /// The header fields to sign, in order.
+    public var headers: [HTTPHeader]
+    /// The payload, or how it is represented in the signature.
+    public var payload: SigV4Payload
+
+    /// A request from a request-line target (`/path?query`).
+    public init(method: String, target: String, headers: [HTTPHeader], payload: SigV4Payload = .bytes([])) {
+        self.method = method
+        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = String(target[..<q])
+            query = String(target[target.utf8.index(after: q)...])
+        } else {
+            path = target
+            query = ""
+        }
+        self.headers = headers
+        self.payload = payload
+    }
+
+    /// The largest payload hashed in memory (larger payloads: hash them as you stream and pass
+    /// ``SigV4Payload/precomputedHash(_:)``, or use aws-chunked signing).
+    public static let maximumInMemoryPayload = 5 << 30
+}
+
+/// The payload of a request as SigV4 signs it.
+public enum SigV4Payload: Sendable {
+    /// The body bytes; their SHA-256 is signed.
+    case bytes([UInt8])
+    /// The hex SHA-256 of a body hashed elsewhere.
+    case precomputedHash(String)
+    /// `UNSIGNED-PAYLOAD` (S3; presigned URLs).
+    case unsigned
+    /// `STREAMING-AWS4-HMAC-SHA256-PAYLOAD`: an `aws-chunked` body whose chunks are signed one by one
+    /// (see ``SigV4ChunkSigner``).
+    case streaming
+}
+
+/// How a request is canonicalised (SigV4 "Create a canonical request").
+public struct SigV4Options: Sendable, Hashable {
+    /// URI-encode the path (every byte but `A-Za-z0-9-._~/`), as every service but S3 expects.
+    public var doubleURIEncode: Bool
+    /// Remove `.`/`..` segments and collapse repeated `/` (every service but S3).
+    public var normalizePath: Bool
+    /// Add and sign `x-amz-content-sha256` with the payload hash (S3 requires it).
+    public var addContentSHA256Header: Bool
+    /// Sign without the session token and add it afterwards (services that require this).
+    public var omitSessionToken: Bool
+
+    /// Options.
+    public init(
+        doubleURIEncode: Bool = true, normalizePath: Bool = true, addContentSHA256Header: Bool = false,
+        omitSessionToken: Bool = false
+    ) {
+        self.doubleURIEncode = doubleURIEncode
+        self.normalizePath = normalizePath
+        self.addContentSHA256Header = addContentSHA256Header
+        self.omitSessionToken = omitSessionToken
+    }
+
+    /// The default rules for every service except S3.
+    public static let standard = SigV4Options()
+    /// S3: no second URI encoding, no path normalisation, `x-amz-content-sha256` signed.
+    public static let s3 = SigV4Options(doubleURIEncode: false, normalizePath: false, addContentSHA256Header: true)
+}

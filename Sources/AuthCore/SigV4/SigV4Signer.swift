@@ -1,0 +1,363 @@
+/// AWS Signature Version 4 for any service: `Authorization` headers and presigned URLs.
+///
+/// ```swift
+/// let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "sts")
+/// let request = SigV4Request(method: "POST", target: "/", headers: [HTTPHeader("Host", "sts.amazonaws.com")],
+///                            payload: .bytes(Array("Action=GetCallerIdentity&Version=2011-06-15".utf8)))
+/// let signed = try signer.sign(request, at: clock.now())
+/// // add signed.headers to the request: X-Amz-Date, [X-Amz-Security-Token], [X-Amz-Content-SHA256], Authorization
+/// ```
+///
+/// Steps (AWS General Reference, "Signature Version 4 signing process"):
+/// 1. canonical request = `METHOD \n URI \n QUERY \n HEADERS \n SIGNED-HEADERS \n PAYLOAD-HASH`;
+/// 2. string to sign = `AWS4-HMAC-SHA256 \n X-Amz-Date \n date/region/service/aws4_request \n hex(SHA256(canonical request))`;
+/// 3. signing key = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request"),
+///    cached in a ``SigningKeyCache`` with its keyed HMAC context;
+/// 4. signature = hex(HMAC(signing key, string to sign)).
+///
+/// The signer does no I/O and reads no clock: the caller passes the signing time (an injected clock
+/// plus any clock-skew correction).
+public struct SigV4Signer: Sendable {
+    /// The credentials.
+    public let credentials: Credentials
+    /// The region of the credential scope (`us-east-1`).
+    public let region: String
+    /// The service of the credential scope (`s3`, `sts`, `cognito-identity`).
+    public let service: String
+    /// Canonicalisation rules.
+    public let options: SigV4Options
+    let fingerprint: [UInt8]
+    let keyCache: SigningKeyCache
+    /// `/region/service/aws4_request`, precomputed.
+    let scopeSuffix: [UInt8]
+    let memo = SigningKeyMemo()
+
+    /// The longest presigned-URL lifetime SigV4 allows (7 days).
+    public static let maximumPresignedExpiry = 604_800
+
+    /// A signer.
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an empty region or service, or one with
+    ///   `/`, whitespace or control characters (they are part of the credential scope).
+    public init(
+        credentials: Credentials, region: String, service: String, options: SigV4Options = .standard,
+        keyCache: SigningKeyCache = .shared
+    ) throws(AuthCoreError) {
+        for (name, value) in [("region", region), ("service", service)] {
+            guard !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") }) else {
+                throw AuthCoreError(.invalidParameter, "\(name) must be non-empty, without '/', spaces or control characters")
+            }
+        }
+        self.credentials = credentials
+        self.region = region
+        self.service = service
+        self.options = options
+        self.keyCache = keyCache
+        self.fingerprint = credentials.secretFingerprint.bytes
+        self.scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
+    }
+
+    // MARK: - Header signing
+
+    /// Signs a request for the `Authorization` header.
+    ///
+    /// Existing `Authorization`, `X-Amz-Date` (and, when the signer adds them,
+    /// `X-Amz-Security-Token`/`X-Amz-Content-SHA256`) headers are replaced, so a request can be signed
+    /// again (after a clock-skew correction).
+    /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an invalid method, header or payload hash.
+    public func sign(_ request: SigV4Request, at time: Timestamp) throws(AuthCoreError) -> SigV4Signature {
+        try validate(request)
+        let date = AmzDate(time)
+        let payloadHash = try self.payloadHash(request.payload)
+        let addsHash = addsContentSHA256(request)
+        let token = credentials.sessionToken
+        let query = request.query.isEmpty ? [] : SigV4CanonicalRequest.canonicalQuery(request.query)
+        let canonical = date.withBytes { dateBytes in
+            payloadHash.withUnsafeBytes { hash in
+                SigV4CanonicalRequest.build(
+                    method: request.method, path: request.path, query: query, headers: request.headers,
+                    signerHeaders: .init(
+                        amzDate: dateBytes, securityToken: options.omitSessionToken ? nil : token,
+                        contentSHA256: addsHash ? hash : nil, replacesToken: token != nil),
+                    options: options, payloadHash: hash)
+            }
+        }
+        if let problem = canonical.problem { throw problem.error }
+        let (hash, mac) = signatureOf(canonicalRequest: canonical.bytes, date: date)
+
+        // AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, SignedHeaders=…, Signature=…
+        let prefix: StaticString = "AWS4-HMAC-SHA256 Credential="
+        let signedHeadersLabel: StaticString = ", SignedHeaders="
+        let signatureLabel: StaticString = ", Signature="
+        let length = prefix.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1 + 8 + scopeSuffix.count
+            + signedHeadersLabel.utf8CodeUnitCount + canonical.signedHeaders.count + signatureLabel.utf8CodeUnitCount + 64
+        let authorization = String(writing: length) { out in
+            out.write(prefix)
+            out.write(credentials.accessKeyId)
+            out.write("/" as StaticString)
+            date.withDateBytes { out.write($0) }
+            out.write(scopeSuffix)
+            out.write(signedHeadersLabel)
+            canonical.bytes.withUnsafeBytes { out.write(UnsafeRawBufferPointer(rebasing: $0[canonical.signedHeaders])) }
+            out.write(signatureLabel)
+            mac.withUnsafeBytes { out.writeHex($0) }
+        }
+        let amzDate = date.string
+        var headers: [HTTPHeader] = []
+        headers.reserveCapacity(4)
+        headers.append(HTTPHeader("X-Amz-Date", amzDate))
+        if let token { headers.append(HTTPHeader("X-Amz-Security-Token", token)) }
+        if addsHash { headers.append(HTTPHeader("X-Amz-Content-SHA256", String(decoding: payloadHash, as: UTF8.self))) }
+        headers.append(HTTPHeader("Authorization", authorization))
+        return SigV4Signature(
+            headers: headers, authorization: authorization, mac: mac, canonicalRequestBytes: canonical.bytes,
+            canonicalRequestHash: hash, signedURI: nil, expires: nil, scopeSuffix: scopeSuffix, date: date)
+    }
+
+    // MARK: - Presigned URLs
+
+    /// What to do when a presigned URL would outlive the credentials.
+    public enum ExpiryPolicy: Sendable {
+        /// Throw ``AuthCoreError/Code/expired`` (the default: no URL that dies early).
+        case strict
+        /// Shorten the expiry to the credentials' remaining lifetime (reported in
+        /// ``SigV4Signature/expires``).
+        case clampToCredentials
+    }
+
+    /// Signs a request as a presigned URL (query-string authentication).
+    ///
+    /// - Parameters:
+    ///   - request: the request; its headers (at least `Host`) are signed, its payload is usually ``SigV4Payload/unsigned``.
+    ///   - time: the signing time.
+    ///   - expires: lifetime in seconds, 1...604800.
+    ///   - policy: what to do when the URL would outlive the credentials' expiration.
+    /// - Returns: a signature whose ``SigV4Signature/signedURI`` is the path and query to request.
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an expiry outside 1...604800;
+    ///   ``AuthCoreError/Code/expired`` when the credentials are expired, or expire before the URL
+    ///   would (with ``ExpiryPolicy/strict``).
+    public func presign(_ request: SigV4Request, at time: Timestamp, expires: Int, policy: ExpiryPolicy = .strict)
+        throws(AuthCoreError) -> SigV4Signature
+    {
+        try validate(request)
+        guard (1...Self.maximumPresignedExpiry).contains(expires) else {
+            throw AuthCoreError(.invalidParameter, "presigned URL expiry \(expires) s is outside 1...\(Self.maximumPresignedExpiry)")
+        }
+        var effectiveExpires = expires
+        if let expiration = credentials.expiration {
+            let remaining = time.seconds(until: expiration)
+            guard remaining > 0 else {
+                throw AuthCoreError(.expired, "the credentials expired at \(expiration.iso8601)")
+            }
+            if Int64(expires) > remaining {
+                switch policy {
+                case .strict:
+                    throw AuthCoreError(
+                        .expired,
+                        "a \(expires) s presigned URL would outlive the credentials, which expire at \(expiration.iso8601) (\(remaining) s left)")
+                case .clampToCredentials:
+                    effectiveExpires = Int(remaining)
+                }
+            }
+        }
+        let date = AmzDate(time)
+        let scope = credentialScope(time)
+        let payloadHash = try self.payloadHash(request.payload)
+        // The signed-header list is the request's headers (minus any Authorization/X-Amz-Date).
+        var problem: SigV4CanonicalRequest.HeaderProblem?
+        let signedHeaders = SigV4CanonicalRequest.signedHeaderList(request.headers, problem: &problem)
+        if let problem { throw problem.error }
+        let authParameterNames: Set<String> = [
+            "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-signedheaders", "x-amz-signature",
+            "x-amz-security-token",
+        ]
+        func encoded(_ text: String) -> [UInt8] { SigV4Canonicalizer.encode(Array(text.utf8)) }
+        var additions: [(key: [UInt8], value: [UInt8])] = [
+            (Array("X-Amz-Algorithm".utf8), Array("AWS4-HMAC-SHA256".utf8)),
+            (Array("X-Amz-Credential".utf8), encoded("\(credentials.accessKeyId)/\(scope)")),
+            (Array("X-Amz-Date".utf8), Array(date.string.utf8)),
+            (Array("X-Amz-Expires".utf8), Array(String(effectiveExpires).utf8)),
+            (Array("X-Amz-SignedHeaders".utf8), SigV4Canonicalizer.encode(signedHeaders)),
+        ]
+        let excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { key in
+            authParameterNames.contains(String(decoding: key, as: UTF8.self).lowercased())
+        }
+        var signedQuery = SigV4CanonicalRequest.canonicalQuery(request.query, adding: additions, excluding: excluding)
+        var fullQuery = signedQuery
+        if let token = credentials.sessionToken {
+            additions.append((Array("X-Amz-Security-Token".utf8), encoded(token)))
+            fullQuery = SigV4CanonicalRequest.canonicalQuery(request.query, adding: additions, excluding: excluding)
+            if !options.omitSessionToken { signedQuery = fullQuery }
+        }
+        let canonical = payloadHash.withUnsafeBytes { hash in
+            SigV4CanonicalRequest.build(
+                method: request.method, path: request.path, query: signedQuery, headers: request.headers, signerHeaders: .none,
+                options: options, payloadHash: hash)
+        }
+        let (hash, mac) = signatureOf(canonicalRequest: canonical.bytes, date: date)
+        var uri = Array(request.path.isEmpty ? "/".utf8 : request.path.utf8)
+        uri.append(UInt8(ascii: "?"))
+        uri.append(contentsOf: fullQuery)
+        uri.append(contentsOf: "&X-Amz-Signature=".utf8)
+        mac.withUnsafeBytes { uri.appendHex($0) }
+        return SigV4Signature(
+            headers: [], authorization: nil, mac: mac, canonicalRequestBytes: canonical.bytes, canonicalRequestHash: hash,
+            signedURI: String(decoding: uri, as: UTF8.self), expires: effectiveExpires, scopeSuffix: scopeSuffix, date: date)
+    }
+
+    // MARK: - Pieces
+
+    /// `date/region/service/aws4_request`.
+    public func credentialScope(_ time: Timestamp) -> String {
+        "\(time.dateStamp)/\(region)/\(service)/aws4_request"
+    }
+
+    /// The signing key for a date: the signer's memo of its last day, else the shared cache (derived
+    /// and cached on a miss).
+    func keyEntry(_ time: Timestamp) -> SigningKeyCache.Entry {
+        keyEntry(time.components)
+    }
+
+    func keyEntry(_ components: Timestamp.Components) -> SigningKeyCache.Entry {
+        keyEntry(AmzDate(components))
+    }
+
+    func keyEntry(_ date: AmzDate) -> SigningKeyCache.Entry {
+        if let hit = memo.lookup(day: date.day) { return hit }
+        let dateText = date.dateString
+        let key = SigningKeyCache.Key(
+            accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, date: dateText, region: region, service: service)
+        let entry = keyCache.entry(for: key) { deriveSigningKey(date: dateText) }
+        memo.store(day: date.day, entry: entry)
+        return entry
+    }
+
+    /// kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request").
+    func deriveSigningKey(date: String) -> SecureBytes {
+        var seed = SecureBytes(Array("AWS4".utf8))
+        credentials.secretAccessKey.withUnsafeBytes { seed.append(contentsOf: $0) }
+        var key = seed
+        for part in [date, region, service, "aws4_request"] {
+            let digest = key.withUnsafeBytes { k in
+                Array(part.utf8).withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: $0, using: k) }
+            }
+            key = digest.withUnsafeBytes { SecureBytes(copying: $0) }
+        }
+        return key
+    }
+
+    /// The hash of the canonical request and the signature: hex(SHA256(canonical request)) goes into
+    /// the string to sign (``SigV4Signature/stringToSign``), which is MACed with the signing key.
+    package func signatureOf(canonicalRequest: [UInt8], date: AmzDate) -> (hash: Digest, mac: Digest) {
+        let hash = canonicalRequest.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }
+        let entry = keyEntry(date)
+        let mac = withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { entry.authenticate($0) }
+        return (hash, mac)
+    }
+
+    static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+    static let emptyPayloadHashBytes = Array(emptyPayloadHash.utf8)
+    static let unsignedPayloadBytes = Array("UNSIGNED-PAYLOAD".utf8)
+    static let streamingPayloadBytes = Array("STREAMING-AWS4-HMAC-SHA256-PAYLOAD".utf8)
+
+    /// The payload's hash as it appears in the canonical request (lower-case hex or a marker).
+    package func payloadHash(_ payload: SigV4Payload) throws(AuthCoreError) -> [UInt8] {
+        switch payload {
+        case .bytes(let bytes):
+            guard bytes.count <= SigV4Request.maximumInMemoryPayload else {
+                throw AuthCoreError(.inputTooLarge, "payload exceeds \(SigV4Request.maximumInMemoryPayload) bytes")
+            }
+            if bytes.isEmpty { return Self.emptyPayloadHashBytes }
+            var out: [UInt8] = []
+            out.reserveCapacity(64)
+            bytes.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.withUnsafeBytes { out.appendHex($0) }
+            return out
+        case .precomputedHash(let hex):
+            guard hex.utf8.count == 64, let bytes = try? Hex.decode(hex) else {
+                throw AuthCoreError(.malformedRequest, "payload hash must be 64 hex digits")
+            }
+            return Array(Hex.encode(bytes).utf8)
+        case .unsigned:
+            return Self.unsignedPayloadBytes
+        case .streaming:
+            return Self.streamingPayloadBytes
+        }
+    }
+
+    func addsContentSHA256(_ request: SigV4Request) -> Bool {
+        if options.addContentSHA256Header { return true }
+        if case .streaming = request.payload { return true }
+        return false
+    }
+
+    package func validate(_ request: SigV4Request) throws(AuthCoreError) {
+        let tokens = HTTPHeader.tokenCharacters
+        var method = request.method
+        let methodOK = method.withUTF8 { bytes in !bytes.isEmpty && !bytes.contains(where: { !tokens[Int($0)] }) }
+        guard methodOK else { throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token") }
+        func hasControl(_ text: String) -> Bool {
+            var text = text
+            return text.withUTF8 { bytes in bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) }
+        }
+        guard !hasControl(request.path), !hasControl(request.query) else {
+            throw AuthCoreError(.malformedRequest, "request target contains control characters")
+        }
+        guard request.path.isEmpty || request.path.utf8.first == UInt8(ascii: "/") else {
+            throw AuthCoreError(.malformedRequest, "request path must start with '/'")
+        }
+        // Header names and values are checked while they are canonicalised (SigV4CanonicalRequest).
+    }
+}
+
+/// `AWS4-HMAC-SHA256 \n X-Amz-Date \n date/region/service/aws4_request \n hex(hash)`, built on the stack.
+func withStringToSign<R>(date: AmzDate, hash: Digest, scopeSuffix: [UInt8], _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    let algorithm: StaticString = "AWS4-HMAC-SHA256\n"
+    let newline: StaticString = "\n"
+    let count = algorithm.utf8CodeUnitCount + 16 + 1 + 8 + scopeSuffix.count + 1 + 64
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
+        var out = OutputCursor(buffer: buffer)
+        out.write(algorithm)
+        date.withBytes { out.write($0) }
+        out.write(newline)
+        date.withDateBytes { out.write($0) }
+        out.write(scopeSuffix)
+        out.write(newline)
+        hash.withUnsafeBytes { out.writeHex($0) }
+        return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[0..<out.position])))
+    }
+}
+
+/// The result of signing: headers to add (header mode) or the presigned target (query mode), plus
+/// the intermediate values for debugging and test vectors (computed on demand).
+public struct SigV4Signature: Sendable {
+    /// Headers to add to the request, in this order: `X-Amz-Date`, `X-Amz-Security-Token` (if any),
+    /// `X-Amz-Content-SHA256` (if any), `Authorization`. Empty for presigned URLs.
+    public let headers: [HTTPHeader]
+    /// The `Authorization` header value (header mode).
+    public let authorization: String?
+    let mac: Digest
+    /// The canonical request, as bytes.
+    public let canonicalRequestBytes: [UInt8]
+    let canonicalRequestHash: Digest
+    /// The presigned path and query (query mode).
+    public let signedURI: String?
+    /// The presigned URL's effective lifetime in seconds (query mode).
+    public let expires: Int?
+    let scopeSuffix: [UInt8]
+    let date: AmzDate
+
+    /// The hex signature.
+    public var signature: String { mac.hexLowercased }
+    /// The `X-Amz-Date` value.
+    public var amzDate: String { date.string }
+    /// The credential scope `date/region/service/aws4_request`.
+    public var scope: String { date.dateString + String(decoding: scopeSuffix, as: UTF8.self) }
+    /// The canonical request.
+    public var canonicalRequest: String { String(decoding: canonicalRequestBytes, as: UTF8.self) }
+    /// The string to sign.
+    public var stringToSign: String {
+        withStringToSign(date: date, hash: canonicalRequestHash, scopeSuffix: scopeSuffix) { String(decoding: $0, as: UTF8.self) }
+    }
+    /// The string to sign, as bytes.
+    public var stringToSignBytes: [UInt8] { Array(stringToSign.utf8) }
+}

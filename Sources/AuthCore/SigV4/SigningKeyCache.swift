@@ -1,0 +1,102 @@
+import Synchronization
+
+/// A bounded, thread-safe cache of SigV4 signing keys and their keyed HMAC contexts.
+///
+/// Deriving a signing key costs four HMACs (kDate → kRegion → kService → kSigning; SigV4 "Calculate
+/// the signature"); keying the final HMAC costs two more compression calls. The cache keeps both per
+/// (access key id, SHA-256 fingerprint of the secret, date, region, service) — never keyed by the
+/// secret itself — evicts the least recently used entry beyond its capacity, and wipes an entry's key
+/// and context when it is freed.
+public final class SigningKeyCache: Sendable {
+    struct Key: Hashable {
+        /// Which derivation: 0 = AWS SigV4 ("AWS4", "aws4_request"), 1 = OSS V4 ("aliyun_v4", "aliyun_v4_request").
+        var scheme: UInt8 = 0
+        let accessKeyId: String
+        let fingerprint: [UInt8]
+        let date: String
+        let region: String
+        let service: String
+    }
+
+    /// A signing key and its keyed HMAC-SHA256 context.
+    final class Entry: Sendable {
+        let signingKey: SecureBytes
+        let mac: Mutex<KeyedHMAC>
+
+        init(signingKey: SecureBytes) {
+            self.signingKey = signingKey
+            self.mac = Mutex(KeyedHMAC(algorithm: .sha256, key: signingKey))
+        }
+
+        /// HMAC-SHA256 under the signing key.
+        func authenticate(_ message: UnsafeRawBufferPointer) -> Digest {
+            mac.withLock { $0.authenticationCode(for: message) }
+        }
+    }
+
+    private struct State {
+        var entries: [Key: (entry: Entry, lastUse: UInt64)] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    /// The most entries kept.
+    public let capacity: Int
+
+    /// A cache of at most `capacity` keys.
+    public init(capacity: Int = 64) { self.capacity = Swift.max(1, capacity) }
+
+    /// The process-wide cache the signers use by default.
+    public static let shared = SigningKeyCache()
+
+    /// The number of cached keys.
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    /// Drops every entry (their keys are wiped when the last signer using them lets go).
+    public func removeAll() { state.withLock { $0.entries.removeAll() } }
+
+    func entry(for key: Key, derive: () -> SecureBytes) -> Entry {
+        if let found = state.withLock({ state -> Entry? in
+            guard let hit = state.entries[key] else { return nil }
+            state.clock &+= 1
+            state.entries[key] = (hit.entry, state.clock)
+            return hit.entry
+        }) {
+            return found
+        }
+        let entry = Entry(signingKey: derive())  // derived outside the lock
+        return state.withLock { state in
+            state.clock &+= 1
+            if let raced = state.entries[key] {
+                state.entries[key] = (raced.entry, state.clock)
+                return raced.entry
+            }
+            if state.entries.count >= capacity,
+                let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key
+            {
+                state.entries.removeValue(forKey: oldest)
+            }
+            state.entries[key] = (entry, state.clock)
+            return entry
+        }
+    }
+}
+
+/// A signer's memo of the signing key for the last day it signed on (one lock, one integer compare:
+/// the hot path skips the shared cache's hashing of its key).
+final class SigningKeyMemo: Sendable {
+    private struct Remembered {
+        var day = 0
+        var entry: SigningKeyCache.Entry?
+    }
+
+    private let state = Mutex(Remembered())
+
+    func lookup(day: Int) -> SigningKeyCache.Entry? {
+        state.withLock { $0.day == day ? $0.entry : nil }
+    }
+
+    func store(day: Int, entry: SigningKeyCache.Entry) {
+        state.withLock { $0 = Remembered(day: day, entry: entry) }
+    }
+}

@@ -1,0 +1,348 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// A point in time as whole seconds since 1970-01-01T00:00:00Z (UTC), plus nanoseconds.
+///
+/// AuthCore formats and parses the timestamps its protocols use from integer date components
+/// (no `DateFormatter`, no locale): SigV4's `YYYYMMDDTHHMMSSZ`, ISO 8601, RFC 1123 (`Date` headers,
+/// OSS V1) and Cognito's `EEE MMM d HH:mm:ss 'UTC' yyyy`.
+public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Whole seconds since the Unix epoch (negative before 1970).
+    public var secondsSince1970: Int64
+    /// Nanoseconds within the second, 0..<1_000_000_000.
+    public var nanoseconds: Int32
+
+    /// A timestamp.
+    public init(secondsSince1970: Int64, nanoseconds: Int32 = 0) {
+        self.secondsSince1970 = secondsSince1970
+        self.nanoseconds = nanoseconds
+    }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        (lhs.secondsSince1970, lhs.nanoseconds) < (rhs.secondsSince1970, rhs.nanoseconds)
+    }
+
+    /// The timestamp `seconds` later (earlier for a negative value).
+    public func adding(seconds: Int64) -> Timestamp {
+        Timestamp(secondsSince1970: secondsSince1970 + seconds, nanoseconds: nanoseconds)
+    }
+
+    /// Whole seconds from `self` to `other` (positive when `other` is later), rounded toward negative infinity.
+    public func seconds(until other: Timestamp) -> Int64 {
+        var delta = other.secondsSince1970 - secondsSince1970
+        if other.nanoseconds < nanoseconds { delta -= 1 }
+        return delta
+    }
+
+    /// The current time from the system's real-time clock.
+    public static func now() -> Timestamp {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Timestamp(secondsSince1970: Int64(ts.tv_sec), nanoseconds: Int32(ts.tv_nsec))
+    }
+
+    public var description: String { iso8601 }
+
+    // MARK: - Civil calendar (proleptic Gregorian, UTC)
+
+    /// Year, month (1–12), day (1–31), hour, minute, second, weekday (0 = Sunday).
+    public struct Components: Hashable, Sendable {
+        public var year: Int
+        public var month: Int
+        public var day: Int
+        public var hour: Int
+        public var minute: Int
+        public var second: Int
+        public var weekday: Int
+    }
+
+    /// The UTC calendar components (days-from-civil algorithm, H. Hinnant, "chrono-Compatible
+    /// Low-Level Date Algorithms").
+    public var components: Components {
+        let days = Int(secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400)
+        let secondOfDay = Int(secondsSince1970 - Int64(days) * 86_400)
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (4)
+        return Components(
+            year: year, month: month, day: day, hour: secondOfDay / 3600, minute: secondOfDay / 60 % 60,
+            second: secondOfDay % 60, weekday: weekday)
+    }
+
+    /// The timestamp of a UTC calendar date and time; nil when a field is out of range.
+    public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, nanoseconds: Int32 = 0) {
+        guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day), (0...23).contains(hour),
+            (0...59).contains(minute), (0...60).contains(second), (0...9999).contains(year)
+        else { return nil }
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = month > 2 ? month - 3 : month + 9
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = era * 146_097 + doe - 719_468
+        self.init(
+            secondsSince1970: Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second), nanoseconds: nanoseconds)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+}
+
+// MARK: - Formatting
+
+extension Timestamp {
+    @inline(__always)
+    static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+        var v = value
+        var i = width - 1
+        while i >= 0 {
+            digits[i] = UInt8(ascii: "0") + UInt8(v % 10)
+            v /= 10
+            i -= 1
+        }
+        out.append(contentsOf: digits)
+    }
+
+    /// SigV4's basic ISO 8601 form `YYYYMMDDTHHMMSSZ` (the `X-Amz-Date` value), as bytes.
+    public var amzDateBytes: [UInt8] {
+        let c = components
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        Self.appendDigits(c.year, width: 4, to: &out)
+        Self.appendDigits(c.month, width: 2, to: &out)
+        Self.appendDigits(c.day, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        Self.appendDigits(c.hour, width: 2, to: &out)
+        Self.appendDigits(c.minute, width: 2, to: &out)
+        Self.appendDigits(c.second, width: 2, to: &out)
+        out.append(UInt8(ascii: "Z"))
+        return out
+    }
+
+    /// `YYYYMMDDTHHMMSSZ`.
+    public var amzDate: String { String(decoding: amzDateBytes, as: UTF8.self) }
+
+    /// `YYYYMMDD` (the date of a credential scope).
+    public var dateStamp: String { String(decoding: amzDateBytes.prefix(8), as: UTF8.self) }
+
+    /// ISO 8601 extended, UTC, whole seconds: `2026-11-29T22:00:00Z`.
+    public var iso8601: String {
+        let c = components
+        var out: [UInt8] = []
+        Self.appendDigits(c.year, width: 4, to: &out)
+        out.append(UInt8(ascii: "-"))
+        Self.appendDigits(c.month, width: 2, to: &out)
+        out.append(UInt8(ascii: "-"))
+        Self.appendDigits(c.day, width: 2, to: &out)
+        out.append(UInt8(ascii: "T"))
+        Self.appendDigits(c.hour, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        Self.appendDigits(c.minute, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        Self.appendDigits(c.second, width: 2, to: &out)
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// RFC 1123 (HTTP `Date`, RFC 9110 §5.6.7 IMF-fixdate): `Sat, 14 Mar 2026 15:09:26 GMT`.
+    public var rfc1123: String {
+        let c = components
+        var out = Array(Self.weekdayNames[c.weekday].utf8)
+        out.append(contentsOf: Array(", ".utf8))
+        Self.appendDigits(c.day, width: 2, to: &out)
+        out.append(UInt8(ascii: " "))
+        out.append(contentsOf: Array(Self.monthNames[c.month - 1].utf8))
+        out.append(UInt8(ascii: " "))
+        Self.appendDigits(c.year, width: 4, to: &out)
+        out.append(UInt8(ascii: " "))
+        Self.appendDigits(c.hour, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        Self.appendDigits(c.minute, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        Self.appendDigits(c.second, width: 2, to: &out)
+        out.append(contentsOf: Array(" GMT".utf8))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Cognito's SRP `TIMESTAMP`: `EEE MMM d HH:mm:ss 'UTC' yyyy` in English, day not zero-padded
+    /// (`Tue Mar 3 04:05:06 UTC 2026`), whatever the process locale.
+    public var cognitoTimestamp: String {
+        let c = components
+        var out = Array(Self.weekdayNames[c.weekday].utf8)
+        out.append(UInt8(ascii: " "))
+        out.append(contentsOf: Array(Self.monthNames[c.month - 1].utf8))
+        out.append(UInt8(ascii: " "))
+        Self.appendDigits(c.day, width: c.day < 10 ? 1 : 2, to: &out)
+        out.append(UInt8(ascii: " "))
+        Self.appendDigits(c.hour, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        Self.appendDigits(c.minute, width: 2, to: &out)
+        out.append(UInt8(ascii: ":"))
+        Self.appendDigits(c.second, width: 2, to: &out)
+        out.append(contentsOf: Array(" UTC ".utf8))
+        Self.appendDigits(c.year, width: 4, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+// MARK: - Parsing
+
+extension Timestamp {
+    private struct Scanner {
+        let bytes: [UInt8]
+        var index = 0
+        init(_ text: String) { bytes = Array(text.utf8) }
+        var atEnd: Bool { index == bytes.count }
+        mutating func digits(_ count: Int) -> Int? {
+            guard index + count <= bytes.count else { return nil }
+            var value = 0
+            for i in index..<(index + count) {
+                let b = bytes[i]
+                guard b >= UInt8(ascii: "0"), b <= UInt8(ascii: "9") else { return nil }
+                value = value * 10 + Int(b - UInt8(ascii: "0"))
+            }
+            index += count
+            return value
+        }
+        mutating func literal(_ byte: UInt8) -> Bool {
+            guard index < bytes.count, bytes[index] == byte else { return false }
+            index += 1
+            return true
+        }
+        mutating func word(_ options: [String]) -> Int? {
+            for (i, option) in options.enumerated() {
+                let w = Array(option.utf8)
+                if index + w.count <= bytes.count, Array(bytes[index..<(index + w.count)]) == w {
+                    index += w.count
+                    return i
+                }
+            }
+            return nil
+        }
+    }
+
+    /// Parses `YYYYMMDDTHHMMSSZ`.
+    ///
+    /// - Throws: ``AuthCoreError/Code/malformedInput``.
+    public init(amzDate text: String) throws(AuthCoreError) {
+        var s = Scanner(text)
+        guard let y = s.digits(4), let mo = s.digits(2), let d = s.digits(2), s.literal(UInt8(ascii: "T")),
+            let h = s.digits(2), let mi = s.digits(2), let se = s.digits(2), s.literal(UInt8(ascii: "Z")), s.atEnd,
+            let value = Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: se)
+        else {
+            throw AuthCoreError(.malformedInput, "timestamp must be YYYYMMDDTHHMMSSZ")
+        }
+        self = value
+    }
+
+    /// Parses ISO 8601 / RFC 3339 date-times in UTC or with an offset, with or without fractional
+    /// seconds: `2026-11-29T21:39:33Z`, `2026-11-29T21:39:33.894375Z`, `2026-11-29T22:39:33+01:00`.
+    ///
+    /// - Throws: ``AuthCoreError/Code/malformedInput``.
+    public init(iso8601 text: String) throws(AuthCoreError) {
+        var s = Scanner(text)
+        let error = AuthCoreError(.malformedInput, "not an ISO 8601 date-time (expected e.g. 2026-11-29T22:00:00Z)")
+        guard let y = s.digits(4), s.literal(UInt8(ascii: "-")), let mo = s.digits(2), s.literal(UInt8(ascii: "-")),
+            let d = s.digits(2), s.literal(UInt8(ascii: "T")) || s.literal(UInt8(ascii: "t")) || s.literal(UInt8(ascii: " ")),
+            let h = s.digits(2), s.literal(UInt8(ascii: ":")), let mi = s.digits(2), s.literal(UInt8(ascii: ":")),
+            let se = s.digits(2)
+        else { throw error }
+        var nanos: Int32 = 0
+        if s.literal(UInt8(ascii: ".")) {
+            var count = 0
+            var value = 0
+            while let digit = s.digits(1) {
+                if count < 9 { value = value * 10 + digit }
+                count += 1
+            }
+            guard count > 0 else { throw error }
+            for _ in count..<9 where count < 9 { value *= 10 }
+            nanos = Int32(value)
+        }
+        var offsetSeconds = 0
+        if s.literal(UInt8(ascii: "Z")) || s.literal(UInt8(ascii: "z")) {
+        } else if let sign = s.word(["+", "-"]), let oh = s.digits(2), s.literal(UInt8(ascii: ":")), let om = s.digits(2) {
+            offsetSeconds = (oh * 3600 + om * 60) * (sign == 0 ? 1 : -1)
+        } else {
+            throw error
+        }
+        guard s.atEnd, let base = Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: se, nanoseconds: nanos)
+        else { throw error }
+        self = base.adding(seconds: Int64(-offsetSeconds))
+    }
+
+    /// Parses an RFC 1123 / IMF-fixdate HTTP date (`Sat, 14 Mar 2026 15:09:26 GMT`).
+    ///
+    /// - Throws: ``AuthCoreError/Code/malformedInput``.
+    public init(rfc1123 text: String) throws(AuthCoreError) {
+        var s = Scanner(text)
+        guard s.word(Self.weekdayNames) != nil, s.literal(UInt8(ascii: ",")), s.literal(UInt8(ascii: " ")),
+            let d = s.digits(2) ?? s.digits(1), s.literal(UInt8(ascii: " ")), let mo = s.word(Self.monthNames),
+            s.literal(UInt8(ascii: " ")), let y = s.digits(4), s.literal(UInt8(ascii: " ")), let h = s.digits(2),
+            s.literal(UInt8(ascii: ":")), let mi = s.digits(2), s.literal(UInt8(ascii: ":")), let se = s.digits(2),
+            s.word([" GMT", " UTC", " +0000"]) != nil, s.atEnd,
+            let value = Timestamp(year: y, month: mo + 1, day: d, hour: h, minute: mi, second: se)
+        else {
+            throw AuthCoreError(.malformedInput, "not an RFC 1123 date (expected e.g. Sat, 14 Mar 2026 15:09:26 GMT)")
+        }
+        self = value
+    }
+}
+
+/// A source of the current time; injected wherever AuthCore needs "now".
+public protocol SigningClock: Sendable {
+    /// The current time.
+    func now() -> Timestamp
+}
+
+/// The system's real-time clock.
+public struct SystemClock: SigningClock {
+    /// The system clock.
+    public init() {}
+    public func now() -> Timestamp { Timestamp.now() }
+}
+
+/// A clock fixed at one instant (tests, `--timestamp`).
+public struct FixedClock: SigningClock {
+    /// The instant it reports.
+    public let instant: Timestamp
+    /// A clock stopped at `instant`.
+    public init(_ instant: Timestamp) { self.instant = instant }
+    public func now() -> Timestamp { instant }
+}
+
+/// Another clock shifted by a number of seconds (a clock-skew correction, or `--clock-offset`).
+public struct OffsetClock<Base: SigningClock>: SigningClock {
+    /// The underlying clock.
+    public let base: Base
+    /// Seconds added to the base clock's time.
+    public let offsetSeconds: Int64
+    /// `base` shifted by `offsetSeconds`.
+    public init(_ base: Base, offsetSeconds: Int64) {
+        self.base = base
+        self.offsetSeconds = offsetSeconds
+    }
+    public func now() -> Timestamp { base.now().adding(seconds: offsetSeconds) }
+}

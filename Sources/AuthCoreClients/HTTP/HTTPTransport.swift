@@ -1,0 +1,50 @@
+public import AuthCore
+
+/// An HTTP request as the clients send it.
+public struct HTTPRequest: Sendable {
+    /// The method.
+    public var method: String
+    /// The absolute URL.
+    public var url: RequestURL
+    /// Header fields, in order.
+    public var headers: [HTTPHeader]
+    /// The body.
+    public var body: [UInt8]
+
+    /// A request.
+    public init(method: String, url: RequestURL, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// An HTTP response.
+public struct HTTPResponse: Sendable {
+    /// The status code.
+    public var status: Int
+    /// Header fields.
+    public var headers: [HTTPHeader]
+    /// The body.
+    public var body: [UInt8]
+
+    /// A response.
+    public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}
+
+/// Sends HTTP requests. The default implementation is ``URLSessionTransport``; tests and apps can
+/// supply their own.
+public protocol HTTPTransport: Sendable {
+    /// Sends a request and returns the response (any status).
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/transportFailure`` when no response arrives.
+    func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse
+}

@@ -1,0 +1,48 @@
+import AuthCore
+import Foundation
+
+/// The error code and message of a failed AWS/OSS response body, as the service wrote them.
+public struct ServiceErrorBody: Sendable, Equatable {
+    /// The service's error type (`SignatureDoesNotMatch`, `NotAuthorizedException`).
+    public var code: String?
+    /// The service's message.
+    public var message: String?
+
+    /// Parses XML (`<Error><Code>…</Code><Message>…</Message>`, also inside `<ErrorResponse>`) and
+    /// JSON (`{"__type": "…#Name", "message": "…"}`, `{"Error": {"Code", "Message"}}`,
+    /// `{"code","message"}`) bodies; the `x-amzn-ErrorType` header wins for JSON APIs. A type like
+    /// `com.amazonaws.x#Name:http://…` is reduced to `Name`.
+    public init(response: HTTPResponse) {
+        let text = String(decoding: response.body.prefix(1 << 20), as: UTF8.self)
+        if let header = response.headers.first(named: "x-amzn-ErrorType") { code = Self.shortType(header) }
+        if text.contains("<Code>") || text.contains("<code>") {
+            code = code ?? Self.element("Code", in: text) ?? Self.element("code", in: text)
+            message = Self.element("Message", in: text) ?? Self.element("message", in: text)
+        } else if let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
+            let nested = object["Error"] as? [String: Any]
+            let type = object["__type"] as? String ?? object["code"] as? String ?? object["Code"] as? String
+                ?? nested?["Code"] as? String
+            code = code ?? type.map(Self.shortType)
+            message = object["message"] as? String ?? object["Message"] as? String ?? nested?["Message"] as? String
+        }
+    }
+
+    static func shortType(_ type: String) -> String {
+        var name = Substring(type)
+        if let colon = name.firstIndex(of: ":") { name = name[..<colon] }
+        if let hash = name.lastIndex(of: "#") { name = name[name.index(after: hash)...] }
+        return String(name)
+    }
+
+    static func element(_ name: String, in text: String) -> String? {
+        guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
+        else { return nil }
+        return String(text[open.upperBound..<close.lowerBound])
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    /// `Code: message` with placeholders for missing parts.
+    public var summary: String { "\(code ?? "(no error code)"): \(message ?? "(no message)")" }
+}

@@ -1,0 +1,44 @@
+import AuthCore
+
+/// Reading the shared `request` / `credentials` objects of the `sigv4` and `oss` kinds.
+extension VectorCase {
+    func requestHeaders() throws(CaseFailure) -> [HTTPHeader] {
+        guard let value = value("request.headers") else { throw .missing("request.headers") }
+        guard case .array(let items) = value else { throw .invalid("request.headers", "expected an array of [name, value]") }
+        var headers: [HTTPHeader] = []
+        for (index, item) in items.enumerated() {
+            guard case .array(let pair) = item, pair.count == 2, case .string(let name) = pair[0], case .string(let v) = pair[1]
+            else { throw .invalid("request.headers[\(index)]", "expected [name, value]") }
+            headers.append(HTTPHeader(name, v))
+        }
+        return headers
+    }
+
+    func requestBody() throws(CaseFailure) -> [UInt8] {
+        if has("request.body_hex") { return try hexBytes("request.body_hex") }
+        if has("request.body") { return Array(try string("request.body").utf8) }
+        return []
+    }
+
+    func credentials() throws(CaseFailure) -> Credentials {
+        let id = try string("credentials.access_key_id")
+        let secret = try string("credentials.secret_access_key")
+        let token = try optionalString("credentials.session_token")
+        do { return try Credentials(accessKeyId: id, secretAccessKey: secret, sessionToken: token) } catch {
+            throw .invalid("credentials", error.reason)
+        }
+    }
+
+    /// Compares a signed URI exactly, falling back to path + order-insensitive parameters (vectors.md
+    /// `sigv4` convention 5 allows either).
+    func checkSignedURI(_ field: String, expected: String, got: String) throws(CaseFailure) {
+        if expected == got { return }
+        func split(_ uri: String) -> (Substring, [Substring]) {
+            guard let q = uri.firstIndex(of: "?") else { return (Substring(uri), []) }
+            return (uri[..<q], uri[uri.index(after: q)...].split(separator: "&").sorted())
+        }
+        let (ep, eq) = split(expected)
+        let (gp, gq) = split(got)
+        guard ep == gp, eq == gq else { throw .mismatch(field, expected: expected, got: got) }
+    }
+}

@@ -1,0 +1,212 @@
+import AuthCore
+import Testing
+
+@Suite("SigV4 signer: guards, chunked uploads, key cache")
+struct SigV4SignerTests {
+    let credentials = try! Credentials(accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")  // test constant
+    let time = Timestamp(year: 2013, month: 5, day: 24)!
+
+    // Amazon S3 API Reference, "Signature Calculations for the Authorization Header: Transferring Payload
+    // in Multiple Chunks", Example: PUT Object (66560 bytes of 'a' in a 64 KiB and a 1 KiB chunk).
+    @Test("aws-chunked signatures match the AWS documentation's example, seed to final chunk")
+    func chunkedDocumentationExample() throws {
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
+        let request = SigV4Request(
+            method: "PUT", target: "/examplebucket/chunkObject.txt",
+            headers: [
+                HTTPHeader("Host", "s3.amazonaws.com"), HTTPHeader("x-amz-storage-class", "REDUCED_REDUNDANCY"),
+                HTTPHeader("Content-Encoding", "aws-chunked"), HTTPHeader("x-amz-decoded-content-length", "66560"),
+                HTTPHeader("Content-Length", String(SigV4ChunkSigner.encodedLength(decodedLength: 66560, chunkSize: 65536))),
+            ], payload: .streaming)
+        let seed = try signer.sign(request, at: time)
+        #expect(seed.signature == "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9")
+        #expect(seed.headers.map(\.name) == ["X-Amz-Date", "X-Amz-Content-SHA256", "Authorization"])
+        #expect(seed.headers[1].value == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
+        var chunks = SigV4ChunkSigner(signer: signer, seed: seed, at: time)
+        let data = [UInt8](repeating: UInt8(ascii: "a"), count: 66560)
+        let first = data[0..<65536].withUnsafeBytes { chunks.header(forChunk: $0) }
+        #expect(String(decoding: first, as: UTF8.self)
+            == "10000;chunk-signature=ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648\r\n")
+        let second = data[65536...].withUnsafeBytes { chunks.sign(chunk: $0) }
+        #expect(second == "0055627c9e194cb4542bae2aa5492e3c1575bbb81b612b7d234b86a503ef5497")
+        let final = [UInt8]().withUnsafeBytes { chunks.encode(chunk: $0) }
+        #expect(String(decoding: final, as: UTF8.self)
+            == "0;chunk-signature=b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9\r\n\r\n")
+        #expect(SigV4ChunkSigner.encodedLength(decodedLength: 66560, chunkSize: 65536) == 66824)
+    }
+
+    func presignRequest() -> SigV4Request {
+        SigV4Request(method: "GET", target: "/bucket/key", headers: [HTTPHeader("Host", "s3.amazonaws.com")], payload: .unsigned)
+    }
+
+    @Test("presign expiry must be 1...604800 seconds", arguments: [0, -1, 604_801, Int.max])
+    func expiryBounds(expires: Int) throws {
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
+        #expect(errorCode { try signer.presign(presignRequest(), at: time, expires: expires) } == .invalidParameter)
+        #expect(try signer.presign(presignRequest(), at: time, expires: 604_800).expires == 604_800)
+    }
+
+    @Test("a presigned URL may not outlive the credentials, unless asked to clamp")
+    func expiryVersusCredentials() throws {
+        let temporary = try Credentials(
+            accessKeyId: "ASIAEXAMPLE", secretAccessKey: "secret", sessionToken: "token/with+chars=", expiration: time.adding(seconds: 900))
+        let signer = try SigV4Signer(credentials: temporary, region: "us-east-1", service: "s3", options: .s3)
+        #expect(errorCode { try signer.presign(presignRequest(), at: time, expires: 3600) } == .expired)
+        let clamped = try signer.presign(presignRequest(), at: time, expires: 3600, policy: .clampToCredentials)
+        #expect(clamped.expires == 900)
+        #expect(clamped.signedURI?.contains("X-Amz-Expires=900&") == true)
+        #expect(clamped.signedURI?.contains("X-Amz-Security-Token=token%2Fwith%2Bchars%3D") == true)
+        #expect(try signer.presign(presignRequest(), at: time, expires: 900).expires == 900)
+        #expect(errorCode { try signer.presign(presignRequest(), at: time.adding(seconds: 900), expires: 1) } == .expired)
+    }
+
+    @Test("malformed requests are typed errors, never crashes")
+    func malformedRequests() throws {
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3")
+        let host = HTTPHeader("Host", "example.com")
+        let bad: [SigV4Request] = [
+            SigV4Request(method: "", target: "/", headers: [host]),
+            SigV4Request(method: "GE T", target: "/", headers: [host]),
+            SigV4Request(method: "GET", target: "/", headers: []),
+            SigV4Request(method: "GET", target: "/", headers: [host, HTTPHeader("X-Bad", "a\r\nInjected: 1")]),
+            SigV4Request(method: "GET", target: "/", headers: [host, HTTPHeader("Bad Name", "x")]),
+            SigV4Request(method: "GET", target: "relative", headers: [host]),
+            SigV4Request(method: "GET", target: "/a\u{01}", headers: [host]),
+            SigV4Request(method: "GET", target: "/", headers: [host], payload: .precomputedHash("abc")),
+            SigV4Request(method: "GET", target: "/", headers: [host], payload: .precomputedHash(String(repeating: "g", count: 64))),
+        ]
+        for request in bad {
+            #expect(errorCode { try signer.sign(request, at: time) } == .malformedRequest)
+        }
+        #expect(errorCode { try SigV4Signer(credentials: credentials, region: "", service: "s3") } == .invalidParameter)
+        #expect(errorCode { try SigV4Signer(credentials: credentials, region: "us/east", service: "s3") } == .invalidParameter)
+    }
+
+    @Test("re-signing replaces the previous signature headers")
+    func resign() throws {
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "sts")
+        var request = SigV4Request(method: "GET", target: "/", headers: [HTTPHeader("Host", "sts.amazonaws.com")])
+        let first = try signer.sign(request, at: time)
+        request.headers += first.headers
+        let second = try signer.sign(request, at: time)
+        #expect(second.signature == first.signature)
+        #expect(second.headers.map(\.name) == ["X-Amz-Date", "Authorization"])
+    }
+
+    @Test("credentials never print their secret or token")
+    func credentialDescriptions() throws {
+        let temporary = try Credentials(
+            accessKeyId: "ASIAEXAMPLE", secretAccessKey: "very-secret-key", sessionToken: "very-secret-token",
+            expiration: time)
+        let text = "\(temporary) \(String(reflecting: temporary))"
+        #expect(!text.contains("very-secret"))
+        #expect(text.contains("ASIAEXAMPLE"))
+        #expect(text.contains("2013-05-24T00:00:00Z"))
+        #expect(errorCode { try Credentials(accessKeyId: "", secretAccessKey: "x") } == .invalidParameter)
+        #expect(errorCode { try Credentials(accessKeyId: "A B", secretAccessKey: "x") } == .invalidParameter)
+        #expect(errorCode { try Credentials(accessKeyId: "A", secretAccessKey: "") } == .invalidParameter)
+        #expect(errorCode { try Credentials(accessKeyId: "A", secretAccessKey: "x", sessionToken: "a\nb") } == .invalidParameter)
+    }
+}
+
+@Suite("Signing-key cache")
+struct SigningKeyCacheTests {
+    let time = Timestamp(year: 2026, month: 11, day: 29)!
+
+    func sign(_ signer: SigV4Signer) throws -> String {
+        try signer.sign(SigV4Request(method: "GET", target: "/", headers: [HTTPHeader("Host", "h")]), at: time).signature
+    }
+
+    @Test("bounded: the least recently used key is evicted, and results never change")
+    func bounded() throws {
+        let cache = SigningKeyCache(capacity: 3)
+        let credentials = try Credentials(accessKeyId: "AKID", secretAccessKey: "secret")
+        var expected: [String: String] = [:]
+        for region in ["r1", "r2", "r3", "r4", "r5"] {
+            let signer = try SigV4Signer(credentials: credentials, region: region, service: "s", keyCache: cache)
+            expected[region] = try sign(signer)
+            #expect(cache.count <= 3)
+        }
+        #expect(cache.count == 3)
+        for region in ["r1", "r5"] {
+            let signer = try SigV4Signer(credentials: credentials, region: region, service: "s", keyCache: cache)
+            #expect(try sign(signer) == expected[region])
+        }
+    }
+
+    @Test("keyed by a fingerprint of the secret: same key id, different secret, different signature")
+    func fingerprint() throws {
+        let cache = SigningKeyCache(capacity: 8)
+        let a = try SigV4Signer(credentials: Credentials(accessKeyId: "AKID", secretAccessKey: "one"), region: "r", service: "s", keyCache: cache)
+        let b = try SigV4Signer(credentials: Credentials(accessKeyId: "AKID", secretAccessKey: "two"), region: "r", service: "s", keyCache: cache)
+        #expect(try sign(a) != sign(b))
+        #expect(cache.count == 2)
+    }
+
+    @Test("many tasks signing at once agree with a single-threaded signature")
+    func concurrent() async throws {
+        let cache = SigningKeyCache(capacity: 2)
+        let credentials = try Credentials(accessKeyId: "AKID", secretAccessKey: "secret")
+        let signers = try ["r1", "r2", "r3"].map { try SigV4Signer(credentials: credentials, region: $0, service: "s", keyCache: cache) }
+        let reference = try signers.map { try SigV4Signer(credentials: credentials, region: $0.region, service: "s", keyCache: SigningKeyCache()) }
+            .map { try sign($0) }
+        let results = try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for i in 0..<600 {
+                let index = i % 3
+                let signer = signers[index]
+                group.addTask { (index, try sign(signer)) }
+            }
+            var collected: [(Int, String)] = []
+            for try await result in group { collected.append(result) }
+            return collected
+        }
+        #expect(results.count == 600)
+        #expect(results.allSatisfy { reference[$0.0] == $0.1 })
+    }
+}
+
+@Suite("Request URLs")
+struct RequestURLTests {
+    @Test("parses scheme, host, port, path and query without re-encoding")
+    func parse() throws {
+        let url = try RequestURL("http://127.0.0.1:9000/bucket/a%20b%2Bc?list-type=2&prefix=a%20b#frag")
+        #expect(url.scheme == "http" && url.host == "127.0.0.1" && url.port == 9000)
+        #expect(url.path == "/bucket/a%20b%2Bc")
+        #expect(url.query == "list-type=2&prefix=a%20b")
+        #expect(url.hostHeader == "127.0.0.1:9000")
+        #expect(try RequestURL("https://Example.COM:443").hostHeader == "example.com")
+        #expect(try RequestURL("https://example.com").path == "/")
+        #expect(try RequestURL("http://[::1]:8080/x").hostHeader == "[::1]:8080")
+    }
+
+    @Test("rejects what is not an absolute http(s) URL", arguments: [
+        "", "example.com/x", "ftp://example.com/", "http://", "http://user@host/", "http://host:0/", "http://host:99999/",
+        "http://host:x/", "http://ho st/", "http://host/\u{7f}",
+    ])
+    func rejects(text: String) {
+        #expect(errorCode { try RequestURL(text) } == .malformedInput)
+    }
+}
+
+@Suite("OSS signer guards")
+struct OSSSignerTests {
+    let credentials = try! Credentials(accessKeyId: "LTAI5tExample", secretAccessKey: "secret")  // test constant
+    let time = Timestamp(year: 2026, month: 3, day: 14, hour: 15, minute: 9, second: 26)!
+
+    @Test("V4 needs a region; expiry bounds; credentials expiry")
+    func guards() throws {
+        #expect(errorCode { try OSSSigner(credentials: credentials, version: .v4) } == .invalidParameter)
+        let signer = try OSSSigner(credentials: credentials, version: .v4, region: "cn-hangzhou")
+        let request = OSSRequest(method: "GET", target: "/k", headers: [HTTPHeader("Host", "b.oss-cn-hangzhou.aliyuncs.com")], bucket: "b", key: "k")
+        #expect(errorCode { try signer.presign(request, at: time, expires: 0) } == .invalidParameter)
+        #expect(errorCode { try signer.presign(request, at: time, expires: 604_801) } == .invalidParameter)
+        let temporary = try Credentials(accessKeyId: "STS.x", secretAccessKey: "s", sessionToken: "t", expiration: time.adding(seconds: 60))
+        let sts = try OSSSigner(credentials: temporary, version: .v1)
+        #expect(errorCode { try sts.presign(request, at: time, expires: 120) } == .expired)
+        let url = try sts.presign(request, at: time, expires: 60)
+        #expect(url.signedURI?.contains("security-token=t") == true)
+        var bad = request
+        bad.key = "a\u{0}b"
+        #expect(errorCode { try signer.sign(bad, at: time) } == .malformedRequest)
+    }
+}
