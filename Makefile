@@ -10,7 +10,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 VENV := .venv
-APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv
+APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales
 
 .PHONY: test bench deps system-deps venv build build-release vectors clean
 

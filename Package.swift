@@ -76,6 +76,7 @@ let package = Package(
 
         .target(
             name: "AuthCoreTestSupport",
+            dependencies: ["AuthCore"],
             path: "Tests/AuthCoreTestSupport",
             swiftSettings: swiftSettings
         ),

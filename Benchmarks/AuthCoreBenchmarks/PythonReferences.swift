@@ -4,6 +4,8 @@ import Foundation
 /// Each script prints one JSON object per line: `{"name":…,"unit":"ns","median":…,"p10":…,"p90":…,"iterations":…}`.
 let pythonReferenceScripts: [(script: String, arguments: [String], names: [String])] = [
     ("scripts/bench_botocore.py", [], ["py.sigv4.sign.get"]),
+    ("scripts/bench_pycognito.py", [], ["py.cognito.login.client"]),
+    ("scripts/bench_pycognito.py", ["--prepared"], ["py.cognito.login.client.prepared"]),
 ]
 
 func pythonReferenceResults(settings: HarnessSettings) -> [BenchmarkResult] {

@@ -44,6 +44,7 @@ all += digestBenchmarks()
 all += modexpBenchmarks()
 all += srpBenchmarks()
 all += signingBenchmarks()
+all += cognitoBenchmarks()
 
 let selected = all.filter { benchmark in
     guard let filter = settings.filter else { return true }

@@ -16,6 +16,7 @@ let topLevelHelp = """
       srp verifier            Create an SRP-6a salt and verifier (password on stdin).
       sigv4 sign|presign|send Sign, presign or send a request with AWS SigV4.
       oss sign|presign|send   Sign, presign or send a request with Alibaba OSS V1/V4.
+      cognito sign-in         Sign in to a Cognito user pool (password from COGNITO_PASSWORD or stdin).
 
     See 'authcore <subcommand> --help' for detailed help.
     """
@@ -37,6 +38,8 @@ do {
         status = try SigV4Command.run(rest)
     case "oss":
         status = try OSSCommand.run(rest)
+    case "cognito":
+        status = try CognitoCommand.run(rest)
     default:
         throw UsageError("unknown subcommand '\(command)' (try 'authcore --help')")
     }

@@ -1,4 +1,5 @@
 import AuthCore
+import AuthCoreTestSupport
 import Testing
 
 @Suite("Hex and Base64 codecs")

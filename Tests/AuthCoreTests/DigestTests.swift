@@ -1,4 +1,5 @@
 import AuthCore
+import AuthCoreTestSupport
 import Testing
 
 @Suite("Hash functions (FIPS 180-4)")

@@ -1,4 +1,5 @@
 import AuthCore
+import AuthCoreTestSupport
 import Testing
 
 @Suite("HMAC (RFC 2104, RFC 4231) and HKDF (RFC 5869)")

@@ -1,4 +1,5 @@
 import AuthCore
+import AuthCoreTestSupport
 import Testing
 
 @Suite("SRP-6a groups (RFC 5054 Appendix A)")

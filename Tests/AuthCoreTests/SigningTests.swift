@@ -1,4 +1,5 @@
 import AuthCore
+import AuthCoreTestSupport
 import Testing
 
 @Suite("SigV4 signer: guards, chunked uploads, key cache")

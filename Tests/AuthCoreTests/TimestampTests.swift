@@ -1,4 +1,5 @@
 import AuthCore
+import AuthCoreTestSupport
 import Testing
 
 @Suite("Timestamps: formatting and parsing without DateFormatter")

@@ -15,6 +15,10 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
     public let file: String
     /// The line that raised the error.
     public let line: UInt
+    /// For ``Code/serviceError``: the service's own error type (`NotAuthorizedException`), as sent.
+    public let serviceErrorType: String?
+    /// For ``Code/serviceError``: the HTTP status of the refusal.
+    public let httpStatus: Int?
 
     /// Creates an error.
     @inline(never)
@@ -23,6 +27,20 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
         self.reason = reason
         self.file = file
         self.line = line
+        self.serviceErrorType = nil
+        self.httpStatus = nil
+    }
+
+    /// An error a remote service answered with; the reason keeps its type and message
+    /// (`NotAuthorizedException: Incorrect username or password.`).
+    @inline(never)
+    public init(serviceErrorType: String, message: String, httpStatus: Int, file: String = #fileID, line: UInt = #line) {
+        self.code = .serviceError
+        self.reason = message.isEmpty ? serviceErrorType : "\(serviceErrorType): \(message)"
+        self.file = file
+        self.line = line
+        self.serviceErrorType = serviceErrorType
+        self.httpStatus = httpStatus
     }
 
     public var description: String {

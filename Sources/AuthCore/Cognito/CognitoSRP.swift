@@ -1,0 +1,171 @@
+/// Amazon Cognito's SRP variant (user-pool `USER_SRP_AUTH` and device `DEVICE_SRP_AUTH`).
+///
+/// Cognito uses the 3072-bit RFC 5054 prime with g = 2 and SHA-256, but not RFC 5054's padding: every
+/// number is hashed in *sign-padded* form (its minimal big-endian bytes, with a `00` byte in front
+/// when the first byte is ≥ 0x80: ``BigUInt/signPaddedBigEndianBytes``), as the AWS SDKs' `padHex`
+/// does. Getting this wrong fails about one sign-in in a few hundred. The formulas (vectors.md
+/// `cognito-srp`):
+///
+/// ```
+/// k = H(PADs(N) | PADs(g))                 u = H(PADs(A) | PADs(B))
+/// x = H(PADs(salt) | H(realm | identity | ":" | password))
+/// S = (B - k·g^x)^(a + u·x) mod N          (client)     = (A·v^u)^b mod N   (server)
+/// key = HKDF-SHA256(salt = PADs(u), ikm = PADs(S), info = "Caldera Derived Key", 16 bytes)
+/// PASSWORD_CLAIM_SIGNATURE = Base64(HMAC-SHA256(key, realm | identity | secret block | TIMESTAMP))
+/// ```
+///
+/// For a user, `realm` is the pool name (the part of the pool id after `_`) and `identity` the
+/// `USER_ID_FOR_SRP`; for a device, `realm` is the device group key and `identity` the device key.
+public enum CognitoSRP {
+    /// The group: N of RFC 5054's 3072-bit group, g = 2.
+    public static let group = SRPGroup(name: "cognito-3072", modulus: SRPGroup.rfc5054Group3072.modulus, generator: BigUInt(2))
+    /// `k = H(PADs(N) | PADs(g))`.
+    public static let multiplier = BigUInt(
+        bigEndianBytes: HashAlgorithm.sha256.digest(group.modulus.signPaddedBigEndianBytes, group.generator.signPaddedBigEndianBytes).bytes)
+    /// The HKDF `info` of the claim key.
+    public static let derivedKeyInfo = Array("Caldera Derived Key".utf8)
+    /// The default number of random bits in `a` (RFC 5054's minimum; the Amplify Swift client's choice).
+    public static let defaultPrivateValueBitCount = 256
+
+    /// The public offset for a client's `a` (see ``SRPPrivateValue``): `a + u·x` then always has a fixed
+    /// number of 64-bit words.
+    static func offsetBits(forRandomBits bits: Int) -> Int { 64 * ((Swift.max(bits, 512) + 63) / 64) }
+
+    /// Draws a fresh `(a, A)`: can be prepared before the password is known, used once.
+    ///
+    /// - Parameter randomBitCount: random bits in `a`, 256...1024 (default 256).
+    /// - Throws: ``AuthCoreError/Code/randomFailure``, ``AuthCoreError/Code/invalidParameter``.
+    public static func makeEphemeral(
+        randomBitCount: Int = defaultPrivateValueBitCount, random: some SecureRandomGenerator = SystemRandom()
+    ) throws(AuthCoreError) -> SRPPrivateValue {
+        try group.engine.generatePrivateValue(
+            group: group, randomBitCount: randomBitCount, offsetBits: offsetBits(forRandomBits: randomBitCount), random: random)
+    }
+
+    /// An ephemeral from an explicit `a` (test vectors).
+    public static func ephemeral(privateValue a: BigUInt) throws(AuthCoreError) -> SRPPrivateValue {
+        try group.engine.explicitPrivateValue(group: group, a)
+    }
+
+    /// The pool name inside a user-pool id (`us-east-1_AbCdEf123` → `AbCdEf123`).
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an id without `_` or with an empty part.
+    public static func poolName(fromPoolId poolId: String) throws(AuthCoreError) -> String {
+        guard let underscore = poolId.firstIndex(of: "_"), underscore != poolId.startIndex,
+            poolId.index(after: underscore) != poolId.endIndex
+        else {
+            throw AuthCoreError(.invalidParameter, "user pool id must look like <region>_<name>")
+        }
+        return String(poolId[poolId.index(after: underscore)...])
+    }
+
+    /// Reads a number Cognito sends as hex (`SRP_B`, `SALT`): any case, odd length, leading zeros.
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidHex`` naming the parameter.
+    public static func number(fromHex text: String, parameter: String) throws(AuthCoreError) -> BigUInt {
+        guard text.utf8.count <= 4096 else { throw AuthCoreError(.inputTooLarge, "\(parameter) is longer than 4096 hex digits") }
+        return try BigUInt(hex: text, field: parameter)
+    }
+
+    // MARK: - Formulas
+
+    /// `u = H(PADs(A) | PADs(B))`.
+    static func scramblingParameter(_ a: BigUInt, _ b: BigUInt) -> Digest {
+        HashAlgorithm.sha256.digest(a.signPaddedBigEndianBytes, b.signPaddedBigEndianBytes)
+    }
+
+    /// `x = H(PADs(salt) | H(realm | identity | ":" | password))`.
+    static func privateKey(salt: BigUInt, realm: String, identity: String, password: SecureBytes) -> Digest {
+        var inner = SHA256()
+        inner.update(string: realm)
+        inner.update(string: identity)
+        inner.update(string: ":")
+        password.withUnsafeBytes { inner.update(bufferPointer: $0) }
+        let innerHash = inner.finalize()
+        var outer = SHA256()
+        outer.update(bytes: salt.signPaddedBigEndianBytes)
+        innerHash.withUnsafeBytes { outer.update(bufferPointer: $0) }
+        return outer.finalize()
+    }
+
+    /// The 16-byte claim key: HKDF-SHA256(salt = PADs(u), ikm = PADs(S), "Caldera Derived Key").
+    static func claimKey(premasterSecret s: BigUInt, scramblingParameter u: BigUInt) throws(AuthCoreError) -> SecureBytes {
+        var ikm = s.signPaddedBigEndianBytes
+        defer { ikm.secureZeroize() }
+        let salt = u.signPaddedBigEndianBytes
+        let prk = ikm.withUnsafeBytes { i in salt.withUnsafeBytes { HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: i, salt: $0) } }
+        return try prk.withUnsafeBytes { (p) throws(AuthCoreError) -> SecureBytes in
+            try derivedKeyInfo.withUnsafeBytesTyped { (i) throws(AuthCoreError) -> SecureBytes in
+                try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: p, info: i, outputByteCount: 16)
+            }
+        }
+    }
+
+    /// `Base64(HMAC-SHA256(key, realm | identity | secretBlock | timestamp))`.
+    static func claimSignature(key: SecureBytes, realm: String, identity: String, secretBlock: [UInt8], timestamp: String) -> Digest {
+        key.withUnsafeBytes { k in
+            var mac = KeyedHMAC(algorithm: .sha256, key: k)
+            return mac.authenticationCode { (feed: (UnsafeRawBufferPointer) -> Void) in
+                Array(realm.utf8).withUnsafeBytes(feed)
+                Array(identity.utf8).withUnsafeBytes(feed)
+                secretBlock.withUnsafeBytes(feed)
+                Array(timestamp.utf8).withUnsafeBytes(feed)
+            }
+        }
+    }
+}
+
+/// The values of one Cognito password (or device) claim.
+public struct CognitoPasswordClaim: Sendable, CustomStringConvertible {
+    /// `PASSWORD_CLAIM_SIGNATURE` (standard Base64).
+    public let signature: String
+    /// `TIMESTAMP`, exactly as signed.
+    public let timestamp: String
+    /// `u` (public).
+    public let scramblingParameter: BigUInt
+    /// `x` (secret; for tests and vectors).
+    package let privateKey: BigUInt
+    /// `S` (secret; for tests and vectors).
+    package let premasterSecret: BigUInt
+    /// The HKDF key (secret; for tests and vectors).
+    package let key: SecureBytes
+
+    public var description: String { "CognitoPasswordClaim(timestamp: \(timestamp))" }
+}
+
+extension CognitoSRP {
+    /// Computes the `PASSWORD_VERIFIER` (or `DEVICE_PASSWORD_VERIFIER`) answer on the client.
+    ///
+    /// - Parameters:
+    ///   - realm: the pool name (user) or device group key (device).
+    ///   - identity: `USER_ID_FOR_SRP` (user) or the device key (device).
+    ///   - password: the password (or the device's random password).
+    ///   - ephemeral: the client's `(a, A)` sent as `SRP_A`.
+    ///   - serverPublicValue: `SRP_B` as a number; a value shorter than N is valid.
+    ///   - salt: `SALT` as a number.
+    ///   - secretBlock: `SECRET_BLOCK`, Base64-decoded.
+    ///   - timestamp: the `TIMESTAMP` string to sign (see ``Timestamp/cognitoTimestamp``).
+    /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` for `B ≥ N`, `B ≡ 0 (mod N)` or `u = 0`.
+    public static func passwordClaim(
+        realm: String, identity: String, password: SecureBytes, ephemeral: borrowing SRPPrivateValue,
+        serverPublicValue: BigUInt, salt: BigUInt, secretBlock: [UInt8], timestamp: String
+    ) throws(AuthCoreError) -> CognitoPasswordClaim {
+        guard ephemeral.group == group else {
+            throw AuthCoreError(.invalidParameter, "the ephemeral belongs to \(ephemeral.group.name), not Cognito's group")
+        }
+        let b = try group.validatedPublicValue(serverPublicValue, field: "SRP_B")
+        let a = ephemeral.publicValue
+        let uDigest = scramblingParameter(a, b)
+        let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
+        let xDigest = privateKey(salt: salt, realm: realm, identity: identity, password: password)
+        let x = xDigest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }
+        let s = try group.engine.clientPremaster(
+            serverPublicValue: b, k: multiplier, x: x, xBitCount: 256, u: uDigest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) },
+            privateValue: ephemeral)
+        let key = try claimKey(premasterSecret: s, scramblingParameter: u)
+        let signature = claimSignature(key: key, realm: realm, identity: identity, secretBlock: secretBlock, timestamp: timestamp)
+        return CognitoPasswordClaim(
+            signature: signature.base64, timestamp: timestamp, scramblingParameter: u, privateKey: x.bigUInt,
+            premasterSecret: s, key: key)
+    }
+}

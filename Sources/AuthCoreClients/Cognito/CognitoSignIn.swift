@@ -1,0 +1,460 @@
+public import AuthCore
+
+/// Signs a user into an Amazon Cognito user pool: the sign-in state machine of the Amplify auth
+/// plugin over the Cognito Identity Provider API.
+///
+/// ```swift
+/// let auth = CognitoSignIn(configuration: try CognitoUserPoolConfiguration(
+///     region: "eu-west-1", userPoolId: "eu-west-1_AbC123", clientId: "7abc…"))
+/// switch try await auth.signIn(username: "alice", password: SecureBytes(passwordBytes)) {
+/// case .signedIn(let tokens): use(tokens)
+/// case .nextStep(let step): ask the user, then try await auth.confirmSignIn(challengeResponse: answer)
+/// }
+/// ```
+///
+/// `PASSWORD_VERIFIER`, `DEVICE_SRP_AUTH` and `DEVICE_PASSWORD_VERIFIER` are answered without the
+/// app; every other challenge becomes a ``CognitoNextStep``. `SECRET_HASH` goes with every step of a
+/// client that has a secret, computed with the username Cognito expects at that step. When Cognito
+/// sends `NewDeviceMetadata`, the device is confirmed (`ConfirmDevice`) and remembered; later
+/// sign-ins then answer `DEVICE_SRP_AUTH` with it.
+public actor CognitoSignIn {
+    /// The pool and client.
+    public let configuration: CognitoUserPoolConfiguration
+    let api: CognitoIdentityProviderAPI
+    let clock: any SigningClock
+    let random: any SecureRandomGenerator
+    /// Remembered devices.
+    public let deviceStore: any CognitoDeviceStore
+
+    /// The state between calls: what Cognito asked last, and what answering it needs.
+    struct Pending {
+        var challengeName: String
+        var session: String?
+        /// The username Cognito expects from now on (`USERNAME` of the challenge).
+        var username: String
+        var parameters: [String: String]
+        var selectedFactor: CognitoFactor?
+        var mfaSetupKind: String?
+    }
+
+    private var pending: Pending?
+    private var typedUsername: String?
+    private var password: SecureBytes?
+    private var flow: CognitoAuthFlow = .userSRP
+    private var privateValueBitCount = CognitoSRP.defaultPrivateValueBitCount
+
+    /// A sign-in client.
+    public init(
+        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = URLSessionTransport(),
+        clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(),
+        deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore()
+    ) {
+        self.configuration = configuration
+        self.api = CognitoIdentityProviderAPI(configuration: configuration, transport: transport)
+        self.clock = clock
+        self.random = random
+        self.deviceStore = deviceStore
+    }
+
+    // MARK: - Starting
+
+    /// Starts signing in.
+    ///
+    /// - Parameters:
+    ///   - username: the name the user typed (alias, e-mail or username).
+    ///   - password: the password (nil for `customWithoutSRP`, or `userAuth` with a passwordless factor).
+    ///   - flow: the flow (default ``CognitoAuthFlow/userSRP``).
+    ///   - preferredFirstFactor: for ``CognitoAuthFlow/userAuth``: the factor to try first.
+    ///   - preparedEphemeral: an `(a, A)` prepared while the user typed (``CognitoSRP/makeEphemeral(randomBitCount:random:)``); used once.
+    ///   - privateValueBitCount: random bits of a fresh `a` (default 256).
+    ///   - clientMetadata: passed to the pool's Lambda triggers.
+    /// - Returns: the tokens, or the next step.
+    /// - Throws: ``AuthCore/AuthCoreError/Code/serviceError`` with Cognito's error type and message;
+    ///   typed errors for malformed responses (never a crash).
+    public func signIn(
+        username: String, password: SecureBytes?, flow: CognitoAuthFlow = .userSRP, preferredFirstFactor: CognitoFactor? = nil,
+        preparedEphemeral: consuming SRPPrivateValue? = nil, privateValueBitCount: Int = CognitoSRP.defaultPrivateValueBitCount,
+        clientMetadata: [String: String] = [:]
+    ) async throws(AuthCoreError) -> CognitoSignInResult {
+        guard !username.isEmpty else { throw AuthCoreError(.invalidParameter, "username is empty") }
+        reset()
+        typedUsername = username
+        self.password = password
+        self.flow = flow
+        self.privateValueBitCount = privateValueBitCount
+        var parameters: [String: String] = ["USERNAME": username]
+        if let hash = configuration.secretHash(for: username) { parameters["SECRET_HASH"] = hash }
+        let device = await deviceStore.device(for: username)
+        if let device { parameters["DEVICE_KEY"] = device.deviceKey }
+        let authFlow: String
+        var ephemeral: SRPPrivateValue? = preparedEphemeral
+        switch flow {
+        case .userSRP, .customWithSRP:
+            guard password != nil else { throw AuthCoreError(.invalidParameter, "\(flow.rawValue) needs a password") }
+            let value = try takeOrMakeEphemeral(&ephemeral)
+            parameters["SRP_A"] = value.publicValue.hexLowercased
+            ephemeral = consume value
+            if flow == .customWithSRP { parameters["CHALLENGE_NAME"] = "SRP_A" }
+            authFlow = flow == .userSRP ? "USER_SRP_AUTH" : "CUSTOM_AUTH"
+        case .userPassword:
+            guard let password else { throw AuthCoreError(.invalidParameter, "user-password needs a password") }
+            parameters["PASSWORD"] = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            authFlow = "USER_PASSWORD_AUTH"
+        case .customWithoutSRP:
+            authFlow = "CUSTOM_AUTH"
+        case .userAuth:
+            authFlow = "USER_AUTH"
+            if let factor = preferredFirstFactor {
+                parameters["PREFERRED_CHALLENGE"] = factor.rawValue
+                switch factor {
+                case .password:
+                    guard let password else { throw AuthCoreError(.invalidParameter, "the PASSWORD factor needs a password") }
+                    parameters["PASSWORD"] = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                case .passwordSRP:
+                    guard password != nil else { throw AuthCoreError(.invalidParameter, "the PASSWORD_SRP factor needs a password") }
+                    let value = try takeOrMakeEphemeral(&ephemeral)
+                    parameters["SRP_A"] = value.publicValue.hexLowercased
+                    ephemeral = consume value
+                default:
+                    break
+                }
+            }
+        }
+        var body: [String: Any] = ["AuthFlow": authFlow, "ClientId": configuration.clientId, "AuthParameters": parameters]
+        if !clientMetadata.isEmpty { body["ClientMetadata"] = clientMetadata }
+        let response = try await api.call("InitiateAuth", body)
+        return try await handle(response, ephemeral: ephemeral)
+    }
+
+    /// Answers the current next step.
+    ///
+    /// - Parameters:
+    ///   - challengeResponse: the code, answer, new password, chosen factor/MFA type (its Cognito name,
+    ///     e.g. `EMAIL_OTP`, `SOFTWARE_TOKEN_MFA`), e-mail address, password, or WebAuthn credential JSON.
+    ///   - userAttributes: attributes to send with a new password (`userAttributes.<name>`).
+    ///   - friendlyDeviceName: for TOTP setup: the name of the authenticator (`FriendlyDeviceName`).
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` when no sign-in is waiting for an answer.
+    public func confirmSignIn(
+        challengeResponse: String, userAttributes: [String: String] = [:], friendlyDeviceName: String? = nil
+    ) async throws(AuthCoreError) -> CognitoSignInResult {
+        guard var state = pending else { throw AuthCoreError(.invalidParameter, "no sign-in step is waiting for an answer") }
+        var responses: [String: String] = ["USERNAME": state.username]
+        var challenge = state.challengeName
+        var ephemeral: SRPPrivateValue?
+        switch state.challengeName {
+        case "CUSTOM_CHALLENGE", "SELECT_MFA_TYPE":
+            responses["ANSWER"] = challengeResponse
+        case "SMS_MFA":
+            responses["SMS_MFA_CODE"] = challengeResponse
+        case "SOFTWARE_TOKEN_MFA":
+            responses["SOFTWARE_TOKEN_MFA_CODE"] = challengeResponse
+        case "EMAIL_OTP":
+            responses["EMAIL_OTP_CODE"] = challengeResponse
+        case "SMS_OTP":
+            responses["SMS_OTP_CODE"] = challengeResponse
+        case "PASSWORD":
+            responses["PASSWORD"] = challengeResponse
+        case "WEB_AUTHN":
+            responses["CREDENTIAL"] = challengeResponse
+        case "NEW_PASSWORD_REQUIRED":
+            responses["NEW_PASSWORD"] = challengeResponse
+            for (name, value) in userAttributes { responses["userAttributes.\(name)"] = value }
+        case "SELECT_CHALLENGE":
+            let factor: CognitoFactor
+            if let selected = state.selectedFactor {
+                // The password for a factor chosen earlier.
+                factor = selected
+                password = SecureBytes(Array(challengeResponse.utf8))
+            } else {
+                guard let chosen = CognitoFactor(rawValue: challengeResponse) else {
+                    throw AuthCoreError(.invalidParameter, "unknown first factor '\(challengeResponse)'")
+                }
+                factor = chosen
+            }
+            responses["ANSWER"] = factor.rawValue
+            if factor == .password || factor == .passwordSRP {
+                guard let password else {
+                    state.selectedFactor = factor
+                    pending = state
+                    return .nextStep(.confirmSignInWithPassword)
+                }
+                if factor == .password {
+                    responses["PASSWORD"] = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                } else {
+                    let value = try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
+                    responses["SRP_A"] = value.publicValue.hexLowercased
+                    ephemeral = consume value
+                }
+            }
+        case "MFA_SETUP":
+            let kind = state.mfaSetupKind ?? challengeResponse
+            if state.mfaSetupKind == nil {
+                // The user picked which MFA to set up.
+                state.mfaSetupKind = kind
+                pending = state
+                return try await startMFASetup(kind: kind, state: state)
+            }
+            if kind == "SOFTWARE_TOKEN_MFA" {
+                var verify: [String: Any] = ["UserCode": challengeResponse]
+                if let friendlyDeviceName { verify["FriendlyDeviceName"] = friendlyDeviceName }
+                if let session = state.session { verify["Session"] = session }
+                let verified = try await api.call("VerifySoftwareToken", verify)
+                let status = try verified.optionalString("Status") ?? "SUCCESS"
+                guard status == "SUCCESS" else {
+                    throw AuthCoreError(serviceErrorType: "VerifySoftwareToken", message: "status \(status)", httpStatus: 200)
+                }
+                if let session = try verified.optionalString("Session") { state.session = session }
+            } else {
+                responses["EMAIL"] = challengeResponse
+            }
+            challenge = "MFA_SETUP"
+        default:
+            throw AuthCoreError(.unsupported, "challenge \(state.challengeName) cannot be answered by the app")
+        }
+        if let hash = configuration.secretHash(for: state.username) { responses["SECRET_HASH"] = hash }
+        if let device = await deviceStore.device(for: typedUsername ?? state.username) { responses["DEVICE_KEY"] = device.deviceKey }
+        let response = try await respond(challenge, responses, session: state.session)
+        return try await handle(response, ephemeral: ephemeral)
+    }
+
+    /// Exchanges a refresh token for fresh tokens (`REFRESH_TOKEN_AUTH`).
+    ///
+    /// - Parameters:
+    ///   - username: the username for `SECRET_HASH` (the access token's `username` claim; needed only
+    ///     for clients with a secret) and for finding a remembered device.
+    ///   - deviceKey: the device key to send (default: the remembered device of `username`).
+    public func refresh(refreshToken: String, username: String? = nil, deviceKey: String? = nil) async throws(AuthCoreError)
+        -> CognitoTokens
+    {
+        var parameters: [String: String] = ["REFRESH_TOKEN": refreshToken]
+        if configuration.clientSecret != nil {
+            guard let username else { throw AuthCoreError(.invalidParameter, "a client with a secret needs the username to refresh") }
+            parameters["SECRET_HASH"] = configuration.secretHash(for: username)
+        }
+        if let deviceKey {
+            parameters["DEVICE_KEY"] = deviceKey
+        } else if let username, let device = await deviceStore.device(for: username) {
+            parameters["DEVICE_KEY"] = device.deviceKey
+        }
+        let response = try await api.call(
+            "InitiateAuth", ["AuthFlow": "REFRESH_TOKEN_AUTH", "ClientId": configuration.clientId, "AuthParameters": parameters])
+        guard response.has("AuthenticationResult") else {
+            throw AuthCoreError(.malformedResponse, "InitiateAuth: a refresh answered without AuthenticationResult")
+        }
+        return try tokens(from: response.object("AuthenticationResult"))
+    }
+
+    // MARK: - Answers
+
+    private func reset() {
+        pending = nil
+        typedUsername = nil
+        password = nil
+    }
+
+    private func takeOrMakeEphemeral(_ prepared: inout SRPPrivateValue?) throws(AuthCoreError) -> SRPPrivateValue {
+        if let value = prepared.take() {
+            guard value.group == CognitoSRP.group else {
+                throw AuthCoreError(.invalidParameter, "the prepared ephemeral is not for Cognito's group")
+            }
+            return value
+        }
+        return try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
+    }
+
+    private func respond(_ challenge: String, _ responses: [String: String], session: String?) async throws(AuthCoreError) -> JSONObject {
+        var body: [String: Any] = ["ChallengeName": challenge, "ClientId": configuration.clientId, "ChallengeResponses": responses]
+        if let session { body["Session"] = session }
+        return try await api.call("RespondToAuthChallenge", body)
+    }
+
+    /// Turns a response into tokens, an automatic answer, or a next step.
+    private func handle(_ response: JSONObject, ephemeral: consuming SRPPrivateValue?) async throws(AuthCoreError) -> CognitoSignInResult {
+        var response = response
+        var ephemeral = ephemeral
+        // At most a handful of automatic rounds (PASSWORD_VERIFIER, DEVICE_SRP_AUTH, DEVICE_PASSWORD_VERIFIER).
+        for _ in 0..<4 {
+            if response.has("AuthenticationResult") {
+                let tokens = try tokens(from: response.object("AuthenticationResult"))
+                pending = nil
+                password = nil
+                await rememberDeviceIfNew(tokens)
+                return .signedIn(tokens)
+            }
+            let challenge = try response.string("ChallengeName")
+            let parameters = try response.stringMap("ChallengeParameters")
+            let session = try response.optionalString("Session")
+            let username = parameters["USERNAME"] ?? parameters["USER_ID_FOR_SRP"] ?? pending?.username ?? typedUsername ?? ""
+            pending = Pending(challengeName: challenge, session: session, username: username, parameters: parameters)
+            switch challenge {
+            case "PASSWORD_VERIFIER":
+                guard let value = ephemeral.take() else {
+                    throw AuthCoreError(.malformedResponse, "PASSWORD_VERIFIER arrived without an SRP_A having been sent")
+                }
+                guard let password else { throw AuthCoreError(.invalidParameter, "PASSWORD_VERIFIER needs the password") }
+                response = try await answerPasswordVerifier(parameters, session: session, ephemeral: value, password: password)
+            case "DEVICE_SRP_AUTH":
+                guard let device = await deviceStore.device(for: typedUsername ?? username) else {
+                    throw AuthCoreError(.malformedResponse, "DEVICE_SRP_AUTH asked, but no device is remembered for this user")
+                }
+                let value = try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
+                var responses = ["USERNAME": username, "DEVICE_KEY": device.deviceKey, "SRP_A": value.publicValue.hexLowercased]
+                if let hash = configuration.secretHash(for: username) { responses["SECRET_HASH"] = hash }
+                ephemeral = consume value
+                response = try await respond("DEVICE_SRP_AUTH", responses, session: session)
+            case "DEVICE_PASSWORD_VERIFIER":
+                guard let value = ephemeral.take(), let device = await deviceStore.device(for: typedUsername ?? username) else {
+                    throw AuthCoreError(.malformedResponse, "DEVICE_PASSWORD_VERIFIER arrived without a device SRP exchange")
+                }
+                response = try await answerDeviceVerifier(parameters, session: session, ephemeral: value, device: device, username: username)
+            case "MFA_SETUP":
+                let options = try stringList(parameters, "MFAS_CAN_SETUP")
+                guard options.count <= 1 else { return .nextStep(.continueSignInWithMFASetupSelection(allowed: options)) }
+                let kind = options.first ?? "SOFTWARE_TOKEN_MFA"
+                pending?.mfaSetupKind = kind
+                guard let state = pending else { throw AuthCoreError(.malformedResponse, "MFA_SETUP without a session state") }
+                return try await startMFASetup(kind: kind, state: state)
+            default:
+                return .nextStep(try nextStep(for: challenge, parameters: parameters, response: response))
+            }
+        }
+        throw AuthCoreError(.malformedResponse, "Cognito kept answering with automatic challenges")
+    }
+
+    private func answerPasswordVerifier(
+        _ parameters: [String: String], session: String?, ephemeral: consuming SRPPrivateValue, password: SecureBytes
+    ) async throws(AuthCoreError) -> JSONObject {
+        let userId = try required(parameters, "USER_ID_FOR_SRP")
+        let username = parameters["USERNAME"] ?? userId
+        let claim = try claim(
+            parameters, realm: configuration.poolName, identity: userId, password: password, ephemeral: ephemeral)
+        var responses = [
+            "USERNAME": username, "PASSWORD_CLAIM_SECRET_BLOCK": claim.secretBlock, "PASSWORD_CLAIM_SIGNATURE": claim.signature,
+            "TIMESTAMP": claim.timestamp,
+        ]
+        if let hash = configuration.secretHash(for: username) { responses["SECRET_HASH"] = hash }
+        if let device = await deviceStore.device(for: typedUsername ?? username) { responses["DEVICE_KEY"] = device.deviceKey }
+        return try await respond("PASSWORD_VERIFIER", responses, session: session)
+    }
+
+    private func answerDeviceVerifier(
+        _ parameters: [String: String], session: String?, ephemeral: consuming SRPPrivateValue, device: CognitoRememberedDevice,
+        username: String
+    ) async throws(AuthCoreError) -> JSONObject {
+        let claim = try claim(
+            parameters, realm: device.deviceGroupKey, identity: device.deviceKey, password: device.devicePassword, ephemeral: ephemeral)
+        var responses = [
+            "USERNAME": username, "DEVICE_KEY": device.deviceKey, "PASSWORD_CLAIM_SECRET_BLOCK": claim.secretBlock,
+            "PASSWORD_CLAIM_SIGNATURE": claim.signature, "TIMESTAMP": claim.timestamp,
+        ]
+        if let hash = configuration.secretHash(for: username) { responses["SECRET_HASH"] = hash }
+        return try await respond("DEVICE_PASSWORD_VERIFIER", responses, session: session)
+    }
+
+    /// Reads `SRP_B`, `SALT`, `SECRET_BLOCK` and computes the claim.
+    private func claim(
+        _ parameters: [String: String], realm: String, identity: String, password: SecureBytes, ephemeral: consuming SRPPrivateValue
+    ) throws(AuthCoreError) -> (signature: String, timestamp: String, secretBlock: String) {
+        let b = try CognitoSRP.number(fromHex: try required(parameters, "SRP_B"), parameter: "SRP_B")
+        let salt = try CognitoSRP.number(fromHex: try required(parameters, "SALT"), parameter: "SALT")
+        let secretBlockText = try required(parameters, "SECRET_BLOCK")
+        let secretBlock = try Base64.decode(secretBlockText, field: "SECRET_BLOCK")
+        let timestamp = clock.now().cognitoTimestamp
+        let claim = try CognitoSRP.passwordClaim(
+            realm: realm, identity: identity, password: password, ephemeral: ephemeral, serverPublicValue: b, salt: salt,
+            secretBlock: secretBlock, timestamp: timestamp)
+        return (claim.signature, timestamp, secretBlockText)
+    }
+
+    private func required(_ parameters: [String: String], _ name: String) throws(AuthCoreError) -> String {
+        guard let value = parameters[name], !value.isEmpty else {
+            throw AuthCoreError(.malformedResponse, "challenge parameters lack \(name)")
+        }
+        return value
+    }
+
+    // MARK: - Next steps
+
+    private func nextStep(for challenge: String, parameters: [String: String], response: JSONObject) throws(AuthCoreError) -> CognitoNextStep {
+        let delivery = CognitoCodeDelivery(
+            medium: parameters["CODE_DELIVERY_DELIVERY_MEDIUM"], destination: parameters["CODE_DELIVERY_DESTINATION"])
+        switch challenge {
+        case "CUSTOM_CHALLENGE":
+            return .confirmSignInWithCustomChallenge(parameters: parameters)
+        case "SMS_MFA":
+            return .confirmSignInWithSMSMFACode(delivery)
+        case "SOFTWARE_TOKEN_MFA":
+            return .confirmSignInWithTOTPCode
+        case "EMAIL_OTP", "SMS_OTP":
+            return .confirmSignInWithOTP(delivery)
+        case "NEW_PASSWORD_REQUIRED":
+            var attributes: [String: String] = [:]
+            if let text = parameters["userAttributes"], let map = try decodeEmbeddedJSON(text, parameter: "userAttributes") as? [String: Any] {
+                for (name, value) in map { attributes[name] = value as? String ?? "\(value)" }
+            }
+            var required: [String] = []
+            if let text = parameters["requiredAttributes"], let list = try decodeEmbeddedJSON(text, parameter: "requiredAttributes") as? [Any] {
+                required = list.compactMap { ($0 as? String).map { $0.hasPrefix("userAttributes.") ? String($0.dropFirst(15)) : $0 } }
+            }
+            return .confirmSignInWithNewPassword(userAttributes: attributes, requiredAttributes: required)
+        case "SELECT_CHALLENGE":
+            let available = try response.stringArray("AvailableChallenges").compactMap(CognitoFactor.init(rawValue:))
+            return .continueSignInWithFirstFactorSelection(availableFactors: available)
+        case "SELECT_MFA_TYPE":
+            return .continueSignInWithMFASelection(allowed: try stringList(parameters, "MFAS_CAN_CHOOSE"))
+        case "PASSWORD":
+            return .confirmSignInWithPassword
+        case "WEB_AUTHN":
+            return .confirmSignInWithWebAuthn(credentialRequestOptions: try required(parameters, "CREDENTIAL_REQUEST_OPTIONS"))
+        default:
+            throw AuthCoreError(.unsupported, "Cognito asked for challenge \(challenge), which this client does not handle")
+        }
+    }
+
+    private func startMFASetup(kind: String, state: Pending) async throws(AuthCoreError) -> CognitoSignInResult {
+        guard kind == "SOFTWARE_TOKEN_MFA" else { return .nextStep(.continueSignInWithEmailMFASetup) }
+        var body: [String: Any] = [:]
+        if let session = state.session { body["Session"] = session }
+        let associated = try await api.call("AssociateSoftwareToken", body)
+        let secret = try associated.string("SecretCode")
+        if let session = try associated.optionalString("Session") { pending?.session = session }
+        return .nextStep(.continueSignInWithTOTPSetup(sharedSecret: secret, username: state.username))
+    }
+
+    private func stringList(_ parameters: [String: String], _ name: String) throws(AuthCoreError) -> [String] {
+        guard let text = parameters[name] else { return [] }
+        guard let list = try decodeEmbeddedJSON(text, parameter: name) as? [Any] else {
+            throw AuthCoreError(.malformedResponse, "\(name) is not a JSON list")
+        }
+        return list.compactMap { $0 as? String }
+    }
+
+    // MARK: - Tokens and devices
+
+    private func tokens(from result: JSONObject) throws(AuthCoreError) -> CognitoTokens {
+        let expires = try result.number("ExpiresIn")
+        var device: (String, String)?
+        if let metadata = try result.optionalObject("NewDeviceMetadata") {
+            device = (try metadata.string("DeviceKey"), try metadata.string("DeviceGroupKey"))
+        }
+        return CognitoTokens(
+            idToken: try result.string("IdToken"), accessToken: try result.string("AccessToken"),
+            refreshToken: try result.optionalString("RefreshToken"), expiresIn: Int(expires), tokenType: try result.optionalString("TokenType"),
+            newDevice: device)
+    }
+
+    /// `ConfirmDevice` for a new device; a failure here does not fail the sign-in (as Amplify does).
+    private func rememberDeviceIfNew(_ tokens: CognitoTokens) async {
+        guard let device = tokens.newDevice, let username = typedUsername else { return }
+        guard let generated = try? CognitoDeviceVerifier.generate(deviceGroupKey: device.deviceGroupKey, deviceKey: device.deviceKey, random: random)
+        else { return }
+        let body: [String: Any] = [
+            "AccessToken": tokens.accessToken, "DeviceKey": device.deviceKey, "DeviceName": configuration.deviceName,
+            "DeviceSecretVerifierConfig": ["PasswordVerifier": generated.verifier.passwordVerifier, "Salt": generated.verifier.salt],
+        ]
+        guard (try? await api.call("ConfirmDevice", body)) != nil else { return }
+        await deviceStore.save(
+            CognitoRememberedDevice(deviceKey: device.deviceKey, deviceGroupKey: device.deviceGroupKey, devicePassword: generated.devicePassword),
+            for: username)
+    }
+}

@@ -1,0 +1,205 @@
+public import AuthCore
+
+/// Where a user pool lives and which app client signs in.
+public struct CognitoUserPoolConfiguration: Sendable {
+    /// The region (`us-east-1`).
+    public var region: String
+    /// The user pool id (`us-east-1_AbCdEf123`).
+    public var userPoolId: String
+    /// The app client id.
+    public var clientId: String
+    /// The app client secret, for clients that have one (`SECRET_HASH` is then sent on every step).
+    public var clientSecret: SecureBytes?
+    /// The service endpoint (default `https://cognito-idp.<region>.amazonaws.com/`).
+    public var endpoint: RequestURL
+    /// The name sent with `ConfirmDevice` when a new device is remembered.
+    public var deviceName: String
+
+    /// A configuration.
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed pool id or endpoint.
+    public init(
+        region: String, userPoolId: String, clientId: String, clientSecret: SecureBytes? = nil, endpoint: String? = nil,
+        deviceName: String = "AuthCore"
+    ) throws(AuthCoreError) {
+        _ = try CognitoSRP.poolName(fromPoolId: userPoolId)
+        guard !clientId.isEmpty else { throw AuthCoreError(.invalidParameter, "client id is empty") }
+        self.region = region
+        self.userPoolId = userPoolId
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        do { self.endpoint = try RequestURL(endpoint ?? "https://cognito-idp.\(region).amazonaws.com/") } catch {
+            throw AuthCoreError(.invalidParameter, "endpoint: \(error.reason)")
+        }
+        self.deviceName = deviceName
+    }
+
+    /// The pool name used in SRP (`AbCdEf123`).
+    public var poolName: String { (try? CognitoSRP.poolName(fromPoolId: userPoolId)) ?? userPoolId }
+
+    /// `SECRET_HASH` for `username`, or nil for a client without a secret.
+    func secretHash(for username: String) -> String? {
+        clientSecret.map { cognitoSecretHash(username: username, clientId: clientId, clientSecret: $0) }
+    }
+}
+
+/// The sign-in flows of the Amplify auth plugin.
+public enum CognitoAuthFlow: String, Sendable, CaseIterable {
+    /// `USER_SRP_AUTH` (default): the password never leaves the device.
+    case userSRP = "user-srp"
+    /// `USER_PASSWORD_AUTH`: the password is sent (TLS-protected), for the Migration trigger.
+    case userPassword = "user-password"
+    /// `CUSTOM_AUTH` starting with SRP, then custom challenges.
+    case customWithSRP = "custom-with-srp"
+    /// `CUSTOM_AUTH` with custom challenges only.
+    case customWithoutSRP = "custom-without-srp"
+    /// `USER_AUTH`: choice-based sign-in (password, SRP, e-mail/SMS OTP, passkeys).
+    case userAuth = "user-auth"
+}
+
+/// A first factor of choice-based sign-in (`USER_AUTH`).
+public enum CognitoFactor: String, Sendable, CaseIterable {
+    /// `PASSWORD`.
+    case password = "PASSWORD"
+    /// `PASSWORD_SRP`.
+    case passwordSRP = "PASSWORD_SRP"
+    /// `EMAIL_OTP`.
+    case emailOTP = "EMAIL_OTP"
+    /// `SMS_OTP`.
+    case smsOTP = "SMS_OTP"
+    /// `WEB_AUTHN`.
+    case webAuthn = "WEB_AUTHN"
+
+    /// Amplify's `AuthFactorType` name (`password`, `passwordSRP`, `emailOTP`, `smsOTP`, `webAuthn`).
+    public var amplifyName: String {
+        switch self {
+        case .password: "password"
+        case .passwordSRP: "passwordSRP"
+        case .emailOTP: "emailOTP"
+        case .smsOTP: "smsOTP"
+        case .webAuthn: "webAuthn"
+        }
+    }
+}
+
+/// Where a one-time code was sent.
+public struct CognitoCodeDelivery: Sendable, Equatable {
+    /// `SMS` or `EMAIL`.
+    public var medium: String?
+    /// The masked destination (`+*******1234`, `a***@e***.com`).
+    public var destination: String?
+}
+
+/// The tokens of a signed-in user. `description` shows none of them.
+public struct CognitoTokens: Sendable, CustomStringConvertible {
+    /// The ID token (JWT).
+    public let idToken: String
+    /// The access token (JWT).
+    public let accessToken: String
+    /// The refresh token, when Cognito sent one.
+    public let refreshToken: String?
+    /// Seconds until the access token expires.
+    public let expiresIn: Int
+    /// `Bearer`.
+    public let tokenType: String?
+    /// A device Cognito asked to remember (`NewDeviceMetadata`): its key and group key.
+    public let newDevice: (deviceKey: String, deviceGroupKey: String)?
+
+    public var description: String {
+        "CognitoTokens(idToken: <redacted>, accessToken: <redacted>, refreshToken: \(refreshToken == nil ? "none" : "<redacted>"), expiresIn: \(expiresIn))"
+    }
+}
+
+/// What the app must do next to finish signing in. Case names follow Amplify's `AuthSignInStep`.
+public enum CognitoNextStep: Sendable, Equatable {
+    /// A custom challenge (`CUSTOM_CHALLENGE`): answer with ``CognitoSignIn/confirmSignIn(challengeResponse:userAttributes:)``.
+    case confirmSignInWithCustomChallenge(parameters: [String: String])
+    /// An SMS MFA code (`SMS_MFA`).
+    case confirmSignInWithSMSMFACode(CognitoCodeDelivery)
+    /// A TOTP code (`SOFTWARE_TOKEN_MFA`).
+    case confirmSignInWithTOTPCode
+    /// An e-mail or SMS one-time code (`EMAIL_OTP`, `SMS_OTP`, e-mail MFA).
+    case confirmSignInWithOTP(CognitoCodeDelivery)
+    /// A new password (`NEW_PASSWORD_REQUIRED`), with the user's attributes and the required ones.
+    case confirmSignInWithNewPassword(userAttributes: [String: String], requiredAttributes: [String])
+    /// Choose a first factor (`SELECT_CHALLENGE`).
+    case continueSignInWithFirstFactorSelection(availableFactors: [CognitoFactor])
+    /// Choose an MFA type (`SELECT_MFA_TYPE`).
+    case continueSignInWithMFASelection(allowed: [String])
+    /// Set up TOTP (`MFA_SETUP`): add the shared secret to an authenticator, answer with a code.
+    case continueSignInWithTOTPSetup(sharedSecret: String, username: String)
+    /// Set up e-mail MFA (`MFA_SETUP`): answer with the e-mail address.
+    case continueSignInWithEmailMFASetup
+    /// Choose which MFA to set up (`MFA_SETUP` with several options).
+    case continueSignInWithMFASetupSelection(allowed: [String])
+    /// Give the password (`USER_AUTH`, after choosing a password factor).
+    case confirmSignInWithPassword
+    /// Sign a WebAuthn assertion (`WEB_AUTHN`) with these credential request options (JSON); answer
+    /// with the credential (JSON). The app owns the authenticator.
+    case confirmSignInWithWebAuthn(credentialRequestOptions: String)
+
+    /// Amplify's `AuthSignInStep` case name.
+    public var typeName: String {
+        switch self {
+        case .confirmSignInWithCustomChallenge: "confirmSignInWithCustomChallenge"
+        case .confirmSignInWithSMSMFACode: "confirmSignInWithSMSMFACode"
+        case .confirmSignInWithTOTPCode: "confirmSignInWithTOTPCode"
+        case .confirmSignInWithOTP: "confirmSignInWithOTP"
+        case .confirmSignInWithNewPassword: "confirmSignInWithNewPassword"
+        case .continueSignInWithFirstFactorSelection: "continueSignInWithFirstFactorSelection"
+        case .continueSignInWithMFASelection: "continueSignInWithMFASelection"
+        case .continueSignInWithTOTPSetup: "continueSignInWithTOTPSetup"
+        case .continueSignInWithEmailMFASetup: "continueSignInWithEmailMFASetup"
+        case .continueSignInWithMFASetupSelection: "continueSignInWithMFASetupSelection"
+        case .confirmSignInWithPassword: "confirmSignInWithPassword"
+        case .confirmSignInWithWebAuthn: "confirmSignInWithWebAuthn"
+        }
+    }
+}
+
+/// The outcome of a sign-in call.
+public enum CognitoSignInResult: Sendable {
+    /// Signed in.
+    case signedIn(CognitoTokens)
+    /// Another step is needed.
+    case nextStep(CognitoNextStep)
+}
+
+/// A device Cognito remembers for a user (device tracking).
+public struct CognitoRememberedDevice: Sendable, CustomStringConvertible {
+    /// `DeviceKey`.
+    public let deviceKey: String
+    /// `DeviceGroupKey`.
+    public let deviceGroupKey: String
+    /// The device's random password (secret).
+    public let devicePassword: SecureBytes
+
+    /// A device.
+    public init(deviceKey: String, deviceGroupKey: String, devicePassword: SecureBytes) {
+        self.deviceKey = deviceKey
+        self.deviceGroupKey = deviceGroupKey
+        self.devicePassword = devicePassword
+    }
+
+    public var description: String { "CognitoRememberedDevice(\(deviceKey))" }
+}
+
+/// Keeps remembered devices per user (apps store them in the keychain; tests in memory).
+public protocol CognitoDeviceStore: Sendable {
+    /// The device remembered for `username`, if any.
+    func device(for username: String) async -> CognitoRememberedDevice?
+    /// Remembers a device.
+    func save(_ device: CognitoRememberedDevice, for username: String) async
+    /// Forgets the device of `username`.
+    func removeDevice(for username: String) async
+}
+
+/// A ``CognitoDeviceStore`` in memory.
+public actor InMemoryCognitoDeviceStore: CognitoDeviceStore {
+    private var devices: [String: CognitoRememberedDevice] = [:]
+    /// An empty store.
+    public init() {}
+    public func device(for username: String) async -> CognitoRememberedDevice? { devices[username] }
+    public func save(_ device: CognitoRememberedDevice, for username: String) async { devices[username] = device }
+    public func removeDevice(for username: String) async { devices[username] = nil }
+}

@@ -1,0 +1,110 @@
+import AuthCore
+
+/// `cognito-srp` and `cognito-device-srp`: the password (or device) claim of Cognito's SRP variant.
+struct CognitoSRPVectorKind: VectorKind {
+    let name: String
+    let device: Bool
+
+    func check(_ c: VectorCase) throws(CaseFailure) {
+        let fields = try c.expectedFields(allowed: ["srp_a_hex", "u_hex", "x_hex", "S_hex", "hkdf_key_hex", "signature_b64"])
+        let realm: String
+        let identity: String
+        let password: SecureBytes
+        if device {
+            realm = try c.string("device_group_key")
+            identity = try c.string("device_key")
+            password = SecureBytes(Array(try c.string("device_password").utf8))
+        } else {
+            let poolId = try c.string("pool_id")
+            do { realm = try CognitoSRP.poolName(fromPoolId: poolId) } catch { throw .invalid("pool_id", error.reason) }
+            identity = try c.string("user_id_for_srp")
+            password = SecureBytes(Array(try c.string("password").utf8))
+        }
+        let a = try c.bigInteger("a_hex")
+        let timestamp = try c.string("timestamp")
+        let b: BigUInt
+        let salt: BigUInt
+        let secretBlock: [UInt8]
+        do {
+            b = try CognitoSRP.number(fromHex: try c.string("srp_b_hex"), parameter: "srp_b_hex")
+            salt = try CognitoSRP.number(fromHex: try c.string("salt_hex"), parameter: "salt_hex")
+            secretBlock = try Base64.decode(try c.string("secret_block_b64"), field: "secret_block_b64")
+        } catch let failure as CaseFailure {
+            throw failure
+        } catch let error as AuthCoreError {
+            throw .invalid("input", error.reason)
+        } catch {
+            throw .invalid("input", "\(error)")
+        }
+        let claim: CognitoPasswordClaim
+        let aValue: BigUInt
+        do {
+            let ephemeral = try CognitoSRP.ephemeral(privateValue: a)
+            aValue = ephemeral.publicValue
+            claim = try CognitoSRP.passwordClaim(
+                realm: realm, identity: identity, password: password, ephemeral: ephemeral, serverPublicValue: b, salt: salt,
+                secretBlock: secretBlock, timestamp: timestamp)
+        } catch {
+            throw .invalid("claim", "\(error.code): \(error.reason)")
+        }
+        for field in fields {
+            let path = "expect.\(field)"
+            let expected = try c.string(path)
+            switch field {
+            case "srp_a_hex": try c.checkNumber(path, expected: expected, got: aValue)
+            case "S_hex": try c.checkNumber(path, expected: expected, got: claim.premasterSecret)
+            case "u_hex": try c.checkHex(path, expected: expected, got: SRPVectorKind.width(claim.scramblingParameter, .sha256))
+            case "x_hex": try c.checkHex(path, expected: expected, got: SRPVectorKind.width(claim.privateKey, .sha256))
+            case "hkdf_key_hex": try c.checkHex(path, expected: expected, got: claim.key.withUnsafeBytes { Array($0) })
+            default: try c.checkText(path, expected: expected, got: claim.signature)
+            }
+        }
+    }
+}
+
+/// `cognito-device-verifier`: the `DeviceSecretVerifierConfig` of `ConfirmDevice`.
+struct CognitoDeviceVerifierVectorKind: VectorKind {
+    let name = "cognito-device-verifier"
+
+    func check(_ c: VectorCase) throws(CaseFailure) {
+        let fields = try c.expectedFields(allowed: ["x_hex", "verifier_hex", "password_verifier_b64", "salt_b64"])
+        let salt: BigUInt
+        let saltHex = try c.string("salt_hex")
+        do { salt = try CognitoSRP.number(fromHex: saltHex, parameter: "salt_hex") } catch { throw .invalid("salt_hex", error.reason) }
+        let verifier: CognitoDeviceVerifier
+        do {
+            verifier = try CognitoDeviceVerifier(
+                deviceGroupKey: try c.string("device_group_key"), deviceKey: try c.string("device_key"),
+                devicePassword: SecureBytes(Array(try c.string("device_password").utf8)), salt: salt)
+        } catch let failure as CaseFailure {
+            throw failure
+        } catch let error as AuthCoreError {
+            throw .invalid("verifier", error.reason)
+        } catch {
+            throw .invalid("verifier", "\(error)")
+        }
+        for field in fields {
+            let path = "expect.\(field)"
+            let expected = try c.string(path)
+            switch field {
+            case "x_hex": try c.checkHex(path, expected: expected, got: SRPVectorKind.width(verifier.privateKey, .sha256))
+            case "verifier_hex": try c.checkHex(path, expected: expected, got: verifier.verifier.signPaddedBigEndianBytes)
+            case "password_verifier_b64": try c.checkText(path, expected: expected, got: verifier.passwordVerifier)
+            default: try c.checkText(path, expected: expected, got: verifier.salt)
+            }
+        }
+    }
+}
+
+/// `cognito-secret-hash`: `SECRET_HASH` = Base64(HMAC-SHA256(client secret, username | client id)).
+struct CognitoSecretHashVectorKind: VectorKind {
+    let name = "cognito-secret-hash"
+
+    func check(_ c: VectorCase) throws(CaseFailure) {
+        _ = try c.expectedFields(allowed: ["secret_hash_b64"])
+        let hash = cognitoSecretHash(
+            username: try c.string("username"), clientId: try c.string("client_id"),
+            clientSecret: SecureBytes(Array(try c.string("client_secret").utf8)))
+        try c.checkText("expect.secret_hash_b64", expected: try c.string("expect.secret_hash_b64"), got: hash)
+    }
+}
