@@ -1,0 +1,155 @@
+public import AuthCore
+
+/// A cache around any credentials source that refreshes before expiry, once, however many callers wait.
+///
+/// - Refreshes when less than ``window`` remains (default 5 minutes); for credentials whose whole
+///   lifetime is shorter than twice the window, at half their lifetime.
+/// - Single flight: one refresh runs at a time; every caller that needs it awaits the same one.
+/// - Callers inside the window whose credentials are still valid get them at once (a slow refresh
+///   does not block them), while the refresh runs in the background; if it fails they keep getting
+///   the current credentials until those expire. Callers after expiry wait for the refresh and get
+///   its error if it fails.
+/// - A failed refresh is retried no sooner than an exponential backoff (1 s doubling to 60 s, with
+///   jitter: a random 50–100 % of the step), never in a tight loop; during the backoff, callers
+///   without valid credentials get the last error.
+/// - A refresh that returns credentials already expired (or without an expiration inside their
+///   lifetime) is an error.
+public actor RefreshingCredentialsProvider: CredentialsProvider {
+    /// The source.
+    public nonisolated let source: any CredentialsProvider
+    /// Refresh when less than this many seconds remain.
+    public nonisolated let window: Int64
+    nonisolated let clock: any SigningClock
+    nonisolated let random: any SecureRandomGenerator
+
+    private var cached: Credentials?
+    private var fetchedAt: Timestamp?
+    private var inflight: Task<Credentials, any Error>?
+    private var failures = 0
+    private var retryAfter: Timestamp?
+    private var lastError: AuthCoreError?
+    /// Bumped by `clearCredentials()`: a refresh that started before a clear hands its answer to the
+    /// callers that waited for it but does not cache it.
+    private var generation = 0
+    /// Completed refreshes (successful or not), for observability and tests.
+    public private(set) var refreshAttempts = 0
+
+    /// A cache around `source`.
+    public init(
+        source: any CredentialsProvider, window: Int64 = 300, clock: any SigningClock = SystemClock(),
+        random: any SecureRandomGenerator = SystemRandom()
+    ) {
+        self.source = source
+        self.window = window
+        self.clock = clock
+        self.random = random
+    }
+
+    public func credentials() async throws(AuthCoreError) -> Credentials {
+        let now = clock.now()
+        if let current = cached, !current.isExpired(at: now) {
+            if needsRefresh(current, now: now), canAttempt(now: now) {
+                _ = startRefresh()  // in the background: valid credentials are returned at once
+            }
+            return current
+        }
+        // No valid credentials: wait for a refresh (the one in flight, or a new one).
+        if inflight == nil, !canAttempt(now: now), let lastError {
+            throw lastError
+        }
+        let task = startRefresh()
+        do {
+            return try await task.value
+        } catch let error as AuthCoreError {
+            throw error
+        } catch {
+            throw AuthCoreError(.credentialsUnavailable, "credentials refresh failed: \(error)")
+        }
+    }
+
+    /// Forgets the cached credentials and any backoff; a refresh in flight is no longer waited for or
+    /// cached. The next call fetches new credentials.
+    public func clearCredentials() {
+        generation += 1
+        cached = nil
+        fetchedAt = nil
+        inflight = nil
+        failures = 0
+        retryAfter = nil
+        lastError = nil
+    }
+
+    /// Forgets the cached credentials and the identity id of an identity-pool source (the next call
+    /// gets a new identity).
+    public func clearIdentity() async {
+        clearCredentials()
+        if let identity = source as? CognitoIdentityCredentialsProvider { await identity.clearIdentity() }
+    }
+
+    /// When the cached credentials will be refreshed, if any are cached.
+    public func refreshTime() -> Timestamp? {
+        guard let current = cached, let expiration = current.expiration else { return nil }
+        return expiration.adding(seconds: -refreshLead(current))
+    }
+
+    // MARK: - Policy
+
+    /// Seconds before expiry at which to refresh: the window, or half the lifetime when the lifetime
+    /// is shorter than twice the window.
+    private func refreshLead(_ credentials: Credentials) -> Int64 {
+        guard let expiration = credentials.expiration, let fetchedAt else { return window }
+        let lifetime = fetchedAt.seconds(until: expiration)
+        return lifetime < 2 * window ? lifetime / 2 : window
+    }
+
+    private func needsRefresh(_ credentials: Credentials, now: Timestamp) -> Bool {
+        guard let expiration = credentials.expiration else { return false }  // long-term keys never expire
+        return now.seconds(until: expiration) <= refreshLead(credentials)
+    }
+
+    private func canAttempt(now: Timestamp) -> Bool {
+        guard let retryAfter else { return true }
+        return now >= retryAfter
+    }
+
+    // MARK: - Single flight
+
+    private func startRefresh() -> Task<Credentials, any Error> {
+        if let inflight { return inflight }
+        let started = generation
+        let task = Task { try await self.refresh(generation: started) }
+        inflight = task
+        return task
+    }
+
+    private func refresh(generation started: Int) async throws -> Credentials {
+        defer { if generation == started { inflight = nil } }
+        do {
+            let fresh = try await source.credentials()
+            let now = clock.now()
+            guard !fresh.isExpired(at: now) else {
+                throw AuthCoreError(.expired, "the credentials source returned credentials that are already expired")
+            }
+            refreshAttempts += 1
+            guard generation == started else { return fresh }  // cleared meanwhile: not cached
+            cached = fresh
+            fetchedAt = now
+            failures = 0
+            retryAfter = nil
+            lastError = nil
+            return fresh
+        } catch {
+            refreshAttempts += 1
+            let typed = error as? AuthCoreError ?? AuthCoreError(.credentialsUnavailable, "credentials refresh failed: \(error)")
+            guard generation == started else { throw typed }
+            failures += 1
+            let step = Swift.min(60.0, Double(1 << Swift.min(failures - 1, 6)))
+            var jitterByte: UInt8 = 0
+            try? withUnsafeMutableBytes(of: &jitterByte) { try random.fill($0) }
+            let delay = step * (0.5 + 0.5 * Double(jitterByte) / 255.0)
+            retryAfter = clock.now().adding(seconds: Swift.max(1, Int64(delay.rounded(.up))))
+            lastError = typed
+            throw typed
+        }
+    }
+}

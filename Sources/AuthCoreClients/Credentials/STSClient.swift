@@ -1,0 +1,115 @@
+public import AuthCore
+import Foundation
+
+/// AWS STS: `AssumeRole` (signed with the caller's credentials) and `AssumeRoleWithWebIdentity`
+/// (the basic flow of identity pools; unsigned unless a signer is given).
+public struct STSClient: Sendable {
+    /// The endpoint (default `https://sts.<region>.amazonaws.com/`).
+    public let endpoint: RequestURL
+    /// The signing region.
+    public let region: String
+    let sender: SignedRequestSender
+
+    /// The shortest `DurationSeconds` STS accepts.
+    public static let minimumDuration = 900
+    /// The longest role session.
+    public static let maximumDuration = 43_200
+
+    /// A client.
+    public init(region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender()) throws(AuthCoreError) {
+        self.region = region
+        do { self.endpoint = try RequestURL(endpoint ?? "https://sts.\(region).amazonaws.com/") } catch {
+            throw AuthCoreError(.invalidParameter, "endpoint: \(error.reason)")
+        }
+        self.sender = sender
+    }
+
+    /// `AssumeRole`: temporary credentials for `roleArn`, signed with `credentials`.
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a duration outside 900...43200 s;
+    ///   ``AuthCore/AuthCoreError/Code/serviceError`` with STS's error.
+    public func assumeRole(
+        roleArn: String, sessionName: String, durationSeconds: Int = 3600, credentials: Credentials
+    ) async throws(AuthCoreError) -> Credentials {
+        let signer = try SigV4Signer(credentials: credentials, region: region, service: "sts")
+        return try await call(
+            ["Action": "AssumeRole", "RoleArn": roleArn, "RoleSessionName": sessionName, "DurationSeconds": try duration(durationSeconds)],
+            result: "AssumeRoleResult", signer: signer)
+    }
+
+    /// `AssumeRoleWithWebIdentity`: credentials for `roleArn` from an OpenID Connect token (the basic
+    /// flow of Cognito identity pools). Unsigned, as AWS expects; pass `signingCredentials` for a
+    /// server that wants every call signed.
+    public func assumeRoleWithWebIdentity(
+        roleArn: String, sessionName: String, webIdentityToken: String, durationSeconds: Int = 3600,
+        signingCredentials: Credentials? = nil
+    ) async throws(AuthCoreError) -> Credentials {
+        let signer = try signingCredentials.map { c throws(AuthCoreError) in try SigV4Signer(credentials: c, region: region, service: "sts") }
+        return try await call(
+            ["Action": "AssumeRoleWithWebIdentity", "RoleArn": roleArn, "RoleSessionName": sessionName, "WebIdentityToken": webIdentityToken,
+             "DurationSeconds": try duration(durationSeconds)],
+            result: "AssumeRoleWithWebIdentityResult", signer: signer)
+    }
+
+    private func duration(_ seconds: Int) throws(AuthCoreError) -> String {
+        guard (Self.minimumDuration...Self.maximumDuration).contains(seconds) else {
+            throw AuthCoreError(
+                .invalidParameter, "DurationSeconds \(seconds) is outside \(Self.minimumDuration)...\(Self.maximumDuration)")
+        }
+        return String(seconds)
+    }
+
+    private func call(_ parameters: [String: String], result: String, signer: SigV4Signer?) async throws(AuthCoreError) -> Credentials {
+        // RFC 3986 unreserved characters only (CharacterSet.alphanumerics would let non-ASCII letters through).
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        let body = (parameters.merging(["Version": "2011-06-15"]) { a, _ in a })
+            .sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)" }
+            .joined(separator: "&")
+        let request = HTTPRequest(
+            method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")],
+            body: Array(body.utf8))
+        let response: HTTPResponse
+        if let signer {
+            response = try await sender.send(request) { request, time throws(AuthCoreError) in
+                request.adding(try signer.sign(request.sigV4Request(), at: time))
+            }
+        } else {
+            response = try await sender.transport.send(request)
+        }
+        guard response.isSuccess else {
+            let error = ServiceErrorBody(response: response)
+            throw AuthCoreError(serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "", httpStatus: response.status)
+        }
+        return try Self.parseCredentials(String(decoding: response.body, as: UTF8.self), result: result)
+    }
+
+    /// Reads `<Credentials>` out of an STS XML answer.
+    static func parseCredentials(_ xml: String, result: String) throws(AuthCoreError) -> Credentials {
+        guard let credentials = element("Credentials", in: xml) else {
+            throw AuthCoreError(.malformedResponse, "\(result): missing Credentials")
+        }
+        func field(_ name: String) throws(AuthCoreError) -> String {
+            guard let value = element(name, in: credentials), !value.isEmpty else {
+                throw AuthCoreError(.malformedResponse, "\(result): missing Credentials.\(name)")
+            }
+            return value
+        }
+        let expiration: Timestamp
+        do { expiration = try Timestamp(iso8601: try field("Expiration")) } catch {
+            throw AuthCoreError(.malformedResponse, "\(result): Credentials.Expiration: \(error.reason)")
+        }
+        return try Credentials(
+            accessKeyId: field("AccessKeyId"), secretAccessKey: field("SecretAccessKey"), sessionToken: field("SessionToken"),
+            expiration: expiration)
+    }
+
+    static func element(_ name: String, in text: String) -> String? {
+        guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
+        else { return nil }
+        return String(text[open.upperBound..<close.lowerBound])
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+}

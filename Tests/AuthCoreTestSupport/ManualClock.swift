@@ -1,0 +1,23 @@
+public import AuthCore
+import Synchronization
+
+/// A clock the test moves by hand.
+public final class ManualClock: SigningClock, Sendable {
+    private let current: Mutex<Timestamp>
+    public init(_ start: Timestamp) { current = Mutex(start) }
+    public func now() -> Timestamp { current.withLock { $0 } }
+    public func advance(seconds: Int64) { current.withLock { $0 = $0.adding(seconds: seconds) } }
+    public func advance(milliseconds: Int64) {
+        current.withLock { t in
+            var nanos = Int64(t.nanoseconds) + milliseconds * 1_000_000
+            var seconds = t.secondsSince1970
+            seconds += nanos / 1_000_000_000
+            nanos %= 1_000_000_000
+            if nanos < 0 {
+                nanos += 1_000_000_000
+                seconds -= 1
+            }
+            t = Timestamp(secondsSince1970: seconds, nanoseconds: Int32(nanos))
+        }
+    }
+}
