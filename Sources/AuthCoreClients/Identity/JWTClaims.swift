@@ -1,0 +1,100 @@
+public import AuthCore
+import Foundation
+
+/// The claims of a JSON Web Token, decoded without verifying its signature (the service verifies
+/// it; the client only reads `iss` to key `Logins` correctly).
+public struct JWTClaims: Sendable {
+    let claims: JSONObject
+
+    /// Decodes the payload of `token` (`header.payload.signature`, Base64url without padding).
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/malformedInput`` for a token that is not a JWT.
+    public init(token: String) throws(AuthCoreError) {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, !parts[1].isEmpty else {
+            throw AuthCoreError(.malformedInput, "the token is not a JWT (expected header.payload.signature)")
+        }
+        let payload: [UInt8]
+        do { payload = try Base64.decode(parts[1], alphabet: .urlSafe, field: "JWT payload") } catch {
+            throw AuthCoreError(.malformedInput, "the token is not a JWT: \(error.reason)")
+        }
+        do { claims = try JSONObject(parsing: payload, context: "JWT claims") } catch {
+            throw AuthCoreError(.malformedInput, "the token is not a JWT: its payload is not a JSON object")
+        }
+    }
+
+    /// A string claim, or nil.
+    public func string(_ name: String) -> String? { try? claims.optionalString(name) }
+
+    /// `iss`.
+    public var issuer: String? { string("iss") }
+}
+
+/// The `Logins` key a Cognito identity pool expects for tokens of each issuer, per region.
+///
+/// The developer-authenticated (and Cognito identity) token issuer is
+/// `cognito-identity.amazonaws.com` in the regions that use the global issuer, the China issuer
+/// in cn-north-1, and `cognito-identity.<region>.amazonaws.com` everywhere else (design.md table).
+public enum CognitoIdentityIssuer {
+    /// The regions whose tokens carry the global issuer.
+    public static let globalIssuerRegions: Set<String> = [
+        "us-east-1", "us-east-2", "us-west-1", "us-west-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-south-1",
+        "ap-southeast-1", "ap-southeast-2", "ca-central-1", "eu-central-1", "eu-north-1", "eu-west-1", "eu-west-2", "eu-west-3",
+        "sa-east-1",
+    ]
+
+    /// The documented issuer (without `https://`) of Cognito identity tokens in `region`.
+    public static func issuer(forRegion region: String) -> String {
+        if globalIssuerRegions.contains(region) { return "cognito-identity.amazonaws.com" }
+        if region == "cn-north-1" { return "cognito-identity.cn-north-1.amazonaws.com.cn" }
+        return "cognito-identity.\(region).amazonaws.com"
+    }
+
+    /// An issuer claim without its `https://` scheme (the form `Logins` keys use).
+    public static func loginsKey(fromIssuer issuer: String) -> String {
+        var key = Substring(issuer)
+        if key.hasPrefix("https://") { key = key.dropFirst(8) } else if key.hasPrefix("http://") { key = key.dropFirst(7) }
+        while key.hasSuffix("/") { key = key.dropLast() }
+        return String(key)
+    }
+
+    /// The `Logins` key for `token` in a pool of `region`, checked locally.
+    ///
+    /// - Parameters:
+    ///   - token: the OpenID token.
+    ///   - explicitKey: a key the caller insists on (required for a token that is not a JWT).
+    ///   - region: the identity pool's region.
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` when the explicit key does not match
+    ///   the token's issuer, or a Cognito identity token's issuer does not fit the region (the error
+    ///   says which key to use), and when a non-JWT token comes without an explicit key. This replaces
+    ///   the service's `NotAuthorizedException: Invalid login token. Issuer doesn't match providerName`.
+    public static func loginsKey(for token: String, explicitKey: String?, region: String) throws(AuthCoreError) -> String {
+        let claims: JWTClaims
+        do { claims = try JWTClaims(token: token) } catch {
+            guard let explicitKey, !explicitKey.isEmpty else {
+                throw AuthCoreError(.invalidParameter, "the token is not a JWT, so its Logins key cannot be read from it: give the key explicitly (--logins-key)")
+            }
+            return explicitKey
+        }
+        guard let issuerClaim = claims.issuer, !issuerClaim.isEmpty else {
+            guard let explicitKey, !explicitKey.isEmpty else {
+                throw AuthCoreError(.invalidParameter, "the token has no iss claim: give the Logins key explicitly (--logins-key)")
+            }
+            return explicitKey
+        }
+        let key = loginsKey(fromIssuer: issuerClaim)
+        if key.hasPrefix("cognito-identity.") {
+            let expected = issuer(forRegion: region)
+            guard key == expected else {
+                throw AuthCoreError(
+                    .invalidParameter,
+                    "the token was issued by \(key), but identity pools in \(region) issue tokens as \(expected): the token belongs to another region's pool")
+            }
+        }
+        if let explicitKey, !explicitKey.isEmpty, explicitKey != key {
+            throw AuthCoreError(
+                .invalidParameter, "Logins key '\(explicitKey)' does not match the token's issuer: use '\(key)'")
+        }
+        return key
+    }
+}
