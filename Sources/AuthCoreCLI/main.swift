@@ -17,6 +17,8 @@ let topLevelHelp = """
       sigv4 sign|presign|send Sign, presign or send a request with AWS SigV4.
       oss sign|presign|send   Sign, presign or send a request with Alibaba OSS V1/V4.
       cognito sign-in         Sign in to a Cognito user pool (password from COGNITO_PASSWORD or stdin).
+      identity developer-token|credentials
+                              Cognito identity pools: developer-authenticated identities.
 
     See 'authcore <subcommand> --help' for detailed help.
     """
@@ -40,6 +42,8 @@ do {
         status = try OSSCommand.run(rest)
     case "cognito":
         status = try CognitoCommand.run(rest)
+    case "identity":
+        status = try IdentityCommand.run(rest)
     default:
         throw UsageError("unknown subcommand '\(command)' (try 'authcore --help')")
     }
