@@ -1,7 +1,6 @@
 import AuthCore
 import AuthCoreClients
 import AuthCoreTestSupport
-import Synchronization
 import Testing
 
 /// A credentials source that counts its calls, can be slow (held at a gate) and can fail.
@@ -13,7 +12,7 @@ final class CountingSource: CredentialsProvider {
         var expiredAnswer = false
         var gate: AsyncStream<Void>.Continuation?
     }
-    let state = Mutex(State())
+    let state = Locked(State())
     let clock: ManualClock
     let gateStream: AsyncStream<Void>?
 

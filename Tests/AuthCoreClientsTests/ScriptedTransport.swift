@@ -1,13 +1,12 @@
 import AuthCore
 import AuthCoreClients
-import Synchronization
 
 /// A transport that answers from a script and records what it was sent (for state-machine and
 /// retry tests; the real-server tests are in AuthCoreIntegrationTests).
 final class ScriptedTransport: HTTPTransport {
-    private let state: Mutex<(responses: [HTTPResponse], sent: [HTTPRequest])>
+    private let state: Locked<(responses: [HTTPResponse], sent: [HTTPRequest])>
 
-    init(_ responses: [HTTPResponse]) { state = Mutex((responses, [])) }
+    init(_ responses: [HTTPResponse]) { state = Locked((responses, [])) }
 
     var sent: [HTTPRequest] { state.withLock { $0.sent } }
 

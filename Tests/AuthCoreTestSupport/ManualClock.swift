@@ -1,10 +1,9 @@
 public import AuthCore
-import Synchronization
 
 /// A clock the test moves by hand.
 public final class ManualClock: SigningClock, Sendable {
-    private let current: Mutex<Timestamp>
-    public init(_ start: Timestamp) { current = Mutex(start) }
+    private let current: Locked<Timestamp>
+    public init(_ start: Timestamp) { current = Locked(start) }
     public func now() -> Timestamp { current.withLock { $0 } }
     public func advance(seconds: Int64) { current.withLock { $0 = $0.adding(seconds: seconds) } }
     public func advance(milliseconds: Int64) {

@@ -1,5 +1,4 @@
 internal import CAuthCoreGMP
-import Synchronization
 
 /// The arithmetic behind one SRP group, shared by every session that uses the group.
 ///
@@ -14,9 +13,9 @@ final class SRPGroupEngine: Sendable {
     let domain: MontgomeryDomain
     static let tableReachBits = 512
 
-    private let table = Mutex<FixedBaseTable?>(nil)
-    private let kernel = Mutex<MontgomeryExponentiationKernel?>(nil)
-    private let offsetPowers = Mutex<[Int: LimbBuffer]>([:])
+    private let table = Locked<FixedBaseTable?>(nil)
+    private let kernel = Locked<MontgomeryExponentiationKernel?>(nil)
+    private let offsetPowers = Locked<[Int: LimbBuffer]>([:])
 
     init(modulus: BigUInt, generator: BigUInt) {
         self.modulus = modulus

@@ -250,8 +250,10 @@ public struct SigV4Signer: Sendable {
     /// the string to sign (``SigV4Signature/stringToSign``), which is MACed with the signing key.
     package func signatureOf(canonicalRequest: [UInt8], date: AmzDate) -> (hash: Digest, mac: Digest) {
         let hash = canonicalRequest.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }
-        let entry = keyEntry(date)
-        let mac = withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { entry.authenticate($0) }
+        let mac = withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { message in
+            if let digest = memo.authenticate(day: date.day, message) { return digest }
+            return keyEntry(date).authenticate(message)  // first signature of the day: fills the memo
+        }
         return (hash, mac)
     }
 

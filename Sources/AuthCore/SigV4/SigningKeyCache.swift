@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A bounded, thread-safe cache of SigV4 signing keys and their keyed HMAC contexts.
 ///
@@ -21,11 +20,11 @@ public final class SigningKeyCache: Sendable {
     /// A signing key and its keyed HMAC-SHA256 context.
     final class Entry: Sendable {
         let signingKey: SecureBytes
-        let mac: Mutex<KeyedHMAC>
+        let mac: Locked<KeyedHMAC>
 
         init(signingKey: SecureBytes) {
             self.signingKey = signingKey
-            self.mac = Mutex(KeyedHMAC(algorithm: .sha256, key: signingKey))
+            self.mac = Locked(KeyedHMAC(algorithm: .sha256, key: signingKey))
         }
 
         /// HMAC-SHA256 under the signing key.
@@ -39,7 +38,7 @@ public final class SigningKeyCache: Sendable {
         var clock: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// The most entries kept.
     public let capacity: Int
 
@@ -82,21 +81,34 @@ public final class SigningKeyCache: Sendable {
     }
 }
 
-/// A signer's memo of the signing key for the last day it signed on (one lock, one integer compare:
-/// the hot path skips the shared cache's hashing of its key).
+/// A signer's memo of the signing key for the last day it signed on, with its own keyed HMAC context:
+/// the hot path is one lock and one integer compare, skipping the shared cache's hashing of its key
+/// and the shared entry's lock.
 final class SigningKeyMemo: Sendable {
-    private struct Remembered {
-        var day = 0
+    private struct Remembered: ~Copyable {
+        var day: Int
         var entry: SigningKeyCache.Entry?
+        var mac: KeyedHMAC
     }
 
-    private let state = Mutex(Remembered())
+    private let state = Locked(Remembered(day: Int.min, entry: nil, mac: KeyedHMAC(algorithm: .sha256, key: [UInt8]())))
+
+    /// HMAC-SHA256 of `message` under the remembered key, or nil when the memo holds another day.
+    func authenticate(day: Int, _ message: UnsafeRawBufferPointer) -> Digest? {
+        state.withLock { remembered in
+            remembered.day == day ? remembered.mac.authenticationCode(for: message) : nil
+        }
+    }
 
     func lookup(day: Int) -> SigningKeyCache.Entry? {
         state.withLock { $0.day == day ? $0.entry : nil }
     }
 
     func store(day: Int, entry: SigningKeyCache.Entry) {
-        state.withLock { $0 = Remembered(day: day, entry: entry) }
+        state.withLock { remembered in
+            remembered.day = day
+            remembered.entry = entry
+            remembered.mac = KeyedHMAC(algorithm: .sha256, key: entry.signingKey)  // once per day
+        }
     }
 }

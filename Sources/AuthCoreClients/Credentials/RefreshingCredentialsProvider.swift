@@ -124,6 +124,9 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
 
     private func refresh(generation started: Int) async throws -> Credentials {
         defer { if generation == started { inflight = nil } }
+        // The lifetime counts from when the request went out (the issuer's clock started no earlier),
+        // so a slow answer makes the refresh come earlier, never later.
+        let requested = clock.now()
         do {
             let fresh = try await source.credentials()
             let now = clock.now()
@@ -133,7 +136,7 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
             refreshAttempts += 1
             guard generation == started else { return fresh }  // cleared meanwhile: not cached
             cached = fresh
-            fetchedAt = now
+            fetchedAt = requested
             failures = 0
             retryAfter = nil
             lastError = nil

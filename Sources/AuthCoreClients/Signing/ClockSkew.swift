@@ -1,5 +1,4 @@
 public import AuthCore
-import Synchronization
 
 /// Clock-skew offsets learned per endpoint host.
 ///
@@ -9,7 +8,7 @@ import Synchronization
 /// between the server's clock and the local one is recorded for that host, and the request is
 /// signed again with the corrected time.
 public final class ClockSkewTracker: Sendable {
-    private let offsets = Mutex<[String: Int64]>([:])
+    private let offsets = Locked<[String: Int64]>([:])
     /// The tolerance beyond which a `Date` header counts as skew (AWS allows 15 minutes; a 5-minute
     /// threshold catches skew before requests start failing).
     public let threshold: Int64
