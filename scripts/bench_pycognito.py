@@ -28,6 +28,7 @@ import math
 import random
 import time
 
+from pycognito_hooks import NoNetworkClient
 from pycognito.aws_srp import AWSSRP, G_HEX, N_HEX, hex_hash, hex_to_long, pad_hex
 
 N = hex_to_long(N_HEX)
@@ -38,11 +39,6 @@ CLIENT_ID = "1example23456789abcdefghij"
 USERNAME = "alice@example.com"
 USER_ID_FOR_SRP = "d0625357-a9fe-4a63-b7ed-e97c11fca2b9"
 PASSWORD = "correct horse battery staple 1!"
-
-
-class NoNetworkClient:
-    def __getattr__(self, name):
-        raise RuntimeError(f"pycognito tried to use the network client: {name}")
 
 
 def make_challenge(seed=3072):

@@ -48,6 +48,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from pycognito import aws_srp
+from pycognito_hooks import NoNetworkClient, frozen_utc
 from pycognito.aws_srp import (
     AWSSRP,
     G_HEX,
@@ -74,40 +75,6 @@ N_BYTES = (N.bit_length() + 7) // 8  # 384
 # --------------------------------------------------------------------------------------------
 # Hooks into pycognito (no network, frozen clock, scripted randomness)
 # --------------------------------------------------------------------------------------------
-
-class NoNetworkClient:
-    """Stands in for the boto3 cognito-idp client; any use is a bug in this script."""
-
-    def __getattr__(self, name):
-        raise RuntimeError(f"pycognito tried to use the network client: {name}")
-
-
-@contextlib.contextmanager
-def frozen_utc(when):
-    """Make pycognito.aws_srp's datetime.datetime.utcnow() return `when` (a naive UTC datetime)."""
-
-    class FrozenDateTime(_datetime.datetime):
-        @classmethod
-        def utcnow(cls):
-            return when
-
-        @classmethod
-        def now(cls, tz=None):
-            return when if tz is None else when.replace(tzinfo=_datetime.timezone.utc).astimezone(tz)
-
-    fake = types.SimpleNamespace(
-        datetime=FrozenDateTime,
-        timezone=_datetime.timezone,
-        timedelta=_datetime.timedelta,
-        date=_datetime.date,
-    )
-    saved = aws_srp.datetime
-    aws_srp.datetime = fake
-    try:
-        yield
-    finally:
-        aws_srp.datetime = saved
-
 
 @contextlib.contextmanager
 def scripted_urandom(chunks):

@@ -25,10 +25,8 @@ import base64
 import datetime
 import hashlib
 import hmac
-import json
 import logging
 import os
-import sys
 import warnings
 from unittest import mock
 from urllib.parse import quote, unquote_to_bytes, urlsplit
@@ -39,6 +37,7 @@ logging.disable(logging.CRITICAL)
 import oss2  # noqa: E402
 import oss2.auth  # noqa: E402
 from oss2.credentials import StaticCredentialsProvider  # noqa: E402
+from vector_files import write_or_check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "vectors", "oss-oss2.json")
@@ -535,22 +534,10 @@ def build():
     }
 
 
-def render(doc):
-    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-
-
 def main():
-    text = render(build())
-    if "--check" in sys.argv[1:]:
-        with open(OUT, encoding="utf-8") as f:
-            if f.read() != text:
-                raise SystemExit("%s is out of date" % OUT)
-        print("up to date: %s" % OUT)
-        return
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    print("wrote %s: %d cases" % (OUT, len(json.loads(text)["cases"])))
+    doc = write_or_check(OUT, build())
+    if doc is not None:
+        print("wrote %s: %d cases" % (OUT, len(doc["cases"])))
 
 
 if __name__ == "__main__":

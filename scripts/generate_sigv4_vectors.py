@@ -43,6 +43,7 @@ from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth, SigV4Auth, SigV4QueryAu
 from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
+from vector_files import write_or_check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "vectors", "sigv4-botocore.json")
@@ -695,23 +696,10 @@ def build():
     }
 
 
-def render(doc):
-    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-
-
 def main():
-    text = render(build())
-    if "--check" in sys.argv[1:]:
-        with open(OUT, encoding="utf-8") as f:
-            if f.read() != text:
-                raise SystemExit("%s is out of date" % OUT)
-        print("up to date: %s" % OUT)
-        return
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w", encoding="utf-8") as f:
-        f.write(text)
-    doc = json.loads(text)
-    print("wrote %s: %d cases, %d departures" % (OUT, len(doc["cases"]), len(doc["botocore_departures"])))
+    doc = write_or_check(OUT, build())
+    if doc is not None:
+        print("wrote %s: %d cases, %d departures" % (OUT, len(doc["cases"]), len(doc["botocore_departures"])))
 
 
 if __name__ == "__main__":

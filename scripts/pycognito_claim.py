@@ -33,15 +33,13 @@ Errors: {"error": "..."} on stdout, exit status 2.
 
 import base64
 import binascii
-import contextlib
 import datetime as _datetime
 import hashlib
 import hmac
 import json
 import sys
-import types
 
-from pycognito import aws_srp
+from pycognito_hooks import NoNetworkClient, frozen_utc
 from pycognito.aws_srp import AWSSRP, N_HEX, hex_to_long, long_to_hex
 
 N = hex_to_long(N_HEX)
@@ -51,26 +49,6 @@ MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", 
 
 class InputError(Exception):
     pass
-
-
-class NoNetworkClient:
-    def __getattr__(self, name):
-        raise RuntimeError(f"pycognito tried to use the network client: {name}")
-
-
-@contextlib.contextmanager
-def frozen_utc(when):
-    class FrozenDateTime(_datetime.datetime):
-        @classmethod
-        def utcnow(cls):
-            return when
-
-    saved = aws_srp.datetime
-    aws_srp.datetime = types.SimpleNamespace(datetime=FrozenDateTime)
-    try:
-        yield
-    finally:
-        aws_srp.datetime = saved
 
 
 def parse_cognito_timestamp(text):

@@ -40,9 +40,9 @@ struct ParsedArguments {
         return v
     }
 
-    func integer(_ key: String) throws(UsageError) -> Int? {
+    func integer(_ key: String, expecting what: String = "an integer") throws(UsageError) -> Int? {
         guard let text = value(key) else { return nil }
-        guard let n = Int(text) else { throw UsageError("\(key) expects an integer, got '\(text)'") }
+        guard let n = Int(text) else { throw UsageError("\(key) expects \(what), got '\(text)'") }
         return n
     }
 }

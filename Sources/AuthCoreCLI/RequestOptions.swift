@@ -64,19 +64,9 @@ struct RequestOptions {
         hasBody = data != nil || file != nil
         method = (parsed.value("-X") ?? parsed.value("--request") ?? (hasBody ? "POST" : "GET")).uppercased()
         timestampText = parsed.value("--timestamp")
-        if let text = parsed.value("--expires") {
-            guard let value = Int(text) else { throw UsageError("--expires expects seconds, got '\(text)'") }
-            expires = value
-        } else {
-            expires = 3600
-        }
+        expires = try parsed.integer("--expires", expecting: "seconds") ?? 3600
         verbose = parsed.has("--verbose")
-        if let text = parsed.value("--clock-offset") {
-            guard let value = Int64(text) else { throw UsageError("--clock-offset expects seconds, got '\(text)'") }
-            clockOffset = value
-        } else {
-            clockOffset = 0
-        }
+        clockOffset = Int64(try parsed.integer("--clock-offset", expecting: "seconds") ?? 0)
         skewCorrection = !parsed.has("--no-skew-correction")
         if timestampText != nil && action == "send" && skewCorrection == false {
             // A fixed timestamp is allowed for send (it then behaves like a clock stopped at that instant).

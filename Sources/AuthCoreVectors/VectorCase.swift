@@ -86,6 +86,21 @@ public struct VectorCase: Sendable {
     }
 
     /// Compares hex bytes, ignoring case.
+    /// Runs `body`, which computes from the case's inputs: a ``CaseFailure`` passes through, any other
+    /// error makes the case invalid at `field` (an ``AuthCore/AuthCoreError`` as its reason, prefixed by
+    /// its code when `withCode`).
+    func evaluating<T>(_ field: String, withCode: Bool = false, _ body: () throws -> T) throws(CaseFailure) -> T {
+        do {
+            return try body()
+        } catch let failure as CaseFailure {
+            throw failure
+        } catch let error as AuthCoreError {
+            throw .invalid(field, withCode ? "\(error.code): \(error.reason)" : error.reason)
+        } catch {
+            throw .invalid(field, "\(error)")
+        }
+    }
+
     public func checkHex(_ field: String, expected: String, got: [UInt8]) throws(CaseFailure) {
         let gotHex = Hex.encode(got)
         guard expected.lowercased() == gotHex else { throw .mismatch(field, expected: expected, got: gotHex) }

@@ -135,21 +135,8 @@ struct IdentityMotoTests {
         #expect(await guest.currentIdentityId()?.hasPrefix("us-east-1:") == true)
     }
 
-    /// Makes the role `name` with an allow-all policy (moto needs it before its credentials sign anything).
     func createRole(_ name: String) throws -> String {
-        func iam(_ body: String) throws -> ProcessResult {
-            try authcore(
-                ["sigv4", "send", "--region", "us-east-1", "--service", "iam", "-H", "Content-Type: application/x-www-form-urlencoded", "-d", body,
-                 signedEndpoint + "/"], environment: developer)
-        }
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        let trust = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Federated":"cognito-identity.amazonaws.com"},"Action":"sts:AssumeRoleWithWebIdentity"},{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"sts:AssumeRole"}]}"#
-        let allowAll = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}"#
-        let role = try iam("Action=CreateRole&Version=2010-05-08&RoleName=\(name)&AssumeRolePolicyDocument=\(trust.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")")
-        #expect(role.status == 0 || role.stderr.contains("EntityAlreadyExists"), "\(role.stderr)")
-        let policy = try iam("Action=PutRolePolicy&Version=2010-05-08&RoleName=\(name)&PolicyName=all&PolicyDocument=\(allowAll.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")")
-        #expect(policy.status == 0, "\(policy.stderr)")
-        return "arn:aws:iam::123456789012:role/\(name)"
+        try createAllowAllRole(name, endpoint: signedEndpoint, environment: developer)
     }
 
     /// Creates a bucket and round-trips an object with `credentials` through `authcore sigv4 send --s3`.

@@ -67,27 +67,9 @@ struct MotoSigV4Tests {
         #expect(bad.stderr.hasPrefix("HTTP 403: SignatureDoesNotMatch: "), "\(bad.stderr)")
     }
 
-    func iam(_ body: String) throws -> ProcessResult {
-        try authcore(
-            ["sigv4", "send", "--region", "us-east-1", "--service", "iam", "-H", "Content-Type: application/x-www-form-urlencoded",
-             "-d", body, endpoint + "/"], environment: credentials())
-    }
-
-    static func formEncoded(_ text: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
-    }
-
     @Test("AssumeRole credentials sign S3 requests moto accepts; a wrong secret or a missing token is refused")
     func s3AssumeRole() throws {
-        // moto needs the role to exist (and allow the calls) before its credentials can be used.
-        let trust = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"*"},"Action":"sts:AssumeRole"}]}"#
-        let allowAll = #"{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}"#
-        let role = try iam("Action=CreateRole&Version=2010-05-08&RoleName=authcore&AssumeRolePolicyDocument=\(Self.formEncoded(trust))")
-        #expect(role.status == 0 || role.stderr.contains("EntityAlreadyExists"), "\(role.stderr)")
-        let policy = try iam("Action=PutRolePolicy&Version=2010-05-08&RoleName=authcore&PolicyName=all&PolicyDocument=\(Self.formEncoded(allowAll))")
-        #expect(policy.status == 0, "\(policy.stderr)")
+        _ = try createAllowAllRole("authcore", endpoint: endpoint, environment: credentials())
         let assumed = try sts(
             "Action=AssumeRole&Version=2011-06-15&RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fauthcore&RoleSessionName=authcore-test&DurationSeconds=900",
             environment: credentials())

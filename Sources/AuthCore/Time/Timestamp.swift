@@ -112,17 +112,36 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 // MARK: - Formatting
 
 extension Timestamp {
+    /// Appends `value` as decimal digits, zero-padded to `width`.
     @inline(__always)
     static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
-        var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+        let start = out.count
+        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
         var v = value
-        var i = width - 1
-        while i >= 0 {
-            digits[i] = UInt8(ascii: "0") + UInt8(v % 10)
+        var i = start + width - 1
+        while i >= start {
+            out[i] = UInt8(ascii: "0") + UInt8(v % 10)
             v /= 10
             i -= 1
         }
-        out.append(contentsOf: digits)
+    }
+
+    /// `YYYY MM DD` with `separator` between the fields (none for SigV4's basic form).
+    static func appendDate(_ c: Components, separator: UInt8?, to out: inout [UInt8]) {
+        appendDigits(c.year, width: 4, to: &out)
+        if let separator { out.append(separator) }
+        appendDigits(c.month, width: 2, to: &out)
+        if let separator { out.append(separator) }
+        appendDigits(c.day, width: 2, to: &out)
+    }
+
+    /// `HH MM SS` with `separator` between the fields.
+    static func appendTime(_ c: Components, separator: UInt8?, to out: inout [UInt8]) {
+        appendDigits(c.hour, width: 2, to: &out)
+        if let separator { out.append(separator) }
+        appendDigits(c.minute, width: 2, to: &out)
+        if let separator { out.append(separator) }
+        appendDigits(c.second, width: 2, to: &out)
     }
 
     /// SigV4's basic ISO 8601 form `YYYYMMDDTHHMMSSZ` (the `X-Amz-Date` value), as bytes.
@@ -130,13 +149,9 @@ extension Timestamp {
         let c = components
         var out: [UInt8] = []
         out.reserveCapacity(16)
-        Self.appendDigits(c.year, width: 4, to: &out)
-        Self.appendDigits(c.month, width: 2, to: &out)
-        Self.appendDigits(c.day, width: 2, to: &out)
+        Self.appendDate(c, separator: nil, to: &out)
         out.append(UInt8(ascii: "T"))
-        Self.appendDigits(c.hour, width: 2, to: &out)
-        Self.appendDigits(c.minute, width: 2, to: &out)
-        Self.appendDigits(c.second, width: 2, to: &out)
+        Self.appendTime(c, separator: nil, to: &out)
         out.append(UInt8(ascii: "Z"))
         return out
     }
@@ -151,17 +166,9 @@ extension Timestamp {
     public var iso8601: String {
         let c = components
         var out: [UInt8] = []
-        Self.appendDigits(c.year, width: 4, to: &out)
-        out.append(UInt8(ascii: "-"))
-        Self.appendDigits(c.month, width: 2, to: &out)
-        out.append(UInt8(ascii: "-"))
-        Self.appendDigits(c.day, width: 2, to: &out)
+        Self.appendDate(c, separator: UInt8(ascii: "-"), to: &out)
         out.append(UInt8(ascii: "T"))
-        Self.appendDigits(c.hour, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        Self.appendDigits(c.minute, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        Self.appendDigits(c.second, width: 2, to: &out)
+        Self.appendTime(c, separator: UInt8(ascii: ":"), to: &out)
         out.append(UInt8(ascii: "Z"))
         return String(decoding: out, as: UTF8.self)
     }
@@ -170,19 +177,15 @@ extension Timestamp {
     public var rfc1123: String {
         let c = components
         var out = Array(Self.weekdayNames[c.weekday].utf8)
-        out.append(contentsOf: Array(", ".utf8))
+        out.append(contentsOf: ", ".utf8)
         Self.appendDigits(c.day, width: 2, to: &out)
         out.append(UInt8(ascii: " "))
-        out.append(contentsOf: Array(Self.monthNames[c.month - 1].utf8))
+        out.append(contentsOf: Self.monthNames[c.month - 1].utf8)
         out.append(UInt8(ascii: " "))
         Self.appendDigits(c.year, width: 4, to: &out)
         out.append(UInt8(ascii: " "))
-        Self.appendDigits(c.hour, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        Self.appendDigits(c.minute, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        Self.appendDigits(c.second, width: 2, to: &out)
-        out.append(contentsOf: Array(" GMT".utf8))
+        Self.appendTime(c, separator: UInt8(ascii: ":"), to: &out)
+        out.append(contentsOf: " GMT".utf8)
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -192,16 +195,12 @@ extension Timestamp {
         let c = components
         var out = Array(Self.weekdayNames[c.weekday].utf8)
         out.append(UInt8(ascii: " "))
-        out.append(contentsOf: Array(Self.monthNames[c.month - 1].utf8))
+        out.append(contentsOf: Self.monthNames[c.month - 1].utf8)
         out.append(UInt8(ascii: " "))
         Self.appendDigits(c.day, width: c.day < 10 ? 1 : 2, to: &out)
         out.append(UInt8(ascii: " "))
-        Self.appendDigits(c.hour, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        Self.appendDigits(c.minute, width: 2, to: &out)
-        out.append(UInt8(ascii: ":"))
-        Self.appendDigits(c.second, width: 2, to: &out)
-        out.append(contentsOf: Array(" UTC ".utf8))
+        Self.appendTime(c, separator: UInt8(ascii: ":"), to: &out)
+        out.append(contentsOf: " UTC ".utf8)
         Self.appendDigits(c.year, width: 4, to: &out)
         return String(decoding: out, as: UTF8.self)
     }

@@ -21,18 +21,9 @@ public struct CognitoIdentityProviderAPI: Sendable {
     ///   ``AuthCore/AuthCoreError/Code/malformedResponse`` for a body that is not JSON,
     ///   ``AuthCore/AuthCoreError/Code/transportFailure``.
     public func call(_ operation: String, _ body: [String: Any]) async throws(AuthCoreError) -> JSONObject {
-        let request = HTTPRequest(
-            method: "POST", url: configuration.endpoint,
-            headers: [
-                HTTPHeader("Content-Type", "application/x-amz-json-1.1"),
-                HTTPHeader("X-Amz-Target", "AWSCognitoIdentityProviderService.\(operation)"),
-            ], body: try jsonBody(body))
+        let request = try HTTPRequest.awsJSON(configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: body)
         let response = try await transport.send(request)
-        guard response.isSuccess else {
-            let error = ServiceErrorBody(response: response)
-            throw AuthCoreError(
-                serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "", httpStatus: response.status)
-        }
+        guard response.isSuccess else { throw response.serviceError() }
         if response.body.isEmpty { return JSONObject([:], context: operation) }
         return try JSONObject(parsing: response.body, context: operation)
     }

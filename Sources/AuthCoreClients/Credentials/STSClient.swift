@@ -51,6 +51,10 @@ public struct STSClient: Sendable {
             result: "AssumeRoleWithWebIdentityResult", signer: signer)
     }
 
+    /// RFC 3986 unreserved characters, ASCII only (`CharacterSet.alphanumerics` would let non-ASCII
+    /// letters through unencoded).
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     private func duration(_ seconds: Int) throws(AuthCoreError) -> String {
         guard (Self.minimumDuration...Self.maximumDuration).contains(seconds) else {
             throw AuthCoreError(
@@ -60,37 +64,24 @@ public struct STSClient: Sendable {
     }
 
     private func call(_ parameters: [String: String], result: String, signer: SigV4Signer?) async throws(AuthCoreError) -> Credentials {
-        // RFC 3986 unreserved characters only (CharacterSet.alphanumerics would let non-ASCII letters through).
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         let body = (parameters.merging(["Version": "2011-06-15"]) { a, _ in a })
             .sorted { $0.key < $1.key }
-            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)" }
+            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? $0.value)" }
             .joined(separator: "&")
         let request = HTTPRequest(
             method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")],
             body: Array(body.utf8))
-        let response: HTTPResponse
-        if let signer {
-            response = try await sender.send(request) { request, time throws(AuthCoreError) in
-                request.adding(try signer.sign(request.sigV4Request(), at: time))
-            }
-        } else {
-            response = try await sender.transport.send(request)
-        }
-        guard response.isSuccess else {
-            let error = ServiceErrorBody(response: response)
-            throw AuthCoreError(serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "", httpStatus: response.status)
-        }
+        let response = try await sender.sendExpectingSuccess(request, signer: signer)
         return try Self.parseCredentials(String(decoding: response.body, as: UTF8.self), result: result)
     }
 
     /// Reads `<Credentials>` out of an STS XML answer.
     static func parseCredentials(_ xml: String, result: String) throws(AuthCoreError) -> Credentials {
-        guard let credentials = element("Credentials", in: xml) else {
+        guard let credentials = xmlElementText("Credentials", in: xml) else {
             throw AuthCoreError(.malformedResponse, "\(result): missing Credentials")
         }
         func field(_ name: String) throws(AuthCoreError) -> String {
-            guard let value = element(name, in: credentials), !value.isEmpty else {
+            guard let value = xmlElementText(name, in: credentials), !value.isEmpty else {
                 throw AuthCoreError(.malformedResponse, "\(result): missing Credentials.\(name)")
             }
             return value
@@ -102,14 +93,5 @@ public struct STSClient: Sendable {
         return try Credentials(
             accessKeyId: field("AccessKeyId"), secretAccessKey: field("SecretAccessKey"), sessionToken: field("SessionToken"),
             expiration: expiration)
-    }
-
-    static func element(_ name: String, in text: String) -> String? {
-        guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
-        else { return nil }
-        return String(text[open.upperBound..<close.lowerBound])
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&amp;", with: "&")
     }
 }

@@ -16,8 +16,8 @@ public struct ServiceErrorBody: Sendable, Equatable {
         let text = String(decoding: response.body.prefix(1 << 20), as: UTF8.self)
         if let header = response.headers.first(named: "x-amzn-ErrorType") { code = Self.shortType(header) }
         if text.contains("<Code>") || text.contains("<code>") {
-            code = code ?? Self.element("Code", in: text) ?? Self.element("code", in: text)
-            message = Self.element("Message", in: text) ?? Self.element("message", in: text)
+            code = code ?? xmlElementText("Code", in: text) ?? xmlElementText("code", in: text)
+            message = xmlElementText("Message", in: text) ?? xmlElementText("message", in: text)
         } else if let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
             let nested = object["Error"] as? [String: Any]
             let type = object["__type"] as? String ?? object["code"] as? String ?? object["Code"] as? String
@@ -32,15 +32,6 @@ public struct ServiceErrorBody: Sendable, Equatable {
         if let colon = name.firstIndex(of: ":") { name = name[..<colon] }
         if let hash = name.lastIndex(of: "#") { name = name[name.index(after: hash)...] }
         return String(name)
-    }
-
-    static func element(_ name: String, in text: String) -> String? {
-        guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
-        else { return nil }
-        return String(text[open.upperBound..<close.lowerBound])
-            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-            .replacingOccurrences(of: "&amp;", with: "&")
     }
 
     /// `Code: message` with placeholders for missing parts.

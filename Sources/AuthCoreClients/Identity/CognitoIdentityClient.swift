@@ -23,25 +23,9 @@ public struct CognitoIdentityClient: Sendable {
     }
 
     func call(_ operation: String, _ body: [String: Any], signedWith credentials: Credentials? = nil) async throws(AuthCoreError) -> JSONObject {
-        let request = HTTPRequest(
-            method: "POST", url: endpoint,
-            headers: [
-                HTTPHeader("Content-Type", "application/x-amz-json-1.1"),
-                HTTPHeader("X-Amz-Target", "AWSCognitoIdentityService.\(operation)"),
-            ], body: try jsonBody(body))
-        let response: HTTPResponse
-        if let credentials {
-            let signer = try SigV4Signer(credentials: credentials, region: region, service: "cognito-identity")
-            response = try await sender.send(request) { request, time throws(AuthCoreError) in
-                request.adding(try signer.sign(request.sigV4Request(), at: time))
-            }
-        } else {
-            response = try await sender.transport.send(request)
-        }
-        guard response.isSuccess else {
-            let error = ServiceErrorBody(response: response)
-            throw AuthCoreError(serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "", httpStatus: response.status)
-        }
+        let request = try HTTPRequest.awsJSON(endpoint, target: "AWSCognitoIdentityService.\(operation)", body: body)
+        let signer = try credentials.map { c throws(AuthCoreError) in try SigV4Signer(credentials: c, region: region, service: "cognito-identity") }
+        let response = try await sender.sendExpectingSuccess(request, signer: signer)
         return try JSONObject(parsing: response.body, context: operation)
     }
 

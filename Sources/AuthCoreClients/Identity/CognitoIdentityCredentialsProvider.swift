@@ -16,6 +16,11 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
         case developer(identityId: String, token: String, loginsKey: String? = nil)
         /// Social or OIDC logins (`accounts.google.com`: token, …).
         case providers([String: String])
+
+        /// The identity id the login brings (a developer login's), if any.
+        var identityId: String? {
+            if case .developer(let id, _, _) = self { id } else { nil }
+        }
     }
 
     /// Which flow to use.
@@ -41,15 +46,14 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
         self.identityPoolId = identityPoolId
         self.login = login
         self.flow = flow
-        if case .developer(let id, _, _) = login { identityId = id }
+        identityId = login.identityId
     }
 
     /// Switches to another login; the cached identity id is forgotten unless the new login brings one.
     public func switchLogin(_ newLogin: Login) {
         login = newLogin
         generation += 1
-        identityId = nil
-        if case .developer(let id, _, _) = newLogin { identityId = id }
+        identityId = newLogin.identityId
     }
 
     /// Forgets the identity id (the next call gets a new one with `GetId`).

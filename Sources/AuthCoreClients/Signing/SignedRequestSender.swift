@@ -50,18 +50,8 @@ extension HTTPRequest {
     }
 
     /// A copy with the signature's headers set (replacing earlier ones of the same names).
-    public func adding(_ signature: SigV4Signature) -> HTTPRequest {
-        var copy = self
-        let names = Set(signature.headers.map { $0.name.lowercased() })
-        copy.headers = headers.filter { !names.contains($0.name.lowercased()) } + signature.headers
-        return copy
-    }
+    public func adding(_ signature: SigV4Signature) -> HTTPRequest { replacingHeaders(with: signature.headers) }
 
     /// A copy with OSS signature headers set.
-    public func adding(_ signature: OSSSignature) -> HTTPRequest {
-        var copy = self
-        let names = Set(signature.headers.map { $0.name.lowercased() })
-        copy.headers = headers.filter { !names.contains($0.name.lowercased()) } + signature.headers
-        return copy
-    }
+    public func adding(_ signature: OSSSignature) -> HTTPRequest { replacingHeaders(with: signature.headers) }
 }

@@ -22,19 +22,12 @@ struct CognitoSRPVectorKind: VectorKind {
         }
         let a = try c.bigInteger("a_hex")
         let timestamp = try c.string("timestamp")
-        let b: BigUInt
-        let salt: BigUInt
-        let secretBlock: [UInt8]
-        do {
-            b = try CognitoSRP.number(fromHex: try c.string("srp_b_hex"), parameter: "srp_b_hex")
-            salt = try CognitoSRP.number(fromHex: try c.string("salt_hex"), parameter: "salt_hex")
-            secretBlock = try Base64.decode(try c.string("secret_block_b64"), field: "secret_block_b64")
-        } catch let failure as CaseFailure {
-            throw failure
-        } catch let error as AuthCoreError {
-            throw .invalid("input", error.reason)
-        } catch {
-            throw .invalid("input", "\(error)")
+        let (b, salt, secretBlock) = try c.evaluating("input") {
+            (
+                try CognitoSRP.number(fromHex: try c.string("srp_b_hex"), parameter: "srp_b_hex"),
+                try CognitoSRP.number(fromHex: try c.string("salt_hex"), parameter: "salt_hex"),
+                try Base64.decode(try c.string("secret_block_b64"), field: "secret_block_b64")
+            )
         }
         let claim: CognitoPasswordClaim
         let aValue: BigUInt
@@ -71,17 +64,10 @@ struct CognitoDeviceVerifierVectorKind: VectorKind {
         let salt: BigUInt
         let saltHex = try c.string("salt_hex")
         do { salt = try CognitoSRP.number(fromHex: saltHex, parameter: "salt_hex") } catch { throw .invalid("salt_hex", error.reason) }
-        let verifier: CognitoDeviceVerifier
-        do {
-            verifier = try CognitoDeviceVerifier(
+        let verifier = try c.evaluating("verifier") {
+            try CognitoDeviceVerifier(
                 deviceGroupKey: try c.string("device_group_key"), deviceKey: try c.string("device_key"),
                 devicePassword: SecureBytes(Array(try c.string("device_password").utf8)), salt: salt)
-        } catch let failure as CaseFailure {
-            throw failure
-        } catch let error as AuthCoreError {
-            throw .invalid("verifier", error.reason)
-        } catch {
-            throw .invalid("verifier", "\(error)")
         }
         for field in fields {
             let path = "expect.\(field)"

@@ -19,26 +19,19 @@ struct OSSVectorKind: VectorKind {
         let credentials = try c.credentials()
         let region = version == .v4 ? try c.string("region") : try c.optionalString("region")
         let timestamp = try c.string("timestamp")
-        let signature: OSSSignature
-        do {
+        let signature: OSSSignature = try c.evaluating("request", withCode: true) {
             let signer = try OSSSigner(credentials: credentials, version: version, region: region, keyCache: SigningKeyCache(capacity: 2))
             switch (version, mode) {
             case (.v1, "header"):
-                signature = try signer.sign(request, at: try Timestamp(rfc1123: timestamp))
+                return try signer.sign(request, at: try Timestamp(rfc1123: timestamp))
             case (.v1, _):
                 guard let epoch = Int64(timestamp) else { throw CaseFailure.invalid("timestamp", "expected epoch seconds") }
-                signature = try signer.presignV1(request, expiresAt: Timestamp(secondsSince1970: epoch))
+                return try signer.presignV1(request, expiresAt: Timestamp(secondsSince1970: epoch))
             case (.v4, "header"):
-                signature = try signer.sign(request, at: try Timestamp(amzDate: timestamp))
+                return try signer.sign(request, at: try Timestamp(amzDate: timestamp))
             default:
-                signature = try signer.presign(request, at: try Timestamp(amzDate: timestamp), expires: try c.integer("options.expires"))
+                return try signer.presign(request, at: try Timestamp(amzDate: timestamp), expires: try c.integer("options.expires"))
             }
-        } catch let failure as CaseFailure {
-            throw failure
-        } catch let error as AuthCoreError {
-            throw .invalid("request", "\(error.code): \(error.reason)")
-        } catch {
-            throw .invalid("request", "\(error)")
         }
         for field in fields {
             let path = "expect.\(field)"

@@ -30,22 +30,13 @@ struct SigV4VectorKind: VectorKind {
         case let hex: payload = .precomputedHash(hex)
         }
         let request = SigV4Request(method: method, target: uri, headers: headers, payload: payload)
-        let signature: SigV4Signature
-        do {
+        let signature: SigV4Signature = try c.evaluating("request", withCode: true) {
             let signer = try SigV4Signer(
                 credentials: credentials, region: region, service: service, options: options, keyCache: SigningKeyCache(capacity: 4))
             if mode == "query" {
-                let expires = try c.integer("options.expires")
-                signature = try signer.presign(request, at: time, expires: expires)
-            } else {
-                signature = try signer.sign(request, at: time)
+                return try signer.presign(request, at: time, expires: try c.integer("options.expires"))
             }
-        } catch let failure as CaseFailure {
-            throw failure
-        } catch let error as AuthCoreError {
-            throw .invalid("request", "\(error.code): \(error.reason)")
-        } catch {
-            throw .invalid("request", "\(error)")
+            return try signer.sign(request, at: time)
         }
         for field in fields {
             let path = "expect.\(field)"

@@ -1,0 +1,61 @@
+import AuthCore
+import Foundation
+
+extension HTTPRequest {
+    /// A POST to an AWS JSON 1.1 API: `Content-Type: application/x-amz-json-1.1`,
+    /// `X-Amz-Target: <target>` (`AWSCognitoIdentityService.GetId`, …), the body as JSON.
+    static func awsJSON(_ url: RequestURL, target: String, body: [String: Any]) throws(AuthCoreError) -> HTTPRequest {
+        HTTPRequest(
+            method: "POST", url: url,
+            headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1"), HTTPHeader("X-Amz-Target", target)],
+            body: try jsonBody(body))
+    }
+
+    /// A copy whose headers of the same names as `added` are replaced by `added`.
+    func replacingHeaders(with added: [HTTPHeader]) -> HTTPRequest {
+        var copy = self
+        let names = Set(added.map { $0.name.lowercased() })
+        copy.headers = headers.filter { !names.contains($0.name.lowercased()) } + added
+        return copy
+    }
+}
+
+extension HTTPResponse {
+    /// The service's refusal as ``AuthCore/AuthCoreError/Code/serviceError``: the error type and
+    /// message from the body (``ServiceErrorBody``), `HTTP<status>` when the body names none.
+    func serviceError() -> AuthCoreError {
+        let body = ServiceErrorBody(response: self)
+        return AuthCoreError(serviceErrorType: body.code ?? "HTTP\(status)", message: body.message ?? "", httpStatus: status)
+    }
+}
+
+extension SignedRequestSender {
+    /// Sends `request` SigV4-signed by `signer` (with clock-skew correction), or unsigned when there
+    /// is no signer, and returns a 2xx answer.
+    ///
+    /// - Throws: the service's refusal (``HTTPResponse/serviceError()``), or the transport's error.
+    func sendExpectingSuccess(_ request: HTTPRequest, signer: SigV4Signer?) async throws(AuthCoreError) -> HTTPResponse {
+        let response: HTTPResponse
+        if let signer {
+            response = try await send(request) { request, time throws(AuthCoreError) in
+                request.adding(try signer.sign(request.sigV4Request(), at: time))
+            }
+        } else {
+            response = try await transport.send(request)
+        }
+        guard response.isSuccess else { throw response.serviceError() }
+        return response
+    }
+}
+
+/// The text of the first `<name>…</name>` element in `text`, with the five predefined XML entities
+/// decoded; nil when there is none. Enough for the flat answers of STS and the error bodies of S3,
+/// STS and OSS (no attributes on these elements, no CDATA).
+func xmlElementText(_ name: String, in text: String) -> String? {
+    guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
+    else { return nil }
+    return String(text[open.upperBound..<close.lowerBound])
+        .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+        .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
+        .replacingOccurrences(of: "&amp;", with: "&")
+}
