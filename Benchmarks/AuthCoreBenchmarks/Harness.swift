@@ -73,6 +73,19 @@ func innerIterations(_ benchmark: BenchmarkCase, settings: HarnessSettings) -> I
     return max(1, Int(settings.targetSampleNanoseconds / perIteration))
 }
 
+/// Runs one benchmark alone, in batches, until about `seconds` have passed; returns the iteration count.
+/// For profilers: nothing else runs in the process meanwhile.
+func profileLoop(_ benchmark: BenchmarkCase, seconds: Int) -> Int {
+    let batch = innerIterations(benchmark, settings: HarnessSettings())
+    let deadline = monotonicNanoseconds() + UInt64(seconds) * 1_000_000_000
+    var total = 0
+    while monotonicNanoseconds() < deadline {
+        benchmark.body(batch)
+        total += batch
+    }
+    return total
+}
+
 /// Measures a group of benchmarks that are compared with each other (an engine row and its `c.`
 /// twin): their samples are interleaved, so a burst of machine noise hits all of them alike and
 /// the ratio stays meaningful on a shared machine.

@@ -4,16 +4,21 @@ let help = """
     OVERVIEW: authcore-bench — AuthCore benchmarks beside plain C loops over the same library calls.
 
     USAGE: authcore-bench [--quick] [--filter SUBSTRING] [--json FILE]
+           authcore-bench --profile NAME [--seconds N]
 
     OPTIONS:
       --quick               Fewer, shorter samples.
       --filter SUBSTRING    Only benchmarks whose name contains SUBSTRING (C/Python twins included).
       --json FILE           Also write the results as JSON to FILE.
+      --profile NAME        Run only the benchmark named NAME (no twins, no table) for about
+                            --seconds N (default 5), for a profiler: perf record -g authcore-bench --profile NAME.
       -h, --help            Show this help.
     """
 
 var settings = HarnessSettings()
 var jsonPath: String?
+var profileName: String?
+var profileSeconds = 5
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -30,6 +35,18 @@ while let argument = arguments.popFirst() {
             exit(2)
         }
         jsonPath = value
+    case "--profile":
+        guard let value = arguments.popFirst() else {
+            FileHandle.standardError.write(Data("error: --profile needs a benchmark name\n".utf8))
+            exit(2)
+        }
+        profileName = value
+    case "--seconds":
+        guard let value = arguments.popFirst(), let seconds = Int(value), (1...3600).contains(seconds) else {
+            FileHandle.standardError.write(Data("error: --seconds needs a whole number of seconds, 1...3600\n".utf8))
+            exit(2)
+        }
+        profileSeconds = seconds
     case "-h", "--help":
         print(help)
         exit(0)
@@ -45,6 +62,16 @@ all += modexpBenchmarks()
 all += srpBenchmarks()
 all += signingBenchmarks()
 all += cognitoBenchmarks()
+
+if let profileName {
+    guard let benchmark = all.first(where: { $0.name == profileName }) else {
+        FileHandle.standardError.write(Data("error: no benchmark is named \(profileName)\n".utf8))
+        exit(2)
+    }
+    let iterations = profileLoop(benchmark, seconds: profileSeconds)
+    FileHandle.standardError.write(Data("\(benchmark.name): \(iterations) iterations in about \(profileSeconds) s\n".utf8))
+    exit(0)
+}
 
 let selected = all.filter { benchmark in
     guard let filter = settings.filter else { return true }
