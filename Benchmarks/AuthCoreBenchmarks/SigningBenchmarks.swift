@@ -32,14 +32,14 @@ func signingBenchmarks() -> [BenchmarkCase] {
         bucket: "bucket", key: "photos/2026/holiday.jpg")
 
     // The hashing floor's inputs: the same canonical request and string-to-sign prefix, and the signing key.
-    let reference = try? service.sign(get, at: time)
+    let reference = try? service.sign(get, at: time, keepingCanonicalRequest: true)
     let canonical = reference?.canonicalRequestBytes ?? []
     let prefix = Array(("AWS4-HMAC-SHA256\n\(time.amzDate)\n\(service.credentialScope(time))\n").utf8)
     let signingKey = signingKeyBytes(credentials: credentials, date: time.dateStamp, region: "us-east-1", service: "execute-api")
 
     return [
         BenchmarkCase(name: "sigv4.sign.get", note: "5 headers, empty body, warm key cache") { n in
-            for _ in 0..<n { blackHole((try? service.sign(get, at: time))?.authorization) }
+            for _ in 0..<n { blackHole((try? service.sign(get, at: time))?.headers) }  // the headers a client adds
         },
         BenchmarkCase(name: "c.sigv4.sign.get", note: "hashing floor: SHA-256 of the canonical request + one keyed HMAC") { n in
             var out = [CChar](repeating: 0, count: 65)

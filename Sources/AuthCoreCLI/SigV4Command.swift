@@ -61,13 +61,13 @@ enum SigV4Command {
 
         @Sendable func report(_ signature: SigV4Signature) {
             guard verbose else { return }
-            printError("--- canonical request\n\(signature.canonicalRequest)\n--- string to sign\n\(signature.stringToSign)")
+            printError("--- canonical request\n\(signature.canonicalRequest ?? "")\n--- string to sign\n\(signature.stringToSign)")
         }
 
         switch options.action {
         case "sign":
             do {
-                let signature = try signer.sign(request.sigV4Request(payload: payload), at: clock.now())
+                let signature = try signer.sign(request.sigV4Request(payload: payload), at: clock.now(), keepingCanonicalRequest: verbose)
                 report(signature)
                 printOut(signature.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
                 return 0
@@ -80,7 +80,8 @@ enum SigV4Command {
             }
             do {
                 let presignPayload: SigV4Payload = (unsigned || s3) ? .unsigned : .bytes(options.body)
-                let signature = try signer.presign(request.sigV4Request(payload: presignPayload), at: clock.now(), expires: options.expires)
+                let signature = try signer.presign(
+                    request.sigV4Request(payload: presignPayload), at: clock.now(), expires: options.expires, keepingCanonicalRequest: verbose)
                 report(signature)
                 printOut(options.url.origin + (signature.signedURI ?? ""))
                 return 0
@@ -90,7 +91,7 @@ enum SigV4Command {
         default:
             return try runAsync {
                 try await options.send(request, clock: clock) { request, time throws(AuthCoreError) in
-                    let signature = try signer.sign(request.sigV4Request(payload: payload), at: time)
+                    let signature = try signer.sign(request.sigV4Request(payload: payload), at: time, keepingCanonicalRequest: verbose)
                     report(signature)
                     return request.adding(signature)
                 }

@@ -94,6 +94,43 @@ struct SigV4SignerTests {
         #expect(second.headers.map(\.name) == ["X-Amz-Date", "Authorization"])
     }
 
+
+    @Test("the canonical request is kept only when asked, and it is the one that was signed")
+    func canonicalRequestKeptOnRequest() throws {
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "sts")
+        let request = SigV4Request(method: "GET", target: "/?b=2&a=1", headers: [HTTPHeader("Host", "sts.amazonaws.com")])
+        let plain = try signer.sign(request, at: time)
+        let kept = try signer.sign(request, at: time, keepingCanonicalRequest: true)
+        #expect(plain.canonicalRequest == nil)
+        #expect(plain.signature == kept.signature)
+        let canonical = try #require(kept.canonicalRequestBytes)
+        #expect(kept.canonicalRequest == "GET\n/\na=1&b=2\nhost:sts.amazonaws.com\nx-amz-date:20130524T000000Z\n\nhost;x-amz-date\n"
+            + "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(plain.stringToSign.hasSuffix("\n" + SHA256.hash(bytes: canonical).hexLowercased))
+        let presigned = try signer.presign(request, at: time, expires: 60)
+        let presignedKept = try signer.presign(request, at: time, expires: 60, keepingCanonicalRequest: true)
+        #expect(presigned.canonicalRequest == nil)
+        #expect(presignedKept.signedURI == presigned.signedURI)
+        // Upper-case X-Amz-* parameters sort before the request's own lower-case ones.
+        let presignedCanonical = try #require(presignedKept.canonicalRequest)
+        #expect(presignedCanonical.hasPrefix("GET\n/\nX-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential="))
+        #expect(presignedCanonical.contains("&X-Amz-SignedHeaders=host&a=1&b=2\nhost:sts.amazonaws.com\n\nhost\n"))
+    }
+
+    /// The fast path copies a query that is already canonical; everything else goes through the
+    /// canonicaliser, which drops empty pairs (botocore keeps them as "=", see the botocore vector file).
+    @Test("canonical query: copied when canonical, rebuilt otherwise", arguments: [
+        ("a=1&b=2", "a=1&b=2"), ("b=2&a=1", "a=1&b=2"), ("a=1&", "a=1"), ("a=1&&b=2", "a=1&b=2"), ("&a=1", "a=1"),
+        ("a", "a="), ("a=x%2fy", "a=x%2Fy"), ("a=b c", "a=b%20c"), ("k=2&k=1", "k=1&k=2"), ("", ""),
+    ])
+    func canonicalQuery(query: String, expected: String) throws {
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "execute-api")
+        let target = query.isEmpty ? "/" : "/?\(query)"
+        let signed = try signer.sign(
+            SigV4Request(method: "GET", target: target, headers: [HTTPHeader("Host", "h")]), at: time, keepingCanonicalRequest: true)
+        let lines = (signed.canonicalRequest ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[2] == Substring(expected))
+    }
     @Test("credentials never print their secret or token")
     func credentialDescriptions() throws {
         let temporary = try Credentials(

@@ -271,7 +271,7 @@ public struct OSSSigner: Sendable {
     }
 
     func validate(_ request: OSSRequest) throws(AuthCoreError) {
-        guard !request.method.isEmpty, request.method.utf8.allSatisfy({ HTTPHeader.tokenCharacters[Int($0)] }) else {
+        guard !request.method.isEmpty, request.method.utf8.allSatisfy({ ASCIISet.token.contains($0) }) else {
             throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token")
         }
         for header in request.headers { try header.validate() }

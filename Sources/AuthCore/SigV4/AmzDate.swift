@@ -114,11 +114,12 @@ package struct OutputCursor {
     @inline(__always)
     mutating func writeHex(_ bytes: UnsafeRawBufferPointer) {
         precondition(position &+ 2 &* bytes.count <= buffer.count, "output buffer too small")  // invariant: callers size buffers
-        let digits = Hex.lowerDigits
+        // invariant: checked above; the buffer has room for every digit.
+        let base = buffer.baseAddress!
         for byte in bytes {
-            buffer[position] = digits[Int(byte >> 4)]
-            buffer[position + 1] = digits[Int(byte & 0x0F)]
-            position += 2
+            base[position] = lowerHexDigit(byte >> 4)
+            base[position &+ 1] = lowerHexDigit(byte & 0x0F)
+            position &+= 2
         }
     }
 }

@@ -3,10 +3,9 @@ extension Array where Element == UInt8 {
     /// Appends the lower-case hex of `bytes`.
     @inline(__always)
     mutating func appendHex(_ bytes: UnsafeRawBufferPointer) {
-        let digits = Hex.lowerDigits
         for byte in bytes {
-            append(digits[Int(byte >> 4)])
-            append(digits[Int(byte & 0x0F)])
+            append(lowerHexDigit(byte >> 4))
+            append(lowerHexDigit(byte & 0x0F))
         }
     }
 }

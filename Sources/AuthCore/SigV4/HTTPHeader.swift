@@ -20,11 +20,10 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
     func validate() throws(AuthCoreError) {
         var nameOK = !name.isEmpty
         var valueOK = true
-        let table = HTTPHeader.tokenCharacters
         var name = self.name
         var value = self.value
         name.withUTF8 { bytes in
-            for byte in bytes where !table[Int(byte)] { nameOK = false }
+            for byte in bytes where !ASCIISet.token.contains(byte) { nameOK = false }
         }
         value.withUTF8 { bytes in
             for byte in bytes where byte == 0x0D || byte == 0x0A || byte == 0x00 { valueOK = false }
@@ -32,14 +31,22 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
         guard nameOK else { throw AuthCoreError(.malformedRequest, "header name '\(name)' is not an HTTP token") }
         guard valueOK else { throw AuthCoreError(.malformedRequest, "header '\(name)' has CR, LF or NUL in its value") }
     }
+}
 
-    static let tokenCharacters: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for c in "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8 {
-            table[Int(c)] = true
+extension HTTPHeader {
+    /// The UTF-8 byte counts of all names and of all values (one pass; elements are read in place).
+    @inline(__always)
+    static func utf8Counts(_ headers: [HTTPHeader]) -> (names: Int, values: Int) {
+        headers.withUnsafeBufferPointer { buffer in
+            var names = 0
+            var values = 0
+            for index in buffer.indices {
+                names &+= buffer[index].name.utf8.count
+                values &+= buffer[index].value.utf8.count
+            }
+            return (names, values)
         }
-        return table
-    }()
+    }
 }
 
 extension Array where Element == HTTPHeader {

@@ -1,27 +1,15 @@
-/// RFC 3986 percent-encoding on UTF-8 bytes with lookup tables (no `CharacterSet`).
+/// RFC 3986 percent-encoding on UTF-8 bytes (no `CharacterSet`; the unreserved set is ``ASCIISet/unreserved``).
 enum PercentEncoding {
-    /// 1 for the unreserved characters of RFC 3986 §2.3 (`A-Z a-z 0-9 - . _ ~`).
-    static let unreserved: [Bool] = {
-        var table = [Bool](repeating: false, count: 256)
-        for c in UInt8(ascii: "A")...UInt8(ascii: "Z") { table[Int(c)] = true }
-        for c in UInt8(ascii: "a")...UInt8(ascii: "z") { table[Int(c)] = true }
-        for c in UInt8(ascii: "0")...UInt8(ascii: "9") { table[Int(c)] = true }
-        for c in "-._~".utf8 { table[Int(c)] = true }
-        return table
-    }()
-
-    static let upperHex: [UInt8] = Array("0123456789ABCDEF".utf8)
-
     /// Appends `bytes` with every byte outside the unreserved set (and `/` when `keepSlash`) as `%XX`.
     @inline(__always)
     static func encode<C: Collection<UInt8>>(_ bytes: C, keepSlash: Bool, into out: inout [UInt8]) {
         for byte in bytes {
-            if unreserved[Int(byte)] || (keepSlash && byte == UInt8(ascii: "/")) {
+            if ASCIISet.unreserved.contains(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
                 out.append(byte)
             } else {
                 out.append(UInt8(ascii: "%"))
-                out.append(upperHex[Int(byte >> 4)])
-                out.append(upperHex[Int(byte & 0x0F)])
+                out.append(upperHexDigit(byte >> 4))
+                out.append(upperHexDigit(byte & 0x0F))
             }
         }
     }

@@ -7,12 +7,35 @@ enum SigV4Canonicalizer {
     /// §5.2.4, repeated `/` collapsed) when asked, then URI-encoded once more (everything but
     /// `A-Za-z0-9-._~/`) unless `doubleEncode` is false (S3: the path is used verbatim).
     static func writeCanonicalURI(path: String, normalize: Bool, doubleEncode: Bool, into out: inout OutputCursor) {
+        // The common case, a path that is already canonical, is copied straight from the string.
+        let copied = path.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            guard !bytes.isEmpty, !needsRewriting(bytes, normalize: normalize, doubleEncode: doubleEncode) else { return false }
+            out.write(UnsafeRawBufferPointer(bytes))
+            return true
+        }
+        if copied == true { return }
         var bytes: [UInt8] = []
         if appendCanonicalURIIfNeeded(path: path, normalize: normalize, doubleEncode: doubleEncode, into: &bytes) {
             out.write(bytes)
         } else {
             out.write(path)
         }
+    }
+
+    /// Whether a non-empty path must be normalised (it has `//` or `/.`) or encoded (a byte outside
+    /// `A-Za-z0-9-._~/`), given the options.
+    @inline(__always)
+    static func needsRewriting(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool, doubleEncode: Bool) -> Bool {
+        if !normalize && !doubleEncode { return false }
+        var previous: UInt8 = 0
+        var needsNormalizing = false
+        var needsEncoding = false
+        for byte in bytes {
+            needsNormalizing = needsNormalizing || (previous == UInt8(ascii: "/") && (byte == UInt8(ascii: "/") || byte == UInt8(ascii: ".")))
+            needsEncoding = needsEncoding || !ASCIISet.unreservedOrSlash.contains(byte)
+            previous = byte
+        }
+        return (normalize && needsNormalizing) || (doubleEncode && needsEncoding)
     }
 
     /// Appends the canonical URI when it differs from the path as written and returns true; returns
@@ -26,11 +49,10 @@ enum SigV4Canonicalizer {
             }
             var needsNormalizing = false
             var needsEncoding = false
-            let unreserved = PercentEncoding.unreserved
             var previous: UInt8 = 0
             for byte in bytes {
                 if previous == UInt8(ascii: "/") && (byte == UInt8(ascii: "/") || byte == UInt8(ascii: ".")) { needsNormalizing = true }
-                if !unreserved[Int(byte)] && byte != UInt8(ascii: "/") { needsEncoding = true }
+                if !ASCIISet.unreserved.contains(byte) && byte != UInt8(ascii: "/") { needsEncoding = true }
                 previous = byte
             }
             if (!normalize || !needsNormalizing) && (!doubleEncode || !needsEncoding) { return false }

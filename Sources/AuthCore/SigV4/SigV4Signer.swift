@@ -18,19 +18,44 @@
 /// The signer does no I/O and reads no clock: the caller passes the signing time (an injected clock
 /// plus any clock-skew correction).
 public struct SigV4Signer: Sendable {
+    /// Everything the signer holds, behind one reference: copying a signer (into a closure, a
+    /// result, another task) costs one retain, not one per field.
+    final class Storage: Sendable {
+        let credentials: Credentials
+        let region: String
+        let service: String
+        let options: SigV4Options
+        let fingerprint: [UInt8]
+        let keyCache: SigningKeyCache
+        let scopeSuffix: [UInt8]
+        let memo = SigningKeyMemo()
+
+        init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
+            self.credentials = credentials
+            self.region = region
+            self.service = service
+            self.options = options
+            self.keyCache = keyCache
+            self.fingerprint = credentials.secretFingerprint.bytes
+            self.scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
+        }
+    }
+
+    let storage: Storage
+
     /// The credentials.
-    public let credentials: Credentials
+    public var credentials: Credentials { storage.credentials }
     /// The region of the credential scope (`us-east-1`).
-    public let region: String
+    public var region: String { storage.region }
     /// The service of the credential scope (`s3`, `sts`, `cognito-identity`).
-    public let service: String
+    public var service: String { storage.service }
     /// Canonicalisation rules.
-    public let options: SigV4Options
-    let fingerprint: [UInt8]
-    let keyCache: SigningKeyCache
+    public var options: SigV4Options { storage.options }
+    var fingerprint: [UInt8] { storage.fingerprint }
+    var keyCache: SigningKeyCache { storage.keyCache }
     /// `/region/service/aws4_request`, precomputed.
-    let scopeSuffix: [UInt8]
-    let memo = SigningKeyMemo()
+    var scopeSuffix: [UInt8] { storage.scopeSuffix }
+    var memo: SigningKeyMemo { storage.memo }
 
     /// The longest presigned-URL lifetime SigV4 allows (7 days).
     public static let maximumPresignedExpiry = 604_800
@@ -48,13 +73,7 @@ public struct SigV4Signer: Sendable {
                 throw AuthCoreError(.invalidParameter, "\(name) must be non-empty, without '/', spaces or control characters")
             }
         }
-        self.credentials = credentials
-        self.region = region
-        self.service = service
-        self.options = options
-        self.keyCache = keyCache
-        self.fingerprint = credentials.secretFingerprint.bytes
-        self.scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
+        storage = Storage(credentials: credentials, region: region, service: service, options: options, keyCache: keyCache)
     }
 
     // MARK: - Header signing
@@ -64,54 +83,82 @@ public struct SigV4Signer: Sendable {
     /// Existing `Authorization`, `X-Amz-Date` (and, when the signer adds them,
     /// `X-Amz-Security-Token`/`X-Amz-Content-SHA256`) headers are replaced, so a request can be signed
     /// again (after a clock-skew correction).
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - time: the signing time.
+    ///   - keepingCanonicalRequest: keep a copy of the canonical request in the result
+    ///     (``SigV4Signature/canonicalRequest``), for debugging and test vectors. Off by default:
+    ///     signing builds it on the stack and keeps only its hash.
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an invalid method, header or payload hash.
-    public func sign(_ request: SigV4Request, at time: Timestamp) throws(AuthCoreError) -> SigV4Signature {
+    public func sign(_ request: SigV4Request, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+        -> SigV4Signature
+    {
         try validate(request)
         let date = AmzDate(time)
         let payloadHash = try self.payloadHash(request.payload)
         let addsHash = addsContentSHA256(request)
-        let token = credentials.sessionToken
-        let query = request.query.isEmpty ? [] : SigV4CanonicalRequest.canonicalQuery(request.query)
-        let canonical = date.withBytes { dateBytes in
-            payloadHash.withUnsafeBytes { hash in
-                SigV4CanonicalRequest.build(
-                    method: request.method, path: request.path, query: query, headers: request.headers,
-                    signerHeaders: .init(
-                        amzDate: dateBytes, securityToken: options.omitSessionToken ? nil : token,
-                        contentSHA256: addsHash ? hash : nil, replacesToken: token != nil),
-                    options: options, payloadHash: hash)
-            }
+        let signed = withCanonicalRequest(request, date: date, payloadHash: payloadHash, addsHash: addsHash) {
+            canonical, signedHeaders, problem -> Result<(authorization: String, mac: Digest, hash: Digest, kept: [UInt8]?), AuthCoreError> in
+            if let problem { return .failure(problem.error) }
+            let (hash, mac) = signatureOf(canonicalRequest: canonical, date: date)
+            let authorization = authorizationHeader(
+                date: date, signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
+            return .success((authorization, mac, hash, keepingCanonicalRequest ? Array(canonical) : nil))
         }
-        if let problem = canonical.problem { throw problem.error }
-        let (hash, mac) = signatureOf(canonicalRequest: canonical.bytes, date: date)
-
-        // AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, SignedHeaders=…, Signature=…
-        let prefix: StaticString = "AWS4-HMAC-SHA256 Credential="
-        let signedHeadersLabel: StaticString = ", SignedHeaders="
-        let signatureLabel: StaticString = ", Signature="
-        let length = prefix.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1 + 8 + scopeSuffix.count
-            + signedHeadersLabel.utf8CodeUnitCount + canonical.signedHeaders.count + signatureLabel.utf8CodeUnitCount + 64
-        let authorization = String(writing: length) { out in
-            out.write(prefix)
-            out.write(credentials.accessKeyId)
-            out.write("/" as StaticString)
-            date.withDateBytes { out.write($0) }
-            out.write(scopeSuffix)
-            out.write(signedHeadersLabel)
-            canonical.bytes.withUnsafeBytes { out.write(UnsafeRawBufferPointer(rebasing: $0[canonical.signedHeaders])) }
-            out.write(signatureLabel)
-            mac.withUnsafeBytes { out.writeHex($0) }
-        }
-        let amzDate = date.string
+        let (authorization, mac, hash, kept) = try signed.get()
         var headers: [HTTPHeader] = []
-        headers.reserveCapacity(4)
-        headers.append(HTTPHeader("X-Amz-Date", amzDate))
-        if let token { headers.append(HTTPHeader("X-Amz-Security-Token", token)) }
+        headers.reserveCapacity(addsHash || credentials.sessionToken != nil ? 4 : 2)
+        headers.append(HTTPHeader("X-Amz-Date", date.string))
+        if let token = credentials.sessionToken { headers.append(HTTPHeader("X-Amz-Security-Token", token)) }
         if addsHash { headers.append(HTTPHeader("X-Amz-Content-SHA256", String(decoding: payloadHash, as: UTF8.self))) }
         headers.append(HTTPHeader("Authorization", authorization))
         return SigV4Signature(
-            headers: headers, authorization: authorization, mac: mac, canonicalRequestBytes: canonical.bytes,
-            canonicalRequestHash: hash, signedURI: nil, expires: nil, scopeSuffix: scopeSuffix, date: date)
+            headers: headers, authorization: authorization, mac: mac,
+            canonicalRequestBytes: kept, canonicalRequestHash: hash, signedURI: nil, expires: nil, scopeSuffix: scopeSuffix, date: date)
+    }
+
+    /// Builds the header-mode canonical request of `request` on the stack and passes it to `body`
+    /// with the range of its signed-header list and the first problem found in its headers.
+    @inline(__always)
+    func withCanonicalRequest<R>(
+        _ request: SigV4Request, date: AmzDate, payloadHash: [UInt8], addsHash: Bool,
+        _ body: (UnsafeRawBufferPointer, Range<Int>, SigV4CanonicalRequest.HeaderProblem?) -> R
+    ) -> R {
+        let token = credentials.sessionToken
+        let options = self.options
+        return date.withBytes { dateBytes in
+            payloadHash.withUnsafeBytes { hash in
+                SigV4CanonicalRequest.withCanonicalRequest(
+                    method: request.method, path: request.path, query: .raw(request.query), headers: request.headers,
+                    signerHeaders: .init(
+                        amzDate: dateBytes, securityToken: options.omitSessionToken ? nil : token,
+                        contentSHA256: addsHash ? hash : nil, replacesToken: token != nil),
+                    options: options, payloadHash: hash, body)
+            }
+        }
+    }
+
+    /// `AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, SignedHeaders=…, Signature=…`
+    /// (AWS General Reference, "Add the signature to the HTTP request"), written in one allocation.
+    func authorizationHeader(date: AmzDate, signedHeaders: UnsafeRawBufferPointer, mac: Digest) -> String {
+        let prefix: StaticString = "AWS4-HMAC-SHA256 Credential="
+        let signedHeadersLabel: StaticString = ", SignedHeaders="
+        let signatureLabel: StaticString = ", Signature="
+        let accessKeyId = credentials.accessKeyId
+        let scopeSuffix = self.scopeSuffix
+        let length = prefix.utf8CodeUnitCount + accessKeyId.utf8.count + 1 + 8 + scopeSuffix.count
+            + signedHeadersLabel.utf8CodeUnitCount + signedHeaders.count + signatureLabel.utf8CodeUnitCount + 64
+        return String(writing: length) { out in
+            out.write(prefix)
+            out.write(accessKeyId)
+            out.writeByte(UInt8(ascii: "/"))
+            date.withDateBytes { out.write($0) }
+            out.write(scopeSuffix)
+            out.write(signedHeadersLabel)
+            out.write(signedHeaders)
+            out.write(signatureLabel)
+            mac.withUnsafeBytes { out.writeHex($0) }
+        }
     }
 
     // MARK: - Presigned URLs
@@ -132,12 +179,15 @@ public struct SigV4Signer: Sendable {
     ///   - time: the signing time.
     ///   - expires: lifetime in seconds, 1...604800.
     ///   - policy: what to do when the URL would outlive the credentials' expiration.
+    ///   - keepingCanonicalRequest: keep a copy of the canonical request in the result, for
+    ///     debugging and test vectors.
     /// - Returns: a signature whose ``SigV4Signature/signedURI`` is the path and query to request.
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an expiry outside 1...604800;
     ///   ``AuthCoreError/Code/expired`` when the credentials are expired, or expire before the URL
     ///   would (with ``ExpiryPolicy/strict``).
-    public func presign(_ request: SigV4Request, at time: Timestamp, expires: Int, policy: ExpiryPolicy = .strict)
-        throws(AuthCoreError) -> SigV4Signature
+    public func presign(
+        _ request: SigV4Request, at time: Timestamp, expires: Int, policy: ExpiryPolicy = .strict, keepingCanonicalRequest: Bool = false
+    ) throws(AuthCoreError) -> SigV4Signature
     {
         try validate(request)
         guard (1...Self.maximumPresignedExpiry).contains(expires) else {
@@ -189,19 +239,23 @@ public struct SigV4Signer: Sendable {
             fullQuery = SigV4CanonicalRequest.canonicalQuery(request.query, adding: additions, excluding: excluding)
             if !options.omitSessionToken { signedQuery = fullQuery }
         }
-        let canonical = payloadHash.withUnsafeBytes { hash in
-            SigV4CanonicalRequest.build(
-                method: request.method, path: request.path, query: signedQuery, headers: request.headers, signerHeaders: .none,
-                options: options, payloadHash: hash)
+        let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
+            SigV4CanonicalRequest.withCanonicalRequest(
+                method: request.method, path: request.path, query: .canonical(signedQuery), headers: request.headers,
+                signerHeaders: .none, options: options, payloadHash: payloadHashBytes
+            ) { canonical, _, _ in
+                // Header problems were found above, by signedHeaderList.
+                let (hash, mac) = signatureOf(canonicalRequest: canonical, date: date)
+                return (hash, mac, keepingCanonicalRequest ? Array(canonical) : nil)
+            }
         }
-        let (hash, mac) = signatureOf(canonicalRequest: canonical.bytes, date: date)
         var uri = Array(request.path.isEmpty ? "/".utf8 : request.path.utf8)
         uri.append(UInt8(ascii: "?"))
         uri.append(contentsOf: fullQuery)
         uri.append(contentsOf: "&X-Amz-Signature=".utf8)
         mac.withUnsafeBytes { uri.appendHex($0) }
         return SigV4Signature(
-            headers: [], authorization: nil, mac: mac, canonicalRequestBytes: canonical.bytes, canonicalRequestHash: hash,
+            headers: [], authorization: nil, mac: mac, canonicalRequestBytes: kept, canonicalRequestHash: hash,
             signedURI: String(decoding: uri, as: UTF8.self), expires: effectiveExpires, scopeSuffix: scopeSuffix, date: date)
     }
 
@@ -249,12 +303,19 @@ public struct SigV4Signer: Sendable {
     /// The hash of the canonical request and the signature: hex(SHA256(canonical request)) goes into
     /// the string to sign (``SigV4Signature/stringToSign``), which is MACed with the signing key.
     package func signatureOf(canonicalRequest: [UInt8], date: AmzDate) -> (hash: Digest, mac: Digest) {
-        let hash = canonicalRequest.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }
-        let mac = withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { message in
-            if let digest = memo.authenticate(day: date.day, message) { return digest }
-            return keyEntry(date).authenticate(message)  // first signature of the day: fills the memo
+        canonicalRequest.withUnsafeBytes { signatureOf(canonicalRequest: $0, date: date) }
+    }
+
+    package func signatureOf(canonicalRequest: UnsafeRawBufferPointer, date: AmzDate) -> (hash: Digest, mac: Digest) {
+        let hash = SHA256.hash(bufferPointer: canonicalRequest)
+        // The closures capture only what they use (capturing `self` would copy the whole signer).
+        let memo = self.memo
+        let day = date.day
+        if let mac = withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix, { memo.authenticate(day: day, $0) }) {
+            return (hash, mac)
         }
-        return (hash, mac)
+        let entry = keyEntry(date)  // first signature of the day: fills the memo
+        return (hash, withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { entry.authenticate($0) })
     }
 
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
@@ -293,13 +354,13 @@ public struct SigV4Signer: Sendable {
     }
 
     package func validate(_ request: SigV4Request) throws(AuthCoreError) {
-        let tokens = HTTPHeader.tokenCharacters
-        var method = request.method
-        let methodOK = method.withUTF8 { bytes in !bytes.isEmpty && !bytes.contains(where: { !tokens[Int($0)] }) }
+        @inline(__always) func isToken(_ byte: UInt8) -> Bool { ASCIISet.token.contains(byte) }
+        let methodOK = !request.method.isEmpty
+            && (request.method.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isToken) } ?? request.method.utf8.allSatisfy(isToken))
         guard methodOK else { throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token") }
-        func hasControl(_ text: String) -> Bool {
-            var text = text
-            return text.withUTF8 { bytes in bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }) }
+        @inline(__always) func hasControl(_ text: String) -> Bool {
+            text.utf8.withContiguousStorageIfAvailable(SWAR.containsControlByte)
+                ?? text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
         }
         guard !hasControl(request.path), !hasControl(request.query) else {
             throw AuthCoreError(.malformedRequest, "request target contains control characters")
@@ -338,8 +399,8 @@ public struct SigV4Signature: Sendable {
     /// The `Authorization` header value (header mode).
     public let authorization: String?
     let mac: Digest
-    /// The canonical request, as bytes.
-    public let canonicalRequestBytes: [UInt8]
+    /// The canonical request, as bytes, when signing was asked to keep it (`keepingCanonicalRequest`).
+    public let canonicalRequestBytes: [UInt8]?
     let canonicalRequestHash: Digest
     /// The presigned path and query (query mode).
     public let signedURI: String?
@@ -354,8 +415,8 @@ public struct SigV4Signature: Sendable {
     public var amzDate: String { date.string }
     /// The credential scope `date/region/service/aws4_request`.
     public var scope: String { date.dateString + String(decoding: scopeSuffix, as: UTF8.self) }
-    /// The canonical request.
-    public var canonicalRequest: String { String(decoding: canonicalRequestBytes, as: UTF8.self) }
+    /// The canonical request, when signing was asked to keep it (`keepingCanonicalRequest`).
+    public var canonicalRequest: String? { canonicalRequestBytes.map { String(decoding: $0, as: UTF8.self) } }
     /// The string to sign.
     public var stringToSign: String {
         withStringToSign(date: date, hash: canonicalRequestHash, scopeSuffix: scopeSuffix) { String(decoding: $0, as: UTF8.self) }

@@ -17,7 +17,9 @@ import Darwin
 package final class Locked<State: ~Copyable>: @unchecked Sendable {
     // invariant (Sendable): `state` is only touched between lock and unlock of `mutex`.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var state: State
+    // The mutex already makes every access exclusive; the runtime's dynamic exclusivity check
+    // (swift_beginAccess on each withLock) would only repeat it.
+    @exclusivity(unchecked) private var state: State
 
     /// A lock around `initial`.
     package init(_ initial: consuming State) {
