@@ -117,6 +117,21 @@ struct SigV4SignerTests {
         #expect(presignedCanonical.contains("&X-Amz-SignedHeaders=host&a=1&b=2\nhost:sts.amazonaws.com\n\nhost\n"))
     }
 
+    /// Paths whose `//` or `/.` straddles an eight-byte word, and bytes that must be encoded, go
+    /// through the normaliser; canonical paths are copied (standard rules: normalise, encode again).
+    @Test("canonical URI: word-boundary slashes and dots, encoding", arguments: [
+        ("/abcdef//x", "/abcdef/x"), ("/abcdef/./x", "/abcdef/x"), ("/abcdefghijklmn//", "/abcdefghijklmn/"),
+        ("/abcdefg/", "/abcdefg/"), ("/abcdefghijklmno/../p", "/p"), ("/a b", "/a%20b"), ("/a%20b", "/a%2520b"),
+        ("/\u{FC}ber/x", "/%C3%BCber/x"), ("/abcdefghijklmnopqrstuvw~_-.", "/abcdefghijklmnopqrstuvw~_-."), ("", "/"),
+    ])
+    func canonicalURI(path: String, expected: String) throws {
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "execute-api")
+        let signed = try signer.sign(
+            SigV4Request(method: "GET", target: path, headers: [HTTPHeader("Host", "h")]), at: time, keepingCanonicalRequest: true)
+        let lines = (signed.canonicalRequest ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[1] == Substring(expected))
+    }
+
     /// The fast path copies a query that is already canonical; everything else goes through the
     /// canonicaliser, which drops empty pairs (botocore keeps them as "=", see the botocore vector file).
     @Test("canonical query: copied when canonical, rebuilt otherwise", arguments: [

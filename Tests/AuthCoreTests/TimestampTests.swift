@@ -10,6 +10,7 @@ struct TimestampTests {
     @Test("formats SigV4, ISO 8601, RFC 1123 and Cognito forms")
     func formats() {
         #expect(sample.amzDate == "20260303T040506Z")
+        #expect(AmzDate(sample).string == "20260303T040506Z")
         #expect(sample.dateStamp == "20260303")
         #expect(sample.iso8601 == "2026-03-03T04:05:06Z")
         #expect(sample.rfc1123 == "Tue, 03 Mar 2026 04:05:06 GMT")
@@ -56,5 +57,22 @@ struct TimestampTests {
         #expect(clock.now() == sample.adding(seconds: -1200))
         #expect(sample.seconds(until: sample.adding(seconds: 90)) == 90)
         #expect(Timestamp.now() > sample)
+    }
+
+    /// The signer's unsigned fast path for X-Amz-Date against the general calendar code, on edges
+    /// (epoch, leap days, century rules, the last second of 9999, outside the fast range) and at random.
+    @Test("X-Amz-Date fast path agrees with the calendar code")
+    func amzDateFastPath() throws {
+        var seconds: [Int64] = [0, 1, 59, 86_399, 86_400, 951_782_399, 951_782_400, 951_868_800, 4_107_542_400, 4_107_456_000,
+                                253_402_300_799, 253_402_300_800, -1, -86_400, 1_767_225_599, 1_767_225_600]
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 { seconds.append(Int64.random(in: 0..<253_402_300_800, using: &generator)) }
+        for value in seconds {
+            let time = Timestamp(secondsSince1970: value)
+            let c = time.components
+            let date = AmzDate(time)
+            #expect(date.day == c.year * 10_000 + c.month * 100 + c.day, "\(value)")
+            if (0...9999).contains(c.year) { #expect(date.string == time.amzDate, "\(value)") }
+        }
     }
 }

@@ -4,7 +4,7 @@ package struct AmzDate {
     /// The 16 ASCII bytes.
     private(set) var storage: (UInt64, UInt64) = (0, 0)
     /// `YYYYMMDD` as a number (the signing-key memo's key).
-    let day: Int
+    package let day: Int
 
     init(_ c: Timestamp.Components) {
         day = c.year * 10_000 + c.month * 100 + c.day
@@ -30,7 +30,46 @@ package struct AmzDate {
         }
     }
 
-    package init(_ time: Timestamp) { self.init(time.components) }
+    package init(_ time: Timestamp) {
+        let seconds = time.secondsSince1970
+        // 1970-01-01 ... 9999-12-31: unsigned arithmetic, no weekday (H. Hinnant's civil-from-days
+        // with its era fixed at 0 or later); anything else through the general calendar code.
+        guard seconds >= 0, seconds < 253_402_300_800 else {
+            self.init(time.components)
+            return
+        }
+        let s = UInt64(seconds)
+        let days = s / 86_400
+        let secondOfDay = s - days * 86_400
+        let z = days + 719_468
+        let era = z / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let hour = secondOfDay / 3600
+        let minute = secondOfDay / 60 - hour * 60
+        let second = secondOfDay - secondOfDay / 60 * 60
+        /// Two ASCII digits of `v` < 100, first digit in the low byte.
+        @inline(__always) func digits(_ v: UInt64) -> UInt64 {
+            let tens = v / 10
+            return (0x30 + tens) | (0x30 + v - tens * 10) << 8
+        }
+        // Little-endian: byte i of the string is bits 8i..8i+7.
+        let high = year / 100
+        let first = digits(high) | digits(year - high * 100) << 16 | digits(month) << 32 | digits(day) << 48
+        let second8 = UInt64(UInt8(ascii: "T")) | digits(hour) << 8 | digits(minute) << 24 | digits(second) << 40
+            | UInt64(UInt8(ascii: "Z")) << 56
+        self.init(day: Int(year * 10_000 + month * 100 + day), storage: (UInt64(littleEndian: first), UInt64(littleEndian: second8)))
+    }
+
+    private init(day: Int, storage: (UInt64, UInt64)) {
+        self.day = day
+        self.storage = storage
+    }
 
     /// All 16 bytes (`YYYYMMDDTHHMMSSZ`).
     package func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
@@ -43,7 +82,7 @@ package struct AmzDate {
         withBytes { body(UnsafeRawBufferPointer(rebasing: $0[0..<8])) }
     }
 
-    var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
+    package var string: String { withBytes { String(decoding: $0, as: UTF8.self) } }
     var dateString: String { withDateBytes { String(decoding: $0, as: UTF8.self) } }
 }
 
@@ -107,8 +146,11 @@ package struct OutputCursor {
 
     @inline(__always)
     mutating func write(_ text: String) {
-        var text = text
-        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        // Native strings lend their bytes in place (no copy of the string value, so no retain).
+        if text.utf8.withContiguousStorageIfAvailable({ write(UnsafeRawBufferPointer($0)) }) == nil {
+            var text = text
+            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        }
     }
 
     @inline(__always)

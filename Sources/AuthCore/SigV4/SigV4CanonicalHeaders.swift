@@ -163,7 +163,7 @@ struct CanonicalHeaderTable {
     /// through the exact per-byte check.
     @inline(__always)
     private mutating func copyLowercasedName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var ok = !bytes.isEmpty
+        var ok: UInt64 = bytes.isEmpty ? 0 : 1
         var position = used
         var index = 0
         let count = bytes.count
@@ -178,13 +178,13 @@ struct CanonicalHeaderTable {
         }
         while index < count {
             let byte = bytes[index]
-            ok = ok && ASCIISet.token.contains(byte)
+            ok &= ASCIISet.token.memberBit(byte)
             base[position] = asciiLowercase(byte)
             position &+= 1
             index &+= 1
         }
         used = position
-        return ok
+        return ok != 0
     }
 
     /// Copies a header value trimmed with runs of spaces and tabs collapsed to one space (SigV4

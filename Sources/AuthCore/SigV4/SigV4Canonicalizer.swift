@@ -27,15 +27,34 @@ enum SigV4Canonicalizer {
     @inline(__always)
     static func needsRewriting(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool, doubleEncode: Bool) -> Bool {
         if !normalize && !doubleEncode { return false }
-        var previous: UInt8 = 0
-        var needsNormalizing = false
-        var needsEncoding = false
-        for byte in bytes {
-            needsNormalizing = needsNormalizing || (previous == UInt8(ascii: "/") && (byte == UInt8(ascii: "/") || byte == UInt8(ascii: ".")))
-            needsEncoding = needsEncoding || !ASCIISet.unreservedOrSlash.contains(byte)
-            previous = byte
+        // Eight bytes at a time: a `/` followed by `/` or `.` (the slash flags shifted one byte up,
+        // with the last byte's flag carried into the next word), and any byte to encode.
+        var previousIsSlash: UInt64 = 0
+        var slashThenDotOrSlash: UInt64 = 0
+        var allKept: UInt64 = 1
+        var index = 0
+        if let source = UnsafeRawPointer(bytes.baseAddress) {
+            while index &+ 8 <= bytes.count {
+                let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let slashes = SWAR.equalMask(word, UInt8(ascii: "/"))
+                let followers = slashes | SWAR.equalMask(word, UInt8(ascii: "."))
+                slashThenDotOrSlash |= ((slashes << 8) | (previousIsSlash << 7)) & followers
+                previousIsSlash = slashes >> 63
+                if SWAR.unreservedOrSlashMask(word) != SWAR.highs { allKept = 0 }
+                index &+= 8
+            }
         }
-        return (normalize && needsNormalizing) || (doubleEncode && needsEncoding)
+        // The last bytes one by one, with bits rather than short-circuits (no data-dependent jumps).
+        while index < bytes.count {
+            let byte = bytes[index]
+            index &+= 1
+            let isSlash = UInt64(byte == UInt8(ascii: "/") ? 1 : 0)
+            let isDot = UInt64(byte == UInt8(ascii: ".") ? 1 : 0)
+            slashThenDotOrSlash |= previousIsSlash & (isSlash | isDot)
+            allKept &= ASCIISet.unreservedOrSlash.memberBit(byte)
+            previousIsSlash = isSlash
+        }
+        return (normalize && slashThenDotOrSlash != 0) || (doubleEncode && allKept == 0)
     }
 
     /// Appends the canonical URI when it differs from the path as written and returns true; returns

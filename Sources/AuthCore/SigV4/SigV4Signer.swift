@@ -28,6 +28,10 @@ public struct SigV4Signer: Sendable {
         let fingerprint: [UInt8]
         let keyCache: SigningKeyCache
         let scopeSuffix: [UInt8]
+        /// `AWS4-HMAC-SHA256 Credential=AKID/` and `/region/service/aws4_request, SignedHeaders=`:
+        /// the fixed parts of the `Authorization` header around the date.
+        let authorizationPrefix: [UInt8]
+        let authorizationScope: [UInt8]
         let memo = SigningKeyMemo()
 
         init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
@@ -38,6 +42,8 @@ public struct SigV4Signer: Sendable {
             self.keyCache = keyCache
             self.fingerprint = credentials.secretFingerprint.bytes
             self.scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
+            self.authorizationPrefix = Array("AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyId)/".utf8)
+            self.authorizationScope = scopeSuffix + Array(", SignedHeaders=".utf8)
         }
     }
 
@@ -106,12 +112,18 @@ public struct SigV4Signer: Sendable {
             return .success((authorization, mac, hash, keepingCanonicalRequest ? Array(canonical) : nil))
         }
         let (authorization, mac, hash, kept) = try signed.get()
-        var headers: [HTTPHeader] = []
-        headers.reserveCapacity(addsHash || credentials.sessionToken != nil ? 4 : 2)
-        headers.append(HTTPHeader("X-Amz-Date", date.string))
-        if let token = credentials.sessionToken { headers.append(HTTPHeader("X-Amz-Security-Token", token)) }
-        if addsHash { headers.append(HTTPHeader("X-Amz-Content-SHA256", String(decoding: payloadHash, as: UTF8.self))) }
-        headers.append(HTTPHeader("Authorization", authorization))
+        let headers: [HTTPHeader]
+        let token = credentials.sessionToken
+        if token == nil && !addsHash {
+            headers = [HTTPHeader("X-Amz-Date", date.string), HTTPHeader("Authorization", authorization)]  // one allocation
+        } else {
+            var list = [HTTPHeader("X-Amz-Date", date.string)]
+            list.reserveCapacity(4)
+            if let token { list.append(HTTPHeader("X-Amz-Security-Token", token)) }
+            if addsHash { list.append(HTTPHeader("X-Amz-Content-SHA256", String(decoding: payloadHash, as: UTF8.self))) }
+            list.append(HTTPHeader("Authorization", authorization))
+            headers = list
+        }
         return SigV4Signature(
             headers: headers, authorization: authorization, mac: mac,
             canonicalRequestBytes: kept, canonicalRequestHash: hash, signedURI: nil, expires: nil, scopeSuffix: scopeSuffix, date: date)
@@ -141,20 +153,14 @@ public struct SigV4Signer: Sendable {
     /// `AWS4-HMAC-SHA256 Credential=AKID/date/region/service/aws4_request, SignedHeaders=…, Signature=…`
     /// (AWS General Reference, "Add the signature to the HTTP request"), written in one allocation.
     func authorizationHeader(date: AmzDate, signedHeaders: UnsafeRawBufferPointer, mac: Digest) -> String {
-        let prefix: StaticString = "AWS4-HMAC-SHA256 Credential="
-        let signedHeadersLabel: StaticString = ", SignedHeaders="
         let signatureLabel: StaticString = ", Signature="
-        let accessKeyId = credentials.accessKeyId
-        let scopeSuffix = self.scopeSuffix
-        let length = prefix.utf8CodeUnitCount + accessKeyId.utf8.count + 1 + 8 + scopeSuffix.count
-            + signedHeadersLabel.utf8CodeUnitCount + signedHeaders.count + signatureLabel.utf8CodeUnitCount + 64
+        let storage = self.storage
+        let length = storage.authorizationPrefix.count + 8 + storage.authorizationScope.count + signedHeaders.count
+            + signatureLabel.utf8CodeUnitCount + 64
         return String(writing: length) { out in
-            out.write(prefix)
-            out.write(accessKeyId)
-            out.writeByte(UInt8(ascii: "/"))
+            out.write(storage.authorizationPrefix)
             date.withDateBytes { out.write($0) }
-            out.write(scopeSuffix)
-            out.write(signedHeadersLabel)
+            out.write(storage.authorizationScope)
             out.write(signedHeaders)
             out.write(signatureLabel)
             mac.withUnsafeBytes { out.writeHex($0) }

@@ -7,9 +7,14 @@ package struct ASCIISet: Sendable {
     package let high: UInt64
 
     @inline(__always)
-    package func contains(_ byte: UInt8) -> Bool {
+    package func contains(_ byte: UInt8) -> Bool { memberBit(byte) != 0 }
+
+    /// 1 when `byte` is in the set, else 0, without branches (loops AND or OR these bits instead of
+    /// short-circuiting, which keeps them free of data-dependent jumps).
+    @inline(__always)
+    package func memberBit(_ byte: UInt8) -> UInt64 {
         let word = byte < 64 ? low : high
-        return byte < 128 && (word >> UInt64(byte & 63)) & 1 != 0
+        return (word >> UInt64(byte & 63)) & UInt64(1 &- (byte >> 7))
     }
 
     /// RFC 3986 §2.3 unreserved: `A-Z a-z 0-9 - . _ ~` (the masks are checked against that list by

@@ -4,6 +4,19 @@ package enum SWAR {
     package static let ones: UInt64 = 0x0101_0101_0101_0101
     package static let highs: UInt64 = 0x8080_8080_8080_8080
 
+    /// 0x80 in each byte equal to `byte`, 0 in the others (exact: no borrow between bytes).
+    @inline(__always)
+    package static func equalMask(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+        let x = word ^ (ones &* UInt64(byte))
+        return ~(((x & ~highs) &+ ~highs) | x) & highs
+    }
+
+    /// 0x80 in each byte within `low...high`, for words of ASCII bytes (< 0x80) only.
+    @inline(__always)
+    package static func rangeMask(_ word: UInt64, _ low: UInt8, _ high: UInt8) -> UInt64 {
+        (word &+ ones &* UInt64(0x80 &- low)) & ~(word &+ ones &* UInt64(0x7F &- high)) & highs
+    }
+
     /// Whether any byte is <= 0x20 (space, tab, CR, LF, NUL and the other control bytes).
     @inline(__always)
     package static func hasByteAtMost0x20(_ word: UInt64) -> Bool {
@@ -37,16 +50,20 @@ package enum SWAR {
     /// The word with A–Z lower-cased when every byte is an ASCII letter, digit or `-`; nil otherwise.
     @inline(__always)
     package static func lowercasedIfSimpleToken(_ word: UInt64) -> UInt64? {
-        guard word & highs == 0 else { return nil }  // ASCII only: the adds below cannot carry across bytes
-        @inline(__always) func inRange(_ w: UInt64, _ low: UInt8, _ high: UInt8) -> UInt64 {
-            // High bit of each byte set when low <= byte <= high (bytes < 0x80).
-            (w &+ ones &* UInt64(0x80 &- low)) & ~(w &+ ones &* UInt64(0x7F &- high)) & highs
-        }
-        let upper = inRange(word, UInt8(ascii: "A"), UInt8(ascii: "Z"))
+        guard word & highs == 0 else { return nil }  // ASCII only: the adds in rangeMask cannot carry across bytes
+        let upper = rangeMask(word, UInt8(ascii: "A"), UInt8(ascii: "Z"))
         let lowered = word | (upper >> 2)
-        let dash = lowered ^ (ones &* UInt64(UInt8(ascii: "-")))
-        let isDash = ~(((dash & ~highs) &+ ~highs) | dash) & highs  // exact per-byte zero test
-        let accepted = inRange(lowered, UInt8(ascii: "a"), UInt8(ascii: "z")) | inRange(lowered, UInt8(ascii: "0"), UInt8(ascii: "9")) | isDash
+        let accepted = rangeMask(lowered, UInt8(ascii: "a"), UInt8(ascii: "z")) | rangeMask(lowered, UInt8(ascii: "0"), UInt8(ascii: "9"))
+            | equalMask(lowered, UInt8(ascii: "-"))
         return accepted == highs ? lowered : nil
+    }
+
+    /// 0x80 in each byte that a canonical URI path keeps as it is (RFC 3986 unreserved, and `/`).
+    @inline(__always)
+    package static func unreservedOrSlashMask(_ word: UInt64) -> UInt64 {
+        let ascii = ~word & highs
+        return (rangeMask(word, UInt8(ascii: "A"), UInt8(ascii: "Z")) | rangeMask(word, UInt8(ascii: "a"), UInt8(ascii: "z"))
+            | rangeMask(word, UInt8(ascii: "0"), UInt8(ascii: "9")) | rangeMask(word, UInt8(ascii: "-"), UInt8(ascii: "/"))
+            | equalMask(word, UInt8(ascii: "_")) | equalMask(word, UInt8(ascii: "~"))) & ascii
     }
 }
