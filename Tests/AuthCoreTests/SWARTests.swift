@@ -63,4 +63,21 @@ struct SWARTests {
             }
         }
     }
+
+    @Test("partial loads pad the missing bytes")
+    func partialLoads() {
+        let bytes: [UInt8] = [0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49]
+        bytes.withUnsafeBytes { raw in
+            for count in 0...8 {
+                let expected = Self.word(Array(bytes[1..<(1 + count)]) + [UInt8](repeating: 0x61, count: 8 - count))
+                #expect(SWAR.loadPartial(raw.baseAddress!, offset: 1, count: count, padding: 0x61) == expected, "\(count)")
+            }
+        }
+    }
+
+    @Test("the hex pair table holds 00 ... ff")
+    func hexPairTable() {
+        let table = lowerHexPairs.withUTF8Buffer { Array($0) }
+        #expect(table == Array(Hex.encode((0...255).map { UInt8($0) }).utf8))
+    }
 }

@@ -73,11 +73,17 @@ struct SigV4SignerTests {
             SigV4Request(method: "GET", target: "/", headers: [host, HTTPHeader("Bad Name", "x")]),
             SigV4Request(method: "GET", target: "relative", headers: [host]),
             SigV4Request(method: "GET", target: "/a\u{01}", headers: [host]),
+            SigV4Request(method: "GET", target: "/a?b=\u{7F}", headers: [host]),
+            SigV4Request(method: "GET", target: "/abcdefgh\u{0}ijk", headers: [host]),
+            SigV4Request(method: "GET", target: "/a?x=1&y=\t", headers: [host]),
             SigV4Request(method: "GET", target: "/", headers: [host], payload: .precomputedHash("abc")),
             SigV4Request(method: "GET", target: "/", headers: [host], payload: .precomputedHash(String(repeating: "g", count: 64))),
         ]
+        let standard = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "sts")
         for request in bad {
             #expect(errorCode { try signer.sign(request, at: time) } == .malformedRequest)
+            #expect(errorCode { try standard.sign(request, at: time) } == .malformedRequest)
+            #expect(errorCode { try signer.presign(request, at: time, expires: 60) } == .malformedRequest)
         }
         #expect(errorCode { try SigV4Signer(credentials: credentials, region: "", service: "s3") } == .invalidParameter)
         #expect(errorCode { try SigV4Signer(credentials: credentials, region: "us/east", service: "s3") } == .invalidParameter)

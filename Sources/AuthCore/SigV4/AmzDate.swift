@@ -132,6 +132,28 @@ package struct OutputCursor {
         position &+= count
     }
 
+    /// Copies `count` bytes eight at a time, without a `memmove` call, when both sides have room for
+    /// whole words: the source may be read, and the buffer written, up to seven bytes past `count`
+    /// (those bytes are overwritten by what comes next, or lie past the end of the result).
+    /// - Parameter sourceSlack: how many bytes past `source + count` may be read.
+    @inline(__always)
+    mutating func writeWords(_ source: UnsafeRawPointer, count: Int, sourceSlack: Int) {
+        precondition(position &+ count <= buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
+        let rounded = (count &+ 7) & ~7
+        // invariant: a buffer this cursor writes into is never empty (callers size it from their inputs).
+        let target = UnsafeMutableRawPointer(buffer.baseAddress! + position)
+        if position &+ rounded <= buffer.count && rounded &- count <= sourceSlack {
+            var offset = 0
+            while offset < count {
+                target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self), toByteOffset: offset, as: UInt64.self)
+                offset &+= 8
+            }
+        } else {
+            target.copyMemory(from: source, byteCount: count)
+        }
+        position &+= count
+    }
+
     @inline(__always)
     mutating func writeByte(_ byte: UInt8) {
         precondition(position < buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
@@ -157,10 +179,11 @@ package struct OutputCursor {
     mutating func writeHex(_ bytes: UnsafeRawBufferPointer) {
         precondition(position &+ 2 &* bytes.count <= buffer.count, "output buffer too small")  // invariant: callers size buffers
         // invariant: checked above; the buffer has room for every digit.
-        let base = buffer.baseAddress!
+        let base = UnsafeMutableRawPointer(buffer.baseAddress!)
+        let pairs = UnsafeRawPointer(lowerHexPairs.utf8Start)
         for byte in bytes {
-            base[position] = lowerHexDigit(byte >> 4)
-            base[position &+ 1] = lowerHexDigit(byte & 0x0F)
+            // One two-byte copy per byte from the constant table of pairs.
+            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(byte) &<< 1, as: UInt16.self), toByteOffset: position, as: UInt16.self)
             position &+= 2
         }
     }

@@ -129,7 +129,8 @@ struct CanonicalHeaderTable {
             var j = i &+ 1
             while j < slotCount && sameName(slots[j], slots[i]) { j &+= 1 }
             if j == i &+ 1 {
-                out.write(UnsafeRawBufferPointer(rebasing: UnsafeMutableRawBufferPointer(scratch)[slots[i].line]))
+                let line = slots[i].line
+                out.writeWords(base + line.lowerBound, count: line.count, sourceSlack: scratch.count &- line.upperBound)
             } else {
                 out.write(buffer, slots[i].name)
                 out.writeByte(UInt8(ascii: ":"))
@@ -146,7 +147,8 @@ struct CanonicalHeaderTable {
         i = 0
         while i < slotCount {
             if i > 0 { out.writeByte(UInt8(ascii: ";")) }
-            out.write(buffer, slots[i].name)
+            let name = slots[i].name
+            out.writeWords(base + name.lowerBound, count: name.count, sourceSlack: scratch.count &- name.upperBound)
             var j = i &+ 1
             while j < slotCount && sameName(slots[j], slots[i]) { j &+= 1 }
             i = j
@@ -170,10 +172,20 @@ struct CanonicalHeaderTable {
         if let source = UnsafeRawPointer(bytes.baseAddress) {
             while index &+ 8 <= count {
                 let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                guard let lowered = SWAR.lowercasedIfSimpleToken(word) else { break }
-                UnsafeMutableRawPointer(base + position).storeBytes(of: lowered, as: UInt64.self)
+                guard let lowered = SWAR.lowercasedIfSimpleToken(UInt64(littleEndian: word)) else { break }
+                UnsafeMutableRawPointer(base + position).storeBytes(of: UInt64(littleEndian: lowered), as: UInt64.self)
                 position &+= 8
                 index &+= 8
+            }
+            // The last one to seven bytes as one word padded with `a` (a token byte); all eight bytes
+            // are stored, and the padding is overwritten by what follows (the scratch has the room).
+            let rest = count &- index
+            if rest > 0 && rest < 8,
+                let lowered = SWAR.lowercasedIfSimpleToken(SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a")))
+            {
+                UnsafeMutableRawPointer(base + position).storeBytes(of: UInt64(littleEndian: lowered), as: UInt64.self)
+                position &+= rest
+                index = count
             }
         }
         while index < count {
@@ -272,7 +284,7 @@ struct CanonicalHeaderTable {
         // The line always extends past the name (":" and "\n"), and the scratch 16 bytes past the
         // last line, so an eight-byte load from the name's start stays inside the scratch.
         let word = UInt64(bigEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
-        return length >= 8 ? word : word & ~(UInt64.max >> UInt64(length &* 8))
+        return length >= 8 ? word : length == 0 ? 0 : word & ~(UInt64.max &>> UInt64(length &* 8))
     }
 
     @inline(__always)

@@ -14,12 +14,14 @@ package enum SigV4CanonicalRequest {
         case invalidName(String)
         case invalidValue(String)
         case missingHost
+        case controlCharactersInTarget
 
         var error: AuthCoreError {
             switch self {
             case .invalidName(let name): AuthCoreError(.malformedRequest, "header name '\(name)' is not an HTTP token")
             case .invalidValue(let name): AuthCoreError(.malformedRequest, "header '\(name)' has CR, LF or NUL in its value")
             case .missingHost: AuthCoreError(.malformedRequest, "the Host header is required (SigV4 signs it)")
+            case .controlCharactersInTarget: AuthCoreError(.malformedRequest, "request target contains control characters")
             }
         }
     }
@@ -65,11 +67,17 @@ package enum SigV4CanonicalRequest {
     ) -> R {
         var query: [UInt8] = []
         var rawQuery = ""
+        var targetProblem: HeaderProblem?
         switch rawOrCanonical {
         case .canonical(let bytes): query = bytes
         case .raw(let text):
             let canonical = text.utf8.withContiguousStorageIfAvailable(isAlreadyCanonical) ?? false
-            if canonical { rawQuery = text } else if !text.isEmpty { query = canonicalQuery(text) }
+            if canonical {
+                rawQuery = text  // only unreserved, `=` and `&`: no control characters
+            } else if !text.isEmpty {
+                if containsControlByte(text) { targetProblem = .controlCharactersInTarget }
+                query = canonicalQuery(text)
+            }
         }
         // An upper bound: the path may triple when encoded; header lines take name + value + 2, and
         // the signed-header list repeats the names.
@@ -78,10 +86,12 @@ package enum SigV4CanonicalRequest {
             + 2 * headerBytes.names + headerBytes.values + 3 * headers.count + 2 * signerHeaders.scratchBytes + 16
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var out = OutputCursor(buffer: buffer)
-            var problem: HeaderProblem?
+            var problem = targetProblem
             out.write(method)
             out.writeByte(UInt8(ascii: "\n"))
-            SigV4Canonicalizer.writeCanonicalURI(path: path, normalize: options.normalizePath, doubleEncode: options.doubleURIEncode, into: &out)
+            let pathWasCanonical = SigV4Canonicalizer.writeCanonicalURI(
+                path: path, normalize: options.normalizePath, doubleEncode: options.doubleURIEncode, into: &out)
+            if !pathWasCanonical, problem == nil, containsControlByte(path) { problem = .controlCharactersInTarget }
             out.writeByte(UInt8(ascii: "\n"))
             out.write(query)
             out.write(rawQuery)
@@ -162,45 +172,59 @@ package enum SigV4CanonicalRequest {
         }
     }
 
+    static func containsControlByte(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable(SWAR.containsControlByte) ?? text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+    }
+
     /// Whether a raw query is already canonical: only unreserved characters, every pair has an `=`,
     /// no empty pair, and pairs in sorted order (the common case: no re-encoding, no sorting).
     static func isAlreadyCanonical(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let source = UnsafeRawPointer(raw.baseAddress) else { return true }
         if raw.last == UInt8(ascii: "&") { return false }  // a trailing empty pair is dropped, not copied
-        var previousStart = -1
-        var previousEnd = -1
+        // The bytes: unreserved, `=` or `&` (eight at a time).
+        var index = 0
+        while index &+ 8 <= raw.count {
+            let word = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let allowed = SWAR.unreservedOrSlashMask(word) & ~SWAR.equalMask(word, UInt8(ascii: "/"))
+                | SWAR.equalMask(word, UInt8(ascii: "=")) | SWAR.equalMask(word, UInt8(ascii: "&"))
+            if allowed != SWAR.highs { return false }
+            index &+= 8
+        }
+        var allowed: UInt64 = 1
+        while index < raw.count {
+            let byte = raw[index]
+            allowed &= ASCIISet.unreserved.memberBit(byte) | UInt64(byte == UInt8(ascii: "=") || byte == UInt8(ascii: "&") ? 1 : 0)
+            index &+= 1
+        }
+        if allowed == 0 { return false }
+        // The pairs: `key=value`, one `=` each, none empty, in order (key, then value).
+        var previousKey = 0..<0
+        var previousValue = 0..<0
         var start = 0
         while start < raw.count {
+            var equals = -1
             var end = start
-            var sawEquals = false
-            while end < raw.count && raw[end] != UInt8(ascii: "&") {
+            while end < raw.count {
                 let byte = raw[end]
+                if byte == UInt8(ascii: "&") { break }
                 if byte == UInt8(ascii: "=") {
-                    if sawEquals { return false }
-                    sawEquals = true
-                } else if !ASCIISet.unreserved.contains(byte) {
-                    return false
+                    if equals >= 0 { return false }
+                    equals = end
                 }
-                end += 1
+                end &+= 1
             }
-            guard sawEquals, end > start else { return false }
-            if previousStart >= 0 {
-                // Keys then values compare as the whole pair here only when keys differ; be strict.
+            guard equals >= 0 else { return false }  // also rejects an empty pair
+            let key = start..<equals
+            let value = (equals &+ 1)..<end
+            if start > 0 {
                 let buffer = raw
-                var keyEnd = start
-                while raw[keyEnd] != UInt8(ascii: "=") { keyEnd += 1 }
-                var previousKeyEnd = previousStart
-                while raw[previousKeyEnd] != UInt8(ascii: "=") { previousKeyEnd += 1 }
-                let key = start..<keyEnd
-                let previousKey = previousStart..<previousKeyEnd
                 if !bytesLess(buffer, previousKey, key) {
-                    guard bytesEqual(buffer, previousKey, key),
-                        !bytesLess(buffer, (keyEnd + 1)..<end, (previousKeyEnd + 1)..<previousEnd)
-                    else { return false }
+                    guard bytesEqual(buffer, previousKey, key), !bytesLess(buffer, value, previousValue) else { return false }
                 }
             }
-            previousStart = start
-            previousEnd = end
-            start = end + 1
+            previousKey = key
+            previousValue = value
+            start = end &+ 1
         }
         return true
     }

@@ -6,27 +6,30 @@ enum SigV4Canonicalizer {
     /// The canonical URI: the request-line path, normalised (`.`/`..` segments removed as in RFC 3986
     /// §5.2.4, repeated `/` collapsed) when asked, then URI-encoded once more (everything but
     /// `A-Za-z0-9-._~/`) unless `doubleEncode` is false (S3: the path is used verbatim).
-    static func writeCanonicalURI(path: String, normalize: Bool, doubleEncode: Bool, into out: inout OutputCursor) {
+    /// - Returns: true when the path took the fast path: non-empty, with only `A-Za-z0-9-._~/`, and
+    ///   needing no normalisation (so it has no control characters either).
+    @discardableResult
+    static func writeCanonicalURI(path: String, normalize: Bool, doubleEncode: Bool, into out: inout OutputCursor) -> Bool {
         // The common case, a path that is already canonical, is copied straight from the string.
         let copied = path.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            guard !bytes.isEmpty, !needsRewriting(bytes, normalize: normalize, doubleEncode: doubleEncode) else { return false }
+            guard !bytes.isEmpty, isPlainCanonical(bytes) else { return false }
             out.write(UnsafeRawBufferPointer(bytes))
             return true
         }
-        if copied == true { return }
+        if copied == true { return true }
         var bytes: [UInt8] = []
         if appendCanonicalURIIfNeeded(path: path, normalize: normalize, doubleEncode: doubleEncode, into: &bytes) {
             out.write(bytes)
         } else {
             out.write(path)
         }
+        return false
     }
 
-    /// Whether a non-empty path must be normalised (it has `//` or `/.`) or encoded (a byte outside
-    /// `A-Za-z0-9-._~/`), given the options.
+    /// Whether a path is canonical under every option: no `//` or `/.` to normalise and no byte
+    /// outside `A-Za-z0-9-._~/` to encode (so, also, no control byte).
     @inline(__always)
-    static func needsRewriting(_ bytes: UnsafeBufferPointer<UInt8>, normalize: Bool, doubleEncode: Bool) -> Bool {
-        if !normalize && !doubleEncode { return false }
+    static func isPlainCanonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         // Eight bytes at a time: a `/` followed by `/` or `.` (the slash flags shifted one byte up,
         // with the last byte's flag carried into the next word), and any byte to encode.
         var previousIsSlash: UInt64 = 0
@@ -54,7 +57,7 @@ enum SigV4Canonicalizer {
             allKept &= ASCIISet.unreservedOrSlash.memberBit(byte)
             previousIsSlash = isSlash
         }
-        return (normalize && slashThenDotOrSlash != 0) || (doubleEncode && allKept == 0)
+        return slashThenDotOrSlash == 0 && allKept != 0
     }
 
     /// Appends the canonical URI when it differs from the path as written and returns true; returns

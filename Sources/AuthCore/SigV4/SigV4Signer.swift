@@ -99,7 +99,7 @@ public struct SigV4Signer: Sendable {
     public func sign(_ request: SigV4Request, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
         -> SigV4Signature
     {
-        try validate(request)
+        try validate(request, checksTargetBytes: false)
         let date = AmzDate(time)
         let payloadHash = try self.payloadHash(request.payload)
         let addsHash = addsContentSHA256(request)
@@ -359,7 +359,10 @@ public struct SigV4Signer: Sendable {
         return false
     }
 
-    package func validate(_ request: SigV4Request) throws(AuthCoreError) {
+    /// Checks the method, the path's leading `/` and, with `checksTargetBytes`, the path and query
+    /// for control characters. Header signing leaves the last check to the canonicaliser, whose
+    /// fast paths already prove the bytes clean (it reports ``SigV4CanonicalRequest/HeaderProblem/controlCharactersInTarget``).
+    package func validate(_ request: SigV4Request, checksTargetBytes: Bool = true) throws(AuthCoreError) {
         @inline(__always) func isToken(_ byte: UInt8) -> Bool { ASCIISet.token.contains(byte) }
         let methodOK = !request.method.isEmpty
             && (request.method.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isToken) } ?? request.method.utf8.allSatisfy(isToken))
@@ -368,8 +371,8 @@ public struct SigV4Signer: Sendable {
             text.utf8.withContiguousStorageIfAvailable(SWAR.containsControlByte)
                 ?? text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
         }
-        guard !hasControl(request.path), !hasControl(request.query) else {
-            throw AuthCoreError(.malformedRequest, "request target contains control characters")
+        guard !checksTargetBytes || (!hasControl(request.path) && !hasControl(request.query)) else {
+            throw SigV4CanonicalRequest.HeaderProblem.controlCharactersInTarget.error
         }
         guard request.path.isEmpty || request.path.utf8.first == UInt8(ascii: "/") else {
             throw AuthCoreError(.malformedRequest, "request path must start with '/'")

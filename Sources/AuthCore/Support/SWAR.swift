@@ -17,6 +17,20 @@ package enum SWAR {
         (word &+ ones &* UInt64(0x80 &- low)) & ~(word &+ ones &* UInt64(0x7F &- high)) & highs
     }
 
+    /// Up to eight bytes from `source + offset` as a word (first byte lowest), the missing high
+    /// bytes filled with `padding`: the last bytes of a field go through the same word tests.
+    @inline(__always)
+    package static func loadPartial(_ source: UnsafeRawPointer, offset: Int, count: Int, padding: UInt8) -> UInt64 {
+        var word = ones &* UInt64(padding)
+        var i = 0
+        while i < count {
+            let shift = UInt64(i &* 8)
+            word = word & ~(0xFF &<< shift) | UInt64(source.load(fromByteOffset: offset &+ i, as: UInt8.self)) &<< shift
+            i &+= 1
+        }
+        return word
+    }
+
     /// Whether any byte is <= 0x20 (space, tab, CR, LF, NUL and the other control bytes).
     @inline(__always)
     package static func hasByteAtMost0x20(_ word: UInt64) -> Bool {
