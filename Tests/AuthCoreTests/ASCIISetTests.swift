@@ -12,7 +12,6 @@ struct ASCIISetTests {
         for byte in UInt8.min...UInt8.max {
             #expect(ASCIISet.unreserved.contains(byte) == unreserved.contains(byte), "unreserved \(byte)")
             #expect(ASCIISet.token.contains(byte) == token.contains(byte), "token \(byte)")
-            #expect(ASCIISet.unreservedOrSlash.contains(byte) == (unreserved.contains(byte) || byte == UInt8(ascii: "/")), "path \(byte)")
         }
         #expect(unreserved.count == 66)
         #expect(token.count == 77)

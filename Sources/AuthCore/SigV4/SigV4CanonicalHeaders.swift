@@ -124,6 +124,29 @@ struct CanonicalHeaderTable {
     /// the signed-header list and `\n`; returns the range of the list in `out`.
     func write(into out: inout OutputCursor) -> Range<Int> {
         let buffer = UnsafeBufferPointer(scratch)
+        // Repeated names (rare) are adjacent after the sort; without them every slot is one line.
+        var repeats = false
+        var k = 1
+        while k < slotCount {
+            if sameName(slots[k], slots[k &- 1]) { repeats = true }
+            k &+= 1
+        }
+        if !repeats {
+            for index in 0..<slotCount {
+                let line = slots[index].line
+                out.writeWords(base + line.lowerBound, count: line.count, sourceSlack: scratch.count &- line.upperBound)
+            }
+            out.writeByte(UInt8(ascii: "\n"))
+            let start = out.position
+            for index in 0..<slotCount {
+                if index > 0 { out.writeByte(UInt8(ascii: ";")) }
+                let name = slots[index].name
+                out.writeWords(base + name.lowerBound, count: name.count, sourceSlack: scratch.count &- name.upperBound)
+            }
+            let end = out.position
+            out.writeByte(UInt8(ascii: "\n"))
+            return start..<end
+        }
         var i = 0
         while i < slotCount {
             var j = i &+ 1
@@ -214,7 +237,7 @@ struct CanonicalHeaderTable {
                 // Eight bytes at a time while none is a space, tab or control byte (all are <= 0x20).
                 while index &+ 8 <= count {
                     let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    if SWAR.hasByteAtMost0x20(word) { break }
+                    if SWAR.hasByteAtMost0x20(UInt64(littleEndian: word)) { break }
                     if pendingSpace {
                         base[position] = UInt8(ascii: " ")
                         position &+= 1
@@ -223,6 +246,21 @@ struct CanonicalHeaderTable {
                     UnsafeMutableRawPointer(base + position).storeBytes(of: word, as: UInt64.self)
                     position &+= 8
                     index &+= 8
+                }
+                // The last one to seven bytes as one word padded with `a`, when none of them is special.
+                let rest = count &- index
+                if rest > 0 && rest < 8 {
+                    let word = SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a"))
+                    if !SWAR.hasByteAtMost0x20(word) {
+                        if pendingSpace {
+                            base[position] = UInt8(ascii: " ")
+                            position &+= 1
+                            pendingSpace = false
+                        }
+                        UnsafeMutableRawPointer(base + position).storeBytes(of: UInt64(littleEndian: word), as: UInt64.self)
+                        position &+= rest
+                        index = count
+                    }
                 }
                 // Then byte by byte up to the next eight-byte boundary of the source, or the end.
                 let stop = Swift.min(count, (index &+ 8) & ~7)

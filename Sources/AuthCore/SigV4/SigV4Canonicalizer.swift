@@ -38,7 +38,7 @@ enum SigV4Canonicalizer {
         var index = 0
         if let source = UnsafeRawPointer(bytes.baseAddress) {
             while index &+ 8 <= bytes.count {
-                let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let word = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: index, as: UInt64.self))
                 let slashes = SWAR.equalMask(word, UInt8(ascii: "/"))
                 let followers = slashes | SWAR.equalMask(word, UInt8(ascii: "."))
                 slashThenDotOrSlash |= ((slashes << 8) | (previousIsSlash << 7)) & followers
@@ -47,15 +47,14 @@ enum SigV4Canonicalizer {
                 index &+= 8
             }
         }
-        // The last bytes one by one, with bits rather than short-circuits (no data-dependent jumps).
-        while index < bytes.count {
-            let byte = bytes[index]
-            index &+= 1
-            let isSlash = UInt64(byte == UInt8(ascii: "/") ? 1 : 0)
-            let isDot = UInt64(byte == UInt8(ascii: ".") ? 1 : 0)
-            slashThenDotOrSlash |= previousIsSlash & (isSlash | isDot)
-            allKept &= ASCIISet.unreservedOrSlash.memberBit(byte)
-            previousIsSlash = isSlash
+        // The last one to seven bytes as one word padded with `a` (a kept byte, neither `/` nor `.`).
+        if let source = UnsafeRawPointer(bytes.baseAddress), index < bytes.count {
+            let rest = bytes.count &- index
+            let word = SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a"))
+            let slashes = SWAR.equalMask(word, UInt8(ascii: "/"))
+            let followers = slashes | SWAR.equalMask(word, UInt8(ascii: "."))
+            slashThenDotOrSlash |= ((slashes << 8) | (previousIsSlash << 7)) & followers
+            if SWAR.unreservedOrSlashMask(word) != SWAR.highs { allKept = 0 }
         }
         return slashThenDotOrSlash == 0 && allKept != 0
     }

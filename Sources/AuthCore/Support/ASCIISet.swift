@@ -20,8 +20,6 @@ package struct ASCIISet: Sendable {
     /// RFC 3986 §2.3 unreserved: `A-Z a-z 0-9 - . _ ~` (the masks are checked against that list by
     /// `ASCIISetTests`).
     package static let unreserved = ASCIISet(low: 0x03FF_6000_0000_0000, high: 0x47FF_FFFE_87FF_FFFE)
-    /// ``unreserved`` and `/`: the bytes a canonical URI path keeps as they are.
-    package static let unreservedOrSlash = ASCIISet(low: 0x03FF_E000_0000_0000, high: 0x47FF_FFFE_87FF_FFFE)
     /// RFC 9110 §5.6.2 `tchar`: ``!#$%&'*+-.^_`|~``, digits and letters.
     package static let token = ASCIISet(low: 0x03FF_6CFA_0000_0000, high: 0x57FF_FFFF_C7FF_FFFE)
 }

@@ -19,16 +19,29 @@ package enum SWAR {
 
     /// Up to eight bytes from `source + offset` as a word (first byte lowest), the missing high
     /// bytes filled with `padding`: the last bytes of a field go through the same word tests.
+    /// Two overlapping loads cover any count from 1 to 8 without a byte loop (bytes read twice
+    /// are the same bytes, so OR-ing them is harmless).
     @inline(__always)
     package static func loadPartial(_ source: UnsafeRawPointer, offset: Int, count: Int, padding: UInt8) -> UInt64 {
-        var word = ones &* UInt64(padding)
-        var i = 0
-        while i < count {
-            let shift = UInt64(i &* 8)
-            word = word & ~(0xFF &<< shift) | UInt64(source.load(fromByteOffset: offset &+ i, as: UInt8.self)) &<< shift
-            i &+= 1
+        let start = source + offset
+        let word: UInt64
+        if count >= 8 {
+            return UInt64(littleEndian: start.loadUnaligned(as: UInt64.self))
+        } else if count >= 4 {
+            let low = UInt64(UInt32(littleEndian: start.loadUnaligned(as: UInt32.self)))
+            let high = UInt64(UInt32(littleEndian: start.loadUnaligned(fromByteOffset: count &- 4, as: UInt32.self)))
+            word = low | high &<< UInt64((count &- 4) &* 8)
+        } else if count >= 2 {
+            let low = UInt64(UInt16(littleEndian: start.loadUnaligned(as: UInt16.self)))
+            let high = UInt64(UInt16(littleEndian: start.loadUnaligned(fromByteOffset: count &- 2, as: UInt16.self)))
+            word = low | high &<< UInt64((count &- 2) &* 8)
+        } else if count == 1 {
+            word = UInt64(start.load(as: UInt8.self))
+        } else {
+            return ones &* UInt64(padding)
         }
-        return word
+        let filled = UInt64.max &>> UInt64((8 &- count) &* 8)  // the low `count` bytes
+        return word | (ones &* UInt64(padding)) & ~filled
     }
 
     /// Whether any byte is <= 0x20 (space, tab, CR, LF, NUL and the other control bytes).
