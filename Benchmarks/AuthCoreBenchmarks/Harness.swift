@@ -32,6 +32,10 @@ struct BenchmarkResult {
     var bytesPerSecond: Double?
     var peakRSSGrowthBytes: Int?
     var note: String
+    /// For a `c.` twin: the median over samples of engine sample i / twin sample i. The two are
+    /// measured back to back, so a burst of machine noise lands on both halves of a pair; the median
+    /// of these paired ratios moves far less from run to run than the ratio of the two medians.
+    var pairedRatio: Double?
 
     var json: [String: Any] {
         var object: [String: Any] = [
@@ -40,6 +44,7 @@ struct BenchmarkResult {
         ]
         if let bytesPerSecond { object["bytes_per_second"] = bytesPerSecond.rounded() }
         if let peakRSSGrowthBytes { object["peak_rss_growth_bytes"] = peakRSSGrowthBytes }
+        if let pairedRatio { object["paired_ratio"] = (pairedRatio * 1000).rounded() / 1000 }
         return object
     }
 }
@@ -120,6 +125,10 @@ func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [Bench
         if benchmark.measuresPeakRSS, let before = rssBefore, let after = peakRSSBytes() {
             result.peakRSSGrowthBytes = after - before
         }
+        if benchmark.name.hasPrefix("c."), let engine = group.firstIndex(where: { !$0.name.hasPrefix("c.") }) {
+            let ratios = zip(samples[engine], samples[index]).map { $0 / $1 }.sorted()
+            result.pairedRatio = ratios[ratios.count / 2]
+        }
         return result
     }
 }
@@ -168,7 +177,9 @@ func formatDuration(_ ns: Double) -> String {
 }
 
 /// Renders the comparison table: each engine row, its C baseline (`c.` prefix) and Python
-/// reference (`py.` prefix), and the ratio of the engine's median to each.
+/// reference (`py.` prefix), and the engine's ratio to each: against C the median of the paired
+/// per-sample ratios (``BenchmarkResult/pairedRatio``), against Python the ratio of the medians
+/// (Python runs in its own process, not interleaved).
 func renderTable(_ results: [BenchmarkResult]) -> String {
     var lines: [String] = []
     let header = "name".padding(toLength: 34, withPad: " ", startingAt: 0)
@@ -182,7 +193,7 @@ func renderTable(_ results: [BenchmarkResult]) -> String {
         if result.name.hasPrefix("c.") || result.name.hasPrefix("py.") {
             let engineName = String(result.name.drop(while: { $0 != "." }).dropFirst())
             if let engine = byName[engineName] {
-                let r = engine.median / result.median
+                let r = result.pairedRatio ?? engine.median / result.median
                 if result.name.hasPrefix("c.") {
                     ratio = String(format: "Swift/C %.2f", r)
                     if r < 0.95 { ratio += String(format: " (%.1fx faster)", 1 / r) }

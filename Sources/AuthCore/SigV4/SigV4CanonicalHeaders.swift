@@ -14,12 +14,18 @@ extension SigV4CanonicalRequest {
     /// returns the range of the list. The request's `Authorization` and `X-Amz-Date` fields (and the
     /// ones the signer adds) are left out.
     package static func writeHeaders(
-        _ headers: [HTTPHeader], utf8Count: Int? = nil, signerHeaders: SignerHeaders, into out: inout OutputCursor,
-        problem: inout HeaderProblem?
+        _ headers: [HTTPHeader], utf8Count: (headers: Int, signer: Int)? = nil, signerHeaders: SignerHeaders,
+        into out: inout OutputCursor, problem: inout HeaderProblem?
     ) -> Range<Int> {
         // Each line is at most name + value + 2; a sort key may read up to 8 bytes past the last line.
-        let headerBytes = utf8Count ?? HTTPHeader.utf8Counts(headers).names + HTTPHeader.utf8Counts(headers).values
-        let capacity = 16 + 2 * signerHeaders.scratchBytes + headerBytes + 2 * headers.count
+        let counts: (headers: Int, signer: Int)
+        if let utf8Count {
+            counts = utf8Count
+        } else {
+            let fields = HTTPHeader.utf8Counts(headers)
+            counts = (fields.names + fields.values, signerHeaders.scratchBytes)
+        }
+        let capacity = 16 + 2 * counts.signer + counts.headers + 2 * headers.count
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
             withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: headers.count + 3) { slots in
                 var table = CanonicalHeaderTable(scratch: scratch, slots: slots)

@@ -82,8 +82,9 @@ package enum SigV4CanonicalRequest {
         // An upper bound: the path may triple when encoded; header lines take name + value + 2, and
         // the signed-header list repeats the names.
         let headerBytes = HTTPHeader.utf8Counts(headers)
+        let signerBytes = signerHeaders.scratchBytes
         let capacity = 64 + method.utf8.count + 3 * path.utf8.count + query.count + rawQuery.utf8.count + payloadHash.count
-            + 2 * headerBytes.names + headerBytes.values + 3 * headers.count + 2 * signerHeaders.scratchBytes + 16
+            + 2 * headerBytes.names + headerBytes.values + 3 * headers.count + 2 * signerBytes + 16
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var out = OutputCursor(buffer: buffer)
             var problem = targetProblem
@@ -96,7 +97,9 @@ package enum SigV4CanonicalRequest {
             out.write(query)
             out.write(rawQuery)
             out.writeByte(UInt8(ascii: "\n"))
-            let signed = writeHeaders(headers, utf8Count: headerBytes.names + headerBytes.values, signerHeaders: signerHeaders, into: &out, problem: &problem)
+            let signed = writeHeaders(
+                headers, utf8Count: (headerBytes.names + headerBytes.values, signerBytes), signerHeaders: signerHeaders, into: &out,
+                problem: &problem)
             out.write(payloadHash)
             return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position])), signed, problem)
         }

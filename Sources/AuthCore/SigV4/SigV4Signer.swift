@@ -103,15 +103,21 @@ public struct SigV4Signer: Sendable {
         let date = AmzDate(time)
         let payloadHash = try self.payloadHash(request.payload)
         let addsHash = addsContentSHA256(request)
-        let signed = withCanonicalRequest(request, date: date, payloadHash: payloadHash, addsHash: addsHash) {
-            canonical, signedHeaders, problem -> Result<(authorization: String, mac: Digest, hash: Digest, kept: [UInt8]?), AuthCoreError> in
-            if let problem { return .failure(problem.error) }
-            let (hash, mac) = signatureOf(canonicalRequest: canonical, date: date)
-            let authorization = authorizationHeader(
-                date: date, signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
-            return .success((authorization, mac, hash, keepingCanonicalRequest ? Array(canonical) : nil))
+        var problem: SigV4CanonicalRequest.HeaderProblem?
+        var mac = Digest(count: 0)
+        var hash = Digest(count: 0)
+        var kept: [UInt8]?
+        let authorization = withCanonicalRequest(request, date: date, payloadHash: payloadHash, addsHash: addsHash) {
+            canonical, signedHeaders, found -> String in
+            if let found {
+                problem = found
+                return ""
+            }
+            (hash, mac) = signatureOf(canonicalRequest: canonical, date: date)
+            if keepingCanonicalRequest { kept = Array(canonical) }
+            return authorizationHeader(date: date, signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
         }
-        let (authorization, mac, hash, kept) = try signed.get()
+        if let problem { throw problem.error }
         let headers: [HTTPHeader]
         let token = credentials.sessionToken
         if token == nil && !addsHash {
