@@ -49,41 +49,35 @@ package enum SigV4CanonicalRequest {
         }
     }
 
-    /// The query part of a canonical request.
-    package enum Query {
-        /// Already canonical bytes.
-        case canonical([UInt8])
-        /// The raw query string of the request line: copied as it is when already canonical (the
-        /// common case, no allocation), else canonicalised.
-        case raw(String)
-    }
-
     /// Builds the canonical request in temporary (stack) memory and passes it to `body`, with the
     /// range of the signed-header list inside it and the first problem found in the headers.
+    ///
+    /// - Parameters:
+    ///   - rawQuery: the query string of the request line: copied as it is when already canonical
+    ///     (the common case, no allocation), else canonicalised. Ignored with `canonicalQuery`.
+    ///   - canonicalQuery: an already canonical query (presigned URLs add their parameters first).
     package static func withCanonicalRequest<R>(
-        method: String, path: String, query rawOrCanonical: Query, headers: [HTTPHeader], signerHeaders: SignerHeaders,
-        options: SigV4Options, payloadHash: UnsafeRawBufferPointer,
+        method: String, path: String, rawQuery: String, canonicalQuery canonical: [UInt8]? = nil, headers: [HTTPHeader],
+        signerHeaders: SignerHeaders, options: SigV4Options, payloadHash: UnsafeRawBufferPointer,
         _ body: (UnsafeRawBufferPointer, Range<Int>, HeaderProblem?) -> R
     ) -> R {
         var query: [UInt8] = []
-        var rawQuery = ""
+        var copiesRawQuery = false
         var targetProblem: HeaderProblem?
-        switch rawOrCanonical {
-        case .canonical(let bytes): query = bytes
-        case .raw(let text):
-            let canonical = text.utf8.withContiguousStorageIfAvailable(isAlreadyCanonical) ?? false
-            if canonical {
-                rawQuery = text  // only unreserved, `=` and `&`: no control characters
-            } else if !text.isEmpty {
-                if containsControlByte(text) { targetProblem = .controlCharactersInTarget }
-                query = canonicalQuery(text)
-            }
+        if let canonical {
+            query = canonical
+        } else if rawQuery.utf8.withContiguousStorageIfAvailable(isAlreadyCanonical) ?? false {
+            copiesRawQuery = true  // only unreserved, `=` and `&`: no control characters
+        } else if !rawQuery.isEmpty {
+            if containsControlByte(rawQuery) { targetProblem = .controlCharactersInTarget }
+            query = canonicalQuery(rawQuery)
         }
+        let rawQueryCount = copiesRawQuery ? rawQuery.utf8.count : 0
         // An upper bound: the path may triple when encoded; header lines take name + value + 2, and
         // the signed-header list repeats the names.
         let headerBytes = HTTPHeader.utf8Counts(headers)
         let signerBytes = signerHeaders.scratchBytes
-        let capacity = 64 + method.utf8.count + 3 * path.utf8.count + query.count + rawQuery.utf8.count + payloadHash.count
+        let capacity = 64 + method.utf8.count + 3 * path.utf8.count + query.count + rawQueryCount + payloadHash.count
             + 2 * headerBytes.names + headerBytes.values + 3 * headers.count + 2 * signerBytes + 16
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var out = OutputCursor(buffer: buffer)
@@ -94,8 +88,7 @@ package enum SigV4CanonicalRequest {
                 path: path, normalize: options.normalizePath, doubleEncode: options.doubleURIEncode, into: &out)
             if !pathWasCanonical, problem == nil, containsControlByte(path) { problem = .controlCharactersInTarget }
             out.writeByte(UInt8(ascii: "\n"))
-            out.write(query)
-            out.write(rawQuery)
+            if copiesRawQuery { out.write(rawQuery) } else { out.write(query) }
             out.writeByte(UInt8(ascii: "\n"))
             let signed = writeHeaders(
                 headers, utf8Count: (headerBytes.names + headerBytes.values, signerBytes), signerHeaders: signerHeaders, into: &out,

@@ -126,7 +126,7 @@ public struct SigV4Signer: Sendable {
             var list = [HTTPHeader("X-Amz-Date", date.string)]
             list.reserveCapacity(4)
             if let token { list.append(HTTPHeader("X-Amz-Security-Token", token)) }
-            if addsHash { list.append(HTTPHeader("X-Amz-Content-SHA256", String(decoding: payloadHash, as: UTF8.self))) }
+            if addsHash { list.append(HTTPHeader("X-Amz-Content-SHA256", payloadHash.string)) }
             list.append(HTTPHeader("Authorization", authorization))
             headers = list
         }
@@ -139,7 +139,7 @@ public struct SigV4Signer: Sendable {
     /// with the range of its signed-header list and the first problem found in its headers.
     @inline(__always)
     func withCanonicalRequest<R>(
-        _ request: SigV4Request, date: AmzDate, payloadHash: [UInt8], addsHash: Bool,
+        _ request: SigV4Request, date: AmzDate, payloadHash: PayloadHashText, addsHash: Bool,
         _ body: (UnsafeRawBufferPointer, Range<Int>, SigV4CanonicalRequest.HeaderProblem?) -> R
     ) -> R {
         let token = credentials.sessionToken
@@ -147,7 +147,7 @@ public struct SigV4Signer: Sendable {
         return date.withBytes { dateBytes in
             payloadHash.withUnsafeBytes { hash in
                 SigV4CanonicalRequest.withCanonicalRequest(
-                    method: request.method, path: request.path, query: .raw(request.query), headers: request.headers,
+                    method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
                     signerHeaders: .init(
                         amzDate: dateBytes, securityToken: options.omitSessionToken ? nil : token,
                         contentSHA256: addsHash ? hash : nil, replacesToken: token != nil),
@@ -253,7 +253,7 @@ public struct SigV4Signer: Sendable {
         }
         let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
             SigV4CanonicalRequest.withCanonicalRequest(
-                method: request.method, path: request.path, query: .canonical(signedQuery), headers: request.headers,
+                method: request.method, path: request.path, rawQuery: "", canonicalQuery: signedQuery, headers: request.headers,
                 signerHeaders: .none, options: options, payloadHash: payloadHashBytes
             ) { canonical, _, _ in
                 // Header problems were found above, by signedHeaderList.
@@ -320,10 +320,7 @@ public struct SigV4Signer: Sendable {
 
     package func signatureOf(canonicalRequest: UnsafeRawBufferPointer, date: AmzDate) -> (hash: Digest, mac: Digest) {
         let hash = SHA256.hash(bufferPointer: canonicalRequest)
-        // The closures capture only what they use (capturing `self` would copy the whole signer).
-        let memo = self.memo
-        let day = date.day
-        if let mac = withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix, { memo.authenticate(day: day, $0) }) {
+        if let mac = storage.memo.authenticateStringToSign(date: date, hash: hash, scopeSuffix: storage.scopeSuffix) {
             return (hash, mac)
         }
         let entry = keyEntry(date)  // first signature of the day: fills the memo
@@ -331,31 +328,26 @@ public struct SigV4Signer: Sendable {
     }
 
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-    static let emptyPayloadHashBytes = Array(emptyPayloadHash.utf8)
-    static let unsignedPayloadBytes = Array("UNSIGNED-PAYLOAD".utf8)
-    static let streamingPayloadBytes = Array("STREAMING-AWS4-HMAC-SHA256-PAYLOAD".utf8)
 
     /// The payload's hash as it appears in the canonical request (lower-case hex or a marker).
-    package func payloadHash(_ payload: SigV4Payload) throws(AuthCoreError) -> [UInt8] {
+    package func payloadHash(_ payload: SigV4Payload) throws(AuthCoreError) -> PayloadHashText {
         switch payload {
         case .bytes(let bytes):
             guard bytes.count <= SigV4Request.maximumInMemoryPayload else {
                 throw AuthCoreError(.inputTooLarge, "payload exceeds \(SigV4Request.maximumInMemoryPayload) bytes")
             }
-            if bytes.isEmpty { return Self.emptyPayloadHashBytes }
-            var out: [UInt8] = []
-            out.reserveCapacity(64)
-            bytes.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.withUnsafeBytes { out.appendHex($0) }
-            return out
+            if bytes.isEmpty { return .emptyBody }
+            return PayloadHashText(hexOf: bytes.withUnsafeBytes { SHA256.hash(bufferPointer: $0) })
         case .precomputedHash(let hex):
             guard hex.utf8.count == 64, let bytes = try? Hex.decode(hex) else {
                 throw AuthCoreError(.malformedRequest, "payload hash must be 64 hex digits")
             }
-            return Array(Hex.encode(bytes).utf8)
+            let digest = bytes.withUnsafeBytes { raw in Digest(count: 32) { $0.copyMemory(from: raw) } }
+            return PayloadHashText(hexOf: digest)
         case .unsigned:
-            return Self.unsignedPayloadBytes
+            return .unsigned
         case .streaming:
-            return Self.streamingPayloadBytes
+            return .streaming
         }
     }
 

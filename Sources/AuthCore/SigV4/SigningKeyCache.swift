@@ -100,6 +100,11 @@ final class SigningKeyMemo: Sendable {
         }
     }
 
+    /// The signature of the string to sign for `date` and `hash`, or nil when the memo holds another day.
+    func authenticateStringToSign(date: AmzDate, hash: Digest, scopeSuffix: [UInt8]) -> Digest? {
+        withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { authenticate(day: date.day, $0) }
+    }
+
     func lookup(day: Int) -> SigningKeyCache.Entry? {
         state.withLock { $0.day == day ? $0.entry : nil }
     }
