@@ -22,6 +22,9 @@ public struct OSSSigner: Sendable {
     public let region: String?
     let fingerprint: [UInt8]
     let keyCache: SigningKeyCache
+    /// The V4 signing key of the last day signed on, with its own keyed HMAC context (one lock per
+    /// signature instead of hashing the shared cache's key).
+    let memo = SigningKeyMemo()
 
     /// The sub-resources a V1 signature covers (query parameters outside this set are not signed);
     /// the set of the OSS documentation and oss2 2.19.1.
@@ -82,8 +85,9 @@ public struct OSSSigner: Sendable {
             let headers = replacing(request.headers, with: added + [HTTPHeader("Authorization", "")])
             let additional = v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
             let (canonical, stringToSign, signature) = v4Sign(
-                request, headers: headers, parameters: request.parameters, additional: additional, time: time)
-            var authorization = "OSS4-HMAC-SHA256 Credential=\(credentials.accessKeyId)/\(v4Scope(time)), Signature=\(signature)"
+                request, headers: headers, parameters: request.parameters, additional: additional, time: time, amzDate: amzDate)
+            var authorization = "OSS4-HMAC-SHA256 Credential=" + credentials.accessKeyId + "/" + v4Scope(amzDate: amzDate)
+                + ", Signature=" + signature
             if !additional.isEmpty { authorization += ", AdditionalHeaders=\(additional.joined(separator: ";"))" }
             return OSSSignature(
                 headers: added + [HTTPHeader("Authorization", authorization)], authorization: authorization, signature: signature,
@@ -145,7 +149,7 @@ public struct OSSSigner: Sendable {
         parameters.append(("x-oss-credential", "\(credentials.accessKeyId)/\(v4Scope(time))"))
         if !additional.isEmpty { parameters.append(("x-oss-additional-headers", additional.joined(separator: ";"))) }
         let (canonical, stringToSign, signature) = v4Sign(
-            request, headers: request.headers, parameters: parameters, additional: additional, time: time)
+            request, headers: request.headers, parameters: parameters, additional: additional, time: time, amzDate: time.amzDate)
         let uri = signedURI(path: request.path, parameters: parameters, signatureName: "x-oss-signature", signature: signature)
         return OSSSignature(
             headers: [], authorization: nil, signature: signature, canonicalRequest: canonical, stringToSign: stringToSign,
@@ -182,7 +186,10 @@ public struct OSSSigner: Sendable {
 
     // MARK: - V4
 
-    func v4Scope(_ time: Timestamp) -> String { "\(time.dateStamp)/\(region ?? "")/oss/aliyun_v4_request" }
+    func v4Scope(_ time: Timestamp) -> String { v4Scope(amzDate: time.amzDate) }
+
+    /// `date/region/oss/aliyun_v4_request`, the date taken from an `X-Amz-Date`-style timestamp.
+    func v4Scope(amzDate: String) -> String { String(amzDate.prefix(8)) + "/" + (region ?? "") + "/oss/aliyun_v4_request" }
 
     /// Lower-cased additional headers, without the ones signed anyway, sorted; in URL mode only those present.
     func v4AdditionalHeaders(requested: [String], present: Set<String>?) -> [String] {
@@ -193,17 +200,17 @@ public struct OSSSigner: Sendable {
             if let present, !present.contains(lower) { continue }
             names.insert(lower)
         }
-        return names.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        return names.sorted(by: Self.byteOrder)
     }
 
     func v4Sign(
         _ request: OSSRequest, headers: [HTTPHeader], parameters: [(key: String, value: String)], additional: [String],
-        time: Timestamp
+        time: Timestamp, amzDate: String
     ) -> (canonical: String, stringToSign: String, signature: String) {
         var uri: [UInt8] = []
         let resource = request.bucket.map { $0.isEmpty ? "/" : "/\($0)/\(request.key)" } ?? "/"
         PercentEncoding.encode(resource.utf8, keepSlash: true, into: &uri)
-        let query = parameters.map { (k: SigV4Canonicalizer.encode(Array($0.key.utf8)), v: SigV4Canonicalizer.encode(Array($0.value.utf8))) }
+        let query = parameters.isEmpty ? "" : parameters.map { (k: SigV4Canonicalizer.encode(Array($0.key.utf8)), v: SigV4Canonicalizer.encode(Array($0.value.utf8))) }
             .sorted { $0.k.lexicographicallyPrecedes($1.k) || ($0.k == $1.k && $0.v.lexicographicallyPrecedes($1.v)) }
             .map { $0.v.isEmpty ? String(decoding: $0.k, as: UTF8.self) : "\(String(decoding: $0.k, as: UTF8.self))=\(String(decoding: $0.v, as: UTF8.self))" }
             .joined(separator: "&")
@@ -212,16 +219,37 @@ public struct OSSSigner: Sendable {
             name.hasPrefix("x-oss-") || name == "content-type" || name == "content-md5" || additionalSet.contains(name)
         }
         let payload = headers.first(named: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
-        let canonical = "\(request.method)\n\(String(decoding: uri, as: UTF8.self))\n\(query)\n\(canonicalHeaders)\n\(additional.joined(separator: ";"))\n\(payload)"
+        var canonical = request.method
+        canonical.reserveCapacity(request.method.utf8.count + uri.count + query.utf8.count + canonicalHeaders.utf8.count + 128)
+        canonical += "\n"
+        canonical += String(decoding: uri, as: UTF8.self)
+        canonical += "\n"
+        canonical += query
+        canonical += "\n"
+        canonical += canonicalHeaders
+        canonical += "\n"
+        canonical += additional.joined(separator: ";")
+        canonical += "\n"
+        canonical += payload
         let hash = SHA256.hash(string: canonical).hexLowercased
-        let stringToSign = "OSS4-HMAC-SHA256\n\(time.amzDate)\n\(v4Scope(time))\n\(hash)"
+        let stringToSign = "OSS4-HMAC-SHA256\n" + amzDate + "\n" + v4Scope(amzDate: amzDate) + "\n" + hash
+        let signature = stringToSign.utf8.withContiguousStorageIfAvailable { message in
+            v4Authenticate(UnsafeRawBufferPointer(message), time: time)
+        } ?? Array(stringToSign.utf8).withUnsafeBytes { v4Authenticate($0, time: time) }
+        return (canonical, stringToSign, signature.hexLowercased)
+    }
+
+    /// HMAC-SHA256 under the V4 signing key of `time`'s day: the signer's memo, else the shared cache.
+    func v4Authenticate(_ message: UnsafeRawBufferPointer, time: Timestamp) -> Digest {
+        let day = AmzDate(time).day
+        if let digest = memo.authenticate(day: day, message) { return digest }
         let date = time.dateStamp
         let key = SigningKeyCache.Key(
             scheme: 1, accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, date: date, region: region ?? "",
             service: "oss")
         let entry = keyCache.entry(for: key) { deriveV4Key(date: date) }
-        let signature = Array(stringToSign.utf8).withUnsafeBytes { entry.authenticate($0) }.hexLowercased
-        return (canonical, stringToSign, signature)
+        memo.store(day: day, entry: entry)
+        return entry.authenticate(message)
     }
 
     /// kSigning = HMAC(HMAC(HMAC(HMAC("aliyun_v4" + secret, date), region), "oss"), "aliyun_v4_request").
@@ -252,8 +280,19 @@ public struct OSSSigner: Sendable {
                 grouped.append((name, header.value))
             }
         }
-        return grouped.sorted { Array($0.0.utf8).lexicographicallyPrecedes(Array($1.0.utf8)) }
-            .map { "\($0.0):\($0.1)\n" }.joined()
+        var out = ""
+        for (name, value) in grouped.sorted(by: { Self.byteOrder($0.0, $1.0) }) {
+            out += name
+            out += ":"
+            out += value
+            out += "\n"
+        }
+        return out
+    }
+
+    /// Byte order of two strings' UTF-8, without copying them into arrays.
+    static func byteOrder(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     func signedURI(path: String, parameters: [(key: String, value: String)], signatureName: String, signature: String) -> String {
