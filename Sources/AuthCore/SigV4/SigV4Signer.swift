@@ -63,6 +63,12 @@ public struct SigV4Signer: Sendable {
     var scopeSuffix: [UInt8] { storage.scopeSuffix }
     var memo: SigningKeyMemo { storage.memo }
 
+    /// The query parameters a presigned URL sets itself (lower-cased); the request's own are dropped.
+    static let presignParameterNames: Set<String> = [
+        "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-signedheaders", "x-amz-signature",
+        "x-amz-security-token",
+    ]
+
     /// The longest presigned-URL lifetime SigV4 allows (7 days).
     public static let maximumPresignedExpiry = 604_800
 
@@ -229,10 +235,6 @@ public struct SigV4Signer: Sendable {
         var problem: SigV4CanonicalRequest.HeaderProblem?
         let signedHeaders = SigV4CanonicalRequest.signedHeaderList(request.headers, problem: &problem)
         if let problem { throw problem.error }
-        let authParameterNames: Set<String> = [
-            "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-signedheaders", "x-amz-signature",
-            "x-amz-security-token",
-        ]
         func encoded(_ text: String) -> [UInt8] { SigV4Canonicalizer.encode(Array(text.utf8)) }
         var additions: [(key: [UInt8], value: [UInt8])] = [
             (Array("X-Amz-Algorithm".utf8), Array("AWS4-HMAC-SHA256".utf8)),
@@ -242,7 +244,7 @@ public struct SigV4Signer: Sendable {
             (Array("X-Amz-SignedHeaders".utf8), SigV4Canonicalizer.encode(signedHeaders)),
         ]
         let excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { key in
-            authParameterNames.contains(String(decoding: key, as: UTF8.self).lowercased())
+            Self.presignParameterNames.contains(String(decoding: key, as: UTF8.self).lowercased())
         }
         var signedQuery = SigV4CanonicalRequest.canonicalQuery(request.query, adding: additions, excluding: excluding)
         var fullQuery = signedQuery
