@@ -32,7 +32,9 @@ extension SigV4CanonicalRequest {
                 let found = table.collect(headers, signerHeaders: signerHeaders)
                 if problem == nil { problem = found }
                 table.sort()
-                return table.write(into: &out)
+                let signed = table.write(into: &out)
+                if signerHeaders.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }  // the token's scratch copy
+                return signed
             }
         }
     }

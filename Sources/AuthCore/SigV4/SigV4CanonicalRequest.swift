@@ -34,6 +34,10 @@ package enum SigV4CanonicalRequest {
         /// Drop the request's own `x-amz-security-token` (the signer adds or omits the token).
         var replacesToken = false
 
+        /// Whether the canonical form holds a session token (the request's own, or the signer's), so
+        /// temporary copies of it are wiped.
+        var holdsSecret: Bool { securityToken != nil || replacesToken }
+
         /// Bytes these headers take in the scratch (name + value each).
         var scratchBytes: Int {
             (amzDate.map { 10 + $0.count } ?? 0) + (securityToken.map { 20 + $0.utf8.count } ?? 0)
@@ -94,7 +98,10 @@ package enum SigV4CanonicalRequest {
                 headers, utf8Count: (headerBytes.names + headerBytes.values, signerBytes), signerHeaders: signerHeaders, into: &out,
                 problem: &problem)
             out.write(payloadHash)
-            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position])), signed, problem)
+            let result = body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position])), signed, problem)
+            // A session token is a secret: the stack copy of a canonical request that holds it is wiped.
+            if signerHeaders.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position]))) }
+            return result
         }
     }
 
