@@ -207,36 +207,22 @@ public struct OSSSigner: Sendable {
         _ request: OSSRequest, headers: [HTTPHeader], parameters: [(key: String, value: String)], additional: [String],
         time: Timestamp, amzDate: String
     ) -> (canonical: String, stringToSign: String, signature: String) {
-        var uri: [UInt8] = []
-        let resource = request.bucket.map { $0.isEmpty ? "/" : "/\($0)/\(request.key)" } ?? "/"
-        PercentEncoding.encode(resource.utf8, keepSlash: true, into: &uri)
-        let query = parameters.isEmpty ? "" : parameters.map { (k: SigV4Canonicalizer.encode(Array($0.key.utf8)), v: SigV4Canonicalizer.encode(Array($0.value.utf8))) }
-            .sorted { $0.k.lexicographicallyPrecedes($1.k) || ($0.k == $1.k && $0.v.lexicographicallyPrecedes($1.v)) }
-            .map { $0.v.isEmpty ? String(decoding: $0.k, as: UTF8.self) : "\(String(decoding: $0.k, as: UTF8.self))=\(String(decoding: $0.v, as: UTF8.self))" }
-            .joined(separator: "&")
-        let additionalSet = Set(additional)
-        let canonicalHeaders = ossHeaders(headers) { name in
-            name.hasPrefix("x-oss-") || name == "content-type" || name == "content-md5" || additionalSet.contains(name)
-        }
-        let payload = headers.first(named: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
-        var canonical = request.method
-        canonical.reserveCapacity(request.method.utf8.count + uri.count + query.utf8.count + canonicalHeaders.utf8.count + 128)
-        canonical += "\n"
-        canonical += String(decoding: uri, as: UTF8.self)
-        canonical += "\n"
-        canonical += query
-        canonical += "\n"
-        canonical += canonicalHeaders
-        canonical += "\n"
-        canonical += additional.joined(separator: ";")
-        canonical += "\n"
-        canonical += payload
-        let hash = SHA256.hash(string: canonical).hexLowercased
-        let stringToSign = "OSS4-HMAC-SHA256\n" + amzDate + "\n" + v4Scope(amzDate: amzDate) + "\n" + hash
-        let signature = stringToSign.utf8.withContiguousStorageIfAvailable { message in
-            v4Authenticate(UnsafeRawBufferPointer(message), time: time)
-        } ?? Array(stringToSign.utf8).withUnsafeBytes { v4Authenticate($0, time: time) }
-        return (canonical, stringToSign, signature.hexLowercased)
+        let payload = headers.firstValue(namedIgnoringCase: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
+        let canonical = OSSV4CanonicalRequest.build(
+            method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: headers,
+            additional: additional, payload: payload)
+        // OSS4-HMAC-SHA256 \n timestamp \n date/region/oss/aliyun_v4_request \n hex(SHA256(canonical request))
+        let scope = v4Scope(amzDate: amzDate)
+        var stringToSign: [UInt8] = []
+        stringToSign.reserveCapacity(17 + amzDate.utf8.count + 1 + scope.utf8.count + 1 + 64)
+        stringToSign.append(contentsOf: "OSS4-HMAC-SHA256\n".utf8)
+        stringToSign.append(contentsOf: amzDate.utf8)
+        stringToSign.append(UInt8(ascii: "\n"))
+        stringToSign.append(contentsOf: scope.utf8)
+        stringToSign.append(UInt8(ascii: "\n"))
+        canonical.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.withUnsafeBytes { stringToSign.appendHex($0) }
+        let signature = stringToSign.withUnsafeBytes { v4Authenticate($0, time: time) }
+        return (String(decoding: canonical, as: UTF8.self), String(decoding: stringToSign, as: UTF8.self), signature.hexLowercased)
     }
 
     /// HMAC-SHA256 under the V4 signing key of `time`'s day: the signer's memo, else the shared cache.
@@ -305,8 +291,12 @@ public struct OSSSigner: Sendable {
 
     /// The request's headers with the signer's own fields replaced.
     func replacing(_ headers: [HTTPHeader], with added: [HTTPHeader]) -> [HTTPHeader] {
-        let names = Set(added.map { $0.name.lowercased() })
-        return headers.filter { !names.contains($0.name.lowercased()) } + added.filter { $0.name != "Authorization" }
+        func sameName(_ a: String, _ b: String) -> Bool {
+            a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
+        }
+        var result = headers.filter { header in !added.contains { sameName($0.name, header.name) } }
+        result.append(contentsOf: added.lazy.filter { $0.name != "Authorization" })
+        return result
     }
 
     func validate(_ request: OSSRequest) throws(AuthCoreError) {

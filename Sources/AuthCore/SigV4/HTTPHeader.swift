@@ -34,6 +34,12 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension HTTPHeader {
+    /// Whether the name equals the lower-case ASCII `lowercased`, ignoring ASCII case.
+    func hasName(_ lowercased: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)
+        return name.utf8.count == expected.count && zip(name.utf8, expected).allSatisfy { asciiLowercase($0) == $1 }
+    }
+
     /// The UTF-8 byte counts of all names and of all values (one pass; elements are read in place).
     @inline(__always)
     static func utf8Counts(_ headers: [HTTPHeader]) -> (names: Int, values: Int) {
@@ -50,6 +56,12 @@ extension HTTPHeader {
 }
 
 extension Array where Element == HTTPHeader {
+    /// The value of the first field whose name equals the lower-case ASCII `name` ignoring case,
+    /// compared byte by byte (no lower-cased copies).
+    func firstValue(namedIgnoringCase name: StaticString) -> String? {
+        first(where: { $0.hasName(name) })?.value
+    }
+
     /// The value of the first field named `name` (case-insensitive), or nil.
     public func first(named name: String) -> String? {
         let lower = name.lowercased()
