@@ -32,8 +32,8 @@ package struct AmzDate {
 
     package init(_ time: Timestamp) {
         let seconds = time.secondsSince1970
-        // 1970-01-01 ... 9999-12-31: unsigned arithmetic, no weekday (H. Hinnant's civil-from-days
-        // with its era fixed at 0 or later); anything else through the general calendar code.
+        // 1970-01-01 ... 9999-12-31: no weekday, no Components value, digits two at a time;
+        // anything else through the general calendar code.
         guard seconds >= 0, seconds < 253_402_300_800 else {
             self.init(time.components)
             return
@@ -41,15 +41,8 @@ package struct AmzDate {
         let s = UInt64(seconds)
         let days = s / 86_400
         let secondOfDay = s - days * 86_400
-        let z = days + 719_468
-        let era = z / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let civil = Timestamp.civilDate(daysSince1970: Int(days))
+        let (year, month, day) = (UInt64(civil.year), UInt64(civil.month), UInt64(civil.day))
         let hour = secondOfDay / 3600
         let minute = secondOfDay / 60 - hour * 60
         let second = secondOfDay - secondOfDay / 60 * 60

@@ -66,6 +66,17 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public var components: Components {
         let days = Int(secondsSince1970 >= 0 ? secondsSince1970 / 86_400 : (secondsSince1970 - 86_399) / 86_400)
         let secondOfDay = Int(secondsSince1970 - Int64(days) * 86_400)
+        let (year, month, day) = Self.civilDate(daysSince1970: days)
+        let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (4)
+        return Components(
+            year: year, month: month, day: day, hour: secondOfDay / 3600, minute: secondOfDay / 60 % 60,
+            second: secondOfDay % 60, weekday: weekday)
+    }
+
+    /// Year, month and day of a day count from 1970-01-01 (H. Hinnant's civil-from-days: 400-year
+    /// eras of 146097 days, March-based years so the leap day comes last).
+    @inline(__always)
+    static func civilDate(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -74,11 +85,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let mp = (5 * doy + 2) / 153
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (4)
-        return Components(
-            year: year, month: month, day: day, hour: secondOfDay / 3600, minute: secondOfDay / 60 % 60,
-            second: secondOfDay % 60, weekday: weekday)
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// The timestamp of a UTC calendar date and time; nil when a field is out of range.
