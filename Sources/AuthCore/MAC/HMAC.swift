@@ -82,6 +82,9 @@ public struct HMAC<H: HashFunction>: Sendable {
 /// is needed, or keep one per thread.
 public struct KeyedHMAC: ~Copyable, Sendable {
     private let context: MACContext
+    /// A freshly keyed context is already in its initial state: the first MAC skips the reset (in
+    /// OpenSSL 3 a reset duplicates the keyed inner state, an allocation and a copy).
+    private var used = false
 
     /// Keys a context for `algorithm`.
     public init(algorithm: HashAlgorithm, key: UnsafeRawBufferPointer) {
@@ -105,14 +108,14 @@ public struct KeyedHMAC: ~Copyable, Sendable {
 
     /// The MAC of one message.
     public mutating func authenticationCode(for message: UnsafeRawBufferPointer) -> Digest {
-        context.reset()
+        prepare()
         context.update(message)
         return context.finalize()
     }
 
     /// The MAC of one message given in parts (their concatenation is authenticated).
     public mutating func authenticationCode(forParts parts: UnsafeRawBufferPointer...) -> Digest {
-        context.reset()
+        prepare()
         for part in parts { context.update(part) }
         return context.finalize()
     }
@@ -129,12 +132,19 @@ public struct KeyedHMAC: ~Copyable, Sendable {
     public mutating func authenticationCode<E: Error>(
         streaming body: ((UnsafeRawBufferPointer) -> Void) throws(E) -> Void
     ) throws(E) -> Digest {
-        context.reset()
+        prepare()
         let ctx = context
         try body { ctx.update($0) }
         return context.finalize()
     }
+
+    /// Back to the keyed initial state, unless the context has not been used yet.
+    private mutating func prepare() {
+        if used { context.reset() }
+        used = true
+    }
 }
+
 
 extension HashAlgorithm {
     /// HMAC (RFC 2104) of `data` under `key` with this hash, in one call.
