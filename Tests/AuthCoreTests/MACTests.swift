@@ -39,6 +39,19 @@ struct MACTests {
             Array("There".utf8).withUnsafeBytes(feed)
         })
         #expect(parts.hexLowercased == mac1)
+        // A stream abandoned half-way (the body throws) leaves no trace in the next MAC, first use or not.
+        struct Stop: Error {}
+        for fresh in [true, false] {
+            var context = KeyedHMAC(algorithm: .sha256, key: key1)
+            if !fresh { _ = context.authenticationCode(for: Array("warm-up".utf8)) }
+            #expect(throws: Stop.self) {
+                _ = try context.authenticationCode(streaming: { (feed) throws(Stop) in
+                    Array("partial".utf8).withUnsafeBytes(feed)
+                    throw Stop()
+                })
+            }
+            #expect(context.authenticationCode(for: data1).hexLowercased == mac1)
+        }
     }
 
     @Test("RFC 4231 case 6: a key longer than the block size is hashed first")
