@@ -81,26 +81,27 @@ public struct HMAC<H: HashFunction>: Sendable {
 /// It is `~Copyable`: exactly one owner mutates the context, so it needs no lock; move it where it
 /// is needed, or keep one per thread.
 public struct KeyedHMAC: ~Copyable, Sendable {
-    private let context: MACContext
+    // Sendable: MACHandle is Sendable (one owner at a time).
+    private let context: MACHandle
     /// A freshly keyed context is already in its initial state: the first MAC skips the reset (in
     /// OpenSSL 3 a reset duplicates the keyed inner state, an allocation and a copy).
     private var used = false
 
     /// Keys a context for `algorithm`.
     public init(algorithm: HashAlgorithm, key: UnsafeRawBufferPointer) {
-        context = MACContext(algorithm: algorithm, key: key)
+        context = MACHandle(algorithm: algorithm, key: key)
     }
 
     /// Keys a context for `algorithm`.
     public init(algorithm: HashAlgorithm, key: some Collection<UInt8>) {
         var bytes = Array(key)
-        context = bytes.withUnsafeBytes { MACContext(algorithm: algorithm, key: $0) }
+        context = MACHandle(owning: bytes.withUnsafeBytes { MACHandle.makeContext(algorithm: algorithm, key: $0) }, algorithm: algorithm)
         bytes.secureZeroize()
     }
 
     /// Keys a context for `algorithm` with a secret key.
     public init(algorithm: HashAlgorithm, key: SecureBytes) {
-        context = key.withUnsafeBytes { MACContext(algorithm: algorithm, key: $0) }
+        context = MACHandle(owning: key.withUnsafeBytes { MACHandle.makeContext(algorithm: algorithm, key: $0) }, algorithm: algorithm)
     }
 
     /// The algorithm this context is keyed for.
@@ -133,8 +134,8 @@ public struct KeyedHMAC: ~Copyable, Sendable {
         streaming body: ((UnsafeRawBufferPointer) -> Void) throws(E) -> Void
     ) throws(E) -> Digest {
         prepare()
-        let ctx = context
-        try body { ctx.update($0) }
+        let raw = context.context
+        try body { MACHandle.update(raw, $0) }
         return context.finalize()
     }
 
@@ -149,7 +150,7 @@ public struct KeyedHMAC: ~Copyable, Sendable {
 extension HashAlgorithm {
     /// HMAC (RFC 2104) of `data` under `key` with this hash, in one call.
     public func authenticationCode(for data: UnsafeRawBufferPointer, using key: UnsafeRawBufferPointer) -> Digest {
-        let context = MACContext(algorithm: self, key: key)
+        let context = MACHandle(algorithm: self, key: key)  // inline: no heap object besides OpenSSL's own
         context.update(data)
         return context.finalize()
     }
