@@ -17,8 +17,10 @@ package struct PayloadHashText {
     init(hexOf digest: Digest) {
         count = 64
         withUnsafeMutableBytes(of: &storage) { raw in
-            var out = OutputCursor(buffer: raw.bindMemory(to: UInt8.self))
-            digest.withUnsafeBytes { out.writeHex(UnsafeRawBufferPointer(rebasing: $0.prefix(32))) }
+            raw.withMemoryRebound(to: UInt8.self) { bytes in
+                var out = OutputCursor(buffer: bytes)
+                digest.withUnsafeBytes { out.writeHex(UnsafeRawBufferPointer(rebasing: $0.prefix(32))) }
+            }
         }
     }
 

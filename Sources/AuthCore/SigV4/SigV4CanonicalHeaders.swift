@@ -15,7 +15,7 @@ extension SigV4CanonicalRequest {
     /// ones the signer adds) are left out.
     package static func writeHeaders(
         _ headers: [HTTPHeader], utf8Count: (headers: Int, signer: Int)? = nil, signerHeaders: SignerHeaders,
-        into out: inout OutputCursor, problem: inout HeaderProblem?
+        wipesScratch: Bool = false, into out: inout OutputCursor, problem: inout HeaderProblem?
     ) -> Range<Int> {
         // Each line is at most name + value + 2; a sort key may read up to 8 bytes past the last line.
         let counts: (headers: Int, signer: Int)
@@ -33,7 +33,7 @@ extension SigV4CanonicalRequest {
                 if problem == nil { problem = found }
                 table.sort()
                 let signed = table.write(into: &out)
-                if signerHeaders.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }  // the token's scratch copy
+                if wipesScratch || signerHeaders.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }  // the token's copy
                 return signed
             }
         }

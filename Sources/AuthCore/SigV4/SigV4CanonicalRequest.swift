@@ -94,13 +94,15 @@ package enum SigV4CanonicalRequest {
             out.writeByte(UInt8(ascii: "\n"))
             if copiesRawQuery { out.write(rawQuery) } else { out.write(query) }
             out.writeByte(UInt8(ascii: "\n"))
+            // A session token is a secret: stack copies of a canonical request that holds one (the
+            // signer's, or a token header the caller set) are wiped.
+            let holdsSecret = signerHeaders.holdsSecret || headers.contains { $0.hasName("x-amz-security-token") }
             let signed = writeHeaders(
-                headers, utf8Count: (headerBytes.names + headerBytes.values, signerBytes), signerHeaders: signerHeaders, into: &out,
-                problem: &problem)
+                headers, utf8Count: (headerBytes.names + headerBytes.values, signerBytes), signerHeaders: signerHeaders,
+                wipesScratch: holdsSecret, into: &out, problem: &problem)
             out.write(payloadHash)
             let result = body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position])), signed, problem)
-            // A session token is a secret: the stack copy of a canonical request that holds it is wiped.
-            if signerHeaders.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position]))) }
+            if holdsSecret { secureZero(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position]))) }
             return result
         }
     }
