@@ -36,6 +36,7 @@ import cryptography
 import cryptography_vectors
 from cryptography.hazmat.primitives import hashes as c_hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from reference_models import hkdf_expand
 
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
 PKG_DIR = Path(cryptography_vectors.__file__).resolve().parent
@@ -218,15 +219,6 @@ C_HASH = {
     "sha384": c_hashes.SHA384,
     "sha512": c_hashes.SHA512,
 }
-
-
-def hkdf_expand(alg, prk, info, length):
-    out, t, i = b"", b"", 1
-    while len(out) < length:
-        t = hmac.new(prk, t + info + bytes([i]), alg).digest()
-        out += t
-        i += 1
-    return out[:length]
 
 
 def build_hkdf():

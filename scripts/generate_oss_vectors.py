@@ -37,6 +37,7 @@ logging.disable(logging.CRITICAL)
 import oss2  # noqa: E402
 import oss2.auth  # noqa: E402
 from oss2.credentials import StaticCredentialsProvider  # noqa: E402
+from reference_models import uri_encode
 from vector_files import write_or_check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -72,19 +73,6 @@ def epoch(dt):
 # ============================================================================
 # Independent model of the algorithm (what the Swift side implements)
 # ============================================================================
-UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-
-def enc(text, keep_slash=False):
-    out = []
-    for b in text.encode("utf-8"):
-        if b in UNRESERVED or (keep_slash and b == 0x2F):
-            out.append(chr(b))
-        else:
-            out.append("%%%02X" % b)
-    return "".join(out)
-
-
 def parse_query(uri):
     _, _, q = uri.partition("?")
     out = []
@@ -96,13 +84,13 @@ def parse_query(uri):
 
 
 def qpair(k, v):
-    return enc(k) if v == "" else enc(k) + "=" + enc(v)
+    return uri_encode(k) if v == "" else uri_encode(k) + "=" + uri_encode(v)
 
 
 def signed_uri(path, pairs, sig_name, sig_value):
-    encoded = sorted((enc(k), enc(v)) for k, v in pairs)
+    encoded = sorted((uri_encode(k), uri_encode(v)) for k, v in pairs)
     q = "&".join(k if v == "" else k + "=" + v for k, v in encoded)
-    return path + "?" + q + ("&" if q else "") + sig_name + "=" + enc(sig_value)
+    return path + "?" + q + ("&" if q else "") + sig_name + "=" + uri_encode(sig_value)
 
 
 def model_v1(case):
@@ -166,8 +154,8 @@ def model_v4(case):
                    ("x-oss-credential", cred["access_key_id"] + "/" + scope)]
         if addl:
             params.append(("x-oss-additional-headers", ";".join(addl)))
-    canon_uri = enc("/" + req["bucket"] + "/" + req["key"], keep_slash=True) if req["bucket"] else "/"
-    canon_query = "&".join(k if v == "" else k + "=" + v for k, v in sorted((enc(k), enc(v)) for k, v in params))
+    canon_uri = uri_encode("/" + req["bucket"] + "/" + req["key"], keep_slash=True) if req["bucket"] else "/"
+    canon_query = "&".join(k if v == "" else k + "=" + v for k, v in sorted((uri_encode(k), uri_encode(v)) for k, v in params))
     signed = sorted((n, v) for n, v in headers if default_signed(n) or n in addl)
     canon_headers = "".join("%s:%s\n" % nv for nv in signed)
     cr = "\n".join([req["method"], canon_uri, canon_query, canon_headers, ";".join(addl), "UNSIGNED-PAYLOAD"])

@@ -43,6 +43,7 @@ from cryptography.hazmat.backends.openssl.backend import backend as c_backend
 from cryptography.hazmat.primitives import hashes as c_hashes
 from cryptography.hazmat.primitives import hmac as c_hmac
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from reference_models import hkdf_expand
 
 SEED = 20261129
 VECTORS_DIR = Path(__file__).resolve().parent.parent / "vectors"
@@ -94,15 +95,6 @@ def mac(alg, key, msg):
     b = h.finalize()
     check(a == b, f"hmac {alg} key {len(key)} msg {len(msg)}: hmac != cryptography")
     return a
-
-
-def hkdf_expand(alg, prk, info, length):
-    out, t, i = b"", b"", 1
-    while len(out) < length:
-        t = hmac.new(prk, t + info + bytes([i]), alg).digest()
-        out += t
-        i += 1
-    return out[:length]
 
 
 def hkdf(alg, ikm, salt, info, length):

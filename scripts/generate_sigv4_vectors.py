@@ -43,6 +43,7 @@ from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth, SigV4Auth, SigV4QueryAu
 from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
+from reference_models import uri_encode
 from vector_files import write_or_check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -72,19 +73,6 @@ TS3 = "20240229T000000Z"
 # ============================================================================
 # Independent model of vectors.md (kind sigv4)
 # ============================================================================
-UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-
-def uri_encode(text, keep_slash):
-    out = []
-    for b in text.encode("utf-8"):
-        if b in UNRESERVED or (keep_slash and b == 0x2F):
-            out.append(chr(b))
-        else:
-            out.append("%%%02X" % b)
-    return "".join(out)
-
-
 def remove_dot_segments(path):
     """RFC 3986 section 5.2.4."""
     inp, out = path, ""

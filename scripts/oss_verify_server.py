@@ -81,6 +81,8 @@ import oss2.utils  # noqa: E402
 from oss2.credentials import StaticCredentialsProvider  # noqa: E402
 from requests.structures import CaseInsensitiveDict  # noqa: E402
 
+import peer_server  # noqa: E402
+
 V4_ALGORITHM = "OSS4-HMAC-SHA256"
 V1_URL_AUTH_PARAMS = ("OSSAccessKeyId", "Expires", "Signature")
 # signed like any subresource, but harmless to ignore when answering
@@ -563,17 +565,9 @@ def main(argv=None):
     server.daemon_threads = True
     server.verifier = Verifier(pairs, a.region, a.max_skew)
     server.store = Store(a.bucket or ["authcore-test"])
-    sys.stderr.write("oss_verify_server: listening on http://%s:%d region %s buckets %s\n"
-                     % (a.host, server.server_address[1], a.region, ",".join(server.store.buckets)))
-    sys.stderr.flush()
-    try:
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return peer_server.serve(server, "oss_verify_server: listening on http://%s:%d region %s buckets %s"
+                             % (a.host, server.server_address[1], a.region, ",".join(server.store.buckets)))
 
 
 if __name__ == "__main__":
-    import signal
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    sys.exit(main())
+    peer_server.run(main)

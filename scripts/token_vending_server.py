@@ -38,6 +38,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+import peer_server
+
 
 def iso(delta_seconds, fraction=None):
     t = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(
@@ -141,16 +143,8 @@ def main(argv=None):
     server.cfg = cfg
     server.lock = threading.Lock()
     server.counter = 0
-    sys.stderr.write("token_vending_server: listening on http://%s:%d\n" % (cfg.host, server.server_address[1]))
-    sys.stderr.flush()
-    try:
-        server.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return peer_server.serve(server, "token_vending_server: listening on http://%s:%d" % (cfg.host, server.server_address[1]))
 
 
 if __name__ == "__main__":
-    import signal
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
-    sys.exit(main())
+    peer_server.run(main)

@@ -67,7 +67,7 @@ enum CognitoCommand {
         let chosenFactor = factor
         do {
             let capturedPassword = password
-            result = try runAsyncResult {
+            result = try runAsync {
                 try await CognitoSignIn(configuration: configuration).signIn(
                     username: username, password: capturedPassword, flow: flow, preferredFirstFactor: chosenFactor)
             }
@@ -109,23 +109,4 @@ enum CognitoCommand {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
-}
-
-/// Holds a task's result across a semaphore.
-final class AsyncResultBox<T: Sendable>: @unchecked Sendable {
-    // invariant: written once by the task before the semaphore is signalled, read after the wait.
-    var result: Result<T, any Error>?
-}
-
-/// Runs an async throwing body from synchronous code and returns its value.
-func runAsyncResult<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let box = AsyncResultBox<T>()
-    let semaphore = DispatchSemaphore(value: 0)
-    Task {
-        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
-        semaphore.signal()
-    }
-    semaphore.wait()
-    guard let result = box.result else { throw CommandFailure("the task did not finish") }
-    return try result.get()
 }

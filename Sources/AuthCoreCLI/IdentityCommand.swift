@@ -54,7 +54,7 @@ enum IdentityCommand {
         let link = parsed.value("--identity-id")
         let credentials = try credentialsFromEnvironment(id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN")
         do {
-            let result = try runAsyncResult {
+            let result = try runAsync {
                 let (id, token) = try await identity.developerToken(
                     identityPoolId: pool, providerName: provider, userIdentifier: user, identityId: link, tokenDuration: duration,
                     credentials: credentials)
@@ -90,7 +90,7 @@ enum IdentityCommand {
         }
         let showSecrets = parsed.has("--show-secrets")
         do {
-            let credentials = try runAsyncResult {
+            let credentials = try runAsync {
                 try await identity.credentialsForIdentity(identityId: identityId, logins: [key: token])
             }
             var object: [String: Any] = ["accessKeyId": credentials.accessKeyId, "expiration": credentials.expiration?.iso8601 ?? NSNull()]

@@ -71,34 +71,10 @@ enum OSSCommand {
             printError("--- string to sign\n\(signature.stringToSign)")
         }
 
-        switch options.action {
-        case "sign":
-            do {
-                let signature = try signer.sign(ossRequest(request), at: clock.now())
-                report(signature)
-                printOut(signature.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
-                return 0
-            } catch {
-                throw CommandFailure(error.reason)
-            }
-        case "presign":
-            do {
-                let signature = try signer.presign(ossRequest(request), at: clock.now(), expires: options.expires)
-                report(signature)
-                printOut(options.url.origin + (signature.signedURI ?? ""))
-                return 0
-            } catch {
-                throw error.code == .invalidParameter ? UsageError(error.reason) : CommandFailure(error.reason)
-            }
-        default:
-            return try runAsync {
-                try await options.send(request, clock: clock) { request, time throws(AuthCoreError) in
-                    let signature = try signer.sign(ossRequest(request), at: time)
-                    report(signature)
-                    return request.adding(signature)
-                }
-            }
-        }
+        return try options.perform(
+            request, clock: clock, report: report,
+            sign: { request, time throws(AuthCoreError) in try signer.sign(ossRequest(request), at: time) },
+            presign: { request, time throws(AuthCoreError) in try signer.presign(ossRequest(request), at: time, expires: options.expires) })
     }
 
     /// The raw object key: the URL's decoded path, after `/bucket` in path-style URLs.

@@ -83,6 +83,43 @@ struct RequestOptions {
         return OffsetClock(SystemClock(), offsetSeconds: clockOffset)
     }
 
+    /// Runs the `sigv4`/`oss` action: `sign` prints the headers to add, `presign` the URL, and `send`
+    /// (the default) sends the request, signed afresh at each attempt.
+    func perform<Signature: CommandSignature>(
+        _ request: HTTPRequest, clock: any SigningClock, report: @escaping @Sendable (Signature) -> Void,
+        sign: @escaping @Sendable (HTTPRequest, Timestamp) throws(AuthCoreError) -> Signature,
+        presign: (HTTPRequest, Timestamp) throws(AuthCoreError) -> Signature
+    ) throws -> Int32 {
+        switch action {
+        case "sign":
+            do {
+                let signature = try sign(request, clock.now())
+                report(signature)
+                printOut(signature.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+                return 0
+            } catch {
+                throw CommandFailure(error.reason)
+            }
+        case "presign":
+            do {
+                let signature = try presign(request, clock.now())
+                report(signature)
+                printOut(url.origin + (signature.signedURI ?? ""))
+                return 0
+            } catch {
+                throw error.code == .invalidParameter ? UsageError(error.reason) : CommandFailure(error.reason)
+            }
+        default:
+            return try runAsync {
+                try await send(request, clock: clock) { request, time throws(AuthCoreError) in
+                    let signature = try sign(request, time)
+                    report(signature)
+                    return signature.added(to: request)
+                }
+            }
+        }
+    }
+
     /// Sends through the skew-correcting sender and reports the response as the CLI contract says.
     func send(_ request: HTTPRequest, clock: any SigningClock, sign: (HTTPRequest, Timestamp) throws(AuthCoreError) -> HTTPRequest)
         async throws -> Int32
@@ -119,21 +156,17 @@ func credentialsFromEnvironment(id: String, secret: String, token: String, expir
     }
 }
 
-/// Runs an async body from synchronous `main` code.
-func runAsync(_ body: @escaping @Sendable () async throws -> Int32) throws -> Int32 {
-    let box = ResultBox()
-    let semaphore = DispatchSemaphore(value: 0)
-    Task {
-        do { box.set(.success(try await body())) } catch { box.set(.failure(error)) }
-        semaphore.signal()
-    }
-    semaphore.wait()
-    return try box.get()
+/// What `sign`, `presign` and `send` need from a signature, for either signer.
+protocol CommandSignature: Sendable {
+    var headers: [HTTPHeader] { get }
+    var signedURI: String? { get }
+    func added(to request: HTTPRequest) -> HTTPRequest
 }
 
-final class ResultBox: @unchecked Sendable {
-    // invariant: written once by the task before the semaphore is signalled, read after the wait.
-    private var result: Result<Int32, any Error> = .success(1)
-    func set(_ value: Result<Int32, any Error>) { result = value }
-    func get() throws -> Int32 { try result.get() }
+extension SigV4Signature: CommandSignature {
+    func added(to request: HTTPRequest) -> HTTPRequest { request.adding(self) }
+}
+
+extension OSSSignature: CommandSignature {
+    func added(to request: HTTPRequest) -> HTTPRequest { request.adding(self) }
 }

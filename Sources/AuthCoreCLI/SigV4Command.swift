@@ -64,38 +64,20 @@ enum SigV4Command {
             printError("--- canonical request\n\(signature.canonicalRequest ?? "")\n--- string to sign\n\(signature.stringToSign)")
         }
 
-        switch options.action {
-        case "sign":
-            do {
-                let signature = try signer.sign(request.sigV4Request(payload: payload), at: clock.now(), keepingCanonicalRequest: verbose)
-                report(signature)
-                printOut(signature.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
-                return 0
-            } catch {
-                throw CommandFailure(error.reason)
-            }
-        case "presign":
+        if options.action == "presign" {
             guard (1...SigV4Signer.maximumPresignedExpiry).contains(options.expires) else {
                 throw UsageError("--expires must be 1...\(SigV4Signer.maximumPresignedExpiry) seconds")
             }
-            do {
-                let presignPayload: SigV4Payload = (unsigned || s3) ? .unsigned : .bytes(options.body)
-                let signature = try signer.presign(
-                    request.sigV4Request(payload: presignPayload), at: clock.now(), expires: options.expires, keepingCanonicalRequest: verbose)
-                report(signature)
-                printOut(options.url.origin + (signature.signedURI ?? ""))
-                return 0
-            } catch {
-                throw CommandFailure(error.reason)
-            }
-        default:
-            return try runAsync {
-                try await options.send(request, clock: clock) { request, time throws(AuthCoreError) in
-                    let signature = try signer.sign(request.sigV4Request(payload: payload), at: time, keepingCanonicalRequest: verbose)
-                    report(signature)
-                    return request.adding(signature)
-                }
-            }
         }
+        let presignPayload: SigV4Payload = (unsigned || s3) ? .unsigned : .bytes(options.body)
+        return try options.perform(
+            request, clock: clock, report: report,
+            sign: { request, time throws(AuthCoreError) in
+                try signer.sign(request.sigV4Request(payload: payload), at: time, keepingCanonicalRequest: verbose)
+            },
+            presign: { request, time throws(AuthCoreError) in
+                try signer.presign(
+                    request.sigV4Request(payload: presignPayload), at: time, expires: options.expires, keepingCanonicalRequest: verbose)
+            })
     }
 }

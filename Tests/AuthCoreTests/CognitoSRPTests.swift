@@ -171,20 +171,9 @@ struct CognitoTimestampLocaleTests {
     func german() async throws {
         try Self.buildLocales()
         await #expect(processExitsWith: .success) {
-            setenv("LOCPATH", CognitoTimestampLocaleTests.localeDirectory, 1)
-            setenv("LC_ALL", "de_DE.UTF-8", 1)
-            guard setlocale(LC_ALL, "") != nil else { exit(3) }
-            // 2026-03-02 was a Monday.
-            var time = tm()
-            time.tm_year = 126
-            time.tm_mon = 2
-            time.tm_mday = 2
-            time.tm_wday = 1
-            var buffer = [CChar](repeating: 0, count: 64)
-            strftime(&buffer, buffer.count, "%a", &time)
-            guard String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "Mo" else { exit(4) }
-            let stamp = Timestamp(year: 2026, month: 3, day: 2, hour: 9, minute: 5, second: 7)!.cognitoTimestamp
-            exit(stamp == "Mon Mar 2 09:05:07 UTC 2026" ? 0 : 5)
+            Self.checkInChild(
+                locale: "de_DE.UTF-8", monday: "Mo", stamp: Timestamp(year: 2026, month: 3, day: 2, hour: 9, minute: 5, second: 7),
+                expected: "Mon Mar 2 09:05:07 UTC 2026")
         }
     }
 
@@ -192,19 +181,27 @@ struct CognitoTimestampLocaleTests {
     func japanese() async throws {
         try Self.buildLocales()
         await #expect(processExitsWith: .success) {
-            setenv("LOCPATH", CognitoTimestampLocaleTests.localeDirectory, 1)
-            setenv("LC_ALL", "ja_JP.UTF-8", 1)
-            guard setlocale(LC_ALL, "") != nil else { exit(3) }
-            var time = tm()
-            time.tm_year = 126
-            time.tm_mon = 2
-            time.tm_mday = 2
-            time.tm_wday = 1
-            var buffer = [CChar](repeating: 0, count: 64)
-            strftime(&buffer, buffer.count, "%a", &time)
-            guard String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "月" else { exit(4) }
-            let stamp = Timestamp(year: 2026, month: 12, day: 31, hour: 23, minute: 59, second: 59)!.cognitoTimestamp
-            exit(stamp == "Thu Dec 31 23:59:59 UTC 2026" ? 0 : 5)
+            Self.checkInChild(
+                locale: "ja_JP.UTF-8", monday: "月", stamp: Timestamp(year: 2026, month: 12, day: 31, hour: 23, minute: 59, second: 59),
+                expected: "Thu Dec 31 23:59:59 UTC 2026")
         }
+    }
+
+    /// In the child process: switch to `locale`, check that `%a` of 2026-03-02 (a Monday) really is
+    /// the localised `monday`, then that the Cognito TIMESTAMP of `stamp` is still `expected`.
+    /// Exits 0, or 3 (no locale), 4 (`%a` not localised), 5 (wrong TIMESTAMP).
+    static func checkInChild(locale: String, monday: String, stamp: Timestamp?, expected: String) -> Never {
+        setenv("LOCPATH", CognitoTimestampLocaleTests.localeDirectory, 1)
+        setenv("LC_ALL", locale, 1)
+        guard setlocale(LC_ALL, "") != nil else { exit(3) }
+        var time = tm()
+        time.tm_year = 126
+        time.tm_mon = 2
+        time.tm_mday = 2
+        time.tm_wday = 1
+        var buffer = [CChar](repeating: 0, count: 64)
+        strftime(&buffer, buffer.count, "%a", &time)
+        guard String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) == monday else { exit(4) }
+        exit(stamp?.cognitoTimestamp == expected ? 0 : 5)
     }
 }

@@ -71,7 +71,7 @@ public struct OSSSigner: Sendable {
         case .v1:
             var added = [HTTPHeader("Date", time.rfc1123)]
             if let token = credentials.sessionToken { added.append(HTTPHeader("x-oss-security-token", token)) }
-            let headers = replacing(request.headers, with: added + [HTTPHeader("Authorization", "")])
+            let headers = request.headers.removingFields(namedLike: added + [HTTPHeader("Authorization", "")]) + added
             let stringToSign = v1StringToSign(request, headers: headers, date: time.rfc1123, extraResource: [])
             let signature = v1Signature(stringToSign)
             let authorization = "OSS \(credentials.accessKeyId):\(signature)"
@@ -82,7 +82,7 @@ public struct OSSSigner: Sendable {
             let amzDate = time.amzDate
             var added = [HTTPHeader("x-oss-date", amzDate), HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD")]
             if let token = credentials.sessionToken { added.append(HTTPHeader("x-oss-security-token", token)) }
-            let headers = replacing(request.headers, with: added + [HTTPHeader("Authorization", "")])
+            let headers = request.headers.removingFields(namedLike: added + [HTTPHeader("Authorization", "")]) + added
             let additional = v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
             let (canonical, stringToSign, signature) = v4Sign(
                 request, headers: headers, parameters: request.parameters, additional: additional, time: time, amzDate: amzDate)
@@ -287,16 +287,6 @@ public struct OSSSigner: Sendable {
             .map { $0.1.isEmpty ? String(decoding: $0.0, as: UTF8.self) : "\(String(decoding: $0.0, as: UTF8.self))=\(String(decoding: $0.1, as: UTF8.self))" }
         let base = path.isEmpty ? "/" : path
         return base + "?" + (encoded + ["\(signatureName)=\(PercentEncoding.encoded(signature))"]).joined(separator: "&")
-    }
-
-    /// The request's headers with the signer's own fields replaced.
-    func replacing(_ headers: [HTTPHeader], with added: [HTTPHeader]) -> [HTTPHeader] {
-        func sameName(_ a: String, _ b: String) -> Bool {
-            a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
-        }
-        var result = headers.filter { header in !added.contains { sameName($0.name, header.name) } }
-        result.append(contentsOf: added.lazy.filter { $0.name != "Authorization" })
-        return result
     }
 
     func validate(_ request: OSSRequest) throws(AuthCoreError) {

@@ -12,9 +12,9 @@ enum OSSV4CanonicalRequest {
         method: String, bucket: String?, key: String, parameters: [(key: String, value: String)], headers: [HTTPHeader],
         additional: [String], payload: String
     ) -> [UInt8] {
+        let headerBytes = HTTPHeader.utf8Counts(headers)
         var out: [UInt8] = []
-        out.reserveCapacity(256 + 3 * (key.utf8.count + (bucket?.utf8.count ?? 0)) + 2 * HTTPHeader.utf8Counts(headers).names
-            + HTTPHeader.utf8Counts(headers).values)
+        out.reserveCapacity(256 + 3 * (key.utf8.count + (bucket?.utf8.count ?? 0)) + 2 * headerBytes.names + headerBytes.values)
         out.append(contentsOf: method.utf8)
         out.append(UInt8(ascii: "\n"))
         // The resource: `/bucket/key`, or `/` without a bucket; `/` kept, everything else outside the
@@ -28,7 +28,7 @@ enum OSSV4CanonicalRequest {
         out.append(UInt8(ascii: "\n"))
         appendQuery(parameters, into: &out)
         out.append(UInt8(ascii: "\n"))
-        appendHeaders(headers, additional: additional, into: &out)
+        appendHeaders(headers, additional: additional, scratchCapacity: headerBytes.names + headerBytes.values, into: &out)
         out.append(UInt8(ascii: "\n"))
         for (index, name) in additional.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ";")) }
@@ -56,9 +56,9 @@ enum OSSV4CanonicalRequest {
 
     /// The signed headers' lines: names lower-cased into one scratch buffer, a stable insertion sort
     /// of their ranges, repeated names merged.
-    static func appendHeaders(_ headers: [HTTPHeader], additional: [String], into out: inout [UInt8]) {
+    static func appendHeaders(_ headers: [HTTPHeader], additional: [String], scratchCapacity: Int, into out: inout [UInt8]) {
         var scratch: [UInt8] = []
-        scratch.reserveCapacity(HTTPHeader.utf8Counts(headers).names + HTTPHeader.utf8Counts(headers).values)
+        scratch.reserveCapacity(scratchCapacity)
         var entries: [(name: Range<Int>, value: Range<Int>)] = []
         entries.reserveCapacity(headers.count)
         for header in headers {

@@ -16,6 +16,11 @@ func asciiLowercase(_ byte: UInt8) -> UInt8 {
     byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
 }
 
+/// Whether two byte sequences are equal ignoring ASCII case.
+func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
+}
+
 /// Whether two byte ranges of one buffer hold the same bytes.
 @inline(__always)
 func bytesEqual(_ buffer: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> Bool {

@@ -34,10 +34,9 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension HTTPHeader {
-    /// Whether the name equals the lower-case ASCII `lowercased`, ignoring ASCII case.
-    func hasName(_ lowercased: StaticString) -> Bool {
-        let expected = UnsafeBufferPointer(start: lowercased.utf8Start, count: lowercased.utf8CodeUnitCount)
-        return name.utf8.count == expected.count && zip(name.utf8, expected).allSatisfy { asciiLowercase($0) == $1 }
+    /// Whether the name equals `name`, ignoring ASCII case.
+    func hasName(_ name: StaticString) -> Bool {
+        equalIgnoringASCIICase(self.name.utf8, UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }
 
     /// The UTF-8 byte counts of all names and of all values (one pass; elements are read in place).
@@ -56,10 +55,16 @@ extension HTTPHeader {
 }
 
 extension Array where Element == HTTPHeader {
-    /// The value of the first field whose name equals the lower-case ASCII `name` ignoring case,
-    /// compared byte by byte (no lower-cased copies).
+    /// The value of the first field whose name equals `name` ignoring ASCII case, compared byte by
+    /// byte (no lower-cased copies).
     func firstValue(namedIgnoringCase name: StaticString) -> String? {
         first(where: { $0.hasName(name) })?.value
+    }
+
+    /// The fields without those named like any of `others` (ignoring ASCII case; HTTP field names
+    /// are ASCII tokens): what a signer's own headers replace.
+    package func removingFields(namedLike others: [HTTPHeader]) -> [HTTPHeader] {
+        filter { field in !others.contains { equalIgnoringASCIICase($0.name.utf8, field.name.utf8) } }
     }
 
     /// The value of the first field named `name` (case-insensitive), or nil.

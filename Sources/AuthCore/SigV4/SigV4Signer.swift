@@ -367,10 +367,7 @@ public struct SigV4Signer: Sendable {
         let methodOK = !request.method.isEmpty
             && (request.method.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isToken) } ?? request.method.utf8.allSatisfy(isToken))
         guard methodOK else { throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token") }
-        @inline(__always) func hasControl(_ text: String) -> Bool {
-            text.utf8.withContiguousStorageIfAvailable(SWAR.containsControlByte)
-                ?? text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
-        }
+        let hasControl = SigV4CanonicalRequest.containsControlByte
         guard !checksTargetBytes || (!hasControl(request.path) && !hasControl(request.query)) else {
             throw SigV4CanonicalRequest.HeaderProblem.controlCharactersInTarget.error
         }

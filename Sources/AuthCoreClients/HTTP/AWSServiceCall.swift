@@ -14,8 +14,7 @@ extension HTTPRequest {
     /// A copy whose headers of the same names as `added` are replaced by `added`.
     func replacingHeaders(with added: [HTTPHeader]) -> HTTPRequest {
         var copy = self
-        let names = Set(added.map { $0.name.lowercased() })
-        copy.headers = headers.filter { !names.contains($0.name.lowercased()) } + added
+        copy.headers = headers.removingFields(namedLike: added) + added
         return copy
     }
 }
