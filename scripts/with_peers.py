@@ -2,7 +2,8 @@
 """Run a command with real local peer servers up, for AuthCore's integration tests.
 
 Usage (from the repo root, after `make` created .venv):
-    .venv/bin/python scripts/with_peers.py [--only moto,rclone,oss,vending] [--keep-logs] [-q] -- COMMAND ARGS...
+    .venv/bin/python scripts/with_peers.py [--only moto,rclone,oss,vending,hostile] [--keep-logs] [-q]
+        -- COMMAND ARGS...
 
 Starts, each on a free 127.0.0.1 port, as a child in its own process group, output to a log file in a
 fresh temp dir (kept and printed on failure, removed on success unless --keep-logs):
@@ -19,11 +20,15 @@ fresh temp dir (kept and printed on failure, removed on success unless --keep-lo
   oss          scripts/oss_verify_server.py (oss2-verified OSS V1/V4 signatures, bucket authcore-test,
                region cn-hangzhou). Checked at start-up: a V4-signed request accepted, a wrong secret -> 403.
   vending      scripts/token_vending_server.py (OSS STS token-vending endpoint, vends the OSS STS pair).
+  hostile      scripts/hostile_server.py (redirects, skewed Dates, absurd expirations, huge/endless bodies,
+               ...: scenarios listed in its docstring) on 127.0.0.1:PORT_A and, for redirect targets that
+               must never be reached, 127.0.0.2:PORT_B (a port checked free on 127.0.0.2). Checked at
+               start-up: /redirect-307/ -> 307 to B's /stolen and B caught nothing; then POST /_reset.
 Each is polled every 0.1 s until it answers HTTP (at most 30 s, then the start-up fails with its log tail).
 
 Environment given to COMMAND (only for the peers started):
   AUTHCORE_VENV                      absolute path of .venv
-  AUTHCORE_PEERS                     comma list of started peers (moto,rclone,oss,vending)
+  AUTHCORE_PEERS                     comma list of started peers (moto,rclone,oss,vending,hostile)
   AUTHCORE_PEERS_LOG_DIR             the temp dir with the server logs
   AUTHCORE_MOTO_SIGNED_URL           http://127.0.0.1:PORT of moto-signed
   AUTHCORE_MOTO_ACCESS_KEY_ID        its IAM user's access key (moto-generated AKIA..., 20 chars)
@@ -45,7 +50,9 @@ Environment given to COMMAND (only for the peers started):
   AUTHCORE_OSS_REGION                cn-hangzhou
   AUTHCORE_OSS_BUCKET                authcore-test
   AUTHCORE_VENDING_URL               http://127.0.0.1:PORT (base: append /sts, /sts/short, ...)
-127.0.0.1 and localhost are added to NO_PROXY/no_proxy for COMMAND and for the checks here.
+  AUTHCORE_HOSTILE_URL               http://127.0.0.1:PORT_A (address A: append /<scenario>/, /_hits, ...)
+  AUTHCORE_HOSTILE_OTHER_URL         http://127.0.0.2:PORT_B (address B: where its redirects point)
+127.0.0.1, 127.0.0.2 and localhost are added to NO_PROXY/no_proxy for COMMAND and for the checks here.
 
 Exit status: COMMAND's (128+N if it died of signal N); 1 if start-up failed (one line "with_peers: ..."
 on stderr first); 127 if COMMAND cannot be run; 128+N if with_peers got SIGINT/SIGTERM/SIGHUP (N), after
@@ -73,7 +80,7 @@ import urllib.parse
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
 
-PEER_NAMES = ("moto", "rclone", "oss", "vending")
+PEER_NAMES = ("moto", "rclone", "oss", "vending", "hostile")
 READY_TIMEOUT = 30.0
 POLL_INTERVAL = 0.1
 STOP_GRACE = 5.0
@@ -134,10 +141,10 @@ def _child_setup():
         _libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
-def free_port(taken):
+def free_port(taken, host="127.0.0.1"):
     for _ in range(50):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-            s.bind(("127.0.0.1", 0))
+            s.bind((host, 0))
             port = s.getsockname()[1]
         if port not in taken:
             taken.add(port)
@@ -168,9 +175,11 @@ def http_request(method, url, body=None, headers=None, timeout=10.0):
 
 
 class Peer:
-    def __init__(self, name, make_argv, env, logdir, ready_status=None, ready_path="/"):
+    def __init__(self, name, make_argv, env, logdir, ready_status=None, ready_path="/", extra_hosts=()):
         self.name = name
-        self.make_argv = make_argv  # port -> argv
+        self.make_argv = make_argv  # (port, *extra_ports) -> argv
+        self.extra_hosts = extra_hosts  # one more free port is picked on each of these addresses
+        self.extra_ports = []
         self.env = env
         self.log_path = os.path.join(logdir, name + ".log")
         self.ready_status = ready_status  # None: any HTTP answer means ready
@@ -185,15 +194,21 @@ class Peer:
     def url(self):
         return "http://127.0.0.1:%d" % self.port
 
+    @property
+    def other_url(self):  # the first extra address (hostile's B)
+        return "http://%s:%d" % (self.extra_hosts[0], self.extra_ports[0])
+
     def spawn(self, taken):
         self.port = free_port(taken)
+        self.extra_ports = [free_port(taken, h) for h in self.extra_hosts]
+        argv = self.make_argv(self.port, *self.extra_ports)
         self.attempts += 1
         self.started = time.monotonic()
         with open(self.log_path, "ab") as logf:
             logf.write(("=== %s attempt %d port %d: %s\n" % (self.name, self.attempts, self.port,
-                                                             " ".join(self.make_argv(self.port)))).encode())
+                                                             " ".join(argv))).encode())
             logf.flush()
-            self.proc = subprocess.Popen(self.make_argv(self.port), env=self.env, stdin=subprocess.DEVNULL,
+            self.proc = subprocess.Popen(argv, env=self.env, stdin=subprocess.DEVNULL,
                                          stdout=logf, stderr=subprocess.STDOUT, cwd=ROOT,
                                          start_new_session=True, preexec_fn=_child_setup)
 
@@ -383,6 +398,16 @@ def check_vending(url):
         raise StartupError("vending: GET /sts gave HTTP %d %r" % (status, body[:200]))
 
 
+def check_hostile(url, other_url):
+    status, headers, _ = http_request("GET", url + "/redirect-307/")
+    if status != 307 or headers.get("location") != other_url + "/stolen":
+        raise StartupError("hostile: /redirect-307/ gave HTTP %d Location %r" % (status, headers.get("location")))
+    status, _, body = http_request("GET", url + "/_hits")
+    if status != 200 or json.loads(body).get("count") != 0:
+        raise StartupError("hostile: /_hits gave HTTP %d %r" % (status, body[:200]))
+    http_request("POST", url + "/_reset")
+
+
 # ----------------------------------------------------------------------------------------------
 # main
 # ----------------------------------------------------------------------------------------------
@@ -437,7 +462,7 @@ def main(argv):
         signal.signal(s, on_signal)
 
     no_proxy = ",".join(x for x in [os.environ.get("NO_PROXY") or os.environ.get("no_proxy"),
-                                    "127.0.0.1", "localhost"] if x)
+                                    "127.0.0.1", "127.0.0.2", "localhost"] if x)
     command_env = dict(os.environ, NO_PROXY=no_proxy, no_proxy=no_proxy)
     # our own process (boto3 checks) and the servers: no AWS profile/config files, no proxies
     for k in list(os.environ):
@@ -452,7 +477,7 @@ def main(argv):
     missing = [p for p in (
         ([os.path.join(vbin, "moto_server")] if "moto" in only else []) +
         ([os.path.join(vbin, "rclone")] if "rclone" in only else []) +
-        ([os.path.join(vbin, "python")] if only & {"oss", "vending"} else [])) if not os.access(p, os.X_OK)]
+        ([os.path.join(vbin, "python")] if only & {"oss", "vending", "hostile"} else [])) if not os.access(p, os.X_OK)]
     if missing:
         log("start-up failed: missing %s (run `make venv` from the repo root first)" % ", ".join(missing))
         return 1
@@ -493,6 +518,11 @@ def main(argv):
                     os.path.join(vbin, "python"), os.path.join(SCRIPTS, "token_vending_server.py"), "--port",
                     str(port), "--ak", OSS_STS_AK, "--sk", OSS_STS_SK, "--token", OSS_STS_TOKEN],
                     dict(base_env), logdir))
+            if "hostile" in only:
+                peers.append(Peer("hostile", lambda port, port_b: [
+                    os.path.join(vbin, "python"), os.path.join(SCRIPTS, "hostile_server.py"), "--port-a", str(port),
+                    "--port-b", str(port_b)],
+                    dict(base_env), logdir, ready_status=200, ready_path="/_health", extra_hosts=("127.0.0.2",)))
 
             taken = set()
             for p in peers:
@@ -513,6 +543,8 @@ def main(argv):
                     checks["oss"] = pool.submit(check_oss, by["oss"].url)
                 if "vending" in only:
                     checks["vending"] = pool.submit(check_vending, by["vending"].url)
+                if "hostile" in only:
+                    checks["hostile"] = pool.submit(check_hostile, by["hostile"].url, by["hostile"].other_url)
                 results = {}
                 for name, fut in checks.items():
                     try:
@@ -556,6 +588,8 @@ def main(argv):
                        AUTHCORE_OSS_REGION=OSS_REGION, AUTHCORE_OSS_BUCKET=OSS_BUCKET)
         if "vending" in only:
             env.update(AUTHCORE_VENDING_URL=by["vending"].url)
+        if "hostile" in only:
+            env.update(AUTHCORE_HOSTILE_URL=by["hostile"].url, AUTHCORE_HOSTILE_OTHER_URL=by["hostile"].other_url)
         if not quiet:
             log("ready in %.2f s (servers answered %.2f s, checks %.2f s): %s; logs %s" % (
                 time.monotonic() - t0, t_ready - t0, time.monotonic() - t_ready,

@@ -55,6 +55,24 @@ func readStandardInput(limit: Int = 1 << 20) throws(CommandFailure) -> [UInt8] {
     return bytes
 }
 
+/// Reads a whole regular file, refusing one larger than `limit` bytes without reading it all
+/// (a file option must not make the process read an unbounded file or a device).
+func readFile(_ path: String, limit: Int, option: String) throws(UsageError) -> [UInt8] {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { throw UsageError("cannot read \(option) \(path)") }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 65_536)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 { throw UsageError("cannot read \(option) \(path)") }
+        if n == 0 { break }
+        guard n <= limit - bytes.count else { throw UsageError("\(option) \(path) is larger than \(limit) bytes") }
+        bytes.append(contentsOf: buffer[0..<n])
+    }
+    return bytes
+}
+
 /// An environment variable, with an empty value counted as unset (design.md).
 func environment(_ name: String) -> String? {
     guard let raw = getenv(name) else { return nil }

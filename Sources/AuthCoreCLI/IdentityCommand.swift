@@ -77,9 +77,7 @@ enum IdentityCommand {
         let identity = try client(parsed)
         let identityId = try parsed.required("--identity-id")
         let file = try parsed.required("--token-file")
-        guard let contents = FileManager.default.contents(atPath: file), contents.count <= 65_536 else {
-            throw UsageError("cannot read --token-file \(file) (or it is larger than 64 KiB)")
-        }
+        let contents = try readFile(file, limit: 65_536, option: "--token-file")
         let token = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else { throw UsageError("--token-file \(file) is empty") }
         let key: String

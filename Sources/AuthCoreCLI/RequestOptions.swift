@@ -4,6 +4,10 @@ import Foundation
 
 /// Options shared by `sigv4` and `oss` (`sign|presign|send`).
 struct RequestOptions {
+    /// The largest `--data-file` read (the transport's response cap, the same order of size).
+    static let maximumBodyBytes = 64 << 20
+    /// The largest `--clock-offset`, either way: one year.
+    static let maximumClockOffset = 31_536_000
     static let specs: [OptionSpec] = [
         OptionSpec(names: ["-X", "--request"], kind: .value), OptionSpec(names: ["-H", "--header"], kind: .repeatedValue),
         OptionSpec(names: ["-d", "--data"], kind: .value), OptionSpec(names: ["--data-file"], kind: .value),
@@ -54,10 +58,7 @@ struct RequestOptions {
         let file = parsed.value("--data-file")
         if data != nil && file != nil { throw UsageError("use either -d or --data-file, not both") }
         if let file {
-            guard let contents = FileManager.default.contents(atPath: file) else {
-                throw UsageError("cannot read --data-file \(file)")
-            }
-            body = [UInt8](contents)
+            body = try readFile(file, limit: Self.maximumBodyBytes, option: "--data-file")
         } else {
             body = data.map { Array($0.utf8) } ?? []
         }
@@ -66,7 +67,11 @@ struct RequestOptions {
         timestampText = parsed.value("--timestamp")
         expires = try parsed.integer("--expires", expecting: "seconds") ?? 3600
         verbose = parsed.has("--verbose")
-        clockOffset = Int64(try parsed.integer("--clock-offset", expecting: "seconds") ?? 0)
+        let offset = try parsed.integer("--clock-offset", expecting: "seconds") ?? 0
+        guard (-Self.maximumClockOffset...Self.maximumClockOffset).contains(offset) else {
+            throw UsageError("--clock-offset must be within ±\(Self.maximumClockOffset) seconds (one year), got \(offset)")
+        }
+        clockOffset = Int64(offset)
         skewCorrection = !parsed.has("--no-skew-correction")
         if timestampText != nil && action == "send" && skewCorrection == false {
             // A fixed timestamp is allowed for send (it then behaves like a clock stopped at that instant).

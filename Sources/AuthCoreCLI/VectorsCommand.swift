@@ -15,7 +15,12 @@ enum VectorsCommand {
     static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
         let parsed = try parseArguments(arguments, specs: [], help: help)
         guard !parsed.positionals.isEmpty else { throw UsageError("vectors needs at least one PATH") }
-        let summary = VectorRunner().run(paths: parsed.positionals) { printOut($0) }
+        // The report goes to stdout; each failure line also to stderr (design.md: every error has
+        // one line on stderr), so an unreadable or non-JSON file is never reported on stdout alone.
+        let summary = VectorRunner().run(paths: parsed.positionals) { line in
+            printOut(line)
+            if line.hasPrefix("FAIL ") { printError(line) }
+        }
         return summary.failed == 0 ? 0 : 1
     }
 }

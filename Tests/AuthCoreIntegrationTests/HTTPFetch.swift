@@ -25,7 +25,15 @@ func xmlElement(_ name: String, in text: String) -> String? {
 func tamperedSignature(_ url: String, parameter: String) -> String {
     guard let range = url.range(of: "\(parameter)=") else { return url }
     var characters = Array(url)
-    let index = url.distance(from: url.startIndex, to: range.upperBound) + 10
+    // The first letter or digit from the 10th character of the value on that is not part of a %XX
+    // escape (changing an escape could make the URL itself invalid, a 400, not a bad signature).
+    var index = url.distance(from: url.startIndex, to: range.upperBound) + 10
+    while index < characters.count,
+        !(characters[index].isLetter || characters[index].isNumber) || characters[index - 1] == "%" || characters[index - 2] == "%"
+    {
+        index += 1
+    }
+    guard index < characters.count else { return url }
     characters[index] = characters[index] == "a" ? "b" : "a"
     return String(characters)
 }

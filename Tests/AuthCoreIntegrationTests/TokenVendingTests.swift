@@ -13,7 +13,7 @@ struct TokenVendingTests {
     init() throws { base = try peerEnvironment("AUTHCORE_VENDING_URL") }
 
     func provider(_ path: String) throws -> TokenVendingCredentialsProvider {
-        TokenVendingCredentialsProvider(url: try RequestURL(base + path))
+        try TokenVendingCredentialsProvider(url: try RequestURL(base + path))
     }
 
     func error(_ path: String) async throws -> AuthCoreError? {

@@ -18,6 +18,7 @@ struct SWARTests {
         let w = word(bytes)
         #expect(SWAR.hasByteAtMost0x20(w) == bytes.contains(where: { $0 <= 0x20 }), "\(bytes)")
         #expect(SWAR.hasControlByte(w) == bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }), "\(bytes)")
+        #expect(SWAR.hasByteAtMost0x20OrDEL(w) == bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }), "\(bytes)")
         let expected: UInt64? = bytes.allSatisfy(isSimpleToken)
             ? word(bytes.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }) : nil
         #expect(SWAR.lowercasedIfSimpleToken(w) == expected, "\(bytes)")

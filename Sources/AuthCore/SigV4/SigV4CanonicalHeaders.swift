@@ -70,7 +70,8 @@ struct CanonicalHeaderTable {
 
     /// Writes each field's line into the scratch — name lower-cased, value trimmed with runs of
     /// spaces and tabs collapsed — then the signer's own headers; returns the first problem: a
-    /// name that is not an HTTP token, a value with CR, LF or NUL, or no `Host`.
+    /// name that is not an HTTP token, a value with a control byte (0x00–0x1F other than HTAB, or
+    /// 0x7F: RFC 9110 §5.5 field-value), or no `Host`.
     mutating func collect(_ headers: [HTTPHeader], signerHeaders: SigV4CanonicalRequest.SignerHeaders) -> SigV4CanonicalRequest.HeaderProblem? {
         var problem: SigV4CanonicalRequest.HeaderProblem?
         var sawHost = false
@@ -231,7 +232,7 @@ struct CanonicalHeaderTable {
     }
 
     /// Copies a header value trimmed with runs of spaces and tabs collapsed to one space (SigV4
-    /// "Trimall"); returns whether it was free of CR, LF and NUL.
+    /// "Trimall"); returns whether it was free of control bytes (0x00–0x1F other than HTAB, and 0x7F).
     @inline(__always)
     private mutating func copyTrimmedValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let start = used
@@ -242,10 +243,10 @@ struct CanonicalHeaderTable {
         let count = bytes.count
         if let source = UnsafeRawPointer(bytes.baseAddress) {
             while true {
-                // Eight bytes at a time while none is a space, tab or control byte (all are <= 0x20).
+                // Eight bytes at a time while none is a space, tab or control byte (all <= 0x20) or DEL.
                 while index &+ 8 <= count {
                     let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                    if SWAR.hasByteAtMost0x20(UInt64(littleEndian: word)) { break }
+                    if SWAR.hasByteAtMost0x20OrDEL(UInt64(littleEndian: word)) { break }
                     if pendingSpace {
                         base[position] = UInt8(ascii: " ")
                         position &+= 1
@@ -259,7 +260,7 @@ struct CanonicalHeaderTable {
                 let rest = count &- index
                 if rest > 0 && rest < 8 {
                     let word = SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a"))
-                    if !SWAR.hasByteAtMost0x20(word) {
+                    if !SWAR.hasByteAtMost0x20OrDEL(word) {
                         if pendingSpace {
                             base[position] = UInt8(ascii: " ")
                             position &+= 1
@@ -284,7 +285,7 @@ struct CanonicalHeaderTable {
                             position &+= 1
                         }
                         pendingSpace = false
-                        valid = valid && byte != 0x0D && byte != 0x0A && byte != 0x00
+                        valid = valid && byte >= 0x20 && byte != 0x7F  // tab was handled above
                         base[position] = byte
                         position &+= 1
                     }

@@ -19,7 +19,7 @@ package enum SigV4CanonicalRequest {
         var error: AuthCoreError {
             switch self {
             case .invalidName(let name): AuthCoreError(.malformedRequest, "header name '\(name)' is not an HTTP token")
-            case .invalidValue(let name): AuthCoreError(.malformedRequest, "header '\(name)' has CR, LF or NUL in its value")
+            case .invalidValue(let name): AuthCoreError(.malformedRequest, "header '\(name)' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
             case .missingHost: AuthCoreError(.malformedRequest, "the Host header is required (SigV4 signs it)")
             case .controlCharactersInTarget: AuthCoreError(.malformedRequest, "request target contains control characters")
             }

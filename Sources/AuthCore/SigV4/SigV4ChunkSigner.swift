@@ -68,11 +68,27 @@ public struct SigV4ChunkSigner: Sendable {
 
     /// The `Content-Length` of an aws-chunked body of `decodedLength` bytes cut into `chunkSize`
     /// chunks (plus the final empty chunk).
-    public static func encodedLength(decodedLength: Int, chunkSize: Int) -> Int {
-        precondition(chunkSize > 0, "chunk size must be positive")  // invariant: callers pass a constant chunk size
-        func chunkLength(_ size: Int) -> Int { String(size, radix: 16).utf8.count + ";chunk-signature=".utf8.count + 64 + 2 + size + 2 }
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` for a chunk size below 1 or a negative
+    ///   length, ``AuthCoreError/Code/inputTooLarge`` when the encoded length does not fit an `Int`.
+    public static func encodedLength(decodedLength: Int, chunkSize: Int) throws(AuthCoreError) -> Int {
+        guard chunkSize > 0 else { throw AuthCoreError(.invalidParameter, "aws-chunked chunk size must be positive, got \(chunkSize)") }
+        guard decodedLength >= 0 else { throw AuthCoreError(.invalidParameter, "aws-chunked decoded length must not be negative") }
+        // Per chunk: hex(size) ";chunk-signature=" 64 hex digits "\r\n" data "\r\n" (at most 16 + 17 + 64 + 4
+        // bytes of framing, so only `size` itself and the product can overflow).
+        func chunkLength(_ size: Int) -> (Int, Bool) {
+            size.addingReportingOverflow(String(size, radix: 16).utf8.count + ";chunk-signature=".utf8.count + 64 + 4)
+        }
         let full = decodedLength / chunkSize
         let rest = decodedLength % chunkSize
-        return full * chunkLength(chunkSize) + (rest > 0 ? chunkLength(rest) : 0) + chunkLength(0)
+        let (fullLength, o1) = chunkLength(chunkSize)
+        let (fullTotal, o2) = full.multipliedReportingOverflow(by: fullLength)
+        let (restLength, o3) = rest > 0 ? chunkLength(rest) : (0, false)
+        let (sum, o4) = fullTotal.addingReportingOverflow(restLength)
+        let (total, o5) = sum.addingReportingOverflow(chunkLength(0).0)
+        guard !(o1 || o2 || o3 || o4 || o5) else {
+            throw AuthCoreError(.inputTooLarge, "aws-chunked body of \(decodedLength) bytes is too large to encode")
+        }
+        return total
     }
 }

@@ -31,6 +31,17 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
         self.httpStatus = nil
     }
 
+    /// An error with the HTTP status of the answer that caused it.
+    @inline(never)
+    public init(_ code: Code, _ reason: String, httpStatus: Int, file: String = #fileID, line: UInt = #line) {
+        self.code = code
+        self.reason = reason
+        self.file = file
+        self.line = line
+        self.serviceErrorType = nil
+        self.httpStatus = httpStatus
+    }
+
     /// An error a remote service answered with; the reason keeps its type and message
     /// (`NotAuthorizedException: Incorrect username or password.`).
     @inline(never)
@@ -74,6 +85,9 @@ extension AuthCoreError {
             case serviceError
             case transportFailure
             case credentialsUnavailable
+            case redirectRefused
+            case timedOut
+            case cancelled
         }
 
         private let backing: Backing
@@ -119,5 +133,13 @@ extension AuthCoreError {
         public static let transportFailure = Code(.transportFailure)
         /// No credentials could be obtained.
         public static let credentialsUnavailable = Code(.credentialsUnavailable)
+        /// A service answered with a redirect, which is not followed (a signed request never, an
+        /// unsigned one only to the same origin when the caller opted in); the reason names where the
+        /// service pointed.
+        public static let redirectRefused = Code(.redirectRefused)
+        /// An operation did not finish within its time limit (a credentials source that hangs).
+        public static let timedOut = Code(.timedOut)
+        /// The caller's task was cancelled while it waited.
+        public static let cancelled = Code(.cancelled)
     }
 }

@@ -50,6 +50,13 @@ package enum SWAR {
         (word &- ones &* 0x21) & ~word & highs != 0
     }
 
+    /// Whether any byte is <= 0x20 or is DEL 0x7F (a header value's bytes that need a closer look).
+    @inline(__always)
+    package static func hasByteAtMost0x20OrDEL(_ word: UInt64) -> Bool {
+        let del = word ^ (ones &* 0x7F)
+        return ((word &- ones &* 0x21) & ~word | (del &- ones) & ~del) & highs != 0
+    }
+
     /// Whether any byte is a control byte (< 0x20, or DEL 0x7F).
     @inline(__always)
     package static func hasControlByte(_ word: UInt64) -> Bool {

@@ -6,33 +6,83 @@ internal import Musl
 internal import Darwin
 #endif
 
-/// A point in time as whole seconds since 1970-01-01T00:00:00Z (UTC), plus nanoseconds.
+/// A point in time as whole seconds since 1970-01-01T00:00:00Z (UTC), plus nanoseconds, within
+/// the years 0001–9999.
 ///
 /// AuthCore formats and parses the timestamps its protocols use from integer date components
 /// (no `DateFormatter`, no locale): SigV4's `YYYYMMDDTHHMMSSZ`, ISO 8601, RFC 1123 (`Date` headers,
 /// OSS V1) and Cognito's `EEE MMM d HH:mm:ss 'UTC' yyyy`.
+///
+/// Every value lies in ``minimum``…``maximum`` (0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z),
+/// the range every one of those formats can write with four-digit years. The plain initialiser and
+/// ``adding(seconds:)`` saturate at the ends of that range, so no arithmetic on a timestamp and no
+/// formatter can trap, whatever a server, a file or argv supplied; ``init(checkedSecondsSince1970:nanoseconds:)``
+/// refuses a value outside it instead, for numbers that come from outside.
 public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
-    /// Whole seconds since the Unix epoch (negative before 1970).
-    public var secondsSince1970: Int64
+    /// Whole seconds since the Unix epoch (negative before 1970), in ``minimumSeconds``…``maximumSeconds``.
+    public let secondsSince1970: Int64
     /// Nanoseconds within the second, 0..<1_000_000_000.
-    public var nanoseconds: Int32
+    public let nanoseconds: Int32
 
-    /// A timestamp.
+    /// 0001-01-01T00:00:00Z in seconds since 1970.
+    public static let minimumSeconds: Int64 = -62_135_596_800
+    /// 9999-12-31T23:59:59Z in seconds since 1970.
+    public static let maximumSeconds: Int64 = 253_402_300_799
+    /// The earliest representable instant, 0001-01-01T00:00:00Z.
+    public static let minimum = Timestamp(secondsSince1970: minimumSeconds)
+    /// The latest representable instant, 9999-12-31T23:59:59.999999999Z.
+    public static let maximum = Timestamp(secondsSince1970: maximumSeconds, nanoseconds: 999_999_999)
+
+    /// A timestamp, saturated to ``minimum``…``maximum`` (nanoseconds to 0…999 999 999).
     public init(secondsSince1970: Int64, nanoseconds: Int32 = 0) {
-        self.secondsSince1970 = secondsSince1970
-        self.nanoseconds = nanoseconds
+        let nanos = Swift.min(Swift.max(nanoseconds, 0), 999_999_999)
+        if secondsSince1970 < Self.minimumSeconds {
+            (self.secondsSince1970, self.nanoseconds) = (Self.minimumSeconds, 0)
+        } else if secondsSince1970 > Self.maximumSeconds {
+            (self.secondsSince1970, self.nanoseconds) = (Self.maximumSeconds, 999_999_999)
+        } else {
+            (self.secondsSince1970, self.nanoseconds) = (secondsSince1970, nanos)
+        }
+    }
+
+    /// A timestamp from a number that came from outside (a JSON expiration, an option).
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` when the instant is outside the years
+    ///   0001–9999 or `nanoseconds` outside 0…999 999 999.
+    public init(checkedSecondsSince1970 seconds: Int64, nanoseconds: Int32 = 0) throws(AuthCoreError) {
+        guard (Self.minimumSeconds...Self.maximumSeconds).contains(seconds), (0...999_999_999).contains(nanoseconds) else {
+            throw AuthCoreError(.invalidParameter, "time \(seconds) s since 1970 is outside the years 0001-9999")
+        }
+        self.init(secondsSince1970: seconds, nanoseconds: nanoseconds)
+    }
+
+    /// A timestamp from fractional epoch seconds that came from outside (Cognito identity's
+    /// `Expiration`); nil for NaN, infinities and anything outside the years 0001–9999.
+    public init?(checkedEpochSeconds seconds: Double) {
+        guard seconds.isFinite, seconds >= Double(Self.minimumSeconds), seconds < Double(Self.maximumSeconds) + 1 else {
+            return nil
+        }
+        let whole = seconds.rounded(.down)
+        // Both conversions are exact-range: whole lies in the checked range, the fraction in [0, 1).
+        guard let wholeSeconds = Int64(exactly: whole),
+            let nanos = Int32(exactly: Swift.min(((seconds - whole) * 1e9).rounded(.down), 999_999_999))
+        else { return nil }
+        self.init(secondsSince1970: wholeSeconds, nanoseconds: nanos)
     }
 
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         (lhs.secondsSince1970, lhs.nanoseconds) < (rhs.secondsSince1970, rhs.nanoseconds)
     }
 
-    /// The timestamp `seconds` later (earlier for a negative value).
+    /// The timestamp `seconds` later (earlier for a negative value), saturated to ``minimum``…``maximum``.
     public func adding(seconds: Int64) -> Timestamp {
-        Timestamp(secondsSince1970: secondsSince1970 + seconds, nanoseconds: nanoseconds)
+        let (sum, overflow) = secondsSince1970.addingReportingOverflow(seconds)
+        guard !overflow else { return seconds > 0 ? .maximum : .minimum }
+        return Timestamp(secondsSince1970: sum, nanoseconds: nanoseconds)
     }
 
-    /// Whole seconds from `self` to `other` (positive when `other` is later), rounded toward negative infinity.
+    /// Whole seconds from `self` to `other` (positive when `other` is later), rounded toward negative
+    /// infinity. Cannot overflow: both lie within the years 0001–9999 (|delta| < 3.2·10^11).
     public func seconds(until other: Timestamp) -> Int64 {
         var delta = other.secondsSince1970 - secondsSince1970
         if other.nanoseconds < nanoseconds { delta -= 1 }
@@ -43,7 +93,7 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     public static func now() -> Timestamp {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        return Timestamp(secondsSince1970: Int64(ts.tv_sec), nanoseconds: Int32(ts.tv_nsec))
+        return Timestamp(secondsSince1970: Int64(ts.tv_sec), nanoseconds: Int32(clamping: ts.tv_nsec))
     }
 
     public var description: String { iso8601 }
@@ -88,10 +138,12 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    /// The timestamp of a UTC calendar date and time; nil when a field is out of range.
+    /// The timestamp of a UTC calendar date and time; nil when a field is out of range (years
+    /// 0001–9999; a leap second 60 counts as the first second of the next minute).
     public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, nanoseconds: Int32 = 0) {
         guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day), (0...23).contains(hour),
-            (0...59).contains(minute), (0...60).contains(second), (0...9999).contains(year)
+            (0...59).contains(minute), (0...60).contains(second), (1...9999).contains(year),
+            (0...999_999_999).contains(nanoseconds), !(year == 9999 && month == 12 && day == 31 && second == 60)
         else { return nil }
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -289,14 +341,19 @@ extension Timestamp {
         }
         var offsetSeconds = 0
         if s.literal(UInt8(ascii: "Z")) || s.literal(UInt8(ascii: "z")) {
-        } else if let sign = s.word(["+", "-"]), let oh = s.digits(2), s.literal(UInt8(ascii: ":")), let om = s.digits(2) {
+        } else if let sign = s.word(["+", "-"]), let oh = s.digits(2), oh <= 23, s.literal(UInt8(ascii: ":")), let om = s.digits(2),
+            om <= 59
+        {
             offsetSeconds = (oh * 3600 + om * 60) * (sign == 0 ? 1 : -1)
         } else {
             throw error
         }
         guard s.atEnd, let base = Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: se, nanoseconds: nanos)
         else { throw error }
-        self = base.adding(seconds: Int64(-offsetSeconds))
+        // An offset can move a date at the ends of the range outside it: refused, not saturated.
+        guard let value = try? Timestamp(checkedSecondsSince1970: base.secondsSince1970 - Int64(offsetSeconds), nanoseconds: nanos)
+        else { throw error }
+        self = value
     }
 
     /// Parses an RFC 1123 / IMF-fixdate HTTP date (`Sat, 14 Mar 2026 15:09:26 GMT`).

@@ -21,7 +21,8 @@ public struct CognitoIdentityProviderAPI: Sendable {
     ///   ``AuthCore/AuthCoreError/Code/malformedResponse`` for a body that is not JSON,
     ///   ``AuthCore/AuthCoreError/Code/transportFailure``.
     public func call(_ operation: String, _ body: [String: Any]) async throws(AuthCoreError) -> JSONObject {
-        let request = try HTTPRequest.awsJSON(configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: body)
+        let request = try HTTPRequest.awsJSON(configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: body,
+            allowsInsecureHTTP: configuration.allowInsecureHTTP)
         let response = try await transport.send(request)
         guard response.isSuccess else { throw response.serviceError() }
         if response.body.isEmpty { return JSONObject([:], context: operation) }

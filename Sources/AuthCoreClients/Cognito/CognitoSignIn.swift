@@ -432,14 +432,15 @@ public actor CognitoSignIn {
     // MARK: - Tokens and devices
 
     private func tokens(from result: JSONObject) throws(AuthCoreError) -> CognitoTokens {
-        let expires = try result.number("ExpiresIn")
+        let expires = try result.integer("ExpiresIn", in: CognitoTokens.expiresInRange)
         var device: (String, String)?
         if let metadata = try result.optionalObject("NewDeviceMetadata") {
             device = (try metadata.string("DeviceKey"), try metadata.string("DeviceGroupKey"))
         }
         return CognitoTokens(
             idToken: try result.string("IdToken"), accessToken: try result.string("AccessToken"),
-            refreshToken: try result.optionalString("RefreshToken"), expiresIn: Int(expires), tokenType: try result.optionalString("TokenType"),
+            refreshToken: try result.optionalString("RefreshToken"), expiresIn: Int(expires),  // in range: fits Int
+            tokenType: try result.optionalString("TokenType"),
             newDevice: device)
     }
 

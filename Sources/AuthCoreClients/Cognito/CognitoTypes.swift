@@ -14,13 +14,17 @@ public struct CognitoUserPoolConfiguration: Sendable {
     public var endpoint: RequestURL
     /// The name sent with `ConfirmDevice` when a new device is remembered.
     public var deviceName: String
+    /// Whether plain `http` may be used to a host that is not loopback (off: `USER_PASSWORD_AUTH`
+    /// would send the password in clear).
+    public var allowInsecureHTTP: Bool
 
     /// A configuration.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed pool id or endpoint.
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed pool id or endpoint,
+    ///   or a plain-http endpoint that is not loopback without `allowInsecureHTTP`.
     public init(
         region: String, userPoolId: String, clientId: String, clientSecret: SecureBytes? = nil, endpoint: String? = nil,
-        deviceName: String = "AuthCore"
+        deviceName: String = "AuthCore", allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         _ = try CognitoSRP.poolName(fromPoolId: userPoolId)
         guard !clientId.isEmpty else { throw AuthCoreError(.invalidParameter, "client id is empty") }
@@ -28,10 +32,10 @@ public struct CognitoUserPoolConfiguration: Sendable {
         self.userPoolId = userPoolId
         self.clientId = clientId
         self.clientSecret = clientSecret
-        do { self.endpoint = try RequestURL(endpoint ?? "https://cognito-idp.\(region).amazonaws.com/") } catch {
-            throw AuthCoreError(.invalidParameter, "endpoint: \(error.reason)")
-        }
+        self.endpoint = try NetworkPolicy.endpoint(
+            endpoint, default: "https://cognito-idp.\(region).amazonaws.com/", allowInsecureHTTP: allowInsecureHTTP)
         self.deviceName = deviceName
+        self.allowInsecureHTTP = allowInsecureHTTP
     }
 
     /// The pool name used in SRP (`AbCdEf123`).
@@ -100,6 +104,10 @@ public struct CognitoTokens: Sendable, CustomStringConvertible {
     public let refreshToken: String?
     /// Seconds until the access token expires.
     public let expiresIn: Int
+
+    /// The `ExpiresIn` values accepted from a server: 1 s up to 366 days (Cognito allows 5 minutes
+    /// to 1 day; anything else is refused as a malformed answer rather than trusted).
+    public static let expiresInRange: ClosedRange<Int64> = 1...31_622_400
     /// `Bearer`.
     public let tokenType: String?
     /// A device Cognito asked to remember (`NewDeviceMetadata`): its key and group key.

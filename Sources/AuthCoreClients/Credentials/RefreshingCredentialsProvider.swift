@@ -12,13 +12,25 @@ public import AuthCore
 /// - A failed refresh is retried no sooner than an exponential backoff (1 s doubling to 60 s, with
 ///   jitter: a random 50–100 % of the step), never in a tight loop; during the backoff, callers
 ///   without valid credentials get the last error.
-/// - A refresh that returns credentials already expired (or without an expiration inside their
-///   lifetime) is an error.
+/// - Credentials within ``safetyMargin`` (default 10 s) of their expiry are never handed out: they
+///   count as expired, so a caller cannot get credentials that die on the way to the service.
+/// - A refresh that returns credentials already expired, or living less than ``minimumLifetime``
+///   (default 60 s, which would otherwise make almost every call a refresh), is an error and backs off.
+/// - A source that does not answer within ``timeLimit`` (default 30 s) fails the refresh with
+///   ``AuthCore/AuthCoreError/Code/timedOut`` (and is cancelled).
+/// - A waiting caller whose task is cancelled stops waiting at once
+///   (``AuthCore/AuthCoreError/Code/cancelled``); the shared refresh goes on for the others.
 public actor RefreshingCredentialsProvider: CredentialsProvider {
     /// The source.
     public nonisolated let source: any CredentialsProvider
     /// Refresh when less than this many seconds remain.
     public nonisolated let window: Int64
+    /// Credentials with less than this many seconds left are not handed out.
+    public nonisolated let safetyMargin: Int64
+    /// A refresh whose credentials live less than this many seconds is refused.
+    public nonisolated let minimumLifetime: Int64
+    /// How long one call of the source may take.
+    public nonisolated let timeLimit: Duration
     nonisolated let clock: any SigningClock
     nonisolated let random: any SecureRandomGenerator
 
@@ -35,19 +47,31 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
     public private(set) var refreshAttempts = 0
 
     /// A cache around `source`.
+    ///
+    /// Negative windows and margins count as 0; the minimum lifetime is at least the safety margin
+    /// plus one second.
     public init(
         source: any CredentialsProvider, window: Int64 = 300, clock: any SigningClock = SystemClock(),
-        random: any SecureRandomGenerator = SystemRandom()
+        random: any SecureRandomGenerator = SystemRandom(), safetyMargin: Int64 = 10, minimumLifetime: Int64 = 60,
+        timeLimit: Duration = .seconds(30)
     ) {
         self.source = source
-        self.window = window
+        self.window = Swift.max(0, window)
+        self.safetyMargin = Swift.max(0, safetyMargin)
+        self.minimumLifetime = Swift.max(self.safetyMargin + 1, minimumLifetime)
+        self.timeLimit = timeLimit
         self.clock = clock
         self.random = random
     }
 
+    /// Whether `credentials` may still be handed out at `now`: not within the safety margin of expiry.
+    private func usable(_ credentials: Credentials, at now: Timestamp) -> Bool {
+        !credentials.isExpired(at: now.adding(seconds: safetyMargin))
+    }
+
     public func credentials() async throws(AuthCoreError) -> Credentials {
         let now = clock.now()
-        if let current = cached, !current.isExpired(at: now) {
+        if let current = cached, usable(current, at: now) {
             if needsRefresh(current, now: now), canAttempt(now: now) {
                 _ = startRefresh()  // in the background: valid credentials are returned at once
             }
@@ -57,14 +81,7 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
         if inflight == nil, !canAttempt(now: now), let lastError {
             throw lastError
         }
-        let task = startRefresh()
-        do {
-            return try await task.value
-        } catch let error as AuthCoreError {
-            throw error
-        } catch {
-            throw AuthCoreError(.credentialsUnavailable, "credentials refresh failed: \(error)")
-        }
+        return try await awaitResult(of: startRefresh(), describing: "the credentials refresh")
     }
 
     /// Forgets the cached credentials and any backoff; a refresh in flight is no longer waited for or
@@ -99,7 +116,7 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
     private func refreshLead(_ credentials: Credentials) -> Int64 {
         guard let expiration = credentials.expiration, let fetchedAt else { return window }
         let lifetime = fetchedAt.seconds(until: expiration)
-        return lifetime < 2 * window ? lifetime / 2 : window
+        return lifetime / 2 < window ? lifetime / 2 : window
     }
 
     private func needsRefresh(_ credentials: Credentials, now: Timestamp) -> Bool {
@@ -128,10 +145,17 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
         // so a slow answer makes the refresh come earlier, never later.
         let requested = clock.now()
         do {
-            let fresh = try await source.credentials()
+            let source = self.source
+            let fresh = try await awaitResult(
+                of: Task { try await source.credentials() }, timeLimit: timeLimit, describing: "the credentials source")
             let now = clock.now()
             guard !fresh.isExpired(at: now) else {
                 throw AuthCoreError(.expired, "the credentials source returned credentials that are already expired")
+            }
+            if let expiration = fresh.expiration, now.seconds(until: expiration) < minimumLifetime {
+                throw AuthCoreError(
+                    .expired,
+                    "the credentials source returned credentials that expire in \(now.seconds(until: expiration)) s, less than the \(minimumLifetime) s minimum")
             }
             refreshAttempts += 1
             guard generation == started else { return fresh }  // cleared meanwhile: not cached
@@ -143,7 +167,7 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
             return fresh
         } catch {
             refreshAttempts += 1
-            let typed = error as? AuthCoreError ?? AuthCoreError(.credentialsUnavailable, "credentials refresh failed: \(error)")
+            let typed = error as? AuthCoreError ?? AuthCoreError(.credentialsUnavailable, "credentials refresh failed: \(type(of: error))")
             guard generation == started else { throw typed }
             failures += 1
             let step = Swift.min(60.0, Double(1 << Swift.min(failures - 1, 6)))

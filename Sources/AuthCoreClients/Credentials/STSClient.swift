@@ -8,6 +8,8 @@ public struct STSClient: Sendable {
     public let endpoint: RequestURL
     /// The signing region.
     public let region: String
+    /// Whether plain `http` may be used to a host that is not loopback.
+    public let allowInsecureHTTP: Bool
     let sender: SignedRequestSender
 
     /// The shortest `DurationSeconds` STS accepts.
@@ -16,11 +18,15 @@ public struct STSClient: Sendable {
     public static let maximumDuration = 43_200
 
     /// A client.
-    public init(region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender()) throws(AuthCoreError) {
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed endpoint, or a
+    ///   plain-http one that is not loopback without `allowInsecureHTTP`.
+    public init(
+        region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender(), allowInsecureHTTP: Bool = false
+    ) throws(AuthCoreError) {
         self.region = region
-        do { self.endpoint = try RequestURL(endpoint ?? "https://sts.\(region).amazonaws.com/") } catch {
-            throw AuthCoreError(.invalidParameter, "endpoint: \(error.reason)")
-        }
+        self.endpoint = try NetworkPolicy.endpoint(endpoint, default: "https://sts.\(region).amazonaws.com/", allowInsecureHTTP: allowInsecureHTTP)
+        self.allowInsecureHTTP = allowInsecureHTTP
         self.sender = sender
     }
 
@@ -70,7 +76,7 @@ public struct STSClient: Sendable {
             .joined(separator: "&")
         let request = HTTPRequest(
             method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")],
-            body: Array(body.utf8))
+            body: Array(body.utf8), maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
         let response = try await sender.sendExpectingSuccess(request, signer: signer)
         return try Self.parseCredentials(String(decoding: response.body, as: UTF8.self), result: result)
     }

@@ -9,18 +9,35 @@ public import AuthCore
 public struct TokenVendingCredentialsProvider: CredentialsProvider {
     /// The endpoint.
     public let url: RequestURL
+    /// Redirects: none are followed unless the app opts in, and then only to the same origin.
+    public let redirects: RedirectPolicy
+    /// Whether plain `http` may be used to a host that is not loopback.
+    public let allowInsecureHTTP: Bool
     let transport: any HTTPTransport
     let clock: any SigningClock
 
     /// A provider for `url`.
-    public init(url: RequestURL, transport: any HTTPTransport = URLSessionTransport(), clock: any SigningClock = SystemClock()) {
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a plain-http URL to a host that is
+    ///   not loopback without `allowInsecureHTTP`.
+    public init(
+        url: RequestURL, transport: any HTTPTransport = URLSessionTransport(), clock: any SigningClock = SystemClock(),
+        redirects: RedirectPolicy = .refuse, allowInsecureHTTP: Bool = false
+    ) throws(AuthCoreError) {
+        try NetworkPolicy.requireSecureTransport(url, allowInsecureHTTP: allowInsecureHTTP)
         self.url = url
         self.transport = transport
         self.clock = clock
+        self.redirects = redirects
+        self.allowInsecureHTTP = allowInsecureHTTP
     }
 
     public func credentials() async throws(AuthCoreError) -> Credentials {
-        let response = try await transport.send(HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Accept", "application/json")]))
+        let request = HTTPRequest(
+            method: "GET", url: url, headers: [HTTPHeader("Accept", "application/json")], redirects: redirects,
+            maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
+        let response = try await transport.send(request)
+        if (300..<400).contains(response.status) { throw response.serviceError() }
         let body = try? JSONObject(parsing: response.body, context: "token vending response")
         guard response.isSuccess else {
             let code = (try? body?.optionalString("ErrorCode")) ?? nil
@@ -30,11 +47,11 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
                 httpStatus: response.status)
         }
         guard let body else { throw AuthCoreError(.malformedResponse, "token vending response: not a JSON object") }
-        let status = try body.number("StatusCode")
+        let status = try body.integer("StatusCode", in: 0...999)
         guard status == 200 else {
-            let code = try body.optionalString("ErrorCode") ?? "StatusCode \(Int(status))"
+            let code = try body.optionalString("ErrorCode") ?? "StatusCode \(status)"
             throw AuthCoreError(
-                .malformedResponse, "token vending response: StatusCode is \(Int(status)), not 200 (\(code))")
+                .malformedResponse, "token vending response: StatusCode is \(status), not 200 (\(code))")
         }
         let expiration = try parseExpiration(body, "Expiration")
         guard expiration > clock.now() else {
@@ -53,8 +70,8 @@ func parseExpiration(_ object: JSONObject, _ key: String) throws(AuthCoreError) 
             throw AuthCoreError(.malformedResponse, "\(object.context): \(key) is not an ISO 8601 date-time")
         }
     }
-    let seconds = try object.number(key)
-    guard seconds.isFinite, abs(seconds) < 1e11 else { throw AuthCoreError(.malformedResponse, "\(object.context): \(key) is out of range") }
-    let whole = seconds.rounded(.down)
-    return Timestamp(secondsSince1970: Int64(whole), nanoseconds: Int32((seconds - whole) * 1e9))
+    guard let time = Timestamp(checkedEpochSeconds: try object.number(key)) else {
+        throw AuthCoreError(.malformedResponse, "\(object.context): \(key) is outside the years 0001-9999")
+    }
+    return time
 }

@@ -4,11 +4,13 @@ import Foundation
 extension HTTPRequest {
     /// A POST to an AWS JSON 1.1 API: `Content-Type: application/x-amz-json-1.1`,
     /// `X-Amz-Target: <target>` (`AWSCognitoIdentityService.GetId`, …), the body as JSON.
-    static func awsJSON(_ url: RequestURL, target: String, body: [String: Any]) throws(AuthCoreError) -> HTTPRequest {
+    /// Control-plane answers are capped at ``NetworkPolicy/controlPlaneMaximumResponseBytes``.
+    static func awsJSON(_ url: RequestURL, target: String, body: [String: Any], allowsInsecureHTTP: Bool) throws(AuthCoreError) -> HTTPRequest {
         HTTPRequest(
             method: "POST", url: url,
             headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1"), HTTPHeader("X-Amz-Target", target)],
-            body: try jsonBody(body))
+            body: try jsonBody(body), maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes,
+            allowsInsecureHTTP: allowsInsecureHTTP)
     }
 
     /// A copy whose headers of the same names as `added` are replaced by `added`.
@@ -22,9 +24,27 @@ extension HTTPRequest {
 extension HTTPResponse {
     /// The service's refusal as ``AuthCore/AuthCoreError/Code/serviceError``: the error type and
     /// message from the body (``ServiceErrorBody``), `HTTP<status>` when the body names none.
+    ///
+    /// A 3xx answer (never followed for a signed request) is ``AuthCore/AuthCoreError/Code/redirectRefused``,
+    /// naming where the service says to go: S3's `x-amz-bucket-region` header and `<Endpoint>`, and the
+    /// `Location` origin.
     func serviceError() -> AuthCoreError {
         let body = ServiceErrorBody(response: self)
+        if (300..<400).contains(status) { return redirectError(body) }
         return AuthCoreError(serviceErrorType: body.code ?? "HTTP\(status)", message: body.message ?? "", httpStatus: status)
+    }
+
+    private func redirectError(_ body: ServiceErrorBody) -> AuthCoreError {
+        var places: [String] = []
+        if let region = headers.first(named: "x-amz-bucket-region") { places.append("region \(region)") }
+        let text = String(decoding: self.body.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes), as: UTF8.self)
+        if let endpoint = xmlElementText("Endpoint", in: text) { places.append("endpoint \(endpoint)") }
+        if let location = headers.first(named: "Location"), let url = try? RequestURL(location) { places.append("location \(url.origin)") }
+        let code = body.code.map { "\($0): " } ?? ""
+        let target = places.isEmpty ? "" : "; the service names \(places.joined(separator: ", "))"
+        return AuthCoreError(
+            .redirectRefused, "HTTP \(status): \(code)redirect not followed (requests are not sent to another place)\(target)",
+            httpStatus: status)
     }
 }
 

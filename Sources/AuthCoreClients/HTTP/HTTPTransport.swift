@@ -10,13 +10,26 @@ public struct HTTPRequest: Sendable {
     public var headers: [HTTPHeader]
     /// The body.
     public var body: [UInt8]
+    /// Redirects: refused unless the caller opts in for an unsigned request (``NetworkPolicy``).
+    public var redirects: RedirectPolicy
+    /// The most response-body bytes accepted, enforced while receiving; a larger `Content-Length`
+    /// is refused before the body is read.
+    public var maximumResponseBytes: Int
+    /// Whether plain `http` to a host that is not loopback may be used (off by default).
+    public var allowsInsecureHTTP: Bool
 
     /// A request.
-    public init(method: String, url: RequestURL, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+    public init(
+        method: String, url: RequestURL, headers: [HTTPHeader] = [], body: [UInt8] = [], redirects: RedirectPolicy = .refuse,
+        maximumResponseBytes: Int = NetworkPolicy.defaultMaximumResponseBytes, allowsInsecureHTTP: Bool = false
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.redirects = redirects
+        self.maximumResponseBytes = maximumResponseBytes
+        self.allowsInsecureHTTP = allowsInsecureHTTP
     }
 }
 
@@ -43,7 +56,9 @@ public struct HTTPResponse: Sendable {
 /// Sends HTTP requests. The default implementation is ``URLSessionTransport``; tests and apps can
 /// supply their own.
 public protocol HTTPTransport: Sendable {
-    /// Sends a request and returns the response (any status).
+    /// Sends a request and returns the response (any status), following the request's
+    /// ``HTTPRequest/redirects``, ``HTTPRequest/maximumResponseBytes`` and
+    /// ``HTTPRequest/allowsInsecureHTTP``.
     ///
     /// - Throws: ``AuthCore/AuthCoreError/Code/transportFailure`` when no response arrives.
     func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse

@@ -7,6 +7,8 @@ public struct CognitoIdentityClient: Sendable {
     public let region: String
     /// The endpoint (default `https://cognito-identity.<region>.amazonaws.com/`).
     public let endpoint: RequestURL
+    /// Whether plain `http` may be used to a host that is not loopback.
+    public let allowInsecureHTTP: Bool
     let sender: SignedRequestSender
 
     /// The longest token a developer identity may get (24 h), and the default (15 minutes).
@@ -14,16 +16,20 @@ public struct CognitoIdentityClient: Sendable {
     public static let defaultTokenDuration = 900
 
     /// A client.
-    public init(region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender()) throws(AuthCoreError) {
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed endpoint, or a
+    ///   plain-http one that is not loopback without `allowInsecureHTTP`.
+    public init(
+        region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender(), allowInsecureHTTP: Bool = false
+    ) throws(AuthCoreError) {
         self.region = region
-        do { self.endpoint = try RequestURL(endpoint ?? "https://cognito-identity.\(region).amazonaws.com/") } catch {
-            throw AuthCoreError(.invalidParameter, "endpoint: \(error.reason)")
-        }
+        self.endpoint = try NetworkPolicy.endpoint(endpoint, default: "https://cognito-identity.\(region).amazonaws.com/", allowInsecureHTTP: allowInsecureHTTP)
+        self.allowInsecureHTTP = allowInsecureHTTP
         self.sender = sender
     }
 
     func call(_ operation: String, _ body: [String: Any], signedWith credentials: Credentials? = nil) async throws(AuthCoreError) -> JSONObject {
-        let request = try HTTPRequest.awsJSON(endpoint, target: "AWSCognitoIdentityService.\(operation)", body: body)
+        let request = try HTTPRequest.awsJSON(endpoint, target: "AWSCognitoIdentityService.\(operation)", body: body, allowsInsecureHTTP: allowInsecureHTTP)
         let signer = try credentials.map { c throws(AuthCoreError) in try SigV4Signer(credentials: c, region: region, service: "cognito-identity") }
         let response = try await sender.sendExpectingSuccess(request, signer: signer)
         return try JSONObject(parsing: response.body, context: operation)

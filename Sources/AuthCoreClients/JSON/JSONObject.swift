@@ -42,9 +42,37 @@ public struct JSONObject: @unchecked Sendable {
     /// A required number (JSON integer or fractional).
     public func number(_ key: String) throws(AuthCoreError) -> Double {
         guard let value = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): missing \(key)") }
-        if let number = value as? Int, !(value is Bool) { return Double(number) }
-        if let number = value as? Double, !(value is Bool) { return number }
+        guard !Self.isBoolean(value) else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a number") }
+        if let number = value as? Int { return Double(number) }
+        if let number = value as? Double { return number }
         throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a number")
+    }
+
+    /// A required whole number within `range` (`ExpiresIn`, `StatusCode`): a fraction, a number
+    /// outside `range` (`1e300`, `-5`) or another type is an error that names the field, never a trap.
+    public func integer(_ key: String, in range: ClosedRange<Int64>) throws(AuthCoreError) -> Int64 {
+        guard let value = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): missing \(key)") }
+        let whole: Int64?
+        if Self.isBoolean(value) {
+            whole = nil
+        } else if let number = value as? Int {
+            whole = Int64(exactly: number)
+        } else if let number = value as? Double {
+            whole = Int64(exactly: number)
+        } else {
+            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a number")
+        }
+        guard let whole, range.contains(whole) else {
+            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return whole
+    }
+
+    /// Whether a JSONSerialization value is a JSON `true`/`false`. Not `value is Bool`: on Linux the
+    /// numbers 0 and 1 (NSNumber) cast to Bool too. JSON booleans are a native `Bool` there and
+    /// `__NSCFBoolean` on Darwin.
+    static func isBoolean(_ value: Any) -> Bool {
+        type(of: value) == Bool.self || String(describing: type(of: value)) == "__NSCFBoolean"
     }
 
     /// A required nested object.

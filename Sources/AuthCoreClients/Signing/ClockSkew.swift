@@ -2,19 +2,30 @@ public import AuthCore
 
 /// Clock-skew offsets learned per endpoint host.
 ///
-/// When a service refuses a request with a 4xx whose `Date` header is more than 5 minutes away
-/// from the time the request was signed at (AWS: `RequestTimeTooSkewed`,
-/// `InvalidSignatureException`, `SignatureDoesNotMatch`; rclone: 400 `AccessDenied`), the offset
-/// between the server's clock and the local one is recorded for that host, and the request is
-/// signed again with the corrected time.
+/// An offset is learned only from a recognised skew answer (``isSkewAnswer(_:)``): a 4xx whose error
+/// says the request time is off — AWS `RequestTimeTooSkewed` and `RequestExpired`,
+/// `InvalidSignatureException`/`SignatureDoesNotMatch` whose message is about the request time
+/// (`Signature expired: … is now earlier than …`, `Signature not yet current: …`), rclone's 400
+/// `AccessDenied` with its time message — whose `Date` header is more than ``threshold`` away from
+/// the signing time, and only when the offset to the local clock is at most ``maximumOffset``
+/// (default ±7 days). Any other 4xx, however far its `Date`, changes nothing, so a server cannot make
+/// the client sign for a time of its choosing.
 public final class ClockSkewTracker: Sendable {
     private let offsets = Locked<[String: Int64]>([:])
     /// The tolerance beyond which a `Date` header counts as skew (AWS allows 15 minutes; a 5-minute
     /// threshold catches skew before requests start failing).
     public let threshold: Int64
+    /// The largest offset ever learned, either way (seconds).
+    public let maximumOffset: Int64
+
+    /// The default bound on a learned offset: 7 days.
+    public static let defaultMaximumOffset: Int64 = 7 * 86_400
 
     /// A tracker.
-    public init(thresholdSeconds: Int64 = 300) { self.threshold = thresholdSeconds }
+    public init(thresholdSeconds: Int64 = 300, maximumOffsetSeconds: Int64 = defaultMaximumOffset) {
+        self.threshold = Swift.max(0, thresholdSeconds)
+        self.maximumOffset = Swift.max(0, maximumOffsetSeconds)
+    }
 
     /// The process-wide tracker.
     public static let shared = ClockSkewTracker()
@@ -25,8 +36,9 @@ public final class ClockSkewTracker: Sendable {
     /// Forgets the offset for `host`.
     public func reset(host: String) { _ = offsets.withLock { $0.removeValue(forKey: host.lowercased()) } }
 
-    /// Learns from a response: returns the new offset when the response is a 4xx whose `Date`
-    /// header differs from `signedAt` by more than the threshold, nil otherwise.
+    /// Learns from a response: returns the new offset when the response is a recognised skew answer
+    /// whose `Date` header differs from `signedAt` by more than the threshold and from `localNow` by
+    /// at most ``maximumOffset``; nil otherwise (nothing is learned).
     ///
     /// - Parameters:
     ///   - response: the refused response.
@@ -35,12 +47,33 @@ public final class ClockSkewTracker: Sendable {
     ///   - localNow: the uncorrected local time now.
     @discardableResult
     public func learn(from response: HTTPResponse, host: String, signedAt: Timestamp, localNow: Timestamp) -> Int64? {
-        guard (400..<500).contains(response.status), let dateHeader = response.headers.first(named: "Date"),
+        guard Self.isSkewAnswer(response), let dateHeader = response.headers.first(named: "Date"),
             let serverTime = try? Timestamp(rfc1123: dateHeader)
         else { return nil }
         guard abs(signedAt.seconds(until: serverTime)) > threshold else { return nil }
-        let offset = localNow.seconds(until: serverTime)
+        let offset = localNow.seconds(until: serverTime)  // |offset| < 3.2e11: the years 0001-9999
+        guard abs(offset) <= maximumOffset else { return nil }
         offsets.withLock { $0[host.lowercased()] = offset }
         return offset
+    }
+
+    /// Whether `response` is a 4xx refusal because of the request time, by its error code and message.
+    public static func isSkewAnswer(_ response: HTTPResponse) -> Bool {
+        guard (400..<500).contains(response.status) else { return false }
+        let body = ServiceErrorBody(response: response)
+        guard let code = body.code else { return false }
+        let message = (body.message ?? "").lowercased()
+        switch code {
+        case "RequestTimeTooSkewed", "RequestExpired":
+            return true
+        case "InvalidSignatureException", "SignatureDoesNotMatch":
+            return message.hasPrefix("signature expired") || message.hasPrefix("signature not yet current")
+                || message.contains("request time")
+        case "AccessDenied":
+            // rclone serve s3: "The difference between the request time and the server's time exceeds the maximum allowed."
+            return response.status == 400 && message.contains("difference between the request time")
+        default:
+            return false
+        }
     }
 }

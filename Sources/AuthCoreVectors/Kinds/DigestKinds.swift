@@ -11,7 +11,8 @@ struct HashVectorKind: VectorKind {
         let message = try c.hexBytes("msg_hex")
         let repeatCount = try c.optionalInteger("repeat") ?? 1
         guard repeatCount >= 1 else { throw .invalid("repeat", "must be at least 1") }
-        guard message.count.multipliedReportingOverflow(by: repeatCount).partialValue <= Self.maximumMessageBytes else {
+        let (total, overflow) = Swift.max(1, message.count).multipliedReportingOverflow(by: repeatCount)
+        guard !overflow, total <= Self.maximumMessageBytes else {
             throw .invalid("repeat", "message would exceed \(Self.maximumMessageBytes) bytes")
         }
         var hasher = algorithm.makeHasher()

@@ -1,0 +1,66 @@
+public import AuthCore
+
+/// The network policy every client in the package follows (design.md, "Network policy"):
+///
+/// - `https` only, except to loopback hosts, unless the caller opts in with `allowInsecureHTTP`;
+/// - signed requests never follow redirects; unsigned ones follow none unless the app opts in
+///   (``RedirectPolicy/followSameOrigin(maximum:)``), and then never across origins;
+/// - response bodies are capped while they are received (``HTTPRequest/maximumResponseBytes``), and a
+///   larger `Content-Length` is refused before reading;
+/// - clock skew is learned only from a recognised skew answer, bounded (``ClockSkewTracker``).
+public enum NetworkPolicy {
+    /// The default cap on a response body: 64 MiB.
+    public static let defaultMaximumResponseBytes = 64 << 20
+    /// The cap on a JSON or XML control-plane answer (Cognito, identity, STS, token vending): 1 MiB.
+    public static let controlPlaneMaximumResponseBytes = 1 << 20
+
+    /// Whether `host` is a loopback host: `localhost` (and names under `.localhost`, RFC 6761 §6.3),
+    /// an IPv4 address in 127.0.0.0/8, or `[::1]`.
+    public static func isLoopback(host: String) -> Bool {
+        let host = host.lowercased()
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "[::1]" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { part in
+            part.count >= 1 && part.count <= 3 && part.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                && Int(part).map { $0 <= 255 } == true
+        }
+    }
+
+    /// Refuses plain `http` to a host that is not loopback, unless `allowInsecureHTTP`.
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` naming the origin.
+    public static func requireSecureTransport(_ url: RequestURL, allowInsecureHTTP: Bool) throws(AuthCoreError) {
+        guard url.scheme == "http", !allowInsecureHTTP, !isLoopback(host: url.host) else { return }
+        throw AuthCoreError(
+            .invalidParameter,
+            "\(url.origin): plain http is refused for hosts other than loopback (use https, or opt in with allowInsecureHTTP)")
+    }
+
+    /// A service endpoint from a caller's text (or the default), checked against the policy.
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed URL or plain http
+    ///   to a host that is not loopback without `allowInsecureHTTP`.
+    public static func endpoint(_ text: String?, default defaultURL: String, allowInsecureHTTP: Bool) throws(AuthCoreError) -> RequestURL {
+        let url: RequestURL
+        do { url = try RequestURL(text ?? defaultURL) } catch { throw AuthCoreError(.invalidParameter, "endpoint: \(error.reason)") }
+        try requireSecureTransport(url, allowInsecureHTTP: allowInsecureHTTP)
+        return url
+    }
+
+    /// Whether two URLs have the same origin (scheme, host and effective port; RFC 6454 §4).
+    public static func sameOrigin(_ a: RequestURL, _ b: RequestURL) -> Bool {
+        func port(_ url: RequestURL) -> Int { url.port ?? (url.scheme == "https" ? 443 : 80) }
+        return a.scheme == b.scheme && a.host == b.host && port(a) == port(b)
+    }
+}
+
+/// What a transport does with a 3xx answer.
+public enum RedirectPolicy: Sendable, Equatable {
+    /// Never follow: the 3xx answer is returned as it is (the default, and the only policy for
+    /// signed requests: a redirect would carry `Authorization` and tokens to another place).
+    case refuse
+    /// Follow at most `maximum` redirects, each to the same origin as the request; a redirect to
+    /// another origin is not followed (its 3xx answer is returned).
+    case followSameOrigin(maximum: Int)
+}

@@ -1,0 +1,100 @@
+import AuthCore
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+/// One table per command of hostile argv, environment and file input: each must end with the
+/// contract's exit code (2 usage, 1 failure), one clear first line on stderr, and never a signal.
+@Suite("authcore CLI: bad input never crashes")
+struct CLIBadInputTests {
+    static let aws: [String: String?] = ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret-secret-secret"]
+    static let oss: [String: String?] = ["OSS_ACCESS_KEY_ID": "LTAIEXAMPLE", "OSS_ACCESS_KEY_SECRET": "secret-secret-secret"]
+    static let sign = ["sigv4", "sign", "--region", "us-east-1", "--service", "s3"]
+    static let url = "https://bucket.s3.amazonaws.com/key"
+
+    static func check(_ arguments: [String], environment: [String: String?] = [:], stdin: String? = nil, status: Int32, mention: String,
+                      sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try authcore(arguments, stdin: stdin, environment: environment)
+        #expect(!result.terminatedBySignal, "signal: \(arguments.prefix(6))", sourceLocation: sourceLocation)
+        #expect(result.status == status, "exit \(result.status) for \(arguments.prefix(8)): \(result.stderr.prefix(300))", sourceLocation: sourceLocation)
+        let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("error: "), "\(arguments.prefix(6)): \(result.stderr.prefix(300))", sourceLocation: sourceLocation)
+        #expect(first.contains(mention), "\(first.prefix(300))", sourceLocation: sourceLocation)
+    }
+
+    @Test("sigv4 and oss: out-of-range numbers and times, unreadable or endless files, control bytes, huge values")
+    func signing() throws {
+        let big = String(repeating: "a", count: 100_000)
+        let table: [([String], Int32, String)] = [
+            (Self.sign + ["--clock-offset", "-99999999999", Self.url], 2, "--clock-offset"),
+            (Self.sign + ["--clock-offset", "99999999999999999999999", Self.url], 2, "--clock-offset"),
+            (Self.sign + ["--clock-offset", "1e300", Self.url], 2, "--clock-offset"),
+            (Self.sign + ["--timestamp", "00000101T000000Z", Self.url], 2, "--timestamp"),
+            (Self.sign + ["--timestamp", "99991231T235959Z", "--clock-offset", "31536000", Self.url], 0, ""),
+            (["sigv4", "presign", "--region", "us-east-1", "--service", "s3", "--expires", "1e300", Self.url], 2, "--expires"),
+            (["sigv4", "presign", "--region", "us-east-1", "--service", "s3", "--expires", "-1", Self.url], 2, "--expires"),
+            (["sigv4", "presign", "--region", "us-east-1", "--service", "s3", "--expires", "9223372036854775807", Self.url], 2, "--expires"),
+            (Self.sign + ["--data-file", "/dev/zero", Self.url], 2, "larger than"),
+            (Self.sign + ["--data-file", "/nonexistent/file", Self.url], 2, "cannot read"),
+            (Self.sign + ["--data-file", "/", Self.url], 2, "cannot read"),
+            (Self.sign + ["-H", "X-Test: a\u{01}b", Self.url], 1, "control byte"),
+            (Self.sign + ["-H", "X-Test: a\u{7F}b", Self.url], 1, "control byte"),
+            (Self.sign + ["-H", "X-Test: \(big)", Self.url], 0, ""),
+            (Self.sign + ["-H", "\(big): v", Self.url], 0, ""),
+            (Self.sign + ["https://bucket.s3.amazonaws.com/\u{01}"], 2, "URL"),
+            (Self.sign + ["https://[::1/x"], 2, "URL"),
+            (Self.sign + ["https://host:99999999999999999999/x"], 2, "URL"),
+            (Self.sign + ["https://host:0/x"], 2, "URL"),
+        ]
+        for (arguments, status, mention) in table {
+            if status == 0 {
+                let result = try authcore(arguments, environment: Self.aws)
+                #expect(result.status == 0 && !result.terminatedBySignal, "\(arguments.prefix(8)): \(result.stderr.prefix(300))")
+            } else {
+                try Self.check(arguments, environment: Self.aws, status: status, mention: mention)
+            }
+        }
+        try Self.check(
+            ["oss", "sign", "--bucket", "b", "--version", "v4", "--region", "cn-hangzhou", "--clock-offset", "-99999999999", "https://b.oss.example.com/k"],
+            environment: Self.oss, status: 2, mention: "--clock-offset")
+        try Self.check(
+            ["oss", "sign", "--bucket", "b", "--version", "v1", "--timestamp", "Mon, 01 Jan 0000 00:00:00 GMT", "https://b.oss.example.com/k"], environment: Self.oss,
+            status: 2, mention: "--timestamp")
+    }
+
+    @Test("srp, cognito and identity: bad numbers, endpoints and files")
+    func flows() throws {
+        try Self.check(["srp", "verifier", "--group", "99999999999999999999", "--hash", "sha256", "--username", "u"], stdin: "pw", status: 2, mention: "SRP group")
+        try Self.check(["srp", "verifier", "--group", "-1", "--hash", "sha256", "--username", "u"], stdin: "pw", status: 2, mention: "group")
+        let cognito = ["cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_x", "--client-id", "c", "--username", "u"]
+        try Self.check(cognito + ["--endpoint", "http://[::1"], environment: ["COGNITO_PASSWORD": "pw"], status: 2, mention: "endpoint")
+        try Self.check(cognito + ["--endpoint", "ftp://host/"], environment: ["COGNITO_PASSWORD": "pw"], status: 2, mention: "endpoint")
+        try Self.check(cognito + ["--endpoint", "http://cognito.example.com/"], environment: ["COGNITO_PASSWORD": "pw"], status: 2, mention: "plain http")
+        let identity = ["identity", "credentials", "--region", "us-east-1", "--identity-id", "us-east-1:x", "--logins-key", "k"]
+        try Self.check(identity + ["--token-file", "/dev/zero"], status: 2, mention: "larger than")
+        try Self.check(identity + ["--token-file", "/nonexistent"], status: 2, mention: "cannot read")
+        try Self.check(
+            ["identity", "developer-token", "--region", "us-east-1", "--identity-pool-id", "p", "--provider-name", "n", "--user-identifier", "u",
+             "--token-duration", "1e300"], environment: Self.aws, status: 2, mention: "--token-duration")
+    }
+
+    @Test("vectors: unreadable, non-JSON and hostile files fail with a line on stderr; a repeat that overflows ends at once")
+    func vectors() throws {
+        let broken = try temporaryFile("{ not json")
+        let result = try authcore(["vectors", broken])
+        #expect(result.status == 1 && !result.terminatedBySignal)
+        #expect(result.stderr.hasPrefix("FAIL \(broken): not valid JSON"), "\(result.stderr)")
+        let overflow = try temporaryFile(
+            #"{"kind":"hash","cases":[{"name":"r","alg":"sha256","msg_hex":"00","repeat":4611686018427387904,"expect":{"digest_hex":"00"}},{"name":"e","alg":"sha256","msg_hex":"","repeat":9000000000000000,"expect":{"digest_hex":"00"}}]}"#)
+        let start = ContinuousClock.now
+        let repeated = try authcore(["vectors", overflow])
+        #expect(repeated.status == 1 && !repeated.terminatedBySignal)
+        #expect(repeated.stdout.contains("0 passed, 2 failed"), "\(repeated.stdout)")
+        #expect(ContinuousClock.now - start < .seconds(20))
+        let deep = try temporaryFile(String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000))
+        let nested = try authcore(["vectors", deep])
+        #expect(nested.status == 1 && !nested.terminatedBySignal, "\(nested.stderr.prefix(200))")
+        let missing = try authcore(["vectors", "/nonexistent/vectors"])
+        #expect(missing.status == 1 && missing.stderr.hasPrefix("FAIL /nonexistent/vectors"), "\(missing.stderr)")
+    }
+}
