@@ -12,13 +12,14 @@ PYTHON ?= python3
 VENV := .venv
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales
 
-.PHONY: test bench tsan deps system-deps venv build build-release vectors clean
+.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay deps system-deps venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server) on loopback and stops them by PID.
 test: deps build
 	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test
 	.build/debug/authcore vectors vectors
+	$(MAKE) --no-print-directory fuzz-replay
 
 bench: deps build-release
 	.build/release/authcore vectors vectors
@@ -28,6 +29,44 @@ bench: deps build-release
 tsan: deps
 	$(SWIFT) build --sanitize=thread --scratch-path .build/tsan
 	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --sanitize=thread --scratch-path .build/tsan
+
+# The whole suite under AddressSanitizer (Swift code, and the C shims through -Xcc), with UBSan for
+# the C code. Not part of `make test` (a third full build: several minutes).
+asan: deps
+	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
+	ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no $(VENV)/bin/python scripts/with_peers.py -- \
+	  $(SWIFT) test --sanitize=address --scratch-path .build/asan -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
+
+# Fuzzing (libFuzzer + AddressSanitizer, release build): one executable, every target
+# (Fuzz/AuthCoreFuzz/Targets.swift), seeds in Fuzz/corpus/<target> (scripts/make_fuzz_corpus.py).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(shell cat Fuzz/targets.txt)
+FUZZ_BINARY := .build/fuzz/release/authcore-fuzz
+FUZZ_ENV := SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=0
+
+fuzz-build:
+	$(SWIFT) build -c release --scratch-path .build/fuzz --product authcore-fuzz \
+	  -Xswiftc -sanitize=fuzzer,address -Xswiftc -DAUTHCORE_LIBFUZZER -Xcc -fsanitize=address
+
+# Each target for FUZZ_SECONDS; new inputs go to .build/fuzz-corpus/<target> (the committed seeds
+# are read, not written); a crash leaves .build/fuzz-artifacts/<target>-crash-* and fails the run.
+fuzz: fuzz-build
+	@set -e; for target in $(FUZZ_TARGETS); do \
+	  mkdir -p .build/fuzz-corpus/$$target .build/fuzz-artifacts; \
+	  echo "==> fuzz $$target for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_ENV) $(FUZZ_BINARY) $$target -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=.build/fuzz-artifacts/$$target- .build/fuzz-corpus/$$target Fuzz/corpus/$$target 2>&1 \
+	    | grep -E '^(#[0-9]+ +DONE|Done|stat::number_of_executed_units|authcore-fuzz:|==[0-9]+==|SUMMARY)' ; \
+	  test $${PIPESTATUS[0]} -eq 0; \
+	done
+
+# Every committed corpus input once, under AddressSanitizer (part of `make test`).
+fuzz-replay: fuzz-build
+	@set -e; for target in $(FUZZ_TARGETS); do \
+	  $(FUZZ_ENV) $(FUZZ_BINARY) $$target -runs=0 Fuzz/corpus/$$target > .build/fuzz-replay-$$target.log 2>&1 \
+	    || { tail -n 30 .build/fuzz-replay-$$target.log; echo "fuzz-replay: $$target failed"; exit 1; }; \
+	  echo "fuzz-replay: $$target: $$(ls Fuzz/corpus/$$target | wc -l) inputs, clean under ASan"; \
+	done
 
 deps: system-deps venv
 

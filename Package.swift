@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AuthCoreVectors", targets: ["AuthCoreVectors"]),
         .executable(name: "authcore", targets: ["AuthCoreCLI"]),
         .executable(name: "authcore-bench", targets: ["AuthCoreBenchmarks"]),
+        .executable(name: "authcore-fuzz", targets: ["AuthCoreFuzz"]),
     ],
     targets: [
         // MARK: - System libraries
@@ -69,6 +70,17 @@ let package = Package(
             name: "AuthCoreBenchmarks",
             dependencies: ["AuthCore", "CAuthCoreBaselines"],
             path: "Benchmarks/AuthCoreBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Fuzzing
+
+        // Every fuzz target in one executable: a corpus replayer in a plain build, a libFuzzer binary
+        // when built with `-sanitize=fuzzer -DAUTHCORE_LIBFUZZER` (`make fuzz`).
+        .executableTarget(
+            name: "AuthCoreFuzz",
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreVectors"],
+            path: "Fuzz/AuthCoreFuzz",
             swiftSettings: swiftSettings
         ),
 

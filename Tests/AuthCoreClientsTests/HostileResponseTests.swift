@@ -77,6 +77,24 @@ struct HostileResponseTests {
         #expect(tight.offset(for: "h") == 1800)
     }
 
+    @Test("a learned offset behind the local clock never stretches a presigned URL past the credentials' expiry")
+    func presignWithSkew() throws {
+        let tracker = ClockSkewTracker()
+        let server = local.adding(seconds: -3 * 86_400)
+        #expect(tracker.learn(from: answer(403, code: "RequestTimeTooSkewed", message: "x", date: server), host: "s3.example.com",
+                              signedAt: local, localNow: local) == -3 * 86_400)
+        let sender = SignedRequestSender(transport: ScriptedTransport([]), clock: FixedClock(local), skew: tracker)
+        let credentials = try Credentials(accessKeyId: "ASIA", secretAccessKey: "s", sessionToken: "t", expiration: local.adding(seconds: 3600))
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
+        let request = HTTPRequest(method: "GET", url: try RequestURL("https://s3.example.com/b/k"))
+        // From the corrected time alone, 3 days + 1 h would remain: a 2-hour URL would pass.
+        #expect(throws: AuthCoreError(.expired, "")) { try sender.presign(request, signer: signer, expires: 7200) }
+        let clamped = try sender.presign(request, signer: signer, expires: 7200, policy: .clampToCredentials)
+        #expect(clamped.expires == 3600)
+        #expect(clamped.amzDate == server.amzDate)
+        #expect(try sender.presign(request, signer: signer, expires: 600).expires == 600)
+    }
+
     @Test("credentials within the 10 s safety margin are never handed out: the caller waits for fresh ones")
     func safetyMargin() async throws {
         let clock = ManualClock(local)

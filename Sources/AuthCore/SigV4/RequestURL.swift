@@ -51,6 +51,14 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible {
             port = p
         }
         guard !host.isEmpty else { throw fail("needs a host") }
+        // The host is signed (`Host`) and is where the transport connects, so it must read the same
+        // to every URL parser: ASCII letters, digits, `-`, `.` and `_` (a non-ASCII name in its
+        // punycode `xn--` form), or an IPv6 literal of hex digits, `:` and `.` in brackets.
+        let bracketed = host.hasPrefix("[")
+        guard host.utf8.allSatisfy({ byte in
+            bracketed ? (Self.ipv6Bytes.contains(byte) || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")) : Self.hostBytes.contains(byte)
+        }), !bracketed || (host.utf8.count > 2 && host.hasSuffix("]"))
+        else { throw fail("has a host with characters other than ASCII letters, digits, '-', '.' and '_' (use the punycode form of a non-ASCII name)") }
         var path = target
         var query = Substring("")
         if let q = target.firstIndex(of: "?") {
@@ -58,11 +66,14 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible {
             query = target[target.index(after: q)...]
         }
         self.scheme = scheme
-        self.host = host.lowercased()
+        self.host = String(decoding: host.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
         self.port = port
         self.path = path.isEmpty ? "/" : String(path)
         self.query = String(query)
     }
+
+    private static let hostBytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._".utf8)
+    private static let ipv6Bytes = Set("0123456789abcdefABCDEF:.".utf8)
 
     /// The `Host` header value: host, plus `:port` unless it is the scheme's default.
     public var hostHeader: String {

@@ -41,6 +41,36 @@ public struct SignedRequestSender: Sendable {
     }
 }
 
+extension SignedRequestSender {
+    /// Presigns `request` at the corrected time for its host (the clock plus the learned offset).
+    ///
+    /// A learned offset never lets the URL outlive the credentials: when the corrected time is behind
+    /// the local clock, the expiry is also checked from the local clock (the later of the two), so a
+    /// server that claims an earlier time cannot stretch the URL past the credentials' expiration.
+    ///
+    /// - Throws: as ``AuthCore/SigV4Signer/presign(_:at:expires:policy:keepingCanonicalRequest:)``.
+    public func presign(
+        _ request: HTTPRequest, signer: SigV4Signer, expires: Int, policy: SigV4Signer.ExpiryPolicy = .strict
+    ) throws(AuthCoreError) -> SigV4Signature {
+        let local = clock.now()
+        let corrected = signingTime(for: request.url.host)
+        var allowed = expires
+        if corrected < local, let expiration = signer.credentials.expiration {
+            let remaining = local.seconds(until: expiration)
+            guard remaining > 0 else { throw AuthCoreError(.expired, "the credentials expired at \(expiration.iso8601)") }
+            if Int64(allowed) > remaining {
+                guard policy == .clampToCredentials else {
+                    throw AuthCoreError(
+                        .expired,
+                        "a \(expires) s presigned URL would outlive the credentials, which expire at \(expiration.iso8601) (\(remaining) s left by the local clock)")
+                }
+                allowed = Int(remaining)  // 0 < remaining < allowed: fits Int
+            }
+        }
+        return try signer.presign(request.sigV4Request(), at: corrected, expires: allowed, policy: policy)
+    }
+}
+
 extension HTTPRequest {
     /// The request as SigV4 sees it (with `Host` from the URL unless given).
     public func sigV4Request(payload: SigV4Payload? = nil) -> SigV4Request {

@@ -1,0 +1,313 @@
+import AuthCore
+import AuthCoreClients
+import AuthCoreVectors
+import Foundation
+
+enum FuzzTargets {
+    static let all: [FuzzTarget] = [
+        FuzzTarget(name: "timestamp", run: timestamp),
+        FuzzTarget(name: "skew", run: skew),
+        FuzzTarget(name: "credentials-json", run: credentialsJSON),
+        FuzzTarget(name: "cognito-sign-in", run: cognitoSignIn),
+        FuzzTarget(name: "codecs", run: codecs),
+        FuzzTarget(name: "request-url", run: requestURL),
+        FuzzTarget(name: "sigv4-canonical", run: sigV4Canonical),
+        FuzzTarget(name: "oss-sign", run: ossSign),
+        FuzzTarget(name: "srp-public", run: srpPublic),
+        FuzzTarget(name: "bigint", run: bigint),
+        FuzzTarget(name: "vectors", run: vectors),
+    ]
+
+    static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
+}
+
+// MARK: - Timestamps
+
+/// Every parser on the input text; every value parsed re-formats and re-parses to itself; any two
+/// 64-bit numbers as seconds and an offset go through `adding`, `seconds(until:)` and every formatter.
+@Sendable func timestamp(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let t = try? Timestamp(amzDate: text), (try? Timestamp(amzDate: t.amzDate)) != t { fuzzFailure("amzDate round trip: \(text)") }
+    if let t = try? Timestamp(rfc1123: text), (try? Timestamp(rfc1123: t.rfc1123)) != t { fuzzFailure("rfc1123 round trip: \(text)") }
+    if let t = try? Timestamp(iso8601: text) {
+        guard let back = try? Timestamp(iso8601: t.iso8601), back.secondsSince1970 == t.secondsSince1970 else {
+            fuzzFailure("iso8601 round trip: \(text)")
+        }
+    }
+    var reader = ByteReader(bytes)
+    let seconds = Int64(bitPattern: reader.uint64())
+    let offset = Int64(bitPattern: reader.uint64())
+    let nanos = Int32(truncatingIfNeeded: Int64(bitPattern: reader.uint64()))
+    let base = Timestamp(secondsSince1970: seconds, nanoseconds: nanos)
+    for t in [base, base.adding(seconds: offset), base.adding(seconds: 0 &- offset)] {
+        guard t >= .minimum, t <= .maximum, (0..<1_000_000_000).contains(t.nanoseconds) else { fuzzFailure("out of range: \(seconds) \(offset)") }
+        guard t.amzDate == AmzDate(t).string, t.amzDate.utf8.count == 16 else { fuzzFailure("AmzDate fast path differs at \(t.secondsSince1970)") }
+        guard (try? Timestamp(rfc1123: t.rfc1123)) == Timestamp(secondsSince1970: t.secondsSince1970) else { fuzzFailure("rfc1123 at \(t.secondsSince1970)") }
+        _ = t.cognitoTimestamp
+        _ = t.dateStamp
+        _ = base.seconds(until: t)
+    }
+    if let checked = try? Timestamp(checkedSecondsSince1970: seconds, nanoseconds: nanos), checked.secondsSince1970 != seconds {
+        fuzzFailure("checked init changed \(seconds)")
+    }
+    if let t = Timestamp(checkedEpochSeconds: Double(bitPattern: UInt64(bitPattern: seconds))), !(t >= .minimum && t <= .maximum) {
+        fuzzFailure("checked epoch seconds out of range")
+    }
+}
+
+// MARK: - Skew learning
+
+/// A fuzzed `Date` header, status and error body: whatever is learned is a recognised skew answer
+/// and within the bound.
+@Sendable func skew(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let status = 300 + Int(reader.byte()) % 300
+    let bound = Int64(reader.byte()) * 3600
+    let date = reader.string()
+    let body = reader.rest()
+    let response = HTTPResponse(status: status, headers: [HTTPHeader("Date", date)], body: body)
+    let local = Timestamp(year: 2026, month: 12, day: 1)!
+    let tracker = ClockSkewTracker(maximumOffsetSeconds: bound)
+    if let offset = tracker.learn(from: response, host: "example.com", signedAt: local, localNow: local) {
+        guard ClockSkewTracker.isSkewAnswer(response), abs(offset) <= bound, abs(offset) > tracker.threshold else {
+            fuzzFailure("learned \(offset) from status \(status) with bound \(bound)")
+        }
+        guard tracker.offset(for: "EXAMPLE.com") == offset else { fuzzFailure("offset not stored per host") }
+    }
+}
+
+// MARK: - Credentials answers
+
+/// A transport that answers from the fuzz input.
+final class FuzzTransport: HTTPTransport {
+    private let answers: Locked<[HTTPResponse]>
+    init(_ answers: [HTTPResponse]) { self.answers = Locked(answers) }
+    func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
+        try answers.withLock { list throws(AuthCoreError) in
+            guard !list.isEmpty else { throw AuthCoreError(.transportFailure, "no more answers") }
+            return list.removeFirst()
+        }
+    }
+}
+
+func checkCredentials(_ credentials: Credentials) {
+    if let expiration = credentials.expiration, !(expiration >= .minimum && expiration <= .maximum) { fuzzFailure("expiration out of range") }
+}
+
+/// The same body as a token-vending answer, a `GetCredentialsForIdentity` answer and an STS XML answer.
+@Sendable func credentialsJSON(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let status = [200, 200, 200, 301, 400, 403, 500][Int(reader.byte()) % 7]
+    let body = reader.rest()
+    let answer = HTTPResponse(status: status, headers: [HTTPHeader("Date", "Tue, 01 Dec 2026 00:00:00 GMT")], body: body)
+    runBlocking {
+        let clock = FixedClock(Timestamp(year: 2026, month: 12, day: 1)!)
+        if let vending = try? TokenVendingCredentialsProvider(
+            url: try RequestURL("https://vend.example.com/sts"), transport: FuzzTransport([answer]), clock: clock),
+            let credentials = try? await vending.credentials()
+        {
+            checkCredentials(credentials)
+        }
+        let sender = SignedRequestSender(transport: FuzzTransport([answer, answer]), clock: clock, skew: ClockSkewTracker())
+        if let identity = try? CognitoIdentityClient(region: "us-east-1", sender: sender),
+            let credentials = try? await identity.credentialsForIdentity(identityId: "us-east-1:x", logins: ["k": "t"])
+        {
+            checkCredentials(credentials)
+        }
+        if let sts = try? STSClient(region: "us-east-1", sender: sender),
+            let credentials = try? await sts.assumeRoleWithWebIdentity(roleArn: "arn:aws:iam::1:role/r", sessionName: "s", webIdentityToken: "t")
+        {
+            checkCredentials(credentials)
+        }
+    }
+}
+
+// MARK: - Cognito sign-in
+
+/// The sign-in state machine over a scripted transport: up to four answers (split at 0xFF), each a
+/// 200 or 400; sign in with every flow's first step, then answer a next step if one comes.
+@Sendable func cognitoSignIn(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let flow = [CognitoAuthFlow.userSRP, .userPassword, .customWithSRP, .customWithoutSRP, .userAuth][Int(reader.byte()) % 5]
+    var answers: [HTTPResponse] = []
+    while !reader.isAtEnd && answers.count < 4 {
+        let status = reader.byte() & 1 == 0 ? 200 : 400
+        answers.append(HTTPResponse(status: status, body: reader.field(0xFF)))
+    }
+    let script = answers
+    runBlocking {
+        guard let configuration = try? CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_fuzz", clientId: "client")
+        else { fuzzFailure("configuration") }
+        let signIn = CognitoSignIn(
+            configuration: configuration, transport: FuzzTransport(script), clock: FixedClock(Timestamp(year: 2026, month: 12, day: 1)!))
+        let password = SecureBytes(Array("correct horse".utf8))
+        let result = try? await signIn.signIn(username: "alice", password: flow == .customWithoutSRP ? nil : password, flow: flow)
+        if case .nextStep? = result {
+            _ = try? await signIn.confirmSignIn(challengeResponse: "123456")
+        }
+    }
+}
+
+// MARK: - Codecs
+
+/// Hex and Base64: whatever decodes re-encodes to the canonical text (so only canonical text
+/// decodes), and every byte string round-trips.
+@Sendable func codecs(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let decoded = try? Hex.decode(text, allowEmpty: true), Hex.encode(decoded) != text.lowercased() {
+        fuzzFailure("hex decode accepted non-canonical text")
+    }
+    if let decoded = try? Hex.decodeNumber(text) {
+        let digits = text.lowercased()
+        let expected = digits.utf8.count % 2 == 1 ? "0" + digits : digits
+        guard Hex.encode(decoded) == expected else { fuzzFailure("hex number decode") }
+    }
+    if let decoded = try? Base64.decode(text, allowEmpty: true), Base64.encode(decoded) != text {
+        fuzzFailure("base64 decode accepted non-canonical text")
+    }
+    if let decoded = try? Base64.decode(text, alphabet: .urlSafe, allowEmpty: true) {
+        let again = Base64.encode(decoded, alphabet: .urlSafe, padding: text.hasSuffix("="))
+        guard again == text else { fuzzFailure("base64url decode accepted non-canonical text") }
+    }
+    guard (try? Hex.decode(Hex.encode(bytes), allowEmpty: true)) == bytes,
+        (try? Hex.decode(Hex.encode(bytes, uppercase: true), allowEmpty: true)) == bytes,
+        (try? Base64.decode(Base64.encode(bytes), allowEmpty: true)) == bytes,
+        (try? Base64.decode(Base64.encode(bytes, alphabet: .urlSafe), alphabet: .urlSafe, allowEmpty: true)) == bytes
+    else { fuzzFailure("round trip of \(bytes.count) bytes") }
+}
+
+// MARK: - URLs
+
+/// `RequestURL` against Foundation's `URL`: when both parse, they name the same scheme, host and
+/// port (the place the credentials go), and `RequestURL` round-trips through its description.
+@Sendable func requestURL(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let parsed = try? RequestURL(text) else { return }
+    guard let again = try? RequestURL(parsed.description), again.origin == parsed.origin, again.target == parsed.target else { fuzzFailure("round trip: \(text)") }
+    guard let foundation = URL(string: parsed.description), let host = foundation.host else { return }
+    let ours = parsed.host.hasPrefix("[") ? String(parsed.host.dropFirst().dropLast()) : parsed.host
+    guard foundation.scheme?.lowercased() == parsed.scheme, host.lowercased() == ours else {
+        fuzzFailure("Foundation reads host '\(host)' where RequestURL reads '\(parsed.host)': \(text)")
+    }
+    guard (foundation.port ?? (parsed.scheme == "https" ? 443 : 80)) == (parsed.port ?? (parsed.scheme == "https" ? 443 : 80)) else { fuzzFailure("port \(String(describing: foundation.port)) vs \(String(describing: parsed.port)): \(text)") }
+}
+
+// MARK: - Signing
+
+/// The SigV4 canonical request of the byte paths against the slow reference in Reference.swift.
+@Sendable func sigV4Canonical(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let flags = reader.byte()
+    let s3 = flags & 1 != 0
+    let method = ["GET", "PUT", "POST", "DELETE"][Int(flags >> 1) % 4]
+    let path = String(decoding: reader.field().map { $0 == UInt8(ascii: "?") ? UInt8(ascii: "Q") : $0 }, as: UTF8.self)
+    let query = reader.string()
+    var headers = [HTTPHeader("Host", "example.amazonaws.com")]
+    while !reader.isAtEnd && headers.count < 12 {
+        let name = reader.string()
+        let value = reader.string()
+        if ["authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token"].contains(name.lowercased()) { continue }
+        headers.append(HTTPHeader(name, value))
+    }
+    let target = query.isEmpty ? path : path + "?" + query
+    let time = Timestamp(year: 2026, month: 12, day: 1, hour: 1, minute: 2, second: 3)!
+    guard let credentials = try? Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"),
+        let signer = try? SigV4Signer(credentials: credentials, region: "us-east-1", service: s3 ? "s3" : "iam", options: s3 ? .s3 : SigV4Options())
+    else { fuzzFailure("signer") }
+    let request = SigV4Request(method: method, target: target, headers: headers, payload: .bytes([]))
+    let expected = ReferenceSigV4.canonicalRequest(
+        method: method, path: path, query: query, headers: headers, amzDate: time.amzDate, s3: s3)
+    let actual = try? signer.sign(request, at: time, keepingCanonicalRequest: true).canonicalRequest
+    switch (expected, actual) {
+    case (nil, nil): break
+    case (let e?, let a?) where e == a: break
+    default:
+        fuzzFailure("canonical request differs\n--- reference\n\(expected ?? "(refused)")\n--- AuthCore\n\(actual.map { $0 } ?? "(refused)")")
+    }
+}
+
+/// OSS V1 and V4 header signatures over fuzzed paths, queries and headers: errors, never traps.
+@Sendable func ossSign(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let v4 = reader.byte() & 1 != 0
+    let key = reader.string()
+    let query = reader.string()
+    var headers: [HTTPHeader] = []
+    while !reader.isAtEnd && headers.count < 8 { headers.append(HTTPHeader(reader.string(), reader.string())) }
+    guard let credentials = try? Credentials(accessKeyId: "LTAIEXAMPLE", secretAccessKey: "secret", sessionToken: v4 ? "token" : nil),
+        let signer = try? OSSSigner(credentials: credentials, version: v4 ? .v4 : .v1, region: "cn-hangzhou")
+    else { fuzzFailure("signer") }
+    let time = Timestamp(year: 2026, month: 12, day: 1)!
+    let target = "/bucket/\(key)" + (query.isEmpty ? "" : "?\(query)")
+    let request = OSSRequest(method: "GET", target: target, headers: headers, bucket: "bucket", key: key)
+    _ = try? signer.sign(request, at: time)
+    _ = try? signer.presign(request, at: time, expires: 600)
+}
+
+// MARK: - Big integers and SRP
+
+/// 3072-bit group, SHA-256: A = g^a and B = k·v + g^b from the engine equal plain variable-time GMP
+/// (`mpz_powm`) results; a hostile B (0, N, ≥ N, any bytes) is refused or processed, never a trap.
+@Sendable func srpPublic(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let a = BigUInt(bigEndianBytes: reader.field(0xFF).prefix(128))
+    let b = BigUInt(bigEndianBytes: reader.field(0xFF).prefix(128))
+    let v = BigUInt(bigEndianBytes: reader.field(0xFF).prefix(384))
+    let hostileB = reader.rest().prefix(400)
+    guard let configuration = try? SRPConfiguration(group: .rfc5054Group3072, hash: .sha256) else { fuzzFailure("configuration") }
+    let group = configuration.group
+    let client = SRPClient(configuration: configuration)
+    if let ephemeral = try? client.ephemeral(privateValue: a) {
+        guard let plain = try? group.generator.powerVariableTime(a, modulo: group.modulus), plain == ephemeral.publicValue else {
+            fuzzFailure("A = g^a differs from mpz_powm")
+        }
+        _ = try? client.processChallenge(
+            username: Array("alice".utf8), password: SecureBytes(Array("pw".utf8)), salt: [UInt8](repeating: 7, count: 16),
+            serverPublicValue: Array(hostileB), ephemeral: ephemeral)
+    }
+    if let reduced = try? v.modulo(group.modulus), !reduced.isZero {
+        let server = SRPServer(configuration: configuration)
+        let verifier = SRPVerifier(salt: [UInt8](repeating: 7, count: 16), verifier: reduced)
+        if let ephemeral = try? server.ephemeral(privateValue: b, verifier: verifier) {
+            guard let gb = try? group.generator.powerVariableTime(b, modulo: group.modulus),
+                let expected = try? (configuration.multiplier * reduced + gb).modulo(group.modulus), expected == ephemeral.serverPublicValue
+            else { fuzzFailure("B = k·v + g^b differs from mpz arithmetic") }
+        }
+    }
+}
+
+/// The constant-time modular exponentiation (`mpn_sec_powm` with the context's scratch) against
+/// `mpz_powm` on random odd moduli, with exponents up to the context's bit count; and the checked
+/// modular helpers against plain arithmetic.
+@Sendable func bigint(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    var modulusBytes = Array(reader.field(0xFF).prefix(256))
+    guard !modulusBytes.isEmpty else { return }
+    modulusBytes[modulusBytes.count - 1] |= 1
+    let modulus = BigUInt(bigEndianBytes: modulusBytes)
+    guard modulus > BigUInt(1) else { return }
+    let base = BigUInt(bigEndianBytes: reader.field(0xFF).prefix(300))
+    let exponentBytes = Array(reader.field(0xFF).prefix(64))
+    let exponent = BigUInt(bigEndianBytes: exponentBytes)
+    let other = BigUInt(bigEndianBytes: reader.rest().prefix(300))
+    let bitCount = Swift.max(1, exponentBytes.count * 8)
+    guard let context = try? ModularContext(modulus: modulus, maximumExponentBitCount: 512) else { fuzzFailure("context for an odd modulus") }
+    guard let reducedBase = try? base.modulo(modulus), let plain = try? reducedBase.powerVariableTime(exponent, modulo: modulus) else {
+        fuzzFailure("mpz_powm")
+    }
+    guard let secret = try? context.power(reducedBase, secretExponent: exponent, exponentBitCount: bitCount), secret == plain else {
+        fuzzFailure("mpn_sec_powm differs from mpz_powm")
+    }
+    guard context.powerVariableTime(reducedBase, publicExponent: exponent) == plain else { fuzzFailure("variable-time context power") }
+    if let x = try? other.modulo(modulus), let difference = try? reducedBase.subtracting(x, modulo: modulus) {
+        guard (try? (difference + x).modulo(modulus)) == reducedBase else { fuzzFailure("modular subtraction") }
+    }
+}
+
+// MARK: - Vector runner
+
+/// Any bytes as a vector file: a summary, never a trap or an endless loop.
+@Sendable func vectors(_ bytes: [UInt8]) {
+    var summary = VectorRunner.Summary()
+    VectorRunner().check(name: "fuzz", data: bytes, into: &summary) { _ in }
+}

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of every authcore-fuzz target into Fuzz/corpus/<target>/ from the committed
+vectors (vectors/*.json) and the Cognito transcript fixtures, in each target's input format (see
+Fuzz/AuthCoreFuzz/Targets.swift). Deterministic: file names are the SHA-1 of the content, so running
+it again changes nothing. Usage: python3 scripts/make_fuzz_corpus.py
+"""
+
+import glob
+import hashlib
+import json
+import os
+import struct
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "Fuzz", "corpus")
+SEEDS = {}
+
+
+def add(target, data):
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    SEEDS.setdefault(target, set()).add(bytes(data))
+
+
+def cases(name):
+    with open(os.path.join(ROOT, "vectors", name)) as f:
+        return json.load(f)["cases"]
+
+
+def timestamps():
+    for text in ["20150830T123600Z", "Sat, 14 Mar 2026 15:09:26 GMT", "2026-11-29T21:39:33.894375Z", "2026-11-29T22:39:33+01:00",
+                 "00010101T000000Z", "99991231T235959Z", "Mon, 01 Jan 0001 00:00:00 GMT", "0001-01-01T00:00:00Z"]:
+        add("timestamp", text)
+    for seconds, offset in [(0, 0), (-62135596800, -1), (253402300799, 1), (2**63 - 1, 2**63 - 1), (-2**63, -2**63)]:
+        add("timestamp", struct.pack(">qqq", seconds, offset, 999999999))
+    for c in cases("sigv4-aws-suite.json"):
+        add("timestamp", c["timestamp"])
+    for c in cases("oss-oss2.json"):
+        add("timestamp", str(c.get("timestamp", "")))
+
+
+def skew():
+    bodies = [
+        "<Error><Code>RequestTimeTooSkewed</Code><Message>too skewed</Message></Error>",
+        "<Error><Code>SignatureDoesNotMatch</Code><Message>Signature expired: 20130524T000000Z is now earlier than 20130524T000100Z</Message></Error>",
+        '{"__type":"InvalidSignatureException","message":"Signature not yet current: 20130524T000000Z is still later than 20130523T235000Z"}',
+        "<Error><Code>AccessDenied</Code><Message>The difference between the request time and the server's time exceeds the maximum allowed.</Message></Error>",
+    ]
+    for status, body in zip([103, 103, 100, 100], bodies):  # 300 + status byte: 403, 403, 400, 400
+        for date in ["Tue, 01 Dec 2026 01:00:00 GMT", "Mon, 01 Jan 0000 00:00:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT"]:
+            add("skew", bytes([status, 200]) + date.encode() + b"\0" + body.encode())
+
+
+def credentials():
+    vending = {"StatusCode": 200, "AccessKeyId": "STS.A", "AccessKeySecret": "s", "SecurityToken": "t", "Expiration": "2026-12-01T01:00:00Z"}
+    identity = {"IdentityId": "us-east-1:x", "Credentials": {"AccessKeyId": "A", "SecretKey": "s", "SessionToken": "t", "Expiration": 1796000000.5}}
+    sts = ("<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials><AccessKeyId>ASIA</AccessKeyId>"
+           "<SecretAccessKey>s</SecretAccessKey><SessionToken>t</SessionToken><Expiration>2026-12-01T01:00:00.123456Z</Expiration>"
+           "</Credentials></AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>")
+    for body in [json.dumps(vending), json.dumps(identity), sts, json.dumps(dict(vending, Expiration=1e300)), json.dumps(dict(vending, StatusCode=1e300))]:
+        add("credentials-json", b"\0" + body.encode())
+    add("credentials-json", b"\4" + b'{"__type":"NotAuthorizedException","message":"no"}')
+
+
+def cognito():
+    flows = {"USER_SRP_AUTH": 0, "USER_PASSWORD_AUTH": 1, "CUSTOM_AUTH": 2, "USER_AUTH": 4}
+    for path in sorted(glob.glob(os.path.join(ROOT, "Tests", "AuthCoreClientsTests", "Fixtures", "cognito", "*.json"))):
+        with open(path) as f:
+            transcript = json.load(f)
+        steps = transcript.get("steps", [])
+        if not steps:
+            continue
+        first = steps[0]["request"]["body"]
+        flow = flows.get(first.get("AuthFlow"), 0)
+        if first.get("AuthFlow") == "CUSTOM_AUTH" and "SRP_A" not in first.get("AuthParameters", {}):
+            flow = 3
+        data = bytes([flow])
+        for step in steps[:4]:
+            response = step["response"]
+            data += bytes([0 if response["status"] == 200 else 1]) + json.dumps(response["body"]).encode() + b"\xff"
+        add("cognito-sign-in", data)
+
+
+def codecs():
+    for c in cases("srp6a-pysrp.json")[:20]:
+        for key in ("salt_hex", "a_hex", "b_hex"):
+            add("codecs", c[key])
+    for c in cases("oss-oss2.json")[:20]:
+        signature = c["expect"].get("signature")
+        if signature:
+            add("codecs", signature)
+    for text in ["", "00", "0", "QUJD", "QUI=", "QQ==", "QUJ", "-_8", "AB=C"]:
+        add("codecs", text)
+
+
+def urls_and_signing():
+    for c in cases("sigv4-aws-suite.json") + cases("sigv4-botocore.json"):
+        request = c["request"]
+        uri = request["uri"]
+        path, _, query = uri.partition("?")
+        host = dict((h[0].lower(), h[1]) for h in request["headers"]).get("host", "example.amazonaws.com")
+        add("request-url", "https://" + host + uri)
+        flags = (1 if c.get("service") == "s3" else 0) | (["GET", "PUT", "POST", "DELETE"].index(request["method"]) << 1
+                                                         if request["method"] in ("GET", "PUT", "POST", "DELETE") else 0)
+        data = bytes([flags]) + path.encode() + b"\0" + query.encode() + b"\0"
+        for name, value in request["headers"]:
+            if name.lower() == "host":
+                continue
+            data += name.encode() + b"\0" + value.encode() + b"\0"
+        add("sigv4-canonical", data)
+    for text in ["http://127.0.0.1:8080/x?y", "https://[::1]:443/", "https://bucket.s3.amazonaws.com/a%20b+c", "http://h:80"]:
+        add("request-url", text)
+    for c in cases("oss-oss2.json"):
+        request = c["request"]
+        _, _, query = request["uri"].partition("?")
+        data = bytes([1 if c.get("version") == "v4" else 0]) + request.get("key", "").encode() + b"\0" + query.encode() + b"\0"
+        for name, value in request["headers"]:
+            data += name.encode() + b"\0" + value.encode() + b"\0"
+        add("oss-sign", data)
+
+
+def srp_and_bigint():
+    for c in cases("srp6a-pysrp.json"):
+        if c["group"] != "rfc5054-3072":
+            continue
+        expect = c["expect"]
+        a, b, v = (bytes.fromhex(x.rjust(len(x) + len(x) % 2, "0")) for x in (c["a_hex"], c["b_hex"], expect["v_hex"]))
+        add("srp-public", a + b"\xff" + b + b"\xff" + v[:384] + b"\xff" + bytes.fromhex(expect.get("B_hex", expect.get("b_pub_hex", "00"))[:768].rjust(2, "0")))
+    add("srp-public", b"\x01\xff\x01\xff\x02\xff")
+    for modulus, base, exponent, other in [(b"\x0b", b"\x02", b"\x0a", b"\x05"), (b"\xff" * 32, b"\x03" * 40, b"\x01" * 32, b"\x07" * 20),
+                                           (b"\xc5" * 128, b"\x02", b"\xff" * 64, b"")]:
+        add("bigint", modulus + b"\xff" + base + b"\xff" + exponent + b"\xff" + other)
+
+
+def vector_files():
+    for path in sorted(glob.glob(os.path.join(ROOT, "vectors", "*.json"))):
+        with open(path, "rb") as f:
+            data = f.read()
+        if len(data) <= 8192:
+            add("vectors", data)
+        else:
+            document = json.loads(data)
+            add("vectors", json.dumps({"kind": document["kind"], "cases": document["cases"][:2]}).encode())
+
+
+def main():
+    timestamps()
+    skew()
+    credentials()
+    cognito()
+    codecs()
+    urls_and_signing()
+    srp_and_bigint()
+    vector_files()
+    for target, seeds in sorted(SEEDS.items()):
+        directory = os.path.join(OUT, target)
+        os.makedirs(directory, exist_ok=True)
+        for seed in seeds:
+            with open(os.path.join(directory, hashlib.sha1(seed).hexdigest()), "wb") as f:
+                f.write(seed)
+        print(f"{target}: {len(seeds)} seeds")
+
+
+if __name__ == "__main__":
+    main()
