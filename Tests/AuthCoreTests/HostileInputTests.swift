@@ -65,6 +65,8 @@ struct HostileInputTests {
         }
         #expect(throws: AuthCoreError(.malformedInput, "")) { try Timestamp(amzDate: "00000101T000000Z") }
         #expect((try? Timestamp(iso8601: "0001-01-01T00:59:59-01:00"))?.iso8601 == "0001-01-01T01:59:59Z")
+        // More than nine fractional digits (found by the timestamp fuzz target: a range trap).
+        #expect((try? Timestamp(iso8601: "2026-10-29T21:39:33.819473720253231Z"))?.nanoseconds == 819_473_720)
     }
 
     @Test("epoch seconds from outside: checked, never Int64(Double) traps")

@@ -336,7 +336,8 @@ extension Timestamp {
                 count += 1
             }
             guard count > 0 else { throw error }
-            for _ in count..<9 where count < 9 { value *= 10 }
+            // (A range `count..<9` traps for more than nine digits, whatever its `where` clause.)
+            if count < 9 { for _ in count..<9 { value *= 10 } }
             nanos = Int32(value)
         }
         var offsetSeconds = 0
