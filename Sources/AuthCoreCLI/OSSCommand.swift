@@ -81,7 +81,7 @@ enum OSSCommand {
     static func objectKey(url: RequestURL, bucket: String) -> String {
         var path = Substring(url.path)
         if !url.host.hasPrefix(bucket + "."), path.hasPrefix("/\(bucket)/") || path == "/\(bucket)" {
-            path = path.dropFirst(bucket.utf8.count + 1)
+            path = path.dropFirst(bucket.count + 1)  // "/" + bucket, counted in Characters like `path`
         }
         if path.hasPrefix("/") { path = path.dropFirst() }
         return path.removingPercentEncoding ?? String(path)

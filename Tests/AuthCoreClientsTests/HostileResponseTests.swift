@@ -95,6 +95,38 @@ struct HostileResponseTests {
         #expect(try sender.presign(request, signer: signer, expires: 600).expires == 600)
     }
 
+    /// Holds every request until `release()`; then answers an error.
+    final class HeldTransport: HTTPTransport {
+        let held = Locked<(count: Int, gate: CheckedContinuation<Void, Never>?)>((0, nil))
+        var count: Int { held.withLock { $0.count } }
+        func release() { held.withLock { $0.gate?.resume(); $0.gate = nil } }
+        func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
+            await withCheckedContinuation { continuation in held.withLock { $0.count += 1; $0.gate = continuation } }
+            return HTTPResponse(status: 400, body: Array(#"{"__type":"NotAuthorizedException","message":"no"}"#.utf8))
+        }
+    }
+
+    @Test("a second sign-in on the same client while one is at the network is refused, not interleaved")
+    func signInReentrancy() async throws {
+        let transport = HeldTransport()
+        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_x", clientId: "c")
+        let signIn = CognitoSignIn(configuration: configuration, transport: transport, clock: FixedClock(local))
+        let first = Task { try await signIn.signIn(username: "alice", password: SecureBytes(Array("pw-a".utf8)), flow: .userPassword) }
+        while transport.count == 0 { await Task.yield() }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try await signIn.signIn(username: "bob", password: SecureBytes(Array("pw-b".utf8)), flow: .userPassword)
+        }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await signIn.confirmSignIn(challengeResponse: "1") }
+        transport.release()
+        await #expect(throws: AuthCoreError(.serviceError, "")) { try await first.value }
+        #expect(transport.count == 1)
+        // Once the first has ended, the next sign-in runs.
+        let second = Task { try await signIn.signIn(username: "bob", password: SecureBytes(Array("pw-b".utf8)), flow: .userPassword) }
+        while transport.count == 1 { await Task.yield() }
+        transport.release()
+        await #expect(throws: AuthCoreError(.serviceError, "")) { try await second.value }
+    }
+
     @Test("credentials within the 10 s safety margin are never handed out: the caller waits for fresh ones")
     func safetyMargin() async throws {
         let clock = ManualClock(local)

@@ -276,6 +276,17 @@ struct HostileServerTests {
         waiter.cancel()
         await #expect(throws: AuthCoreError(.cancelled, "")) { try await waiter.value }
         #expect(ContinuousClock.now - cancelledAt < .seconds(5))
+        // The transport itself: a cancelled call ends at once as `cancelled`, also when it is
+        // cancelled before it starts.
+        let direct = Task { try await slow.credentials() }
+        try await Task.sleep(for: .milliseconds(200))
+        direct.cancel()
+        await #expect(throws: AuthCoreError(.cancelled, "")) { try await direct.value }
+        let early = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await slow.credentials()
+        }
+        await #expect(throws: AuthCoreError(.cancelled, "")) { try await early.value }
     }
 
     // MARK: - Plain http

@@ -17,23 +17,18 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
     public let line: UInt
     /// For ``Code/serviceError``: the service's own error type (`NotAuthorizedException`), as sent.
     public let serviceErrorType: String?
-    /// For ``Code/serviceError``: the HTTP status of the refusal.
+    /// For ``Code/serviceError`` and ``Code/redirectRefused``: the HTTP status of the answer.
     public let httpStatus: Int?
 
     /// Creates an error.
     @inline(never)
     public init(_ code: Code, _ reason: String, file: String = #fileID, line: UInt = #line) {
-        self.code = code
-        self.reason = reason
-        self.file = file
-        self.line = line
-        self.serviceErrorType = nil
-        self.httpStatus = nil
+        self.init(code, reason, httpStatus: nil, file: file, line: line)
     }
 
     /// An error with the HTTP status of the answer that caused it.
     @inline(never)
-    public init(_ code: Code, _ reason: String, httpStatus: Int, file: String = #fileID, line: UInt = #line) {
+    public init(_ code: Code, _ reason: String, httpStatus: Int?, file: String = #fileID, line: UInt = #line) {
         self.code = code
         self.reason = reason
         self.file = file

@@ -57,6 +57,7 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
     public init<E: Error>(
         count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws(E) -> Void
     ) throws(E) {
+        precondition(count >= 0, "negative byte count")  // invariant: callers check counts from outside data (secureBytes(count:) does)
         storage = Storage(capacity: count)
         storage.count = count
         try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: count))

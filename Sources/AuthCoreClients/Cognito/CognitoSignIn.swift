@@ -38,6 +38,9 @@ public actor CognitoSignIn {
     }
 
     private var pending: Pending?
+    /// Set while a `signIn` or `confirmSignIn` is suspended at the network: the actor is reentrant,
+    /// and a second call would replace the password and pending step under the first.
+    private var stepInFlight = false
     private var typedUsername: String?
     private var password: SecureBytes?
     private var flow: CognitoAuthFlow = .userSRP
@@ -77,6 +80,8 @@ public actor CognitoSignIn {
         clientMetadata: [String: String] = [:]
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         guard !username.isEmpty else { throw AuthCoreError(.invalidParameter, "username is empty") }
+        try beginStep()
+        defer { stepInFlight = false }
         reset()
         typedUsername = username
         self.password = password
@@ -137,6 +142,8 @@ public actor CognitoSignIn {
     public func confirmSignIn(
         challengeResponse: String, userAttributes: [String: String] = [:], friendlyDeviceName: String? = nil
     ) async throws(AuthCoreError) -> CognitoSignInResult {
+        try beginStep()
+        defer { stepInFlight = false }
         guard var state = pending else { throw AuthCoreError(.invalidParameter, "no sign-in step is waiting for an answer") }
         var responses: [String: String] = ["USERNAME": state.username]
         var challenge = state.challengeName
@@ -245,6 +252,13 @@ public actor CognitoSignIn {
     }
 
     // MARK: - Answers
+
+    private func beginStep() throws(AuthCoreError) {
+        guard !stepInFlight else {
+            throw AuthCoreError(.invalidParameter, "a sign-in step is already in progress on this CognitoSignIn; await it first")
+        }
+        stepInFlight = true
+    }
 
     private func reset() {
         pending = nil

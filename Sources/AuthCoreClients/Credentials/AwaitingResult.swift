@@ -4,7 +4,8 @@ import AuthCore
 /// cancellation ends its wait at once (``AuthCore/AuthCoreError/Code/cancelled``) without cancelling
 /// the task, which may be shared with other waiters; an optional time limit ends the wait with
 /// ``AuthCore/AuthCoreError/Code/timedOut`` and cancels the task. (`Task.value` alone waits for the
-/// task however long it takes, and ignores the waiter's cancellation.)
+/// task however long it takes, and ignores the waiter's cancellation.) A task that ignores its
+/// cancellation after a time-out keeps running until it ends by itself; its result is dropped.
 func awaitResult<Value: Sendable>(
     of task: Task<Value, any Error>, timeLimit: Duration? = nil, describing what: String
 ) async throws(AuthCoreError) -> Value {
@@ -15,8 +16,9 @@ func awaitResult<Value: Sendable>(
     let timer = timeLimit.map { limit in
         Task {
             try await Task.sleep(for: limit)
-            task.cancel()
+            // The time-out first: the task's own error for being cancelled must not win the gate.
             gate.resume(.failure(AuthCoreError(.timedOut, "\(what) did not answer within \(limit)")))
+            task.cancel()
         }
     }
     defer { timer?.cancel() }
@@ -51,9 +53,11 @@ private final class ResumeOnce<Value: Sendable>: Sendable {
             case .arrived(let result):
                 s = .done
                 return result
-            case .waiting, .done:
+            case .waiting:
                 s = .waiting(continuation)
                 return nil
+            case .done:
+                return nil  // invariant: installed once; nothing can be done twice
             }
         }
         if let early { continuation.resume(returning: early) }

@@ -31,6 +31,8 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
     public nonisolated let minimumLifetime: Int64
     /// How long one call of the source may take.
     public nonisolated let timeLimit: Duration
+    /// The longest ``timeLimit``: one day.
+    public static let longestTimeLimit: Duration = .seconds(86_400)
     nonisolated let clock: any SigningClock
     nonisolated let random: any SecureRandomGenerator
 
@@ -48,8 +50,8 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
 
     /// A cache around `source`.
     ///
-    /// Negative windows and margins count as 0; the minimum lifetime is at least the safety margin
-    /// plus one second.
+    /// Negative windows and margins count as 0, the margin at most one day; the minimum lifetime is
+    /// at least the safety margin plus one second; the time limit lies within 0 s…1 day.
     public init(
         source: any CredentialsProvider, window: Int64 = 300, clock: any SigningClock = SystemClock(),
         random: any SecureRandomGenerator = SystemRandom(), safetyMargin: Int64 = 10, minimumLifetime: Int64 = 60,
@@ -57,9 +59,9 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
     ) {
         self.source = source
         self.window = Swift.max(0, window)
-        self.safetyMargin = Swift.max(0, safetyMargin)
+        self.safetyMargin = Swift.min(Swift.max(0, safetyMargin), 86_400)
         self.minimumLifetime = Swift.max(self.safetyMargin + 1, minimumLifetime)
-        self.timeLimit = timeLimit
+        self.timeLimit = Swift.min(Swift.max(timeLimit, .zero), Self.longestTimeLimit)
         self.clock = clock
         self.random = random
     }

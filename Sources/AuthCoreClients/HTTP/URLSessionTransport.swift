@@ -33,6 +33,13 @@ public struct URLSessionTransport: HTTPTransport {
     /// A transport with a session of its own over `configuration`.
     public init(configuration: URLSessionConfiguration) { driver = URLSessionDriver(configuration: configuration) }
 
+    /// Releases the session of a transport made with ``init(configuration:)`` once its tasks finish
+    /// (the shared transport's session lives as long as the process and is left alone).
+    public func invalidate() {
+        guard driver !== URLSessionDriver.shared else { return }
+        driver.invalidate()
+    }
+
     public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
         try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: request.allowsInsecureHTTP)
         guard let url = URL(string: request.url.description) else {
@@ -88,7 +95,15 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                     exchanges.withLock { $0[identifier] = Exchange(continuation: continuation, request: request) }
-                    task.resume()
+                    // A cancel that came before the exchange was registered found nothing to finish
+                    // (its completion may already have been delivered): finish it here. The flag is
+                    // set before `onCancel` runs, so one of the two always sees it.
+                    if Task.isCancelled, let exchange = exchanges.withLock({ $0.removeValue(forKey: identifier) }) {
+                        task.cancel()
+                        exchange.continuation.resume(throwing: Self.cancelled(request))
+                    } else {
+                        task.resume()
+                    }
                 }
             } onCancel: {
                 task.cancel()
@@ -99,6 +114,13 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
             throw AuthCoreError(.transportFailure, "\(request.method) \(request.url.origin): \(error.localizedDescription)")
         }
     }
+
+    static func cancelled(_ request: HTTPRequest) -> AuthCoreError {
+        AuthCoreError(.cancelled, "\(request.method) \(request.url.origin): cancelled")
+    }
+
+    /// Lets the session finish its tasks and release itself (and this driver).
+    func invalidate() { session?.finishTasksAndInvalidate() }
 
     // MARK: - URLSessionDataDelegate
 
@@ -169,6 +191,8 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
         guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let failure = exchange.failure {
             exchange.continuation.resume(throwing: failure)
+        } else if let error, (error as? URLError)?.code == .cancelled {
+            exchange.continuation.resume(throwing: Self.cancelled(exchange.request))
         } else if let error {
             exchange.continuation.resume(
                 throwing: AuthCoreError(
