@@ -301,6 +301,14 @@ func checkCredentials(_ credentials: Credentials) {
     guard context.powerVariableTime(reducedBase, publicExponent: exponent) == plain else { fuzzFailure("variable-time context power") }
     if let x = try? other.modulo(modulus), let difference = try? reducedBase.subtracting(x, modulo: modulus) {
         guard (try? (difference + x).modulo(modulus)) == reducedBase else { fuzzFailure("modular subtraction") }
+        // The Montgomery kernels (montmul with REDC, constant-time subtraction) and the fixed-base
+        // comb against plain mpz arithmetic.
+        let domain = MontgomeryDomain(modulus: modulus)
+        guard domain.multiplyModN(reducedBase, x) == (try? (reducedBase * x).modulo(modulus)) else { fuzzFailure("Montgomery multiplication") }
+        guard domain.subtractModN(reducedBase, x) == difference else { fuzzFailure("constant-time modular subtraction") }
+        let window = 1 + Int(exponentBytes.first ?? 0) % 6
+        let table = FixedBaseTable(base: reducedBase, domain: domain, window: window, maximumExponentBitCount: bitCount)
+        guard table.power(exponent, exponentBitCount: bitCount) == plain else { fuzzFailure("fixed-base comb (window \(window))") }
     }
 }
 

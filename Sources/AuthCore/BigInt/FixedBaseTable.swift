@@ -10,7 +10,7 @@ internal import CAuthCoreGMP
 ///
 /// Size: windows × 2^window × bytes(N). With a 5-bit window and a 512-bit reach, 103 windows × 32
 /// entries: 1.27 MiB for the 3072-bit group, built in ~15 ms the first time it is needed.
-final class FixedBaseTable: @unchecked Sendable {
+package final class FixedBaseTable: @unchecked Sendable {
     // invariant: `entries` is written only in init and read-only afterwards (shared between threads).
     let domain: MontgomeryDomain
     let window: Int
@@ -20,7 +20,7 @@ final class FixedBaseTable: @unchecked Sendable {
     let entries: UnsafeMutablePointer<mp_limb_t>
     let entryCount: Int
 
-    init(base: BigUInt, domain: MontgomeryDomain, window: Int = 5, maximumExponentBitCount: Int) {
+    package init(base: BigUInt, domain: MontgomeryDomain, window: Int = 5, maximumExponentBitCount: Int) {
         self.domain = domain
         self.window = window
         self.maximumExponentBitCount = maximumExponentBitCount
@@ -41,6 +41,16 @@ final class FixedBaseTable: @unchecked Sendable {
             }
             for _ in 0..<window { domain.square(windowBase.pointer, windowBase.pointer) }
         }
+    }
+
+    /// base^e mod N as a plain number (the differential fuzz target's entry point; the engine stays
+    /// in Montgomery form). `exponent` must be below 2^exponentBitCount.
+    package func power(_ exponent: BigUInt, exponentBitCount: Int) -> BigUInt {
+        let limbs = LimbBuffer(exponent, count: Swift.max(1, (exponentBitCount + 63) / 64))
+        let result = LimbBuffer(count: domain.limbCount)
+        power(into: result.pointer, exponent: limbs, exponentBitCount: exponentBitCount)
+        domain.leave(result.pointer, result.pointer)
+        return result.bigUInt
     }
 
     deinit { entries.deallocate() }  // public values only: no wipe needed

@@ -6,7 +6,7 @@ internal import CAuthCoreGMP
 /// `mpn_sec_mul`/`mpn_sec_sqr` followed by word-by-word Montgomery reduction over `mpn_addmul_1`
 /// (HAC 14.32) and a conditional subtraction (`mpn_cnd_sub_n`): no branch or memory access depends on
 /// the operands. Immutable after creation, so one domain is shared by every thread.
-final class MontgomeryDomain: @unchecked Sendable {
+package final class MontgomeryDomain: @unchecked Sendable {
     // invariant: all stored buffers are written only in init.
     let modulus: BigUInt
     let limbCount: Int
@@ -19,7 +19,7 @@ final class MontgomeryDomain: @unchecked Sendable {
     let rSquared: LimbBuffer
     let scratchLimbs: Int
 
-    init(modulus: BigUInt) {
+    package init(modulus: BigUInt) {
         precondition(modulus.isOdd && modulus > BigUInt(1), "Montgomery arithmetic needs an odd modulus > 1")  // invariant: groups are validated first
         self.modulus = modulus
         let n = modulus.limbCount
@@ -68,7 +68,7 @@ final class MontgomeryDomain: @unchecked Sendable {
     }
 
     /// (a·b) mod N for a, b < N, in constant time.
-    func multiplyModN(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
+    package func multiplyModN(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
         let x = LimbBuffer(a, count: limbCount)
         let y = LimbBuffer(b, count: limbCount)
         enter(x.pointer, x.pointer)
@@ -78,7 +78,7 @@ final class MontgomeryDomain: @unchecked Sendable {
     }
 
     /// (a - b) mod N for a, b < N, in constant time.
-    func subtractModN(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
+    package func subtractModN(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
         let x = LimbBuffer(a, count: limbCount)
         let y = LimbBuffer(b, count: limbCount)
         c_authcore_mpn_sub_mod(x.pointer, x.pointer, y.pointer, modulusLimbs.pointer, limbCount)
