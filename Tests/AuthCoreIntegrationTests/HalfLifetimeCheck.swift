@@ -16,7 +16,9 @@ func expectHalfLifetimeRefresh(_ provider: RefreshingCredentialsProvider, lifeti
     let lead = refresh.seconds(until: expiration)
     let longest = before.seconds(until: expiration)
     let shortest = after.seconds(until: expiration)
-    #expect(longest <= lifetime + 1, "a \(lifetime) s lifetime: \(expiration.iso8601)", sourceLocation: sourceLocation)
+    // The server stamps the expiry between `before` and `after`: measured from `after` it is at most
+    // the lifetime (plus rounding to whole seconds), however slow the exchange (ThreadSanitizer).
+    #expect(shortest <= lifetime + 1, "a \(lifetime) s lifetime: \(expiration.iso8601)", sourceLocation: sourceLocation)
     #expect(
         lead >= shortest / 2 - 1 && lead <= longest / 2 + 1,
         "refresh \(lead) s before expiry; remaining at request \(longest) s, at answer \(shortest) s", sourceLocation: sourceLocation)
