@@ -10,9 +10,9 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 VENV := .venv
-APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales
+APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales valgrind
 
-.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay deps system-deps venv build build-release vectors clean
+.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count deps system-deps venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server) on loopback and stops them by PID.
@@ -20,6 +20,8 @@ test: deps build
 	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test
 	.build/debug/authcore vectors vectors
 	$(MAKE) --no-print-directory fuzz-replay
+	$(MAKE) --no-print-directory ctgrind
+	$(MAKE) --no-print-directory ct-count
 
 bench: deps build-release
 	.build/release/authcore vectors vectors
@@ -67,6 +69,26 @@ fuzz-replay: fuzz-build
 	    || { tail -n 30 .build/fuzz-replay-$$target.log; echo "fuzz-replay: $$target failed"; exit 1; }; \
 	  echo "fuzz-replay: $$target: $$(ls Fuzz/corpus/$$target | wc -l) inputs, clean under ASan"; \
 	done
+
+# Constant-flow gate (Valgrind memcheck, the method of BoringSSL's and libsecp256k1's CI): secrets are
+# marked undefined where they enter and every branch, memory index or system call depending on one is
+# a report; values become public only where the code declassifies them (ConstantFlow.swift). Release
+# build with -DAUTHCORE_CONSTANT_FLOW_CHECK; flows in Checks/AuthCoreConstantFlow/Flows.swift. Fails
+# unless every flow gives 0 reports and every deliberately variable-time control at least 1.
+CT_BINARY := .build/ctgrind/release/authcore-ctcheck
+CTGRIND := valgrind --tool=memcheck --error-limit=no --track-origins=yes --num-callers=40
+
+ctgrind-build: system-deps
+	$(SWIFT) build -c release --product authcore-ctcheck --scratch-path .build/ctgrind -Xcc -DAUTHCORE_CONSTANT_FLOW_CHECK
+
+ctgrind: ctgrind-build
+	@$(CTGRIND) --log-file=.build/ctgrind.log $(CT_BINARY) ctgrind \
+	  || { echo "ctgrind: reports in .build/ctgrind.log"; exit 1; }
+
+# Instruction-count equality (callgrind Ir, deterministic) of each secret operation across secret
+# classes: zero/small/top-bit exponents, x = 0 vs 2^255, a premaster base with a zero top byte.
+ct-count: ctgrind-build
+	@$(PYTHON) scripts/ct_count.py $(CT_BINARY)
 
 deps: system-deps venv
 

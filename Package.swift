@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "authcore", targets: ["AuthCoreCLI"]),
         .executable(name: "authcore-bench", targets: ["AuthCoreBenchmarks"]),
         .executable(name: "authcore-fuzz", targets: ["AuthCoreFuzz"]),
+        .executable(name: "authcore-ctcheck", targets: ["AuthCoreConstantFlow"]),
     ],
     targets: [
         // MARK: - System libraries
@@ -81,6 +82,17 @@ let package = Package(
             name: "AuthCoreFuzz",
             dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreVectors"],
             path: "Fuzz/AuthCoreFuzz",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: - Secret-hygiene gates
+
+        // Constant-flow flows for Valgrind memcheck (`make ctgrind`, built with
+        // -DAUTHCORE_CONSTANT_FLOW_CHECK) and instruction counts per secret class (`make ct-count`).
+        .executableTarget(
+            name: "AuthCoreConstantFlow",
+            dependencies: ["AuthCore"],
+            path: "Checks/AuthCoreConstantFlow",
             swiftSettings: swiftSettings
         ),
 

@@ -172,3 +172,28 @@ void c_authcore_baseline_sigv4_hashing(const void *canonical, size_t canonical_l
     }
     EVP_MAC_CTX_free(mac);
 }
+
+#include <openssl/bn.h>
+
+size_t c_authcore_baseline_openssl_powm_consttime(const void *base, size_t base_length, const void *exponent,
+                                                  size_t exponent_length, const void *modulus, size_t modulus_length,
+                                                  long iterations, unsigned char *out, size_t out_capacity) {
+    BN_CTX *ctx = BN_CTX_new();
+    BIGNUM *b = BN_bin2bn(base, (int)base_length, NULL);
+    BIGNUM *e = BN_bin2bn(exponent, (int)exponent_length, NULL);
+    BIGNUM *m = BN_bin2bn(modulus, (int)modulus_length, NULL);
+    BIGNUM *r = BN_new();
+    BN_MONT_CTX *mont = BN_MONT_CTX_new();
+    BN_MONT_CTX_set(mont, m, ctx);
+    BN_set_flags(e, BN_FLG_CONSTTIME);
+    for (long i = 0; i < iterations; i++) BN_mod_exp_mont_consttime(r, b, e, m, ctx, mont);
+    size_t count = 0;
+    if ((size_t)BN_num_bytes(r) <= out_capacity) count = (size_t)BN_bn2bin(r, out);
+    BN_MONT_CTX_free(mont);
+    BN_free(r);
+    BN_free(m);
+    BN_free(e);
+    BN_free(b);
+    BN_CTX_free(ctx);
+    return count;
+}

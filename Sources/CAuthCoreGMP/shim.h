@@ -158,6 +158,36 @@ static inline void c_authcore_mpn_add_mod(mp_ptr rp, mp_srcptr ap, mp_srcptr bp,
     mpn_cnd_sub_n(carry | (borrow ^ 1), rp, rp, mp, n);
 }
 
+/// 1 when {ap, n} < {mp, n}, else 0, without a branch on either (the borrow of `mpn_sub_n`);
+/// `tp` holds n limbs.
+static inline mp_limb_t c_authcore_mpn_sec_less_than(mp_srcptr ap, mp_srcptr mp, mp_size_t n, mp_ptr tp) {
+    return mpn_sub_n(tp, ap, mp, n);
+}
+
+/// 1 when all n limbs are zero, else 0, reading every limb and branching on none.
+static inline mp_limb_t c_authcore_mpn_sec_is_zero(mp_srcptr ap, mp_size_t n) {
+    mp_limb_t any = 0;
+    for (mp_size_t i = 0; i < n; i++) any |= ap[i];
+    return ((any | ((mp_limb_t)0 - any)) >> (GMP_NUMB_BITS - 1)) ^ 1;
+}
+
+/// The number of significant limbs of {ap, n} (the index after the highest non-zero limb), reading
+/// every limb and branching on none (the empty asm keeps the optimiser from reintroducing branches).
+static inline mp_size_t c_authcore_mpn_sec_significant_limbs(mp_srcptr ap, mp_size_t n) {
+    mp_limb_t significant = 0;
+    for (mp_size_t i = 0; i < n; i++) {
+        mp_limb_t nonzero = (ap[i] | ((mp_limb_t)0 - ap[i])) >> (GMP_NUMB_BITS - 1);
+        mp_limb_t mask = (mp_limb_t)0 - nonzero;
+        __asm__("" : "+r"(mask));
+        significant ^= (significant ^ (mp_limb_t)(i + 1)) & mask;
+    }
+    return (mp_size_t)significant;
+}
+
+/// Sets the size of an mpz whose limbs were written directly, without the normalising scan of
+/// `mpz_limbs_finish` (which branches on the top limb): the caller guarantees limb n-1 is non-zero.
+static inline void c_authcore_mpz_set_limb_count(mpz_ptr z, mp_size_t n) { z->_mp_size = (int)n; }
+
 /// Scratch limbs needed by `c_authcore_mpn_montmul`/`montsqr`.
 static inline mp_size_t c_authcore_mont_scratch_limbs(mp_size_t n) {
     mp_size_t mul = mpn_sec_mul_itch(n, n);

@@ -55,4 +55,82 @@ static inline int c_authcore_rand_bytes(void *out, size_t len) {
 static inline void c_authcore_cleanse(void *ptr, size_t len) { OPENSSL_cleanse(ptr, len); }
 static inline int c_authcore_memcmp(const void *a, const void *b, size_t len) { return CRYPTO_memcmp(a, b, len); }
 
+// MARK: - Constant-time byte helpers
+//
+// Branch-free loops over secret bytes. The value barrier (an empty asm the optimiser cannot see
+// through) keeps the compiler from turning "once zero, always zero" masks back into early exits,
+// which it does for the same loop written in Swift (the ctgrind gate caught exactly that).
+
+static inline size_t c_authcore_value_barrier(size_t x) {
+    __asm__("" : "+r"(x));
+    return x;
+}
+
+/// 1 for a zero byte, else 0, without a branch.
+static inline size_t c_authcore_ct_is_zero_byte(unsigned char b) {
+    return ((size_t)b - 1) >> (sizeof(size_t) * 8 - 1);
+}
+
+/// The number of leading zero bytes of {p, n}, reading every byte and branching on none.
+static inline size_t c_authcore_ct_leading_zero_bytes(const void *p, size_t n) {
+    const unsigned char *bytes = (const unsigned char *)p;
+    size_t count = 0, leading = 1;
+    for (size_t i = 0; i < n; i++) {
+        leading = c_authcore_value_barrier(leading & c_authcore_ct_is_zero_byte(bytes[i]));
+        count += leading;
+    }
+    return count;
+}
+
+/// The first non-zero byte of {p, n} (0 when all are zero), reading every byte and branching on none.
+static inline unsigned c_authcore_ct_first_nonzero_byte(const void *p, size_t n) {
+    const unsigned char *bytes = (const unsigned char *)p;
+    size_t first = 0, leading = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t zero = c_authcore_ct_is_zero_byte(bytes[i]);
+        size_t is_first = c_authcore_value_barrier(leading & (zero ^ 1));
+        first |= bytes[i] & ((size_t)0 - is_first);
+        leading = c_authcore_value_barrier(leading & zero);
+    }
+    return (unsigned)first;
+}
+
+// MARK: - Constant-flow checking (make ctgrind)
+//
+// Built with -DAUTHCORE_CONSTANT_FLOW_CHECK and run under Valgrind memcheck, secrets are marked
+// "undefined" where they enter (random bytes, passwords, keys) and memcheck reports every branch,
+// memory address or system call that depends on them: the technique of BoringSSL's
+// CONSTTIME_SECRET/CONSTTIME_DECLASSIFY and of libsecp256k1's valgrind_ctime_test. A value becomes
+// public ("declassified") only at the points where the protocol publishes it (A, B, M1, a MAC
+// comparison's verdict). In every other build, and outside Valgrind, these are no-ops.
+#if defined(AUTHCORE_CONSTANT_FLOW_CHECK) && defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define C_AUTHCORE_HAS_MEMCHECK 1
+#endif
+#endif
+#if defined(AUTHCORE_CONSTANT_FLOW_CHECK) && defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define C_AUTHCORE_HAS_CALLGRIND 1
+#endif
+#endif
+#ifdef C_AUTHCORE_HAS_CALLGRIND
+/// Switches callgrind's event collection on or off (run with --collect-atstart=no).
+static inline void c_authcore_callgrind_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
+#else
+static inline void c_authcore_callgrind_toggle(void) {}
+#endif
+#ifdef C_AUTHCORE_HAS_MEMCHECK
+static inline void c_authcore_classify(const void *p, size_t n) { (void)VALGRIND_MAKE_MEM_UNDEFINED(p, n); }
+static inline void c_authcore_declassify(const void *p, size_t n) { (void)VALGRIND_MAKE_MEM_DEFINED(p, n); }
+static inline int c_authcore_constant_flow_checking(void) { return RUNNING_ON_VALGRIND ? 1 : 0; }
+static inline unsigned c_authcore_constant_flow_errors(void) { return (unsigned)VALGRIND_COUNT_ERRORS; }
+#else
+static inline void c_authcore_classify(const void *p, size_t n) { (void)p; (void)n; }
+static inline void c_authcore_declassify(const void *p, size_t n) { (void)p; (void)n; }
+static inline int c_authcore_constant_flow_checking(void) { return 0; }
+static inline unsigned c_authcore_constant_flow_errors(void) { return 0; }
+#endif
+
 #endif

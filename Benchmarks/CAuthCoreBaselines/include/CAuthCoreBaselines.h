@@ -24,6 +24,13 @@ size_t c_authcore_baseline_powm_sec(const void *base, size_t base_length, const 
                                     const void *modulus, size_t modulus_length, long iterations, unsigned char *out,
                                     size_t out_capacity);
 
+/// OpenSSL's `BN_mod_exp_mont_consttime(r, base, exponent, modulus)` `iterations` times (the premaster
+/// kernel AuthCore used before issue 11: faster, but its base goes through `BN_bin2bn`, which strips
+/// leading zero bytes, so it is not constant-time in the base).
+size_t c_authcore_baseline_openssl_powm_consttime(const void *base, size_t base_length, const void *exponent,
+                                                  size_t exponent_length, const void *modulus, size_t modulus_length,
+                                                  long iterations, unsigned char *out, size_t out_capacity);
+
 /// The six `mpz_powm_sec` calls a straightforward SRP-6a client + server handshake makes, with the
 /// exponent sizes AuthCore's handshake uses (N of `modulus_length` bytes): g^a, g^b, g^x and v^u with
 /// 256-bit exponents, the client's (B - k·g^x)^(a + u·x) with a 513-bit exponent, and the server's

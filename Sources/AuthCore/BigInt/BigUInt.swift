@@ -73,6 +73,14 @@ public struct BigUInt: Sendable, Comparable, CustomStringConvertible, CustomDebu
     /// The number of 64-bit limbs in use.
     var limbCount: Int { Int(c_authcore_mpz_size(storage.pointer)) }
 
+    /// Calls `body` with the memory of the significant limbs (constant-flow harnesses mark a stored
+    /// secret such as a verifier with it).
+    package func withUnsafeLimbBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        let count = limbCount
+        guard count > 0, let limbs = c_authcore_mpz_limbs_read(storage.pointer) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return body(UnsafeRawBufferPointer(start: limbs, count: count * MemoryLayout<UInt>.stride))
+    }
+
     // MARK: - Byte and text forms
 
     /// The big-endian bytes without leading zeros (empty for zero).

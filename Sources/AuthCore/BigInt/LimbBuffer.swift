@@ -43,13 +43,35 @@ final class LimbBuffer: @unchecked Sendable {
 
     var buffer: UnsafeMutableBufferPointer<mp_limb_t> { UnsafeMutableBufferPointer(start: pointer, count: count) }
 
-    /// The value as a `BigUInt`.
+    /// The value as a `BigUInt` (variable time in the value's leading zero limbs: public values).
     var bigUInt: BigUInt { BigUInt(limbs: UnsafeBufferPointer(buffer)) }
 
-    /// Little-endian bytes of all limbs (for OpenSSL's `BN_lebin2bn`), into `out` of `count * 8` bytes.
-    func writeLittleEndianBytes(into out: UnsafeMutableRawBufferPointer) {
+    /// The value as a `BigUInt` once the protocol publishes it (`A`, `B`): declassified first.
+    var publishedBigUInt: BigUInt {
+        ConstantFlow.declassify(UnsafeRawBufferPointer(UnsafeBufferPointer(buffer)))
+        return bigUInt
+    }
+
+    /// A secret value as a `BigUInt` (the verifier `v`): the limbs stay secret, only the number of
+    /// significant 64-bit words is declassified, since `BigUInt` stores it. For a value below N it
+    /// differs from N's own word count with probability about 2⁻⁶⁴ per word.
+    var secretBigUInt: BigUInt {
+        let significant = ConstantFlow.declassified(Int(c_authcore_mpn_sec_significant_limbs(pointer, count)))
+        return BigUInt(limbs: UnsafeBufferPointer(buffer), significantCount: significant)
+    }
+
+    /// All limbs as big-endian bytes in wiping storage, after `leadingZeros` zero bytes.
+    func secureBigEndianBytes(leadingZeros: Int = 0) -> SecureBytes {
+        SecureBytes(count: leadingZeros + count * 8) { out in
+            writeBigEndianBytes(into: UnsafeMutableRawBufferPointer(rebasing: out[leadingZeros...]))
+        }
+    }
+
+    /// Writes all limbs big-endian into exactly `count * 8` bytes: time depends only on `count`.
+    func writeBigEndianBytes(into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count == count * 8, "byte buffer must hold every limb")  // invariant: sized by callers
         for index in 0..<count {
-            out.storeBytes(of: UInt64(pointer[index]).littleEndian, toByteOffset: index * 8, as: UInt64.self)
+            out.storeBytes(of: UInt64(pointer[index]).bigEndian, toByteOffset: (count - 1 - index) * 8, as: UInt64.self)
         }
     }
 }

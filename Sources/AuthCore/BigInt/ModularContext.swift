@@ -139,15 +139,23 @@ public final class ModularContext {
 }
 
 extension BigUInt {
-    /// A value from little-endian 64-bit limbs (leading zero limbs are normalised away).
+    /// A value from little-endian 64-bit limbs (leading zero limbs are normalised away, in time that
+    /// depends on how many there are).
     init(limbs: UnsafeBufferPointer<mp_limb_t>) {
+        var used = limbs.count
+        while used > 0 && limbs[used - 1] == 0 { used -= 1 }
+        self.init(limbs: limbs, significantCount: used)
+    }
+
+    /// A value from little-endian 64-bit limbs of which the lowest `significantCount` are used: the
+    /// others are zero and limb `significantCount - 1` is not. Copies every limb, branching on none.
+    init(limbs: UnsafeBufferPointer<mp_limb_t>, significantCount: Int) {
+        precondition(significantCount >= 0 && significantCount <= limbs.count, "significant limbs within the buffer")  // invariant: computed by callers
         let out = MPZStorage(bits: limbs.count * 64)
         if limbs.count > 0 {
             let dest = c_authcore_mpz_limbs_write(out.pointer, limbs.count)!  // invariant: count > 0
             for i in 0..<limbs.count { dest[i] = limbs[i] }
-            var used = limbs.count
-            while used > 0 && limbs[used - 1] == 0 { used -= 1 }
-            c_authcore_mpz_limbs_finish(out.pointer, used)
+            c_authcore_mpz_set_limb_count(out.pointer, significantCount)
         }
         self.init(storage: out)
     }

@@ -3,23 +3,23 @@
 /// `x = H(PADs(salt) | H(deviceGroupKey | deviceKey | ":" | devicePassword))`, `v = g^x mod N`;
 /// `PasswordVerifier = Base64(PADs(v))`, `Salt = Base64(PADs(salt))` (vectors.md
 /// `cognito-device-verifier`).
-public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible {
+public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `PasswordVerifier` (Base64).
     public let passwordVerifier: String
     /// `Salt` (Base64).
     public let salt: String
-    /// `x` (secret; for tests and vectors).
-    package let privateKey: BigUInt
     /// `v`.
     public let verifier: BigUInt
 
     public var description: String { "CognitoDeviceVerifier(salt: \(salt))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["salt": salt], displayStyle: .struct) }
 
     /// The verifier for a device password and salt.
     public init(deviceGroupKey: String, deviceKey: String, devicePassword: SecureBytes, salt: BigUInt) throws(AuthCoreError) {
         let x = CognitoSRP.privateKey(salt: salt, realm: deviceGroupKey, identity: deviceKey, password: devicePassword)
-        let v = try CognitoSRP.group.engine.generatorPower(x.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }, bitCount: 256)
-        self.privateKey = BigUInt(bigEndianBytes: x.bytes)
+        let v = try CognitoSRP.group.engine.verifierValue(privateKey: x, bitCount: 256)
+        v.withUnsafeLimbBytes { ConstantFlow.declassify($0) }  // sent to Cognito (ConfirmDevice)
         self.verifier = v
         self.passwordVerifier = Base64.encode(v.signPaddedBigEndianBytes)
         self.salt = Base64.encode(salt.signPaddedBigEndianBytes)

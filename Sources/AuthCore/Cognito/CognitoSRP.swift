@@ -42,8 +42,9 @@ public enum CognitoSRP {
             group: group, randomBitCount: randomBitCount, offsetBits: offsetBits(forRandomBits: randomBitCount), random: random)
     }
 
-    /// An ephemeral from an explicit `a` (test vectors).
-    public static func ephemeral(privateValue a: BigUInt) throws(AuthCoreError) -> SRPPrivateValue {
+    /// An ephemeral from an explicit `a` (test vectors). Package API: an explicit value is used at its
+    /// own bit length, so the work done depends on it.
+    package static func ephemeral(privateValue a: BigUInt) throws(AuthCoreError) -> SRPPrivateValue {
         try group.engine.explicitPrivateValue(group: group, a)
     }
 
@@ -74,32 +75,51 @@ public enum CognitoSRP {
         HashAlgorithm.sha256.digest(a.signPaddedBigEndianBytes, b.signPaddedBigEndianBytes)
     }
 
-    /// `x = H(PADs(salt) | H(realm | identity | ":" | password))`.
-    static func privateKey(salt: BigUInt, realm: String, identity: String, password: SecureBytes) -> Digest {
-        var inner = SHA256()
-        inner.update(string: realm)
-        inner.update(string: identity)
-        inner.update(string: ":")
-        password.withUnsafeBytes { inner.update(bufferPointer: $0) }
-        let innerHash = inner.finalize()
-        var outer = SHA256()
-        outer.update(bytes: salt.signPaddedBigEndianBytes)
-        innerHash.withUnsafeBytes { outer.update(bufferPointer: $0) }
-        return outer.finalize()
+    /// `x = H(PADs(salt) | H(realm | identity | ":" | password))` as a fixed-width secret scalar,
+    /// hashed into wiping storage.
+    static func privateKey(salt: BigUInt, realm: String, identity: String, password: SecureBytes) -> LimbBuffer {
+        let realmBytes = Array(realm.utf8)
+        let identityBytes = Array(identity.utf8)
+        let inner = password.withUnsafeBytes { p in
+            realmBytes.withUnsafeBytes { r in
+                identityBytes.withUnsafeBytes { i in
+                    [UInt8(ascii: ":")].withUnsafeBytes { colon in HashAlgorithm.sha256.secretHash(parts: [r, i, colon, p]) }
+                }
+            }
+        }
+        let saltBytes = salt.signPaddedBigEndianBytes
+        let x = inner.withUnsafeBytes { h in saltBytes.withUnsafeBytes { HashAlgorithm.sha256.secretHash(parts: [$0, h]) } }
+        return x.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }
+    }
+
+    /// `x` as a number (secret; vectors and tests).
+    package static func privateKeyValue(salt: BigUInt, realm: String, identity: String, password: SecureBytes) -> BigUInt {
+        privateKey(salt: salt, realm: realm, identity: identity, password: password).secretBigUInt
     }
 
     /// The 16-byte claim key: HKDF-SHA256(salt = PADs(u), ikm = PADs(S), "Caldera Derived Key").
-    static func claimKey(premasterSecret s: BigUInt, scramblingParameter u: BigUInt) throws(AuthCoreError) -> SecureBytes {
-        var ikm = s.signPaddedBigEndianBytes
-        defer { ikm.secureZeroize() }
+    ///
+    /// S stays in fixed-width storage; only the length of its sign-padded form is declassified (the
+    /// protocol hashes that form, so its length is what the HKDF input reveals anyway).
+    static func claimKey(premasterSecret s: LimbBuffer, scramblingParameter u: BigUInt) throws(AuthCoreError) -> SecureBytes {
+        let padded = s.secureBigEndianBytes(leadingZeros: 1)  // 00 ‖ S: the sign byte is always available
+        // Public by the protocol (the HKDF input's length): the leading zero count and the sign bit.
+        let zeros = ConstantFlow.declassified(padded.leadingZeroByteCount)
+        let signBit = ConstantFlow.declassified(Int(padded.firstNonZeroByte >> 7))
+        let start = Swift.min(zeros - signBit, padded.count - 1)  // S = 0 hashes as the single byte 00
         let salt = u.signPaddedBigEndianBytes
-        let prk = ikm.withUnsafeBytes { i in salt.withUnsafeBytes { HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: i, salt: $0) } }
+        let prk = padded.withUnsafeBytes { all in
+            salt.withUnsafeBytes {
+                HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: UnsafeRawBufferPointer(rebasing: all[start...]), salt: $0)
+            }
+        }
         return try prk.withUnsafeBytes { (p) throws(AuthCoreError) -> SecureBytes in
             try derivedKeyInfo.withUnsafeBytesTyped { (i) throws(AuthCoreError) -> SecureBytes in
                 try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: p, info: i, outputByteCount: 16)
             }
         }
     }
+
 
     /// `Base64(HMAC-SHA256(key, realm | identity | secretBlock | timestamp))`.
     static func claimSignature(key: SecureBytes, realm: String, identity: String, secretBlock: [UInt8], timestamp: String) -> Digest {
@@ -116,21 +136,31 @@ public enum CognitoSRP {
 }
 
 /// The values of one Cognito password (or device) claim.
-public struct CognitoPasswordClaim: Sendable, CustomStringConvertible {
+public struct CognitoPasswordClaim: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `PASSWORD_CLAIM_SIGNATURE` (standard Base64).
     public let signature: String
     /// `TIMESTAMP`, exactly as signed.
     public let timestamp: String
     /// `u` (public).
     public let scramblingParameter: BigUInt
-    /// `x` (secret; for tests and vectors).
-    package let privateKey: BigUInt
-    /// `S` (secret; for tests and vectors).
-    package let premasterSecret: BigUInt
-    /// The HKDF key (secret; for tests and vectors).
-    package let key: SecureBytes
+    /// `x`, `S` and the HKDF key, when a package caller asked for them (vectors and tests).
+    package let intermediates: CognitoClaimIntermediates?
 
     public var description: String { "CognitoPasswordClaim(timestamp: \(timestamp))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["signature": signature, "timestamp": timestamp], displayStyle: .struct)
+    }
+}
+
+/// Secret intermediates of one Cognito claim, kept only for package callers (vectors, tests).
+package struct CognitoClaimIntermediates: Sendable {
+    /// `x`.
+    package let privateKey: BigUInt
+    /// `S`.
+    package let premasterSecret: BigUInt
+    /// The HKDF claim key.
+    package let key: SecureBytes
 }
 
 extension CognitoSRP {
@@ -150,6 +180,16 @@ extension CognitoSRP {
         realm: String, identity: String, password: SecureBytes, ephemeral: borrowing SRPPrivateValue,
         serverPublicValue: BigUInt, salt: BigUInt, secretBlock: [UInt8], timestamp: String
     ) throws(AuthCoreError) -> CognitoPasswordClaim {
+        try passwordClaim(
+            realm: realm, identity: identity, password: password, ephemeral: ephemeral, serverPublicValue: serverPublicValue,
+            salt: salt, secretBlock: secretBlock, timestamp: timestamp, recordingIntermediates: false)
+    }
+
+    /// The same, optionally keeping `x`, `S` and the key in the claim (vectors and tests only).
+    package static func passwordClaim(
+        realm: String, identity: String, password: SecureBytes, ephemeral: borrowing SRPPrivateValue,
+        serverPublicValue: BigUInt, salt: BigUInt, secretBlock: [UInt8], timestamp: String, recordingIntermediates: Bool
+    ) throws(AuthCoreError) -> CognitoPasswordClaim {
         guard ephemeral.group == group else {
             throw AuthCoreError(.invalidParameter, "the ephemeral belongs to \(ephemeral.group.name), not Cognito's group")
         }
@@ -157,15 +197,15 @@ extension CognitoSRP {
         let a = ephemeral.publicValue
         let uDigest = scramblingParameter(a, b)
         let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
-        let xDigest = privateKey(salt: salt, realm: realm, identity: identity, password: password)
-        let x = xDigest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }
+        let x = privateKey(salt: salt, realm: realm, identity: identity, password: password)
         let s = try group.engine.clientPremaster(
             serverPublicValue: b, k: multiplier, x: x, xBitCount: 256, u: uDigest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) },
             privateValue: ephemeral)
         let key = try claimKey(premasterSecret: s, scramblingParameter: u)
         let signature = claimSignature(key: key, realm: realm, identity: identity, secretBlock: secretBlock, timestamp: timestamp)
         return CognitoPasswordClaim(
-            signature: signature.base64, timestamp: timestamp, scramblingParameter: u, privateKey: x.bigUInt,
-            premasterSecret: s, key: key)
+            signature: signature.publishedBase64, timestamp: timestamp, scramblingParameter: u,
+            intermediates: recordingIntermediates
+                ? CognitoClaimIntermediates(privateKey: x.secretBigUInt, premasterSecret: s.secretBigUInt, key: key) : nil)
     }
 }

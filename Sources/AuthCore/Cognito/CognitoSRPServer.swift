@@ -23,8 +23,9 @@ public enum CognitoSRPServer {
         return try challenge(privateValue: b, verifier: verifier, secretBlock: random.secureBytes(count: secretBlockByteCount).withUnsafeBytes { Array($0) })
     }
 
-    /// A challenge from an explicit `b` and secret block (tests).
-    public static func challenge(privateValue b: BigUInt, verifier: BigUInt, secretBlock: [UInt8]) throws(AuthCoreError) -> Challenge {
+    /// A challenge from an explicit `b` and secret block (tests). Package API: an explicit value is used
+    /// at its own bit length.
+    package static func challenge(privateValue b: BigUInt, verifier: BigUInt, secretBlock: [UInt8]) throws(AuthCoreError) -> Challenge {
         let value = try CognitoSRP.group.engine.explicitPrivateValue(group: CognitoSRP.group, b)
         return try challenge(privateValue: value, verifier: verifier, secretBlock: secretBlock)
     }
@@ -32,7 +33,7 @@ public enum CognitoSRPServer {
     static func challenge(privateValue: consuming SRPPrivateValue, verifier: BigUInt, secretBlock: [UInt8]) throws(AuthCoreError)
         -> Challenge
     {
-        let v = try CognitoSRP.group.validatedPublicValue(verifier, field: "verifier")
+        let v = try CognitoSRP.group.engine.checkedVerifier(verifier)
         let b = CognitoSRP.group.engine.serverPublicValue(k: CognitoSRP.multiplier, verifier: v, gb: privateValue.publicValue)
         return Challenge(privateValue: privateValue, serverPublicValue: b, secretBlock: secretBlock)
     }
@@ -47,17 +48,17 @@ public enum CognitoSRPServer {
         challenge: consuming Challenge
     ) throws(AuthCoreError) -> SecureBytes {
         let a = try CognitoSRP.group.validatedPublicValue(clientPublicValue, field: "SRP_A")
-        let v = try CognitoSRP.group.validatedPublicValue(verifier, field: "verifier")
+        let v = try CognitoSRP.group.engine.checkedVerifier(verifier)
         let received = try Base64.decode(signature, field: "PASSWORD_CLAIM_SIGNATURE")
         let uDigest = CognitoSRP.scramblingParameter(a, challenge.serverPublicValue)
         let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
         let s = try CognitoSRP.group.engine.serverPremaster(
             clientPublicValue: a, verifier: v, u: uDigest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) },
-            privateValue: challenge.privateValue)
+            uBitCount: 256, privateValue: challenge.privateValue)
         let key = try CognitoSRP.claimKey(premasterSecret: s, scramblingParameter: u)
         let expected = CognitoSRP.claimSignature(
             key: key, realm: realm, identity: identity, secretBlock: challenge.secretBlock, timestamp: timestamp)
-        guard expected.withUnsafeBytes({ constantTimeEqual(Array($0), received) }) else {
+        guard expected.withUnsafeBytes({ constantTimeEqual($0, received) }) else {
             throw AuthCoreError(.signatureMismatch, "PASSWORD_CLAIM_SIGNATURE does not verify")
         }
         return key
@@ -66,6 +67,6 @@ public enum CognitoSRPServer {
     /// The verifier for a user: `v = g^x`, `x = H(PADs(salt) | H(poolName | userId | ":" | password))`.
     public static func verifier(realm: String, identity: String, password: SecureBytes, salt: BigUInt) throws(AuthCoreError) -> BigUInt {
         let x = CognitoSRP.privateKey(salt: salt, realm: realm, identity: identity, password: password)
-        return try CognitoSRP.group.engine.generatorPower(x.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }, bitCount: 256)
+        return try CognitoSRP.group.engine.verifierValue(privateKey: x, bitCount: 256)
     }
 }

@@ -51,7 +51,10 @@ public struct Credentials: Sendable, CustomStringConvertible, CustomDebugStringC
     }
 
     /// A SHA-256 fingerprint of the secret (for cache keys: never key anything by the secret itself).
-    public var secretFingerprint: Digest { secretAccessKey.withUnsafeBytes { SHA256.hash(bufferPointer: $0) } }
+    ///
+    /// The fingerprint is treated as public (the constant-flow gate declassifies it): a cache indexed
+    /// by it reveals at most bits of a one-way hash of a high-entropy key, never the key.
+    public var secretFingerprint: Digest { secretAccessKey.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.published }
 
     public var description: String {
         var text = "Credentials(accessKeyId: \(accessKeyId), secretAccessKey: <redacted>"

@@ -29,6 +29,15 @@ final class DigestContext: @unchecked Sendable {
         precondition(ok == 1, "EVP_DigestUpdate failed")  // invariant: cannot fail on an initialised context
     }
 
+    /// Finalises into wiping storage (hashes of secrets: `x`, `K`), never through a `Digest` copy.
+    func finalizeSecret(count: Int) -> SecureBytes {
+        SecureBytes(count: count) { out in
+            var length: UInt32 = 0
+            let ok = c_authcore_digest_final(context, out.baseAddress!, &length)  // invariant: count > 0
+            precondition(ok == 1 && Int(length) == count, "EVP_DigestFinal_ex failed")  // invariant: as below
+        }
+    }
+
     /// Finalises into a digest; the context must be re-initialised before further use.
     func finalize(count: Int) -> Digest {
         Digest(count: count) { out in
@@ -60,6 +69,13 @@ extension HashAlgorithm {
         let context = DigestContext(algorithm: self)
         for part in parts { context.update(part) }
         return context.finalize(count: byteCount)
+    }
+
+    /// Hashes the concatenation of several buffers into wiping storage (for hashes of secrets).
+    func secretHash(parts: [UnsafeRawBufferPointer]) -> SecureBytes {
+        let context = DigestContext(algorithm: self)
+        for part in parts { context.update(part) }
+        return context.finalizeSecret(count: byteCount)
     }
 
     /// Starts an incremental hash chosen at run time.

@@ -68,7 +68,7 @@ public struct HMAC<H: HashFunction>: Sendable {
         _ mac: some Collection<UInt8>, authenticating data: some Collection<UInt8>, using key: some Collection<UInt8>
     ) -> Bool {
         let expected = authenticationCode(for: data, using: key)
-        return expected.withUnsafeBytes { constantTimeEqual(Array($0), Array(mac)) }
+        return expected.withUnsafeBytes { constantTimeEqual($0, mac) }
     }
 }
 

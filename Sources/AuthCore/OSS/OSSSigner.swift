@@ -181,7 +181,7 @@ public struct OSSSigner: Sendable {
     func v1Signature(_ stringToSign: String) -> String {
         credentials.secretAccessKey.withUnsafeBytes { key in
             Array(stringToSign.utf8).withUnsafeBytes { HashAlgorithm.sha1.authenticationCode(for: $0, using: key) }
-        }.base64
+        }.publishedBase64  // the signature is published in the request
     }
 
     // MARK: - V4
@@ -228,14 +228,14 @@ public struct OSSSigner: Sendable {
     /// HMAC-SHA256 under the V4 signing key of `time`'s day: the signer's memo, else the shared cache.
     func v4Authenticate(_ message: UnsafeRawBufferPointer, time: Timestamp) -> Digest {
         let day = AmzDate(time).day
-        if let digest = memo.authenticate(day: day, message) { return digest }
+        if let digest = memo.authenticate(day: day, message) { return digest.published }  // published in the request
         let date = time.dateStamp
         let key = SigningKeyCache.Key(
             scheme: 1, accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, date: date, region: region ?? "",
             service: "oss")
         let entry = keyCache.entry(for: key) { deriveV4Key(date: date) }
         memo.store(day: day, entry: entry)
-        return entry.authenticate(message)
+        return entry.authenticate(message).published
     }
 
     /// kSigning = HMAC(HMAC(HMAC(HMAC("aliyun_v4" + secret, date), region), "oss"), "aliyun_v4_request").

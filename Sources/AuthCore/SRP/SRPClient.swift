@@ -8,7 +8,7 @@
 ///     username: Array("alice".utf8), password: SecureBytes(passwordBytes),
 ///     salt: salt, serverPublicValue: bBytes, ephemeral: ephemeral)
 /// send(session.clientProof)                            // → server answers M2
-/// try session.verifyServerProof(m2)                    // constant-time; then use session.sessionKey
+/// let key = try session.verifyServerProof(m2)          // constant-time; K only once M2 checks
 /// ```
 public struct SRPClient: Sendable {
     /// The agreed parameters.
@@ -27,7 +27,9 @@ public struct SRPClient: Sendable {
     }
 
     /// An ephemeral from an explicit `a` (test vectors; a real client draws one with ``makeEphemeral(random:)``).
-    public func ephemeral(privateValue a: BigUInt) throws(AuthCoreError) -> SRPPrivateValue {
+    ///
+    /// Package API: an explicit value is used at its own bit length, so the work done depends on it.
+    package func ephemeral(privateValue a: BigUInt) throws(AuthCoreError) -> SRPPrivateValue {
         try configuration.group.engine.explicitPrivateValue(group: configuration.group, a)
     }
 
@@ -56,6 +58,16 @@ public struct SRPClient: Sendable {
         username: some Collection<UInt8>, password: SecureBytes, salt: some Collection<UInt8>,
         serverPublicValue: BigUInt, ephemeral: consuming SRPPrivateValue
     ) throws(AuthCoreError) -> SRPClientSession {
+        try processChallenge(
+            username: username, password: password, salt: salt, serverPublicValue: serverPublicValue, ephemeral: ephemeral,
+            recordingIntermediates: false)
+    }
+
+    /// The same, optionally keeping `x` and `S` in the session (vectors and tests only).
+    package func processChallenge(
+        username: some Collection<UInt8>, password: SecureBytes, salt: some Collection<UInt8>,
+        serverPublicValue: BigUInt, ephemeral: consuming SRPPrivateValue, recordingIntermediates: Bool
+    ) throws(AuthCoreError) -> SRPClientSession {
         let c = configuration
         guard ephemeral.group == c.group else {
             throw AuthCoreError(.invalidParameter, "the ephemeral belongs to \(ephemeral.group.name), not \(c.group.name)")
@@ -69,8 +81,7 @@ public struct SRPClient: Sendable {
         let a = ephemeral.publicValue
         let uDigest = try c.scramblingParameter(clientPublicValue: a, serverPublicValue: b)
         let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
-        let xDigest = c.privateKey(username: user, password: password, salt: saltBytes)
-        let x = c.scalar(xDigest)
+        let x = c.privateKeyScalar(username: user, password: password, salt: saltBytes)
         let s = try c.group.engine.clientPremaster(
             serverPublicValue: b, k: c.multiplier, x: x, xBitCount: c.hashBitCount, u: c.scalar(uDigest),
             privateValue: ephemeral)
@@ -79,41 +90,66 @@ public struct SRPClient: Sendable {
         let m2 = c.serverProof(clientPublicValue: a, clientProof: m1, key: key)
         return SRPClientSession(
             clientPublicValue: a, clientProofDigest: m1, expectedServerProof: m2, sessionKey: key,
-            scramblingParameter: u, privateKey: x.bigUInt, premasterSecret: s)
+            scramblingParameter: u,
+            intermediates: recordingIntermediates ? SRPIntermediates(privateKey: x.secretBigUInt, premasterSecret: s.secretBigUInt) : nil)
     }
 }
 
-/// A client's side of one SRP-6a exchange after the challenge: `A`, `M1`, and the key once `M2` checks.
-public struct SRPClientSession: Sendable, CustomStringConvertible {
+/// Secret intermediate values of one exchange, kept only when a package caller asks (vectors, tests).
+package struct SRPIntermediates: Sendable {
+    /// `x`.
+    package let privateKey: BigUInt
+    /// `S`.
+    package let premasterSecret: BigUInt
+}
+
+/// A client's side of one SRP-6a exchange after the challenge: `A` and `M1` to send; the session key
+/// only once the server's `M2` checks.
+public struct SRPClientSession: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `A`, to send to the server.
     public let clientPublicValue: BigUInt
     let clientProofDigest: Digest
     let expectedServerProof: Digest
-    /// `K = H(S)`, the shared session key. Use it only after ``verifyServerProof(_:)`` succeeds.
-    public let sessionKey: SecureBytes
+    /// `K = H(S)`: handed out by ``verifyServerProof(_:)`` only.
+    private let sessionKey: SecureBytes
     /// `u`, public.
     public let scramblingParameter: BigUInt
-    /// `x` (secret; for tests and vectors).
-    package let privateKey: BigUInt
-    /// `S` (secret; for tests and vectors).
-    package let premasterSecret: BigUInt
+    /// `x` and `S`, when the package caller asked for them.
+    package let intermediates: SRPIntermediates?
+
+    init(
+        clientPublicValue: BigUInt, clientProofDigest: Digest, expectedServerProof: Digest, sessionKey: SecureBytes,
+        scramblingParameter: BigUInt, intermediates: SRPIntermediates?
+    ) {
+        self.clientPublicValue = clientPublicValue
+        self.clientProofDigest = clientProofDigest
+        self.expectedServerProof = expectedServerProof
+        self.sessionKey = sessionKey
+        self.scramblingParameter = scramblingParameter
+        self.intermediates = intermediates
+    }
 
     /// `M1`, to send to the server.
     public var clientProof: [UInt8] { clientProofDigest.bytes }
     /// `M2` as this client expects it (for tests and vectors).
     package var serverProof: [UInt8] { expectedServerProof.bytes }
 
-    /// Checks the server's proof `M2 = H(A | M1 | K)` in constant time.
+    /// Checks the server's proof `M2 = H(A | M1 | K)` in constant time and returns the session key
+    /// `K = H(S)`, which is not available before.
     ///
     /// - Throws: ``AuthCoreError/Code/invalidLength`` for a proof of the wrong length,
     ///   ``AuthCoreError/Code/proofMismatch`` when it does not verify.
-    public func verifyServerProof(_ proof: some Collection<UInt8>) throws(AuthCoreError) {
+    @discardableResult
+    public func verifyServerProof(_ proof: some Collection<UInt8>) throws(AuthCoreError) -> SecureBytes {
         guard proof.count == expectedServerProof.count else {
             throw AuthCoreError(.invalidLength, "M2 must be \(expectedServerProof.count) bytes, got \(proof.count)")
         }
-        let matches = expectedServerProof.withUnsafeBytes { constantTimeEqual(Array($0), Array(proof)) }
+        let matches = expectedServerProof.withUnsafeBytes { constantTimeEqual($0, proof) }
         guard matches else { throw AuthCoreError(.proofMismatch, "server proof M2 does not verify") }
+        return sessionKey
     }
 
     public var description: String { "SRPClientSession(A \(clientPublicValue.bitWidth) bits, key \(sessionKey.count) bytes)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["clientPublicValue": clientPublicValue], displayStyle: .struct) }
 }

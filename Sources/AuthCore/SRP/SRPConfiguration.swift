@@ -88,14 +88,16 @@ public struct SRPConfiguration: Sendable {
         return u
     }
 
-    /// `x = H(s | H(I | ":" | P))` (RFC 5054 §2.6, RFC 2945 §3).
-    func privateKey(username: [UInt8], password: SecureBytes, salt: [UInt8]) -> Digest {
+    /// `x = H(s | H(I | ":" | P))` (RFC 5054 §2.6, RFC 2945 §3) as a fixed-width secret scalar,
+    /// hashed into wiping storage (never through a `Digest` copy).
+    func privateKeyScalar(username: [UInt8], password: SecureBytes, salt: [UInt8]) -> LimbBuffer {
         let inner = password.withUnsafeBytes { p in
             username.withUnsafeBytes { i in
-                [UInt8(ascii: ":")].withUnsafeBytes { colon in hash.hash(parts: [i, colon, p]) }
+                [UInt8(ascii: ":")].withUnsafeBytes { colon in hash.secretHash(parts: [i, colon, p]) }
             }
         }
-        return inner.withUnsafeBytes { h in salt.withUnsafeBytes { s in hash.hash(parts: [s, h]) } }
+        let x = inner.withUnsafeBytes { h in salt.withUnsafeBytes { s in hash.secretHash(parts: [s, h]) } }
+        return x.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: hashLimbCount) }
     }
 
     /// `M1 = H(H(N) XOR H(g) | H(I) | s | A | B | K)` (RFC 2945 §3; `H(PAD(g))` with ``proofPadsG``).
@@ -129,10 +131,13 @@ public struct SRPConfiguration: Sendable {
     }
 
     /// `K = H(S)` with S as minimal big-endian bytes (RFC 2945 §3, as the vectors define it).
-    func sessionKey(premasterSecret s: BigUInt) -> SecureBytes {
-        var bytes = s.minimalBigEndianBytes
-        defer { bytes.secureZeroize() }
-        return hash.digest(bytes).withUnsafeBytes { SecureBytes(copying: $0) }
+    ///
+    /// S stays in fixed-width storage; only its length is declassified, because the protocol hashes
+    /// its minimal form and so reveals how many leading zero bytes it has.
+    func sessionKey(premasterSecret s: LimbBuffer) -> SecureBytes {
+        let bytes = s.secureBigEndianBytes()
+        let start = ConstantFlow.declassified(bytes.leadingZeroByteCount)  // public by the protocol: H hashes S's minimal bytes
+        return bytes.withUnsafeBytes { all in hash.secretHash(parts: [UnsafeRawBufferPointer(rebasing: all[start...])]) }
     }
 
     static let maximumInputBytes = 65_536

@@ -76,17 +76,17 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
         return try engine.generatorPower(LimbBuffer(exponent, count: (exponentBitCount + 63) / 64), bitCount: exponentBitCount)
     }
 
-    /// `base^e mod N` for a secret exponent, through the premaster-secret kernel (OpenSSL's
-    /// `BN_mod_exp_mont_consttime`; see the SRP documentation). The exponent is used at a width of
-    /// `exponentBitCount` bits rounded up to whole 64-bit words; for a fixed running time its top
-    /// word must not be zero.
+    /// `base^e mod N` through the premaster-secret path (GMP's `mpn_sec_powm` over fixed-width limbs,
+    /// constant time in the base and the exponent) at the declared `exponentBitCount`.
     package func variableBasePower(_ base: BigUInt, secretExponent exponent: BigUInt, exponentBitCount: Int)
         throws(AuthCoreError) -> BigUInt
     {
-        let kernel = try engine.exponentiationKernel()
-        let result = try kernel.power(
-            LimbBuffer(try base.modulo(modulus), count: engine.limbCount),
-            secretExponent: LimbBuffer(exponent, count: (exponentBitCount + 63) / 64))
+        guard exponentBitCount >= 1, exponent.bitWidth <= exponentBitCount else {
+            throw AuthCoreError(.invalidParameter, "exponent is wider than the declared \(exponentBitCount) bits")
+        }
+        let result = engine.secretPower(
+            base: LimbBuffer(try base.modulo(modulus), count: engine.limbCount),
+            exponent: LimbBuffer(exponent, count: (exponentBitCount + 63) / 64), bitCount: exponentBitCount)
         return result.bigUInt
     }
 

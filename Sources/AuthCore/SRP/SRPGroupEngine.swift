@@ -5,8 +5,12 @@ internal import CAuthCoreGMP
 /// - Fixed base g: a ``FixedBaseTable`` comb built lazily (once, under a lock) reaching 512-bit
 ///   exponents: enough for 256-bit ephemerals and for `x` up to SHA-512's width. Longer exponents use
 ///   GMP's `mpn_sec_powm`.
-/// - Variable base with a secret exponent (the premaster secret S): ``MontgomeryExponentiationKernel``.
+/// - Variable base with a secret exponent or a secret base (the premaster secret S, the server's
+///   `v^u`): GMP's `mpn_sec_powm` over fixed-width limbs (``secretPower(base:exponent:bitCount:)``).
 /// - Products and differences modulo N: ``MontgomeryDomain`` (constant time).
+///
+/// Every secret stays in fixed-width ``LimbBuffer``s from the moment it is drawn or hashed until it
+/// is hashed into a key: no step takes time that depends on a secret's value or its leading zeros.
 final class SRPGroupEngine: Sendable {
     let modulus: BigUInt
     let generator: BigUInt
@@ -14,7 +18,6 @@ final class SRPGroupEngine: Sendable {
     static let tableReachBits = 512
 
     private let table = Locked<FixedBaseTable?>(nil)
-    private let kernel = Locked<MontgomeryExponentiationKernel?>(nil)
     private let offsetPowers = Locked<[Int: LimbBuffer]>([:])
 
     init(modulus: BigUInt, generator: BigUInt) {
@@ -33,21 +36,6 @@ final class SRPGroupEngine: Sendable {
             table = built
             return built
         }
-    }
-
-    /// The OpenSSL Montgomery kernel, built on first use.
-    func exponentiationKernel() throws(AuthCoreError) -> MontgomeryExponentiationKernel {
-        let result: Result<MontgomeryExponentiationKernel, AuthCoreError> = kernel.withLock { kernel in
-            if let existing = kernel { return .success(existing) }
-            do throws(AuthCoreError) {
-                let built = try MontgomeryExponentiationKernel(modulus: modulus)
-                kernel = built
-                return .success(built)
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
     }
 
     /// g^(2^bits) in Montgomery form (a public constant per offset), cached.
@@ -91,6 +79,14 @@ final class SRPGroupEngine: Sendable {
         return montgomery.bigUInt
     }
 
+    /// A verifier `v = g^x mod N` (RFC 5054 §2.4): secret (password-equivalent), so kept at fixed
+    /// width until it becomes a stored `BigUInt`.
+    func verifierValue(privateKey x: LimbBuffer, bitCount: Int) throws(AuthCoreError) -> BigUInt {
+        let v = try generatorPowerMontgomery(x, bitCount: bitCount)
+        domain.leave(v.pointer, v.pointer)
+        return v.secretBigUInt
+    }
+
     // MARK: - Ephemerals
 
     /// Draws a private value `r + 2^offsetBits` (`r` of `randomBitCount` bits) and computes its public
@@ -113,40 +109,86 @@ final class SRPGroupEngine: Sendable {
         domain.multiply(publicMontgomery.pointer, publicMontgomery.pointer, offsetPower(bits: offsetBits).pointer)
         domain.leave(publicMontgomery.pointer, publicMontgomery.pointer)
         exponent.pointer[offsetBits / 64] |= mp_limb_t(1) << (offsetBits % 64)
-        return SRPPrivateValue(exponent: exponent, publicValue: publicMontgomery.bigUInt, group: group)
+        return SRPPrivateValue(
+            exponent: exponent, exponentBitCount: offsetBits + 1, publicValue: publicMontgomery.publishedBigUInt, group: group)
     }
 
-    /// A private value given explicitly (test vectors, deterministic tests): used as it is.
+    /// A private value given explicitly (test vectors, deterministic tests): used as it is, at its
+    /// own bit length, so its running time depends on its leading zeros (package API only).
     func explicitPrivateValue(group: SRPGroup, _ value: BigUInt) throws(AuthCoreError) -> SRPPrivateValue {
         guard !value.isZero else { throw AuthCoreError(.invalidParameter, "private value is zero") }
         guard value.bitWidth <= 4096 else { throw AuthCoreError(.inputTooLarge, "private value exceeds 4096 bits") }
         let bits = value.bitWidth
         let exponent = LimbBuffer(value, count: (bits + 63) / 64)
-        let publicValue = try generatorPower(exponent, bitCount: bits)
-        return SRPPrivateValue(exponent: exponent, publicValue: publicValue, group: group)
+        let publicMontgomery = try generatorPowerMontgomery(exponent, bitCount: bits)
+        domain.leave(publicMontgomery.pointer, publicMontgomery.pointer)
+        return SRPPrivateValue(
+            exponent: exponent, exponentBitCount: bits, publicValue: publicMontgomery.publishedBigUInt, group: group)
     }
 
     // MARK: - Server public value and premaster secrets (RFC 5054 §2.5.3, §2.6)
 
-    /// B = (k·v + g^b) mod N, given g^b as the private value's public value.
-    func serverPublicValue(k: BigUInt, verifier: BigUInt, gb: BigUInt) -> BigUInt {
+    /// Reads a stored verifier into n limbs and checks 0 < v < N in constant time (the verifier is
+    /// password-equivalent; only the verdict is public).
+    ///
+    /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` when the check fails.
+    func checkedVerifier(_ verifier: BigUInt) throws(AuthCoreError) -> LimbBuffer {
         let n = limbCount
-        let kv = LimbBuffer(domain.multiplyModN(k, verifier), count: n)
-        let g = LimbBuffer(gb, count: n)
-        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: n) { scratch in
-            c_authcore_mpn_add_mod(kv.pointer, kv.pointer, g.pointer, domain.modulusLimbs.pointer, n, scratch.baseAddress!)  // invariant: n > 0
+        guard verifier.limbCount <= n else { throw AuthCoreError(.unsafePublicValue, "verifier is not below N") }
+        let v = LimbBuffer(verifier, count: n)
+        let valid: mp_limb_t = withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: n) { scratch in
+            let below = c_authcore_mpn_sec_less_than(v.pointer, domain.modulusLimbs.pointer, n, scratch.baseAddress!)  // invariant: n > 0
+            secureZero(UnsafeMutableRawBufferPointer(scratch))
+            return below & (c_authcore_mpn_sec_is_zero(v.pointer, n) ^ 1)
         }
-        return kv.bigUInt
+        guard ConstantFlow.declassified(valid) == 1 else {
+            throw AuthCoreError(.unsafePublicValue, "verifier is not in 1...N-1")
+        }
+        return v
     }
 
-    /// Client premaster secret S = (B - k·g^x)^(a + u·x) mod N (RFC 5054 §2.6).
+    /// B = (k·v + g^b) mod N, given g^b as the private value's public value; constant time in v.
+    func serverPublicValue(k: BigUInt, verifier v: LimbBuffer, gb: BigUInt) -> BigUInt {
+        let n = limbCount
+        let kv = LimbBuffer(k, count: n)
+        domain.enter(kv.pointer, kv.pointer)
+        domain.multiply(kv.pointer, kv.pointer, v.pointer)  // (k·R)·v·R⁻¹ = k·v, below 2^(64n)
+        let g = LimbBuffer(gb, count: n)
+        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: n) { scratch in
+            c_authcore_mpn_sec_reduce_once(kv.pointer, domain.modulusLimbs.pointer, n, scratch.baseAddress!)  // invariant: n > 0
+            c_authcore_mpn_add_mod(kv.pointer, kv.pointer, g.pointer, domain.modulusLimbs.pointer, n, scratch.baseAddress!)
+            secureZero(UnsafeMutableRawBufferPointer(scratch))
+        }
+        return kv.publishedBigUInt  // B is sent to the client
+    }
+
+    /// `base^exponent mod N` with GMP's `mpn_sec_powm`: side-channel silent in both the base and the
+    /// exponent. The base is n limbs below N (never normalised: its leading zero bytes change
+    /// nothing), the exponent below 2^`bitCount`, where `bitCount` is the operation's public declared
+    /// length (design.md, "Performance strategy").
+    func secretPower(base: LimbBuffer, exponent: LimbBuffer, bitCount: Int) -> LimbBuffer {
+        let n = limbCount
+        precondition(base.count == n && bitCount >= 1 && exponent.count * 64 >= bitCount, "fixed-width operands")  // invariant: built by the engine
+        let result = LimbBuffer(count: n)
+        let itch = Int(c_authcore_mpn_sec_powm_itch(n, mp_bitcnt_t(bitCount), n))
+        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: itch) { scratch in
+            c_authcore_mpn_sec_powm(
+                result.pointer, base.pointer, n, exponent.pointer, mp_bitcnt_t(bitCount), domain.modulusLimbs.pointer, n,
+                scratch.baseAddress!)  // invariant: itch > 0
+            secureZero(UnsafeMutableRawBufferPointer(scratch))
+        }
+        return result
+    }
+
+    /// Client premaster secret S = (B - k·g^x)^(a + u·x) mod N (RFC 5054 §2.6), as n limbs.
     ///
     /// `x` and `u` are fixed-width limb buffers of their hash's width; `B` is already validated
-    /// (0 < B < N).
+    /// (0 < B < N). The exponent `a + u·x` is computed at fixed widths and raised to at its declared
+    /// length `max(bits(a), bits(u) + bits(x)) + 1`.
     func clientPremaster(
         serverPublicValue b: BigUInt, k: BigUInt, x: LimbBuffer, xBitCount: Int, u: LimbBuffer,
         privateValue: borrowing SRPPrivateValue
-    ) throws(AuthCoreError) -> BigUInt {
+    ) throws(AuthCoreError) -> LimbBuffer {
         let n = limbCount
         // base = (B - k·g^x) mod N, all constant time.
         let gx = try generatorPowerMontgomery(x, bitCount: xBitCount)
@@ -157,7 +199,9 @@ final class SRPGroupEngine: Sendable {
         let base = LimbBuffer(b, count: n)
         c_authcore_mpn_sub_mod(base.pointer, base.pointer, gx.pointer, domain.modulusLimbs.pointer, n)
         // e = a + u·x at fixed widths.
-        let exponent = LimbBuffer(count: Swift.max(privateValue.exponent.count, u.count + x.count) + 1)
+        let exponentBitCount = Swift.max(privateValue.exponentBitCount, u.count * 64 + xBitCount) + 1
+        let exponent = LimbBuffer(
+            count: Swift.max((exponentBitCount + 63) / 64, privateValue.exponent.count, u.count + x.count))
         withUnsafeTemporaryAllocation(
             of: mp_limb_t.self, capacity: exponent.count + Int(c_authcore_mpn_sec_mul_itch(u.count, x.count))
         ) { scratch in
@@ -172,19 +216,24 @@ final class SRPGroupEngine: Sendable {
             _ = c_authcore_mpn_add_n(exponent.pointer, exponent.pointer, product, exponent.count)
             secureZero(UnsafeMutableRawBufferPointer(scratch))
         }
-        let s = try exponentiationKernel().power(base, secretExponent: exponent)
-        return s.bigUInt
+        return secretPower(base: base, exponent: exponent, bitCount: exponentBitCount)
     }
 
-    /// Server premaster secret S = (A · v^u)^b mod N (RFC 5054 §2.6). `A` is already validated.
+    /// Server premaster secret S = (A · v^u)^b mod N (RFC 5054 §2.6), as n limbs. `A` is already
+    /// validated; `v` is secret (checked by ``checkedVerifier(_:)``), so `v^u` is constant time too.
     func serverPremaster(
-        clientPublicValue a: BigUInt, verifier: BigUInt, u: LimbBuffer, privateValue: borrowing SRPPrivateValue
-    ) throws(AuthCoreError) -> BigUInt {
+        clientPublicValue a: BigUInt, verifier v: LimbBuffer, u: LimbBuffer, uBitCount: Int,
+        privateValue: borrowing SRPPrivateValue
+    ) throws(AuthCoreError) -> LimbBuffer {
         let n = limbCount
-        let kernel = try exponentiationKernel()
-        let vu = try kernel.power(LimbBuffer(verifier, count: n), publicExponent: u)  // u is public
-        let base = LimbBuffer(domain.multiplyModN(a, vu.bigUInt), count: n)
-        let s = try kernel.power(base, secretExponent: privateValue.exponent)
-        return s.bigUInt
+        let vu = secretPower(base: v, exponent: u, bitCount: uBitCount)
+        let base = LimbBuffer(a, count: n)
+        domain.enter(base.pointer, base.pointer)
+        domain.multiply(base.pointer, base.pointer, vu.pointer)  // (A·R)·v^u·R⁻¹ = A·v^u
+        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: n) { scratch in
+            c_authcore_mpn_sec_reduce_once(base.pointer, domain.modulusLimbs.pointer, n, scratch.baseAddress!)  // invariant: n > 0
+            secureZero(UnsafeMutableRawBufferPointer(scratch))
+        }
+        return secretPower(base: base, exponent: privateValue.exponent, bitCount: privateValue.exponentBitCount)
     }
 }

@@ -7,19 +7,23 @@
 /// asks for at least 256 bits); the public value is `g^(r + 2^o) = g^r · g^(2^o)`, computed with the
 /// group's fixed-base table and one multiplication by the precomputed `g^(2^o)`.
 ///
-/// Values given explicitly (test vectors) are used as they are, without an offset.
+/// Values given explicitly (test vectors, through package API only) are used as they are, without
+/// an offset, at their own bit length.
 ///
 /// The value is `~Copyable` and wiped when freed: a prepared ephemeral is used once.
 public struct SRPPrivateValue: ~Copyable, Sendable {
     /// The exponent limbs (including the offset, if any), fixed width.
     let exponent: LimbBuffer
+    /// The declared (public) bit length the exponent is used at: `o + 1` for a generated value.
+    let exponentBitCount: Int
     /// The public value g^exponent mod N.
     public let publicValue: BigUInt
     /// The group it belongs to.
     public let group: SRPGroup
 
-    init(exponent: LimbBuffer, publicValue: BigUInt, group: SRPGroup) {
+    init(exponent: LimbBuffer, exponentBitCount: Int, publicValue: BigUInt, group: SRPGroup) {
         self.exponent = exponent
+        self.exponentBitCount = exponentBitCount
         self.publicValue = publicValue
         self.group = group
     }

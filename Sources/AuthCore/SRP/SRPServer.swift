@@ -25,8 +25,9 @@ public struct SRPServer: Sendable {
         return try ephemeral(privateValue: b, verifier: verifier)
     }
 
-    /// An ephemeral from an explicit `b` (test vectors).
-    public func ephemeral(privateValue b: BigUInt, verifier: SRPVerifier) throws(AuthCoreError) -> SRPServerEphemeral {
+    /// An ephemeral from an explicit `b` (test vectors). Package API: an explicit value is used at
+    /// its own bit length, so the work done depends on it.
+    package func ephemeral(privateValue b: BigUInt, verifier: SRPVerifier) throws(AuthCoreError) -> SRPServerEphemeral {
         let value = try configuration.group.engine.explicitPrivateValue(group: configuration.group, b)
         return try ephemeral(privateValue: value, verifier: verifier)
     }
@@ -34,7 +35,7 @@ public struct SRPServer: Sendable {
     private func ephemeral(privateValue: consuming SRPPrivateValue, verifier: SRPVerifier) throws(AuthCoreError)
         -> SRPServerEphemeral
     {
-        let v = try configuration.group.validatedPublicValue(verifier.verifier, field: "verifier")
+        let v = try configuration.group.engine.checkedVerifier(verifier.verifier)
         let publicValue = configuration.group.engine.serverPublicValue(
             k: configuration.multiplier, verifier: v, gb: privateValue.publicValue)
         return SRPServerEphemeral(privateValue: privateValue, serverPublicValue: publicValue)
@@ -60,6 +61,16 @@ public struct SRPServer: Sendable {
         username: some Collection<UInt8>, verifier: SRPVerifier, clientPublicValue: BigUInt,
         clientProof: some Collection<UInt8>, ephemeral: consuming SRPServerEphemeral
     ) throws(AuthCoreError) -> SRPServerSession {
+        try verifyClient(
+            username: username, verifier: verifier, clientPublicValue: clientPublicValue, clientProof: clientProof,
+            ephemeral: ephemeral, recordingIntermediates: false)
+    }
+
+    /// The same, optionally keeping `S` in the session (vectors and tests only).
+    package func verifyClient(
+        username: some Collection<UInt8>, verifier: SRPVerifier, clientPublicValue: BigUInt,
+        clientProof: some Collection<UInt8>, ephemeral: consuming SRPServerEphemeral, recordingIntermediates: Bool
+    ) throws(AuthCoreError) -> SRPServerSession {
         let c = configuration
         let user = try SRPConfiguration.checkedInput(username, field: "username")
         let a = try c.group.validatedPublicValue(clientPublicValue, field: "A")
@@ -69,15 +80,18 @@ public struct SRPServer: Sendable {
         let b = ephemeral.serverPublicValue
         let uDigest = try c.scramblingParameter(clientPublicValue: a, serverPublicValue: b)
         let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
-        let v = try c.group.validatedPublicValue(verifier.verifier, field: "verifier")
+        let v = try c.group.engine.checkedVerifier(verifier.verifier)
         let s = try c.group.engine.serverPremaster(
-            clientPublicValue: a, verifier: v, u: c.scalar(uDigest), privateValue: ephemeral.privateValue)
+            clientPublicValue: a, verifier: v, u: c.scalar(uDigest), uBitCount: c.hashBitCount,
+            privateValue: ephemeral.privateValue)
         let key = c.sessionKey(premasterSecret: s)
         let expected = try c.clientProof(username: user, salt: verifier.salt, clientPublicValue: a, serverPublicValue: b, key: key)
-        let matches = expected.withUnsafeBytes { constantTimeEqual(Array($0), Array(clientProof)) }
+        let matches = expected.withUnsafeBytes { constantTimeEqual($0, clientProof) }
         guard matches else { throw AuthCoreError(.proofMismatch, "client proof M1 does not verify") }
         let m2 = c.serverProof(clientPublicValue: a, clientProof: expected, key: key)
-        return SRPServerSession(serverProofDigest: m2, sessionKey: key, scramblingParameter: u, premasterSecret: s)
+        return SRPServerSession(
+            serverProofDigest: m2, sessionKey: key, scramblingParameter: u,
+            premasterSecret: recordingIntermediates ? s.secretBigUInt : nil)
     }
 }
 
@@ -89,17 +103,19 @@ public struct SRPServerEphemeral: ~Copyable, Sendable {
 }
 
 /// A server's side of one SRP-6a exchange after `M1` verified.
-public struct SRPServerSession: Sendable, CustomStringConvertible {
+public struct SRPServerSession: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     let serverProofDigest: Digest
-    /// `K = H(S)`, the shared session key.
+    /// `K = H(S)`, the shared session key (the client's `M1` has verified).
     public let sessionKey: SecureBytes
     /// `u`, public.
     public let scramblingParameter: BigUInt
-    /// `S` (secret; for tests and vectors).
-    package let premasterSecret: BigUInt
+    /// `S`, when the package caller asked for it (vectors and tests).
+    package let premasterSecret: BigUInt?
 
     /// `M2 = H(A | M1 | K)`, to send to the client.
     public var serverProof: [UInt8] { serverProofDigest.bytes }
 
     public var description: String { "SRPServerSession(key \(sessionKey.count) bytes)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["sessionKey": sessionKey], displayStyle: .struct) }
 }

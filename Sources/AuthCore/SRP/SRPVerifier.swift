@@ -39,8 +39,7 @@ extension SRPConfiguration {
         guard password.count <= Self.maximumInputBytes else {
             throw AuthCoreError(.inputTooLarge, "password exceeds \(Self.maximumInputBytes) bytes")
         }
-        let x = scalar(privateKey(username: user, password: password, salt: salt))
-        let v = try group.engine.generatorPower(x, bitCount: hashBitCount)
-        return SRPVerifier(salt: salt, verifier: v)
+        let x = privateKeyScalar(username: user, password: password, salt: salt)
+        return SRPVerifier(salt: salt, verifier: try group.engine.verifierValue(privateKey: x, bitCount: hashBitCount))
     }
 }

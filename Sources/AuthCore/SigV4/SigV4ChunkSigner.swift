@@ -42,7 +42,7 @@ public struct SigV4ChunkSigner: Sendable {
         stringToSign.append(contentsOf: SigV4Signer.emptyPayloadHash.utf8)
         stringToSign.append(UInt8(ascii: "\n"))
         stringToSign.append(contentsOf: dataHash.utf8)
-        let signature = stringToSign.withUnsafeBytes { entry.authenticate($0) }.hexLowercased
+        let signature = stringToSign.withUnsafeBytes { entry.authenticate($0) }.publishedHexLowercased
         previousSignature = signature
         return signature
     }

@@ -322,11 +322,12 @@ public struct SigV4Signer: Sendable {
 
     package func signatureOf(canonicalRequest: UnsafeRawBufferPointer, date: AmzDate) -> (hash: Digest, mac: Digest) {
         let hash = SHA256.hash(bufferPointer: canonicalRequest)
+        // The signature is published in the request: declassified where it is made.
         if let mac = storage.memo.authenticateStringToSign(date: date, hash: hash, scopeSuffix: storage.scopeSuffix) {
-            return (hash, mac)
+            return (hash, mac.published)
         }
         let entry = keyEntry(date)  // first signature of the day: fills the memo
-        return (hash, withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { entry.authenticate($0) })
+        return (hash, withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { entry.authenticate($0) }.published)
     }
 
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

@@ -3,18 +3,26 @@ internal import CAuthCoreLibCrypto
 /// Compares two byte buffers in time that depends only on their lengths.
 ///
 /// Use this for MACs, SRP proofs and signatures, never `==` on `[UInt8]`. Buffers of different
-/// lengths compare unequal (the length is not secret).
+/// lengths compare unequal (the length is not secret). Only the verdict is public: it is the one
+/// value the constant-flow gate lets the caller branch on.
 ///
 /// The corresponding OpenSSL function is `CRYPTO_memcmp`.
 public func constantTimeEqual(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
     guard lhs.count == rhs.count else { return false }
     guard lhs.count > 0 else { return true }
-    return c_authcore_memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0  // invariant: count > 0 so both base addresses exist
+    let difference = c_authcore_memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count)  // invariant: count > 0 so both base addresses exist
+    return ConstantFlow.declassified(difference) == 0  // the verdict is public
 }
 
 /// Compares two byte collections in constant time; see ``constantTimeEqual(_:_:)-(UnsafeRawBufferPointer,_)``.
+///
+/// Contiguous collections are compared in place; others are first copied into wiping storage.
 public func constantTimeEqual<L: Collection<UInt8>, R: Collection<UInt8>>(_ lhs: L, _ rhs: R) -> Bool {
-    let left = Array(lhs)
-    let right = Array(rhs)
-    return left.withUnsafeBytes { l in right.withUnsafeBytes { r in constantTimeEqual(l, r) } }
+    withContiguousSecretBytes(lhs) { l in withContiguousSecretBytes(rhs) { r in constantTimeEqual(l, r) } }
+}
+
+/// Calls `body` with the bytes of `bytes`, in place when they are contiguous, else from a wiped copy.
+func withContiguousSecretBytes<C: Collection<UInt8>, R>(_ bytes: C, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    if let result = bytes.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+    return SecureBytes(bytes).withUnsafeBytes(body)
 }

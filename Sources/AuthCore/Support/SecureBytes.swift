@@ -1,3 +1,5 @@
+internal import CAuthCoreLibCrypto
+
 /// A buffer for secret bytes that is wiped before its memory is freed.
 ///
 /// `SecureBytes` is a copy-on-write value: copies share one heap buffer until one of them is
@@ -107,6 +109,16 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
         replacement.pointer.copyMemory(from: storage.pointer, byteCount: storage.count)
         replacement.count = storage.count
         storage = replacement  // the old buffer wipes itself when its last reference goes
+    }
+
+    /// The number of leading zero bytes, counted reading every byte and branching on none.
+    package var leadingZeroByteCount: Int {
+        withUnsafeBytes { bytes in bytes.baseAddress.map { c_authcore_ct_leading_zero_bytes($0, bytes.count) } ?? 0 }
+    }
+
+    /// The first non-zero byte (0 when every byte is zero), found reading every byte and branching on none.
+    package var firstNonZeroByte: UInt8 {
+        withUnsafeBytes { bytes in bytes.baseAddress.map { UInt8(truncatingIfNeeded: c_authcore_ct_first_nonzero_byte($0, bytes.count)) } ?? 0 }
     }
 
     public var description: String { "SecureBytes(\(count) bytes)" }

@@ -1,0 +1,93 @@
+import AuthCore
+
+/// Instruction counts per secret class (`make ct-count`): each run prepares one operation for one
+/// class of secret input, then runs it once between callgrind's collection toggles. A constant-time
+/// operation gives the same `Ir` for every class; scripts/ct_count.py runs and compares them.
+let countedOperations: [String: [String]] = [
+    "comb": ["random", "one", "top-limbs-zero", "all-ones"],
+    "client-premaster": ["random", "x-zero", "x-top-bit-only", "a-random-bits-zero", "base-top-byte-zero"],
+    "server-premaster": ["random", "v-small", "b-random-bits-zero"],
+    "proof-compare": ["equal", "differ-first-byte", "differ-last-byte"],
+    // The control: GMP's variable-time mpz_powm, whose counts must differ (or the method proves nothing).
+    "control-mpz_powm": ["random", "one"],
+]
+
+/// A generator that returns one byte value (the "random bits zero" classes).
+struct ConstantRandom: SecureRandomGenerator {
+    let byte: UInt8
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(AuthCoreError) {
+        for index in buffer.indices { buffer[index] = byte }
+    }
+}
+
+func randomBytes(_ count: Int) -> [UInt8] {
+    (try? SystemRandom().secureBytes(count: count).withUnsafeBytes { Array($0) }) ?? [UInt8](repeating: 0x5A, count: count)
+}
+
+func runCount(_ arguments: [String]) -> Int32 {
+    guard arguments.count == 2, let operation = arguments.first, let classes = countedOperations[operation],
+        classes.contains(arguments[1])
+    else {
+        let known = countedOperations.keys.sorted().map { "\($0) {\(countedOperations[$0]!.joined(separator: "|"))}" }
+        print("usage: authcore-ctcheck count OP CLASS, one of: \(known.joined(separator: "; "))")
+        return 2
+    }
+    do {
+        let work = try prepared(operation, class: arguments[1])
+        work()  // warm-up outside the count: lazily built tables and caches
+        ConstantFlow.counting(work)
+        return 0
+    } catch {
+        print("count \(operation) \(arguments[1]): \(error)")
+        return 1
+    }
+}
+
+func prepared(_ operation: String, class secretClass: String) throws -> () -> Void {
+    let group = CognitoSRP.group
+    let n = group.modulus
+    switch operation {
+    case "comb":
+        let exponent: [UInt8]
+        switch secretClass {
+        case "one": exponent = [UInt8](repeating: 0, count: 31) + [1]
+        case "top-limbs-zero": exponent = [UInt8](repeating: 0, count: 24) + randomBytes(8)
+        case "all-ones": exponent = [UInt8](repeating: 0xFF, count: 32)
+        default: exponent = randomBytes(32)
+        }
+        return group.preparedGeneratorPower(exponent: exponent, bitCount: 256)
+    case "client-premaster":
+        var x = randomBytes(32)
+        let u = [UInt8](repeating: 0x11, count: 32)  // public: the same for every class
+        if secretClass == "x-zero" { x = [UInt8](repeating: 0, count: 32) }
+        if secretClass == "x-top-bit-only" { x = [0x80] + [UInt8](repeating: 0, count: 31) }
+        // B = k·g^x + t (mod N): the premaster base B - k·g^x is then t.
+        let gx = try group.generator.powerVariableTime(BigUInt(bigEndianBytes: x), modulo: n)
+        let kgx = try (CognitoSRP.multiplier * gx).modulo(n)
+        let t = secretClass == "base-top-byte-zero"
+            ? BigUInt(bigEndianBytes: [0] + randomBytes(group.byteCount - 1)) : try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n)
+        let b = try (kgx + t).modulo(n)
+        let random: any SecureRandomGenerator = secretClass == "a-random-bits-zero" ? ConstantRandom(byte: 0) : SystemRandom()
+        return try group.preparedClientPremaster(
+            serverPublicValue: b, multiplier: CognitoSRP.multiplier, x: x, u: u, random: random)
+    case "server-premaster":
+        let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: group.byteCount)).modulo(n)  // public
+        let u = [UInt8](repeating: 0x11, count: 32)
+        let v = secretClass == "v-small"
+            ? BigUInt(bigEndianBytes: [0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01])
+            : try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n)
+        let random: any SecureRandomGenerator = secretClass == "b-random-bits-zero" ? ConstantRandom(byte: 0) : SystemRandom()
+        return try group.preparedServerPremaster(clientPublicValue: a, verifier: v, u: u, random: random)
+    case "control-mpz_powm":
+        let exponent = BigUInt(bigEndianBytes: secretClass == "one" ? [UInt8](repeating: 0, count: 31) + [1] : randomBytes(32))
+        return { _ = try? group.generator.powerVariableTime(exponent, modulo: n) }
+    default:  // proof-compare
+        let expected = randomBytes(32)
+        var received = expected
+        if secretClass == "differ-first-byte" { received[0] ^= 0x01 }
+        if secretClass == "differ-last-byte" { received[31] ^= 0x80 }
+        return {
+            expected.withUnsafeBytes { e in received.withUnsafeBytes { r in _ = constantTimeEqual(e, r) } }
+        }
+    }
+}

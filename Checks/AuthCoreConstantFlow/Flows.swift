@@ -1,0 +1,140 @@
+import AuthCore
+
+/// One checked flow: a name and the work, which must not branch on, index by or pass to a system
+/// call any secret it has not declassified.
+struct Flow: Sendable {
+    let name: String
+    let run: @Sendable () throws -> Void
+}
+
+let username = Array("alice@example.com".utf8)
+
+/// The flows `make ctgrind` runs (design.md "Testing strategy"; issue 11 lists them).
+let flows: [Flow] = [
+    Flow(name: "srp6a.handshake.3072.sha256") {
+        let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
+        let password = secret("correct horse battery staple")
+        let verifier = try configuration.makeVerifier(username: username, password: password)  // the salt is public
+        markSecret(verifier.verifier)
+        let server = SRPServer(configuration: configuration)
+        let client = SRPClient(configuration: configuration)
+        let serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
+        let b = serverEphemeral.serverPublicValue
+        let clientEphemeral = try client.makeEphemeral(random: SecretRandom())
+        let a = clientEphemeral.publicValue
+        let session = try client.processChallenge(
+            username: username, password: password, salt: verifier.salt, serverPublicValue: b, ephemeral: clientEphemeral)
+        let serverSession = try server.verifyClient(
+            username: username, verifier: verifier, clientPublicValue: a, clientProof: session.clientProof,
+            ephemeral: serverEphemeral)
+        try session.verifyServerProof(serverSession.serverProof)
+    },
+    Flow(name: "srp6a.handshake.2048.sha1") {
+        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha1)
+        let password = secret("Tr0ub4dor&3")
+        let verifier = try configuration.makeVerifier(username: username, password: password)
+        markSecret(verifier.verifier)
+        let server = SRPServer(configuration: configuration)
+        let client = SRPClient(configuration: configuration)
+        let serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
+        let b = serverEphemeral.serverPublicValue
+        let clientEphemeral = try client.makeEphemeral(random: SecretRandom())
+        let a = clientEphemeral.publicValue
+        let session = try client.processChallenge(
+            username: username, password: password, salt: verifier.salt, serverPublicValue: b, ephemeral: clientEphemeral)
+        let serverSession = try server.verifyClient(
+            username: username, verifier: verifier, clientPublicValue: a, clientProof: session.clientProof,
+            ephemeral: serverEphemeral)
+        try session.verifyServerProof(serverSession.serverProof)
+    },
+    Flow(name: "cognito.claim+server-check") {
+        try cognitoClaim(realm: "AbCdEf123", identity: "3f1c2d4e-user", password: secret("Passw0rd!"))
+    },
+    Flow(name: "cognito.device-verifier+device-claim") {
+        let devicePassword = secret("uWmJk1m6K4f0Y2v3b9nqZrT8a5sXc7eD1gH0iJkLmNoPqRsT")
+        let salt = BigUInt(bigEndianBytes: try SystemRandom().secureBytes(count: 16))
+        let verifier = try CognitoDeviceVerifier(
+            deviceGroupKey: "-ab12CD34", deviceKey: "us-east-1_0f1e2d3c-device", devicePassword: devicePassword, salt: salt)
+        markSecret(verifier.verifier)
+        try cognitoClaim(
+            realm: "-ab12CD34", identity: "us-east-1_0f1e2d3c-device", password: devicePassword, verifier: verifier.verifier,
+            salt: salt)
+    },
+    Flow(name: "sigv4.key-derivation+sign+presign+chunk") {
+        let credentials = try Credentials(
+            accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"),
+            sessionToken: "FQoGZXIvYXdzEXAMPLETOKEN")
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", keyCache: SigningKeyCache())
+        let request = SigV4Request(
+            method: "GET", target: "/bucket/key.txt?list-type=2",
+            headers: [HTTPHeader("Host", "s3.amazonaws.com")])
+        let time = try Timestamp(iso8601: "2026-12-01T12:00:00Z")
+        _ = try signer.sign(request, at: time)
+        _ = try signer.sign(request, at: time)  // the per-day memo
+        _ = try signer.presign(request, at: time, expires: 300)
+        var streaming = request
+        streaming.payload = .streaming
+        let seed = try signer.sign(streaming, at: time)
+        var chunks = SigV4ChunkSigner(signer: signer, seed: seed, at: time)
+        _ = Array("abc".utf8).withUnsafeBytes { chunks.sign(chunk: $0) }
+        _ = chunks.sign(chunk: UnsafeRawBufferPointer(start: nil, count: 0))
+    },
+    Flow(name: "oss.v1+v4-sign") {
+        let credentials = try Credentials(accessKeyId: "LTAI5tEXAMPLE", secretAccessKey: secret("EXAMPLEsecretKEY0123456789abcd"))
+        let request = OSSRequest(
+            method: "GET", target: "/photo.jpg", headers: [HTTPHeader("Date", "Tue, 01 Dec 2026 12:00:00 GMT")],
+            bucket: "examplebucket", key: "photo.jpg")
+        let time = try Timestamp(iso8601: "2026-12-01T12:00:00Z")
+        _ = try OSSSigner(credentials: credentials, version: .v1, keyCache: SigningKeyCache()).sign(request, at: time)
+        _ = try OSSSigner(credentials: credentials, version: .v4, region: "cn-hangzhou", keyCache: SigningKeyCache()).sign(request, at: time)
+    },
+    Flow(name: "mac-and-proof-comparisons") {
+        let key = secret("an HMAC key of thirty-two bytes!")
+        let message = Array("message".utf8)
+        let mac = key.withUnsafeBytes { k in message.withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: $0, using: k) } }
+        let macBytes = mac.bytes
+        let wrong = secret("an HMAC key of thirty-two bytes?")
+        _ = key.withUnsafeBytes { k in HMAC<SHA256>.isValidAuthenticationCode(macBytes, authenticating: message, using: k) }
+        _ = wrong.withUnsafeBytes { k in HMAC<SHA256>.isValidAuthenticationCode(macBytes, authenticating: message, using: k) }
+        _ = key == wrong
+        _ = mac == mac
+        _ = key.withUnsafeBytes { k in wrong.withUnsafeBytes { w in constantTimeEqual(k, w) } }
+    },
+]
+
+/// A Cognito sign-in's cryptography on both sides: claim by the client, check by the server.
+func cognitoClaim(
+    realm: String, identity: String, password: SecureBytes, verifier stored: BigUInt? = nil, salt storedSalt: BigUInt? = nil
+) throws {
+    let salt = try storedSalt ?? BigUInt(bigEndianBytes: SystemRandom().secureBytes(count: 16))
+    let verifier = try stored ?? CognitoSRPServer.verifier(realm: realm, identity: identity, password: password, salt: salt)
+    markSecret(verifier)
+    let challenge = try CognitoSRPServer.makeChallenge(verifier: verifier, random: SecretRandom())
+    markPublic(challenge.secretBlock)  // sent to the client
+    let ephemeral = try CognitoSRP.makeEphemeral(random: SecretRandom())
+    let a = ephemeral.publicValue
+    let timestamp = "Tue Dec 1 12:00:00 UTC 2026"
+    let claim = try CognitoSRP.passwordClaim(
+        realm: realm, identity: identity, password: password, ephemeral: ephemeral,
+        serverPublicValue: challenge.serverPublicValue, salt: salt, secretBlock: challenge.secretBlock, timestamp: timestamp)
+    _ = try CognitoSRPServer.verifyClaim(
+        realm: realm, identity: identity, verifier: verifier, clientPublicValue: a, signature: claim.signature,
+        timestamp: timestamp, challenge: challenge)
+}
+
+/// The controls: deliberately variable-time work on a secret. The checker must report each, or the
+/// gate proves nothing: `==` on arrays (stops at the first difference) and GMP's `mpz_powm` with a
+/// secret exponent (sliding windows: branches on the exponent's bits).
+let controls: [Flow] = [
+    Flow(name: "control.array-equality") {
+        let key = secret("a secret the control compares with ==")
+        let copy = key.withUnsafeBytes { Array($0) }
+        let guess = Array("a secret the control compares with !=".utf8)
+        if copy == guess { print("control: equal") }
+    },
+    Flow(name: "control.mpz_powm-secret-exponent") {
+        let exponent = BigUInt(bigEndianBytes: try SecretRandom().secureBytes(count: 32))
+        let group = SRPGroup.rfc5054Group2048
+        _ = try group.generator.powerVariableTime(exponent, modulo: group.modulus)
+    },
+]

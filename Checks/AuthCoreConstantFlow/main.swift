@@ -1,0 +1,50 @@
+import AuthCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// authcore-ctcheck: the constant-flow gate's driver (`make ctgrind`).
+//
+//   authcore-ctcheck ctgrind     every flow, then the controls, under valgrind memcheck: prints the
+//                                reports each caused; exit 0 only when every flow caused 0 and every
+//                                control at least 1.
+//   authcore-ctcheck count OP CLASS   one secret operation for one secret class between callgrind's
+//                                     start/stop marks (`make ct-count`, see Counting.swift).
+
+func runChecked() -> Int32 {
+    guard ConstantFlow.isChecking else {
+        print("ctgrind: not running under valgrind memcheck built with -DAUTHCORE_CONSTANT_FLOW_CHECK")
+        return 2
+    }
+    var failed = false
+    for flow in flows {
+        let before = ConstantFlow.reportedErrors
+        do { try flow.run() } catch {
+            print("ctgrind \(flow.name): failed: \(error)")
+            failed = true
+            continue
+        }
+        let reports = ConstantFlow.reportedErrors - before
+        print("ctgrind \(flow.name): \(reports) reports")
+        if reports != 0 { failed = true }
+    }
+    for control in controls {
+        let before = ConstantFlow.reportedErrors
+        try? control.run()
+        let reports = ConstantFlow.reportedErrors - before
+        print("ctgrind \(control.name): \(reports) reports (a control: must be > 0)")
+        if reports == 0 { failed = true }
+    }
+    print(failed ? "ctgrind: FAILED" : "ctgrind: every flow constant-flow; every control caught")
+    return failed ? 1 : 0
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "ctgrind": exit(runChecked())
+case "count": exit(runCount(Array(arguments.dropFirst())))
+default:
+    print("usage: authcore-ctcheck ctgrind | count OP CLASS")
+    exit(2)
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Instruction-count equality across secret classes (make ct-count).
+
+For each secret operation of `authcore-ctcheck count`, runs every class once under callgrind
+(`--collect-atstart=no`: only the operation itself is counted, between its client-request toggles)
+and compares the `Ir` outside libc (see LIBC below). Counts are deterministic for a given binary and input sizes, whatever
+else the machine does, so equality is a gate that does not depend on wall-clock timing. Exit 1 when
+any operation's classes differ.
+"""
+import os
+import re
+import subprocess
+import sys
+
+# glibc's memset/memcpy/malloc take a number of instructions that depends on pointer alignment and
+# heap state, which differ between the per-class processes; their sizes here are public (fixed
+# widths), and `make ctgrind` separately reports any size or address that depends on a secret. So the
+# count is every instruction outside libc: AuthCore, GMP, OpenSSL and the Swift runtime.
+LIBC = re.compile(r"\[/[^\]]*/(libc\.so\.6|ld-linux-x86-64\.so\.2)\]$")
+
+BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/ctgrind/release/authcore-ctcheck"
+OUT = ".build/ct-count"
+OPERATIONS = {
+    "comb": ["random", "one", "top-limbs-zero", "all-ones"],
+    "client-premaster": ["random", "x-zero", "x-top-bit-only", "a-random-bits-zero", "base-top-byte-zero"],
+    "server-premaster": ["random", "v-small", "b-random-bits-zero"],
+    "proof-compare": ["equal", "differ-first-byte", "differ-last-byte"],
+}
+# Deliberately variable-time controls: their classes must differ.
+CONTROLS = {"control-mpz_powm": ["random", "one"]}
+
+
+def instructions(operation, secret_class):
+    out_file = os.path.join(OUT, f"{operation}-{secret_class}.out")
+    subprocess.run(
+        ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={out_file}",
+         BINARY, "count", operation, secret_class],
+        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    annotated = subprocess.run(
+        ["callgrind_annotate", "--inclusive=no", "--threshold=100", "--auto=no", out_file],
+        check=True, capture_output=True, text=True).stdout
+    total = None
+    counted = 0
+    for line in annotated.splitlines():
+        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*)$", line)
+        if not match:
+            continue
+        cost = int(match.group(1).replace(",", ""))
+        if "PROGRAM TOTALS" in match.group(2):
+            total = cost
+        elif not LIBC.search(match.group(2)):
+            counted += cost
+    if total is None or counted == 0:
+        raise SystemExit(f"ct-count: no costs in {out_file}")
+    return counted
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    failed = False
+    for operation, classes in OPERATIONS.items():
+        counts = {c: instructions(operation, c) for c in classes}
+        equal = len(set(counts.values())) == 1 and min(counts.values()) > 0
+        failed |= not equal
+        shown = ", ".join(f"{c} {n}" for c, n in counts.items())
+        print(f"ct-count {operation}: {'equal' if equal else 'DIFFERENT'} Ir ({shown})")
+    for operation, classes in CONTROLS.items():
+        counts = {c: instructions(operation, c) for c in classes}
+        caught = len(set(counts.values())) == len(classes)
+        failed |= not caught
+        shown = ", ".join(f"{c} {n}" for c, n in counts.items())
+        print(f"ct-count {operation} (a control: must differ): {'different' if caught else 'EQUAL'} Ir ({shown})")
+    print("ct-count: FAILED" if failed else "ct-count: every operation takes the same instructions for every class")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
