@@ -1,5 +1,5 @@
 /// A request to Alibaba Cloud OSS as its signers see it.
-public struct OSSRequest: Sendable {
+public struct OSSRequest: Sendable, CustomReflectable {
     /// The HTTP method.
     public var method: String
     /// The path as sent on the request line (used only to build presigned URIs).
@@ -43,8 +43,21 @@ public struct OSSRequest: Sendable {
     }
 }
 
+extension OSSRequest {
+    /// Method, path, header names and parameter names: a `security-token` parameter's value and
+    /// credential headers are never shown.
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method, "path": path, "bucket": bucket as Any, "key": key, "headers": headers,
+                "parameterNames": parameters.map(\.key),
+            ], displayStyle: .struct)
+    }
+}
+
 /// The result of OSS signing: headers to add, or a presigned target, plus intermediates.
-public struct OSSSignature: Sendable {
+public struct OSSSignature: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Headers to add (header mode): `Date` (V1) or `x-oss-date`/`x-oss-content-sha256` (V4), the
     /// security token if any, then `Authorization`.
     public let headers: [HTTPHeader]
@@ -58,4 +71,12 @@ public struct OSSSignature: Sendable {
     public let stringToSign: String
     /// The presigned path and query (URL mode).
     public let signedURI: String?
+
+    /// The header names only: never the `Authorization` value, the security token or the strings
+    /// signed (which hold the token).
+    public var description: String {
+        "OSSSignature(headers: \(headers.map(\.name).joined(separator: ", "))\(signedURI == nil ? "" : ", presigned"))"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["headerNames": headers.map(\.name)], displayStyle: .struct) }
 }

@@ -5,7 +5,7 @@
 /// References: OSS documentation "Include a V1 signature in the Authorization header", "Add
 /// signatures to URLs (V1)", "Signature Version 4 (recommended)"; conventions pinned by vectors from
 /// the oss2 SDK.
-public struct OSSSigner: Sendable {
+public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The signature version.
     public enum Version: String, Sendable {
         /// V1: HMAC-SHA1 over method, Content-MD5, Content-Type, date, `x-oss-*` headers and resource.
@@ -303,4 +303,14 @@ public struct OSSSigner: Sendable {
             throw AuthCoreError(.malformedRequest, "object key contains control characters")
         }
     }
+}
+
+extension OSSSigner {
+    /// The access key id, version and region: never the secret, the token or the key cache (whose
+    /// keyed MAC contexts cannot be reflected).
+    public var description: String {
+        "OSSSigner(\(credentials.accessKeyId), \(version == .v1 ? "V1" : "V4")\(region.map { ", \($0)" } ?? ""))"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["credentials": credentials, "region": region as Any], displayStyle: .struct) }
 }

@@ -1,5 +1,5 @@
 /// One HTTP header field as given (name case preserved; repeated names allowed).
-public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
+public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The field name.
     public var name: String
     /// The field value.
@@ -11,7 +11,21 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
-    public var description: String { "\(name): \(value)" }
+    /// The names whose values are credentials: printed as `<redacted>`.
+    static let credentialNames: Set<String> = [
+        "authorization", "proxy-authorization", "x-amz-security-token", "x-oss-security-token", "x-acs-security-token",
+        "cookie", "set-cookie", "x-amz-target-token",
+    ]
+
+    /// Whether the value is a credential (`Authorization`, a session token, a cookie).
+    public var holdsCredential: Bool { Self.credentialNames.contains(name.lowercased()) }
+
+    /// `name: value`, with the value of a credential header shown as `<redacted>`.
+    public var description: String { "\(name): \(holdsCredential ? "<redacted>" : value)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["name": name, "value": holdsCredential ? "<redacted>" : value], displayStyle: .struct)
+    }
 
     /// Checks the field for characters that cannot appear in HTTP/1.1 (RFC 9110 §5.1, §5.5).
     ///

@@ -2,7 +2,7 @@
 ///
 /// The path and query are kept exactly as written (no decoding, no re-encoding): SigV4 signs the
 /// request-line path, and S3 signs it verbatim.
-public struct RequestURL: Sendable, Hashable, CustomStringConvertible {
+public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `http` or `https`.
     public let scheme: String
     /// The host name or address (IPv6 literals keep their brackets).
@@ -87,5 +87,22 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible {
     /// The request-line target: path plus `?query` when there is one.
     public var target: String { query.isEmpty ? path : "\(path)?\(query)" }
 
-    public var description: String { origin + target }
+    /// The whole URL, exactly as parsed (what a transport sends).
+    public var absoluteString: String { origin + target }
+
+    /// Query parameters whose values are credentials (presigned URLs carry the session token).
+    static let credentialParameters: Set<String> = ["x-amz-security-token", "security-token", "x-oss-security-token"]
+
+    /// The URL with the value of a session-token query parameter shown as `<redacted>`.
+    public var description: String {
+        guard !query.isEmpty else { return origin + path }
+        let pieces = query.split(separator: "&", omittingEmptySubsequences: false).map { piece -> String in
+            guard let equals = piece.firstIndex(of: "=") else { return String(piece) }
+            let name = piece[..<equals].lowercased()
+            return Self.credentialParameters.contains(name) ? "\(piece[..<equals])=<redacted>" : String(piece)
+        }
+        return origin + path + "?" + pieces.joined(separator: "&")
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["url": description], displayStyle: .struct) }
 }

@@ -33,7 +33,7 @@ public struct SigV4Request: Sendable {
 }
 
 /// The payload of a request as SigV4 signs it.
-public enum SigV4Payload: Sendable {
+public enum SigV4Payload: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The body bytes; their SHA-256 is signed.
     case bytes([UInt8])
     /// The hex SHA-256 of a body hashed elsewhere.
@@ -43,6 +43,18 @@ public enum SigV4Payload: Sendable {
     /// `STREAMING-AWS4-HMAC-SHA256-PAYLOAD`: an `aws-chunked` body whose chunks are signed one by one
     /// (see ``SigV4ChunkSigner``).
     case streaming
+
+    /// The kind and size only: a body can carry a token (`AssumeRoleWithWebIdentity`).
+    public var description: String {
+        switch self {
+        case .bytes(let bytes): "bytes(\(bytes.count))"
+        case .precomputedHash: "precomputedHash"
+        case .unsigned: "unsigned"
+        case .streaming: "streaming"
+        }
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["kind": description], displayStyle: .enum) }
 }
 
 /// How a request is canonicalised (SigV4 "Create a canonical request").

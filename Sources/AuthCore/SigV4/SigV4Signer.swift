@@ -17,7 +17,7 @@
 ///
 /// The signer does no I/O and reads no clock: the caller passes the signing time (an injected clock
 /// plus any clock-skew correction).
-public struct SigV4Signer: Sendable {
+public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Everything the signer holds, behind one reference: copying a signer (into a closure, a
     /// result, another task) costs one retain, not one per field.
     final class Storage: Sendable {
@@ -399,7 +399,7 @@ func withStringToSign<R>(date: AmzDate, hash: Digest, scopeSuffix: [UInt8], _ bo
 
 /// The result of signing: headers to add (header mode) or the presigned target (query mode), plus
 /// the intermediate values for debugging and test vectors (computed on demand).
-public struct SigV4Signature: Sendable {
+public struct SigV4Signature: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Headers to add to the request, in this order: `X-Amz-Date`, `X-Amz-Security-Token` (if any),
     /// `X-Amz-Content-SHA256` (if any), `Authorization`. Empty for presigned URLs.
     public let headers: [HTTPHeader]
@@ -430,4 +430,26 @@ public struct SigV4Signature: Sendable {
     }
     /// The string to sign, as bytes.
     public var stringToSignBytes: [UInt8] { Array(stringToSign.utf8) }
+
+    /// Date, scope and the header names: never the `Authorization` value, the session token or the
+    /// canonical request (which holds the token).
+    public var description: String {
+        "SigV4Signature(\(amzDate), \(scope), headers: \(headers.map(\.name).joined(separator: ", "))\(signedURI == nil ? "" : ", presigned"))"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["amzDate": amzDate, "scope": scope, "headerNames": headers.map(\.name), "expires": expires as Any],
+            displayStyle: .struct)
+    }
+}
+
+extension SigV4Signer {
+    /// The access key id, region and service: never the secret, the token or the key cache (whose
+    /// keyed MAC contexts cannot be reflected).
+    public var description: String { "SigV4Signer(\(credentials.accessKeyId), \(region), \(service))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["credentials": credentials, "region": region, "service": service], displayStyle: .struct)
+    }
 }

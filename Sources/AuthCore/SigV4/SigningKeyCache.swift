@@ -6,7 +6,7 @@
 /// (access key id, SHA-256 fingerprint of the secret, date, region, service) — never keyed by the
 /// secret itself — evicts the least recently used entry beyond its capacity, and wipes an entry's key
 /// and context when it is freed.
-public final class SigningKeyCache: Sendable {
+public final class SigningKeyCache: Sendable, CustomReflectable {
     struct Key: Hashable {
         /// Which derivation: 0 = AWS SigV4 ("AWS4", "aws4_request"), 1 = OSS V4 ("aliyun_v4", "aliyun_v4_request").
         var scheme: UInt8 = 0
@@ -116,4 +116,9 @@ final class SigningKeyMemo: Sendable {
             remembered.mac = KeyedHMAC(algorithm: .sha256, key: entry.signingKey)  // once per day
         }
     }
+}
+
+extension SigningKeyCache {
+    /// The capacity only: entries hold signing keys and keyed MAC contexts.
+    public var customMirror: Mirror { Mirror(self, children: ["capacity": capacity], displayStyle: .class) }
 }

@@ -174,7 +174,8 @@ public actor CognitoSignIn {
                 password = SecureBytes(Array(challengeResponse.utf8))
             } else {
                 guard let chosen = CognitoFactor(rawValue: challengeResponse) else {
-                    throw AuthCoreError(.invalidParameter, "unknown first factor '\(challengeResponse)'")
+                    let factors = CognitoFactor.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw AuthCoreError(.invalidParameter, "the answer is not a first factor (expected one of \(factors))")
                 }
                 factor = chosen
             }
@@ -472,4 +473,10 @@ public actor CognitoSignIn {
             CognitoRememberedDevice(deviceKey: device.deviceKey, deviceGroupKey: device.deviceGroupKey, devicePassword: generated.devicePassword),
             for: username)
     }
+}
+
+extension CognitoSignIn: CustomReflectable {
+    /// The pool configuration only: the pending step holds the session string and the challenge's
+    /// parameters, and the password is kept until the sign-in ends.
+    public nonisolated var customMirror: Mirror { Mirror(self, children: ["configuration": configuration], displayStyle: .class) }
 }

@@ -95,7 +95,7 @@ public struct CognitoCodeDelivery: Sendable, Equatable {
 }
 
 /// The tokens of a signed-in user. `description` shows none of them.
-public struct CognitoTokens: Sendable, CustomStringConvertible {
+public struct CognitoTokens: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The ID token (JWT).
     public let idToken: String
     /// The access token (JWT).
@@ -116,10 +116,16 @@ public struct CognitoTokens: Sendable, CustomStringConvertible {
     public var description: String {
         "CognitoTokens(idToken: <redacted>, accessToken: <redacted>, refreshToken: \(refreshToken == nil ? "none" : "<redacted>"), expiresIn: \(expiresIn))"
     }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["expiresIn": expiresIn, "tokenType": tokenType as Any, "hasRefreshToken": refreshToken != nil],
+            displayStyle: .struct)
+    }
 }
 
 /// What the app must do next to finish signing in. Case names follow Amplify's `AuthSignInStep`.
-public enum CognitoNextStep: Sendable, Equatable {
+public enum CognitoNextStep: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A custom challenge (`CUSTOM_CHALLENGE`): answer with ``CognitoSignIn/confirmSignIn(challengeResponse:userAttributes:)``.
     case confirmSignInWithCustomChallenge(parameters: [String: String])
     /// An SMS MFA code (`SMS_MFA`).
@@ -146,6 +152,11 @@ public enum CognitoNextStep: Sendable, Equatable {
     /// with the credential (JSON). The app owns the authenticator.
     case confirmSignInWithWebAuthn(credentialRequestOptions: String)
 
+    /// The step's name only: the TOTP shared secret and the custom challenge's parameters are not shown.
+    public var description: String { "CognitoNextStep.\(typeName)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["step": typeName], displayStyle: .enum) }
+
     /// Amplify's `AuthSignInStep` case name.
     public var typeName: String {
         switch self {
@@ -166,15 +177,24 @@ public enum CognitoNextStep: Sendable, Equatable {
 }
 
 /// The outcome of a sign-in call.
-public enum CognitoSignInResult: Sendable {
+public enum CognitoSignInResult: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Signed in.
     case signedIn(CognitoTokens)
     /// Another step is needed.
     case nextStep(CognitoNextStep)
+
+    public var description: String {
+        switch self {
+        case .signedIn(let tokens): "signedIn(\(tokens))"
+        case .nextStep(let step): "nextStep(\(step))"
+        }
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["result": description], displayStyle: .enum) }
 }
 
 /// A device Cognito remembers for a user (device tracking).
-public struct CognitoRememberedDevice: Sendable, CustomStringConvertible {
+public struct CognitoRememberedDevice: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// `DeviceKey`.
     public let deviceKey: String
     /// `DeviceGroupKey`.
@@ -189,7 +209,10 @@ public struct CognitoRememberedDevice: Sendable, CustomStringConvertible {
         self.devicePassword = devicePassword
     }
 
-    public var description: String { "CognitoRememberedDevice(\(deviceKey))" }
+    /// The device key's last four characters only: the key names the device to Cognito's device SRP.
+    public var description: String { "CognitoRememberedDevice(…\(deviceKey.suffix(4)))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["device": description], displayStyle: .struct) }
 }
 
 /// Keeps remembered devices per user (apps store them in the keychain; tests in memory).

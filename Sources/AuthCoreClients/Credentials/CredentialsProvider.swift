@@ -72,7 +72,7 @@ public struct ClosureCredentialsProvider: CredentialsProvider {
         do { return try await fetch() } catch let error as AuthCoreError {
             throw error
         } catch {
-            throw AuthCoreError(.credentialsUnavailable, "the credentials closure failed: \(error)")
+            throw AuthCoreError(.credentialsUnavailable, "the credentials closure failed with \(type(of: error))")
         }
     }
 }

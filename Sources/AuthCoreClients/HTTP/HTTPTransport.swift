@@ -1,7 +1,7 @@
 public import AuthCore
 
 /// An HTTP request as the clients send it.
-public struct HTTPRequest: Sendable {
+public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The method.
     public var method: String
     /// The absolute URL.
@@ -31,10 +31,24 @@ public struct HTTPRequest: Sendable {
         self.maximumResponseBytes = maximumResponseBytes
         self.allowsInsecureHTTP = allowsInsecureHTTP
     }
+
+    /// Method, origin, header names and body size: bodies carry passwords and tokens, URLs can carry
+    /// tokens in their query, and credential headers are redacted.
+    public var description: String {
+        "HTTPRequest(\(method) \(url.scheme)://\(url.host), headers: \(headers.map(\.name).joined(separator: ", ")), body \(body.count) bytes)"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "method": method, "origin": "\(url.scheme)://\(url.host)", "headers": headers, "bodyByteCount": body.count,
+            ], displayStyle: .struct)
+    }
 }
 
 /// An HTTP response.
-public struct HTTPResponse: Sendable {
+public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The status code.
     public var status: Int
     /// Header fields.
@@ -51,6 +65,15 @@ public struct HTTPResponse: Sendable {
 
     /// Whether the status is 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// Status, header names and body size: bodies carry tokens and secret keys.
+    public var description: String {
+        "HTTPResponse(\(status), headers: \(headers.map(\.name).joined(separator: ", ")), body \(body.count) bytes)"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["status": status, "headers": headers, "bodyByteCount": body.count], displayStyle: .struct)
+    }
 }
 
 /// Sends HTTP requests. The default implementation is ``URLSessionTransport``; tests and apps can

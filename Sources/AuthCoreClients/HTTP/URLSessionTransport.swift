@@ -42,7 +42,7 @@ public struct URLSessionTransport: HTTPTransport {
 
     public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
         try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: request.allowsInsecureHTTP)
-        guard let url = URL(string: request.url.description) else {
+        guard let url = URL(string: request.url.absoluteString) else {
             throw AuthCoreError(.malformedRequest, "URL cannot be represented: \(request.url.origin)")
         }
         var urlRequest = URLRequest(url: url)

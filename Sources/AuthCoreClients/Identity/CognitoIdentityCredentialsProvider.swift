@@ -8,7 +8,7 @@ public import AuthCore
 /// from unauthenticated to a developer token) forgets the cached identity id.
 public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
     /// How the identity signs in.
-    public enum Login: Sendable {
+    public enum Login: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
         /// No login (an unauthenticated identity).
         case unauthenticated
         /// A developer-authenticated identity: the id and token the backend got from
@@ -16,6 +16,17 @@ public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
         case developer(identityId: String, token: String, loginsKey: String? = nil)
         /// Social or OIDC logins (`accounts.google.com`: token, …).
         case providers([String: String])
+
+        /// The kind of login and the provider names: never a token.
+        public var description: String {
+            switch self {
+            case .unauthenticated: "unauthenticated"
+            case .developer(let identityId, _, let loginsKey): "developer(identityId: \(identityId), token: <redacted>\(loginsKey.map { ", loginsKey: \($0)" } ?? ""))"
+            case .providers(let logins): "providers(\(logins.keys.sorted().map { "\($0): <redacted>" }.joined(separator: ", ")))"
+            }
+        }
+        public var debugDescription: String { description }
+        public var customMirror: Mirror { Mirror(self, children: ["login": description], displayStyle: .enum) }
 
         /// The identity id the login brings (a developer login's), if any.
         var identityId: String? {

@@ -3,7 +3,7 @@ import Foundation
 
 /// A JSON object from a service response, read with typed errors that name the missing or
 /// malformed field (never a crash, never the value of a secret).
-public struct JSONObject: @unchecked Sendable {
+public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     // invariant: `values` holds only JSONSerialization output (immutable Foundation values).
     let values: [String: Any]
     let context: String
@@ -21,6 +21,13 @@ public struct JSONObject: @unchecked Sendable {
             throw AuthCoreError(.malformedResponse, "\(context): the response is not a JSON object")
         }
         self.init(object, context: context)
+    }
+
+    /// The context and the key names: values hold tokens, session strings and secret keys.
+    public var description: String { "JSONObject(\(context), keys: \(values.keys.sorted().joined(separator: ", ")))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["context": context, "keys": values.keys.sorted()], displayStyle: .struct)
     }
 
     /// Whether the key is present (and not null).
