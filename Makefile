@@ -12,7 +12,7 @@ PYTHON ?= python3
 VENV := .venv
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales valgrind
 
-.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count deps system-deps venv build build-release vectors clean
+.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count zeroize-check deps system-deps venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server) on loopback and stops them by PID.
@@ -22,6 +22,7 @@ test: deps build
 	$(MAKE) --no-print-directory fuzz-replay
 	$(MAKE) --no-print-directory ctgrind
 	$(MAKE) --no-print-directory ct-count
+	$(MAKE) --no-print-directory zeroize-check
 
 bench: deps build-release
 	.build/release/authcore vectors vectors
@@ -89,6 +90,11 @@ ctgrind: ctgrind-build
 # classes: zero/small/top-bit exponents, x = 0 vs 2^255, a premaster base with a zero top byte.
 ct-count: ctgrind-build
 	@$(PYTHON) scripts/ct_count.py $(CT_BINARY)
+
+# Freed heap blocks that still hold a marker secret (LD_PRELOAD probe, Checks/zeroize), per scenario
+# with its gate, and a control with OPENSSL_cleanse disabled that must find them (scripts/zeroize_check.py).
+zeroize-check: build
+	@$(PYTHON) scripts/zeroize_check.py
 
 deps: system-deps venv
 

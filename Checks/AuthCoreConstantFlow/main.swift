@@ -9,6 +9,8 @@ import Glibc
 //   authcore-ctcheck ctgrind     every flow, then the controls, under valgrind memcheck: prints the
 //                                reports each caused; exit 0 only when every flow caused 0 and every
 //                                control at least 1.
+//   authcore-ctcheck zeroize PASSWORD-FD   SRP, Cognito and device flows with the password read from
+//                                     a descriptor (`make zeroize-check`, see Zeroize.swift).
 //   authcore-ctcheck count OP CLASS   one secret operation for one secret class between callgrind's
 //                                     start/stop marks (`make ct-count`, see Counting.swift).
 
@@ -44,6 +46,7 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
 case "ctgrind": exit(runChecked())
 case "count": exit(runCount(Array(arguments.dropFirst())))
+case "zeroize": exit(runZeroizeFlows(Array(arguments.dropFirst())))
 default:
     print("usage: authcore-ctcheck ctgrind | count OP CLASS")
     exit(2)

@@ -50,18 +50,16 @@ enum CognitoCommand {
         do {
             configuration = try CognitoUserPoolConfiguration(
                 region: region, userPoolId: try parsed.required("--user-pool-id"), clientId: try parsed.required("--client-id"),
-                clientSecret: environment("COGNITO_CLIENT_SECRET").map { SecureBytes(Array($0.utf8)) }, endpoint: parsed.value("--endpoint"))
+                clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"), endpoint: parsed.value("--endpoint"))
         } catch let error as AuthCoreError {
             throw UsageError(error.reason)
         }
         let needsPassword = flow != .customWithoutSRP && !(flow == .userAuth && factor != .password && factor != .passwordSRP)
         var password: SecureBytes?
-        if let fromEnvironment = environment("COGNITO_PASSWORD") {
-            password = SecureBytes(Array(fromEnvironment.utf8))
+        if let fromEnvironment = takeSecretEnvironment("COGNITO_PASSWORD") {
+            password = fromEnvironment
         } else if needsPassword {
-            var input = try readStandardInput(limit: 65_536)
-            password = SecureBytes(droppingOneNewline(input))
-            input.withUnsafeMutableBytes { for i in $0.indices { $0[i] = 0 } }
+            password = try readSecretStandardInput(limit: 65_536)
         }
         let result: CognitoSignInResult
         let chosenFactor = factor

@@ -41,20 +41,6 @@ func printOut(_ text: String) {
     writeAll(1, text.hasSuffix("\n") ? text : text + "\n")
 }
 
-/// Reads all of stdin as bytes (up to `limit` bytes).
-func readStandardInput(limit: Int = 1 << 20) throws(CommandFailure) -> [UInt8] {
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if n < 0 { throw CommandFailure("cannot read standard input") }
-        if n == 0 { break }
-        bytes.append(contentsOf: buffer[0..<n])
-        if bytes.count > limit { throw CommandFailure("standard input exceeds \(limit) bytes") }
-    }
-    return bytes
-}
-
 /// Reads a whole regular file, refusing one larger than `limit` bytes without reading it all
 /// (a file option must not make the process read an unbounded file or a device).
 func readFile(_ path: String, limit: Int, option: String) throws(UsageError) -> [UInt8] {
@@ -78,13 +64,4 @@ func environment(_ name: String) -> String? {
     guard let raw = getenv(name) else { return nil }
     let value = String(cString: raw)
     return value.isEmpty ? nil : value
-}
-
-/// Drops one trailing "\n" or "\r\n" (design.md: nothing else is trimmed from a password).
-func droppingOneNewline(_ bytes: [UInt8]) -> [UInt8] {
-    if bytes.last == UInt8(ascii: "\n") {
-        if bytes.count >= 2 && bytes[bytes.count - 2] == UInt8(ascii: "\r") { return Array(bytes.dropLast(2)) }
-        return Array(bytes.dropLast())
-    }
-    return bytes
 }

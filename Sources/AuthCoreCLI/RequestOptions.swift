@@ -147,7 +147,7 @@ struct RequestOptions {
 
 /// Credentials from the environment (an empty variable counts as unset).
 func credentialsFromEnvironment(id: String, secret: String, token: String, expiration: String? = nil) throws -> Credentials {
-    guard let accessKey = environment(id), let secretKey = environment(secret) else {
+    guard let accessKey = environment(id), let secretKey = takeSecretEnvironment(secret) else {
         throw UsageError("\(id) and \(secret) must be set in the environment (credentials never come from arguments)")
     }
     var expires: Timestamp?

@@ -38,9 +38,7 @@ enum SRPCommand {
             throw UsageError(error.reason)
         }
         guard let username = parsed.value("--username") else { throw UsageError("missing required option --username") }
-        var input = try readStandardInput(limit: 65_536)
-        let password = SecureBytes(droppingOneNewline(input))
-        input.withUnsafeMutableBytes { buffer in for i in buffer.indices { buffer[i] = 0 } }
+        let password = try readSecretStandardInput(limit: 65_536)
         do {
             let verifier = try configuration.makeVerifier(username: Array(username.utf8), password: password)
             let verifierHex = Hex.encode(verifier.verifier.minimalBigEndianBytes)

@@ -163,6 +163,7 @@ struct CognitoTranscriptTests {
             #expect(tokens.accessToken == result?["AccessToken"] as? String)
             #expect(tokens.idToken == result?["IdToken"] as? String)
             #expect(!"\(tokens)".contains(tokens.accessToken))
+            #expect(await !client.holdsPassword, "the password outlived the sign-in")
         } else {
             guard case .failure(let error) = outcome else {
                 Issue.record("expected the service error, got \(outcome)")
@@ -170,6 +171,7 @@ struct CognitoTranscriptTests {
             }
             let type = try #require((last.response["__type"] as? String)?.split(separator: "#").last.map(String.init))
             #expect(error.code == .serviceError)
+            #expect(await !client.holdsPassword, "the password outlived a failed sign-in")
             #expect(error.serviceErrorType == type)
             #expect(error.reason == "\(type): \(last.response["message"] as? String ?? "")")
             #expect(error.httpStatus == last.status)

@@ -111,6 +111,11 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
         storage = replacement  // the old buffer wipes itself when its last reference goes
     }
 
+    /// The first `count` bytes, in a new wiping buffer.
+    package func prefix(_ count: Int) -> SecureBytes {
+        withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(Swift.max(0, Swift.min(count, $0.count))))) }
+    }
+
     /// The number of leading zero bytes, counted reading every byte and branching on none.
     package var leadingZeroByteCount: Int {
         withUnsafeBytes { bytes in bytes.baseAddress.map { c_authcore_ct_leading_zero_bytes($0, bytes.count) } ?? 0 }

@@ -15,6 +15,12 @@ func secureZero(_ pointer: UnsafeMutableRawPointer, count: Int) {
     c_authcore_cleanse(pointer, count)
 }
 
+/// Overwrites memory the caller owns with `OPENSSL_cleanse` (for the CLI and the clients, which
+/// read secrets into buffers of their own).
+package func wipeSecretMemory(_ buffer: UnsafeMutableRawBufferPointer) {
+    secureZero(buffer)
+}
+
 extension Array where Element == UInt8 {
     /// Wipes the array's bytes in place (its count stays the same).
     mutating func secureZeroize() {

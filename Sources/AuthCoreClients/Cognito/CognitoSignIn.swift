@@ -81,7 +81,21 @@ public actor CognitoSignIn {
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         guard !username.isEmpty else { throw AuthCoreError(.invalidParameter, "username is empty") }
         try beginStep()
-        defer { stepInFlight = false }
+        defer { endStep() }
+        do {
+            return try await signInStep(
+                username: username, password: password, flow: flow, preferredFirstFactor: preferredFirstFactor,
+                preparedEphemeral: preparedEphemeral, privateValueBitCount: privateValueBitCount, clientMetadata: clientMetadata)
+        } catch {
+            self.password = nil  // a failed sign-in keeps no password
+            throw error
+        }
+    }
+
+    private func signInStep(
+        username: String, password: SecureBytes?, flow: CognitoAuthFlow, preferredFirstFactor: CognitoFactor?,
+        preparedEphemeral: consuming SRPPrivateValue?, privateValueBitCount: Int, clientMetadata: [String: String]
+    ) async throws(AuthCoreError) -> CognitoSignInResult {
         reset()
         typedUsername = username
         self.password = password
@@ -143,7 +157,19 @@ public actor CognitoSignIn {
         challengeResponse: String, userAttributes: [String: String] = [:], friendlyDeviceName: String? = nil
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         try beginStep()
-        defer { stepInFlight = false }
+        defer { endStep() }
+        do {
+            return try await confirmSignInStep(
+                challengeResponse: challengeResponse, userAttributes: userAttributes, friendlyDeviceName: friendlyDeviceName)
+        } catch {
+            password = nil  // a failed step keeps no password
+            throw error
+        }
+    }
+
+    private func confirmSignInStep(
+        challengeResponse: String, userAttributes: [String: String], friendlyDeviceName: String?
+    ) async throws(AuthCoreError) -> CognitoSignInResult {
         guard var state = pending else { throw AuthCoreError(.invalidParameter, "no sign-in step is waiting for an answer") }
         var responses: [String: String] = ["USERNAME": state.username]
         var challenge = state.challengeName
@@ -260,6 +286,16 @@ public actor CognitoSignIn {
         }
         stepInFlight = true
     }
+
+    /// Ends a step. The password lives only while a sign-in still waits for an answer: after
+    /// success, after a failure and whenever no step is pending, it is dropped (its storage wiped).
+    private func endStep() {
+        stepInFlight = false
+        if pending == nil { password = nil }
+    }
+
+    /// Whether the actor still holds a password (tests of its lifetime).
+    package var holdsPassword: Bool { password != nil }
 
     private func reset() {
         pending = nil

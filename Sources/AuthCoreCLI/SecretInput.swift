@@ -1,0 +1,57 @@
+import AuthCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Secrets the CLI reads (passwords on stdin, keys and passwords in the environment) go straight into
+// wiping storage: no `[UInt8]` or `String` copy is made, and every buffer they pass through is wiped
+// with OPENSSL_cleanse (`make zeroize-check` counts freed heap blocks that still hold them).
+
+/// Reads all of stdin into wiping storage (at most `limit` bytes) and drops one trailing `\n` or
+/// `\r\n` (design.md: nothing else is trimmed from a password).
+func readSecretStandardInput(limit: Int) throws(CommandFailure) -> SecureBytes {
+    var failure: CommandFailure?
+    var length = 0
+    // One buffer of limit + 1 bytes, read into in place: it never grows, so no copy is left behind.
+    let buffer = SecureBytes(count: limit + 1) { raw in
+        while length <= limit {
+            let n = read(0, raw.baseAddress! + length, limit + 1 - length)  // invariant: count > 0
+            if n < 0 {
+                if errno == EINTR { continue }
+                failure = CommandFailure("cannot read standard input")
+                return
+            }
+            if n == 0 { return }
+            length += n
+        }
+        failure = CommandFailure("standard input exceeds \(limit) bytes")
+    }
+    if let failure { throw failure }
+    return buffer.prefix(length - trailingNewlineLength(buffer, length: length))
+}
+
+/// The length of one trailing `\n` or `\r\n` within the first `length` bytes (0, 1 or 2).
+private func trailingNewlineLength(_ bytes: SecureBytes, length: Int) -> Int {
+    bytes.withUnsafeBytes { raw in
+        guard length >= 1, raw[length - 1] == UInt8(ascii: "\n") else { return 0 }
+        return length >= 2 && raw[length - 2] == UInt8(ascii: "\r") ? 2 : 1
+    }
+}
+
+/// Takes a secret from the environment: copies it into wiping storage, overwrites the variable's
+/// value in place and removes the variable, so the process keeps no other copy. An empty value counts
+/// as unset (design.md).
+func takeSecretEnvironment(_ name: String) -> SecureBytes? {
+    guard let raw = getenv(name) else { return nil }
+    let count = strlen(raw)
+    guard count > 0 else { return nil }
+    let value = SecureBytes(copying: UnsafeRawBufferPointer(start: raw, count: count))
+    wipeSecretMemory(UnsafeMutableRawBufferPointer(start: raw, count: count))
+    unsetenv(name)
+    return value
+}
