@@ -47,6 +47,24 @@ let flows: [Flow] = [
             ephemeral: serverEphemeral)
         try session.verifyServerProof(serverSession.serverProof)
     },
+    Flow(name: "srp6a.handshake.4096.sha512.e1024") {  // exponents beyond the comb's reach: mpn_sec_powm
+        let configuration = try SRPConfiguration(group: .rfc5054Group4096, hash: .sha512, privateValueBitCount: 1024)
+        let password = secret("a passphrase for the long-exponent flow")
+        let verifier = try configuration.makeVerifier(username: username, password: password)
+        markSecret(verifier.verifier)
+        let server = SRPServer(configuration: configuration)
+        let client = SRPClient(configuration: configuration)
+        let serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
+        let b = serverEphemeral.serverPublicValue
+        let clientEphemeral = try client.makeEphemeral(random: SecretRandom())
+        let a = clientEphemeral.publicValue
+        let session = try client.processChallenge(
+            username: username, password: password, salt: verifier.salt, serverPublicValue: b, ephemeral: clientEphemeral)
+        let serverSession = try server.verifyClient(
+            username: username, verifier: verifier, clientPublicValue: a, clientProof: session.clientProof,
+            ephemeral: serverEphemeral)
+        try session.verifyServerProof(serverSession.serverProof)
+    },
     Flow(name: "cognito.claim+server-check") {
         try cognitoClaim(realm: "AbCdEf123", identity: "3f1c2d4e-user", password: secret("Passw0rd!"))
     },

@@ -168,6 +168,7 @@ static inline mp_limb_t c_authcore_mpn_sec_less_than(mp_srcptr ap, mp_srcptr mp,
 static inline mp_limb_t c_authcore_mpn_sec_is_zero(mp_srcptr ap, mp_size_t n) {
     mp_limb_t any = 0;
     for (mp_size_t i = 0; i < n; i++) any |= ap[i];
+    __asm__("" : "+r"(any));
     return ((any | ((mp_limb_t)0 - any)) >> (GMP_NUMB_BITS - 1)) ^ 1;
 }
 

@@ -63,6 +63,27 @@ struct CognitoSRPTests {
         #expect(errorCode { try CognitoSRP.poolName(fromPoolId: "us-east-1_") } == .invalidParameter)
     }
 
+    @Test("an SRP_B equal to k·g^x (which would make S = 0) is refused as an unsafe value")
+    func premasterBaseZero() throws {
+        let salt = BigUInt(bigEndianBytes: [0x5A, 0x17])
+        let password = SecureBytes(Array("Passw0rd!".utf8))
+        let x = CognitoSRP.privateKeyValue(salt: salt, realm: "AbCdEf123", identity: "user", password: password)
+        let n = CognitoSRP.group.modulus
+        let kgx = try (CognitoSRP.multiplier * CognitoSRP.group.generator.powerVariableTime(x, modulo: n)).modulo(n)
+        let ephemeral = try CognitoSRP.makeEphemeral()
+        #expect(throws: AuthCoreError(.unsafePublicValue, "")) {
+            try CognitoSRP.passwordClaim(
+                realm: "AbCdEf123", identity: "user", password: password, ephemeral: ephemeral, serverPublicValue: kgx, salt: salt,
+                secretBlock: [1, 2, 3], timestamp: "Tue Dec 1 12:00:00 UTC 2026")
+        }
+        // One more than k·g^x is an ordinary value.
+        let claim = try CognitoSRP.passwordClaim(
+            realm: "AbCdEf123", identity: "user", password: password, ephemeral: try CognitoSRP.makeEphemeral(),
+            serverPublicValue: try (kgx + BigUInt(1)).modulo(n), salt: salt, secretBlock: [1, 2, 3],
+            timestamp: "Tue Dec 1 12:00:00 UTC 2026")
+        #expect(claim.signature.count == 44)
+    }
+
     @Test("SECRET_HASH and the device verifier")
     func secretHashAndDevice() throws {
         // SECRET_HASH = Base64(HMAC-SHA256(secret, username | client id)).

@@ -64,10 +64,10 @@ final class SRPGroupEngine: Sendable {
         if bitCount <= Self.tableReachBits {
             fixedBaseTable.power(into: result.pointer, exponent: exponent, exponentBitCount: bitCount)
         } else {
-            let context = try ModularContext(modulus: modulus, maximumExponentBitCount: bitCount)
-            let plain = try context.power(generator, secretExponent: exponent.bigUInt, exponentBitCount: bitCount)
-            let limbs = LimbBuffer(plain, count: limbCount)
-            domain.enter(result.pointer, limbs.pointer)
+            // Beyond the table: mpn_sec_powm on the fixed-width limbs (never through a BigUInt,
+            // whose normalisation would depend on the exponent's leading zero limbs).
+            let plain = secretPower(base: LimbBuffer(generator, count: limbCount), exponent: exponent, bitCount: bitCount)
+            domain.enter(result.pointer, plain.pointer)
         }
         return result
     }
@@ -76,7 +76,7 @@ final class SRPGroupEngine: Sendable {
     func generatorPower(_ exponent: LimbBuffer, bitCount: Int) throws(AuthCoreError) -> BigUInt {
         let montgomery = try generatorPowerMontgomery(exponent, bitCount: bitCount)
         domain.leave(montgomery.pointer, montgomery.pointer)
-        return montgomery.bigUInt
+        return montgomery.secretBigUInt
     }
 
     /// A verifier `v = g^x mod N` (RFC 5054 §2.4): secret (password-equivalent), so kept at fixed
@@ -99,6 +99,7 @@ final class SRPGroupEngine: Sendable {
                 .invalidParameter,
                 "private value bit count \(randomBitCount) is outside \(SRPPrivateValue.randomBitCountRange) (RFC 5054 §2.5.3 asks for at least 256)")
         }
+        precondition(offsetBits >= randomBitCount, "the public offset must lie above the random bits")  // invariant: offsets are derived from the bit count
         let randomBytes = try random.secureBytes(count: (randomBitCount + 7) / 8)
         let exponentLimbs = (offsetBits + 64) / 64
         let exponent = randomBytes.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: exponentLimbs) }
@@ -198,6 +199,11 @@ final class SRPGroupEngine: Sendable {
         domain.leave(gx.pointer, gx.pointer)
         let base = LimbBuffer(b, count: n)
         c_authcore_mpn_sub_mod(base.pointer, base.pointer, gx.pointer, domain.modulusLimbs.pointer, n)
+        // B ≡ k·g^x would make S = 0 (mpn_sec_powm also asks for a non-zero base): refused, as a
+        // peer's unsafe value; only the verdict is public.
+        guard ConstantFlow.declassified(c_authcore_mpn_sec_is_zero(base.pointer, n)) == 0 else {
+            throw AuthCoreError(.unsafePublicValue, "B - k·g^x ≡ 0 (mod N)")
+        }
         // e = a + u·x at fixed widths.
         let exponentBitCount = Swift.max(privateValue.exponentBitCount, u.count * 64 + xBitCount) + 1
         let exponent = LimbBuffer(
