@@ -12,58 +12,15 @@ let username = Array("alice@example.com".utf8)
 /// The flows `make ctgrind` runs (design.md "Testing strategy"; issue 11 lists them).
 let flows: [Flow] = [
     Flow(name: "srp6a.handshake.3072.sha256") {
-        let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
-        let password = secret("correct horse battery staple")
-        let verifier = try configuration.makeVerifier(username: username, password: password)  // the salt is public
-        markSecret(verifier.verifier)
-        let server = SRPServer(configuration: configuration)
-        let client = SRPClient(configuration: configuration)
-        let serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
-        let b = serverEphemeral.serverPublicValue
-        let clientEphemeral = try client.makeEphemeral(random: SecretRandom())
-        let a = clientEphemeral.publicValue
-        let session = try client.processChallenge(
-            username: username, password: password, salt: verifier.salt, serverPublicValue: b, ephemeral: clientEphemeral)
-        let serverSession = try server.verifyClient(
-            username: username, verifier: verifier, clientPublicValue: a, clientProof: session.clientProof,
-            ephemeral: serverEphemeral)
-        try session.verifyServerProof(serverSession.serverProof)
+        try handshake(try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256), password: "correct horse battery staple")
     },
     Flow(name: "srp6a.handshake.2048.sha1") {
-        let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha1)
-        let password = secret("Tr0ub4dor&3")
-        let verifier = try configuration.makeVerifier(username: username, password: password)
-        markSecret(verifier.verifier)
-        let server = SRPServer(configuration: configuration)
-        let client = SRPClient(configuration: configuration)
-        let serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
-        let b = serverEphemeral.serverPublicValue
-        let clientEphemeral = try client.makeEphemeral(random: SecretRandom())
-        let a = clientEphemeral.publicValue
-        let session = try client.processChallenge(
-            username: username, password: password, salt: verifier.salt, serverPublicValue: b, ephemeral: clientEphemeral)
-        let serverSession = try server.verifyClient(
-            username: username, verifier: verifier, clientPublicValue: a, clientProof: session.clientProof,
-            ephemeral: serverEphemeral)
-        try session.verifyServerProof(serverSession.serverProof)
+        try handshake(try SRPConfiguration(group: .rfc5054Group2048, hash: .sha1), password: "Tr0ub4dor&3")
     },
     Flow(name: "srp6a.handshake.4096.sha512.e1024") {  // exponents beyond the comb's reach: mpn_sec_powm
-        let configuration = try SRPConfiguration(group: .rfc5054Group4096, hash: .sha512, privateValueBitCount: 1024)
-        let password = secret("a passphrase for the long-exponent flow")
-        let verifier = try configuration.makeVerifier(username: username, password: password)
-        markSecret(verifier.verifier)
-        let server = SRPServer(configuration: configuration)
-        let client = SRPClient(configuration: configuration)
-        let serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
-        let b = serverEphemeral.serverPublicValue
-        let clientEphemeral = try client.makeEphemeral(random: SecretRandom())
-        let a = clientEphemeral.publicValue
-        let session = try client.processChallenge(
-            username: username, password: password, salt: verifier.salt, serverPublicValue: b, ephemeral: clientEphemeral)
-        let serverSession = try server.verifyClient(
-            username: username, verifier: verifier, clientPublicValue: a, clientProof: session.clientProof,
-            ephemeral: serverEphemeral)
-        try session.verifyServerProof(serverSession.serverProof)
+        try handshake(
+            try SRPConfiguration(group: .rfc5054Group4096, hash: .sha512, privateValueBitCount: 1024),
+            password: "a passphrase for the long-exponent flow")
     },
     Flow(name: "cognito.claim+server-check") {
         try cognitoClaim(realm: "AbCdEf123", identity: "3f1c2d4e-user", password: secret("Passw0rd!"))
@@ -119,6 +76,25 @@ let flows: [Flow] = [
         _ = key.withUnsafeBytes { k in wrong.withUnsafeBytes { w in constantTimeEqual(k, w) } }
     },
 ]
+
+/// An SRP-6a handshake on both sides: verifier (salt public, verifier marked secret), ephemerals
+/// from the secret generator, the client's proof checked by the server and the server's by the client.
+func handshake(_ configuration: SRPConfiguration, password text: String) throws {
+    let password = secret(text)
+    let verifier = try configuration.makeVerifier(username: username, password: password)
+    markSecret(verifier.verifier)
+    let server = SRPServer(configuration: configuration)
+    let client = SRPClient(configuration: configuration)
+    let serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
+    let b = serverEphemeral.serverPublicValue
+    let clientEphemeral = try client.makeEphemeral(random: SecretRandom())
+    let a = clientEphemeral.publicValue
+    let session = try client.processChallenge(
+        username: username, password: password, salt: verifier.salt, serverPublicValue: b, ephemeral: clientEphemeral)
+    let serverSession = try server.verifyClient(
+        username: username, verifier: verifier, clientPublicValue: a, clientProof: session.clientProof, ephemeral: serverEphemeral)
+    try session.verifyServerProof(serverSession.serverProof)
+}
 
 /// A Cognito sign-in's cryptography on both sides: claim by the client, check by the server.
 func cognitoClaim(
