@@ -10,12 +10,13 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 VENV := .venv
+MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales valgrind
 
-.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count zeroize-check deps system-deps venv build build-release vectors clean
+.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
-# the oss2-verifying OSS endpoint, the token-vending server) on loopback and stops them by PID.
+# the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
 test: deps build
 	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test
 	.build/debug/authcore vectors vectors
@@ -96,7 +97,7 @@ ct-count: ctgrind-build
 zeroize-check: build
 	@$(PYTHON) scripts/zeroize_check.py
 
-deps: system-deps venv
+deps: system-deps venv ministack-venv
 
 system-deps:
 	@missing=""; \
@@ -109,6 +110,13 @@ system-deps:
 	fi
 
 venv: $(VENV)/.requirements-installed
+
+ministack-venv: $(MINISTACK_VENV)/.requirements-installed
+
+$(MINISTACK_VENV)/.requirements-installed: scripts/requirements-ministack.txt
+	@if [ ! -x $(MINISTACK_VENV)/bin/python ]; then echo "==> creating $(MINISTACK_VENV)"; $(PYTHON) -m venv $(MINISTACK_VENV); fi
+	$(MINISTACK_VENV)/bin/pip install -q --disable-pip-version-check -r scripts/requirements-ministack.txt
+	@touch $@
 
 $(VENV)/.requirements-installed: scripts/requirements.txt
 	@if [ ! -x $(VENV)/bin/python ]; then echo "==> creating $(VENV)"; $(PYTHON) -m venv $(VENV); fi

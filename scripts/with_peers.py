@@ -2,7 +2,7 @@
 """Run a command with real local peer servers up, for AuthCore's integration tests.
 
 Usage (from the repo root, after `make` created .venv):
-    .venv/bin/python scripts/with_peers.py [--only moto,rclone,oss,vending,hostile] [--keep-logs] [-q]
+    .venv/bin/python scripts/with_peers.py [--only moto,rclone,oss,vending,hostile,ministack] [--keep-logs] [-q]
         -- COMMAND ARGS...
 
 Starts, each on a free 127.0.0.1 port, as a child in its own process group, output to a log file in a
@@ -24,6 +24,11 @@ fresh temp dir (kept and printed on failure, removed on success unless --keep-lo
                ...: scenarios listed in its docstring) on 127.0.0.1:PORT_A and, for redirect targets that
                must never be reached, 127.0.0.2:PORT_B (a port checked free on 127.0.0.2). Checked at
                start-up: /redirect-307/ -> 307 to B's /stolen and B caught nothing; then POST /_reset.
+  ministack    ministack 1.5.33 from its own venv (.venv-ministack: it pins another botocore) with AUTH=true,
+               state and Lambda scratch in the temp dir, IoT/SFTP listeners off; ready when
+               /_ministack/health answers 200. It verifies Cognito SRP claims, SECRET_HASH, codes and
+               RS256 tokens (../shared/spec/peers.md). Checked at start-up: its JWT signing is real
+               (`cryptography` importable in its venv).
 Each is polled every 0.1 s until it answers HTTP (at most 30 s, then the start-up fails with its log tail).
 
 Environment given to COMMAND (only for the peers started):
@@ -52,6 +57,7 @@ Environment given to COMMAND (only for the peers started):
   AUTHCORE_VENDING_URL               http://127.0.0.1:PORT (base: append /sts, /sts/short, ...)
   AUTHCORE_HOSTILE_URL               http://127.0.0.1:PORT_A (address A: append /<scenario>/, /_hits, ...)
   AUTHCORE_HOSTILE_OTHER_URL         http://127.0.0.2:PORT_B (address B: where its redirects point)
+  AUTHCORE_MINISTACK_URL             http://127.0.0.1:PORT of ministack
 127.0.0.1, 127.0.0.2 and localhost are added to NO_PROXY/no_proxy for COMMAND and for the checks here.
 
 Exit status: COMMAND's (128+N if it died of signal N); 1 if start-up failed (one line "with_peers: ..."
@@ -80,7 +86,7 @@ import urllib.parse
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
 
-PEER_NAMES = ("moto", "rclone", "oss", "vending", "hostile")
+PEER_NAMES = ("moto", "rclone", "oss", "vending", "hostile", "ministack")
 READY_TIMEOUT = 30.0
 POLL_INTERVAL = 0.1
 STOP_GRACE = 5.0
@@ -184,6 +190,7 @@ class Peer:
         self.log_path = os.path.join(logdir, name + ".log")
         self.ready_status = ready_status  # None: any HTTP answer means ready
         self.ready_path = ready_path
+        self.make_env = None  # port -> env, for servers told their port through the environment
         self.proc = None
         self.port = None
         self.attempts = 0
@@ -202,13 +209,14 @@ class Peer:
         self.port = free_port(taken)
         self.extra_ports = [free_port(taken, h) for h in self.extra_hosts]
         argv = self.make_argv(self.port, *self.extra_ports)
+        env = self.make_env(self.port) if self.make_env else self.env
         self.attempts += 1
         self.started = time.monotonic()
         with open(self.log_path, "ab") as logf:
             logf.write(("=== %s attempt %d port %d: %s\n" % (self.name, self.attempts, self.port,
                                                              " ".join(argv))).encode())
             logf.flush()
-            self.proc = subprocess.Popen(argv, env=self.env, stdin=subprocess.DEVNULL,
+            self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
                                          stdout=logf, stderr=subprocess.STDOUT, cwd=ROOT,
                                          start_new_session=True, preexec_fn=_child_setup)
 
@@ -270,6 +278,14 @@ def stop_all(peers):
 # ----------------------------------------------------------------------------------------------
 # start-up set-up and checks (run in threads once the servers answer)
 # ----------------------------------------------------------------------------------------------
+def check_ministack(python):
+    """Without `cryptography` ministack signs its JWTs with random bytes (peers.md): refuse to start."""
+    result = subprocess.run([python, "-c", "import cryptography, ministack"], capture_output=True, text=True, timeout=30)
+    if result.returncode != 0:
+        raise StartupError("ministack: its venv lacks cryptography or ministack: %s" % result.stderr.strip()[-300:])
+    return True
+
+
 def preload(only):
     if only & {"moto", "rclone"}:
         import botocore.config  # noqa: F401
@@ -455,6 +471,8 @@ def main(argv):
     only, keep, quiet, command = parse_args(argv)
     venv = os.path.abspath(os.environ.get("AUTHCORE_VENV") or os.path.join(ROOT, ".venv"))
     vbin = os.path.join(venv, "bin")
+    ministack_venv = os.path.abspath(os.environ.get("AUTHCORE_MINISTACK_VENV") or os.path.join(ROOT, ".venv-ministack"))
+    ministack_bin = os.path.join(ministack_venv, "bin")
 
     def on_signal(signum, _frame):
         raise Signalled(signum)
@@ -477,7 +495,8 @@ def main(argv):
     missing = [p for p in (
         ([os.path.join(vbin, "moto_server")] if "moto" in only else []) +
         ([os.path.join(vbin, "rclone")] if "rclone" in only else []) +
-        ([os.path.join(vbin, "python")] if only & {"oss", "vending", "hostile"} else [])) if not os.access(p, os.X_OK)]
+        ([os.path.join(vbin, "python")] if only & {"oss", "vending", "hostile"} else []) +
+        ([os.path.join(ministack_bin, "ministack")] if "ministack" in only else [])) if not os.access(p, os.X_OK)]
     if missing:
         log("start-up failed: missing %s (run `make venv` from the repo root first)" % ", ".join(missing))
         return 1
@@ -523,6 +542,14 @@ def main(argv):
                     os.path.join(vbin, "python"), os.path.join(SCRIPTS, "hostile_server.py"), "--port-a", str(port),
                     "--port-b", str(port_b)],
                     dict(base_env), logdir, ready_status=200, ready_path="/_health", extra_hosts=("127.0.0.2",)))
+            if "ministack" in only:
+                state = os.path.join(logdir, "ministack-state")
+                os.makedirs(state)
+                peers.append(Peer("ministack", lambda port: [os.path.join(ministack_bin, "ministack")],
+                                  None, logdir, ready_status=200, ready_path="/_ministack/health"))
+                peers[-1].make_env = lambda port, state=state: dict(
+                    base_env, GATEWAY_PORT=str(port), BIND_HOST="127.0.0.1", STATE_DIR=state, TMPDIR=state,
+                    MINISTACK_HOST="localhost", IOT_MTLS_ENABLED="0", SFTP_ENABLED="0", AUTH="true")
 
             taken = set()
             for p in peers:
@@ -543,6 +570,8 @@ def main(argv):
                     checks["oss"] = pool.submit(check_oss, by["oss"].url)
                 if "vending" in only:
                     checks["vending"] = pool.submit(check_vending, by["vending"].url)
+                if "ministack" in only:
+                    checks["ministack"] = pool.submit(check_ministack, os.path.join(ministack_bin, "python"))
                 if "hostile" in only:
                     checks["hostile"] = pool.submit(check_hostile, by["hostile"].url, by["hostile"].other_url)
                 results = {}
@@ -590,6 +619,8 @@ def main(argv):
             env.update(AUTHCORE_VENDING_URL=by["vending"].url)
         if "hostile" in only:
             env.update(AUTHCORE_HOSTILE_URL=by["hostile"].url, AUTHCORE_HOSTILE_OTHER_URL=by["hostile"].other_url)
+        if "ministack" in only:
+            env.update(AUTHCORE_MINISTACK_URL=by["ministack"].url)
         if not quiet:
             log("ready in %.2f s (servers answered %.2f s, checks %.2f s): %s; logs %s" % (
                 time.monotonic() - t0, t_ready - t0, time.monotonic() - t_ready,

@@ -100,7 +100,7 @@ enum CognitoCommand {
             case .continueSignInWithTOTPSetup(let secret, let username):
                 values["totpSetupDetails"] = ["sharedSecret": secret, "username": username]
             case .confirmSignInWithWebAuthn(let options): values["credentialRequestOptions"] = options
-            case .confirmSignInWithTOTPCode, .continueSignInWithEmailMFASetup, .confirmSignInWithPassword: break
+            case .confirmSignInWithTOTPCode, .continueSignInWithEmailMFASetup, .confirmSignInWithPassword, .confirmSignUp, .resetPassword: break
             }
             object = ["status": "nextStep", "nextStep": values]
         }

@@ -19,6 +19,9 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
     public let serviceErrorType: String?
     /// For ``Code/serviceError`` and ``Code/redirectRefused``: the HTTP status of the answer.
     public let httpStatus: Int?
+    /// For ``Code/serviceError``: the request id the service gave the call (`x-amzn-RequestId`,
+    /// `x-amz-request-id`, OSS's `x-oss-request-id`), to quote to its support.
+    public let requestId: String?
 
     /// Creates an error.
     @inline(never)
@@ -35,18 +38,22 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
         self.line = line
         self.serviceErrorType = nil
         self.httpStatus = httpStatus
+        self.requestId = nil
     }
 
     /// An error a remote service answered with; the reason keeps its type and message
     /// (`NotAuthorizedException: Incorrect username or password.`).
     @inline(never)
-    public init(serviceErrorType: String, message: String, httpStatus: Int, file: String = #fileID, line: UInt = #line) {
+    public init(
+        serviceErrorType: String, message: String, httpStatus: Int, requestId: String? = nil, file: String = #fileID, line: UInt = #line
+    ) {
         self.code = .serviceError
         self.reason = message.isEmpty ? serviceErrorType : "\(serviceErrorType): \(message)"
         self.file = file
         self.line = line
         self.serviceErrorType = serviceErrorType
         self.httpStatus = httpStatus
+        self.requestId = requestId
     }
 
     public var description: String {

@@ -88,7 +88,13 @@ public actor CognitoSignIn {
                 preparedEphemeral: preparedEphemeral, privateValueBitCount: privateValueBitCount, clientMetadata: clientMetadata)
         } catch {
             self.password = nil  // a failed sign-in keeps no password
-            throw error
+            pending = nil
+            // Amplify's answers to a user who cannot sign in yet: next steps, not failures.
+            switch error.serviceErrorType {
+            case "UserNotConfirmedException": return .nextStep(.confirmSignUp)
+            case "PasswordResetRequiredException": return .nextStep(.resetPassword)
+            default: throw error
+            }
         }
     }
 
@@ -275,7 +281,7 @@ public actor CognitoSignIn {
         guard response.has("AuthenticationResult") else {
             throw AuthCoreError(.malformedResponse, "InitiateAuth: a refresh answered without AuthenticationResult")
         }
-        return try tokens(from: response.object("AuthenticationResult"))
+        return try CognitoTokens(authenticationResult: response.object("AuthenticationResult"))
     }
 
     // MARK: - Answers
@@ -326,7 +332,7 @@ public actor CognitoSignIn {
         // At most a handful of automatic rounds (PASSWORD_VERIFIER, DEVICE_SRP_AUTH, DEVICE_PASSWORD_VERIFIER).
         for _ in 0..<4 {
             if response.has("AuthenticationResult") {
-                let tokens = try tokens(from: response.object("AuthenticationResult"))
+                let tokens = try CognitoTokens(authenticationResult: response.object("AuthenticationResult"))
                 pending = nil
                 password = nil
                 await rememberDeviceIfNew(tokens)
@@ -481,19 +487,6 @@ public actor CognitoSignIn {
     }
 
     // MARK: - Tokens and devices
-
-    private func tokens(from result: JSONObject) throws(AuthCoreError) -> CognitoTokens {
-        let expires = try result.integer("ExpiresIn", in: CognitoTokens.expiresInRange)
-        var device: (String, String)?
-        if let metadata = try result.optionalObject("NewDeviceMetadata") {
-            device = (try metadata.string("DeviceKey"), try metadata.string("DeviceGroupKey"))
-        }
-        return CognitoTokens(
-            idToken: try result.string("IdToken"), accessToken: try result.string("AccessToken"),
-            refreshToken: try result.optionalString("RefreshToken"), expiresIn: Int(expires),  // in range: fits Int
-            tokenType: try result.optionalString("TokenType"),
-            newDevice: device)
-    }
 
     /// `ConfirmDevice` for a new device; a failure here does not fail the sign-in (as Amplify does).
     private func rememberDeviceIfNew(_ tokens: CognitoTokens) async {

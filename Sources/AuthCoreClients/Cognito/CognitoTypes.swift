@@ -113,6 +113,33 @@ public struct CognitoTokens: Sendable, CustomStringConvertible, CustomDebugStrin
     /// A device Cognito asked to remember (`NewDeviceMetadata`): its key and group key.
     public let newDevice: (deviceKey: String, deviceGroupKey: String)?
 
+    /// Tokens (restored from a store, or made by a test).
+    public init(
+        idToken: String, accessToken: String, refreshToken: String?, expiresIn: Int, tokenType: String? = "Bearer",
+        newDevice: (deviceKey: String, deviceGroupKey: String)? = nil
+    ) {
+        self.idToken = idToken
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+        self.tokenType = tokenType
+        self.newDevice = newDevice
+    }
+
+    /// The tokens of an `AuthenticationResult` (`InitiateAuth`, `RespondToAuthChallenge`,
+    /// `GetTokensFromRefreshToken`); `ExpiresIn` must lie in ``expiresInRange``.
+    init(authenticationResult result: JSONObject) throws(AuthCoreError) {
+        let expires = try result.integer("ExpiresIn", in: CognitoTokens.expiresInRange)
+        var device: (String, String)?
+        if let metadata = try result.optionalObject("NewDeviceMetadata") {
+            device = (try metadata.string("DeviceKey"), try metadata.string("DeviceGroupKey"))
+        }
+        self.init(
+            idToken: try result.string("IdToken"), accessToken: try result.string("AccessToken"),
+            refreshToken: try result.optionalString("RefreshToken"), expiresIn: Int(expires),  // in range: fits Int
+            tokenType: try result.optionalString("TokenType"), newDevice: device)
+    }
+
     public var description: String {
         "CognitoTokens(idToken: <redacted>, accessToken: <redacted>, refreshToken: \(refreshToken == nil ? "none" : "<redacted>"), expiresIn: \(expiresIn))"
     }
@@ -151,6 +178,12 @@ public enum CognitoNextStep: Sendable, Equatable, CustomStringConvertible, Custo
     /// Sign a WebAuthn assertion (`WEB_AUTHN`) with these credential request options (JSON); answer
     /// with the credential (JSON). The app owns the authenticator.
     case confirmSignInWithWebAuthn(credentialRequestOptions: String)
+    /// The user has not confirmed the sign-up yet (`UserNotConfirmedException`): confirm it with the
+    /// code sent (``CognitoIdentityProviderAPI/confirmSignUp(username:code:clientMetadata:)``), then sign in again.
+    case confirmSignUp
+    /// The password must be reset first (`PasswordResetRequiredException`): ask for a code with
+    /// ``CognitoIdentityProviderAPI/forgotPassword(username:clientMetadata:)``, then set a new password.
+    case resetPassword
 
     /// The step's name only: the TOTP shared secret and the custom challenge's parameters are not shown.
     public var description: String { "CognitoNextStep.\(typeName)" }
@@ -172,6 +205,8 @@ public enum CognitoNextStep: Sendable, Equatable, CustomStringConvertible, Custo
         case .continueSignInWithMFASetupSelection: "continueSignInWithMFASetupSelection"
         case .confirmSignInWithPassword: "confirmSignInWithPassword"
         case .confirmSignInWithWebAuthn: "confirmSignInWithWebAuthn"
+        case .confirmSignUp: "confirmSignUp"
+        case .resetPassword: "resetPassword"
         }
     }
 }

@@ -31,7 +31,19 @@ extension HTTPResponse {
     func serviceError() -> AuthCoreError {
         let body = ServiceErrorBody(response: self)
         if (300..<400).contains(status) { return redirectError(body) }
-        return AuthCoreError(serviceErrorType: body.code ?? "HTTP\(status)", message: body.message ?? "", httpStatus: status)
+        return AuthCoreError(serviceErrorType: body.code ?? "HTTP\(status)", message: body.message ?? "", httpStatus: status, requestId: requestId)
+    }
+
+    /// The service's id for this call: `x-amzn-RequestId` (JSON APIs), `x-amz-request-id` (S3, STS
+    /// query API), `x-oss-request-id` (OSS); nil when the answer names none or the value is not
+    /// printable ASCII of at most 128 characters (it goes into logs).
+    var requestId: String? {
+        for name in ["x-amzn-RequestId", "x-amz-request-id", "x-oss-request-id"] {
+            guard let value = headers.first(named: name) else { continue }
+            guard !value.isEmpty, value.utf8.count <= 128, value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
+            return value
+        }
+        return nil
     }
 
     private func redirectError(_ body: ServiceErrorBody) -> AuthCoreError {

@@ -109,6 +109,29 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
         return map
     }
 
+    /// An optional boolean (absent or null → nil; another type, the numbers 0 and 1 included → error).
+    public func optionalBool(_ key: String) throws(AuthCoreError) -> Bool? {
+        guard has(key) else { return nil }
+        guard let value = values[key], Self.isBoolean(value), let flag = value as? Bool else {
+            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a boolean")
+        }
+        return flag
+    }
+
+    /// An optional array of objects (absent or null → empty).
+    public func optionalObjectArray(_ key: String) throws(AuthCoreError) -> [JSONObject] {
+        guard has(key) else { return [] }
+        guard let array = values[key] as? [Any] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an array") }
+        var objects: [JSONObject] = []
+        for (index, item) in array.enumerated() {
+            guard let object = item as? [String: Any] else {
+                throw AuthCoreError(.malformedResponse, "\(context): \(key)[\(index)] is not an object")
+            }
+            objects.append(JSONObject(object, context: "\(context).\(key)[\(index)]"))
+        }
+        return objects
+    }
+
     /// An optional array of strings.
     public func stringArray(_ key: String) throws(AuthCoreError) -> [String] {
         guard has(key) else { return [] }

@@ -1,0 +1,319 @@
+import AuthCore
+import AuthCoreClients
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+/// Cognito user-pool flows against ministack with `AUTH=true` (../shared/spec/peers.md): the server
+/// verifies the SRP password claim, `SECRET_HASH`, the flows enabled per client, TOTP codes, custom
+/// answers (through real define/create/verify Lambda triggers), sign-up and reset codes, and signs
+/// RS256 tokens that `GetUser` checks. Every refusal asserted here comes from the server.
+@Suite("Cognito user pools against ministack (verifying server)", .serialized)
+struct CognitoMinistackTests {
+    let pool: MinistackPool
+
+    init() throws { pool = try MinistackPool.make() }
+
+    @Test("user-srp: the right password signs in (tokens the server accepts); a wrong one is refused by the server")
+    func userSRP() async throws {
+        let client = try pool.signIn()
+        let result = try await client.signIn(username: "alice", password: pool.password("alice"))
+        let tokens = try #require(result.tokens)
+        #expect(try await pool.api().getUser(accessToken: tokens.accessToken).username == "alice")
+        let claims = try pool.verifiedClaims(tokens.idToken)
+        #expect(claims["token_use"] as? String == "id")
+        #expect(claims["aud"] as? String == pool.clientId)
+        #expect(tokens.expiresIn == 3600)
+        #expect(tokens.refreshToken != nil)
+
+        let wrong = CognitoErrorProbe(try await pool.failure { try await client.signIn(username: "alice", password: SecureBytes(Array("Wr0ng-Password!".utf8))) })
+        #expect(wrong.type == "NotAuthorizedException", "\(wrong)")
+        #expect(wrong.message == "Incorrect username or password.")
+        #expect(await client.holdsPassword == false)
+    }
+
+    @Test("user-srp with a client secret: SECRET_HASH checked by the server on every step; a wrong secret is refused")
+    func userSRPWithSecret() async throws {
+        let client = try pool.signIn(clientId: pool.secretClientId, secret: pool.clientSecret)
+        let result = try await client.signIn(username: "bob+é", password: pool.password("bob+é"))
+        #expect(result.tokens != nil)
+        let wrong = try pool.signIn(clientId: pool.secretClientId, secret: "x" + pool.clientSecret)
+        let refused = CognitoErrorProbe(try await pool.failure { try await wrong.signIn(username: "bob+é", password: pool.password("bob+é")) })
+        #expect(refused.type == "NotAuthorizedException")
+        #expect(refused.message.hasPrefix("Unable to verify secret hash"), "\(refused)")
+    }
+
+    @Test("flows are enabled per client: the SRP-only client refuses user-password, and signs in with user-srp")
+    func flowEnablement() async throws {
+        let client = try pool.signIn(clientId: pool.srpOnlyClientId)
+        let refused = CognitoErrorProbe(
+            try await pool.failure { try await client.signIn(username: "carol", password: pool.password("carol"), flow: .userPassword) })
+        #expect(refused.type == "InvalidParameterException", "\(refused)")
+        #expect(try await client.signIn(username: "carol", password: pool.password("carol")).tokens != nil)
+    }
+
+    @Test("custom auth with and without SRP (real Lambda triggers): the right answer gives tokens, wrong ones another challenge until the server refuses", arguments: [
+        CognitoAuthFlow.customWithSRP, .customWithoutSRP,
+    ])
+    func customAuth(flow: CognitoAuthFlow) async throws {
+        let client = try pool.signIn()
+        let password = flow == .customWithSRP ? try pool.password("alice") : nil
+        let first = try await client.signIn(username: "alice", password: password, flow: flow)
+        guard case .nextStep(.confirmSignInWithCustomChallenge(let parameters)) = first else {
+            Issue.record("expected a custom challenge, got \(first)")
+            return
+        }
+        #expect(parameters["question"] == "what is the secret word?")
+        #expect(try await client.confirmSignIn(challengeResponse: pool.customAnswer).tokens != nil)
+
+        // Wrong answers until the server refuses. Without SRP: two wrong answers are each met with
+        // another challenge, the third fails the authentication (the define trigger). With SRP,
+        // ministack counts the SRP_A and PASSWORD_VERIFIER rounds among its three attempts
+        // (_MAX_CHALLENGE_ATTEMPTS), so the first wrong answer is already refused.
+        _ = try await client.signIn(username: "alice", password: password, flow: flow)
+        var refusedAt: Int?
+        for attempt in 1...5 {
+            do {
+                let result = try await client.confirmSignIn(challengeResponse: "wrong \(attempt)")
+                guard case .nextStep(.confirmSignInWithCustomChallenge) = result else {
+                    Issue.record("a wrong answer gave \(result)")
+                    return
+                }
+            } catch {
+                #expect(error.serviceErrorType == "NotAuthorizedException", "\(error)")
+                refusedAt = attempt
+                break
+            }
+        }
+        #expect(refusedAt == (flow == .customWithoutSRP ? 3 : 1))
+        #expect(await client.holdsPassword == false)
+    }
+
+    @Test("custom with SRP and a wrong password: refused at PASSWORD_VERIFIER by the server")
+    func customWithSRPWrongPassword() async throws {
+        let client = try pool.signIn()
+        let refused = CognitoErrorProbe(
+            try await pool.failure {
+                try await client.signIn(username: "alice", password: SecureBytes(Array("Wr0ng-Password!".utf8)), flow: .customWithSRP)
+            })
+        #expect(refused.type == "NotAuthorizedException", "\(refused)")
+    }
+
+    @Test("TOTP: set up with AssociateSoftwareToken/VerifySoftwareToken (a wrong code refused), then sign-in asks for the code; wrong refused, right signs in")
+    func totp() async throws {
+        let client = try pool.signIn()
+        let api = try pool.api()
+        let user = pool.totpUser
+        guard let first = try await client.signIn(username: user, password: pool.password(user)).tokens else {
+            Issue.record("the TOTP user should sign in before MFA is set up")
+            return
+        }
+        let secret = try await api.associateSoftwareToken(accessToken: first.accessToken)
+        #expect(secret.count >= 16)
+        let wrongSetup = CognitoErrorProbe(
+            try await pool.failure { try await api.verifySoftwareToken(accessToken: first.accessToken, code: try pool.wrongTOTP(secret)) })
+        #expect(wrongSetup.code == .serviceError, "\(wrongSetup)")
+        try await api.verifySoftwareToken(accessToken: first.accessToken, code: try pool.totp(secret), friendlyDeviceName: "tests")
+
+        let step = try await client.signIn(username: user, password: pool.password(user))
+        guard case .nextStep(.confirmSignInWithTOTPCode) = step else {
+            Issue.record("expected the TOTP step, got \(step)")
+            return
+        }
+        let wrong = CognitoErrorProbe(try await pool.failure { try await client.confirmSignIn(challengeResponse: try pool.wrongTOTP(secret)) })
+        #expect(wrong.type == "CodeMismatchException", "\(wrong)")
+        #expect(await client.holdsPassword == false)
+
+        let again = try await client.signIn(username: user, password: pool.password(user))
+        guard case .nextStep(.confirmSignInWithTOTPCode) = again else {
+            Issue.record("expected the TOTP step, got \(again)")
+            return
+        }
+        let tokens = try #require(try await client.confirmSignIn(challengeResponse: try pool.totp(secret)).tokens)
+        #expect(try await api.getUser(accessToken: tokens.accessToken).username == user)
+    }
+
+    @Test("new password required: the temporary password leads to the step; the new password signs in afterwards")
+    func newPasswordRequired() async throws {
+        let client = try pool.signIn()
+        let step = try await client.signIn(username: pool.temporaryUser, password: SecureBytes(Array(pool.temporaryPassword.utf8)))
+        guard case .nextStep(.confirmSignInWithNewPassword) = step else {
+            Issue.record("expected confirmSignInWithNewPassword, got \(step)")
+            return
+        }
+        #expect(try await client.confirmSignIn(challengeResponse: "N3w-Password-Chosen!").tokens != nil)
+        #expect(try await client.signIn(username: pool.temporaryUser, password: SecureBytes(Array("N3w-Password-Chosen!".utf8))).tokens != nil)
+        let old = CognitoErrorProbe(
+            try await pool.failure { try await client.signIn(username: pool.temporaryUser, password: SecureBytes(Array(pool.temporaryPassword.utf8))) })
+        #expect(old.type == "NotAuthorizedException")
+    }
+
+    @Test("refresh with REFRESH_TOKEN_AUTH and GetTokensFromRefreshToken (with a client secret): new access tokens the server accepts")
+    func refresh() async throws {
+        let client = try pool.signIn(clientId: pool.secretClientId, secret: pool.clientSecret)
+        let api = try pool.api(clientId: pool.secretClientId, secret: pool.clientSecret)
+        let tokens = try #require(try await client.signIn(username: "carol", password: pool.password("carol")).tokens)
+        let refreshToken = try #require(tokens.refreshToken)
+        let viaInitiateAuth = try await client.refresh(refreshToken: refreshToken, username: "carol")
+        #expect(viaInitiateAuth.accessToken != tokens.accessToken)
+        #expect(try await api.getUser(accessToken: viaInitiateAuth.accessToken).username == "carol")
+        let viaGetTokens = try await api.tokensFromRefreshToken(refreshToken)
+        #expect(try await api.getUser(accessToken: viaGetTokens.accessToken).username == "carol")
+        // ministack does not rotate refresh tokens (peers.md): no new one comes back.
+        #expect(viaGetTokens.refreshToken == nil)
+    }
+
+    @Test("GlobalSignOut and RevokeToken: afterwards the server refuses the old refresh token and access token")
+    func signOutAndRevoke() async throws {
+        let client = try pool.signIn()
+        let api = try pool.api()
+        let global = try #require(try await client.signIn(username: "carol", password: pool.password("carol")).tokens)
+        try await api.globalSignOut(accessToken: global.accessToken)
+        let refused = CognitoErrorProbe(try await pool.failure { try await client.refresh(refreshToken: try #require(global.refreshToken)) })
+        #expect(refused.type == "NotAuthorizedException", "\(refused)")
+        let user = CognitoErrorProbe(try await pool.failure { try await api.getUser(accessToken: global.accessToken) })
+        #expect(user.type == "NotAuthorizedException", "\(user)")
+
+        let local = try #require(try await client.signIn(username: "carol", password: pool.password("carol")).tokens)
+        try await api.revokeToken(try #require(local.refreshToken))
+        let revoked = CognitoErrorProbe(try await pool.failure { try await api.tokensFromRefreshToken(try #require(local.refreshToken)) })
+        #expect(revoked.type == "NotAuthorizedException", "\(revoked)")
+        #expect(revoked.message == "Refresh Token has been revoked", "\(revoked)")
+    }
+
+    @Test("sign-up: not confirmed until ConfirmSignUp with the code sent (a wrong code refused); then it signs in")
+    func signUp() async throws {
+        let api = try pool.api()
+        let client = try pool.signIn()
+        let password = SecureBytes(Array("S1gned-Up-Pa55!".utf8))
+        let created = try await api.signUp(username: "dave", password: password, attributes: ["email": "dave@example.com"])
+        #expect(created.userConfirmed == false)
+        let unconfirmed = try await client.signIn(username: "dave", password: password)
+        guard case .nextStep(.confirmSignUp) = unconfirmed else {
+            Issue.record("expected confirmSignUp, got \(unconfirmed)")
+            return
+        }
+        let wrong = CognitoErrorProbe(try await pool.failure { try await api.confirmSignUp(username: "dave", code: "000000") })
+        #expect(wrong.type == "CodeMismatchException", "\(wrong)")
+        try await api.confirmSignUp(username: "dave", code: try pool.lastCode(sentTo: "dave@example.com"))
+        #expect(try await client.signIn(username: "dave", password: password).tokens != nil)
+    }
+
+    @Test("forgot password: ConfirmForgotPassword with the code sent (a wrong code refused); the new password signs in, the old is refused")
+    func forgotPassword() async throws {
+        let api = try pool.api()
+        let client = try pool.signIn()
+        _ = try await api.forgotPassword(username: "alice")
+        let newPassword = SecureBytes(Array("R3set-Pa55word!".utf8))
+        let wrong = CognitoErrorProbe(
+            try await pool.failure { try await api.confirmForgotPassword(username: "alice", code: "000000", newPassword: newPassword) })
+        #expect(wrong.type == "CodeMismatchException", "\(wrong)")
+        try await api.confirmForgotPassword(username: "alice", code: try pool.lastCode(sentTo: "alice@example.com"), newPassword: newPassword)
+        #expect(try await client.signIn(username: "alice", password: newPassword).tokens != nil)
+        let old = CognitoErrorProbe(try await pool.failure { try await client.signIn(username: "alice", password: pool.password("alice")) })
+        #expect(old.type == "NotAuthorizedException")
+    }
+}
+
+/// An error's code, Cognito type and message, for assertions.
+struct CognitoErrorProbe: CustomStringConvertible {
+    let code: AuthCoreError.Code
+    let type: String?
+    let message: String
+    init(_ error: AuthCoreError) {
+        code = error.code
+        type = error.serviceErrorType
+        message = error.reason.split(separator: ": ", maxSplits: 1).last.map(String.init) ?? error.reason
+    }
+    var description: String { "\(code) \(type ?? "-"): \(message)" }
+}
+
+extension CognitoSignInResult {
+    /// The tokens of a finished sign-in, nil for a next step.
+    var tokens: CognitoTokens? {
+        if case .signedIn(let tokens) = self { return tokens }
+        return nil
+    }
+}
+
+/// A fresh user pool in ministack (scripts/cognito_ministack.py setup), with helpers that ask the
+/// Python side: TOTP codes (stdlib hmac), the codes ministack "sent", PyJWT's check of a token.
+struct MinistackPool {
+    let endpoint: String
+    let region: String
+    let poolId: String
+    let clientId: String
+    let secretClientId: String
+    let clientSecret: String
+    let srpOnlyClientId: String
+    let shortClientId: String
+    let users: [String: String]
+    let temporaryUser: String
+    let temporaryPassword: String
+    let totpUser: String
+    let customAnswer: String
+
+    static func make() throws -> MinistackPool {
+        let object = try helper(["setup"])
+        func text(_ key: String) -> String { object[key] as? String ?? "" }
+        return MinistackPool(
+            endpoint: text("endpoint"), region: text("region"), poolId: text("poolId"), clientId: text("clientId"),
+            secretClientId: text("secretClientId"), clientSecret: text("clientSecret"), srpOnlyClientId: text("srpOnlyClientId"),
+            shortClientId: text("shortClientId"), users: object["users"] as? [String: String] ?? [:], temporaryUser: text("temporaryUser"),
+            temporaryPassword: text("temporaryPassword"), totpUser: text("totpUser"), customAnswer: text("customAnswer"))
+    }
+
+    static func helperOutput(_ arguments: [String]) throws -> String {
+        _ = try peerEnvironment("AUTHCORE_MINISTACK_URL")
+        let result = try run(venvPython, [repositoryRoot.appendingPathComponent("scripts/cognito_ministack.py").path] + arguments)
+        guard result.status == 0 else { throw PeerError(description: "cognito_ministack.py \(arguments.first ?? "") failed: \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func helper(_ arguments: [String]) throws -> [String: Any] {
+        let output = try helperOutput(arguments)
+        guard let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any] else {
+            throw PeerError(description: "cognito_ministack.py \(arguments.first ?? "") printed no JSON object")
+        }
+        return object
+    }
+
+    func configuration(clientId: String? = nil, secret: String? = nil) throws -> CognitoUserPoolConfiguration {
+        try CognitoUserPoolConfiguration(
+            region: region, userPoolId: poolId, clientId: clientId ?? self.clientId, clientSecret: secret.map { SecureBytes(Array($0.utf8)) },
+            endpoint: endpoint)
+    }
+
+    func signIn(clientId: String? = nil, secret: String? = nil) throws -> CognitoSignIn {
+        CognitoSignIn(configuration: try configuration(clientId: clientId, secret: secret))
+    }
+
+    func api(clientId: String? = nil, secret: String? = nil) throws -> CognitoIdentityProviderAPI {
+        CognitoIdentityProviderAPI(configuration: try configuration(clientId: clientId, secret: secret))
+    }
+
+    func password(_ user: String) throws -> SecureBytes {
+        guard let text = users[user] else { throw PeerError(description: "no user \(user) in the pool") }
+        return SecureBytes(Array(text.utf8))
+    }
+
+    func totp(_ secret: String) throws -> String { try Self.helperOutput(["totp", secret]) }
+
+    /// A code for ten steps (5 minutes) ahead: outside the ±1 step window the server accepts.
+    func wrongTOTP(_ secret: String) throws -> String { try Self.helperOutput(["totp", secret, "10"]) }
+
+    func lastCode(sentTo address: String) throws -> String { try Self.helperOutput(["code", address]) }
+
+    /// The claims of `token` after PyJWT checked its RS256 signature against the pool's JWKS.
+    func verifiedClaims(_ token: String) throws -> [String: Any] { try Self.helper(["verify-jwt", poolId, token]) }
+
+    /// The typed error `body` throws (a test failure when it does not throw).
+    func failure(_ body: () async throws -> Any) async throws -> AuthCoreError {
+        do {
+            let value = try await body()
+            throw PeerError(description: "expected a refusal, got \(value)")
+        } catch let error as AuthCoreError {
+            return error
+        }
+    }
+}
