@@ -26,8 +26,10 @@ struct CognitoMinistackTests {
         #expect(tokens.expiresIn == 3600)
         #expect(tokens.refreshToken != nil)
 
-        let wrong = CognitoErrorProbe(try await pool.failure { try await client.signIn(username: "alice", password: SecureBytes(Array("Wr0ng-Password!".utf8))) })
+        let error = try await pool.failure { try await client.signIn(username: "alice", password: SecureBytes(Array("Wr0ng-Password!".utf8))) }
+        let wrong = CognitoErrorProbe(error)
         #expect(wrong.type == "NotAuthorizedException", "\(wrong)")
+        #expect(error.requestId?.count == 36, "the x-amzn-RequestId of the refusal")
         #expect(wrong.message == "Incorrect username or password.")
         #expect(await client.holdsPassword == false)
     }
@@ -315,5 +317,111 @@ struct MinistackPool {
         } catch let error as AuthCoreError {
             return error
         }
+    }
+}
+
+/// The app-grade session against ministack: persisted in a file, restored by a new process-like
+/// instance, refreshed before expiry (one refresh for concurrent callers), ended by sign-out so that
+/// the server refuses the old refresh token.
+@Suite("Cognito session against ministack: persistence, refresh, sign-out", .serialized)
+struct CognitoSessionMinistackTests {
+    let pool: MinistackPool
+
+    init() throws { pool = try MinistackPool.make() }
+
+    func temporaryStorePath() throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-session-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("session.json").path
+    }
+
+    func session(path: String, clientId: String? = nil, secret: String? = nil, clockOffset: Int64 = 0,
+                 method: CognitoSession.RefreshMethod = .getTokensFromRefreshToken) throws -> CognitoSession {
+        CognitoSession(
+            configuration: try pool.configuration(clientId: clientId, secret: secret), store: try FileCognitoTokenStore(path: path),
+            clock: OffsetClock(SystemClock(), offsetSeconds: clockOffset), refreshMethod: method)
+    }
+
+    @Test("a session survives a restart through the file store (0600) and refreshes itself, once for concurrent callers")
+    func persistAndRefresh() async throws {
+        let path = try temporaryStorePath()
+        let first = try session(path: path, clientId: pool.shortClientId)
+        let signedIn = try #require(try await first.signIn(username: "carol", password: pool.password("carol")).tokens)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        guard case .signedIn(let username, let expiresAt) = try await first.status() else {
+            Issue.record("not signed in after sign-in")
+            return
+        }
+        #expect(username == "carol")
+        // 60-second tokens: the expiry is the earlier of ExpiresIn and the tokens' exp claims.
+        let remaining = Timestamp.now().seconds(until: expiresAt)
+        #expect((50...60).contains(remaining), "\(remaining)")
+
+        // "The next launch": a new session over the same file, its clock 40 s ahead, so less than
+        // half the 60-s lifetime remains and the tokens are refreshed, by one refresh for all callers.
+        let restarted = try session(path: path, clientId: pool.shortClientId, clockOffset: 40)
+        guard case .signedIn = try await restarted.status() else {
+            Issue.record("the restored session is not signed in")
+            return
+        }
+        let results = try await withThrowingTaskGroup(of: CognitoTokens.self) { group in
+            for _ in 0..<6 { group.addTask { try await restarted.tokens() } }
+            return try await group.reduce(into: [CognitoTokens]()) { $0.append($1) }
+        }
+        #expect(await restarted.refreshCount == 1)
+        #expect(Set(results.map(\.accessToken)).count == 1)
+        let refreshed = try #require(results.first)
+        #expect(refreshed.accessToken != signedIn.accessToken)
+        #expect(refreshed.refreshToken == signedIn.refreshToken, "ministack does not rotate: the old refresh token is kept")
+        #expect(try await pool.api(clientId: pool.shortClientId).getUser(accessToken: refreshed.accessToken).username == "carol")
+        // The refreshed tokens were written back: a third instance reads them.
+        let third = try session(path: path, clientId: pool.shortClientId)
+        #expect(try await third.tokens().accessToken == refreshed.accessToken)
+        #expect(await third.refreshCount == 0)
+    }
+
+    @Test("REFRESH_TOKEN_AUTH with a client secret (SECRET_HASH from the access token's username) refreshes the session")
+    func refreshTokenAuthWithSecret() async throws {
+        let path = try temporaryStorePath()
+        let session = try session(path: path, clientId: pool.secretClientId, secret: pool.clientSecret, method: .refreshTokenAuth)
+        let signedIn = try #require(try await session.signIn(username: "bob+é", password: pool.password("bob+é")).tokens)
+        let refreshed = try await session.tokens(forceRefresh: true)
+        #expect(refreshed.accessToken != signedIn.accessToken)
+        #expect(await session.refreshCount == 1)
+        #expect(try await pool.api().getUser(accessToken: refreshed.accessToken).username == "bob+é")
+    }
+
+    @Test("sign-out revokes the refresh token (the server refuses it afterwards) and removes the file; global sign-out too")
+    func signOut() async throws {
+        for global in [false, true] {
+            let path = try temporaryStorePath()
+            let session = try session(path: path)
+            let tokens = try #require(try await session.signIn(username: "carol", password: pool.password("carol")).tokens)
+            guard case .complete = await session.signOut(global: global) else {
+                Issue.record("sign-out (global: \(global)) was not complete")
+                return
+            }
+            #expect(!FileManager.default.fileExists(atPath: path))
+            #expect(try await session.status() == .signedOut)
+            let refused = CognitoErrorProbe(try await pool.failure { try await pool.api().tokensFromRefreshToken(try #require(tokens.refreshToken)) })
+            #expect(refused.type == "NotAuthorizedException", "global \(global): \(refused)")
+            let user = CognitoErrorProbe(try await pool.failure { try await pool.api().getUser(accessToken: tokens.accessToken) })
+            #expect(user.type == "NotAuthorizedException", "global \(global): \(user)")
+            let noTokens = try await pool.failure { try await session.tokens() }
+            #expect(noTokens.code == .credentialsUnavailable)
+        }
+    }
+
+    @Test("a refresh the server refuses (signed out elsewhere) ends the session and forgets the file")
+    func refusedRefreshEndsSession() async throws {
+        let path = try temporaryStorePath()
+        let session = try session(path: path)
+        let tokens = try #require(try await session.signIn(username: "carol", password: pool.password("carol")).tokens)
+        try await pool.api().globalSignOut(accessToken: tokens.accessToken)
+        let refused = CognitoErrorProbe(try await pool.failure { try await session.tokens(forceRefresh: true) })
+        #expect(refused.type == "NotAuthorizedException", "\(refused)")
+        #expect(try await session.status() == .signedOut)
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 }

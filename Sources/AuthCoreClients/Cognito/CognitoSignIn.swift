@@ -45,6 +45,8 @@ public actor CognitoSignIn {
     private var password: SecureBytes?
     private var flow: CognitoAuthFlow = .userSRP
     private var privateValueBitCount = CognitoSRP.defaultPrivateValueBitCount
+    /// Sent with every `RespondToAuthChallenge` of the sign-in (the Lambda triggers see it at each step).
+    private var clientMetadata: [String: String] = [:]
 
     /// A sign-in client.
     public init(
@@ -107,6 +109,7 @@ public actor CognitoSignIn {
         self.password = password
         self.flow = flow
         self.privateValueBitCount = privateValueBitCount
+        self.clientMetadata = clientMetadata
         var parameters: [String: String] = ["USERNAME": username]
         if let hash = configuration.secretHash(for: username) { parameters["SECRET_HASH"] = hash }
         let device = await deviceStore.device(for: username)
@@ -158,12 +161,16 @@ public actor CognitoSignIn {
     ///     e.g. `EMAIL_OTP`, `SOFTWARE_TOKEN_MFA`), e-mail address, password, or WebAuthn credential JSON.
     ///   - userAttributes: attributes to send with a new password (`userAttributes.<name>`).
     ///   - friendlyDeviceName: for TOTP setup: the name of the authenticator (`FriendlyDeviceName`).
+    ///   - clientMetadata: for the pool's Lambda triggers (nil: the metadata given to ``signIn(username:password:flow:preferredFirstFactor:preparedEphemeral:privateValueBitCount:clientMetadata:)``);
+    ///     sent with this and every later step.
     /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` when no sign-in is waiting for an answer.
     public func confirmSignIn(
-        challengeResponse: String, userAttributes: [String: String] = [:], friendlyDeviceName: String? = nil
+        challengeResponse: String, userAttributes: [String: String] = [:], friendlyDeviceName: String? = nil,
+        clientMetadata: [String: String]? = nil
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         try beginStep()
         defer { endStep() }
+        if let clientMetadata { self.clientMetadata = clientMetadata }
         do {
             return try await confirmSignInStep(
                 challengeResponse: challengeResponse, userAttributes: userAttributes, friendlyDeviceName: friendlyDeviceName)
@@ -307,6 +314,7 @@ public actor CognitoSignIn {
         pending = nil
         typedUsername = nil
         password = nil
+        clientMetadata = [:]
     }
 
     private func takeOrMakeEphemeral(_ prepared: inout SRPPrivateValue?) throws(AuthCoreError) -> SRPPrivateValue {
@@ -322,6 +330,7 @@ public actor CognitoSignIn {
     private func respond(_ challenge: String, _ responses: [String: String], session: String?) async throws(AuthCoreError) -> JSONObject {
         var body: [String: Any] = ["ChallengeName": challenge, "ClientId": configuration.clientId, "ChallengeResponses": responses]
         if let session { body["Session"] = session }
+        if !clientMetadata.isEmpty { body["ClientMetadata"] = clientMetadata }
         return try await api.call("RespondToAuthChallenge", body)
     }
 

@@ -28,6 +28,13 @@ public struct JWTClaims: Sendable {
 
     /// `iss`.
     public var issuer: String? { string("iss") }
+
+    /// A NumericDate claim (`exp`, `iat`, `nbf`; RFC 7519 §2: seconds since 1970) as a time, or nil
+    /// when it is absent, not a whole number, or outside the years 0001–9999.
+    public func time(_ name: String) -> Timestamp? {
+        guard let seconds = try? claims.integer(name, in: Timestamp.minimumSeconds...Timestamp.maximumSeconds) else { return nil }
+        return Timestamp(secondsSince1970: seconds)
+    }
 }
 
 /// The `Logins` key a Cognito identity pool expects for tokens of each issuer, per region.

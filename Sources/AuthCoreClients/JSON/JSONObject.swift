@@ -30,6 +30,9 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
         Mirror(self, children: ["context": context, "keys": values.keys.sorted()], displayStyle: .struct)
     }
 
+    /// The keys, sorted.
+    public var keys: [String] { values.keys.sorted() }
+
     /// Whether the key is present (and not null).
     public func has(_ key: String) -> Bool { values[key] != nil && !(values[key] is NSNull) }
 

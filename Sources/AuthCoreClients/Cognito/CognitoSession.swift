@@ -1,0 +1,280 @@
+public import AuthCore
+
+/// A signed-in user pool session, as an app needs it after sign-in (Amplify's `fetchAuthSession` and
+/// `signOut`): tokens with their expiry, refreshed before they expire, persisted in a
+/// ``CognitoTokenStore`` and restored on the next launch.
+///
+/// ```swift
+/// let session = CognitoSession(configuration: configuration, store: try FileCognitoTokenStore(directory: dir, configuration: configuration))
+/// if case .signedOut = try await session.status() { _ = try await session.signIn(username: "alice", password: password) }
+/// let tokens = try await session.tokens()     // refreshed when less than five minutes remain
+/// _ = await session.signOut()                 // revokes the refresh token, forgets the session
+/// ```
+///
+/// Refresh policy (the design of ``RefreshingCredentialsProvider``): tokens are refreshed when less
+/// than ``refreshWindow`` remains, or half their lifetime (`exp − iat`) for tokens that live less than
+/// twice the window; one refresh runs at a time and every concurrent caller awaits it; tokens
+/// within ``safetyMargin`` of expiry are never handed out. A refresh that fails while the tokens are
+/// still valid hands out the current tokens; one the service refuses (`NotAuthorizedException`: the
+/// refresh token was revoked or expired) ends the session and forgets it.
+///
+/// Refreshing uses `GetTokensFromRefreshToken` and keeps the new refresh token when the client
+/// rotates them; with ``RefreshMethod/refreshTokenAuth``, or when the service does not know that
+/// operation, `InitiateAuth` with `REFRESH_TOKEN_AUTH`.
+public actor CognitoSession {
+    /// How tokens are refreshed.
+    public enum RefreshMethod: Sendable {
+        /// `GetTokensFromRefreshToken` (refresh-token rotation), falling back to `REFRESH_TOKEN_AUTH`
+        /// when the service answers `UnknownOperationException`.
+        case getTokensFromRefreshToken
+        /// `InitiateAuth` with `REFRESH_TOKEN_AUTH`.
+        case refreshTokenAuth
+    }
+
+    /// Whether a user is signed in.
+    public enum Status: Sendable, Equatable {
+        /// Signed in; the current ID and access tokens expire at `expiresAt`.
+        case signedIn(username: String, expiresAt: Timestamp)
+        /// No session.
+        case signedOut
+    }
+
+    /// What signing out achieved. The local session is forgotten in every case.
+    public enum SignOutResult: Sendable {
+        /// Forgotten locally, and the service revoked the tokens.
+        case complete
+        /// Forgotten locally (unless `storeError`), but a call to the service failed: the tokens may
+        /// stay valid until they expire.
+        case partial(globalSignOutError: AuthCoreError?, revokeTokenError: AuthCoreError?, storeError: AuthCoreError?)
+    }
+
+    /// The pool and client.
+    public nonisolated let configuration: CognitoUserPoolConfiguration
+    /// The sign-in state machine the session signs in with.
+    public nonisolated let signInClient: CognitoSignIn
+    /// Where the session is kept.
+    public nonisolated let store: any CognitoTokenStore
+    /// Refresh when less than this many seconds remain (default 300).
+    public nonisolated let refreshWindow: Int64
+    /// Tokens with less than this many seconds left are not handed out (default 10).
+    public nonisolated let safetyMargin: Int64
+    /// How tokens are refreshed.
+    public nonisolated let refreshMethod: RefreshMethod
+    nonisolated let api: CognitoIdentityProviderAPI
+    nonisolated let clock: any SigningClock
+
+    private var current: CognitoStoredSession?
+    private var loaded = false
+    private var inflight: Task<CognitoStoredSession, any Error>?
+    /// Bumped when the session ends or is replaced: a refresh that started before does not store its answer.
+    private var generation = 0
+    private var signingInUsername: String?
+    /// Completed refreshes, for observability and tests.
+    public private(set) var refreshCount = 0
+
+    /// A session for `configuration`, kept in `store`.
+    public init(
+        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = URLSessionTransport(),
+        store: any CognitoTokenStore = InMemoryCognitoTokenStore(), deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(),
+        clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(), refreshWindow: Int64 = 300,
+        safetyMargin: Int64 = 10, refreshMethod: RefreshMethod = .getTokensFromRefreshToken
+    ) {
+        self.configuration = configuration
+        self.signInClient = CognitoSignIn(configuration: configuration, transport: transport, clock: clock, random: random, deviceStore: deviceStore)
+        self.api = CognitoIdentityProviderAPI(configuration: configuration, transport: transport)
+        self.store = store
+        self.clock = clock
+        self.refreshWindow = Swift.max(0, refreshWindow)
+        self.safetyMargin = Swift.min(Swift.max(0, safetyMargin), 3600)
+        self.refreshMethod = refreshMethod
+    }
+
+    // MARK: - Signing in
+
+    /// Signs in (``CognitoSignIn/signIn(username:password:flow:preferredFirstFactor:preparedEphemeral:privateValueBitCount:clientMetadata:)``);
+    /// tokens are stored and become the session.
+    public func signIn(
+        username: String, password: SecureBytes?, flow: CognitoAuthFlow = .userSRP, preferredFirstFactor: CognitoFactor? = nil,
+        clientMetadata: [String: String] = [:]
+    ) async throws(AuthCoreError) -> CognitoSignInResult {
+        signingInUsername = username
+        let requested = clock.now()
+        let result = try await signInClient.signIn(
+            username: username, password: password, flow: flow, preferredFirstFactor: preferredFirstFactor, clientMetadata: clientMetadata)
+        return try await adopt(result, requested: requested)
+    }
+
+    /// Answers the sign-in's next step (``CognitoSignIn/confirmSignIn(challengeResponse:userAttributes:friendlyDeviceName:clientMetadata:)``).
+    public func confirmSignIn(
+        challengeResponse: String, userAttributes: [String: String] = [:], friendlyDeviceName: String? = nil,
+        clientMetadata: [String: String]? = nil
+    ) async throws(AuthCoreError) -> CognitoSignInResult {
+        let requested = clock.now()
+        let result = try await signInClient.confirmSignIn(
+            challengeResponse: challengeResponse, userAttributes: userAttributes, friendlyDeviceName: friendlyDeviceName,
+            clientMetadata: clientMetadata)
+        return try await adopt(result, requested: requested)
+    }
+
+    /// Makes signed-in tokens the session (stored before they are returned).
+    private func adopt(_ result: CognitoSignInResult, requested: Timestamp) async throws(AuthCoreError) -> CognitoSignInResult {
+        guard case .signedIn(let tokens) = result else { return result }
+        let record = try record(for: tokens, typedUsername: signingInUsername ?? "", requested: requested)
+        try await store.save(record)
+        generation += 1
+        inflight = nil
+        current = record
+        loaded = true
+        return result
+    }
+
+    // MARK: - The session
+
+    /// Signed in or out (the stored session is read at the first call).
+    public func status() async throws(AuthCoreError) -> Status {
+        guard let session = try await loadedSession() else { return .signedOut }
+        return .signedIn(username: session.username, expiresAt: session.expiresAt)
+    }
+
+    /// Valid tokens: the current ones, or refreshed ones when they are about to expire (or
+    /// `forceRefresh`).
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/credentialsUnavailable`` when signed out; the service's
+    ///   refusal of the refresh (the session is then forgotten); a transport error when the tokens
+    ///   have expired and could not be refreshed.
+    public func tokens(forceRefresh: Bool = false) async throws(AuthCoreError) -> CognitoTokens {
+        guard let session = try await loadedSession() else { throw AuthCoreError(.credentialsUnavailable, "no user is signed in") }
+        let now = clock.now()
+        let usable = now.adding(seconds: safetyMargin) < session.expiresAt
+        if usable, !forceRefresh, now.seconds(until: session.expiresAt) > refreshLead(session) { return session.tokens }
+        do {
+            return try await awaitResult(of: startRefresh(session), describing: "the token refresh").tokens
+        } catch {
+            if error.serviceErrorType == "NotAuthorizedException" {
+                await forget()  // the refresh token was revoked or has expired: the session is over
+                throw error
+            }
+            // Another failure (network, throttling): the current tokens while they last.
+            guard usable else { throw error }
+            return session.tokens
+        }
+    }
+
+    /// Signs out: `GlobalSignOut` first when `global` (every session of the user ends), then
+    /// `RevokeToken` for this session's refresh token; the session is forgotten (store and memory)
+    /// whatever the service answered.
+    public func signOut(global: Bool = false) async -> SignOutResult {
+        let session = try? await loadedSession()
+        var globalError: AuthCoreError?
+        var revokeError: AuthCoreError?
+        if let session {
+            if global {
+                do { try await api.globalSignOut(accessToken: session.tokens.accessToken) } catch { globalError = error }
+            }
+            if let refreshToken = session.tokens.refreshToken {
+                do { try await api.revokeToken(refreshToken) } catch { revokeError = error }
+            }
+        }
+        let storeError = await forget()
+        if globalError == nil, revokeError == nil, storeError == nil { return .complete }
+        return .partial(globalSignOutError: globalError, revokeTokenError: revokeError, storeError: storeError)
+    }
+
+    // MARK: - Refresh
+
+    private func loadedSession() async throws(AuthCoreError) -> CognitoStoredSession? {
+        if !loaded {
+            let stored = try await store.session()
+            if let stored, stored.userPoolId != configuration.userPoolId || stored.clientId != configuration.clientId {
+                throw AuthCoreError(
+                    .invalidParameter, "the stored session belongs to pool \(stored.userPoolId), client \(stored.clientId), not this configuration")
+            }
+            current = stored
+            loaded = true
+        }
+        return current
+    }
+
+    @discardableResult
+    private func forget() async -> AuthCoreError? {
+        generation += 1
+        inflight = nil
+        current = nil
+        loaded = true
+        do {
+            try await store.removeSession()
+            return nil
+        } catch { return error }
+    }
+
+    /// Seconds before expiry at which to refresh: the window, or half the lifetime (`exp − iat` of the
+    /// access token) when that is shorter than twice the window.
+    private func refreshLead(_ session: CognitoStoredSession) -> Int64 {
+        let claims = try? JWTClaims(token: session.tokens.accessToken)
+        guard let issued = claims?.time("iat"), issued < session.expiresAt else { return refreshWindow }
+        let lifetime = issued.seconds(until: session.expiresAt)
+        return Swift.min(refreshWindow, lifetime / 2)
+    }
+
+    private func startRefresh(_ session: CognitoStoredSession) -> Task<CognitoStoredSession, any Error> {
+        if let inflight { return inflight }
+        let started = generation
+        let task = Task { try await self.refresh(session, generation: started) }
+        inflight = task
+        return task
+    }
+
+    private func refresh(_ session: CognitoStoredSession, generation started: Int) async throws -> CognitoStoredSession {
+        defer { if generation == started { inflight = nil } }
+        guard let refreshToken = session.tokens.refreshToken else {
+            throw AuthCoreError(.credentialsUnavailable, "the session has no refresh token; sign in again")
+        }
+        let requested = clock.now()
+        let deviceKey = await signInClient.deviceStore.device(for: session.username)?.deviceKey
+        let fresh = try await fetchTokens(refreshToken: refreshToken, username: session.username, deviceKey: deviceKey)
+        let record = try record(for: fresh, typedUsername: session.username, requested: requested)
+        guard generation == started else { return record }  // signed out or in again meanwhile: not kept
+        try await store.save(record)
+        current = record
+        refreshCount += 1
+        return record
+    }
+
+    /// Fresh tokens by ``refreshMethod``. Rotation: a new refresh token replaces the old one; without
+    /// one the old one stays.
+    private func fetchTokens(refreshToken: String, username: String, deviceKey: String?) async throws(AuthCoreError) -> CognitoTokens {
+        let fresh: CognitoTokens
+        if refreshMethod == .getTokensFromRefreshToken {
+            do {
+                fresh = try await api.tokensFromRefreshToken(refreshToken, deviceKey: deviceKey)
+            } catch {
+                guard error.serviceErrorType == "UnknownOperationException" else { throw error }
+                fresh = try await signInClient.refresh(refreshToken: refreshToken, username: username, deviceKey: deviceKey)
+            }
+        } else {
+            fresh = try await signInClient.refresh(refreshToken: refreshToken, username: username, deviceKey: deviceKey)
+        }
+        return CognitoTokens(
+            idToken: fresh.idToken, accessToken: fresh.accessToken, refreshToken: fresh.refreshToken ?? refreshToken,
+            expiresIn: fresh.expiresIn, tokenType: fresh.tokenType)
+    }
+
+    /// The stored form of `tokens`: the username from the access token's `username` claim (else the
+    /// typed one), the expiry the earliest of `ExpiresIn` after the request and the tokens' `exp`.
+    private func record(for tokens: CognitoTokens, typedUsername: String, requested: Timestamp) throws(AuthCoreError) -> CognitoStoredSession {
+        var expiresAt = requested.adding(seconds: Int64(tokens.expiresIn))
+        let access = try? JWTClaims(token: tokens.accessToken)
+        for claims in [access, try? JWTClaims(token: tokens.idToken)] {
+            if let exp = claims?.time("exp"), exp < expiresAt { expiresAt = exp }
+        }
+        guard clock.now() < expiresAt else { throw AuthCoreError(.expired, "Cognito returned tokens that have already expired") }
+        return CognitoStoredSession(
+            region: configuration.region, userPoolId: configuration.userPoolId, clientId: configuration.clientId,
+            username: access?.string("username") ?? typedUsername, tokens: tokens, expiresAt: expiresAt)
+    }
+}
+
+extension CognitoSession: CustomReflectable {
+    /// The pool configuration only: the session holds tokens.
+    public nonisolated var customMirror: Mirror { Mirror(self, children: ["configuration": configuration], displayStyle: .class) }
+}

@@ -1,0 +1,211 @@
+public import AuthCore
+import Foundation
+
+/// A signed-in session as it is kept between launches: the pool and client it belongs to, the user,
+/// the tokens and when they expire. `description` shows none of the tokens.
+public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The region of the pool.
+    public var region: String
+    /// The user pool.
+    public var userPoolId: String
+    /// The app client.
+    public var clientId: String
+    /// The username Cognito knows the user by (the access token's `username` claim): `SECRET_HASH`
+    /// of a refresh is computed with it.
+    public var username: String
+    /// The tokens.
+    public var tokens: CognitoTokens
+    /// When the ID and access tokens expire: the earliest of `ExpiresIn` after the answer and the
+    /// tokens' `exp` claims.
+    public var expiresAt: Timestamp
+
+    /// A session.
+    public init(region: String, userPoolId: String, clientId: String, username: String, tokens: CognitoTokens, expiresAt: Timestamp) {
+        self.region = region
+        self.userPoolId = userPoolId
+        self.clientId = clientId
+        self.username = username
+        self.tokens = tokens
+        self.expiresAt = expiresAt
+    }
+
+    public var description: String { "CognitoStoredSession(\(userPoolId), client \(clientId), expiresAt: \(expiresAt))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["userPoolId": userPoolId, "clientId": clientId, "expiresAt": expiresAt.iso8601], displayStyle: .struct)
+    }
+
+    /// The session's JSON (format version 1), in wiping storage.
+    public func encoded() throws(AuthCoreError) -> SecureBytes {
+        var object: [String: Any] = [
+            "version": 1, "region": region, "userPoolId": userPoolId, "clientId": clientId, "username": username,
+            "idToken": tokens.idToken, "accessToken": tokens.accessToken, "expiresAt": expiresAt.iso8601,
+        ]
+        if let refreshToken = tokens.refreshToken { object["refreshToken"] = refreshToken }
+        return try secretJSON(object)
+    }
+
+    /// A session from ``encoded()``'s JSON.
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/malformedInput`` naming the field that is missing or wrong.
+    public init(decoding bytes: SecureBytes) throws(AuthCoreError) {
+        self = try readingStoredInput { () throws(AuthCoreError) in try Self.decode(bytes) }
+    }
+
+    private static func decode(_ bytes: SecureBytes) throws(AuthCoreError) -> CognitoStoredSession {
+        let object = try parseSecretJSON(bytes, context: "stored Cognito session")
+        guard try object.integer("version", in: 1...1) == 1 else { throw AuthCoreError(.malformedInput, "unknown session version") }
+        let expiresAt = try Timestamp(iso8601: object.string("expiresAt"))
+        let tokens = CognitoTokens(
+            idToken: try object.string("idToken"), accessToken: try object.string("accessToken"),
+            refreshToken: try object.optionalString("refreshToken"), expiresIn: 0)
+        return CognitoStoredSession(
+            region: try object.string("region"), userPoolId: try object.string("userPoolId"), clientId: try object.string("clientId"),
+            username: try object.string("username"), tokens: tokens, expiresAt: expiresAt)
+    }
+}
+
+/// Keeps the signed-in session of one user pool and app client between launches (in the shape of
+/// ``CognitoDeviceStore``; an Apple app implements it over the keychain, see the README). Unlike the
+/// device store its calls throw: a session that cannot be saved must not look saved.
+public protocol CognitoTokenStore: Sendable {
+    /// The stored session, if any.
+    func session() async throws(AuthCoreError) -> CognitoStoredSession?
+    /// Stores `session`, replacing the one before.
+    func save(_ session: CognitoStoredSession) async throws(AuthCoreError)
+    /// Forgets the session.
+    func removeSession() async throws(AuthCoreError)
+}
+
+/// A ``CognitoTokenStore`` in memory (one process).
+public actor InMemoryCognitoTokenStore: CognitoTokenStore {
+    private var stored: CognitoStoredSession?
+    /// An empty store.
+    public init() {}
+    public func session() async throws(AuthCoreError) -> CognitoStoredSession? { stored }
+    public func save(_ session: CognitoStoredSession) async throws(AuthCoreError) { stored = session }
+    public func removeSession() async throws(AuthCoreError) { stored = nil }
+}
+
+/// A ``CognitoTokenStore`` in one file per user pool and client (``SecretFile``: mode 0600, written
+/// by atomic replace, the file's bytes wiped from memory after use). The session is read from the
+/// file at every call, so several processes (the CLI) see each other's refreshes.
+public actor FileCognitoTokenStore: CognitoTokenStore {
+    /// The file.
+    public nonisolated let file: SecretFile
+
+    /// A store in `path`.
+    public init(path: String) throws(AuthCoreError) { file = try SecretFile(path: path) }
+
+    /// A store in `directory`, in the file `cognito-session-<poolId>-<clientId>.json`.
+    public init(directory: String, configuration: CognitoUserPoolConfiguration) throws(AuthCoreError) {
+        let name = "cognito-session-\(configuration.userPoolId)-\(configuration.clientId).json"
+        guard name.utf8.allSatisfy({ $0 != UInt8(ascii: "/") }) else { throw AuthCoreError(.invalidParameter, "the pool or client id holds '/'") }
+        file = try SecretFile(path: directory.hasSuffix("/") ? directory + name : directory + "/" + name)
+    }
+
+    public func session() async throws(AuthCoreError) -> CognitoStoredSession? {
+        guard let bytes = try file.read() else { return nil }
+        return try CognitoStoredSession(decoding: bytes)
+    }
+
+    public func save(_ session: CognitoStoredSession) async throws(AuthCoreError) { try file.write(try session.encoded()) }
+
+    public func removeSession() async throws(AuthCoreError) { try file.remove() }
+}
+
+/// A ``CognitoDeviceStore`` in a file (``SecretFile``), so remembered devices survive a restart: one
+/// JSON map from username to device key, group key and password (Base64). The device store's calls do
+/// not throw: a failure leaves the store as it was and is kept in ``lastError``.
+public actor FileCognitoDeviceStore: CognitoDeviceStore {
+    /// The file.
+    public nonisolated let file: SecretFile
+    /// The last failure to read or write the file.
+    public private(set) var lastError: AuthCoreError?
+
+    /// A store in `path`.
+    public init(path: String) throws(AuthCoreError) { file = try SecretFile(path: path) }
+
+    public func device(for username: String) async -> CognitoRememberedDevice? {
+        do { return try devices()[username] } catch {
+            lastError = error
+            return nil
+        }
+    }
+
+    public func save(_ device: CognitoRememberedDevice, for username: String) async {
+        do {
+            var all = try devices()
+            all[username] = device
+            try write(all)
+        } catch { lastError = error }
+    }
+
+    public func removeDevice(for username: String) async {
+        do {
+            var all = try devices()
+            guard all.removeValue(forKey: username) != nil else { return }
+            try write(all)
+        } catch { lastError = error }
+    }
+
+    private func devices() throws(AuthCoreError) -> [String: CognitoRememberedDevice] {
+        guard let bytes = try file.read() else { return [:] }
+        return try readingStoredInput { () throws(AuthCoreError) in try Self.decode(bytes) }
+    }
+
+    private static func decode(_ bytes: SecureBytes) throws(AuthCoreError) -> [String: CognitoRememberedDevice] {
+        let object = try parseSecretJSON(bytes, context: "device store")
+        guard try object.integer("version", in: 1...1) == 1 else { throw AuthCoreError(.malformedInput, "unknown device store version") }
+        var devices: [String: CognitoRememberedDevice] = [:]
+        let entries = try object.object("devices")
+        for username in entries.keys {
+            let entry = try entries.object(username)
+            let password = try Base64.decode(try entry.string("devicePassword"), field: "devicePassword")
+            devices[username] = CognitoRememberedDevice(
+                deviceKey: try entry.string("deviceKey"), deviceGroupKey: try entry.string("deviceGroupKey"),
+                devicePassword: SecureBytes(password))
+        }
+        return devices
+    }
+
+    private func write(_ devices: [String: CognitoRememberedDevice]) throws(AuthCoreError) {
+        var entries: [String: Any] = [:]
+        for (username, device) in devices {
+            entries[username] = [
+                "deviceKey": device.deviceKey, "deviceGroupKey": device.deviceGroupKey,
+                "devicePassword": device.devicePassword.withUnsafeBytes { Base64.encode($0) },
+            ]
+        }
+        try file.write(try secretJSON(["version": 1, "devices": entries]))
+    }
+}
+
+/// Runs `body`, reporting a malformed field of a stored file as ``AuthCore/AuthCoreError/Code/malformedInput``
+/// (``JSONObject`` reports service answers as malformed responses).
+func readingStoredInput<T>(_ body: () throws(AuthCoreError) -> T) throws(AuthCoreError) -> T {
+    do { return try body() } catch where error.code == .malformedResponse {
+        throw AuthCoreError(.malformedInput, error.reason)
+    }
+}
+
+/// `object` as JSON in wiping storage; Foundation's intermediate buffer is wiped.
+func secretJSON(_ object: [String: Any]) throws(AuthCoreError) -> SecureBytes {
+    guard JSONSerialization.isValidJSONObject(object),
+        var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+    else { throw AuthCoreError(.malformedRequest, "the store contents cannot be encoded as JSON") }
+    let bytes = data.withUnsafeBytes { SecureBytes(copying: $0) }
+    data.withUnsafeMutableBytes { wipeSecretMemory($0) }
+    return bytes
+}
+
+/// Parses JSON held in wiping storage without another copy of the bytes.
+func parseSecretJSON(_ bytes: SecureBytes, context: String) throws(AuthCoreError) -> JSONObject {
+    let parsed: [String: Any]? = bytes.withUnsafeBytes { buffer in
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
+        let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
+        return try? JSONSerialization.jsonObject(with: view) as? [String: Any]
+    }
+    guard let parsed else { throw AuthCoreError(.malformedInput, "\(context): not a JSON object") }
+    return JSONObject(parsed, context: context)
+}
