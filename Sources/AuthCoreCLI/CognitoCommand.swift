@@ -41,7 +41,7 @@ enum CognitoCommand {
         }
         var factor: CognitoFactor?
         if let name = parsed.value("--preferred-challenge") {
-            guard let chosen = CognitoFactor(rawValue: name) else {
+            guard let chosen = CognitoFactor(name: name) else {
                 throw UsageError("--preferred-challenge must be one of \(CognitoFactor.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             factor = chosen

@@ -188,8 +188,11 @@ public actor CognitoSignIn {
         var challenge = state.challengeName
         var ephemeral: SRPPrivateValue?
         switch state.challengeName {
-        case "CUSTOM_CHALLENGE", "SELECT_MFA_TYPE":
+        case "CUSTOM_CHALLENGE":
             responses["ANSWER"] = challengeResponse
+        case "SELECT_MFA_TYPE":
+            // Cognito's or Amplify's name of the chosen MFA type.
+            responses["ANSWER"] = CognitoMFAType(name: challengeResponse)?.rawValue ?? challengeResponse
         case "SMS_MFA":
             responses["SMS_MFA_CODE"] = challengeResponse
         case "SOFTWARE_TOKEN_MFA":
@@ -212,7 +215,7 @@ public actor CognitoSignIn {
                 factor = selected
                 password = SecureBytes(Array(challengeResponse.utf8))
             } else {
-                guard let chosen = CognitoFactor(rawValue: challengeResponse) else {
+                guard let chosen = CognitoFactor(name: challengeResponse) else {
                     let factors = CognitoFactor.allCases.map(\.rawValue).joined(separator: ", ")
                     throw AuthCoreError(.invalidParameter, "the answer is not a first factor (expected one of \(factors))")
                 }
@@ -234,7 +237,7 @@ public actor CognitoSignIn {
                 }
             }
         case "MFA_SETUP":
-            let kind = state.mfaSetupKind ?? challengeResponse
+            let kind = state.mfaSetupKind ?? (CognitoMFAType(name: challengeResponse)?.rawValue ?? challengeResponse)
             if state.mfaSetupKind == nil {
                 // The user picked which MFA to set up.
                 state.mfaSetupKind = kind
@@ -374,9 +377,11 @@ public actor CognitoSignIn {
                 }
                 response = try await answerDeviceVerifier(parameters, session: session, ephemeral: value, device: device, username: username)
             case "MFA_SETUP":
-                let options = try stringList(parameters, "MFAS_CAN_SETUP")
+                // SMS cannot be set up during sign-in (startMFASetup): offer only the others.
+                let offered = try stringList(parameters, "MFAS_CAN_SETUP")
+                let options = offered.filter { CognitoMFAType(name: $0) != .sms }
                 guard options.count <= 1 else { return .nextStep(.continueSignInWithMFASetupSelection(allowed: options)) }
-                let kind = options.first ?? "SOFTWARE_TOKEN_MFA"
+                let kind = options.first ?? offered.first ?? "SOFTWARE_TOKEN_MFA"
                 pending?.mfaSetupKind = kind
                 guard let state = pending else { throw AuthCoreError(.malformedResponse, "MFA_SETUP without a session state") }
                 return try await startMFASetup(kind: kind, state: state)
@@ -477,8 +482,21 @@ public actor CognitoSignIn {
         }
     }
 
+    /// The first step of setting up MFA of `kind` during sign-in: TOTP (`AssociateSoftwareToken`) or
+    /// e-mail. SMS cannot be set up here (as in Amplify): it needs a verified `phone_number`, which the
+    /// app sets outside sign-in.
     private func startMFASetup(kind: String, state: Pending) async throws(AuthCoreError) -> CognitoSignInResult {
-        guard kind == "SOFTWARE_TOKEN_MFA" else { return .nextStep(.continueSignInWithEmailMFASetup) }
+        switch CognitoMFAType(name: kind) {
+        case .totp: break
+        case .email: return .nextStep(.continueSignInWithEmailMFASetup)
+        case .sms:
+            pending = nil
+            throw AuthCoreError(
+                .unsupported,
+                "Cognito asks to set up SMS MFA, which cannot be done during sign-in: give the user a verified phone_number, or allow TOTP or e-mail MFA")
+        case nil:
+            throw AuthCoreError(.invalidParameter, "'\(kind)' is not an MFA type that can be set up (SOFTWARE_TOKEN_MFA or EMAIL_OTP; totp or email)")
+        }
         var body: [String: Any] = [:]
         if let session = state.session { body["Session"] = session }
         let associated = try await api.call("AssociateSoftwareToken", body)

@@ -10,7 +10,7 @@ public struct CognitoUserPoolConfiguration: Sendable {
     public var clientId: String
     /// The app client secret, for clients that have one (`SECRET_HASH` is then sent on every step).
     public var clientSecret: SecureBytes?
-    /// The service endpoint (default `https://cognito-idp.<region>.amazonaws.com/`).
+    /// The service endpoint (default from ``AWSEndpoint``: `https://cognito-idp.<region>.amazonaws.com/`, `.amazonaws.com.cn` in China).
     public var endpoint: RequestURL
     /// The name sent with `ConfirmDevice` when a new device is remembered.
     public var deviceName: String
@@ -33,7 +33,7 @@ public struct CognitoUserPoolConfiguration: Sendable {
         self.clientId = clientId
         self.clientSecret = clientSecret
         self.endpoint = try NetworkPolicy.endpoint(
-            endpoint, default: "https://cognito-idp.\(region).amazonaws.com/", allowInsecureHTTP: allowInsecureHTTP)
+            endpoint, service: "cognito-idp", region: region, allowInsecureHTTP: allowInsecureHTTP)
         self.deviceName = deviceName
         self.allowInsecureHTTP = allowInsecureHTTP
     }
@@ -74,6 +74,12 @@ public enum CognitoFactor: String, Sendable, CaseIterable {
     /// `WEB_AUTHN`.
     case webAuthn = "WEB_AUTHN"
 
+    /// A factor by its Cognito name (`EMAIL_OTP`) or Amplify's `AuthFactorType` name (`emailOTP`).
+    public init?(name: String) {
+        guard let factor = Self(rawValue: name) ?? Self.allCases.first(where: { $0.amplifyName == name }) else { return nil }
+        self = factor
+    }
+
     /// Amplify's `AuthFactorType` name (`password`, `passwordSRP`, `emailOTP`, `smsOTP`, `webAuthn`).
     public var amplifyName: String {
         switch self {
@@ -82,6 +88,26 @@ public enum CognitoFactor: String, Sendable, CaseIterable {
         case .emailOTP: "emailOTP"
         case .smsOTP: "smsOTP"
         case .webAuthn: "webAuthn"
+        }
+    }
+}
+
+/// An MFA type by its Cognito challenge name (`SOFTWARE_TOKEN_MFA`) or Amplify's `MFAType` name (`totp`).
+public enum CognitoMFAType: String, Sendable, CaseIterable {
+    /// `SMS_MFA` (Amplify `sms`).
+    case sms = "SMS_MFA"
+    /// `SOFTWARE_TOKEN_MFA` (Amplify `totp`).
+    case totp = "SOFTWARE_TOKEN_MFA"
+    /// `EMAIL_OTP` (Amplify `email`).
+    case email = "EMAIL_OTP"
+
+    /// A type by either name.
+    public init?(name: String) {
+        switch name {
+        case "sms", "SMS_MFA": self = .sms
+        case "totp", "SOFTWARE_TOKEN_MFA": self = .totp
+        case "email", "EMAIL_OTP": self = .email
+        default: return nil
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// AWS STS: `AssumeRole` (signed with the caller's credentials) and `AssumeRoleWithWebIdentity`
 /// (the basic flow of identity pools; unsigned unless a signer is given).
 public struct STSClient: Sendable {
-    /// The endpoint (default `https://sts.<region>.amazonaws.com/`).
+    /// The endpoint (default from ``AWSEndpoint``: `https://sts.<region>.amazonaws.com/`, `.amazonaws.com.cn` in China).
     public let endpoint: RequestURL
     /// The signing region.
     public let region: String
@@ -25,7 +25,7 @@ public struct STSClient: Sendable {
         region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender(), allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         self.region = region
-        self.endpoint = try NetworkPolicy.endpoint(endpoint, default: "https://sts.\(region).amazonaws.com/", allowInsecureHTTP: allowInsecureHTTP)
+        self.endpoint = try NetworkPolicy.endpoint(endpoint, service: "sts", region: region, allowInsecureHTTP: allowInsecureHTTP)
         self.allowInsecureHTTP = allowInsecureHTTP
         self.sender = sender
     }

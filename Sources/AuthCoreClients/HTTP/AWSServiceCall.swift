@@ -62,10 +62,15 @@ extension HTTPResponse {
 
 extension SignedRequestSender {
     /// Sends `request` SigV4-signed by `signer` (with clock-skew correction), or unsigned when there
-    /// is no signer, and returns a 2xx answer.
+    /// is no signer, and returns a 2xx answer; throttled and failed attempts are retried by
+    /// ``SignedRequestSender/retryPolicy`` (signed afresh each time).
     ///
     /// - Throws: the service's refusal (``HTTPResponse/serviceError()``), or the transport's error.
     func sendExpectingSuccess(_ request: HTTPRequest, signer: SigV4Signer?) async throws(AuthCoreError) -> HTTPResponse {
+        try await retryPolicy.run(random: random) { () async throws(AuthCoreError) in try await sendOnceExpectingSuccess(request, signer: signer) }
+    }
+
+    private func sendOnceExpectingSuccess(_ request: HTTPRequest, signer: SigV4Signer?) async throws(AuthCoreError) -> HTTPResponse {
         let response: HTTPResponse
         if let signer {
             response = try await send(request) { request, time throws(AuthCoreError) in

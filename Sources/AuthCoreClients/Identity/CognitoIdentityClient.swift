@@ -5,7 +5,7 @@ public import AuthCore
 public struct CognitoIdentityClient: Sendable {
     /// The region.
     public let region: String
-    /// The endpoint (default `https://cognito-identity.<region>.amazonaws.com/`).
+    /// The endpoint (default from ``AWSEndpoint``: `https://cognito-identity.<region>.amazonaws.com/`, `.amazonaws.com.cn` in China).
     public let endpoint: RequestURL
     /// Whether plain `http` may be used to a host that is not loopback.
     public let allowInsecureHTTP: Bool
@@ -23,7 +23,7 @@ public struct CognitoIdentityClient: Sendable {
         region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender(), allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         self.region = region
-        self.endpoint = try NetworkPolicy.endpoint(endpoint, default: "https://cognito-identity.\(region).amazonaws.com/", allowInsecureHTTP: allowInsecureHTTP)
+        self.endpoint = try NetworkPolicy.endpoint(endpoint, service: "cognito-identity", region: region, allowInsecureHTTP: allowInsecureHTTP)
         self.allowInsecureHTTP = allowInsecureHTTP
         self.sender = sender
     }

@@ -12,13 +12,19 @@ public struct SignedRequestSender: Sendable {
     public let clock: any SigningClock
     /// The skew tracker, or nil to turn correction off.
     public let skew: ClockSkewTracker?
+    /// Retries of throttled or failed calls in ``sendExpectingSuccess(_:signer:)`` (its callers, the
+    /// identity and STS clients, send only calls that are safe to repeat).
+    public let retryPolicy: RetryPolicy
+    let random: any SecureRandomGenerator
 
     /// A sender.
     public init(transport: any HTTPTransport = URLSessionTransport(), clock: any SigningClock = SystemClock(),
-                skew: ClockSkewTracker? = .shared) {
+                skew: ClockSkewTracker? = .shared, retryPolicy: RetryPolicy = .standard, random: any SecureRandomGenerator = SystemRandom()) {
         self.transport = transport
         self.clock = clock
         self.skew = skew
+        self.retryPolicy = retryPolicy
+        self.random = random
     }
 
     /// The time to sign at for `host` now: the clock plus the learned offset.
