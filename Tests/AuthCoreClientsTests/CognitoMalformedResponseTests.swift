@@ -70,7 +70,8 @@ struct CognitoMalformedResponseTests {
         // A refusal keeps the service's type and message; one with a non-JSON body still gives a typed error.
         let refused = await signIn([HTTPResponse(status: 400, body: Array(#"{"__type":"NotAuthorizedException","message":"Incorrect username or password."}"#.utf8))])
         #expect(refused?.reason == "NotAuthorizedException: Incorrect username or password.")
-        let html = await signIn([HTTPResponse(status: 502, body: Array("<html>bad gateway</html>".utf8))])
+        // (A 502 to InitiateAuth with USER_SRP_AUTH is retried: three answers, the last one reported.)
+        let html = await signIn(Array(repeating: HTTPResponse(status: 502, body: Array("<html>bad gateway</html>".utf8)), count: 3))
         #expect(html?.code == .serviceError)
         #expect(html?.httpStatus == 502)
     }

@@ -77,11 +77,12 @@ public actor CognitoSession {
         configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = URLSessionTransport(),
         store: any CognitoTokenStore = InMemoryCognitoTokenStore(), deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(),
         clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(), refreshWindow: Int64 = 300,
-        safetyMargin: Int64 = 10, refreshMethod: RefreshMethod = .getTokensFromRefreshToken
+        safetyMargin: Int64 = 10, refreshMethod: RefreshMethod = .getTokensFromRefreshToken, retryPolicy: RetryPolicy = .standard
     ) {
         self.configuration = configuration
-        self.signInClient = CognitoSignIn(configuration: configuration, transport: transport, clock: clock, random: random, deviceStore: deviceStore)
-        self.api = CognitoIdentityProviderAPI(configuration: configuration, transport: transport)
+        self.signInClient = CognitoSignIn(
+            configuration: configuration, transport: transport, clock: clock, random: random, deviceStore: deviceStore, retryPolicy: retryPolicy)
+        self.api = CognitoIdentityProviderAPI(configuration: configuration, transport: transport, retryPolicy: retryPolicy)
         self.store = store
         self.clock = clock
         self.refreshWindow = Swift.max(0, refreshWindow)

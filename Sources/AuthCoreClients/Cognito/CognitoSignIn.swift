@@ -52,10 +52,10 @@ public actor CognitoSignIn {
     public init(
         configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = URLSessionTransport(),
         clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(),
-        deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore()
+        deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(), retryPolicy: RetryPolicy = .standard
     ) {
         self.configuration = configuration
-        self.api = CognitoIdentityProviderAPI(configuration: configuration, transport: transport)
+        self.api = CognitoIdentityProviderAPI(configuration: configuration, transport: transport, retryPolicy: retryPolicy)
         self.clock = clock
         self.random = random
         self.deviceStore = deviceStore
