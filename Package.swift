@@ -107,6 +107,7 @@ let package = Package(
         .testTarget(
             name: "AuthCoreTests",
             dependencies: ["AuthCore", "AuthCoreTestSupport"],
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

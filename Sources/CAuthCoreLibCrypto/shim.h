@@ -10,7 +10,9 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
+#include <openssl/param_build.h>
 #include <openssl/rand.h>
+#include <openssl/rsa.h>
 
 /// Creates a MAC context keyed for HMAC with `digest_name` (e.g. "SHA256"); NULL on failure.
 static inline EVP_MAC_CTX *c_authcore_hmac_ctx_new(EVP_MAC *mac, const char *digest_name, const void *key,
@@ -48,6 +50,53 @@ static inline int c_authcore_digest_final(EVP_MD_CTX *ctx, void *out, unsigned i
 static inline int c_authcore_digest_oneshot(const EVP_MD *md, const void *data, size_t len, void *out) {
     return EVP_Digest(data, len, (unsigned char *)out, NULL, md, NULL);
 }
+/// An RSA public key from its big-endian modulus and exponent (a JWK's `n` and `e`, RFC 7518 §6.3.1);
+/// NULL on failure. Free with EVP_PKEY_free.
+static inline EVP_PKEY *c_authcore_rsa_public_key_new(const void *n, size_t n_len, const void *e, size_t e_len) {
+    EVP_PKEY *pkey = NULL;
+    BIGNUM *bn_n = BN_bin2bn((const unsigned char *)n, (int)n_len, NULL);
+    BIGNUM *bn_e = BN_bin2bn((const unsigned char *)e, (int)e_len, NULL);
+    OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+    OSSL_PARAM *params = NULL;
+    EVP_PKEY_CTX *ctx = NULL;
+    if (bn_n == NULL || bn_e == NULL || bld == NULL) goto done;
+    if (OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, bn_n) != 1) goto done;
+    if (OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, bn_e) != 1) goto done;
+    params = OSSL_PARAM_BLD_to_param(bld);
+    if (params == NULL) goto done;
+    ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
+    if (ctx == NULL || EVP_PKEY_fromdata_init(ctx) != 1) goto done;
+    if (EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) != 1) pkey = NULL;
+done:
+    EVP_PKEY_CTX_free(ctx);
+    OSSL_PARAM_free(params);
+    OSSL_PARAM_BLD_free(bld);
+    BN_free(bn_n);
+    BN_free(bn_e);
+    return pkey;
+}
+
+/// RSASSA-PKCS1-v1_5 verification (RFC 8017 §8.2.2) of `sig` over `msg` with the digest named
+/// `digest_name` ("SHA256"): 1 valid, 0 invalid, -1 when the check could not be run.
+static inline int c_authcore_rsa_pkcs1_verify(EVP_PKEY *pkey, const char *digest_name, const void *msg, size_t msg_len,
+                                              const void *sig, size_t sig_len) {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (ctx == NULL) return -1;
+    EVP_PKEY_CTX *pctx = NULL;
+    int result = -1;
+    if (EVP_DigestVerifyInit_ex(ctx, &pctx, digest_name, NULL, NULL, pkey, NULL) == 1 &&
+        EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1) {
+        int verified = EVP_DigestVerify(ctx, (const unsigned char *)sig, sig_len, (const unsigned char *)msg, msg_len);
+        result = verified == 1 ? 1 : 0;
+    }
+    EVP_MD_CTX_free(ctx);
+    ERR_clear_error();
+    return result;
+}
+
+/// The key's size in bits.
+static inline int c_authcore_pkey_bits(const EVP_PKEY *pkey) { return EVP_PKEY_get_bits(pkey); }
+
 static inline int c_authcore_rand_bytes(void *out, size_t len) {
     // RAND_bytes takes an int length: callers chunk larger requests.
     return RAND_bytes((unsigned char *)out, (int)len);
