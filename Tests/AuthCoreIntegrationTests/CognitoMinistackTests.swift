@@ -425,3 +425,110 @@ struct CognitoSessionMinistackTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
+
+/// Backend token verification against ministack's real RS256 tokens and its JWKS, and against
+/// tampered tokens made from them.
+@Suite("Cognito token verification against ministack's JWKS")
+struct CognitoTokenVerifierMinistackTests {
+    let pool: MinistackPool
+
+    init() throws { pool = try MinistackPool.make() }
+
+    func verifier(clientIds: Set<String>? = nil, clockOffset: Int64 = 0) throws -> CognitoTokenVerifier {
+        try CognitoTokenVerifier(
+            region: pool.region, userPoolId: pool.poolId, clientIds: clientIds ?? [pool.clientId, pool.shortClientId], endpoint: pool.endpoint,
+            clock: OffsetClock(SystemClock(), offsetSeconds: clockOffset))
+    }
+
+    func signedIn(clientId: String? = nil) async throws -> CognitoTokens {
+        let result = try await pool.signIn(clientId: clientId).signIn(username: "carol", password: pool.password("carol"), flow: .userPassword)
+        return try #require(result.tokens)
+    }
+
+    /// `token` with its payload replaced by `change(claims)` (signature kept).
+    static func replacingPayload(_ token: String, _ change: (inout [String: Any]) -> Void) throws -> String {
+        let parts = token.split(separator: ".").map(String.init)
+        let payloadData = try #require(base64URLDecode(parts[1]))
+        var claims = try #require(try JSONSerialization.jsonObject(with: payloadData) as? [String: Any])
+        change(&claims)
+        let payload = base64URLEncode(try JSONSerialization.data(withJSONObject: claims))
+        return [parts[0], payload, parts[2]].joined(separator: ".")
+    }
+
+    static func base64URLDecode(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+
+    static func base64URLEncode(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    @Test("real ID and access tokens verify (one JWKS fetch for both); each is refused as the other kind and for another client")
+    func realTokens() async throws {
+        let tokens = try await signedIn()
+        let verifier = try verifier()
+        let id = try await verifier.verify(tokens.idToken, as: .id)
+        #expect(id.string("cognito:username") == "carol" || id.string("email") == "carol@example.com")
+        let access = try await verifier.verify(tokens.accessToken, as: .access)
+        #expect(access.string("username") == "carol")
+        #expect(await verifier.fetchCount == 1)
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await verifier.verify(tokens.idToken, as: .access) }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await verifier.verify(tokens.accessToken, as: .id) }
+        let other = try self.verifier(clientIds: ["some-other-client"])
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await other.verify(tokens.idToken, as: .id) }
+    }
+
+    @Test("tampered tokens are refused: changed claims, a changed signature, alg none, HS256 keyed with the public key, an unknown kid")
+    func tamperedTokens() async throws {
+        let tokens = try await signedIn()
+        let verifier = try verifier()
+        let elevated = try Self.replacingPayload(tokens.accessToken) { $0["username"] = "admin" }
+        await #expect(throws: AuthCoreError(.signatureMismatch, "")) { try await verifier.verify(elevated, as: .access) }
+        var parts = tokens.accessToken.split(separator: ".").map(String.init)
+        var signature = try #require(Self.base64URLDecode(parts[2]))
+        signature[signature.count / 2] ^= 0x01
+        parts[2] = Self.base64URLEncode(signature)
+        await #expect(throws: AuthCoreError(.signatureMismatch, "")) { try await verifier.verify(parts.joined(separator: "."), as: .access) }
+
+        let headerData = try #require(Self.base64URLDecode(parts[0]))
+        let header = try #require(try JSONSerialization.jsonObject(with: headerData) as? [String: Any])
+        func withHeader(_ change: (inout [String: Any]) -> Void, signature: String) throws -> String {
+            var copy = header
+            change(&copy)
+            return [Self.base64URLEncode(try JSONSerialization.data(withJSONObject: copy)), parts[1], signature].joined(separator: ".")
+        }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try await verifier.verify(try withHeader({ $0["alg"] = "none" }, signature: ""), as: .access)
+        }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try await verifier.verify(try withHeader({ $0["alg"] = "HS256" }, signature: parts[2]), as: .access)
+        }
+        // An unknown kid 31 s after the first fetch: one refetch of the key set, then refused; a second
+        // unknown kid right after makes no fetch (at most one per 30 s).
+        let clock = ManualClock(Timestamp.now())
+        let counted = try CognitoTokenVerifier(
+            region: pool.region, userPoolId: pool.poolId, clientIds: [pool.clientId], endpoint: pool.endpoint, clock: clock)
+        _ = try await counted.verify(tokens.accessToken, as: .access)
+        #expect(await counted.fetchCount == 1)
+        clock.advance(seconds: 31)
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try await counted.verify(try withHeader({ $0["kid"] = "forged-1" }, signature: parts[2]), as: .access)
+        }
+        #expect(await counted.fetchCount == 2)
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try await counted.verify(try withHeader({ $0["kid"] = "forged-2" }, signature: parts[2]), as: .access)
+        }
+        #expect(await counted.fetchCount == 2)
+        await #expect(throws: AuthCoreError(.malformedInput, "")) { try await verifier.verify("not-a-jwt", as: .access) }
+    }
+
+    @Test("an expired token (60-second client, clock 200 s ahead) is refused; within the leeway it is not")
+    func expiry() async throws {
+        let tokens = try await signedIn(clientId: pool.shortClientId)
+        await #expect(throws: AuthCoreError(.expired, "")) { try await verifier(clockOffset: 200).verify(tokens.accessToken, as: .access) }
+        _ = try await verifier(clockOffset: 90).verify(tokens.accessToken, as: .access)  // 60 s + 60 s leeway
+    }
+}
