@@ -4,37 +4,72 @@ import Foundation
 
 enum CognitoCommand {
     static let help = """
-        OVERVIEW: Sign in to an Amazon Cognito user pool.
+        OVERVIEW: Sign in to an Amazon Cognito user pool, and keep the session.
 
         USAGE: authcore cognito sign-in --region R --user-pool-id ID --client-id ID --username U
                [--flow user-srp|user-password|custom-with-srp|custom-without-srp|user-auth]
-               [--preferred-challenge NAME] [--endpoint URL]
+               [--preferred-challenge NAME] [--endpoint URL] [--amplify-outputs FILE]
+               [--store FILE] [--session-file FILE]
+               authcore cognito confirm-sign-in --session-file FILE [--store FILE] [--endpoint URL]
+               authcore cognito session --store FILE [--endpoint URL] [--show-secrets]
+               authcore cognito sign-out --store FILE [--global] [--endpoint URL]
 
         The password comes from COGNITO_PASSWORD or stdin (one trailing newline dropped); a client secret
-        from COGNITO_CLIENT_SECRET. Never from arguments.
+        from COGNITO_CLIENT_SECRET; a challenge answer from COGNITO_CHALLENGE_RESPONSE or stdin. Never
+        from arguments.
 
-        Prints {"status":"signedIn","tokens":{"idToken":…,"accessToken":…,"refreshToken":…,"expiresIn":…}}
+        sign-in and confirm-sign-in print
+        {"status":"signedIn","tokens":{"idToken":…,"accessToken":…,"refreshToken":…,"expiresIn":…}}
         or {"status":"nextStep","nextStep":{"type":…,…}} (type: Amplify's AuthSignInStep case name) and
-        exits 0; a refused sign-in prints the service's error and exits 1.
+        exit 0; a refused sign-in prints the service's error and exits 1. With --store the signed-in
+        session is kept in FILE (mode 0600); with --session-file a next step is kept there (0600) for
+        confirm-sign-in, which reads the pool and client from it.
+
+        session refreshes the stored session if needed and prints
+        {"status":"signedIn","expiresAt":"YYYY-MM-DDTHH:MM:SSZ"} (tokens only with --show-secrets);
+        exit 1 when signed out or the refresh is refused. sign-out revokes the refresh token
+        (--global: GlobalSignOut first), forgets the session and prints {"status":"signedOut"}; exit 1
+        when the service could not be told (the local session is forgotten all the same).
 
         OPTIONS:
           --flow F                  Sign-in flow (default user-srp).
-          --preferred-challenge N   user-auth: PASSWORD, PASSWORD_SRP, EMAIL_OTP, SMS_OTP or WEB_AUTHN.
-          --endpoint URL            Service endpoint (default https://cognito-idp.<region>.amazonaws.com/).
+          --preferred-challenge N   user-auth: PASSWORD, PASSWORD_SRP, EMAIL_OTP, SMS_OTP or WEB_AUTHN
+                                    (or Amplify's names: password, passwordSRP, emailOTP, smsOTP, webAuthn).
+          --endpoint URL            Service endpoint (default https://cognito-idp.<region>.amazonaws.com/,
+                                    .amazonaws.com.cn in the China regions).
+          --amplify-outputs FILE    Read the region, pool and client from an amplify_outputs.json.
+          --store FILE              Keep the signed-in session in FILE.
+          --session-file FILE       Keep a pending next step in FILE.
+          --show-secrets            session: print the tokens too.
+          --global                  sign-out: sign out of every device (GlobalSignOut).
           -h, --help                Show this help.
         """
 
     static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
-        guard let sub = arguments.first else { throw UsageError("cognito needs a subcommand (sign-in)") }
+        guard let sub = arguments.first else { throw UsageError("cognito needs a subcommand (sign-in, confirm-sign-in, session, sign-out)") }
         if sub == "-h" || sub == "--help" { throw HelpRequested(text: help) }
-        guard sub == "sign-in" else { throw UsageError("unknown cognito subcommand '\(sub)'") }
+        let rest = arguments.dropFirst()
+        switch sub {
+        case "sign-in": return try signIn(rest)
+        case "confirm-sign-in": return try confirmSignIn(rest)
+        case "session": return try session(rest)
+        case "sign-out": return try signOut(rest)
+        default: throw UsageError("unknown cognito subcommand '\(sub)'")
+        }
+    }
+
+    static func options(_ names: [String], flags: [String] = []) -> [OptionSpec] {
+        names.map { OptionSpec(names: [$0], kind: .value) } + flags.map { OptionSpec(names: [$0], kind: .flag) }
+    }
+
+    static func signIn(_ arguments: ArraySlice<String>) throws -> Int32 {
         let parsed = try parseArguments(
-            arguments.dropFirst(),
-            specs: ["--region", "--user-pool-id", "--client-id", "--username", "--flow", "--preferred-challenge", "--endpoint"].map {
-                OptionSpec(names: [$0], kind: .value)
-            }, help: help)
+            arguments,
+            specs: options([
+                "--region", "--user-pool-id", "--client-id", "--username", "--flow", "--preferred-challenge", "--endpoint", "--amplify-outputs",
+                "--store", "--session-file",
+            ]), help: help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let region = try parsed.required("--region")
         let username = try parsed.required("--username")
         guard let flow = CognitoAuthFlow(rawValue: parsed.value("--flow") ?? "user-srp") else {
             throw UsageError("--flow must be one of \(CognitoAuthFlow.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -48,12 +83,25 @@ enum CognitoCommand {
         }
         let configuration: CognitoUserPoolConfiguration
         do {
+            var region = parsed.value("--region")
+            var poolId = parsed.value("--user-pool-id")
+            var clientId = parsed.value("--client-id")
+            if let path = parsed.value("--amplify-outputs") {
+                let outputs = try AmplifyAuthOutputs(contentsOfFile: path)
+                region = region ?? outputs.region
+                poolId = poolId ?? outputs.userPoolId
+                clientId = clientId ?? outputs.userPoolClientId
+            }
+            guard let region else { throw UsageError("missing --region (or --amplify-outputs)") }
+            guard let poolId else { throw UsageError("missing --user-pool-id (or --amplify-outputs)") }
+            guard let clientId else { throw UsageError("missing --client-id (or --amplify-outputs)") }
             configuration = try CognitoUserPoolConfiguration(
-                region: region, userPoolId: try parsed.required("--user-pool-id"), clientId: try parsed.required("--client-id"),
-                clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"), endpoint: parsed.value("--endpoint"))
+                region: region, userPoolId: poolId, clientId: clientId, clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"),
+                endpoint: parsed.value("--endpoint"))
         } catch let error as AuthCoreError {
             throw UsageError(error.reason)
         }
+        let files = try Files(store: parsed.value("--store"), sessionFile: parsed.value("--session-file"))
         let needsPassword = flow != .customWithoutSRP && !(flow == .userAuth && factor != .password && factor != .passwordSRP)
         var password: SecureBytes?
         if let fromEnvironment = takeSecretEnvironment("COGNITO_PASSWORD") {
@@ -61,19 +109,131 @@ enum CognitoCommand {
         } else if needsPassword {
             password = try readSecretStandardInput(limit: 65_536)
         }
-        let result: CognitoSignInResult
+        let session = try files.session(configuration)
         let chosenFactor = factor
-        do {
-            let capturedPassword = password
-            result = try runAsync {
-                try await CognitoSignIn(configuration: configuration).signIn(
-                    username: username, password: capturedPassword, flow: flow, preferredFirstFactor: chosenFactor)
+        let capturedPassword = password
+        let result = try failing {
+            try runAsync {
+                try await session.signIn(username: username, password: capturedPassword, flow: flow, preferredFirstFactor: chosenFactor)
             }
+        }
+        try files.keepPendingStep(of: session, after: result)
+        printOut(try json(result))
+        return 0
+    }
+
+    static func confirmSignIn(_ arguments: ArraySlice<String>) throws -> Int32 {
+        let parsed = try parseArguments(arguments, specs: options(["--session-file", "--store", "--endpoint"]), help: help)
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        let files = try Files(store: parsed.value("--store"), sessionFile: try parsed.required("--session-file"))
+        guard let stepFile = files.sessionFile else { throw UsageError("missing --session-file") }
+        let pending = try failing { () throws(AuthCoreError) -> CognitoPendingSignIn in
+            guard let bytes = try stepFile.read() else { throw AuthCoreError(.invalidParameter, "\(stepFile.path): no sign-in step is waiting") }
+            return try CognitoPendingSignIn(decoding: bytes)
+        }
+        let configuration = try usageChecked {
+            try CognitoUserPoolConfiguration(
+                region: pending.region, userPoolId: pending.userPoolId, clientId: pending.clientId,
+                clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"), endpoint: parsed.value("--endpoint"))
+        }
+        let answerBytes = try takeSecretEnvironment("COGNITO_CHALLENGE_RESPONSE") ?? readSecretStandardInput(limit: 65_536)
+        let answer = answerBytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        let session = try files.session(configuration)
+        let result: CognitoSignInResult
+        do {
+            result = try runAsync {
+                try await session.resume(pending)
+                return try await session.confirmSignIn(challengeResponse: answer)
+            }
+        } catch let error as AuthCoreError {
+            try? stepFile.remove()  // the service refused the step: it cannot be answered again
+            throw CommandFailure(error.reason)
+        }
+        try files.keepPendingStep(of: session, after: result)
+        printOut(try json(result))
+        return 0
+    }
+
+    static func session(_ arguments: ArraySlice<String>) throws -> Int32 {
+        let parsed = try parseArguments(arguments, specs: options(["--store", "--endpoint"], flags: ["--show-secrets"]), help: help)
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        let (session, _) = try storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
+        let showSecrets = parsed.has("--show-secrets")
+        let answer: SessionAnswer
+        do {
+            answer = try runAsync { SessionAnswer(tokens: try await session.tokens(), status: try await session.status()) }
         } catch let error as AuthCoreError {
             throw CommandFailure(error.reason)
         }
-        printOut(try json(result))
+        let tokens = answer.tokens, status = answer.status
+        guard case .signedIn(_, let expiresAt) = status else { throw CommandFailure("signed out") }
+        var object: [String: Any] = ["status": "signedIn", "expiresAt": expiresAt.iso8601]
+        if showSecrets {
+            object["tokens"] = [
+                "idToken": tokens.idToken, "accessToken": tokens.accessToken, "refreshToken": tokens.refreshToken.map { $0 as Any } ?? NSNull(),
+            ]
+        }
+        printOut(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
         return 0
+    }
+
+    static func signOut(_ arguments: ArraySlice<String>) throws -> Int32 {
+        let parsed = try parseArguments(arguments, specs: options(["--store", "--endpoint"], flags: ["--global"]), help: help)
+        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        let (session, stored) = try storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
+        guard stored else { throw CommandFailure("signed out") }
+        let global = parsed.has("--global")
+        let outcome = try runAsync { await session.signOut(global: global) }
+        if case .partial(let globalError, let revokeError, let storeError) = outcome {
+            let failures = [globalError, revokeError, storeError].compactMap { $0?.reason }
+            throw CommandFailure("signed out locally, but: \(failures.joined(separator: "; "))")
+        }
+        printOut(#"{"status":"signedOut"}"#)
+        return 0
+    }
+
+    struct SessionAnswer: Sendable {
+        let tokens: CognitoTokens
+        let status: CognitoSession.Status
+    }
+
+    /// The session kept in `path`, configured from it; whether one was stored.
+    static func storedSession(_ path: String, endpoint: String?) throws -> (CognitoSession, Bool) {
+        let store = try usageChecked { try FileCognitoTokenStore(path: path) }
+        let stored: CognitoStoredSession?
+        do { stored = try runAsync { try await store.session() } } catch let error as AuthCoreError { throw CommandFailure(error.reason) }
+        guard let stored else { throw CommandFailure("signed out (\(path) holds no session)") }
+        let configuration = try usageChecked {
+            try CognitoUserPoolConfiguration(
+                region: stored.region, userPoolId: stored.userPoolId, clientId: stored.clientId,
+                clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"), endpoint: endpoint)
+        }
+        return (CognitoSession(configuration: configuration, store: store), true)
+    }
+
+    /// The `--store` and `--session-file` files of a sign-in command.
+    struct Files {
+        let store: FileCognitoTokenStore?
+        let sessionFile: SecretFile?
+
+        init(store: String?, sessionFile: String?) throws {
+            self.store = try store.map { path in try usageChecked { try FileCognitoTokenStore(path: path) } }
+            self.sessionFile = try sessionFile.map { path in try usageChecked { try SecretFile(path: path) } }
+        }
+
+        func session(_ configuration: CognitoUserPoolConfiguration) throws -> CognitoSession {
+            CognitoSession(configuration: configuration, store: store ?? InMemoryCognitoTokenStore())
+        }
+
+        /// Writes the pending step after a next step, removes the file after a sign-in.
+        func keepPendingStep(of session: CognitoSession, after result: CognitoSignInResult) throws {
+            guard let sessionFile else { return }
+            let pending: CognitoPendingSignIn?
+            if case .nextStep = result { pending = try runAsync { await session.signInClient.pendingSignIn() } } else { pending = nil }
+            try failing {
+                if let pending { try sessionFile.write(try pending.encoded()) } else { try sessionFile.remove() }
+            }
+        }
     }
 
     static func json(_ result: CognitoSignInResult) throws -> String {
@@ -107,4 +267,14 @@ enum CognitoCommand {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
+}
+
+/// Runs `body`, reporting a library error as a failure (exit 1).
+func failing<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as AuthCoreError { throw CommandFailure(error.reason) }
+}
+
+/// Runs `body`, reporting a library error as a usage error (exit 2): for what argv chose.
+func usageChecked<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as AuthCoreError { throw UsageError(error.reason) }
 }

@@ -16,7 +16,9 @@ let topLevelHelp = """
       srp verifier            Create an SRP-6a salt and verifier (password on stdin).
       sigv4 sign|presign|send Sign, presign or send a request with AWS SigV4.
       oss sign|presign|send   Sign, presign or send a request with Alibaba OSS V1/V4.
-      cognito sign-in         Sign in to a Cognito user pool (password from COGNITO_PASSWORD or stdin).
+      cognito sign-in|confirm-sign-in|session|sign-out
+                              Cognito user pools: sign in (password from COGNITO_PASSWORD or stdin),
+                              answer a next step, keep, refresh and end a stored session.
       identity developer-token|credentials
                               Cognito identity pools: developer-authenticated identities.
 

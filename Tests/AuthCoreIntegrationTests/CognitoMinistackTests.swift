@@ -532,3 +532,107 @@ struct CognitoTokenVerifierMinistackTests {
         _ = try await verifier(clockOffset: 90).verify(tokens.accessToken, as: .access)  // 60 s + 60 s leeway
     }
 }
+
+/// The `authcore cognito` commands against ministack: sign-in into a store, the pending step in a
+/// session file answered by a second process, session and sign-out.
+@Suite("authcore cognito against ministack: store, session file, session, sign-out", .serialized)
+struct CognitoCLIMinistackTests {
+    let pool: MinistackPool
+    let directory: String
+
+    init() throws {
+        pool = try MinistackPool.make()
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        directory = url.path
+    }
+
+    func object(_ result: ProcessResult) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout) \(result.stderr)")
+    }
+
+    func signIn(_ extra: [String], username: String = "carol", password: String? = nil, flow: String = "user-srp") throws -> ProcessResult {
+        try authcore(
+            ["cognito", "sign-in", "--region", pool.region, "--user-pool-id", pool.poolId, "--client-id", pool.clientId, "--username", username,
+             "--flow", flow, "--endpoint", pool.endpoint] + extra,
+            environment: ["COGNITO_PASSWORD": password ?? pool.users[username]])
+    }
+
+    @Test("sign-in --store, then session (refreshing if needed) and sign-out; afterwards the server refuses the refresh token")
+    func storeSessionSignOut() async throws {
+        let store = directory + "/session.json"
+        let signedIn = try signIn(["--store", store])
+        #expect(signedIn.status == 0, "\(signedIn.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: store)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        let refreshToken = try #require((try object(signedIn)["tokens"] as? [String: Any])?["refreshToken"] as? String)
+
+        let session = try authcore(["cognito", "session", "--store", store, "--endpoint", pool.endpoint])
+        #expect(session.status == 0, "\(session.stderr)")
+        let status = try object(session)
+        #expect(status["status"] as? String == "signedIn")
+        #expect(status["tokens"] == nil, "tokens only with --show-secrets")
+        let expiresAt = try #require(status["expiresAt"] as? String)
+        #expect(try Timestamp(iso8601: expiresAt) > Timestamp.now())
+        let secrets = try object(try authcore(["cognito", "session", "--store", store, "--endpoint", pool.endpoint, "--show-secrets"]))
+        let accessToken = try #require((secrets["tokens"] as? [String: Any])?["accessToken"] as? String)
+        #expect(try await pool.api().getUser(accessToken: accessToken).username == "carol")
+
+        let signOut = try authcore(["cognito", "sign-out", "--store", store, "--endpoint", pool.endpoint])
+        #expect(signOut.status == 0, "\(signOut.stderr)")
+        #expect(signOut.stdout == "{\"status\":\"signedOut\"}\n")
+        #expect(!FileManager.default.fileExists(atPath: store))
+        let after = try authcore(["cognito", "session", "--store", store, "--endpoint", pool.endpoint])
+        #expect(after.status == 1)
+        let refused = CognitoErrorProbe(try await pool.failure { try await pool.api().tokensFromRefreshToken(refreshToken) })
+        #expect(refused.type == "NotAuthorizedException", "\(refused)")
+    }
+
+    @Test("a next step goes to --session-file (0600); confirm-sign-in in another process answers it: wrong gives another step, right signs in")
+    func sessionFile() throws {
+        let step = directory + "/step.json"
+        let store = directory + "/custom.json"
+        let first = try signIn(["--session-file", step, "--store", store], username: "alice", flow: "custom-without-srp")
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect((try object(first)["nextStep"] as? [String: Any])?["type"] as? String == "confirmSignInWithCustomChallenge")
+        let attributes = try FileManager.default.attributesOfItem(atPath: step)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: store))
+
+        func confirm(_ answer: String, viaStandardInput: Bool = false) throws -> ProcessResult {
+            try authcore(
+                ["cognito", "confirm-sign-in", "--session-file", step, "--store", store, "--endpoint", pool.endpoint],
+                stdin: viaStandardInput ? answer + "\n" : nil, environment: ["COGNITO_CHALLENGE_RESPONSE": viaStandardInput ? nil : answer])
+        }
+        let wrong = try confirm("not it")
+        #expect(wrong.status == 0, "\(wrong.stderr)")
+        #expect(try object(wrong)["status"] as? String == "nextStep")
+        let right = try confirm(pool.customAnswer, viaStandardInput: true)
+        #expect(right.status == 0, "\(right.stderr)")
+        #expect(try object(right)["status"] as? String == "signedIn")
+        #expect(!FileManager.default.fileExists(atPath: step), "the answered step is removed")
+        #expect(FileManager.default.fileExists(atPath: store), "the session is stored")
+        let again = try confirm(pool.customAnswer)
+        #expect(again.status == 1, "no step waits any more")
+    }
+
+    @Test("a wrong password exits 1 with the server's refusal and stores nothing; --amplify-outputs configures the pool")
+    func refusalsAndAmplifyOutputs() throws {
+        let store = directory + "/wrong.json"
+        let wrong = try signIn(["--store", store], password: "Wr0ng-Password!")
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr == "error: NotAuthorizedException: Incorrect username or password.\n", "\(wrong.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: store))
+
+        let outputs = directory + "/amplify_outputs.json"
+        let text = #"{"version":"1.3","auth":{"aws_region":"\#(pool.region)","user_pool_id":"\#(pool.poolId)","user_pool_client_id":"\#(pool.clientId)","mfa_methods":["TOTP"],"username_attributes":["email"]}}"#
+        #expect(FileManager.default.createFile(atPath: outputs, contents: Data(text.utf8)))
+        let configured = try authcore(
+            ["cognito", "sign-in", "--amplify-outputs", outputs, "--username", "carol", "--endpoint", pool.endpoint],
+            environment: ["COGNITO_PASSWORD": pool.users["carol"]])
+        #expect(configured.status == 0, "\(configured.stderr)")
+        let parsed = try AmplifyAuthOutputs(contentsOfFile: outputs)
+        #expect(parsed.mfaMethods == ["TOTP"])
+        #expect(parsed.identityPoolId == nil)
+    }
+}

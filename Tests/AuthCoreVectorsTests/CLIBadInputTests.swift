@@ -78,6 +78,42 @@ struct CLIBadInputTests {
              "--token-duration", "1e300"], environment: Self.aws, status: 2, mention: "--token-duration")
     }
 
+    @Test("cognito session files and stores: missing options, hostile or foreign files, a bad region")
+    func cognitoFiles() throws {
+        let directory = (try temporaryFile("", name: "x")) as NSString
+        let base = directory.deletingLastPathComponent
+        func secretFile(_ name: String, _ text: String, mode: Int = 0o600) -> String {
+            let path = base + "/" + name
+            _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+            return path
+        }
+        try Self.check(["cognito", "confirm-sign-in"], status: 2, mention: "--session-file")
+        try Self.check(["cognito", "session"], status: 2, mention: "--store")
+        try Self.check(["cognito", "sign-out", "--global"], status: 2, mention: "--store")
+        try Self.check(["cognito", "sign-in", "--username", "u"], environment: ["COGNITO_PASSWORD": "pw"], status: 2, mention: "--region")
+        try Self.check(
+            ["cognito", "sign-in", "--region", "us-east-1.evil.example/#", "--user-pool-id", "us-east-1_x", "--client-id", "c", "--username", "u"],
+            environment: ["COGNITO_PASSWORD": "pw"], status: 2, mention: "region")
+        try Self.check(["cognito", "session", "--store", base + "/absent.json"], status: 1, mention: "signed out")
+        try Self.check(["cognito", "session", "--store", secretFile("open.json", "{}", mode: 0o644)], status: 1, mention: "0600")
+        try Self.check(["cognito", "session", "--store", secretFile("junk.json", "{ not json")], status: 1, mention: "not a JSON object")
+        try Self.check(["cognito", "session", "--store", secretFile("v2.json", #"{"version":2}"#)], status: 1, mention: "version")
+        try Self.check(
+            ["cognito", "confirm-sign-in", "--session-file", secretFile("step.json", #"{"version":1,"flow":"nope"}"#)],
+            environment: ["COGNITO_CHALLENGE_RESPONSE": "x"], status: 1, mention: "flow")
+        try Self.check(
+            ["cognito", "confirm-sign-in", "--session-file", secretFile("bits.json", #"{"version":1,"flow":"user-srp","challengeName":"SMS_MFA","username":"u","parameters":{},"clientMetadata":{},"privateValueBitCount":1e300,"region":"us-east-1","userPoolId":"us-east-1_x","clientId":"c","typedUsername":"u"}"#)],
+            environment: ["COGNITO_CHALLENGE_RESPONSE": "x"], status: 1, mention: "privateValueBitCount")
+        try Self.check(
+            ["cognito", "sign-in", "--amplify-outputs", secretFile("amplify.json", #"{"version":"2","auth":{}}"#), "--username", "u"],
+            environment: ["COGNITO_PASSWORD": "pw"], status: 2, mention: "version")
+        try Self.check(
+            ["cognito", "sign-in", "--amplify-outputs", "/dev/zero", "--username", "u"], environment: ["COGNITO_PASSWORD": "pw"], status: 2,
+            mention: "not a regular file")
+        let big = secretFile("big-amplify.json", String(repeating: " ", count: (1 << 20) + 10))
+        try Self.check(["cognito", "sign-in", "--amplify-outputs", big, "--username", "u"], environment: ["COGNITO_PASSWORD": "pw"], status: 2, mention: "1 MiB")
+    }
+
     @Test("vectors: unreadable, non-JSON and hostile files fail with a line on stderr; a repeat that overflows ends at once")
     func vectors() throws {
         let broken = try temporaryFile("{ not json")

@@ -117,6 +117,12 @@ public actor CognitoSession {
         return try await adopt(result, requested: requested)
     }
 
+    /// Continues a sign-in left waiting by another process (``CognitoSignIn/resume(_:)``).
+    public func resume(_ pendingSignIn: CognitoPendingSignIn) async throws(AuthCoreError) {
+        try await signInClient.resume(pendingSignIn)
+        signingInUsername = pendingSignIn.typedUsername
+    }
+
     /// Makes signed-in tokens the session (stored before they are returned).
     private func adopt(_ result: CognitoSignInResult, requested: Timestamp) async throws(AuthCoreError) -> CognitoSignInResult {
         guard case .signedIn(let tokens) = result else { return result }

@@ -27,7 +27,7 @@ public actor CognitoSignIn {
     public let deviceStore: any CognitoDeviceStore
 
     /// The state between calls: what Cognito asked last, and what answering it needs.
-    struct Pending {
+    struct Pending: Sendable {
         var challengeName: String
         var session: String?
         /// The username Cognito expects from now on (`USERNAME` of the challenge).
@@ -308,6 +308,32 @@ public actor CognitoSignIn {
     private func endStep() {
         stepInFlight = false
         if pending == nil { password = nil }
+    }
+
+    // The state a pending step is exported from (CognitoPendingSignIn.swift).
+    var currentPending: Pending? { pending }
+    var currentTypedUsername: String? { typedUsername }
+    var currentFlow: CognitoAuthFlow { flow }
+    var currentClientMetadata: [String: String] { clientMetadata }
+    var currentPrivateValueBitCount: Int { privateValueBitCount }
+
+    /// Continues a sign-in another client left waiting (``pendingSignIn()``, kept in a file by the
+    /// CLI): the next ``confirmSignIn(challengeResponse:userAttributes:friendlyDeviceName:clientMetadata:)``
+    /// answers its step.
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` when the step belongs to another
+    ///   pool or client, or a step is in progress.
+    public func resume(_ pendingSignIn: CognitoPendingSignIn) throws(AuthCoreError) {
+        guard !stepInFlight else { throw AuthCoreError(.invalidParameter, "a sign-in step is already in progress on this CognitoSignIn") }
+        guard pendingSignIn.userPoolId == configuration.userPoolId, pendingSignIn.clientId == configuration.clientId else {
+            throw AuthCoreError(.invalidParameter, "the pending sign-in belongs to pool \(pendingSignIn.userPoolId), client \(pendingSignIn.clientId)")
+        }
+        reset()
+        pending = pendingSignIn.state
+        typedUsername = pendingSignIn.typedUsername
+        flow = pendingSignIn.flow
+        clientMetadata = pendingSignIn.clientMetadata
+        privateValueBitCount = pendingSignIn.privateValueBitCount
     }
 
     /// Whether the actor still holds a password (tests of its lifetime).
