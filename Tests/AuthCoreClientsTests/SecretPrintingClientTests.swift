@@ -64,4 +64,26 @@ struct SecretPrintingClientTests {
         #expect(error?.code == .credentialsUnavailable)
         #expect(!(error?.reason.contains(Self.secret) ?? true))
     }
+    @Test("stored sessions, pending sign-ins, sessions, verifiers and RSA keys print no token or session string")
+    func sessions() async throws {
+        let stored = CognitoStoredSession(
+            region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice",
+            tokens: CognitoTokens(idToken: Self.token + "id", accessToken: Self.token + "access", refreshToken: Self.token + "refresh", expiresIn: 60),
+            expiresAt: Timestamp(secondsSince1970: 1_800_000_000))
+        expectNoSecret(stored, [Self.token])
+        #expect("\(stored)" == "CognitoStoredSession(us-east-1_Abc123, client client1, expiresAt: 2027-01-15T08:00:00Z)")
+        let encoded = try stored.encoded()
+        let pendingJSON = #"{"version":1,"flow":"user-srp","challengeName":"SOFTWARE_TOKEN_MFA","username":"alice","parameters":{"SECRET":"\#(Self.secret)"},"clientMetadata":{},"privateValueBitCount":256,"region":"us-east-1","userPoolId":"us-east-1_Abc123","clientId":"client1","typedUsername":"alice","session":"\#(Self.token)"}"#
+        let pending = try CognitoPendingSignIn(decoding: SecureBytes(Array(pendingJSON.utf8)))
+        expectNoSecret(pending, [Self.token, Self.secret])
+        #expect(pending.challengeName == "SOFTWARE_TOKEN_MFA")
+        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1")
+        let store = InMemoryCognitoTokenStore()
+        try await store.save(try CognitoStoredSession(decoding: encoded))
+        let session = CognitoSession(configuration: configuration, store: store)
+        _ = try await session.status()
+        expectNoSecret(session, [Self.token])
+        let verifier = try CognitoTokenVerifier(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientIds: ["client1"])
+        expectNoSecret(verifier, [Self.token])
+    }
 }
