@@ -5,6 +5,7 @@ Fuzz/AuthCoreFuzz/Targets.swift). Deterministic: file names are the SHA-1 of the
 it again changes nothing. Usage: python3 scripts/make_fuzz_corpus.py
 """
 
+import base64
 import glob
 import hashlib
 import json
@@ -143,7 +144,27 @@ def vector_files():
             add("vectors", json.dumps({"kind": document["kind"], "cases": document["cases"][:2]}).encode())
 
 
+def cognito_stored():
+    session = {"version": 1, "region": "us-east-1", "userPoolId": "us-east-1_Abc123", "clientId": "c", "username": "alice",
+               "idToken": "a.b.c", "accessToken": "d.e.f", "refreshToken": "r", "expiresAt": "2026-12-01T01:00:00Z"}
+    add("cognito-stored", b"\0" + json.dumps(session).encode())
+    add("cognito-stored", b"\0" + json.dumps(dict(session, expiresAt="99999-01-01T00:00:00Z")).encode())
+    pending = {"version": 1, "flow": "custom-without-srp", "challengeName": "CUSTOM_CHALLENGE", "username": "alice", "parameters": {"q": "?"},
+               "clientMetadata": {}, "privateValueBitCount": 256, "region": "us-east-1", "userPoolId": "us-east-1_Abc123", "clientId": "c",
+               "typedUsername": "alice", "session": "s", "selectedFactor": "PASSWORD"}
+    add("cognito-stored", b"\1" + json.dumps(pending).encode())
+    add("cognito-stored", b"\2" + json.dumps({"version": "1.3", "auth": {"aws_region": "us-east-1", "user_pool_id": "us-east-1_A",
+                                                                         "user_pool_client_id": "c", "mfa_methods": ["TOTP"]}}).encode())
+    header = base64.urlsafe_b64encode(json.dumps({"alg": "RS256", "kid": "k1"}).encode()).rstrip(b"=")
+    claims = base64.urlsafe_b64encode(json.dumps({"iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc123",
+                                                  "token_use": "access", "client_id": "client", "exp": 1796200000}).encode()).rstrip(b"=")
+    jwks = {"keys": [{"kty": "RSA", "kid": "k1", "alg": "RS256", "use": "sig", "e": "AQAB",
+                      "n": base64.urlsafe_b64encode(b"\xc3" * 256).rstrip(b"=").decode()}]}
+    add("cognito-stored", b"\3" + json.dumps(jwks).encode() + b"\0" + header + b"." + claims + b"." + b"A" * 342)
+
+
 def main():
+    cognito_stored()
     timestamps()
     skew()
     credentials()

@@ -16,6 +16,7 @@ enum FuzzTargets {
         FuzzTarget(name: "srp-public", run: srpPublic),
         FuzzTarget(name: "bigint", run: bigint),
         FuzzTarget(name: "vectors", run: vectors),
+        FuzzTarget(name: "cognito-stored", run: cognitoStored),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -318,4 +319,40 @@ func checkCredentials(_ credentials: Credentials) {
 @Sendable func vectors(_ bytes: [UInt8]) {
     var summary = VectorRunner.Summary()
     VectorRunner().check(name: "fuzz", data: bytes, into: &summary) { _ in }
+}
+
+// MARK: - Stored Cognito state and tokens
+
+/// First byte: 0 a stored session, 1 a pending sign-in, 2 an amplify_outputs.json, 3 a token checked
+/// by the verifier against a fuzzed JWKS answer (field 1: the key set, rest: the token). Whatever
+/// decodes re-encodes and decodes to the same values; a token never verifies against a key set the
+/// fuzzer wrote unless it also wrote a matching RSA signature (it cannot): every verify throws.
+@Sendable func cognitoStored(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    switch reader.byte() % 4 {
+    case 0:
+        guard let session = try? CognitoStoredSession(decoding: SecureBytes(reader.rest())) else { return }
+        guard let again = try? CognitoStoredSession(decoding: try session.encoded()) else { fuzzFailure("stored session does not re-decode") }
+        guard again.tokens.accessToken == session.tokens.accessToken, again.expiresAt == session.expiresAt, again.username == session.username,
+            again.tokens.refreshToken == session.tokens.refreshToken
+        else { fuzzFailure("stored session round trip changed a value") }
+    case 1:
+        guard let pending = try? CognitoPendingSignIn(decoding: SecureBytes(reader.rest())) else { return }
+        guard let again = try? CognitoPendingSignIn(decoding: try pending.encoded()) else { fuzzFailure("pending sign-in does not re-decode") }
+        guard again.challengeName == pending.challengeName, again.typedUsername == pending.typedUsername, again.flow == pending.flow else {
+            fuzzFailure("pending sign-in round trip changed a value")
+        }
+    case 2:
+        _ = try? AmplifyAuthOutputs(parsing: reader.rest())
+    default:
+        let jwks = HTTPResponse(status: 200, body: reader.field())
+        let token = String(decoding: reader.rest(), as: UTF8.self)
+        runBlocking {
+            guard let verifier = try? CognitoTokenVerifier(
+                region: "us-east-1", userPoolId: "us-east-1_Abc123", clientIds: ["client"], transport: FuzzTransport([jwks]),
+                clock: FixedClock(Timestamp(year: 2026, month: 12, day: 1)!))
+            else { fuzzFailure("verifier init") }
+            if (try? await verifier.verify(token, as: .access)) != nil { fuzzFailure("a fuzzed token verified") }
+        }
+    }
 }
