@@ -1,4 +1,5 @@
 import AuthCore
+import Foundation
 @testable import AuthCoreClients
 import AuthCoreTestSupport
 import Testing
@@ -85,5 +86,12 @@ struct SecretPrintingClientTests {
         expectNoSecret(session, [Self.token])
         let verifier = try CognitoTokenVerifier(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientIds: ["client1"])
         expectNoSecret(verifier, [Self.token])
+        expectNoSecret(store, [Self.token])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-print-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let fileStore = try FileCognitoTokenStore(path: directory + "/s.json")
+        try await fileStore.save(try CognitoStoredSession(decoding: encoded))
+        expectNoSecret(fileStore, [Self.token])
+        expectNoSecret(try FileCognitoDeviceStore(path: directory + "/d.json"), [Self.token])
     }
 }

@@ -209,3 +209,18 @@ func parseSecretJSON(_ bytes: SecureBytes, context: String) throws(AuthCoreError
     guard let parsed else { throw AuthCoreError(.malformedInput, "\(context): not a JSON object") }
     return JSONObject(parsed, context: context)
 }
+
+extension InMemoryCognitoTokenStore: CustomReflectable {
+    /// Nothing of the session (its tokens).
+    public nonisolated var customMirror: Mirror { Mirror(self, children: [:], displayStyle: .class) }
+}
+
+extension FileCognitoTokenStore: CustomReflectable {
+    /// The path only.
+    public nonisolated var customMirror: Mirror { Mirror(self, children: ["path": file.path], displayStyle: .class) }
+}
+
+extension FileCognitoDeviceStore: CustomReflectable {
+    /// The path only.
+    public nonisolated var customMirror: Mirror { Mirror(self, children: ["path": file.path], displayStyle: .class) }
+}

@@ -187,3 +187,11 @@ public actor CognitoTokenVerifier {
         return keys
     }
 }
+
+extension CognitoTokenVerifier: CustomReflectable {
+    /// The pool, clients and key-set URL (the default reflection of an actor's state is not safe to
+    /// read from outside it).
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: ["userPoolId": userPoolId, "clientIds": clientIds.sorted(), "jwksURL": jwksURL.absoluteString], displayStyle: .class)
+    }
+}
