@@ -346,6 +346,7 @@ struct CognitoSessionMinistackTests {
     func persistAndRefresh() async throws {
         let path = try temporaryStorePath()
         let first = try session(path: path, clientId: pool.shortClientId)
+        let before = Timestamp.now()
         let signedIn = try #require(try await first.signIn(username: "carol", password: pool.password("carol")).tokens)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
@@ -354,9 +355,11 @@ struct CognitoSessionMinistackTests {
             return
         }
         #expect(username == "carol")
-        // 60-second tokens: the expiry is the earlier of ExpiresIn and the tokens' exp claims.
-        let remaining = Timestamp.now().seconds(until: expiresAt)
-        #expect((50...60).contains(remaining), "\(remaining)")
+        // 60-second tokens: the expiry is the earlier of ExpiresIn after the request and the tokens' exp claims.
+        let exp = try #require(try JWTClaims(token: signedIn.accessToken).time("exp"))
+        #expect(expiresAt <= exp)
+        let lifetime = before.seconds(until: expiresAt)
+        #expect((59...61).contains(lifetime) || expiresAt == exp, "\(lifetime)")
 
         // "The next launch": a new session over the same file, its clock 40 s ahead, so less than
         // half the 60-s lifetime remains and the tokens are refreshed, by one refresh for all callers.
@@ -434,10 +437,9 @@ struct CognitoTokenVerifierMinistackTests {
 
     init() throws { pool = try MinistackPool.make() }
 
-    func verifier(clientIds: Set<String>? = nil, clockOffset: Int64 = 0) throws -> CognitoTokenVerifier {
+    func verifier(clientIds: Set<String>? = nil) throws -> CognitoTokenVerifier {
         try CognitoTokenVerifier(
-            region: pool.region, userPoolId: pool.poolId, clientIds: clientIds ?? [pool.clientId, pool.shortClientId], endpoint: pool.endpoint,
-            clock: OffsetClock(SystemClock(), offsetSeconds: clockOffset))
+            region: pool.region, userPoolId: pool.poolId, clientIds: clientIds ?? [pool.clientId, pool.shortClientId], endpoint: pool.endpoint)
     }
 
     func signedIn(clientId: String? = nil) async throws -> CognitoTokens {
@@ -525,11 +527,16 @@ struct CognitoTokenVerifierMinistackTests {
         await #expect(throws: AuthCoreError(.malformedInput, "")) { try await verifier.verify("not-a-jwt", as: .access) }
     }
 
-    @Test("an expired token (60-second client, clock 200 s ahead) is refused; within the leeway it is not")
+    @Test("a token is refused 61 s after its exp (60 s leeway) and accepted 59 s after")
     func expiry() async throws {
         let tokens = try await signedIn(clientId: pool.shortClientId)
-        await #expect(throws: AuthCoreError(.expired, "")) { try await verifier(clockOffset: 200).verify(tokens.accessToken, as: .access) }
-        _ = try await verifier(clockOffset: 90).verify(tokens.accessToken, as: .access)  // 60 s + 60 s leeway
+        let exp = try #require(try JWTClaims(token: tokens.accessToken).time("exp"))
+        func verifier(at time: Timestamp) throws -> CognitoTokenVerifier {
+            try CognitoTokenVerifier(
+                region: pool.region, userPoolId: pool.poolId, clientIds: [pool.shortClientId], endpoint: pool.endpoint, clock: FixedClock(time))
+        }
+        await #expect(throws: AuthCoreError(.expired, "")) { try await verifier(at: exp.adding(seconds: 61)).verify(tokens.accessToken, as: .access) }
+        _ = try await verifier(at: exp.adding(seconds: 59)).verify(tokens.accessToken, as: .access)
     }
 }
 
