@@ -1,0 +1,91 @@
+import AuthCore
+import AuthCoreClients
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+/// The session's refresh decisions against scripted answers (ministack never rotates refresh tokens
+/// and knows GetTokensFromRefreshToken, so rotation and the fallback are proved here, as message
+/// shapes): a rotated refresh token replaces the stored one, an unknown operation falls back to
+/// REFRESH_TOKEN_AUTH, a failed refresh hands out still-valid tokens and fails expired ones.
+@Suite("Cognito session: rotation, fallback and refresh failures (scripted)")
+struct CognitoSessionTests {
+    static let start = Timestamp(secondsSince1970: 1_796_000_000)
+
+    static func answer(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
+        HTTPResponse(
+            status: status, headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1")],
+            body: [UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data()))
+    }
+
+    static func refreshed(_ access: String, refreshToken: String? = nil) -> HTTPResponse {
+        var result: [String: Any] = ["IdToken": "id-" + access, "AccessToken": access, "ExpiresIn": 3600, "TokenType": "Bearer"]
+        if let refreshToken { result["RefreshToken"] = refreshToken }
+        return answer(200, ["AuthenticationResult": result])
+    }
+
+    static func session(_ transport: ScriptedTransport, clock: ManualClock, store: InMemoryCognitoTokenStore) async throws -> CognitoSession {
+        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1")
+        try await store.save(
+            CognitoStoredSession(
+                region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice",
+                tokens: CognitoTokens(idToken: "id-0", accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 3600),
+                expiresAt: start.adding(seconds: 3600)))
+        return CognitoSession(configuration: configuration, transport: transport, store: store, clock: clock, retryPolicy: .none)
+    }
+
+    static func body(_ request: HTTPRequest) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
+    }
+
+    @Test("a rotated refresh token replaces the stored one and is the one sent next time")
+    func rotation() async throws {
+        let transport = ScriptedTransport([Self.refreshed("access-1", refreshToken: "refresh-1"), Self.refreshed("access-2")])
+        let clock = ManualClock(Self.start)
+        let store = InMemoryCognitoTokenStore()
+        let session = try await Self.session(transport, clock: clock, store: store)
+        #expect(try await session.tokens(forceRefresh: true).accessToken == "access-1")
+        #expect(try await store.session()?.tokens.refreshToken == "refresh-1")
+        #expect(Self.body(transport.sent[0])["RefreshToken"] as? String == "refresh-0")
+        #expect(transport.sent[0].headers.first(named: "X-Amz-Target") == "AWSCognitoIdentityProviderService.GetTokensFromRefreshToken")
+        // Within the window (5 minutes before expiry) the next call refreshes with the rotated token;
+        // an answer without a refresh token keeps it.
+        clock.advance(seconds: 3600 - 200)
+        #expect(try await session.tokens().accessToken == "access-2")
+        #expect(Self.body(transport.sent[1])["RefreshToken"] as? String == "refresh-1")
+        #expect(try await store.session()?.tokens.refreshToken == "refresh-1")
+        #expect(await session.refreshCount == 2)
+    }
+
+    @Test("a service that does not know GetTokensFromRefreshToken gets REFRESH_TOKEN_AUTH")
+    func fallback() async throws {
+        let transport = ScriptedTransport([
+            Self.answer(400, ["__type": "UnknownOperationException", "message": ""]), Self.refreshed("access-1"),
+        ])
+        let session = try await Self.session(transport, clock: ManualClock(Self.start), store: InMemoryCognitoTokenStore())
+        #expect(try await session.tokens(forceRefresh: true).accessToken == "access-1")
+        #expect(transport.sent.count == 2)
+        let second = Self.body(transport.sent[1])
+        #expect(second["AuthFlow"] as? String == "REFRESH_TOKEN_AUTH")
+        #expect((second["AuthParameters"] as? [String: String])?["REFRESH_TOKEN"] == "refresh-0")
+    }
+
+    @Test("a refresh that fails for the network hands out valid tokens and fails expired ones; a refusal ends the session")
+    func failures() async throws {
+        let transport = ScriptedTransport([
+            Self.answer(503, ["__type": "ServiceUnavailable"]), Self.answer(503, ["__type": "ServiceUnavailable"]),
+            Self.answer(400, ["__type": "NotAuthorizedException", "message": "Refresh Token has been revoked"]),
+        ])
+        let clock = ManualClock(Self.start)
+        let store = InMemoryCognitoTokenStore()
+        let session = try await Self.session(transport, clock: clock, store: store)
+        clock.advance(seconds: 3600 - 100)  // inside the window, still valid
+        #expect(try await session.tokens().accessToken == "access-0")
+        clock.advance(seconds: 200)  // expired
+        await #expect(throws: AuthCoreError(.serviceError, "")) { try await session.tokens() }
+        #expect(try await session.status() != .signedOut, "a passing failure keeps the session")
+        await #expect(throws: AuthCoreError(.serviceError, "")) { try await session.tokens() }
+        #expect(try await session.status() == .signedOut)
+        #expect(try await store.session() == nil)
+    }
+}
