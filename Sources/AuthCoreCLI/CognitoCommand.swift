@@ -146,7 +146,11 @@ enum CognitoCommand {
                 return try await session.confirmSignIn(challengeResponse: answer)
             }
         } catch let error as AuthCoreError {
-            try? stepFile.remove()  // the service refused the step: it cannot be answered again
+            // Only a refusal that ends the sign-in (its session is spent or expired) removes the step;
+            // after a network failure, a local check or a wrong code the service lets retry, it stays.
+            if error.serviceErrorType == "NotAuthorizedException" || error.serviceErrorType == "ExpiredCodeException" {
+                try? stepFile.remove()
+            }
             throw CommandFailure(error.reason)
         }
         try files.keepPendingStep(of: session, after: result)

@@ -53,6 +53,7 @@ static inline int c_authcore_digest_oneshot(const EVP_MD *md, const void *data, 
 /// An RSA public key from its big-endian modulus and exponent (a JWK's `n` and `e`, RFC 7518 §6.3.1);
 /// NULL on failure. Free with EVP_PKEY_free.
 static inline EVP_PKEY *c_authcore_rsa_public_key_new(const void *n, size_t n_len, const void *e, size_t e_len) {
+    if (n_len > 4096 || e_len > 4096) return NULL;  // BN_bin2bn takes an int; RSAPublicKey checks far smaller limits
     EVP_PKEY *pkey = NULL;
     BIGNUM *bn_n = BN_bin2bn((const unsigned char *)n, (int)n_len, NULL);
     BIGNUM *bn_e = BN_bin2bn((const unsigned char *)e, (int)e_len, NULL);
@@ -88,9 +89,9 @@ static inline int c_authcore_rsa_pkcs1_verify(EVP_PKEY *pkey, const char *digest
         EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1) {
         int verified = EVP_DigestVerify(ctx, (const unsigned char *)sig, sig_len, (const unsigned char *)msg, msg_len);
         result = verified == 1 ? 1 : 0;
+        if (result == 0) ERR_clear_error();  // a wrong signature is an answer, not an error to report
     }
     EVP_MD_CTX_free(ctx);
-    ERR_clear_error();
     return result;
 }
 

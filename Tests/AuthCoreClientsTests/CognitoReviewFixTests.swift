@@ -162,12 +162,29 @@ struct CognitoReviewFixTests {
         }
         #expect(challenge.sent.count == 1)
 
-        // The identity and STS clients retry through their sender (every call of theirs is safe to repeat).
+        // A refresh may have rotated the refresh token before a 5xx or a lost answer: retried only when
+        // throttled (the answer proves it was not processed).
+        let refresh = ScriptedTransport([Self.answer(503, ["__type": "ServiceUnavailable"]), Self.answer(200, Self.tokens)])
+        let refreshing = CognitoIdentityProviderAPI(configuration: try Self.configuration(), transport: refresh, retryPolicy: Self.recordingPolicy(delays))
+        await #expect(throws: AuthCoreError(.serviceError, "")) { try await refreshing.tokensFromRefreshToken("r") }
+        #expect(refresh.sent.count == 1)
+        let throttled = ScriptedTransport([Self.answer(400, ["__type": "TooManyRequestsException"]), Self.answer(200, Self.tokens)])
+        let patient = CognitoIdentityProviderAPI(configuration: try Self.configuration(), transport: throttled, retryPolicy: Self.recordingPolicy(delays))
+        #expect(try await patient.tokensFromRefreshToken("r").accessToken == "a.c.t")
+        #expect(throttled.sent.count == 2)
+
+        // The identity and STS clients retry through their sender; GetId without logins (it creates an
+        // identity) only when throttled.
         let identity = ScriptedTransport([Self.answer(500, ["__type": "InternalErrorException"]), Self.answer(200, ["IdentityId": "us-east-1:abc"])])
         let client = try CognitoIdentityClient(
             region: "us-east-1", sender: SignedRequestSender(transport: identity, retryPolicy: Self.recordingPolicy(delays)))
-        #expect(try await client.getId(identityPoolId: "us-east-1:pool") == "us-east-1:abc")
+        #expect(try await client.getId(identityPoolId: "us-east-1:pool", logins: ["accounts.google.com": "t"]) == "us-east-1:abc")
         #expect(identity.sent.count == 2)
+        let guest = ScriptedTransport([Self.answer(500, ["__type": "InternalErrorException"]), Self.answer(200, ["IdentityId": "us-east-1:abc"])])
+        let guestClient = try CognitoIdentityClient(
+            region: "us-east-1", sender: SignedRequestSender(transport: guest, retryPolicy: Self.recordingPolicy(delays)))
+        await #expect(throws: AuthCoreError(.serviceError, "")) { try await guestClient.getId(identityPoolId: "us-east-1:pool") }
+        #expect(guest.sent.count == 1)
     }
 
     @Test("a task cancelled during a retry backoff ends with the cancelled code at once")
@@ -187,6 +204,43 @@ struct CognitoReviewFixTests {
         }
         #expect(ContinuousClock.now - started < .seconds(5))
         #expect(transport.sent.count == 1)
+    }
+}
+
+extension CognitoReviewFixTests {
+    static func base64URL(_ bytes: [UInt8]) -> String { Base64.encode(bytes, alphabet: .urlSafe, padding: false) }
+
+    static func token(kid: String) -> String {
+        let header = base64URL(Array(#"{"alg":"RS256","kid":"\#(kid)"}"#.utf8))
+        return header + "." + base64URL(Array("{}".utf8)) + "." + base64URL([UInt8](repeating: 0x41, count: 256))
+    }
+
+    @Test("a malformed JWKS entry is skipped, not fatal; a failing JWKS endpoint is asked at most once per 30 s")
+    func keySetFetching() async throws {
+        let good = ["kty": "RSA", "kid": "k1", "e": "AQAB", "n": Self.base64URL([0xC3] + [UInt8](repeating: 0x5A, count: 255))]
+        let jwks = Self.answer(200, ["keys": [["kty": "RSA", "kid": "bad", "n": "!!", "e": "AQAB"], ["kty": "RSA", "kid": "short", "n": "AQAB", "e": "AQAB"], good]])
+        let transport = ScriptedTransport([jwks])
+        let verifier = try CognitoTokenVerifier(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientIds: ["c"], transport: transport)
+        // k1 was kept: the made-up signature is checked against it (and fails), not "unknown key".
+        await #expect(throws: AuthCoreError(.signatureMismatch, "")) { try await verifier.verify(Self.token(kid: "k1"), as: .access) }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await verifier.verify(Self.token(kid: "bad"), as: .access) }
+        #expect(transport.sent.count == 1)
+
+        let failing = ScriptedTransport([Self.answer(500, ["__type": "InternalError"]), jwks])
+        let clock = ManualClock(Timestamp(secondsSince1970: 1_796_000_000))
+        let second = try CognitoTokenVerifier(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientIds: ["c"], transport: failing, clock: clock)
+        await #expect(throws: AuthCoreError(.serviceError, "")) { try await second.verify(Self.token(kid: "k1"), as: .access) }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await second.verify(Self.token(kid: "k1"), as: .access) }
+        #expect(failing.sent.count == 1, "no second fetch within 30 s of a failed one")
+        clock.advance(seconds: 31)
+        await #expect(throws: AuthCoreError(.signatureMismatch, "")) { try await second.verify(Self.token(kid: "k1"), as: .access) }
+        #expect(failing.sent.count == 2)
+        // A kid with control characters is not echoed raw.
+        do {
+            _ = try await verifier.verify(Self.token(kid: "x\\u001b[31mred"), as: .access)
+        } catch {
+            #expect(!error.reason.contains("\u{1b}"), "\(error.reason)")
+        }
     }
 }
 

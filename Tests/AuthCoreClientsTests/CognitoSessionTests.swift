@@ -88,4 +88,84 @@ struct CognitoSessionTests {
         #expect(try await session.status() == .signedOut)
         #expect(try await store.session() == nil)
     }
+
+    @Test("sign-out during a rotating refresh waits for it and revokes the new refresh token; nothing is stored afterwards")
+    func signOutDuringRefresh() async throws {
+        let transport = StepGatedTransport([
+            (Self.refreshed("access-1", refreshToken: "refresh-1"), true), (Self.answer(200, [:]), false),
+        ])
+        let store = InMemoryCognitoTokenStore()
+        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1")
+        try await store.save(
+            CognitoStoredSession(
+                region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice",
+                tokens: CognitoTokens(idToken: "id-0", accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 3600),
+                expiresAt: Self.start.adding(seconds: 3600)))
+        let session = CognitoSession(configuration: configuration, transport: transport, store: store, clock: ManualClock(Self.start), retryPolicy: .none)
+        let refreshing = Task { try await session.tokens(forceRefresh: true) }
+        try await transport.waitForRequests(1)
+        let signingOut = Task { await session.signOut() }
+        try await Task.sleep(for: .milliseconds(100))
+        transport.releaseGated()
+        guard case .complete = await signingOut.value else {
+            Issue.record("sign-out was not complete")
+            return
+        }
+        _ = try? await refreshing.value
+        let sent = transport.sent
+        #expect(sent.count == 2)
+        #expect(sent.last?.headers.first(named: "X-Amz-Target") == "AWSCognitoIdentityProviderService.RevokeToken")
+        #expect(sent.count == 2 && Self.body(sent[1])["Token"] as? String == "refresh-1", "the rotated token is the one revoked")
+        #expect(try await store.session() == nil)
+        #expect(try await session.status() == .signedOut)
+    }
+}
+
+/// Answers from a script; the requests marked gated wait until ``releaseGated()``.
+final class StepGatedTransport: HTTPTransport {
+    private struct State {
+        var script: [(HTTPResponse, Bool)]
+        var sent: [HTTPRequest] = []
+        var waiting: [(CheckedContinuation<HTTPResponse, Never>, HTTPResponse)] = []
+        var released = false
+    }
+    private let state: Locked<State>
+
+    init(_ script: [(HTTPResponse, Bool)]) { state = Locked(State(script: script)) }
+
+    var sent: [HTTPRequest] { state.withLock { $0.sent } }
+
+    func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
+        let next: (HTTPResponse, Bool)? = state.withLock { state in
+            state.sent.append(request)
+            return state.script.isEmpty ? nil : state.script.removeFirst()
+        }
+        guard let (response, gated) = next else { throw AuthCoreError(.transportFailure, "script exhausted") }
+        guard gated else { return response }
+        return await withCheckedContinuation { continuation in
+            let now = state.withLock { state -> Bool in
+                if state.released { return true }
+                state.waiting.append((continuation, response))
+                return false
+            }
+            if now { continuation.resume(returning: response) }
+        }
+    }
+
+    func waitForRequests(_ count: Int) async throws {
+        for _ in 0..<500 {
+            if state.withLock({ $0.sent.count >= count }) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw PeerError(description: "fewer than \(count) requests arrived")
+    }
+
+    func releaseGated() {
+        let waiting = state.withLock { state -> [(CheckedContinuation<HTTPResponse, Never>, HTTPResponse)] in
+            state.released = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for (continuation, response) in waiting { continuation.resume(returning: response) }
+    }
 }

@@ -57,6 +57,9 @@ struct CognitoStoreTests {
             atPath: big, contents: Data(repeating: 0x20, count: SecretFile.maximumBytes + 1), attributes: [.posixPermissions: 0o600]))
         #expect(throws: AuthCoreError(.inputTooLarge, "")) { try SecretFile(path: big).read() }
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try SecretFile(path: "") }
+        let fifo = directory + "/fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: AuthCoreError(.invalidParameter, "")) { try SecretFile(path: fifo).read() }  // at once, not blocked in open
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try SecretFile(path: directory + "/missing-dir/x.json").write(SecureBytes([1])) }
     }
 

@@ -255,7 +255,11 @@ struct HostileServerTests {
         let big = try childPeakResidentBytes(signIn("big-body"))
         #expect(baseline.result == 1 && big.result == 1)
         let growth = big.bytes - baseline.bytes
-        #expect(growth < 24 << 20, "peak RSS grew by \(growth >> 20) MiB for a 96 MiB body under a 1 MiB cap")
+        // Under `make asan` the allocator's quarantine keeps freed memory resident, so peak RSS says
+        // nothing about what was buffered there; the bound is for the normal build (`make test`).
+        if ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil {
+            #expect(growth < 24 << 20, "peak RSS grew by \(growth >> 20) MiB for a 96 MiB body under a 1 MiB cap")
+        }
     }
 
     @Test("a 1 GiB Content-Length is refused before reading; an endless body ends at the cap; the CLI exits 1")

@@ -7,7 +7,7 @@ public struct CognitoIdentityProviderAPI: Sendable {
     public let configuration: CognitoUserPoolConfiguration
     /// The transport.
     public let transport: any HTTPTransport
-    /// Retries of the operations that are safe to repeat (``isSafeToRepeat(_:_:)``).
+    /// Retries of the operations that are safe to repeat (``repeatability(_:_:)``).
     public let retryPolicy: RetryPolicy
     let random: any SecureRandomGenerator
 
@@ -22,19 +22,26 @@ public struct CognitoIdentityProviderAPI: Sendable {
         self.random = random
     }
 
-    /// Whether a call may be sent again after a throttling or 5xx answer: reads, refreshes, sign-outs,
-    /// and the first step of the password flows (`InitiateAuth` with `USER_SRP_AUTH`,
-    /// `USER_PASSWORD_AUTH` or a refresh). Not: challenge answers (a code counts once), sign-up and
-    /// reset calls (they send messages), custom and choice-based flows (their triggers may send codes).
-    public static func isSafeToRepeat(_ operation: String, _ body: [String: Any]) -> Bool {
+    /// How safe a call is to send again (``RetryPolicy/Repeatability``): reads, revocations, sign-outs,
+    /// device confirmation and SRP initiation are idempotent; refreshes (a rotating client issues a new
+    /// refresh token and retires the old) and `USER_PASSWORD_AUTH` (Cognito may send an MFA code in
+    /// answer) are retried only when throttled; challenge answers (a code counts once), sign-up and
+    /// reset calls (they send messages), custom and choice-based flows (their triggers may send codes)
+    /// never.
+    public static func repeatability(_ operation: String, _ body: [String: Any]) -> RetryPolicy.Repeatability {
         switch operation {
-        case "GetUser", "GetTokensFromRefreshToken", "RevokeToken", "GlobalSignOut", "ConfirmDevice":
-            return true
+        case "GetUser", "RevokeToken", "GlobalSignOut", "ConfirmDevice":
+            return .idempotent
+        case "GetTokensFromRefreshToken":
+            return .unlessProcessed
         case "InitiateAuth":
-            let flow = body["AuthFlow"] as? String
-            return ["USER_SRP_AUTH", "USER_PASSWORD_AUTH", "REFRESH_TOKEN_AUTH", "REFRESH_TOKEN"].contains(flow ?? "")
+            switch body["AuthFlow"] as? String {
+            case "USER_SRP_AUTH": return .idempotent
+            case "USER_PASSWORD_AUTH", "REFRESH_TOKEN_AUTH", "REFRESH_TOKEN": return .unlessProcessed
+            default: return .never
+            }
         default:
-            return false
+            return .never
         }
     }
 
@@ -45,8 +52,9 @@ public struct CognitoIdentityProviderAPI: Sendable {
     ///   ``AuthCore/AuthCoreError/Code/malformedResponse`` for a body that is not JSON,
     ///   ``AuthCore/AuthCoreError/Code/transportFailure``.
     public func call(_ operation: String, _ body: [String: Any]) async throws(AuthCoreError) -> JSONObject {
-        let policy = Self.isSafeToRepeat(operation, body) ? retryPolicy : .none
-        return try await policy.run(random: random) { () async throws(AuthCoreError) in try await callOnce(operation, body) }
+        try await retryPolicy.run(Self.repeatability(operation, body), random: random) { () async throws(AuthCoreError) in
+            try await callOnce(operation, body)
+        }
     }
 
     private func callOnce(_ operation: String, _ body: [String: Any]) async throws(AuthCoreError) -> JSONObject {

@@ -127,9 +127,13 @@ public actor CognitoSession {
     private func adopt(_ result: CognitoSignInResult, requested: Timestamp) async throws(AuthCoreError) -> CognitoSignInResult {
         guard case .signedIn(let tokens) = result else { return result }
         let record = try record(for: tokens, typedUsername: signingInUsername ?? "", requested: requested)
-        try await store.save(record)
+        // A refresh of the session before must not store its answer over this one: it is superseded
+        // before the store is written (actor reentrancy at the await).
         generation += 1
+        let mine = generation
         inflight = nil
+        try await store.save(record)
+        guard generation == mine else { return result }  // signed out or in again meanwhile
         current = record
         loaded = true
         return result
@@ -154,11 +158,14 @@ public actor CognitoSession {
         let now = clock.now()
         let usable = now.adding(seconds: safetyMargin) < session.expiresAt
         if usable, !forceRefresh, now.seconds(until: session.expiresAt) > refreshLead(session) { return session.tokens }
+        let started = generation
         do {
             return try await awaitResult(of: startRefresh(session), describing: "the token refresh").tokens
         } catch {
             if error.serviceErrorType == "NotAuthorizedException" {
-                await forget()  // the refresh token was revoked or has expired: the session is over
+                // The refresh token was revoked or has expired: the session is over, unless another
+                // session replaced it meanwhile.
+                if generation == started { await forget() }
                 throw error
             }
             // Another failure (network, throttling): the current tokens while they last.
@@ -170,8 +177,18 @@ public actor CognitoSession {
     /// Signs out: `GlobalSignOut` first when `global` (every session of the user ends), then
     /// `RevokeToken` for this session's refresh token; the session is forgotten (store and memory)
     /// whatever the service answered.
+    ///
+    /// A refresh in flight is awaited first, so the refresh token revoked is the latest (rotation);
+    /// a stored session that cannot be read (another pool's, a broken file) is left alone and
+    /// reported as the store error.
     public func signOut(global: Bool = false) async -> SignOutResult {
-        let session = try? await loadedSession()
+        if let running = inflight { _ = try? await awaitResult(of: running, describing: "the token refresh") }
+        generation += 1  // nothing started before this point may store a session any more
+        inflight = nil
+        let session: CognitoStoredSession?
+        do { session = try await loadedSession() } catch {
+            return .partial(globalSignOutError: nil, revokeTokenError: nil, storeError: error)
+        }
         var globalError: AuthCoreError?
         var revokeError: AuthCoreError?
         if let session {
@@ -196,8 +213,10 @@ public actor CognitoSession {
                 throw AuthCoreError(
                     .invalidParameter, "the stored session belongs to pool \(stored.userPoolId), client \(stored.clientId), not this configuration")
             }
-            current = stored
-            loaded = true
+            if !loaded {  // a sign-in during the read wins over what was stored
+                current = stored
+                loaded = true
+            }
         }
         return current
     }
@@ -240,8 +259,14 @@ public actor CognitoSession {
         let deviceKey = await signInClient.deviceStore.device(for: session.username)?.deviceKey
         let fresh = try await fetchTokens(refreshToken: refreshToken, username: session.username, deviceKey: deviceKey)
         let record = try record(for: fresh, typedUsername: session.username, requested: requested)
-        guard generation == started else { return record }  // signed out or in again meanwhile: not kept
+        let ended = AuthCoreError(.credentialsUnavailable, "the session ended while its tokens were refreshed")
+        guard generation == started else { throw ended }  // signed out or in again meanwhile: not kept
         try await store.save(record)
+        guard generation == started else {
+            // Signed out or in during the save: put back what the store must hold.
+            if let current { try? await store.save(current) } else { try? await store.removeSession() }
+            throw ended
+        }
         current = record
         refreshCount += 1
         return record

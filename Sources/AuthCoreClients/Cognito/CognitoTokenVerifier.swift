@@ -41,8 +41,8 @@ public actor CognitoTokenVerifier {
     nonisolated let allowInsecureHTTP: Bool
 
     private var keys: [String: RSAPublicKey] = [:]
-    private var fetchedAt: Timestamp?
-    private var inflight: Task<[String: RSAPublicKey], any Error>?
+    private var attemptedAt: Timestamp?
+    private var inflight: Task<Void, any Error>?
     /// Key-set fetches done, for observability and tests.
     public private(set) var fetchCount = 0
 
@@ -92,7 +92,7 @@ public actor CognitoTokenVerifier {
         // The algorithm first: `none` (an empty signature), `HS256` and the rest are refused as such.
         let algorithm = try? header.optionalString("alg")
         guard algorithm == "RS256" else {
-            throw AuthCoreError(.invalidParameter, "the token's algorithm is \(algorithm.flatMap { $0 }.map { "'\($0.prefix(16))'" } ?? "missing"), not RS256")
+            throw AuthCoreError(.invalidParameter, "the token's algorithm is \(algorithm.flatMap { $0 }.map { "'\(Self.printable(String($0.prefix(16))))'" } ?? "missing"), not RS256")
         }
         let signature: [UInt8]
         do { signature = try Base64.decode(parts[2], alphabet: .urlSafe, field: "JWT signature") } catch {
@@ -102,7 +102,7 @@ public actor CognitoTokenVerifier {
         let key = try await key(named: kid)
         let signedPart = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard try key.isValidSignature(signature, for: signedPart, hash: .sha256) else {
-            throw AuthCoreError(.signatureMismatch, "the token's signature does not verify with the pool's key \(kid.prefix(64))")
+            throw AuthCoreError(.signatureMismatch, "the token's signature does not verify with the pool's key \(Self.printable(kid))")
         }
         let claims = try JWTClaims(token: token)
         try check(claims, as: use)
@@ -111,10 +111,10 @@ public actor CognitoTokenVerifier {
 
     private func check(_ claims: JWTClaims, as use: TokenUse) throws(AuthCoreError) {
         guard claims.issuer == issuer else {
-            throw AuthCoreError(.invalidParameter, "the token was issued by \(claims.issuer.map { "'\($0.prefix(128))'" } ?? "nobody"), not \(issuer)")
+            throw AuthCoreError(.invalidParameter, "the token was issued by \(claims.issuer.map { "'\(Self.printable($0))'" } ?? "nobody"), not \(issuer)")
         }
         guard claims.string("token_use") == use.rawValue else {
-            throw AuthCoreError(.invalidParameter, "the token is not an \(use.rawValue) token (token_use \(claims.string("token_use") ?? "missing"))")
+            throw AuthCoreError(.invalidParameter, "the token is not an \(use.rawValue) token (token_use \(claims.string("token_use").map(Self.printable) ?? "missing"))")
         }
         let audience = use == .id ? claims.string("aud") : claims.string("client_id")
         guard let audience, clientIds.contains(audience) else {
@@ -123,8 +123,9 @@ public actor CognitoTokenVerifier {
         let now = clock.now()
         guard let expires = claims.time("exp") else { throw AuthCoreError(.invalidParameter, "the token has no valid exp claim") }
         guard now < expires.adding(seconds: leeway) else { throw AuthCoreError(.expired, "the token expired at \(expires.iso8601)") }
-        for name in ["iat", "nbf"] {
-            if let time = claims.time(name), now.adding(seconds: leeway) < time {
+        for name in ["iat", "nbf"] where claims.has(name) {
+            guard let time = claims.time(name) else { throw AuthCoreError(.invalidParameter, "the token's \(name) is not a valid time") }
+            if now.adding(seconds: leeway) < time {
                 throw AuthCoreError(.invalidParameter, "the token's \(name) \(time.iso8601) is in the future")
             }
         }
@@ -134,37 +135,40 @@ public actor CognitoTokenVerifier {
 
     private func key(named kid: String) async throws(AuthCoreError) -> RSAPublicKey {
         if let key = keys[kid] { return key }
-        let now = clock.now()
-        if let fetchedAt, fetchedAt.seconds(until: now) < Self.minimumRefetchInterval, inflight == nil {
-            throw AuthCoreError(.invalidParameter, "the token names a key (\(kid.prefix(64))) the pool's key set does not have")
-        }
-        let task: Task<[String: RSAPublicKey], any Error>
-        if let inflight {
-            task = inflight
-        } else {
-            let transport = self.transport, url = jwksURL, insecure = allowInsecureHTTP
-            task = Task { try await Self.fetchKeys(url, transport: transport, allowInsecureHTTP: insecure) }
-            inflight = task
-        }
-        let fetched: [String: RSAPublicKey]
-        do { fetched = try await awaitResult(of: task, describing: "the key set fetch") } catch {
-            if inflight == task { inflight = nil }
-            throw error
-        }
-        if inflight == task {
-            inflight = nil
-            keys = fetched
-            fetchedAt = clock.now()
-            fetchCount += 1
-        }
-        guard let key = fetched[kid] ?? keys[kid] else {
-            throw AuthCoreError(.invalidParameter, "the token names a key (\(kid.prefix(64))) the pool's key set does not have")
-        }
+        let unknown = AuthCoreError(.invalidParameter, "the token names a key (\(Self.printable(kid))) the pool's key set does not have")
+        // At most one fetch per interval, counted from each attempt (a failing endpoint too).
+        if inflight == nil, let attemptedAt, attemptedAt.seconds(until: clock.now()) < Self.minimumRefetchInterval { throw unknown }
+        let task = inflight ?? startFetch()
+        _ = try await awaitResult(of: task, describing: "the key set fetch")
+        guard let key = keys[kid] else { throw unknown }
         return key
     }
 
+    /// Starts the one fetch; the task itself stores its answer and clears `inflight` when it ends, so
+    /// a waiter that gives up (cancelled) neither loses the answer nor lets a second fetch start.
+    private func startFetch() -> Task<Void, any Error> {
+        attemptedAt = clock.now()
+        let task = Task { try await self.fetchAndStore() }
+        inflight = task
+        return task
+    }
+
+    private func fetchAndStore() async throws {
+        defer { inflight = nil }
+        let fetched = try await Self.fetchKeys(jwksURL, transport: transport, allowInsecureHTTP: allowInsecureHTTP)
+        keys = fetched
+        fetchCount += 1
+    }
+
+    /// An attacker-chosen text for an error message: printable ASCII, at most 64 characters.
+    static func printable(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.prefix(64).map { (0x20...0x7E).contains($0.value) ? $0 : "?" }))
+    }
+
     /// The RSA signing keys of a JWK Set (RFC 7517 §5): entries with `kty` RSA, and `use` `sig` and
-    /// `alg` RS256 when given; other entries are skipped, a malformed RSA entry is an error.
+    /// `alg` RS256 when given. Other entries, and RSA entries that are malformed or unusable (a short
+    /// key), are skipped: one bad entry must not make every token unverifiable. A body that is not a
+    /// key set is an error.
     static func fetchKeys(_ url: RequestURL, transport: any HTTPTransport, allowInsecureHTTP: Bool) async throws(AuthCoreError)
         -> [String: RSAPublicKey]
     {
@@ -176,13 +180,15 @@ public actor CognitoTokenVerifier {
         let set = try JSONObject(parsing: response.body, context: "JWKS")
         var keys: [String: RSAPublicKey] = [:]
         for entry in try set.optionalObjectArray("keys") {
-            guard try entry.optionalString("kty") == "RSA" else { continue }
-            if let use = try entry.optionalString("use"), use != "sig" { continue }
-            if let alg = try entry.optionalString("alg"), alg != "RS256" { continue }
-            let kid = try entry.string("kid")
-            let n = try Base64.decode(try entry.string("n"), alphabet: .urlSafe, field: "JWKS n")
-            let e = try Base64.decode(try entry.string("e"), alphabet: .urlSafe, field: "JWKS e")
-            keys[kid] = try RSAPublicKey(modulus: n, exponent: e)
+            guard (try? entry.optionalString("kty")) == "RSA" else { continue }
+            if let use = try? entry.optionalString("use"), use != "sig" { continue }
+            if let alg = try? entry.optionalString("alg"), alg != "RS256" { continue }
+            guard let kid = try? entry.string("kid"), let nText = try? entry.string("n"), let eText = try? entry.string("e"),
+                let n = try? Base64.decode(nText, alphabet: .urlSafe, field: "JWKS n"),
+                let e = try? Base64.decode(eText, alphabet: .urlSafe, field: "JWKS e"),
+                let key = try? RSAPublicKey(modulus: n, exponent: e)
+            else { continue }
+            keys[kid] = key
         }
         return keys
     }

@@ -66,8 +66,12 @@ extension SignedRequestSender {
     /// ``SignedRequestSender/retryPolicy`` (signed afresh each time).
     ///
     /// - Throws: the service's refusal (``HTTPResponse/serviceError()``), or the transport's error.
-    func sendExpectingSuccess(_ request: HTTPRequest, signer: SigV4Signer?) async throws(AuthCoreError) -> HTTPResponse {
-        try await retryPolicy.run(random: random) { () async throws(AuthCoreError) in try await sendOnceExpectingSuccess(request, signer: signer) }
+    func sendExpectingSuccess(
+        _ request: HTTPRequest, signer: SigV4Signer?, repeatability: RetryPolicy.Repeatability = .idempotent
+    ) async throws(AuthCoreError) -> HTTPResponse {
+        try await retryPolicy.run(repeatability, random: random) { () async throws(AuthCoreError) in
+            try await sendOnceExpectingSuccess(request, signer: signer)
+        }
     }
 
     private func sendOnceExpectingSuccess(_ request: HTTPRequest, signer: SigV4Signer?) async throws(AuthCoreError) -> HTTPResponse {

@@ -5,10 +5,15 @@ public import AuthCore
 /// ``maximumAttempts`` attempts in all, the delay before attempt *n* + 1 a uniformly random fraction
 /// of `min(maximumDelay, baseDelay · 2ⁿ⁻¹)` ("full jitter").
 ///
-/// Retried: HTTP 429 and 5xx answers, the throttling error types below (whatever their status), and
-/// transport failures and time-outs. Never retried: other refusals (a wrong password stays wrong),
-/// cancellation, and calls that are not safe to repeat (they send a code, answer a challenge, count
-/// an attempt): each client says which of its operations are.
+/// Each client says how safe each call is to repeat (``Repeatability``):
+/// - ``Repeatability/idempotent`` calls are retried after HTTP 429 and 5xx answers, the error types
+///   below (whatever their status), transport failures and time-outs;
+/// - ``Repeatability/unlessProcessed`` calls (a refresh that may rotate the refresh token, a password
+///   sign-in that makes Cognito send an MFA code, `GetId` creating an identity) only after answers
+///   that prove the request was not processed: 429 and the throttling types;
+/// - ``Repeatability/never`` calls (challenge answers, sign-up, reset: they count an attempt or send
+///   a message) are not retried.
+/// Other refusals (a wrong password stays wrong) and cancellation are never retried.
 public struct RetryPolicy: Sendable {
     /// Attempts in all (1: no retry), at most 10.
     public let maximumAttempts: Int
@@ -43,15 +48,41 @@ public struct RetryPolicy: Sendable {
         "InternalErrorException", "InternalFailure", "InternalError", "ServiceUnavailable", "ServiceUnavailableException",
     ]
 
-    /// Whether `error` is worth another attempt.
-    public static func isRetryable(_ error: AuthCoreError) -> Bool {
-        switch error.code {
-        case .transportFailure, .timedOut: return true
-        case .serviceError:
-            if let type = error.serviceErrorType, retryableErrorTypes.contains(type) { return true }
-            guard let status = error.httpStatus else { return false }
-            return status == 429 || (500...599).contains(status)
-        default: return false
+    /// The throttling types: the service refused the request before doing anything.
+    public static let throttlingErrorTypes: Set<String> = [
+        "Throttling", "ThrottlingException", "ThrottledException", "TooManyRequestsException", "RequestThrottled",
+        "RequestThrottledException", "RequestLimitExceeded", "ProvisionedThroughputExceededException", "SlowDown",
+    ]
+
+    /// How safe a call is to send again.
+    public enum Repeatability: Sendable {
+        /// Repeating it has no effect beyond the first (reads, revocations, SRP initiation).
+        case idempotent
+        /// Repeating it after it was processed would change something (rotate a token, send a code,
+        /// create an identity): retried only when the answer shows it was not processed.
+        case unlessProcessed
+        /// Not retried.
+        case never
+    }
+
+    /// Whether `error` is worth another attempt of a call of `repeatability`.
+    public static func isRetryable(_ error: AuthCoreError, _ repeatability: Repeatability = .idempotent) -> Bool {
+        switch repeatability {
+        case .never:
+            return false
+        case .unlessProcessed:
+            guard error.code == .serviceError else { return false }
+            if let type = error.serviceErrorType, throttlingErrorTypes.contains(type) { return true }
+            return error.httpStatus == 429
+        case .idempotent:
+            switch error.code {
+            case .transportFailure, .timedOut: return true
+            case .serviceError:
+                if let type = error.serviceErrorType, retryableErrorTypes.contains(type) { return true }
+                guard let status = error.httpStatus else { return false }
+                return status == 429 || (500...599).contains(status)
+            default: return false
+            }
         }
     }
 
@@ -63,17 +94,19 @@ public struct RetryPolicy: Sendable {
         return step * (Double(fraction) / Double(UInt16.max))
     }
 
-    /// Runs `body` up to ``maximumAttempts`` times while it fails with a retryable error.
+    /// Runs `body` up to ``maximumAttempts`` times while it fails with an error retryable for `repeatability`.
     ///
     /// - Throws: the last error; ``AuthCore/AuthCoreError/Code/cancelled`` when the task is cancelled
     ///   during a backoff.
-    func run<T>(random: any SecureRandomGenerator, _ body: () async throws(AuthCoreError) -> T) async throws(AuthCoreError) -> T {
+    func run<T>(
+        _ repeatability: Repeatability, random: any SecureRandomGenerator, _ body: () async throws(AuthCoreError) -> T
+    ) async throws(AuthCoreError) -> T {
         var attempt = 1
         while true {
             do {
                 return try await body()
             } catch {
-                guard attempt < maximumAttempts, Self.isRetryable(error), !Task.isCancelled else { throw error }
+                guard attempt < maximumAttempts, Self.isRetryable(error, repeatability), !Task.isCancelled else { throw error }
                 do { try await sleep(delay(after: attempt, random: random)) } catch {
                     throw AuthCoreError(.cancelled, "cancelled while waiting to retry")
                 }

@@ -28,10 +28,13 @@ public struct CognitoIdentityClient: Sendable {
         self.sender = sender
     }
 
+    /// `GetId` without logins creates a new unauthenticated identity each time it is processed: it is
+    /// retried only when throttled; every other call of the API is idempotent.
     func call(_ operation: String, _ body: [String: Any], signedWith credentials: Credentials? = nil) async throws(AuthCoreError) -> JSONObject {
         let request = try HTTPRequest.awsJSON(endpoint, target: "AWSCognitoIdentityService.\(operation)", body: body, allowsInsecureHTTP: allowInsecureHTTP)
         let signer = try credentials.map { c throws(AuthCoreError) in try SigV4Signer(credentials: c, region: region, service: "cognito-identity") }
-        let response = try await sender.sendExpectingSuccess(request, signer: signer)
+        let repeatability: RetryPolicy.Repeatability = operation == "GetId" && body["Logins"] == nil ? .unlessProcessed : .idempotent
+        let response = try await sender.sendExpectingSuccess(request, signer: signer, repeatability: repeatability)
         return try JSONObject(parsing: response.body, context: operation)
     }
 

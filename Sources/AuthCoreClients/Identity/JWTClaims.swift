@@ -29,6 +29,9 @@ public struct JWTClaims: Sendable {
     /// `iss`.
     public var issuer: String? { string("iss") }
 
+    /// Whether the claim is present (and not null).
+    public func has(_ name: String) -> Bool { claims.has(name) }
+
     /// A NumericDate claim (`exp`, `iat`, `nbf`; RFC 7519 §2: seconds since 1970) as a time, or nil
     /// when it is absent, not a whole number, or outside the years 0001–9999.
     public func time(_ name: String) -> Timestamp? {

@@ -33,7 +33,8 @@ public struct SecretFile: Sendable {
     ///   ``AuthCore/AuthCoreError/Code/inputTooLarge`` above ``maximumBytes``;
     ///   ``AuthCore/AuthCoreError/Code/malformedInput`` when it cannot be read.
     public func read() throws(AuthCoreError) -> SecureBytes? {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: a FIFO or device at the path must not block the open before the type check.
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
             throw AuthCoreError(.malformedInput, "\(path): cannot open (\(String(cString: strerror(errno))))")
@@ -91,19 +92,34 @@ public struct SecretFile: Sendable {
             }
             return fsync(descriptor) == 0
         }
+        let writeErrno = errno
         let closed = close(descriptor) == 0
         guard written, closed, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = String(cString: strerror(written ? errno : writeErrno))
             unlink(temporary)
             throw AuthCoreError(.invalidParameter, "\(path): cannot write (\(reason)); the old contents stay")
         }
+        syncDirectory()
+    }
+
+    /// Makes a rename or unlink in the file's directory durable (best effort: a directory that cannot
+    /// be opened leaves the change atomic, only perhaps not yet on disk).
+    private func syncDirectory() {
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        _ = close(descriptor)
     }
 
     /// Removes the file (no error when there is none).
     public func remove() throws(AuthCoreError) {
-        guard unlink(path) == 0 || errno == ENOENT else {
-            throw AuthCoreError(.invalidParameter, "\(path): cannot remove (\(String(cString: strerror(errno))))")
+        guard unlink(path) == 0 else {
+            guard errno == ENOENT else { throw AuthCoreError(.invalidParameter, "\(path): cannot remove (\(String(cString: strerror(errno))))") }
+            return
         }
+        syncDirectory()
     }
 }
 
