@@ -611,6 +611,12 @@ struct CognitoCLIMinistackTests {
                 ["cognito", "confirm-sign-in", "--session-file", step, "--store", store, "--endpoint", pool.endpoint],
                 stdin: viaStandardInput ? answer + "\n" : nil, environment: ["COGNITO_CHALLENGE_RESPONSE": viaStandardInput ? nil : answer])
         }
+        // A network failure (nothing listens on port 1) leaves the step to be answered again.
+        let unreachable = try authcore(
+            ["cognito", "confirm-sign-in", "--session-file", step, "--endpoint", "http://127.0.0.1:1/"],
+            environment: ["COGNITO_CHALLENGE_RESPONSE": "not it"])
+        #expect(unreachable.status == 1)
+        #expect(FileManager.default.fileExists(atPath: step))
         let wrong = try confirm("not it")
         #expect(wrong.status == 0, "\(wrong.stderr)")
         #expect(try object(wrong)["status"] as? String == "nextStep")
