@@ -12,6 +12,10 @@ public let authcoreBinary: URL = {
     return repositoryRoot.appendingPathComponent(".build/debug/authcore")
 }()
 
+/// Whether the binaries under test were built with a sanitizer (`make asan`, `make tsan`: their
+/// scratch paths), whose shadow memory and quarantine make resident-memory figures meaningless.
+public let builtWithSanitizer: Bool = ["/.build/asan/", "/.build/tsan/"].contains { authcoreBinary.path.contains($0) }
+
 /// What a finished process left.
 public struct ProcessResult: Sendable {
     public let status: Int32

@@ -106,7 +106,8 @@ public struct RetryPolicy: Sendable {
             do {
                 return try await body()
             } catch {
-                guard attempt < maximumAttempts, Self.isRetryable(error, repeatability), !Task.isCancelled else { throw error }
+                guard attempt < maximumAttempts, Self.isRetryable(error, repeatability) else { throw error }
+                guard !Task.isCancelled else { throw AuthCoreError(.cancelled, "cancelled before a retry") }
                 do { try await sleep(delay(after: attempt, random: random)) } catch {
                     throw AuthCoreError(.cancelled, "cancelled while waiting to retry")
                 }
