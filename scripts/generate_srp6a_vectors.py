@@ -111,7 +111,9 @@ def min_bytes(n):
 # Independent re-computation of the vectors.md math (hashlib + ints; shares nothing with pysrp).
 # ---------------------------------------------------------------------------------------------
 
-def spec_values(N, g, hname, username, password, salt, a, b, pad_g):
+def spec_values(N, g, hname, username, password, salt, a, b, pad_g, proof_padding="minimal"):
+    """The vectors.md math. proof_padding "padded" hashes PAD(A), PAD(B) in M1, PAD(A) in M2 and
+    K = H(PAD(S)) (the convention of e.g. the swift-srp package); "minimal" is RFC 2945 / pysrp."""
     L = (N.bit_length() + 7) // 8
 
     def H(*parts):
@@ -134,11 +136,12 @@ def spec_values(N, g, hname, username, password, salt, a, b, pad_g):
     S = pow((B - k * pow(g, x, N)) % N, a + u * x, N)
     S_server = pow(A * pow(v, u, N) % N, b, N)
     check(S == S_server, "spec re-computation: client S != server S")
-    K = H(min_bytes(S))
+    proof = pad if proof_padding == "padded" else min_bytes
+    K = H(proof(S))
     hN = H(min_bytes(N))
     hg = H(pad(g) if pad_g else min_bytes(g))
-    M1 = H(bytes(c ^ d for c, d in zip(hN, hg)), H(I), salt, min_bytes(A), min_bytes(B), K)
-    M2 = H(min_bytes(A), M1, K)
+    M1 = H(bytes(c ^ d for c, d in zip(hN, hg)), H(I), salt, proof(A), proof(B), K)
+    M2 = H(proof(A), M1, K)
     return {"k": k, "x": x, "v": v, "A": A, "B": B, "u": u, "S": S, "K": K, "M1": M1, "M2": M2}
 
 

@@ -1,4 +1,5 @@
 import AuthCore
+import Foundation
 import AuthCoreTestSupport
 import Testing
 
@@ -87,12 +88,42 @@ struct SRPHandshakeTests {
         ])
     func roundTrip(group: SRPGroup, hash: HashAlgorithm) throws {
         for padG in [false, true] {
-            let configuration = try SRPConfiguration(group: group, hash: hash, proofPadsG: padG)
-            let (client, serverResult) = try handshake(configuration)
-            let server = try serverResult.get()
-            let key = try client.verifyServerProof(server.serverProof)
-            #expect(key == server.sessionKey)
-            #expect(key.count == hash.byteCount)
+            for padding in SRPProofPadding.allCases {
+                let configuration = try SRPConfiguration(group: group, hash: hash, proofPadsG: padG, proofPadding: padding)
+                let (client, serverResult) = try handshake(configuration)
+                let server = try serverResult.get()
+                let key = try client.verifyServerProof(server.serverProof)
+                #expect(key == server.sessionKey)
+                #expect(key.count == hash.byteCount)
+            }
+        }
+    }
+
+    @Test("peers with different proof paddings fail exactly when A, B or S has a leading zero byte (srp6a-padded-proofs inputs)")
+    func proofPaddingMismatch() throws {
+        let url = repositoryRoot.appendingPathComponent("vectors/srp6a-padded-proofs.json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        let cases = try #require(document["cases"] as? [[String: Any]]).filter { ($0["group"] as? String) == "rfc5054-2048" && ($0["hash"] as? String) == "sha256" }
+        #expect(cases.count == 8)
+        for item in cases {
+            let name = item["name"] as? String ?? ""
+            let padG = (item["options"] as? [String: Any])?["proof_pad_g"] as? Bool ?? false
+            let user = Array((item["username"] as? String ?? "").utf8)
+            let secret = SecureBytes(Array((item["password"] as? String ?? "").utf8))
+            let salt = hex(item["salt_hex"] as? String ?? "")
+            let a = BigUInt(bigEndianBytes: hex(item["a_hex"] as? String ?? ""))
+            let b = BigUInt(bigEndianBytes: hex(item["b_hex"] as? String ?? ""))
+            let paddedSide = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256, proofPadsG: padG, proofPadding: .padded)
+            let minimalSide = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256, proofPadsG: padG, proofPadding: .minimal)
+            let verifier = try minimalSide.makeVerifier(username: user, password: secret, salt: salt)
+            let serverEphemeral = try SRPServer(configuration: minimalSide).ephemeral(privateValue: b, verifier: verifier)
+            let session = try SRPClient(configuration: paddedSide).processChallenge(
+                username: user, password: secret, salt: salt, serverPublicValue: serverEphemeral.serverPublicValue,
+                ephemeral: try SRPClient(configuration: paddedSide).ephemeral(privateValue: a))
+            let accepted = (try? SRPServer(configuration: minimalSide).verifyClient(
+                username: user, verifier: verifier, clientPublicValue: session.clientPublicValue, clientProof: session.clientProof,
+                ephemeral: serverEphemeral)) != nil
+            #expect(accepted == name.contains("plain"), "\(name): a padded client and a minimal server \(accepted ? "agreed" : "disagreed")")
         }
     }
 

@@ -87,7 +87,7 @@ public struct SRPClient: Sendable {
             privateValue: ephemeral)
         let key = c.sessionKey(premasterSecret: s)
         let m1 = try c.clientProof(username: user, salt: saltBytes, clientPublicValue: a, serverPublicValue: b, key: key)
-        let m2 = c.serverProof(clientPublicValue: a, clientProof: m1, key: key)
+        let m2 = try c.serverProof(clientPublicValue: a, clientProof: m1, key: key)
         return SRPClientSession(
             clientPublicValue: a, clientProofDigest: m1, expectedServerProof: m2, sessionKey: key,
             scramblingParameter: u,

@@ -1,3 +1,17 @@
+/// How A, B and S are written where the proofs and the session key hash them.
+///
+/// RFC 2945 §3 and pysrp hash their minimal big-endian bytes; other implementations (the swift-srp
+/// package among them) hash them padded to the length of N. The two agree whenever none of A, B, S
+/// has a leading zero byte and fail to interoperate otherwise (about 1.5 % of random handshakes at
+/// 2048–3072 bits), so both peers must use the same convention.
+public enum SRPProofPadding: String, Sendable, CaseIterable {
+    /// `M1 = H(… | A | B | K)`, `M2 = H(A | M1 | K)`, `K = H(S)` over minimal bytes (RFC 2945 §3; the default).
+    case minimal
+    /// `M1 = H(… | PAD(A) | PAD(B) | K)`, `M2 = H(PAD(A) | M1 | K)`, `K = H(PAD(S))`. Also the
+    /// constant-flow choice: S's length is never looked at.
+    case padded
+}
+
 /// The parameters two SRP-6a peers agree on: group, hash, proof convention and sizes.
 ///
 /// ```swift
@@ -11,6 +25,8 @@ public struct SRPConfiguration: Sendable {
     /// When true, `H(g)` inside M1 is `H(PAD(g))`, as pysrp's RFC 5054 mode and some other libraries
     /// compute it; the default (false) follows RFC 2945 §3 (`H(g)` over g's minimal bytes).
     public let proofPadsG: Bool
+    /// How A, B and S are hashed in M1, M2 and K (default ``SRPProofPadding/minimal``, RFC 2945).
+    public let proofPadding: SRPProofPadding
     /// Random bits in a fresh private value `a` or `b` (RFC 5054 §2.5.3: at least 256).
     public let privateValueBitCount: Int
     /// Length of a fresh salt, 16...32 bytes.
@@ -29,7 +45,7 @@ public struct SRPConfiguration: Sendable {
     ///   ``AuthCoreError/Code/invalidParameter`` for a private value size outside 256...1024 bits or
     ///   a salt size outside 16...32 bytes.
     public init(
-        group: SRPGroup, hash: HashAlgorithm, proofPadsG: Bool = false,
+        group: SRPGroup, hash: HashAlgorithm, proofPadsG: Bool = false, proofPadding: SRPProofPadding = .minimal,
         privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount, saltByteCount: Int = 16
     ) throws(AuthCoreError) {
         guard Self.supportedHashes.contains(hash) else {
@@ -45,6 +61,7 @@ public struct SRPConfiguration: Sendable {
         self.group = group
         self.hash = hash
         self.proofPadsG = proofPadsG
+        self.proofPadding = proofPadding
         self.privateValueBitCount = privateValueBitCount
         self.saltByteCount = saltByteCount
         let paddedG = try group.generator.bigEndianBytes(paddedTo: group.byteCount)
@@ -53,12 +70,20 @@ public struct SRPConfiguration: Sendable {
 
     /// A configuration with the hash chosen by type, in the style of `SRPConfiguration<H>`.
     public init<H: HashFunction>(
-        group: SRPGroup, hashFunction: H.Type, proofPadsG: Bool = false,
+        group: SRPGroup, hashFunction: H.Type, proofPadsG: Bool = false, proofPadding: SRPProofPadding = .minimal,
         privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount, saltByteCount: Int = 16
     ) throws(AuthCoreError) {
         try self.init(
-            group: group, hash: H.algorithm, proofPadsG: proofPadsG, privateValueBitCount: privateValueBitCount,
-            saltByteCount: saltByteCount)
+            group: group, hash: H.algorithm, proofPadsG: proofPadsG, proofPadding: proofPadding,
+            privateValueBitCount: privateValueBitCount, saltByteCount: saltByteCount)
+    }
+
+    /// A public value as the proofs hash it: minimal bytes, or padded to N's length (``proofPadding``).
+    func proofBytes(_ value: BigUInt) throws(AuthCoreError) -> [UInt8] {
+        switch proofPadding {
+        case .minimal: value.minimalBigEndianBytes
+        case .padded: try value.bigEndianBytes(paddedTo: group.byteCount)
+        }
     }
 
     /// The hash width in bits (the declared length of `x` and `u`).
@@ -100,7 +125,8 @@ public struct SRPConfiguration: Sendable {
         return x.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: hashLimbCount) }
     }
 
-    /// `M1 = H(H(N) XOR H(g) | H(I) | s | A | B | K)` (RFC 2945 §3; `H(PAD(g))` with ``proofPadsG``).
+    /// `M1 = H(H(N) XOR H(g) | H(I) | s | A | B | K)` (RFC 2945 §3; `H(PAD(g))` with ``proofPadsG``;
+    /// `PAD(A)`, `PAD(B)` with ``SRPProofPadding/padded``).
     func clientProof(username: [UInt8], salt: [UInt8], clientPublicValue a: BigUInt, serverPublicValue b: BigUInt, key: SecureBytes)
         throws(AuthCoreError) -> Digest
     {
@@ -109,8 +135,8 @@ public struct SRPConfiguration: Sendable {
         let hG = hash.digest(gBytes).bytes
         let xored = zip(hN, hG).map { $0 ^ $1 }
         let hI = hash.digest(username).bytes
-        let aBytes = a.minimalBigEndianBytes
-        let bBytes = b.minimalBigEndianBytes
+        let aBytes = try proofBytes(a)
+        let bBytes = try proofBytes(b)
         return key.withUnsafeBytes { k in
             xored.withUnsafeBytes { x in
                 hI.withUnsafeBytes { i in
@@ -122,21 +148,31 @@ public struct SRPConfiguration: Sendable {
         }
     }
 
-    /// `M2 = H(A | M1 | K)` (RFC 2945 §3).
-    func serverProof(clientPublicValue a: BigUInt, clientProof m1: Digest, key: SecureBytes) -> Digest {
-        let aBytes = a.minimalBigEndianBytes
+    /// `M2 = H(A | M1 | K)` (RFC 2945 §3; `PAD(A)` with ``SRPProofPadding/padded``).
+    func serverProof(clientPublicValue a: BigUInt, clientProof m1: Digest, key: SecureBytes) throws(AuthCoreError) -> Digest {
+        let aBytes = try proofBytes(a)
         return key.withUnsafeBytes { k in
             m1.withUnsafeBytes { m in aBytes.withUnsafeBytes { ab in hash.hash(parts: [ab, m, k]) } }
         }
     }
 
-    /// `K = H(S)` with S as minimal big-endian bytes (RFC 2945 §3, as the vectors define it).
+    /// `K = H(S)` with S as minimal big-endian bytes (RFC 2945 §3, as the vectors define it), or
+    /// `H(PAD(S))` with ``SRPProofPadding/padded``.
     ///
-    /// S stays in fixed-width storage; only its length is declassified, because the protocol hashes
-    /// its minimal form and so reveals how many leading zero bytes it has.
+    /// S stays in fixed-width storage. In minimal mode its length is declassified, because the
+    /// protocol hashes its minimal form and so reveals how many leading zero bytes it has; in padded
+    /// mode nothing about S is.
     func sessionKey(premasterSecret s: LimbBuffer) -> SecureBytes {
         let bytes = s.secureBigEndianBytes()
-        let start = ConstantFlow.declassified(bytes.leadingZeroByteCount)  // public by the protocol: H hashes S's minimal bytes
+        let width = group.byteCount
+        // invariant: secureBigEndianBytes has the limb width, at least N's byte length.
+        let start: Int
+        switch proofPadding {
+        case .minimal: start = ConstantFlow.declassified(bytes.leadingZeroByteCount)  // public by the protocol: H hashes S's minimal bytes
+        case .padded:
+            precondition(bytes.count >= width, "S is stored at the limb width of N")  // invariant: LimbBuffer of N's limbs
+            start = bytes.count - width  // the bytes before are zero (S < N)
+        }
         return bytes.withUnsafeBytes { all in hash.secretHash(parts: [UnsafeRawBufferPointer(rebasing: all[start...])]) }
     }
 

@@ -88,7 +88,7 @@ public struct SRPServer: Sendable {
         let expected = try c.clientProof(username: user, salt: verifier.salt, clientPublicValue: a, serverPublicValue: b, key: key)
         let matches = expected.withUnsafeBytes { constantTimeEqual($0, clientProof) }
         guard matches else { throw AuthCoreError(.proofMismatch, "client proof M1 does not verify") }
-        let m2 = c.serverProof(clientPublicValue: a, clientProof: expected, key: key)
+        let m2 = try c.serverProof(clientPublicValue: a, clientProof: expected, key: key)
         return SRPServerSession(
             serverProofDigest: m2, sessionKey: key, scramblingParameter: u,
             premasterSecret: recordingIntermediates ? s.secretBigUInt : nil)

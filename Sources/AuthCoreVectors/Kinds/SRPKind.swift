@@ -11,6 +11,8 @@ struct SRPVectorKind: VectorKind {
         let group = try Self.group(c)
         let hash = try HashAlgorithm.fromVector(c, "hash")
         let padG = try c.optionalBool("options.proof_pad_g") ?? false
+        let paddingName = try c.optionalString("options.proof_padding") ?? "minimal"
+        guard let padding = SRPProofPadding(rawValue: paddingName) else { throw .invalid("options.proof_padding", "expected minimal or padded") }
         let username = Array(try c.string("username").utf8)
         let password = SecureBytes(Array(try c.string("password").utf8))
         let salt = try c.hexBytes("salt_hex")
@@ -18,7 +20,7 @@ struct SRPVectorKind: VectorKind {
         let b = try c.bigInteger("b_hex")
 
         let configuration: SRPConfiguration
-        do { configuration = try SRPConfiguration(group: group, hash: hash, proofPadsG: padG) } catch {
+        do { configuration = try SRPConfiguration(group: group, hash: hash, proofPadsG: padG, proofPadding: padding) } catch {
             throw .invalid("hash", error.reason)
         }
         let client = SRPClient(configuration: configuration)
