@@ -84,7 +84,8 @@ enum IdentityCommand {
         do {
             key = try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: parsed.value("--logins-key"), region: identity.region)
         } catch {
-            throw UsageError(error.reason)
+            // The library names its parameter; the CLI's name for it is the option.
+            throw UsageError(error.reason.replacingOccurrences(of: "(explicitKey)", with: "(--logins-key)"))
         }
         let showSecrets = parsed.has("--show-secrets")
         do {

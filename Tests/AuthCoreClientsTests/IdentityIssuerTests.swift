@@ -73,7 +73,7 @@ struct IdentityIssuerTests {
             Issue.record("keyed a non-JWT without an explicit key")
         } catch {
             #expect(error.code == .invalidParameter)
-            #expect(error.reason.contains("--logins-key"), "\(error.reason)")
+            #expect(error.reason.contains("explicitKey") && !error.reason.contains("--"), "no CLI flag in library text: \(error.reason)")
         }
         #expect(try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: "cognito-identity.amazonaws.com", region: "us-east-1") == "cognito-identity.amazonaws.com")
         #expect(throws: AuthCoreError(.malformedInput, "")) { try JWTClaims(token: token) }

@@ -77,7 +77,7 @@ struct SecretPrintingClientTests {
         let pendingJSON = #"{"version":1,"flow":"user-srp","challengeName":"SOFTWARE_TOKEN_MFA","username":"alice","parameters":{"SECRET":"\#(Self.secret)"},"clientMetadata":{},"privateValueBitCount":256,"region":"us-east-1","userPoolId":"us-east-1_Abc123","clientId":"client1","typedUsername":"alice","session":"\#(Self.token)"}"#
         let pending = try CognitoPendingSignIn(decoding: SecureBytes(Array(pendingJSON.utf8)))
         expectNoSecret(pending, [Self.token, Self.secret])
-        #expect(pending.challengeName == "SOFTWARE_TOKEN_MFA")
+        #expect(pending.challengeName == .softwareTokenMFA)
         let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1")
         let store = InMemoryCognitoTokenStore()
         try await store.save(try CognitoStoredSession(decoding: encoded))

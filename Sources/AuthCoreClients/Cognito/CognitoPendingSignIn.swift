@@ -36,7 +36,7 @@ public struct CognitoPendingSignIn: Sendable, CustomStringConvertible, CustomDeb
     }
 
     /// The challenge Cognito asked (`SOFTWARE_TOKEN_MFA`, `CUSTOM_CHALLENGE`, …).
-    public var challengeName: String { state.challengeName }
+    public var challengeName: CognitoChallengeName { state.challengeName }
 
     public var description: String { "CognitoPendingSignIn(\(userPoolId), \(state.challengeName))" }
     public var debugDescription: String { description }
@@ -46,7 +46,7 @@ public struct CognitoPendingSignIn: Sendable, CustomStringConvertible, CustomDeb
     public func encoded() throws(AuthCoreError) -> SecureBytes {
         var object: [String: Any] = [
             "version": 1, "region": region, "userPoolId": userPoolId, "clientId": clientId, "typedUsername": typedUsername,
-            "flow": flow.rawValue, "challengeName": state.challengeName, "username": state.username, "parameters": state.parameters,
+            "flow": flow.rawValue, "challengeName": state.challengeName.rawValue, "username": state.username, "parameters": state.parameters,
             "clientMetadata": clientMetadata, "privateValueBitCount": privateValueBitCount,
         ]
         if let session = state.session { object["session"] = session }
@@ -71,7 +71,7 @@ public struct CognitoPendingSignIn: Sendable, CustomStringConvertible, CustomDeb
                 factor = known
             }
             let state = CognitoSignIn.Pending(
-                challengeName: try object.string("challengeName"), session: try object.optionalString("session"),
+                challengeName: CognitoChallengeName(rawValue: try object.string("challengeName")), session: try object.optionalString("session"),
                 username: try object.string("username"), parameters: try object.stringMap("parameters"), selectedFactor: factor,
                 mfaSetupKind: try object.optionalString("mfaSetupKind"))
             let bits = try object.integer("privateValueBitCount", in: 128...4096)

@@ -28,7 +28,7 @@ public actor CognitoSignIn {
 
     /// The state between calls: what Cognito asked last, and what answering it needs.
     struct Pending: Sendable {
-        var challengeName: String
+        var challengeName: CognitoChallengeName
         var session: String?
         /// The username Cognito expects from now on (`USERNAME` of the challenge).
         var username: String
@@ -188,27 +188,27 @@ public actor CognitoSignIn {
         var challenge = state.challengeName
         var ephemeral: SRPPrivateValue?
         switch state.challengeName {
-        case "CUSTOM_CHALLENGE":
+        case .customChallenge:
             responses["ANSWER"] = challengeResponse
-        case "SELECT_MFA_TYPE":
+        case .selectMFAType:
             // Cognito's or Amplify's name of the chosen MFA type.
             responses["ANSWER"] = CognitoMFAType(name: challengeResponse)?.rawValue ?? challengeResponse
-        case "SMS_MFA":
+        case .smsMFA:
             responses["SMS_MFA_CODE"] = challengeResponse
-        case "SOFTWARE_TOKEN_MFA":
+        case .softwareTokenMFA:
             responses["SOFTWARE_TOKEN_MFA_CODE"] = challengeResponse
-        case "EMAIL_OTP":
+        case .emailOTP:
             responses["EMAIL_OTP_CODE"] = challengeResponse
-        case "SMS_OTP":
+        case .smsOTP:
             responses["SMS_OTP_CODE"] = challengeResponse
-        case "PASSWORD":
+        case .password:
             responses["PASSWORD"] = challengeResponse
-        case "WEB_AUTHN":
+        case .webAuthn:
             responses["CREDENTIAL"] = challengeResponse
-        case "NEW_PASSWORD_REQUIRED":
+        case .newPasswordRequired:
             responses["NEW_PASSWORD"] = challengeResponse
             for (name, value) in userAttributes { responses["userAttributes.\(name)"] = value }
-        case "SELECT_CHALLENGE":
+        case .selectChallenge:
             let factor: CognitoFactor
             if let selected = state.selectedFactor {
                 // The password for a factor chosen earlier.
@@ -236,7 +236,7 @@ public actor CognitoSignIn {
                     ephemeral = consume value
                 }
             }
-        case "MFA_SETUP":
+        case .mfaSetup:
             let kind = state.mfaSetupKind ?? (CognitoMFAType(name: challengeResponse)?.rawValue ?? challengeResponse)
             if state.mfaSetupKind == nil {
                 // The user picked which MFA to set up.
@@ -257,7 +257,7 @@ public actor CognitoSignIn {
             } else {
                 responses["EMAIL"] = challengeResponse
             }
-            challenge = "MFA_SETUP"
+            challenge = .mfaSetup
         default:
             throw AuthCoreError(.unsupported, "challenge \(state.challengeName) cannot be answered by the app")
         }
@@ -356,8 +356,8 @@ public actor CognitoSignIn {
         return try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
     }
 
-    private func respond(_ challenge: String, _ responses: [String: String], session: String?) async throws(AuthCoreError) -> JSONObject {
-        var body: [String: Any] = ["ChallengeName": challenge, "ClientId": configuration.clientId, "ChallengeResponses": responses]
+    private func respond(_ challenge: CognitoChallengeName, _ responses: [String: String], session: String?) async throws(AuthCoreError) -> JSONObject {
+        var body: [String: Any] = ["ChallengeName": challenge.rawValue, "ClientId": configuration.clientId, "ChallengeResponses": responses]
         if let session { body["Session"] = session }
         if !clientMetadata.isEmpty { body["ClientMetadata"] = clientMetadata }
         return try await api.call("RespondToAuthChallenge", body)
@@ -376,19 +376,19 @@ public actor CognitoSignIn {
                 await rememberDeviceIfNew(tokens)
                 return .signedIn(tokens)
             }
-            let challenge = try response.string("ChallengeName")
+            let challenge = CognitoChallengeName(rawValue: try response.string("ChallengeName"))
             let parameters = try response.stringMap("ChallengeParameters")
             let session = try response.optionalString("Session")
             let username = parameters["USERNAME"] ?? parameters["USER_ID_FOR_SRP"] ?? pending?.username ?? typedUsername ?? ""
             pending = Pending(challengeName: challenge, session: session, username: username, parameters: parameters)
             switch challenge {
-            case "PASSWORD_VERIFIER":
+            case .passwordVerifier:
                 guard let value = ephemeral.take() else {
                     throw AuthCoreError(.malformedResponse, "PASSWORD_VERIFIER arrived without an SRP_A having been sent")
                 }
                 guard let password else { throw AuthCoreError(.invalidParameter, "PASSWORD_VERIFIER needs the password") }
                 response = try await answerPasswordVerifier(parameters, session: session, ephemeral: value, password: password)
-            case "DEVICE_SRP_AUTH":
+            case .deviceSRPAuth:
                 guard let device = await deviceStore.device(for: typedUsername ?? username) else {
                     throw AuthCoreError(.malformedResponse, "DEVICE_SRP_AUTH asked, but no device is remembered for this user")
                 }
@@ -396,13 +396,13 @@ public actor CognitoSignIn {
                 var responses = ["USERNAME": username, "DEVICE_KEY": device.deviceKey, "SRP_A": value.publicValue.hexLowercased]
                 if let hash = configuration.secretHash(for: username) { responses["SECRET_HASH"] = hash }
                 ephemeral = consume value
-                response = try await respond("DEVICE_SRP_AUTH", responses, session: session)
-            case "DEVICE_PASSWORD_VERIFIER":
+                response = try await respond(.deviceSRPAuth, responses, session: session)
+            case .devicePasswordVerifier:
                 guard let value = ephemeral.take(), let device = await deviceStore.device(for: typedUsername ?? username) else {
                     throw AuthCoreError(.malformedResponse, "DEVICE_PASSWORD_VERIFIER arrived without a device SRP exchange")
                 }
                 response = try await answerDeviceVerifier(parameters, session: session, ephemeral: value, device: device, username: username)
-            case "MFA_SETUP":
+            case .mfaSetup:
                 // SMS cannot be set up during sign-in (startMFASetup): offer only the others.
                 let offered = try stringList(parameters, "MFAS_CAN_SETUP")
                 let options = offered.filter { CognitoMFAType(name: $0) != .sms }
@@ -431,7 +431,7 @@ public actor CognitoSignIn {
         ]
         if let hash = configuration.secretHash(for: username) { responses["SECRET_HASH"] = hash }
         if let device = await deviceStore.device(for: typedUsername ?? username) { responses["DEVICE_KEY"] = device.deviceKey }
-        return try await respond("PASSWORD_VERIFIER", responses, session: session)
+        return try await respond(.passwordVerifier, responses, session: session)
     }
 
     private func answerDeviceVerifier(
@@ -445,7 +445,7 @@ public actor CognitoSignIn {
             "PASSWORD_CLAIM_SIGNATURE": claim.signature, "TIMESTAMP": claim.timestamp,
         ]
         if let hash = configuration.secretHash(for: username) { responses["SECRET_HASH"] = hash }
-        return try await respond("DEVICE_PASSWORD_VERIFIER", responses, session: session)
+        return try await respond(.devicePasswordVerifier, responses, session: session)
     }
 
     /// Reads `SRP_B`, `SALT`, `SECRET_BLOCK` and computes the claim.
@@ -472,19 +472,19 @@ public actor CognitoSignIn {
 
     // MARK: - Next steps
 
-    private func nextStep(for challenge: String, parameters: [String: String], response: JSONObject) throws(AuthCoreError) -> CognitoNextStep {
+    private func nextStep(for challenge: CognitoChallengeName, parameters: [String: String], response: JSONObject) throws(AuthCoreError) -> CognitoNextStep {
         let delivery = CognitoCodeDelivery(
             medium: parameters["CODE_DELIVERY_DELIVERY_MEDIUM"], destination: parameters["CODE_DELIVERY_DESTINATION"])
         switch challenge {
-        case "CUSTOM_CHALLENGE":
+        case .customChallenge:
             return .confirmSignInWithCustomChallenge(parameters: parameters)
-        case "SMS_MFA":
+        case .smsMFA:
             return .confirmSignInWithSMSMFACode(delivery)
-        case "SOFTWARE_TOKEN_MFA":
+        case .softwareTokenMFA:
             return .confirmSignInWithTOTPCode
-        case "EMAIL_OTP", "SMS_OTP":
+        case .emailOTP, .smsOTP:
             return .confirmSignInWithOTP(delivery)
-        case "NEW_PASSWORD_REQUIRED":
+        case .newPasswordRequired:
             var attributes: [String: String] = [:]
             if let text = parameters["userAttributes"], let map = try decodeEmbeddedJSON(text, parameter: "userAttributes") as? [String: Any] {
                 for (name, value) in map { attributes[name] = value as? String ?? "\(value)" }
@@ -494,14 +494,14 @@ public actor CognitoSignIn {
                 required = list.compactMap { ($0 as? String).map { $0.hasPrefix("userAttributes.") ? String($0.dropFirst(15)) : $0 } }
             }
             return .confirmSignInWithNewPassword(userAttributes: attributes, requiredAttributes: required)
-        case "SELECT_CHALLENGE":
+        case .selectChallenge:
             let available = try response.stringArray("AvailableChallenges").compactMap(CognitoFactor.init(rawValue:))
             return .continueSignInWithFirstFactorSelection(availableFactors: available)
-        case "SELECT_MFA_TYPE":
+        case .selectMFAType:
             return .continueSignInWithMFASelection(allowed: try stringList(parameters, "MFAS_CAN_CHOOSE"))
-        case "PASSWORD":
+        case .password:
             return .confirmSignInWithPassword
-        case "WEB_AUTHN":
+        case .webAuthn:
             return .confirmSignInWithWebAuthn(credentialRequestOptions: try required(parameters, "CREDENTIAL_REQUEST_OPTIONS"))
         default:
             throw AuthCoreError(.unsupported, "Cognito asked for challenge \(challenge), which this client does not handle")

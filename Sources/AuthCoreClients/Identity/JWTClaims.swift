@@ -82,13 +82,13 @@ public enum CognitoIdentityIssuer {
         let claims: JWTClaims
         do { claims = try JWTClaims(token: token) } catch {
             guard let explicitKey, !explicitKey.isEmpty else {
-                throw AuthCoreError(.invalidParameter, "the token is not a JWT, so its Logins key cannot be read from it: give the key explicitly (--logins-key)")
+                throw AuthCoreError(.invalidParameter, "the token is not a JWT, so its Logins key cannot be read from it: give the key explicitly (explicitKey)")
             }
             return explicitKey
         }
         guard let issuerClaim = claims.issuer, !issuerClaim.isEmpty else {
             guard let explicitKey, !explicitKey.isEmpty else {
-                throw AuthCoreError(.invalidParameter, "the token has no iss claim: give the Logins key explicitly (--logins-key)")
+                throw AuthCoreError(.invalidParameter, "the token has no iss claim: give the Logins key explicitly (explicitKey)")
             }
             return explicitKey
         }
