@@ -4,6 +4,31 @@ import Testing
 
 @Suite("Hex and Base64 codecs")
 struct CodecTests {
+    /// A naive reference encoder (digits from a string, one nibble at a time).
+    static func naiveHex(_ bytes: [UInt8], uppercase: Bool) -> String {
+        let digits = Array(uppercase ? "0123456789ABCDEF" : "0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
+    }
+
+    @Test("the one hex encoder (Hex.encode, the canonical-request writer, Array.appendHex) agrees with a naive one on every byte and random inputs")
+    func hexDifferential() {
+        let every = (0...255).map { UInt8($0) }
+        #expect(Hex.encode(every) == Self.naiveHex(every, uppercase: false))
+        #expect(Hex.encode(every, uppercase: true) == Self.naiveHex(every, uppercase: true))
+        #expect(Hex.encode([UInt8]()) == "")
+        var generator = SystemRandomNumberGenerator()
+        for length in [0, 1, 2, 7, 31, 32, 33, 64, 200] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(Hex.encode(bytes) == Self.naiveHex(bytes, uppercase: false))
+            #expect(Hex.encode(bytes[...]) == Self.naiveHex(bytes, uppercase: false), "a non-Array collection")
+            var appended: [UInt8] = Array("x=".utf8)
+            bytes.withUnsafeBytes { appended.appendHex($0) }
+            #expect(String(decoding: appended, as: UTF8.self) == "x=" + Self.naiveHex(bytes, uppercase: false))
+        }
+        var empty: [UInt8] = []
+        [UInt8]().withUnsafeBytes { empty.appendHex($0) }
+        #expect(empty.isEmpty)
+    }
     @Test("hex round trip, upper and lower case")
     func hexRoundTrip() throws {
         let bytes: [UInt8] = [0x00, 0x01, 0xab, 0xff]

@@ -172,12 +172,7 @@ package struct OutputCursor {
     mutating func writeHex(_ bytes: UnsafeRawBufferPointer) {
         precondition(position &+ 2 &* bytes.count <= buffer.count, "output buffer too small")  // invariant: callers size buffers
         // invariant: checked above; the buffer has room for every digit.
-        let base = UnsafeMutableRawPointer(buffer.baseAddress!)
-        let pairs = UnsafeRawPointer(lowerHexPairs.utf8Start)
-        for byte in bytes {
-            // One two-byte copy per byte from the constant table of pairs.
-            base.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(byte) &<< 1, as: UInt16.self), toByteOffset: position, as: UInt16.self)
-            position &+= 2
-        }
+        Hex.write(bytes, to: UnsafeMutableRawPointer(buffer.baseAddress!) + position)
+        position &+= 2 &* bytes.count
     }
 }

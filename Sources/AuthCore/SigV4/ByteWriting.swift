@@ -1,11 +1,12 @@
 /// Small allocation-free helpers for building canonical forms into `[UInt8]`.
 extension Array where Element == UInt8 {
-    /// Appends the lower-case hex of `bytes`.
+    /// Appends the lower-case hex of `bytes` (``Hex/write(_:to:uppercase:)``, through a stack buffer).
     @inline(__always)
-    mutating func appendHex(_ bytes: UnsafeRawBufferPointer) {
-        for byte in bytes {
-            append(lowerHexDigit(byte >> 4))
-            append(lowerHexDigit(byte & 0x0F))
+    package mutating func appendHex(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        withUnsafeTemporaryAllocation(byteCount: 2 * bytes.count, alignment: 2) { digits in
+            Hex.write(bytes, to: digits.baseAddress!)  // invariant: the allocation is exactly 2 · bytes.count bytes
+            append(contentsOf: UnsafeRawBufferPointer(digits))
         }
     }
 }

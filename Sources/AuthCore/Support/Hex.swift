@@ -3,9 +3,6 @@
 /// Decoding accepts upper- and lower-case digits, rejects anything else (spaces, `0x` prefixes,
 /// odd lengths) with ``AuthCoreError/Code/invalidHex``, and by default rejects the empty string.
 public enum Hex {
-    @usableFromInline static let lowerDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    @usableFromInline static let upperDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
-
     /// Value of an ASCII hex digit, or 0xFF.
     @usableFromInline static let digitValues: [UInt8] = {
         var table = [UInt8](repeating: 0xFF, count: 256)
@@ -15,26 +12,43 @@ public enum Hex {
         return table
     }()
 
-    /// Encodes bytes as hex.
-    @inlinable
-    public static func encode(_ bytes: UnsafeRawBufferPointer, uppercase: Bool = false) -> String {
-        let digits = uppercase ? upperDigits : lowerDigits
-        return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
-            var i = 0
+    /// Writes the hex of `bytes` to exactly `2 · bytes.count` bytes at `destination`: the one hex
+    /// encoder of the package (``encode(_:uppercase:)``, the canonical-request writer, URI building).
+    ///
+    /// Lower case is one two-byte load per byte from ``lowerHexPairs``; upper case computes digits.
+    ///
+    /// - Precondition: `destination` has room for `2 · bytes.count` bytes (the callers size it).
+    @inline(__always)
+    static func write(_ bytes: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer, uppercase: Bool = false) {
+        var offset = 0
+        if uppercase {
             for byte in bytes {
-                out[i] = digits[Int(byte >> 4)]
-                out[i + 1] = digits[Int(byte & 0x0F)]
-                i += 2
+                destination.storeBytes(of: upperHexDigit(byte >> 4), toByteOffset: offset, as: UInt8.self)
+                destination.storeBytes(of: upperHexDigit(byte & 0x0F), toByteOffset: offset &+ 1, as: UInt8.self)
+                offset &+= 2
             }
-            return i
+            return
+        }
+        let pairs = UnsafeRawPointer(lowerHexPairs.utf8Start)  // invariant: 512 bytes, pair i at offset 2i (i < 256)
+        for byte in bytes {
+            destination.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(byte) &<< 1, as: UInt16.self), toByteOffset: offset, as: UInt16.self)
+            offset &+= 2
         }
     }
 
     /// Encodes bytes as hex.
-    @inlinable
+    public static func encode(_ bytes: UnsafeRawBufferPointer, uppercase: Bool = false) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            // invariant: the capacity is 2 · bytes.count, exactly what write fills.
+            if let base = out.baseAddress { write(bytes, to: UnsafeMutableRawPointer(base), uppercase: uppercase) }
+            return bytes.count * 2
+        }
+    }
+
+    /// Encodes bytes as hex.
     public static func encode(_ bytes: some Collection<UInt8>, uppercase: Bool = false) -> String {
-        let array = Array(bytes)
-        return array.withUnsafeBytes { encode($0, uppercase: uppercase) }
+        if let encoded = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0), uppercase: uppercase) }) { return encoded }
+        return Array(bytes).withUnsafeBytes { encode($0, uppercase: uppercase) }
     }
 
     /// Decodes an even-length hex string.
