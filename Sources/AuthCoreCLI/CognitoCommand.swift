@@ -45,15 +45,15 @@ enum CognitoCommand {
           -h, --help                Show this help.
         """
 
-    static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         guard let sub = arguments.first else { throw UsageError("cognito needs a subcommand (sign-in, confirm-sign-in, session, sign-out)") }
         if sub == "-h" || sub == "--help" { throw HelpRequested(text: help) }
         let rest = arguments.dropFirst()
         switch sub {
-        case "sign-in": return try signIn(rest)
-        case "confirm-sign-in": return try confirmSignIn(rest)
-        case "session": return try session(rest)
-        case "sign-out": return try signOut(rest)
+        case "sign-in": return try await signIn(rest)
+        case "confirm-sign-in": return try await confirmSignIn(rest)
+        case "session": return try await session(rest)
+        case "sign-out": return try await signOut(rest)
         default: throw UsageError("unknown cognito subcommand '\(sub)'")
         }
     }
@@ -62,7 +62,7 @@ enum CognitoCommand {
         names.map { OptionSpec(names: [$0], kind: .value) } + flags.map { OptionSpec(names: [$0], kind: .flag) }
     }
 
-    static func signIn(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func signIn(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parseArguments(
             arguments,
             specs: options([
@@ -112,17 +112,18 @@ enum CognitoCommand {
         let session = try files.session(configuration)
         let chosenFactor = factor
         let capturedPassword = password
-        let result = try failing {
-            try runAsync {
-                try await session.signIn(username: username, password: capturedPassword, flow: flow, preferredFirstFactor: chosenFactor)
-            }
+        let result: CognitoSignInResult
+        do {
+            result = try await session.signIn(username: username, password: capturedPassword, flow: flow, preferredFirstFactor: chosenFactor)
+        } catch {
+            throw CommandFailure(error.reason)
         }
-        try files.keepPendingStep(of: session, after: result)
+        try await files.keepPendingStep(of: session, after: result)
         printOut(try json(result))
         return 0
     }
 
-    static func confirmSignIn(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func confirmSignIn(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parseArguments(arguments, specs: options(["--session-file", "--store", "--endpoint"]), help: help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let files = try Files(store: parsed.value("--store"), sessionFile: try parsed.required("--session-file"))
@@ -141,11 +142,9 @@ enum CognitoCommand {
         let session = try files.session(configuration)
         let result: CognitoSignInResult
         do {
-            result = try runAsync {
-                try await session.resume(pending)
-                return try await session.confirmSignIn(challengeResponse: answer)
-            }
-        } catch let error as AuthCoreError {
+            try await session.resume(pending)
+            result = try await session.confirmSignIn(challengeResponse: answer)
+        } catch {
             // Only a refusal that ends the sign-in (its session is spent or expired) removes the step;
             // after a network failure, a local check or a wrong code the service lets retry, it stays.
             if error.serviceErrorType == "NotAuthorizedException" || error.serviceErrorType == "ExpiredCodeException" {
@@ -153,20 +152,20 @@ enum CognitoCommand {
             }
             throw CommandFailure(error.reason)
         }
-        try files.keepPendingStep(of: session, after: result)
+        try await files.keepPendingStep(of: session, after: result)
         printOut(try json(result))
         return 0
     }
 
-    static func session(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func session(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parseArguments(arguments, specs: options(["--store", "--endpoint"], flags: ["--show-secrets"]), help: help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let (session, _) = try storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
+        let (session, _) = try await storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
         let showSecrets = parsed.has("--show-secrets")
         let answer: SessionAnswer
         do {
-            answer = try runAsync { SessionAnswer(tokens: try await session.tokens(), status: try await session.status()) }
-        } catch let error as AuthCoreError {
+            answer = SessionAnswer(tokens: try await session.tokens(), status: try await session.status())
+        } catch {
             throw CommandFailure(error.reason)
         }
         let tokens = answer.tokens, status = answer.status
@@ -181,13 +180,13 @@ enum CognitoCommand {
         return 0
     }
 
-    static func signOut(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func signOut(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parseArguments(arguments, specs: options(["--store", "--endpoint"], flags: ["--global"]), help: help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let (session, stored) = try storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
+        let (session, stored) = try await storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
         guard stored else { throw CommandFailure("signed out") }
         let global = parsed.has("--global")
-        let outcome = try runAsync { await session.signOut(global: global) }
+        let outcome = await session.signOut(global: global)
         if case .partial(let globalError, let revokeError, let storeError) = outcome {
             let failures = [globalError, revokeError, storeError].compactMap { $0?.reason }
             throw CommandFailure("signed out locally, but: \(failures.joined(separator: "; "))")
@@ -202,10 +201,10 @@ enum CognitoCommand {
     }
 
     /// The session kept in `path`, configured from it; whether one was stored.
-    static func storedSession(_ path: String, endpoint: String?) throws -> (CognitoSession, Bool) {
+    static func storedSession(_ path: String, endpoint: String?) async throws -> (CognitoSession, Bool) {
         let store = try usageChecked { try FileCognitoTokenStore(path: path) }
         let stored: CognitoStoredSession?
-        do { stored = try runAsync { try await store.session() } } catch let error as AuthCoreError { throw CommandFailure(error.reason) }
+        do { stored = try await store.session() } catch { throw CommandFailure(error.reason) }
         guard let stored else { throw CommandFailure("signed out (\(path) holds no session)") }
         let configuration = try usageChecked {
             try CognitoUserPoolConfiguration(
@@ -230,10 +229,10 @@ enum CognitoCommand {
         }
 
         /// Writes the pending step after a next step, removes the file after a sign-in.
-        func keepPendingStep(of session: CognitoSession, after result: CognitoSignInResult) throws {
+        func keepPendingStep(of session: CognitoSession, after result: CognitoSignInResult) async throws {
             guard let sessionFile else { return }
             let pending: CognitoPendingSignIn?
-            if case .nextStep = result { pending = try runAsync { await session.signInClient.pendingSignIn() } } else { pending = nil }
+            if case .nextStep = result { pending = await session.signInClient.pendingSignIn() } else { pending = nil }
             try failing {
                 if let pending { try sessionFile.write(try pending.encoded()) } else { try sessionFile.remove() }
             }

@@ -20,12 +20,12 @@ enum IdentityCommand {
                           secret and session token only with --show-secrets.
         """
 
-    static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         guard let sub = arguments.first else { throw UsageError("identity needs a subcommand (developer-token or credentials)") }
         if sub == "-h" || sub == "--help" { throw HelpRequested(text: help) }
         switch sub {
-        case "developer-token": return try developerToken(arguments.dropFirst())
-        case "credentials": return try credentials(arguments.dropFirst())
+        case "developer-token": return try await developerToken(arguments.dropFirst())
+        case "credentials": return try await credentials(arguments.dropFirst())
         default: throw UsageError("unknown identity subcommand '\(sub)'")
         }
     }
@@ -36,7 +36,7 @@ enum IdentityCommand {
         }
     }
 
-    static func developerToken(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func developerToken(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parseArguments(
             arguments,
             specs: ["--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id", "--token-duration", "--endpoint"].map {
@@ -54,13 +54,10 @@ enum IdentityCommand {
         let link = parsed.value("--identity-id")
         let credentials = try credentialsFromEnvironment(id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN")
         do {
-            let result = try runAsync {
-                let (id, token) = try await identity.developerToken(
-                    identityPoolId: pool, providerName: provider, userIdentifier: user, identityId: link, tokenDuration: duration,
-                    credentials: credentials)
-                return [id, token]
-            }
-            let data = try JSONSerialization.data(withJSONObject: ["identityId": result[0], "token": result[1]], options: [.sortedKeys])
+            let (id, token) = try await identity.developerToken(
+                identityPoolId: pool, providerName: provider, userIdentifier: user, identityId: link, tokenDuration: duration,
+                credentials: credentials)
+            let data = try JSONSerialization.data(withJSONObject: ["identityId": id, "token": token], options: [.sortedKeys])
             printOut(String(decoding: data, as: UTF8.self))
             return 0
         } catch let error as AuthCoreError {
@@ -68,7 +65,7 @@ enum IdentityCommand {
         }
     }
 
-    static func credentials(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func credentials(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parseArguments(
             arguments,
             specs: ["--region", "--identity-id", "--token-file", "--logins-key", "--endpoint"].map { OptionSpec(names: [$0], kind: .value) }
@@ -89,9 +86,7 @@ enum IdentityCommand {
         }
         let showSecrets = parsed.has("--show-secrets")
         do {
-            let credentials = try runAsync {
-                try await identity.credentialsForIdentity(identityId: identityId, logins: [key: token])
-            }
+            let credentials = try await identity.credentialsForIdentity(identityId: identityId, logins: [key: token])
             var object: [String: Any] = ["accessKeyId": credentials.accessKeyId, "expiration": credentials.expiration?.iso8601 ?? NSNull()]
             if showSecrets {
                 object["secretAccessKey"] = credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }

@@ -32,7 +32,7 @@ enum OSSCommand {
           -h, --help                Show this help.
         """
 
-    static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let options = try RequestOptions(
             arguments,
             extraSpecs: [
@@ -71,7 +71,7 @@ enum OSSCommand {
             printError("--- string to sign\n\(signature.stringToSign)")
         }
 
-        return try options.perform(
+        return try await options.perform(
             request, clock: clock, report: report,
             sign: { request, time throws(AuthCoreError) in try signer.sign(ossRequest(request), at: time) },
             presign: { request, time throws(AuthCoreError) in try signer.presign(ossRequest(request), at: time, expires: options.expires) })

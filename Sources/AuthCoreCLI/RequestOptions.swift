@@ -94,7 +94,7 @@ struct RequestOptions {
         _ request: HTTPRequest, clock: any SigningClock, report: @escaping @Sendable (Signature) -> Void,
         sign: @escaping @Sendable (HTTPRequest, Timestamp) throws(AuthCoreError) -> Signature,
         presign: (HTTPRequest, Timestamp) throws(AuthCoreError) -> Signature
-    ) throws -> Int32 {
+    ) async throws -> Int32 {
         switch action {
         case "sign":
             do {
@@ -115,12 +115,10 @@ struct RequestOptions {
                 throw error.code == .invalidParameter ? UsageError(error.reason) : CommandFailure(error.reason)
             }
         default:
-            return try runAsync {
-                try await send(request, clock: clock) { request, time throws(AuthCoreError) in
-                    let signature = try sign(request, time)
-                    report(signature)
-                    return signature.added(to: request)
-                }
+            return try await send(request, clock: clock) { request, time throws(AuthCoreError) in
+                let signature = try sign(request, time)
+                report(signature)
+                return signature.added(to: request)
             }
         }
     }

@@ -35,7 +35,7 @@ enum SigV4Command {
           -h, --help                Show this help.
         """
 
-    static func run(_ arguments: ArraySlice<String>) throws -> Int32 {
+    static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let options = try RequestOptions(
             arguments,
             extraSpecs: [
@@ -70,7 +70,7 @@ enum SigV4Command {
             }
         }
         let presignPayload: SigV4Payload = (unsigned || s3) ? .unsigned : .bytes(options.body)
-        return try options.perform(
+        return try await options.perform(
             request, clock: clock, report: report,
             sign: { request, time throws(AuthCoreError) in
                 try signer.sign(request.sigV4Request(payload: payload), at: time, keepingCanonicalRequest: verbose)

@@ -39,13 +39,13 @@ do {
     case "srp":
         status = try SRPCommand.run(rest)
     case "sigv4":
-        status = try SigV4Command.run(rest)
+        status = try await SigV4Command.run(rest)
     case "oss":
-        status = try OSSCommand.run(rest)
+        status = try await OSSCommand.run(rest)
     case "cognito":
-        status = try CognitoCommand.run(rest)
+        status = try await CognitoCommand.run(rest)
     case "identity":
-        status = try IdentityCommand.run(rest)
+        status = try await IdentityCommand.run(rest)
     default:
         throw UsageError("unknown subcommand '\(command)' (try 'authcore --help')")
     }
