@@ -42,7 +42,8 @@ enum FuzzTargets {
     let base = Timestamp(secondsSince1970: seconds, nanoseconds: nanos)
     for t in [base, base.adding(seconds: offset), base.adding(seconds: 0 &- offset)] {
         guard t >= .minimum, t <= .maximum, (0..<1_000_000_000).contains(t.nanoseconds) else { fuzzFailure("out of range: \(seconds) \(offset)") }
-        guard t.amzDate == AmzDate(t).string, t.amzDate.utf8.count == 16 else { fuzzFailure("AmzDate fast path differs at \(t.secondsSince1970)") }
+        let basic = t.iso8601.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+        guard t.amzDate == basic, t.amzDate.utf8.count == 16 else { fuzzFailure("AmzDate differs from the calendar code at \(t.secondsSince1970)") }
         guard (try? Timestamp(rfc1123: t.rfc1123)) == Timestamp(secondsSince1970: t.secondsSince1970) else { fuzzFailure("rfc1123 at \(t.secondsSince1970)") }
         _ = t.cognitoTimestamp
         _ = t.dateStamp

@@ -1,4 +1,5 @@
 import AuthCore
+import Foundation
 import AuthCoreTestSupport
 import Testing
 
@@ -42,7 +43,7 @@ struct HostileInputTests {
             let t = Timestamp(secondsSince1970: seconds)
             #expect(try Timestamp(iso8601: t.iso8601) == t)
             #expect(try Timestamp(amzDate: t.amzDate) == t)
-            #expect(AmzDate(t).string == t.amzDate)
+            #expect(AmzDate(t).string == t.iso8601.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: ""))
             #expect(try Timestamp(rfc1123: t.rfc1123) == t)
             _ = t.cognitoTimestamp
         }

@@ -1,4 +1,5 @@
 import AuthCore
+import Foundation
 import AuthCoreTestSupport
 import Testing
 
@@ -72,7 +73,10 @@ struct TimestampTests {
             let c = time.components
             let date = AmzDate(time)
             #expect(date.day == c.year * 10_000 + c.month * 100 + c.day, "\(value)")
-            if (0...9999).contains(c.year) { #expect(date.string == time.amzDate, "\(value)") }
+            // The calendar code's ISO 8601 form without separators is the independent twin.
+            let basic = time.iso8601.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+            if (0...9999).contains(c.year) { #expect(date.string == basic, "\(value)") }
+            #expect(time.amzDate == date.string && time.dateStamp == String(date.string.prefix(8)))
         }
     }
 }

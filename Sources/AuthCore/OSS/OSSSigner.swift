@@ -79,14 +79,15 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
                 headers: added + [HTTPHeader("Authorization", authorization)], authorization: authorization, signature: signature,
                 canonicalRequest: nil, stringToSign: stringToSign, signedURI: nil)
         case .v4:
-            let amzDate = time.amzDate
+            let date = AmzDate(time)  // formatted once: the header, the scope and the key cache's day
+            let amzDate = date.string
             var added = [HTTPHeader("x-oss-date", amzDate), HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD")]
             if let token = credentials.sessionToken { added.append(HTTPHeader("x-oss-security-token", token)) }
             let headers = request.headers.removingFields(namedLike: added + [HTTPHeader("Authorization", "")]) + added
             let additional = v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
             let (canonical, stringToSign, signature) = v4Sign(
-                request, headers: headers, parameters: request.parameters, additional: additional, time: time, amzDate: amzDate)
-            var authorization = "OSS4-HMAC-SHA256 Credential=" + credentials.accessKeyId + "/" + v4Scope(amzDate: amzDate)
+                request, headers: headers, parameters: request.parameters, additional: additional, date: date)
+            var authorization = "OSS4-HMAC-SHA256 Credential=" + credentials.accessKeyId + "/" + v4Scope(date)
                 + ", Signature=" + signature
             if !additional.isEmpty { authorization += ", AdditionalHeaders=\(additional.joined(separator: ";"))" }
             return OSSSignature(
@@ -143,13 +144,14 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         let additional = v4AdditionalHeaders(requested: request.additionalHeaders, present: present)
         var parameters = request.parameters
         if let token = credentials.sessionToken { parameters.append(("x-oss-security-token", token)) }
-        parameters.append(("x-oss-date", time.amzDate))
+        let date = AmzDate(time)
+        parameters.append(("x-oss-date", date.string))
         parameters.append(("x-oss-expires", String(expires)))
         parameters.append(("x-oss-signature-version", "OSS4-HMAC-SHA256"))
-        parameters.append(("x-oss-credential", "\(credentials.accessKeyId)/\(v4Scope(time))"))
+        parameters.append(("x-oss-credential", "\(credentials.accessKeyId)/\(v4Scope(date))"))
         if !additional.isEmpty { parameters.append(("x-oss-additional-headers", additional.joined(separator: ";"))) }
         let (canonical, stringToSign, signature) = v4Sign(
-            request, headers: request.headers, parameters: parameters, additional: additional, time: time, amzDate: time.amzDate)
+            request, headers: request.headers, parameters: parameters, additional: additional, date: date)
         let uri = signedURI(path: request.path, parameters: parameters, signatureName: "x-oss-signature", signature: signature)
         return OSSSignature(
             headers: [], authorization: nil, signature: signature, canonicalRequest: canonical, stringToSign: stringToSign,
@@ -186,10 +188,8 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
     // MARK: - V4
 
-    func v4Scope(_ time: Timestamp) -> String { v4Scope(amzDate: time.amzDate) }
-
-    /// `date/region/oss/aliyun_v4_request`, the date taken from an `X-Amz-Date`-style timestamp.
-    func v4Scope(amzDate: String) -> String { String(amzDate.prefix(8)) + "/" + (region ?? "") + "/oss/aliyun_v4_request" }
+    /// `date/region/oss/aliyun_v4_request`.
+    func v4Scope(_ date: AmzDate) -> String { date.dateString + "/" + (region ?? "") + "/oss/aliyun_v4_request" }
 
     /// Lower-cased additional headers, without the ones signed anyway, sorted; in URL mode only those present.
     func v4AdditionalHeaders(requested: [String], present: Set<String>?) -> [String] {
@@ -205,14 +205,15 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
     func v4Sign(
         _ request: OSSRequest, headers: [HTTPHeader], parameters: [(key: String, value: String)], additional: [String],
-        time: Timestamp, amzDate: String
+        date: AmzDate
     ) -> (canonical: String, stringToSign: String, signature: String) {
+        let amzDate = date.string
         let payload = headers.firstValue(namedIgnoringCase: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
         let canonical = OSSV4CanonicalRequest.build(
             method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: headers,
             additional: additional, payload: payload)
         // OSS4-HMAC-SHA256 \n timestamp \n date/region/oss/aliyun_v4_request \n hex(SHA256(canonical request))
-        let scope = v4Scope(amzDate: amzDate)
+        let scope = v4Scope(date)
         var stringToSign: [UInt8] = []
         stringToSign.reserveCapacity(17 + amzDate.utf8.count + 1 + scope.utf8.count + 1 + 64)
         stringToSign.append(contentsOf: "OSS4-HMAC-SHA256\n".utf8)
@@ -221,15 +222,15 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         stringToSign.append(contentsOf: scope.utf8)
         stringToSign.append(UInt8(ascii: "\n"))
         canonical.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.withUnsafeBytes { stringToSign.appendHex($0) }
-        let signature = stringToSign.withUnsafeBytes { v4Authenticate($0, time: time) }
+        let signature = stringToSign.withUnsafeBytes { v4Authenticate($0, date: date) }
         return (String(decoding: canonical, as: UTF8.self), String(decoding: stringToSign, as: UTF8.self), signature.hexLowercased)
     }
 
     /// HMAC-SHA256 under the V4 signing key of `time`'s day: the signer's memo, else the shared cache.
-    func v4Authenticate(_ message: UnsafeRawBufferPointer, time: Timestamp) -> Digest {
-        let day = AmzDate(time).day
+    func v4Authenticate(_ message: UnsafeRawBufferPointer, date amzDate: AmzDate) -> Digest {
+        let day = amzDate.day
         if let digest = memo.authenticate(day: day, message) { return digest.published }  // published in the request
-        let date = time.dateStamp
+        let date = amzDate.dateString
         let key = SigningKeyCache.Key(
             scheme: 1, accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, date: date, region: region ?? "",
             service: "oss")

@@ -203,23 +203,14 @@ extension Timestamp {
         appendDigits(c.second, width: 2, to: &out)
     }
 
-    /// SigV4's basic ISO 8601 form `YYYYMMDDTHHMMSSZ` (the `X-Amz-Date` value), as bytes.
-    public var amzDateBytes: [UInt8] {
-        let c = components
-        var out: [UInt8] = []
-        out.reserveCapacity(16)
-        Self.appendDate(c, separator: nil, to: &out)
-        out.append(UInt8(ascii: "T"))
-        Self.appendTime(c, separator: nil, to: &out)
-        out.append(UInt8(ascii: "Z"))
-        return out
-    }
+    /// SigV4's basic ISO 8601 form `YYYYMMDDTHHMMSSZ` (the `X-Amz-Date` value), as bytes (``AmzDate``).
+    public var amzDateBytes: [UInt8] { AmzDate(self).withBytes { Array($0) } }
 
-    /// `YYYYMMDDTHHMMSSZ`.
-    public var amzDate: String { String(decoding: amzDateBytes, as: UTF8.self) }
+    /// `YYYYMMDDTHHMMSSZ` (``AmzDate``).
+    public var amzDate: String { AmzDate(self).string }
 
-    /// `YYYYMMDD` (the date of a credential scope).
-    public var dateStamp: String { String(decoding: amzDateBytes.prefix(8), as: UTF8.self) }
+    /// `YYYYMMDD` (the date of a credential scope; ``AmzDate``).
+    public var dateStamp: String { AmzDate(self).dateString }
 
     /// ISO 8601 extended, UTC, whole seconds: `2026-11-29T22:00:00Z`.
     public var iso8601: String {
