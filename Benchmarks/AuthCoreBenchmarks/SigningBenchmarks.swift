@@ -52,6 +52,29 @@ func signingBenchmarks() -> [BenchmarkCase] {
             }
             blackHole(out)
         },
+        // Cold: a server signing for many users' credentials — a new signer and an empty key cache
+        // each time (the key is derived, its cache entry built, then the signature made).
+        BenchmarkCase(name: "sigv4.sign.get.cold", note: "new signer, empty key cache: key derivation + signature") { n in
+            for _ in 0..<n {
+                let cold = try? SigV4Signer(
+                    credentials: credentials, region: "us-east-1", service: "execute-api", keyCache: SigningKeyCache(capacity: 1))
+                blackHole((try? cold?.sign(get, at: time))?.headers)
+            }
+        },
+        BenchmarkCase(name: "c.sigv4.sign.get.cold", note: "four HMACs deriving the key + the hashing floor") { n in
+            var out = [CChar](repeating: 0, count: 65)
+            let secret = credentials.secretAccessKey.withUnsafeBytes { Array($0) }
+            canonical.withUnsafeBytes { c in
+                prefix.withUnsafeBytes { p in
+                    secret.withUnsafeBytes { s in
+                        c_authcore_baseline_sigv4_cold(
+                            c.baseAddress, c.count, p.baseAddress, p.count, s.baseAddress, s.count, time.dateStamp, "us-east-1", "execute-api", n,
+                            &out)
+                    }
+                }
+            }
+            blackHole(out)
+        },
         BenchmarkCase(name: "sigv4.sign.put.1KiB", bytesPerIteration: 1024, note: "S3 PUT, 1 KiB body hashed") { n in
             for _ in 0..<n { blackHole(try? signer.sign(put, at: time)) }
         },

@@ -173,6 +173,40 @@ void c_authcore_baseline_sigv4_hashing(const void *canonical, size_t canonical_l
     EVP_MAC_CTX_free(mac);
 }
 
+/* A cold SigV4 signature: the signing key derived from the secret (four HMAC-SHA256, AWS SigV4
+ * "Calculating the signature": kDate, kRegion, kService, kSigning), then the hashing floor above.
+ * The same OpenSSL calls a signer with an empty key cache makes, with no cache, no allocation of
+ * request structures, nothing but the hashing. */
+void c_authcore_baseline_sigv4_cold(const void *canonical, size_t canonical_length, const void *prefix, size_t prefix_length,
+                                    const void *secret, size_t secret_length, const char *date, const char *region,
+                                    const char *service, long iterations, char signature_hex[65]) {
+    EVP_MD *md = sha256_md();
+    unsigned char key[64], digest[32], tag[32];
+    char string_to_sign[512];
+    size_t n = 0;
+    if (prefix_length + 64 > sizeof string_to_sign || secret_length + 4 > sizeof key) return;
+    memcpy(string_to_sign, prefix, prefix_length);
+    const char *parts[4] = {date, region, service, "aws4_request"};
+    for (long i = 0; i < iterations; i++) {
+        memcpy(key, "AWS4", 4);
+        memcpy(key + 4, secret, secret_length);
+        size_t key_length = secret_length + 4;
+        for (int p = 0; p < 4; p++) {
+            EVP_MAC_CTX *step = keyed_hmac(key, key_length);
+            EVP_MAC_update(step, (const unsigned char *)parts[p], strlen(parts[p]));
+            EVP_MAC_final(step, key, &key_length, sizeof key);
+            EVP_MAC_CTX_free(step);
+        }
+        EVP_Digest(canonical, canonical_length, digest, NULL, md, NULL);
+        to_hex(digest, 32, string_to_sign + prefix_length);
+        EVP_MAC_CTX *mac = keyed_hmac(key, key_length);
+        EVP_MAC_update(mac, (const unsigned char *)string_to_sign, prefix_length + 64);
+        EVP_MAC_final(mac, tag, &n, sizeof tag);
+        EVP_MAC_CTX_free(mac);
+        to_hex(tag, 32, signature_hex);
+    }
+}
+
 #include <openssl/bn.h>
 
 size_t c_authcore_baseline_openssl_powm_consttime(const void *base, size_t base_length, const void *exponent,

@@ -48,4 +48,9 @@ void c_authcore_baseline_sigv4_hashing(const void *canonical, size_t canonical_l
                                        size_t prefix_length, const void *key, size_t key_length, long iterations,
                                        char signature_hex[65]);
 
+/// A cold SigV4 signature: the four-HMAC key derivation from the secret, then the hashing floor.
+void c_authcore_baseline_sigv4_cold(const void *canonical, size_t canonical_length, const void *prefix, size_t prefix_length,
+                                    const void *secret, size_t secret_length, const char *date, const char *region,
+                                    const char *service, long iterations, char signature_hex[65]);
+
 #endif
