@@ -13,7 +13,7 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales valgrind
 
-.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
@@ -23,6 +23,7 @@ test: deps build
 	$(MAKE) --no-print-directory fuzz-replay
 	$(MAKE) --no-print-directory ctgrind
 	$(MAKE) --no-print-directory ct-count
+	$(MAKE) --no-print-directory dudect DUDECT_MEASUREMENTS=20000
 	$(MAKE) --no-print-directory zeroize-check
 
 bench: deps build-release
@@ -91,6 +92,14 @@ ctgrind: ctgrind-build
 # classes: zero/small/top-bit exponents, x = 0 vs 2^255, a premaster base with a zero top byte.
 ct-count: ctgrind-build
 	@$(PYTHON) scripts/ct_count.py $(CT_BINARY)
+
+# Timing (dudect's fixed-vs-random Welch t-test, Checks/AuthCoreConstantFlow/Dudect.swift): the
+# proof comparison, the g^x comb and the client premaster must stay below |t| = 10, the early-exit
+# controls must exceed it. `make test` runs a 20,000-measurement smoke (~7 s); the default is 1,000,000
+# (the premaster gets 1/40 of them).
+DUDECT_MEASUREMENTS ?= 1000000
+dudect: ctgrind-build
+	@$(CT_BINARY) dudect $(DUDECT_MEASUREMENTS)
 
 # Freed heap blocks that still hold a marker secret (LD_PRELOAD probe, Checks/zeroize), per scenario
 # with its gate, and a control with OPENSSL_cleanse disabled that must find them (scripts/zeroize_check.py).

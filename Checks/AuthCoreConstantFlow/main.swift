@@ -11,6 +11,8 @@ import Glibc
 //                                control at least 1.
 //   authcore-ctcheck zeroize PASSWORD-FD   SRP, Cognito and device flows with the password read from
 //                                     a descriptor (`make zeroize-check`, see Zeroize.swift).
+//   authcore-ctcheck dudect N [OP...]  timing: fixed-vs-random classes, Welch's t (`make dudect`,
+//                                     a smoke in `make test`; see Dudect.swift).
 //   authcore-ctcheck count OP CLASS   one secret operation for one secret class between callgrind's
 //                                     start/stop marks (`make ct-count`, see Counting.swift).
 
@@ -47,7 +49,8 @@ switch arguments.first {
 case "ctgrind": exit(runChecked())
 case "count": exit(runCount(Array(arguments.dropFirst())))
 case "zeroize": exit(runZeroizeFlows(Array(arguments.dropFirst())))
+case "dudect": exit(runDudect(Array(arguments.dropFirst())))
 default:
-    print("usage: authcore-ctcheck ctgrind | count OP CLASS")
+    print("usage: authcore-ctcheck ctgrind | count OP CLASS | zeroize FD | dudect N [OP...]")
     exit(2)
 }
