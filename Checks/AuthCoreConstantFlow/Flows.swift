@@ -14,6 +14,10 @@ let flows: [Flow] = [
     Flow(name: "srp6a.handshake.3072.sha256") {
         try handshake(try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256), password: "correct horse battery staple")
     },
+    Flow(name: "srp6a.handshake.2048.sha256.padded-proofs") {  // K = H(PAD(S)): S's length is not declassified
+        try handshake(
+            try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256, proofPadsG: true, proofPadding: .padded), password: "padded proofs")
+    },
     Flow(name: "srp6a.handshake.2048.sha1") {
         try handshake(try SRPConfiguration(group: .rfc5054Group2048, hash: .sha1), password: "Tr0ub4dor&3")
     },
