@@ -35,6 +35,13 @@ static inline EVP_MAC_CTX *c_authcore_hmac_ctx_new(EVP_MAC *mac, const char *dig
 /// `EVP_MAC_init` is called with a NULL key). 1 on success.
 static inline int c_authcore_hmac_ctx_reset(EVP_MAC_CTX *ctx) { return EVP_MAC_init(ctx, NULL, 0, NULL); }
 
+/// Re-keys a live HMAC context with `key` (the digest chosen at creation stays: no parameter, so no
+/// digest fetch). 1 on success.
+static inline int c_authcore_hmac_ctx_rekey(EVP_MAC_CTX *ctx, const void *key, size_t key_len) {
+    static const unsigned char empty = 0;
+    return EVP_MAC_init(ctx, key_len == 0 ? &empty : (const unsigned char *)key, key_len, NULL);
+}
+
 static inline int c_authcore_mac_update(EVP_MAC_CTX *ctx, const void *data, size_t len) {
     return EVP_MAC_update(ctx, (const unsigned char *)data, len);
 }

@@ -52,6 +52,16 @@ struct MACHandle: ~Copyable, @unchecked Sendable {
         precondition(ok == 1, "EVP_MAC_update failed")  // invariant: cannot fail on a keyed context
     }
 
+    /// The MAC written straight into wiping storage (a key in a derivation chain: no `Digest` copy).
+    func finalizeSecret() -> SecureBytes {
+        let count = algorithm.byteCount
+        return SecureBytes(count: count) { out in
+            var length = 0
+            let ok = c_authcore_mac_final(context, out.baseAddress!, &length, count)  // invariant: count > 0
+            precondition(ok == 1 && length == count, "EVP_MAC_final failed")  // invariant: a keyed context
+        }
+    }
+
     func finalize() -> Digest {
         let count = algorithm.byteCount
         return Digest(count: count) { out in

@@ -241,15 +241,9 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
     /// kSigning = HMAC(HMAC(HMAC(HMAC("aliyun_v4" + secret, date), region), "oss"), "aliyun_v4_request").
     func deriveV4Key(date: String) -> SecureBytes {
-        var key = SecureBytes(Array("aliyun_v4".utf8))
-        credentials.secretAccessKey.withUnsafeBytes { key.append(contentsOf: $0) }
-        for part in [date, region ?? "", "oss", "aliyun_v4_request"] {
-            let digest = key.withUnsafeBytes { k in
-                Array(part.utf8).withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: $0, using: k) }
-            }
-            key = digest.withUnsafeBytes { SecureBytes(copying: $0) }
-        }
-        return key
+        var seed = SecureBytes(Array("aliyun_v4".utf8))
+        credentials.secretAccessKey.withUnsafeBytes { seed.append(contentsOf: $0) }
+        return HMACKeyChain.derive(.sha256, seed: seed, parts: [date, region ?? "", "oss", "aliyun_v4_request"])
     }
 
     // MARK: - Shared

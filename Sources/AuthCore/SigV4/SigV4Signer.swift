@@ -300,18 +300,12 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         return entry
     }
 
-    /// kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request").
+    /// kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request")
+    /// (``HMACKeyChain``).
     func deriveSigningKey(date: String) -> SecureBytes {
         var seed = SecureBytes(Array("AWS4".utf8))
         credentials.secretAccessKey.withUnsafeBytes { seed.append(contentsOf: $0) }
-        var key = seed
-        for part in [date, region, service, "aws4_request"] {
-            let digest = key.withUnsafeBytes { k in
-                Array(part.utf8).withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: $0, using: k) }
-            }
-            key = digest.withUnsafeBytes { SecureBytes(copying: $0) }
-        }
-        return key
+        return HMACKeyChain.derive(.sha256, seed: seed, parts: [date, region, service, "aws4_request"])
     }
 
     /// The hash of the canonical request and the signature: hex(SHA256(canonical request)) goes into

@@ -88,15 +88,21 @@ final class SigningKeyMemo: Sendable {
     private struct Remembered: ~Copyable {
         var day: Int
         var entry: SigningKeyCache.Entry?
-        var mac: KeyedHMAC
+        /// The memo's own keyed context, made at the second signature of a day: a signer used once
+        /// (a server signing for many users' credentials) never pays for it, nor for a placeholder.
+        var mac: KeyedHMAC?
     }
 
-    private let state = Locked(Remembered(day: Int.min, entry: nil, mac: KeyedHMAC(algorithm: .sha256, key: [UInt8]())))
+    private let state = Locked(Remembered(day: Int.min, entry: nil, mac: nil))
 
     /// HMAC-SHA256 of `message` under the remembered key, or nil when the memo holds another day.
     func authenticate(day: Int, _ message: UnsafeRawBufferPointer) -> Digest? {
         state.withLock { remembered in
-            remembered.day == day ? remembered.mac.authenticationCode(for: message) : nil
+            guard remembered.day == day else { return nil }
+            if let digest = remembered.mac?.authenticationCode(for: message) { return digest }
+            guard let entry = remembered.entry else { return nil }
+            remembered.mac = KeyedHMAC(algorithm: .sha256, key: entry.signingKey)
+            return remembered.mac?.authenticationCode(for: message)
         }
     }
 
@@ -113,7 +119,7 @@ final class SigningKeyMemo: Sendable {
         state.withLock { remembered in
             remembered.day = day
             remembered.entry = entry
-            remembered.mac = KeyedHMAC(algorithm: .sha256, key: entry.signingKey)  // once per day
+            remembered.mac = nil  // keyed when the day's second signature asks for it
         }
     }
 }
