@@ -95,9 +95,7 @@ enum CognitoCommand {
             guard let region else { throw UsageError("missing --region (or --amplify-outputs)") }
             guard let poolId else { throw UsageError("missing --user-pool-id (or --amplify-outputs)") }
             guard let clientId else { throw UsageError("missing --client-id (or --amplify-outputs)") }
-            configuration = try CognitoUserPoolConfiguration(
-                region: region, userPoolId: poolId, clientId: clientId, clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"),
-                endpoint: parsed.value("--endpoint"))
+            configuration = try poolConfiguration(region: region, userPoolId: poolId, clientId: clientId, endpoint: parsed.value("--endpoint"))
         } catch let error as AuthCoreError {
             throw UsageError(error.reason)
         }
@@ -133,9 +131,7 @@ enum CognitoCommand {
             return try CognitoPendingSignIn(decoding: bytes)
         }
         let configuration = try usageChecked {
-            try CognitoUserPoolConfiguration(
-                region: pending.region, userPoolId: pending.userPoolId, clientId: pending.clientId,
-                clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"), endpoint: parsed.value("--endpoint"))
+            try poolConfiguration(region: pending.region, userPoolId: pending.userPoolId, clientId: pending.clientId, endpoint: parsed.value("--endpoint"))
         }
         let answerBytes = try takeSecretEnvironment("COGNITO_CHALLENGE_RESPONSE") ?? readSecretStandardInput(limit: 65_536)
         let answer = answerBytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
@@ -195,6 +191,16 @@ enum CognitoCommand {
         return 0
     }
 
+    /// The pool configuration every subcommand builds: the client secret from `COGNITO_CLIENT_SECRET`
+    /// (taken from the environment and wiped there), the endpoint from `--endpoint`.
+    static func poolConfiguration(region: String, userPoolId: String, clientId: String, endpoint: String?) throws(AuthCoreError)
+        -> CognitoUserPoolConfiguration
+    {
+        try CognitoUserPoolConfiguration(
+            region: region, userPoolId: userPoolId, clientId: clientId, clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"),
+            endpoint: endpoint)
+    }
+
     struct SessionAnswer: Sendable {
         let tokens: CognitoTokens
         let status: CognitoSession.Status
@@ -207,9 +213,7 @@ enum CognitoCommand {
         do { stored = try await store.session() } catch { throw CommandFailure(error.reason) }
         guard let stored else { throw CommandFailure("signed out (\(path) holds no session)") }
         let configuration = try usageChecked {
-            try CognitoUserPoolConfiguration(
-                region: stored.region, userPoolId: stored.userPoolId, clientId: stored.clientId,
-                clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"), endpoint: endpoint)
+            try poolConfiguration(region: stored.region, userPoolId: stored.userPoolId, clientId: stored.clientId, endpoint: endpoint)
         }
         return (CognitoSession(configuration: configuration, store: store), true)
     }

@@ -9,11 +9,7 @@ import Testing
 /// names, the China endpoints, retries of throttled calls that are safe to repeat.
 @Suite("Cognito review fixes")
 struct CognitoReviewFixTests {
-    static func answer(_ status: Int = 200, _ object: [String: Any], type: String? = nil) -> HTTPResponse {
-        var headers = [HTTPHeader("Content-Type", "application/x-amz-json-1.1"), HTTPHeader("x-amzn-RequestId", "req-\(status)")]
-        if let type { headers.append(HTTPHeader("x-amzn-ErrorType", type)) }
-        return HTTPResponse(status: status, headers: headers, body: [UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data()))
-    }
+    static func answer(_ status: Int = 200, _ object: [String: Any]) -> HTTPResponse { .jsonAnswer(status, object) }
 
     static var tokens: [String: Any] { ["AuthenticationResult": ["IdToken": "i.d.t", "AccessToken": "a.c.t", "ExpiresIn": 3600, "TokenType": "Bearer"]] }
 

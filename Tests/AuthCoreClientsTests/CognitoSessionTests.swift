@@ -12,11 +12,7 @@ import Testing
 struct CognitoSessionTests {
     static let start = Timestamp(secondsSince1970: 1_796_000_000)
 
-    static func answer(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
-        HTTPResponse(
-            status: status, headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1")],
-            body: [UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data()))
-    }
+    static func answer(_ status: Int, _ object: [String: Any]) -> HTTPResponse { .jsonAnswer(status, object) }
 
     static func refreshed(_ access: String, refreshToken: String? = nil) -> HTTPResponse {
         var result: [String: Any] = ["IdToken": "id-" + access, "AccessToken": access, "ExpiresIn": 3600, "TokenType": "Bearer"]

@@ -1,5 +1,6 @@
 import AuthCore
 import AuthCoreClients
+import Foundation
 
 /// A transport that answers from a script and records what it was sent (for state-machine and
 /// retry tests; the real-server tests are in AuthCoreIntegrationTests).
@@ -16,5 +17,15 @@ final class ScriptedTransport: HTTPTransport {
             guard !state.responses.isEmpty else { throw AuthCoreError(.transportFailure, "script exhausted") }
             return state.responses.removeFirst()
         }
+    }
+}
+
+extension HTTPResponse {
+    /// A JSON 1.1 answer of `status` with `object` as its body and a request id.
+    static func jsonAnswer(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
+        HTTPResponse(
+            status: status,
+            headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1"), HTTPHeader("x-amzn-RequestId", "req-\(status)")],
+            body: [UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data()))
     }
 }

@@ -10,7 +10,7 @@ extension CognitoIdentityProviderAPI {
         username: String, password: SecureBytes, attributes: [String: String] = [:], clientMetadata: [String: String] = [:]
     ) async throws(AuthCoreError) -> (userConfirmed: Bool, delivery: CognitoCodeDelivery?) {
         var body = clientBody(username: username, clientMetadata: clientMetadata)
-        body["Password"] = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        body["Password"] = password.unwipedRequestText
         if !attributes.isEmpty {
             body["UserAttributes"] = attributes.sorted { $0.key < $1.key }.map { ["Name": $0.key, "Value": $0.value] }
         }
@@ -36,7 +36,7 @@ extension CognitoIdentityProviderAPI {
     ) async throws(AuthCoreError) {
         var body = clientBody(username: username, clientMetadata: clientMetadata)
         body["ConfirmationCode"] = code
-        body["Password"] = newPassword.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        body["Password"] = newPassword.unwipedRequestText
         _ = try await call("ConfirmForgotPassword", body)
     }
 
@@ -80,7 +80,7 @@ extension CognitoIdentityProviderAPI {
         -> CognitoTokens
     {
         var body: [String: Any] = ["ClientId": configuration.clientId, "RefreshToken": refreshToken]
-        if let secret = configuration.clientSecret { body["ClientSecret"] = secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        if let secret = configuration.clientSecret { body["ClientSecret"] = secret.unwipedRequestText }
         if let deviceKey { body["DeviceKey"] = deviceKey }
         let answer = try await call("GetTokensFromRefreshToken", body)
         guard answer.has("AuthenticationResult") else {
@@ -98,7 +98,7 @@ extension CognitoIdentityProviderAPI {
     /// `RevokeToken`: this refresh token and the access tokens it issued stop working.
     public func revokeToken(_ refreshToken: String) async throws(AuthCoreError) {
         var body: [String: Any] = ["ClientId": configuration.clientId, "Token": refreshToken]
-        if let secret = configuration.clientSecret { body["ClientSecret"] = secret.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        if let secret = configuration.clientSecret { body["ClientSecret"] = secret.unwipedRequestText }
         _ = try await call("RevokeToken", body)
     }
 

@@ -126,7 +126,7 @@ public actor CognitoSignIn {
             authFlow = flow == .userSRP ? "USER_SRP_AUTH" : "CUSTOM_AUTH"
         case .userPassword:
             guard let password else { throw AuthCoreError(.invalidParameter, "user-password needs a password") }
-            parameters["PASSWORD"] = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            parameters["PASSWORD"] = password.unwipedRequestText
             authFlow = "USER_PASSWORD_AUTH"
         case .customWithoutSRP:
             authFlow = "CUSTOM_AUTH"
@@ -137,7 +137,7 @@ public actor CognitoSignIn {
                 switch factor {
                 case .password:
                     guard let password else { throw AuthCoreError(.invalidParameter, "the PASSWORD factor needs a password") }
-                    parameters["PASSWORD"] = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                    parameters["PASSWORD"] = password.unwipedRequestText
                 case .passwordSRP:
                     guard password != nil else { throw AuthCoreError(.invalidParameter, "the PASSWORD_SRP factor needs a password") }
                     let value = try takeOrMakeEphemeral(&ephemeral)
@@ -229,7 +229,7 @@ public actor CognitoSignIn {
                     return .nextStep(.confirmSignInWithPassword)
                 }
                 if factor == .password {
-                    responses["PASSWORD"] = password.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+                    responses["PASSWORD"] = password.unwipedRequestText
                 } else {
                     let value = try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
                     responses["SRP_A"] = value.publicValue.hexLowercased

@@ -41,18 +41,17 @@ public struct RetryPolicy: Sendable {
     /// One attempt.
     public static let none = RetryPolicy(maximumAttempts: 1)
 
-    /// Error types that mean "slow down" (AWS's throttling codes) or a passing failure of the service.
-    public static let retryableErrorTypes: Set<String> = [
-        "Throttling", "ThrottlingException", "ThrottledException", "TooManyRequestsException", "RequestThrottled",
-        "RequestThrottledException", "RequestLimitExceeded", "ProvisionedThroughputExceededException", "SlowDown",
-        "InternalErrorException", "InternalFailure", "InternalError", "ServiceUnavailable", "ServiceUnavailableException",
-    ]
-
     /// The throttling types: the service refused the request before doing anything.
     public static let throttlingErrorTypes: Set<String> = [
         "Throttling", "ThrottlingException", "ThrottledException", "TooManyRequestsException", "RequestThrottled",
         "RequestThrottledException", "RequestLimitExceeded", "ProvisionedThroughputExceededException", "SlowDown",
     ]
+
+    /// Error types that mean "slow down" or a passing failure of the service (which may have
+    /// processed the request).
+    public static let retryableErrorTypes: Set<String> = throttlingErrorTypes.union([
+        "InternalErrorException", "InternalFailure", "InternalError", "ServiceUnavailable", "ServiceUnavailableException",
+    ])
 
     /// How safe a call is to send again.
     public enum Repeatability: Sendable {
