@@ -216,7 +216,10 @@ extension CognitoReviewFixTests {
         let good = ["kty": "RSA", "kid": "k1", "e": "AQAB", "n": Self.base64URL([0xC3] + [UInt8](repeating: 0x5A, count: 255))]
         let jwks = Self.answer(200, ["keys": [["kty": "RSA", "kid": "bad", "n": "!!", "e": "AQAB"], ["kty": "RSA", "kid": "short", "n": "AQAB", "e": "AQAB"], good]])
         let transport = ScriptedTransport([jwks])
-        let verifier = try CognitoTokenVerifier(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientIds: ["c"], transport: transport)
+        // A clock that stands still: on a slow run (ThreadSanitizer) 30 s of wall time may pass here.
+        let verifier = try CognitoTokenVerifier(
+            region: "us-east-1", userPoolId: "us-east-1_Abc123", clientIds: ["c"], transport: transport,
+            clock: FixedClock(Timestamp(secondsSince1970: 1_796_000_000)))
         // k1 was kept: the made-up signature is checked against it (and fails), not "unknown key".
         await #expect(throws: AuthCoreError(.signatureMismatch, "")) { try await verifier.verify(Self.token(kid: "k1"), as: .access) }
         await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await verifier.verify(Self.token(kid: "bad"), as: .access) }
