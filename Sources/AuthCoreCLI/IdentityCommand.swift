@@ -4,28 +4,54 @@ import Foundation
 
 enum IdentityCommand {
     static let help = """
-        OVERVIEW: Cognito identity pools: developer-authenticated identities.
+        OVERVIEW: Cognito identity pools: identities, credentials, developer-authenticated identities.
 
         USAGE: authcore identity developer-token --region R --identity-pool-id ID --provider-name NAME
-                  --user-identifier ID [--identity-id ID] [--token-duration SECONDS] [--endpoint URL]
-               authcore identity credentials --region R --identity-id ID --token-file FILE
-                  [--logins-key KEY] [--endpoint URL] [--show-secrets]
+                  --user-identifier ID [--identity-id ID] [--login NAME=@FILE|NAME=env:VAR]...
+                  [--token-duration SECONDS] [--endpoint URL]
+               authcore identity lookup-developer-identity --region R --identity-pool-id ID
+                  [--identity-id ID] [--user-identifier ID] [--max-results N] [--next-token T] [--endpoint URL]
+               authcore identity unlink-developer-identity --region R --identity-pool-id ID --identity-id ID
+                  --provider-name NAME --user-identifier ID [--endpoint URL]
+               authcore identity get-id --region R --identity-pool-id ID [--identity-store DIR] [--endpoint URL]
+               authcore identity credentials --region R (--identity-id ID | --identity-pool-id ID [--identity-store DIR])
+                  [--token-file FILE [--logins-key KEY]] [--custom-role-arn ARN]
+                  [--format json|credential-process] [--endpoint URL] [--show-secrets]
 
         developer-token   The backend half: GetOpenIdTokenForDeveloperIdentity, signed with the developer
                           credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN.
+                          --login links a social login too; its token comes from a file (@FILE) or an
+                          environment variable (env:VAR), never from the command line.
                           Prints {"identityId":…,"token":…}. --token-duration is 1...86400 (default 900).
+        lookup-developer-identity
+                          LookupDeveloperIdentity (signed like developer-token): the identity of a user
+                          identifier, or the user identifiers of an identity. Prints
+                          {"identityId":…,"developerUserIdentifiers":[…]} (and "nextToken" when there is more).
+        unlink-developer-identity
+                          UnlinkDeveloperIdentity (signed like developer-token). Prints {"status":"unlinked"}.
+        get-id            GetId for an unauthenticated identity. With --identity-store the id is saved in
+                          DIR (file mode 0600) and the saved one is printed on later runs. Prints {"identityId":…}.
         credentials       The app half: GetCredentialsForIdentity with Logins = {issuer: token}. The key is
                           the token's iss claim (without https://), checked against the region; a token that
-                          is not a JWT needs --logins-key. Prints {"accessKeyId":…,"expiration":…}; the
-                          secret and session token only with --show-secrets.
+                          is not a JWT needs --logins-key. Without --token-file the identity is unauthenticated;
+                          --identity-pool-id takes the identity id from --identity-store or GetId. Prints
+                          {"accessKeyId":…,"expiration":…}; the secret and session token only with
+                          --show-secrets. --format credential-process prints the AWS CLI's credential_process
+                          JSON (which holds the secret: that is its purpose).
         """
 
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        guard let sub = arguments.first else { throw UsageError("identity needs a subcommand (developer-token or credentials)") }
+        guard let sub = arguments.first else {
+            throw UsageError("identity needs a subcommand (developer-token, lookup-developer-identity, unlink-developer-identity, get-id or credentials)")
+        }
         if sub == "-h" || sub == "--help" { throw HelpRequested(text: help) }
+        let rest = arguments.dropFirst()
         switch sub {
-        case "developer-token": return try await developerToken(arguments.dropFirst())
-        case "credentials": return try await credentials(arguments.dropFirst())
+        case "developer-token": return try await developerToken(rest)
+        case "lookup-developer-identity": return try await lookupDeveloperIdentity(rest)
+        case "unlink-developer-identity": return try await unlinkDeveloperIdentity(rest)
+        case "get-id": return try await IdentityCredentialsCommand.getId(rest)
+        case "credentials": return try await IdentityCredentialsCommand.credentials(rest)
         default: throw UsageError("unknown identity subcommand '\(sub)'")
         }
     }
@@ -36,13 +62,55 @@ enum IdentityCommand {
         }
     }
 
-    static func developerToken(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        let parsed = try parseArguments(
-            arguments,
-            specs: ["--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id", "--token-duration", "--endpoint"].map {
-                OptionSpec(names: [$0], kind: .value)
-            }, help: help)
+    static func parse(_ arguments: ArraySlice<String>, values: [String], repeated: [String] = [], flags: [String] = []) throws -> ParsedArguments {
+        let specs =
+            values.map { OptionSpec(names: [$0], kind: .value) } + repeated.map { OptionSpec(names: [$0], kind: .repeatedValue) }
+            + flags.map { OptionSpec(names: [$0], kind: .flag) }
+        let parsed = try parseArguments(arguments, specs: specs, help: help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        return parsed
+    }
+
+    static func developerCredentials() throws -> Credentials {
+        try credentialsFromEnvironment(id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN")
+    }
+
+    static func printJSON(_ object: [String: Any]) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        printOut(String(decoding: data, as: UTF8.self))
+    }
+
+    /// `--login NAME=@FILE` or `--login NAME=env:VAR`: a login to link, its token never in argv.
+    static func linkedLogins(_ values: [String]) throws -> [String: String] {
+        var logins: [String: String] = [:]
+        for value in values {
+            guard let eq = value.firstIndex(of: "="), eq != value.startIndex else {
+                throw UsageError("--login expects NAME=@FILE or NAME=env:VAR, got '\(value.prefix(40))'")
+            }
+            let name = String(value[..<eq])
+            let source = value[value.index(after: eq)...]
+            let token: String
+            if source.hasPrefix("@"), source.count > 1 {
+                let path = String(source.dropFirst())
+                token = String(decoding: try readFile(path, limit: 65_536, option: "--login"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            } else if source.hasPrefix("env:"), source.count > 4 {
+                let variable = String(source.dropFirst(4))
+                guard let text = environment(variable) else { throw UsageError("--login \(name): the environment variable \(variable) is not set") }
+                token = text
+            } else {
+                throw UsageError("--login \(name): the token comes from @FILE or env:VAR, never from the command line")
+            }
+            guard !token.isEmpty else { throw UsageError("--login \(name): the token is empty") }
+            guard logins[name] == nil else { throw UsageError("--login \(name) given more than once") }
+            logins[name] = token
+        }
+        return logins
+    }
+
+    static func developerToken(_ arguments: ArraySlice<String>) async throws -> Int32 {
+        let parsed = try parse(
+            arguments, values: ["--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id", "--token-duration", "--endpoint"],
+            repeated: ["--login"])
         let duration = try parsed.integer("--token-duration") ?? CognitoIdentityClient.defaultTokenDuration
         guard CognitoIdentityClient.tokenDurationRange.contains(duration) else {
             throw UsageError("--token-duration must be 1...86400 seconds")
@@ -52,48 +120,56 @@ enum IdentityCommand {
         let provider = try parsed.required("--provider-name")
         let user = try parsed.required("--user-identifier")
         let link = parsed.value("--identity-id")
-        let credentials = try credentialsFromEnvironment(id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN")
+        let logins = try linkedLogins(parsed.all("--login"))
+        guard logins[provider] == nil else { throw UsageError("--login \(provider) is the developer provider itself") }
+        let credentials = try developerCredentials()
         do {
             let (id, token) = try await identity.developerToken(
-                identityPoolId: pool, providerName: provider, userIdentifier: user, identityId: link, tokenDuration: duration,
-                credentials: credentials)
-            let data = try JSONSerialization.data(withJSONObject: ["identityId": id, "token": token], options: [.sortedKeys])
-            printOut(String(decoding: data, as: UTF8.self))
+                identityPoolId: pool, providerName: provider, userIdentifier: user, identityId: link, additionalLogins: logins,
+                tokenDuration: duration, credentials: credentials)
+            try printJSON(["identityId": id, "token": token])
             return 0
         } catch let error as AuthCoreError {
             throw CommandFailure(error.reason)
         }
     }
 
-    static func credentials(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        let parsed = try parseArguments(
-            arguments,
-            specs: ["--region", "--identity-id", "--token-file", "--logins-key", "--endpoint"].map { OptionSpec(names: [$0], kind: .value) }
-                + [OptionSpec(names: ["--show-secrets"], kind: .flag)], help: help)
-        guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let identity = try client(parsed)
-        let identityId = try parsed.required("--identity-id")
-        let file = try parsed.required("--token-file")
-        let contents = try readFile(file, limit: 65_536, option: "--token-file")
-        let token = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !token.isEmpty else { throw UsageError("--token-file \(file) is empty") }
-        let key: String
-        do {
-            key = try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: parsed.value("--logins-key"), region: identity.region)
-        } catch {
-            // The library names its parameter; the CLI's name for it is the option.
-            throw UsageError(error.reason.replacingOccurrences(of: "(explicitKey)", with: "(--logins-key)"))
+    static func lookupDeveloperIdentity(_ arguments: ArraySlice<String>) async throws -> Int32 {
+        let parsed = try parse(
+            arguments, values: ["--region", "--identity-pool-id", "--identity-id", "--user-identifier", "--max-results", "--next-token", "--endpoint"])
+        let maximum = try parsed.integer("--max-results") ?? 60
+        guard (1...60).contains(maximum) else { throw UsageError("--max-results must be 1...60") }
+        guard parsed.value("--identity-id") != nil || parsed.value("--user-identifier") != nil else {
+            throw UsageError("lookup-developer-identity needs --identity-id or --user-identifier")
         }
-        let showSecrets = parsed.has("--show-secrets")
+        let identity = try client(parsed)
+        let pool = try parsed.required("--identity-pool-id")
+        let credentials = try developerCredentials()
         do {
-            let credentials = try await identity.credentialsForIdentity(identityId: identityId, logins: [key: token])
-            var object: [String: Any] = ["accessKeyId": credentials.accessKeyId, "expiration": credentials.expiration?.iso8601 ?? NSNull()]
-            if showSecrets {
-                object["secretAccessKey"] = credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-                object["sessionToken"] = credentials.sessionToken ?? NSNull()
-            }
-            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-            printOut(String(decoding: data, as: UTF8.self))
+            let found = try await identity.lookupDeveloperIdentity(
+                identityPoolId: pool, identityId: parsed.value("--identity-id"), developerUserIdentifier: parsed.value("--user-identifier"),
+                maxResults: maximum, nextToken: parsed.value("--next-token"), credentials: credentials)
+            var object: [String: Any] = ["identityId": found.identityId, "developerUserIdentifiers": found.developerUserIdentifiers]
+            if let next = found.nextToken { object["nextToken"] = next }
+            try printJSON(object)
+            return 0
+        } catch let error as AuthCoreError {
+            throw CommandFailure(error.reason)
+        }
+    }
+
+    static func unlinkDeveloperIdentity(_ arguments: ArraySlice<String>) async throws -> Int32 {
+        let parsed = try parse(arguments, values: ["--region", "--identity-pool-id", "--identity-id", "--provider-name", "--user-identifier", "--endpoint"])
+        let identity = try client(parsed)
+        let pool = try parsed.required("--identity-pool-id")
+        let identityId = try parsed.required("--identity-id")
+        let provider = try parsed.required("--provider-name")
+        let user = try parsed.required("--user-identifier")
+        let credentials = try developerCredentials()
+        do {
+            try await identity.unlinkDeveloperIdentity(
+                identityId: identityId, identityPoolId: pool, providerName: provider, userIdentifier: user, credentials: credentials)
+            try printJSON(["status": "unlinked"])
             return 0
         } catch let error as AuthCoreError {
             throw CommandFailure(error.reason)

@@ -19,7 +19,7 @@ struct IdentityProviderTests {
     }
 
     static func credentialsAnswer(_ id: String, expiration: Any = 1_796_000_000.25) -> HTTPResponse {
-        json(["IdentityId": "x", "Credentials": ["AccessKeyId": id, "SecretKey": "secret-\(id)", "SessionToken": "token-\(id)", "Expiration": expiration]])
+        json(["Credentials": ["AccessKeyId": id, "SecretKey": "secret-\(id)", "SessionToken": "token-\(id)", "Expiration": expiration]])
     }
 
     static func body(_ request: HTTPRequest) -> [String: Any] {
@@ -37,7 +37,7 @@ struct IdentityProviderTests {
     @Test("unauthenticated: GetId without Logins, then GetCredentialsForIdentity; an epoch Expiration with a fraction")
     func unauthenticated() async throws {
         let transport = ScriptedTransport([Self.json(["IdentityId": "us-east-1:guest"]), Self.credentialsAnswer("ASIAGUEST")])
-        let provider = CognitoIdentityCredentialsProvider(client: try Self.client(transport), identityPoolId: "us-east-1:pool")
+        let provider = CognitoIdentityCredentialsProvider(client: try Self.client(transport), identityPoolId: "us-east-1:pool", clock: FixedClock(Self.time))
         let credentials = try await provider.credentials()
         #expect(credentials.accessKeyId == "ASIAGUEST")
         #expect(credentials.sessionToken == "token-ASIAGUEST")
@@ -52,29 +52,31 @@ struct IdentityProviderTests {
         #expect(await provider.currentIdentityId() == "us-east-1:guest")
     }
 
-    @Test("switching to a developer login: no GetId, Logins keyed by the token's regional issuer; clearIdentity gets a new id")
+    @Test("switching to a developer login keeping the identity: no GetId, Logins keyed by the token's regional issuer; the backend's id is adopted")
     func developerLogin() async throws {
         let token = openIdTokenFixture(issuer: "https://cognito-identity.eu-south-2.amazonaws.com")
         let transport = ScriptedTransport([
             Self.json(["IdentityId": "eu-south-2:guest"]), Self.credentialsAnswer("ASIA1"),
-            Self.credentialsAnswer("ASIA2", expiration: "2026-11-29T23:00:00.5Z"),
-            Self.json(["IdentityId": "eu-south-2:new"]), Self.credentialsAnswer("ASIA3"),
+            Self.credentialsAnswer("ASIA2", expiration: "2026-11-29T23:00:00.5Z"), Self.credentialsAnswer("ASIA3"),
         ])
-        let provider = CognitoIdentityCredentialsProvider(client: try Self.client(transport, region: "eu-south-2"), identityPoolId: "eu-south-2:pool")
+        let provider = CognitoIdentityCredentialsProvider(
+            client: try Self.client(transport, region: "eu-south-2"), identityPoolId: "eu-south-2:pool", clock: FixedClock(Self.time))
         _ = try await provider.credentials()
-        await provider.switchLogin(.developer(identityId: "eu-south-2:dev", token: token))
-        #expect(await provider.currentIdentityId() == "eu-south-2:dev")
+        #expect(await provider.currentIdentityId() == "eu-south-2:guest")
+        try await provider.switchLogin(to: IdentityLogin.developer(DeveloperIdentityToken(identityId: "eu-south-2:dev", token: token)), keepingIdentity: true)
         let developer = try await provider.credentials()
         #expect(developer.accessKeyId == "ASIA2")
         #expect(developer.expiration == Self.withNanoseconds(Timestamp(year: 2026, month: 11, day: 29, hour: 23, minute: 0, second: 0)!, 500_000_000))
+        #expect(await provider.currentIdentityId() == "eu-south-2:dev")
         let call = transport.sent[2]
         #expect(Self.target(call) == "AWSCognitoIdentityService.GetCredentialsForIdentity")
         #expect(Self.body(call)["IdentityId"] as? String == "eu-south-2:dev")
         #expect(Self.body(call)["Logins"] as? [String: String] == ["cognito-identity.eu-south-2.amazonaws.com": token])
-        await provider.clearIdentity()
+        // A developer login takes its identity from the backend, so clearing the identity asks no GetId.
+        try await provider.clearIdentity()
         #expect(try await provider.credentials().accessKeyId == "ASIA3")
-        #expect(Self.target(transport.sent[3]) == "AWSCognitoIdentityService.GetId")
-        #expect(Self.body(transport.sent[3])["Logins"] as? [String: String] == ["cognito-identity.eu-south-2.amazonaws.com": token])
+        #expect(transport.sent.map(Self.target).filter { $0 == "AWSCognitoIdentityService.GetId" }.count == 1)
+        #expect(Self.body(transport.sent[3])["IdentityId"] as? String == "eu-south-2:dev")
     }
 
     @Test("a developer token of the wrong region is refused before anything is sent")
@@ -82,7 +84,8 @@ struct IdentityProviderTests {
         let transport = ScriptedTransport([])
         let provider = CognitoIdentityCredentialsProvider(
             client: try Self.client(transport, region: "eu-south-2"), identityPoolId: "eu-south-2:pool",
-            login: .developer(identityId: "eu-south-2:dev", token: openIdTokenFixture(issuer: "https://cognito-identity.amazonaws.com")))
+            login: IdentityLogin.developer(DeveloperIdentityToken(identityId: "eu-south-2:dev", token: openIdTokenFixture(issuer: "https://cognito-identity.amazonaws.com"))),
+            clock: FixedClock(Self.time))
         await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await provider.credentials() }
         #expect(transport.sent.isEmpty)
     }
@@ -93,10 +96,10 @@ struct IdentityProviderTests {
         let transport = ScriptedTransport([Self.json(["IdentityId": "us-east-1:social"]), Self.credentialsAnswer("ASIASOCIAL")])
         let provider = CognitoIdentityCredentialsProvider(
             client: try Self.client(transport), identityPoolId: "us-east-1:pool",
-            login: .providers(["accounts.google.com": google, "graph.facebook.com": "EAAGm0PX4ZCpsBA"]))
+            login: IdentityLogin.providers(["accounts.google.com": google, "graph.facebook.com": "EAAGm0PX4ZCpsBA"]), clock: FixedClock(Self.time))
         _ = try await provider.credentials()
         #expect(Self.body(transport.sent[0])["Logins"] as? [String: String] == ["accounts.google.com": google, "graph.facebook.com": "EAAGm0PX4ZCpsBA"])
-        await provider.switchLogin(.providers(["www.amazon.com": google]))
+        try await provider.switchLogin(to: IdentityLogin.providers(["www.amazon.com": google]), keepingIdentity: false)
         #expect(await provider.currentIdentityId() == nil, "switching forgets the identity")
         do {
             _ = try await provider.credentials()
@@ -106,7 +109,7 @@ struct IdentityProviderTests {
         }
     }
 
-    @Test("basic flow: GetOpenIdToken, then an unsigned AssumeRoleWithWebIdentity with that token")
+    @Test("basic flow: GetOpenIdToken, then an unsigned AssumeRoleWithWebIdentity with that token, session name and duration")
     func basicFlow() async throws {
         let token = openIdTokenFixture(issuer: "https://cognito-identity.amazonaws.com")
         let stsAnswer = """
@@ -121,7 +124,8 @@ struct IdentityProviderTests {
         let sts = try STSClient(region: "us-east-1", sender: SignedRequestSender(transport: transport, clock: FixedClock(Self.time)))
         let provider = CognitoIdentityCredentialsProvider(
             client: try Self.client(transport), identityPoolId: "us-east-1:pool",
-            flow: .basic(roleArn: "arn:aws:iam::123456789012:role/Cognito_Unauth", sts: sts))
+            flow: .basic(roleArn: "arn:aws:iam::123456789012:role/Cognito_Unauth", sts: sts, sessionName: "app-user-7", durationSeconds: 900),
+            clock: FixedClock(Timestamp(year: 2026, month: 11, day: 29, hour: 21, minute: 0, second: 0)!))
         let credentials = try await provider.credentials()
         #expect(credentials.accessKeyId == "ASIABASIC")
         #expect(credentials.secretAccessKey.withUnsafeBytes { Array($0) } == Array("s&k".utf8))
@@ -130,8 +134,8 @@ struct IdentityProviderTests {
         #expect(Self.target(sent[1]) == "AWSCognitoIdentityService.GetOpenIdToken")
         #expect(sent[2].url.description.hasPrefix("https://sts.us-east-1.amazonaws.com/"))
         let form = String(decoding: sent[2].body, as: UTF8.self)
-        #expect(form == "Action=AssumeRoleWithWebIdentity&DurationSeconds=3600&RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2FCognito_Unauth"
-            + "&RoleSessionName=authcore&Version=2011-06-15&WebIdentityToken=\(token)")
+        #expect(form == "Action=AssumeRoleWithWebIdentity&DurationSeconds=900&RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2FCognito_Unauth"
+            + "&RoleSessionName=app-user-7&Version=2011-06-15&WebIdentityToken=\(token)")
         #expect(!sent[2].headers.contains { $0.name.lowercased() == "authorization" })
     }
 
@@ -141,7 +145,7 @@ struct IdentityProviderTests {
             Self.json(["__type": "NotAuthorizedException", "message": "Invalid login token. Issuer doesn't match providerName"], status: 400)
         ])
         do {
-            _ = try await CognitoIdentityCredentialsProvider(client: try Self.client(refused), identityPoolId: "us-east-1:pool").credentials()
+            _ = try await CognitoIdentityCredentialsProvider(client: try Self.client(refused), identityPoolId: "us-east-1:pool", clock: FixedClock(Self.time)).credentials()
             Issue.record("no error")
         } catch {
             #expect(error.code == .serviceError)

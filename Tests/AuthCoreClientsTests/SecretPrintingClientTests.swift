@@ -50,9 +50,11 @@ struct SecretPrintingClientTests {
 
     @Test("identity-pool logins: developer and provider tokens are redacted")
     func logins() {
-        let developer = CognitoIdentityCredentialsProvider.Login.developer(identityId: "us-east-1:abc", token: Self.token)
-        expectNoSecret(developer, [Self.token])
-        let providers = CognitoIdentityCredentialsProvider.Login.providers(["accounts.google.com": Self.token])
+        let token = DeveloperIdentityToken(identityId: "us-east-1:abc", token: Self.token, loginsKey: "cognito-identity.amazonaws.com")
+        expectNoSecret(token, [Self.token])
+        #expect("\(token)" == "DeveloperIdentityToken(identityId: us-east-1:abc, token: <redacted>, loginsKey: cognito-identity.amazonaws.com)")
+        expectNoSecret(IdentityLogin.developer(token), [Self.token])
+        let providers = IdentityLogin.providers(["accounts.google.com": Self.token])
         expectNoSecret(providers, [Self.token])
         #expect("\(providers)" == "providers(accounts.google.com: <redacted>)")
     }

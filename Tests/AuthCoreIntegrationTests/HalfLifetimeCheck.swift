@@ -5,7 +5,7 @@ import Testing
 /// Fetches through `provider` on the real clock and checks the half-lifetime rule: the lifetime
 /// counts from when the request went out, some moment between `before` and `after`, so the refresh
 /// lead must lie between half of what remained at each of those moments, however slow the peer was.
-func expectHalfLifetimeRefresh(_ provider: RefreshingCredentialsProvider, lifetime: Int64, sourceLocation: SourceLocation = #_sourceLocation)
+func expectHalfLifetimeRefresh(_ provider: some RefreshReporting, lifetime: Int64, sourceLocation: SourceLocation = #_sourceLocation)
     async throws
 {
     let before = SystemClock().now()
@@ -23,3 +23,11 @@ func expectHalfLifetimeRefresh(_ provider: RefreshingCredentialsProvider, lifeti
         lead >= shortest / 2 - 1 && lead <= longest / 2 + 1,
         "refresh \(lead) s before expiry; remaining at request \(longest) s, at answer \(shortest) s", sourceLocation: sourceLocation)
 }
+
+/// A caching provider that says when it will refresh.
+protocol RefreshReporting: CredentialsProvider {
+    func refreshTime() async -> Timestamp?
+}
+
+extension RefreshingCredentialsProvider: RefreshReporting {}
+extension CognitoIdentityCredentialsProvider: RefreshReporting {}

@@ -122,13 +122,13 @@ struct IdentityMotoTests {
         let pool = try createIdentityPool(defaultEndpoint, environment: ["AWS_ACCESS_KEY_ID": "AKIDDEVELOPER", "AWS_SECRET_ACCESS_KEY": "developer-secret"])
         let issued = try await client.developerToken(identityPoolId: pool, providerName: "login.authcore.test", userIdentifier: "bob", credentials: dummy)
         let identity = CognitoIdentityCredentialsProvider(
-            client: client, identityPoolId: pool, login: .developer(identityId: issued.identityId, token: issued.token, loginsKey: "cognito-identity.amazonaws.com"))
-        let refreshing = RefreshingCredentialsProvider(source: identity)
-        try await expectHalfLifetimeRefresh(refreshing, lifetime: 90)
-        let credentials = try await refreshing.credentials()
+            client: client, identityPoolId: pool,
+            login: IdentityLogin.developer(DeveloperIdentityToken(identityId: issued.identityId, token: issued.token, loginsKey: "cognito-identity.amazonaws.com")))
+        try await expectHalfLifetimeRefresh(identity, lifetime: 90)
+        let credentials = try await identity.credentials()
         #expect(credentials.accessKeyId.isEmpty == false)
         #expect(credentials.sessionToken?.isEmpty == false)
-        #expect(await refreshing.refreshAttempts == 1, "the second call is served from the cache")
+        #expect(await identity.refreshAttempts == 1, "the second call is served from the cache")
         // Unauthenticated identities: GetId, then credentials.
         let guest = CognitoIdentityCredentialsProvider(client: client, identityPoolId: pool)
         _ = try await guest.credentials()

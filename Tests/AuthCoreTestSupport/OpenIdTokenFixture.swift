@@ -12,3 +12,12 @@ public func openIdTokenFixture(issuer: String?, subject: String = "us-east-1:0f5
     let claims = segment(#"{\#(iss)"sub":"\#(subject)","aud":"us-east-1:pool","amr":["authenticated","login.authcore.test"],"exp":1796000000}"#)
     return "\(header).\(claims).c2lnbmF0dXJl"
 }
+
+/// A JWT with `claims` (a JSON object's text) and an unchecked signature segment.
+public func jwtFixture(claims: String) -> String {
+    func segment(_ json: String) -> String {
+        Data(json.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+    return "\(segment(#"{"kid":"k1","alg":"RS256"}"#)).\(segment(claims)).c2lnbmF0dXJl"
+}

@@ -98,13 +98,6 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
         lastError = nil
     }
 
-    /// Forgets the cached credentials and the identity id of an identity-pool source (the next call
-    /// gets a new identity).
-    public func clearIdentity() async {
-        clearCredentials()
-        if let identity = source as? CognitoIdentityCredentialsProvider { await identity.clearIdentity() }
-    }
-
     /// When the cached credentials will be refreshed, if any are cached.
     public func refreshTime() -> Timestamp? {
         guard let current = cached, let expiration = current.expiration else { return nil }

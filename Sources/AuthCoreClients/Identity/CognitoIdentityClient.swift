@@ -68,6 +68,55 @@ public struct CognitoIdentityClient: Sendable {
         return (try response.string("IdentityId"), try response.string("Token"))
     }
 
+    /// A developer identity as `LookupDeveloperIdentity` answers: the identity and the backend's user
+    /// identifiers linked to it (a page of them; `nextToken` for the next page).
+    public struct DeveloperIdentityLookup: Sendable, Equatable {
+        /// The identity.
+        public let identityId: String
+        /// The developer user identifiers linked to it.
+        public let developerUserIdentifiers: [String]
+        /// The token for the next page, if there is one.
+        public let nextToken: String?
+    }
+
+    /// `LookupDeveloperIdentity`, signed with the developer's credentials: the identity of a
+    /// developer user identifier, or the identifiers of an identity (give at least one of the two).
+    ///
+    /// - Parameter maxResults: 1...60 identifiers per page.
+    public func lookupDeveloperIdentity(
+        identityPoolId: String, identityId: String? = nil, developerUserIdentifier: String? = nil, maxResults: Int = 60,
+        nextToken: String? = nil, credentials: Credentials
+    ) async throws(AuthCoreError) -> DeveloperIdentityLookup {
+        guard identityId != nil || developerUserIdentifier != nil else {
+            throw AuthCoreError(.invalidParameter, "LookupDeveloperIdentity needs an identity id or a developer user identifier")
+        }
+        guard (1...60).contains(maxResults) else { throw AuthCoreError(.invalidParameter, "MaxResults \(maxResults) is outside 1...60") }
+        var body: [String: Any] = ["IdentityPoolId": identityPoolId, "MaxResults": maxResults]
+        if let identityId { body["IdentityId"] = identityId }
+        if let developerUserIdentifier { body["DeveloperUserIdentifier"] = developerUserIdentifier }
+        if let nextToken { body["NextToken"] = nextToken }
+        let response = try await call("LookupDeveloperIdentity", body, signedWith: credentials)
+        return DeveloperIdentityLookup(
+            identityId: try response.string("IdentityId"),
+            developerUserIdentifiers: try response.stringArray("DeveloperUserIdentifierList"),
+            nextToken: try response.optionalString("NextToken"))
+    }
+
+    /// `UnlinkDeveloperIdentity`, signed with the developer's credentials: the developer user
+    /// identifier is no longer linked to the identity (an identity left with no login becomes
+    /// unauthenticated).
+    public func unlinkDeveloperIdentity(
+        identityId: String, identityPoolId: String, providerName: String, userIdentifier: String, credentials: Credentials
+    ) async throws(AuthCoreError) {
+        guard !providerName.isEmpty, !userIdentifier.isEmpty else {
+            throw AuthCoreError(.invalidParameter, "the provider name and the user identifier must be non-empty")
+        }
+        _ = try await call(
+            "UnlinkDeveloperIdentity",
+            ["IdentityId": identityId, "IdentityPoolId": identityPoolId, "DeveloperProviderName": providerName, "DeveloperUserIdentifier": userIdentifier],
+            signedWith: credentials)
+    }
+
     // MARK: - App
 
     /// `GetId`: the identity id for `logins` (empty for an unauthenticated identity).
@@ -86,13 +135,30 @@ public struct CognitoIdentityClient: Sendable {
 
     /// `GetCredentialsForIdentity` (enhanced flow). `Expiration` may come as epoch seconds (a JSON
     /// number, possibly fractional) or ISO 8601.
-    public func credentialsForIdentity(identityId: String, logins: [String: String] = [:]) async throws(AuthCoreError) -> Credentials {
+    ///
+    /// - Parameter customRoleArn: one of the roles the pool's rules allow for a token with several
+    ///   (`CustomRoleArn`); nil for the pool's default role.
+    public func credentialsForIdentity(
+        identityId: String, logins: [String: String] = [:], customRoleArn: String? = nil
+    ) async throws(AuthCoreError) -> Credentials {
+        try await identityAndCredentials(identityId: identityId, logins: logins, customRoleArn: customRoleArn).credentials
+    }
+
+    /// `GetCredentialsForIdentity`, with the identity id the service answered for (absent in some answers).
+    func identityAndCredentials(
+        identityId: String, logins: [String: String], customRoleArn: String?
+    ) async throws(AuthCoreError) -> (identityId: String?, credentials: Credentials) {
         var body: [String: Any] = ["IdentityId": identityId]
         if !logins.isEmpty { body["Logins"] = logins }
+        if let customRoleArn { body["CustomRoleArn"] = customRoleArn }
         let response = try await call("GetCredentialsForIdentity", body)
         let credentials = try response.object("Credentials")
-        return try Credentials(
-            accessKeyId: credentials.string("AccessKeyId"), secretAccessKey: credentials.string("SecretKey"),
-            sessionToken: credentials.string("SessionToken"), expiration: parseExpiration(credentials, "Expiration"))
+        let answered = try response.optionalString("IdentityId")
+        return (
+            answered.flatMap { $0.isEmpty ? nil : $0 },
+            try Credentials(
+                accessKeyId: credentials.string("AccessKeyId"), secretAccessKey: credentials.string("SecretKey"),
+                sessionToken: credentials.string("SessionToken"), expiration: parseExpiration(credentials, "Expiration"))
+        )
     }
 }

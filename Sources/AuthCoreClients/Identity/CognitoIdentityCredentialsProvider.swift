@@ -1,111 +1,131 @@
 public import AuthCore
 
-/// Credentials for a Cognito identity-pool identity: unauthenticated, developer-authenticated or
-/// social, by the enhanced flow (`GetCredentialsForIdentity`) or the basic flow (`GetOpenIdToken`
-/// then `AssumeRoleWithWebIdentity`).
+/// A credentials provider for an identity pool that apps can switch between logins: it keeps the
+/// identity id (``clearCredentials()`` drops only the credentials) or forgets it
+/// (``clearIdentity()``, the SDKs' `clearKeychain`).
+public protocol IdentityPoolCredentialsProvider: CredentialsProvider {
+    /// The identity id (obtained when none is known yet).
+    func identityId() async throws(AuthCoreError) -> String
+    /// Forgets the cached credentials and keeps the identity id: for going from unauthenticated to
+    /// authenticated, where the new login is linked to the same identity.
+    func clearCredentials() async
+    /// Forgets the credentials, the identity id (in the store too) and any cached login token: for
+    /// switching between two authenticated providers without linking them.
+    func clearIdentity() async throws(AuthCoreError)
+}
+
+/// Credentials for a Cognito identity-pool identity, cached and refreshed like the SDKs' caching
+/// credentials provider: unauthenticated, developer-authenticated (tokens from the app's backend),
+/// social/OIDC, or from a user-pool session (Amplify's `fetchAuthSession`), by the enhanced flow
+/// (`GetCredentialsForIdentity`) or the basic flow (`GetOpenIdToken`, then `AssumeRoleWithWebIdentity`).
 ///
-/// Wrap it in a ``RefreshingCredentialsProvider`` to cache and refresh. Switching logins (for example
-/// from unauthenticated to a developer token) forgets the cached identity id.
-public actor CognitoIdentityCredentialsProvider: CredentialsProvider {
-    /// How the identity signs in.
-    public enum Login: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-        /// No login (an unauthenticated identity).
-        case unauthenticated
-        /// A developer-authenticated identity: the id and token the backend got from
-        /// `GetOpenIdTokenForDeveloperIdentity`; `loginsKey` is needed only for a token that is not a JWT.
-        case developer(identityId: String, token: String, loginsKey: String? = nil)
-        /// Social or OIDC logins (`accounts.google.com`: token, …).
-        case providers([String: String])
-
-        /// The kind of login and the provider names: never a token.
-        public var description: String {
-            switch self {
-            case .unauthenticated: "unauthenticated"
-            case .developer(let identityId, _, let loginsKey): "developer(identityId: \(identityId), token: <redacted>\(loginsKey.map { ", loginsKey: \($0)" } ?? ""))"
-            case .providers(let logins): "providers(\(logins.keys.sorted().map { "\($0): <redacted>" }.joined(separator: ", ")))"
-            }
-        }
-        public var debugDescription: String { description }
-        public var customMirror: Mirror { Mirror(self, children: ["login": description], displayStyle: .enum) }
-
-        /// The identity id the login brings (a developer login's), if any.
-        var identityId: String? {
-            if case .developer(let id, _, _) = self { id } else { nil }
-        }
-    }
-
+/// ```swift
+/// let backend = ClosureDeveloperTokenSource { identityId in try await myBackend.cognitoToken(linking: identityId) }
+/// let credentials = CognitoIdentityCredentialsProvider(
+///     client: identity, identityPoolId: poolId, login: IdentityLogin.developer(backend),
+///     store: try FileCognitoIdentityStore(directory: appSupport))
+/// let now = try await credentials.credentials()   // refreshed before expiry, the backend asked when its token runs out
+/// ```
+///
+/// - The credentials are cached by a ``RefreshingCredentialsProvider`` (its window, margin, single
+///   flight and backoff): a refresh that fails while the credentials are still valid hands out
+///   those, and is retried after a backoff.
+/// - At each refresh the ``IdentityLoginSource`` says which login is current. A developer login gets
+///   its identity id from the backend (the token answer); every other login, and none, from `GetId`
+///   when no identity id is known (Developer Guide, "Identity pools (federated identities)
+///   authentication flow").
+/// - A developer token is reused until less than `developerTokenWindow` seconds (default 60, or half
+///   its lifetime for a shorter-lived token) remain; then the backend is asked once, however many
+///   callers wait. A backend that fails while the cached token is still valid does not fail the
+///   refresh. When the service refuses a developer or user-pool token (`NotAuthorizedException`) a
+///   new one is asked for once (the user-pool session with `forceRefresh`), and the call is made again;
+///   a second refusal is the error.
+/// - The identity id is kept in a ``CognitoIdentityStore`` (keyed by the pool), so it survives a
+///   restart; a stored id the service does not know (`ResourceNotFoundException`) is dropped and a
+///   new one obtained, once. When `GetCredentialsForIdentity` answers for another identity (the
+///   login was already linked to one), that id is adopted.
+public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsProvider {
     /// Which flow to use.
-    public enum Flow: Sendable {
-        /// `GetCredentialsForIdentity`.
-        case enhanced
-        /// `GetOpenIdToken` then `AssumeRoleWithWebIdentity` with this role.
-        case basic(roleArn: String, sts: STSClient)
+    public struct Flow: Sendable {
+        enum Kind: Sendable {
+            case enhanced(customRoleArn: String?)
+            case basic(roleArn: String, sts: STSClient, sessionName: String, durationSeconds: Int)
+        }
+        let kind: Kind
+
+        /// `GetCredentialsForIdentity` with the pool's role for the login.
+        public static let enhanced = Flow(kind: .enhanced(customRoleArn: nil))
+        /// `GetCredentialsForIdentity` with `CustomRoleArn` (one of the roles the pool's rules allow).
+        public static func enhanced(customRoleArn: String) -> Flow { Flow(kind: .enhanced(customRoleArn: customRoleArn)) }
+        /// `GetOpenIdToken`, then `AssumeRoleWithWebIdentity` for `roleArn` with this session name and
+        /// duration (900...43200 s).
+        public static func basic(roleArn: String, sts: STSClient, sessionName: String = "authcore", durationSeconds: Int = 3600) -> Flow {
+            Flow(kind: .basic(roleArn: roleArn, sts: sts, sessionName: sessionName, durationSeconds: durationSeconds))
+        }
     }
 
-    nonisolated let client: CognitoIdentityClient
     /// The identity pool (`us-east-1:…`).
-    public nonisolated let identityPoolId: String
-    nonisolated let flow: Flow
-    private var login: Login
-    private var identityId: String?
-    /// Bumped by every switch or clear, so an answer that arrives after one is not cached for the wrong login.
-    private var generation = 0
+    public let identityPoolId: String
+    /// Where the identity id is kept.
+    public let store: any CognitoIdentityStore
+    let resolver: CognitoIdentityResolver
+    let cache: RefreshingCredentialsProvider
 
     /// A provider.
-    public init(client: CognitoIdentityClient, identityPoolId: String, login: Login = .unauthenticated, flow: Flow = .enhanced) {
-        self.client = client
+    ///
+    /// - Parameters:
+    ///   - login: the login, or a source that decides it at each refresh (default: unauthenticated).
+    ///   - developerTokenWindow: seconds before a developer token's expiry at which the backend is
+    ///     asked for a new one (at least 0).
+    ///   - refreshWindow, safetyMargin, minimumLifetime, timeLimit: the credentials cache's
+    ///     (``RefreshingCredentialsProvider``).
+    public init(
+        client: CognitoIdentityClient, identityPoolId: String, login: any IdentityLoginSource = IdentityLogin.unauthenticated,
+        flow: Flow = .enhanced, store: any CognitoIdentityStore = InMemoryCognitoIdentityStore(), developerTokenWindow: Int64 = 60,
+        refreshWindow: Int64 = 300, clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(),
+        safetyMargin: Int64 = 10, minimumLifetime: Int64 = 60, timeLimit: Duration = .seconds(30)
+    ) {
         self.identityPoolId = identityPoolId
-        self.login = login
-        self.flow = flow
-        identityId = login.identityId
+        self.store = store
+        resolver = CognitoIdentityResolver(
+            client: client, identityPoolId: identityPoolId, login: login, flow: flow, store: store, clock: clock,
+            developerTokenWindow: Swift.max(0, developerTokenWindow))
+        cache = RefreshingCredentialsProvider(
+            source: resolver, window: refreshWindow, clock: clock, random: random, safetyMargin: safetyMargin, minimumLifetime: minimumLifetime,
+            timeLimit: timeLimit)
     }
 
-    /// Switches to another login; the cached identity id is forgotten unless the new login brings one.
-    public func switchLogin(_ newLogin: Login) {
-        login = newLogin
-        generation += 1
-        identityId = newLogin.identityId
+    public func credentials() async throws(AuthCoreError) -> Credentials { try await cache.credentials() }
+
+    public func identityId() async throws(AuthCoreError) -> String { try await resolver.identityId() }
+
+    /// The identity id known now (in memory or in the store), without asking the service.
+    public func currentIdentityId() async -> String? { await resolver.knownIdentityIdIfReadable() }
+
+    public func clearCredentials() async { await cache.clearCredentials() }
+
+    public func clearIdentity() async throws(AuthCoreError) {
+        try await resolver.clearIdentity()
+        await cache.clearCredentials()
     }
 
-    /// Forgets the identity id (the next call gets a new one with `GetId`).
-    public func clearIdentity() {
-        generation += 1
-        identityId = nil
+    /// Uses another login from now on. With `keepingIdentity` (unauthenticated → authenticated, or
+    /// adding a login) the identity id stays and the new login is linked to it; without it (switching
+    /// between authenticated providers) the identity is cleared as by ``clearIdentity()``. Either way
+    /// the cached credentials are dropped.
+    public func switchLogin(to login: any IdentityLoginSource, keepingIdentity: Bool) async throws(AuthCoreError) {
+        try await resolver.switchLogin(to: login, keepingIdentity: keepingIdentity)
+        await cache.clearCredentials()
     }
 
-    /// The identity id in use, if known.
-    public func currentIdentityId() -> String? { identityId }
+    /// Completed credentials refreshes (successful or not).
+    public var refreshAttempts: Int { get async { await cache.refreshAttempts } }
 
-    /// The `Logins` map for the current login, keyed by each token's issuer (checked locally).
-    public func logins() throws(AuthCoreError) -> [String: String] {
-        switch login {
-        case .unauthenticated:
-            return [:]
-        case .developer(_, let token, let key):
-            return [try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: key, region: client.region): token]
-        case .providers(let map):
-            var checked: [String: String] = [:]
-            for (key, token) in map { checked[try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: key, region: client.region)] = token }
-            return checked
-        }
-    }
+    /// When the cached credentials will be refreshed, if any are cached.
+    public func refreshTime() async -> Timestamp? { await cache.refreshTime() }
+}
 
-    public func credentials() async throws(AuthCoreError) -> Credentials {
-        let logins = try logins()
-        let id: String
-        if let identityId {
-            id = identityId
-        } else {
-            let started = generation
-            id = try await client.getId(identityPoolId: identityPoolId, logins: logins)
-            if generation == started { identityId = id }
-        }
-        switch flow {
-        case .enhanced:
-            return try await client.credentialsForIdentity(identityId: id, logins: logins)
-        case .basic(let roleArn, let sts):
-            let token = try await client.getOpenIdToken(identityId: id, logins: logins)
-            return try await sts.assumeRoleWithWebIdentity(roleArn: roleArn, sessionName: "authcore", webIdentityToken: token)
-        }
-    }
+extension CognitoIdentityCredentialsProvider: CustomStringConvertible, CustomReflectable {
+    public var description: String { "CognitoIdentityCredentialsProvider(\(identityPoolId))" }
+    public var customMirror: Mirror { Mirror(self, children: ["identityPoolId": identityPoolId], displayStyle: .class) }
 }

@@ -56,8 +56,37 @@ public enum CognitoIdentityIssuer {
     /// The documented issuer (without `https://`) of Cognito identity tokens in `region`.
     public static func issuer(forRegion region: String) -> String {
         if globalIssuerRegions.contains(region) { return "cognito-identity.amazonaws.com" }
-        if region == "cn-north-1" { return "cognito-identity.cn-north-1.amazonaws.com.cn" }
-        return "cognito-identity.\(region).amazonaws.com"
+        return "cognito-identity.\(region).\(AWSEndpoint.dnsSuffix(forRegion: region))"
+    }
+
+    /// The `Logins` key of a user-pool ID token: its `iss` without `https://`, which must be
+    /// `cognito-idp.<region>.<dnsSuffix>/<region>_<id>` (Developer Guide, "Integrating a user pool with
+    /// an identity pool"; the identity pool refuses any other key with `Issuer doesn't match
+    /// providerName`).
+    ///
+    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a token that is not a JWT, not an
+    ///   ID token (`token_use` other than `id`: an access token in its place), or not issued by a user pool.
+    public static func userPoolLoginsKey(forIDToken token: String) throws(AuthCoreError) -> String {
+        let claims: JWTClaims
+        do { claims = try JWTClaims(token: token) } catch {
+            throw AuthCoreError(.invalidParameter, "the user-pool token is not a JWT")
+        }
+        let use = claims.string("token_use")
+        guard use == "id" else {
+            throw AuthCoreError(
+                .invalidParameter, "the user-pool token is \(use.map { "an '\($0)' token" } ?? "not marked by token_use"), not an ID token: identity pools take the ID token")
+        }
+        let key = loginsKey(fromIssuer: claims.issuer ?? "")
+        let parts = key.split(separator: "/", omittingEmptySubsequences: false)
+        let host = parts.first.map(String.init) ?? ""
+        let region = host.hasPrefix("cognito-idp.") ? String(host.dropFirst(12).prefix { $0 != "." }) : ""
+        guard parts.count == 2, !region.isEmpty, (try? AWSEndpoint.validate(region: region)) != nil,
+            host == "cognito-idp.\(region).\(AWSEndpoint.dnsSuffix(forRegion: region))", parts[1].hasPrefix("\(region)_"), parts[1].count > region.count + 1
+        else {
+            throw AuthCoreError(
+                .invalidParameter, "the ID token's issuer '\(key.prefix(120))' is not a Cognito user pool (cognito-idp.<region>.amazonaws.com/<poolId>)")
+        }
+        return key
     }
 
     /// An issuer claim without its `https://` scheme (the form `Logins` keys use).

@@ -1,0 +1,90 @@
+import AuthCore
+import AuthCoreClients
+import Foundation
+
+/// The app half of `authcore identity`: identity ids (kept in a store between runs) and credentials.
+enum IdentityCredentialsCommand {
+    static func store(_ parsed: ParsedArguments) throws -> any CognitoIdentityStore {
+        guard let directory = parsed.value("--identity-store") else { return InMemoryCognitoIdentityStore() }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw UsageError("--identity-store \(directory) is not a directory")
+        }
+        do { return try FileCognitoIdentityStore(directory: directory) } catch { throw UsageError(error.reason) }
+    }
+
+    static func getId(_ arguments: ArraySlice<String>) async throws -> Int32 {
+        let parsed = try IdentityCommand.parse(arguments, values: ["--region", "--identity-pool-id", "--identity-store", "--endpoint"])
+        let client = try IdentityCommand.client(parsed)
+        let provider = CognitoIdentityCredentialsProvider(
+            client: client, identityPoolId: try parsed.required("--identity-pool-id"), store: try store(parsed))
+        do {
+            try IdentityCommand.printJSON(["identityId": try await provider.identityId()])
+            return 0
+        } catch let error as AuthCoreError {
+            throw CommandFailure(error.reason)
+        }
+    }
+
+    /// The token of `--token-file` and its `Logins` key, or nil without the option.
+    static func login(_ parsed: ParsedArguments, region: String) throws -> (key: String, token: String)? {
+        guard let file = parsed.value("--token-file") else {
+            guard parsed.value("--logins-key") == nil else { throw UsageError("--logins-key needs --token-file") }
+            return nil
+        }
+        let contents = try readFile(file, limit: 65_536, option: "--token-file")
+        let token = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw UsageError("--token-file \(file) is empty") }
+        do {
+            return (try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: parsed.value("--logins-key"), region: region), token)
+        } catch {
+            // The library names its parameter; the CLI's name for it is the option.
+            throw UsageError(error.reason.replacingOccurrences(of: "(explicitKey)", with: "(--logins-key)"))
+        }
+    }
+
+    static func credentials(_ arguments: ArraySlice<String>) async throws -> Int32 {
+        let parsed = try IdentityCommand.parse(
+            arguments,
+            values: ["--region", "--identity-id", "--identity-pool-id", "--identity-store", "--token-file", "--logins-key", "--custom-role-arn", "--format", "--endpoint"],
+            flags: ["--show-secrets"])
+        let format = parsed.value("--format") ?? "json"
+        guard format == "json" || format == "credential-process" else { throw UsageError("--format is json or credential-process, not '\(format)'") }
+        let client = try IdentityCommand.client(parsed)
+        let identityId = parsed.value("--identity-id")
+        let pool = parsed.value("--identity-pool-id")
+        guard (identityId == nil) != (pool == nil) else { throw UsageError("give one of --identity-id and --identity-pool-id") }
+        guard pool != nil || parsed.value("--identity-store") == nil else { throw UsageError("--identity-store needs --identity-pool-id") }
+        let login = try login(parsed, region: client.region)
+        let role = parsed.value("--custom-role-arn")
+        let credentials: Credentials
+        do {
+            if let identityId {
+                credentials = try await client.credentialsForIdentity(
+                    identityId: identityId, logins: login.map { [$0.key: $0.token] } ?? [:], customRoleArn: role)
+            } else {
+                let provider = CognitoIdentityCredentialsProvider(
+                    client: client, identityPoolId: pool ?? "", login: login.map { IdentityLogin.providers([$0.key: $0.token]) } ?? .unauthenticated,
+                    flow: role.map { .enhanced(customRoleArn: $0) } ?? .enhanced, store: try store(parsed))
+                credentials = try await provider.credentials()
+            }
+        } catch let error as AuthCoreError {
+            throw CommandFailure(error.reason)
+        }
+        let secret = credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        let expiration: Any = credentials.expiration?.iso8601 ?? NSNull()
+        if format == "credential-process" {
+            var object: [String: Any] = ["Version": 1, "AccessKeyId": credentials.accessKeyId, "SecretAccessKey": secret, "Expiration": expiration]
+            if let token = credentials.sessionToken { object["SessionToken"] = token }
+            try IdentityCommand.printJSON(object)
+            return 0
+        }
+        var object: [String: Any] = ["accessKeyId": credentials.accessKeyId, "expiration": expiration]
+        if parsed.has("--show-secrets") {
+            object["secretAccessKey"] = secret
+            object["sessionToken"] = credentials.sessionToken ?? NSNull()
+        }
+        try IdentityCommand.printJSON(object)
+        return 0
+    }
+}
