@@ -7,6 +7,7 @@
                                            an oracle independent of AuthCore) for now + STEPS time steps
   cognito_ministack.py code ADDRESS        the last verification code ministack "sent" to ADDRESS
                                            (GET /_ministack/ses/messages)
+  cognito_ministack.py identity-setup      two small user pools and an identity pool that trusts both (below)
   cognito_ministack.py verify-jwt POOL_ID TOKEN
                                            checks TOKEN's RS256 signature with PyJWT against the pool's
                                            /<poolId>/.well-known/jwks.json; prints the claims
@@ -21,6 +22,15 @@ setup prints:
    "users": {name: password},  "temporaryUser", "temporaryPassword"   (NEW_PASSWORD_REQUIRED),
    "totpUser"          a confirmed user without MFA yet (the test sets TOTP up itself),
    "customAnswer"      the answer the verify trigger accepts}
+
+identity-setup prints:
+
+  {"region", "endpoint",
+   "poolId", "clientId"            user pool A (users alice and bob, passwords in "users"; USER_PASSWORD_AUTH),
+   "otherPoolId", "otherClientId"  user pool B (no users): registered too, so its key is a known provider,
+   "identityPoolId"                unauthenticated identities allowed; CognitoIdentityProviders A and B,
+                                   SupportedLoginProviders accounts.google.com, DeveloperProviderName
+                                   login.authcore.test; roles for authenticated and unauthenticated}
 
 Each run makes a fresh pool, so tests can run in any order. The pool's custom-auth triggers
 (define/create/verify) are Python Lambda functions that ministack runs as local processes:
@@ -124,6 +134,37 @@ def verify_jwt(endpoint, pool_id, token):
     return jwt.decode(token, key=key, algorithms=["RS256"], options={"verify_aud": False, "verify_exp": False})
 
 
+def identity_setup(endpoint):
+    session = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=REGION)
+    idp = session.client("cognito-idp", endpoint_url=endpoint)
+    iam = session.client("iam", endpoint_url=endpoint)
+    tag = uuid.uuid4().hex[:8]
+    flows = ["ALLOW_USER_PASSWORD_AUTH", "ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"]
+    pools = []
+    for name in ("a", "b"):
+        pool = idp.create_user_pool(PoolName="authcore-id-%s-%s" % (name, tag))["UserPool"]["Id"]
+        client = idp.create_user_pool_client(UserPoolId=pool, ClientName="app", ExplicitAuthFlows=flows)["UserPoolClient"]["ClientId"]
+        pools.append((pool, client))
+    users = {"alice": "Corr3ct-Horse-Battery!", "bob": "An0ther-Pa55word!"}
+    for name, password in users.items():
+        idp.admin_create_user(UserPoolId=pools[0][0], Username=name, MessageAction="SUPPRESS")
+        idp.admin_set_user_password(UserPoolId=pools[0][0], Username=name, Password=password, Permanent=True)
+    identity = session.client("cognito-identity", endpoint_url=endpoint)
+    identity_pool = identity.create_identity_pool(
+        IdentityPoolName="authcore_%s" % tag, AllowUnauthenticatedIdentities=True,
+        SupportedLoginProviders={"accounts.google.com": "google-client-id"}, DeveloperProviderName="login.authcore.test",
+        CognitoIdentityProviders=[{"ProviderName": "cognito-idp.%s.amazonaws.com/%s" % (REGION, pool), "ClientId": client}
+                                  for pool, client in pools])["IdentityPoolId"]
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Principal": {"Federated": "cognito-identity.amazonaws.com"},
+        "Action": "sts:AssumeRoleWithWebIdentity"}]})
+    roles = {kind: iam.create_role(RoleName="authcore-%s-%s" % (kind, tag), AssumeRolePolicyDocument=trust)["Role"]["Arn"]
+             for kind in ("authenticated", "unauthenticated")}
+    identity.set_identity_pool_roles(IdentityPoolId=identity_pool, Roles=roles)
+    return {"region": REGION, "endpoint": endpoint.rstrip("/") + "/", "poolId": pools[0][0], "clientId": pools[0][1],
+            "otherPoolId": pools[1][0], "otherClientId": pools[1][1], "identityPoolId": identity_pool, "users": users}
+
+
 def main():
     endpoint = os.environ.get("AUTHCORE_MINISTACK_URL")
     if not endpoint:
@@ -138,6 +179,9 @@ def main():
         return 0
     if command == "verify-jwt":
         print(json.dumps(verify_jwt(endpoint, sys.argv[2], sys.argv[3])))
+        return 0
+    if command == "identity-setup":
+        print(json.dumps(identity_setup(endpoint), ensure_ascii=False))
         return 0
     if command != "setup":
         print("unknown command %s" % command, file=sys.stderr)

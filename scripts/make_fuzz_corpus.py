@@ -163,7 +163,26 @@ def cognito_stored():
     add("cognito-stored", b"\3" + json.dumps(jwks).encode() + b"\0" + header + b"." + claims + b"." + b"A" * 342)
 
 
+def identity():
+    def field(data):  # ByteReader.field(): up to a NUL
+        return data + b"\0"
+
+    def jwt(claims):
+        segment = lambda doc: base64.urlsafe_b64encode(json.dumps(doc).encode()).rstrip(b"=")
+        return segment({"alg": "RS256", "kid": "k1"}) + b"." + segment(claims) + b".c2ln"
+
+    id_token = jwt({"iss": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Abc123", "token_use": "id", "sub": "s", "aud": "c"})
+    get_id = json.dumps({"IdentityId": "us-east-1:guest"}).encode()
+    credentials = json.dumps({"IdentityId": "us-east-1:guest", "Credentials": {
+        "AccessKeyId": "ASIA1", "SecretKey": "s", "SessionToken": "t", "Expiration": 1800000000.5}}).encode()
+    for token in [id_token, jwt({"iss": "https://cognito-identity.amazonaws.com", "sub": "x"}), jwt({"token_use": "access"}), b"opaque"]:
+        add("identity", field(token) + field(get_id) + b"\0" + credentials)
+    add("identity", field(id_token) + field(get_id) + b"\xc8" + json.dumps({"__type": "ResourceNotFoundException"}).encode())
+    add("identity", field(id_token) + field(b"{}") + b"\0" + b"[]")
+
+
 def main():
+    identity()
     cognito_stored()
     timestamps()
     skew()

@@ -17,6 +17,7 @@ enum FuzzTargets {
         FuzzTarget(name: "bigint", run: bigint),
         FuzzTarget(name: "vectors", run: vectors),
         FuzzTarget(name: "cognito-stored", run: cognitoStored),
+        FuzzTarget(name: "identity", run: identity),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -356,4 +357,44 @@ func checkCredentials(_ credentials: Credentials) {
             if (try? await verifier.verify(token, as: .access)) != nil { fuzzFailure("a fuzzed token verified") }
         }
     }
+}
+
+// MARK: - Identity pools
+
+/// A fuzzed token through both `Logins`-key readers (a key read from a token is always one the
+/// reader's own rules accept again); then two fuzzed answers to the identity provider's GetId and
+/// GetCredentialsForIdentity (unauthenticated) and to its user-pool login with the fuzzed token:
+/// never a crash, and credentials handed out are in range.
+@Sendable func identity(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let token = String(decoding: reader.field(), as: UTF8.self)
+    if let key = try? CognitoIdentityIssuer.userPoolLoginsKey(forIDToken: token) {
+        guard key.hasPrefix("cognito-idp."), key.contains("/") else { fuzzFailure("user-pool key \(key) is not a cognito-idp key") }
+    }
+    for region in ["us-east-1", "eu-south-2", "cn-north-1"] {
+        if let key = try? CognitoIdentityIssuer.loginsKey(for: token, explicitKey: nil, region: region),
+            (try? CognitoIdentityIssuer.loginsKey(for: token, explicitKey: key, region: region)) != key
+        {
+            fuzzFailure("the key read from a token is refused when given back")
+        }
+    }
+    let answers = [HTTPResponse(status: 200, body: reader.field()), HTTPResponse(status: Int(reader.byte()) + 200, body: reader.rest())]
+    runBlocking {
+        let clock = FixedClock(Timestamp(year: 2026, month: 12, day: 1)!)
+        for login in [IdentityLogin.unauthenticated, .userPool(FixedIDToken(token: token))] {
+            let sender = SignedRequestSender(transport: FuzzTransport(answers), clock: clock, skew: ClockSkewTracker(), retryPolicy: .none)
+            guard let client = try? CognitoIdentityClient(region: "us-east-1", sender: sender) else { fuzzFailure("identity client init") }
+            let provider = CognitoIdentityCredentialsProvider(client: client, identityPoolId: "us-east-1:pool", login: login, clock: clock)
+            if let credentials = try? await provider.credentials() {
+                checkCredentials(credentials)
+                guard await provider.currentIdentityId()?.isEmpty == false else { fuzzFailure("credentials without an identity id") }
+            }
+        }
+    }
+}
+
+/// An ID-token source that always answers one token.
+struct FixedIDToken: CognitoIDTokenSource {
+    let token: String
+    func idToken(forceRefresh: Bool) async throws(AuthCoreError) -> String { token }
 }

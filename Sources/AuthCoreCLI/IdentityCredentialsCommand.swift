@@ -4,20 +4,28 @@ import Foundation
 
 /// The app half of `authcore identity`: identity ids (kept in a store between runs) and credentials.
 enum IdentityCredentialsCommand {
-    static func store(_ parsed: ParsedArguments) throws -> any CognitoIdentityStore {
+    /// The `--identity-store` of `pool` (checked: a directory, and a pool id that names a file in it),
+    /// or a store in memory.
+    static func store(_ parsed: ParsedArguments, pool: String) throws -> any CognitoIdentityStore {
         guard let directory = parsed.value("--identity-store") else { return InMemoryCognitoIdentityStore() }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw UsageError("--identity-store \(directory) is not a directory")
         }
-        do { return try FileCognitoIdentityStore(directory: directory) } catch { throw UsageError(error.reason) }
+        do {
+            let store = try FileCognitoIdentityStore(directory: directory)
+            _ = try store.file(forPool: pool)
+            return store
+        } catch {
+            throw UsageError(error.reason)
+        }
     }
 
     static func getId(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try IdentityCommand.parse(arguments, values: ["--region", "--identity-pool-id", "--identity-store", "--endpoint"])
         let client = try IdentityCommand.client(parsed)
-        let provider = CognitoIdentityCredentialsProvider(
-            client: client, identityPoolId: try parsed.required("--identity-pool-id"), store: try store(parsed))
+        let pool = try parsed.required("--identity-pool-id")
+        let provider = CognitoIdentityCredentialsProvider(client: client, identityPoolId: pool, store: try store(parsed, pool: pool))
         do {
             try IdentityCommand.printJSON(["identityId": try await provider.identityId()])
             return 0
@@ -57,6 +65,8 @@ enum IdentityCredentialsCommand {
         guard pool != nil || parsed.value("--identity-store") == nil else { throw UsageError("--identity-store needs --identity-pool-id") }
         let login = try login(parsed, region: client.region)
         let role = parsed.value("--custom-role-arn")
+        var store: any CognitoIdentityStore = InMemoryCognitoIdentityStore()
+        if let pool { store = try Self.store(parsed, pool: pool) }
         let credentials: Credentials
         do {
             if let identityId {
@@ -65,10 +75,10 @@ enum IdentityCredentialsCommand {
             } else {
                 let provider = CognitoIdentityCredentialsProvider(
                     client: client, identityPoolId: pool ?? "", login: login.map { IdentityLogin.providers([$0.key: $0.token]) } ?? .unauthenticated,
-                    flow: role.map { .enhanced(customRoleArn: $0) } ?? .enhanced, store: try store(parsed))
+                    flow: role.map { .enhanced(customRoleArn: $0) } ?? .enhanced, store: store)
                 credentials = try await provider.credentials()
             }
-        } catch let error as AuthCoreError {
+        } catch {
             throw CommandFailure(error.reason)
         }
         let secret = credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }

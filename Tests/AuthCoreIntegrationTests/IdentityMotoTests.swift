@@ -78,6 +78,46 @@ struct IdentityMotoTests {
         #expect(noCredentials.stderr.contains("AWS_ACCESS_KEY_ID"))
     }
 
+    @Test("developer-token --login links social logins whose tokens come from a file or the environment, never argv; lookup and unlink check their options")
+    func developerTokenLinkedLogins() throws {
+        let pool = try createIdentityPool(signedEndpoint, environment: developer)
+        let file = try temporaryFile("EAAGm0PX4ZCpsBA-from-a-file\n", name: "facebook-token")
+        var environment = developer
+        environment["GOOGLE_TOKEN"] = openIdTokenFixture(issuer: "https://accounts.google.com")
+        // moto verifies the signature, which covers the body with both linked logins.
+        let linked = try developerToken(
+            signedEndpoint, pool: pool, extra: ["--login", "graph.facebook.com=@\(file)", "--login", "accounts.google.com=env:GOOGLE_TOKEN"],
+            environment: environment)
+        #expect(linked.status == 0, "\(linked.stderr)")
+        #expect(try parse(linked.stdout)["identityId"] is String)
+        let refusals: [([String], String)] = [
+            (["--login", "graph.facebook.com=EAAGm0PX4ZCpsBA"], "never from the command line"),
+            (["--login", "graph.facebook.com=@/nonexistent/token"], "cannot read --login"),
+            (["--login", "graph.facebook.com=env:AUTHCORE_UNSET_VARIABLE"], "AUTHCORE_UNSET_VARIABLE is not set"),
+            (["--login", "=@\(file)"], "NAME=@FILE"),
+            (["--login", "login.authcore.test=@\(file)"], "the developer provider itself"),
+            (["--login", "graph.facebook.com=@\(file)", "--login", "graph.facebook.com=@\(file)"], "more than once"),
+        ]
+        for (extra, message) in refusals {
+            let usage = try developerToken(signedEndpoint, pool: pool, extra: extra, environment: environment)
+            #expect(usage.status == 2, "\(extra): \(usage.stderr)")
+            #expect(usage.stderr.contains(message), "\(extra): \(usage.stderr)")
+            #expect(!usage.stderr.contains("EAAGm0PX4ZCpsBA"), "a token is never echoed")
+        }
+        let base = ["--region", "us-east-1", "--identity-pool-id", pool, "--endpoint", signedEndpoint + "/"]
+        let lookups: [([String], String)] = [
+            ([], "needs --identity-id or --user-identifier"),
+            (["--user-identifier", "alice", "--max-results", "61"], "--max-results must be 1...60"),
+            (["--user-identifier", "alice", "--max-results", "many"], "--max-results expects an integer"),
+        ]
+        for (extra, message) in lookups {
+            let usage = try authcore(["identity", "lookup-developer-identity"] + base + extra, environment: developer)
+            #expect(usage.status == 2 && usage.stderr.contains(message), "\(extra): \(usage.stderr)")
+        }
+        let unlink = try authcore(["identity", "unlink-developer-identity"] + base + ["--identity-id", "us-east-1:x"], environment: developer)
+        #expect(unlink.status == 2 && unlink.stderr.contains("--provider-name"), "\(unlink.stderr)")
+    }
+
     @Test("the app half: moto's token is not a JWT, so --logins-key is needed; credentials print without secrets by default")
     func appHalfCLI() throws {
         let dummy: [String: String?] = ["AWS_ACCESS_KEY_ID": "AKIDDEVELOPER", "AWS_SECRET_ACCESS_KEY": "developer-secret"]

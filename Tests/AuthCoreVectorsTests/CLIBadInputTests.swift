@@ -78,6 +78,32 @@ struct CLIBadInputTests {
              "--token-duration", "1e300"], environment: Self.aws, status: 2, mention: "--token-duration")
     }
 
+    @Test("identity get-id and credentials: stores, pool ids, formats and option combinations")
+    func identityStores() throws {
+        let base = ((try temporaryFile("", name: "x")) as NSString).deletingLastPathComponent
+        let getId = ["identity", "get-id", "--region", "us-east-1", "--identity-pool-id"]
+        try Self.check(getId + ["us-east-1:p", "--identity-store", base + "/absent"], status: 2, mention: "not a directory")
+        try Self.check(getId + ["../../etc/p", "--identity-store", base], status: 2, mention: "not an identity pool id")
+        // A store file that is not the user's alone, or not the store's JSON: exit 1, nothing sent.
+        for (name, text, mode, mention) in [
+            ("us-east-1:open", #"{"version":1,"identityPoolId":"us-east-1:open","identityId":"i"}"#, 0o644, "0600"),
+            ("us-east-1:junk", "{ not json", 0o600, "not a JSON object"),
+            ("us-east-1:v2", #"{"version":2,"identityPoolId":"us-east-1:v2","identityId":"i"}"#, 0o600, "version"),
+        ] as [(String, String, Int, String)] {
+            _ = FileManager.default.createFile(
+                atPath: base + "/cognito-identity-\(name).json", contents: Data(text.utf8), attributes: [.posixPermissions: mode])
+            try Self.check(getId + [name, "--identity-store", base, "--endpoint", "http://127.0.0.1:9/"], status: 1, mention: mention)
+        }
+        let credentials = ["identity", "credentials", "--region", "us-east-1"]
+        try Self.check(credentials, status: 2, mention: "one of --identity-id and --identity-pool-id")
+        try Self.check(credentials + ["--identity-id", "us-east-1:x", "--identity-store", base], status: 2, mention: "needs --identity-pool-id")
+        try Self.check(credentials + ["--identity-id", "us-east-1:x", "--logins-key", "k"], status: 2, mention: "needs --token-file")
+        try Self.check(credentials + ["--identity-id", "us-east-1:x", "--format", "yaml"], status: 2, mention: "--format")
+        try Self.check(["identity", "lookup-developer-identity", "--region", "us-east-1", "--identity-pool-id", "p", "--user-identifier", "u"],
+            environment: ["AWS_ACCESS_KEY_ID": nil, "AWS_SECRET_ACCESS_KEY": nil], status: 2, mention: "AWS_ACCESS_KEY_ID")
+        try Self.check(["identity", "frobnicate"], status: 2, mention: "unknown identity subcommand")
+    }
+
     @Test("cognito session files and stores: missing options, hostile or foreign files, a bad region")
     func cognitoFiles() throws {
         let directory = (try temporaryFile("", name: "x")) as NSString

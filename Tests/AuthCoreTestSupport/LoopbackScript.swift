@@ -1,0 +1,68 @@
+public import Foundation
+
+/// A script of `scripts/` run as a loopback server for one test: it binds a free port itself and
+/// prints one JSON line (`{"port": N, ...}`) when ready; the wait for it is bounded, and the process
+/// is stopped by PID when the test ends (``stop()``, also on deinit).
+public final class LoopbackScript: @unchecked Sendable {
+    // invariant (Sendable): `process` is only started in init and stopped in stop(); the reader
+    // writes `output` under `lock`.
+    private let process = Process()
+    private let lock = NSLock()
+    private var output = Data()
+    /// The first line the script printed, parsed.
+    public private(set) var announcement: [String: Any] = [:]
+
+    /// Starts `scripts/<script>` with the venv's Python and waits up to `timeout` for its line.
+    public init(script: String, arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws {
+        guard FileManager.default.isExecutableFile(atPath: venvPython.path) else {
+            throw PeerError(description: "\(venvPython.path) is missing: run the tests through 'make test', which creates the venv")
+        }
+        process.executableURL = venvPython
+        process.arguments = [repositoryRoot.appendingPathComponent("scripts/\(script)").path] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.standardError
+        try process.run()
+        // A reader thread collects the first line (blocking reads; the wait for it is bounded here).
+        let reader = out.fileHandleForReading
+        let ready = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = reader.availableData
+                lock.lock()
+                output.append(chunk)
+                let done = chunk.isEmpty || output.contains(UInt8(ascii: "\n"))
+                lock.unlock()
+                if done { break }
+            }
+            ready.signal()
+        }
+        guard ready.wait(timeout: .now() + timeout) == .success else {
+            stop()
+            throw PeerError(description: "\(script) was not ready within \(timeout) s")
+        }
+        lock.lock()
+        let line = output.firstIndex(of: UInt8(ascii: "\n")).map { output[output.startIndex..<$0] }
+        lock.unlock()
+        guard let line, let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any], object["port"] is Int else {
+            stop()
+            throw PeerError(description: "\(script) exited or announced something that is not {\"port\": N, ...}")
+        }
+        announcement = object
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    public var url: String { "http://127.0.0.1:\(announcement["port"] as? Int ?? 0)" }
+
+    /// Stops the process: SIGTERM, and SIGKILL if it has not exited within 2 s.
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<200 where process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+}
