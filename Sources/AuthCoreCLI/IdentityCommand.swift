@@ -85,7 +85,7 @@ enum IdentityCommand {
         var logins: [String: String] = [:]
         for value in values {
             guard let eq = value.firstIndex(of: "="), eq != value.startIndex else {
-                throw UsageError("--login expects NAME=@FILE or NAME=env:VAR, got '\(value.prefix(40))'")
+                throw UsageError("--login expects NAME=@FILE or NAME=env:VAR (its value is not shown: it may be a token)")
             }
             let name = String(value[..<eq])
             let source = value[value.index(after: eq)...]

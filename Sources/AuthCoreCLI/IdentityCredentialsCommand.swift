@@ -84,7 +84,9 @@ enum IdentityCredentialsCommand {
         let secret = credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let expiration: Any = credentials.expiration?.iso8601 ?? NSNull()
         if format == "credential-process" {
-            var object: [String: Any] = ["Version": 1, "AccessKeyId": credentials.accessKeyId, "SecretAccessKey": secret, "Expiration": expiration]
+            // The AWS CLI's format: Expiration and SessionToken only when there are some.
+            var object: [String: Any] = ["Version": 1, "AccessKeyId": credentials.accessKeyId, "SecretAccessKey": secret]
+            if let expires = credentials.expiration { object["Expiration"] = expires.iso8601 }
             if let token = credentials.sessionToken { object["SessionToken"] = token }
             try IdentityCommand.printJSON(object)
             return 0

@@ -163,3 +163,46 @@ final class ModelIDTokenSource: CognitoIDTokenSource {
         return Self.idToken(subject: subject, n: n)
     }
 }
+
+/// Holds whoever passes until the test opens it (to land a clear or switch in the middle of a call).
+actor Gate {
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+    private var isOpen = false
+    /// How many have arrived.
+    private(set) var arrivals = 0
+
+    func pass() async {
+        arrivals += 1
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
+
+    /// Waits (a bounded poll) until `count` have arrived.
+    func waitForArrivals(_ count: Int) async throws {
+        for _ in 0..<500 where arrivals < count { try await Task.sleep(for: .milliseconds(10)) }
+        guard arrivals >= count else { throw AuthCoreError(.timedOut, "only \(arrivals) of \(count) arrived") }
+    }
+}
+
+/// The model behind a gate for one operation.
+final class OperationGate: HTTPTransport {
+    let inner: any HTTPTransport
+    let operation: String
+    let gate = Gate()
+    init(_ inner: any HTTPTransport, holding operation: String) {
+        self.inner = inner
+        self.operation = operation
+    }
+    func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
+        if request.headers.contains(where: { $0.name.lowercased() == "x-amz-target" && $0.value == "AWSCognitoIdentityService.\(operation)" }) {
+            await gate.pass()
+        }
+        return try await inner.send(request)
+    }
+}

@@ -259,6 +259,111 @@ struct IdentityPoolTests {
         #expect(try await store.identityId(forPool: "us-east-1:pool") == "us-east-1:owner")
     }
 
+    // MARK: - Clears and switches in the middle of a call
+
+    func gatedProvider(_ world: World, holding operation: String, login: any IdentityLoginSource, store: any CognitoIdentityStore)
+        throws -> (CognitoIdentityCredentialsProvider, OperationGate)
+    {
+        let transport = OperationGate(world.model, holding: operation)
+        let client = try CognitoIdentityClient(region: "us-east-1", sender: SignedRequestSender(transport: transport, clock: world.clock))
+        return (CognitoIdentityCredentialsProvider(client: client, identityPoolId: "us-east-1:pool", login: login, store: store, clock: world.clock), transport)
+    }
+
+    @Test("concurrent identityId() calls share one GetId; a clearIdentity while it runs: its answer is neither kept nor saved")
+    func clearDuringGetId() async throws {
+        let world = World()
+        let store = InMemoryCognitoIdentityStore()
+        let (provider, transport) = try gatedProvider(world, holding: "GetId", login: IdentityLogin.unauthenticated, store: store)
+        // Six callers while GetId is held: each joins it or, arriving after, finds its answer.
+        let callers = Task {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<6 { group.addTask { try await provider.identityId() } }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+        }
+        try await transport.gate.waitForArrivals(1)
+        try await Task.sleep(for: .milliseconds(20))
+        await transport.gate.open()
+        let ids = try await callers.value as Set<String>
+        #expect(ids.count == 1, "one GetId for all six callers")
+        #expect(await transport.gate.arrivals == 1)
+        let first = try #require(ids.first)
+        // A clearIdentity while a GetId is held: its answer is neither kept nor saved.
+        try await provider.clearIdentity()
+        let (held, heldTransport) = try gatedProvider(world, holding: "GetId", login: IdentityLogin.unauthenticated, store: store)
+        let pending = Task { try await held.identityId() }
+        try await heldTransport.gate.waitForArrivals(1)
+        try await held.clearIdentity()
+        await heldTransport.gate.open()
+        let stale = try await pending.value
+        #expect(stale != first)
+        #expect(await held.currentIdentityId() == nil, "an answer from before the clear is not adopted")
+        #expect(try await store.identityId(forPool: "us-east-1:pool") == nil, "nor saved after the clear's removal")
+        let fresh = try await held.identityId()
+        #expect(fresh != stale && fresh != first)
+        #expect(try await store.identityId(forPool: "us-east-1:pool") == fresh)
+    }
+
+    @Test("a switch while the user-pool session refreshes: the old login's identity is not adopted; a clear while the backend answers: its token is not cached")
+    func switchDuringTokenFetch() async throws {
+        let world = World()
+        let gate = Gate()
+        struct GatedIDTokens: CognitoIDTokenSource {
+            let gate: Gate
+            let inner: ModelIDTokenSource
+            func idToken(forceRefresh: Bool) async throws(AuthCoreError) -> String {
+                await gate.pass()
+                return try await inner.idToken(forceRefresh: forceRefresh)
+            }
+        }
+        let store = InMemoryCognitoIdentityStore()
+        let provider = try world.provider(IdentityLogin.userPool(GatedIDTokens(gate: gate, inner: world.idTokens)), store: store)
+        let old = Task { try await provider.credentials() }
+        try await gate.waitForArrivals(1)
+        try await provider.switchLogin(to: IdentityLogin.unauthenticated, keepingIdentity: false)
+        await gate.open()
+        _ = try? await old.value
+        #expect(await provider.currentIdentityId() == nil, "the user-pool login's identity is not the guest's")
+        #expect(try await store.identityId(forPool: "us-east-1:pool") == nil)
+        _ = try await provider.credentials()
+        let guest = try #require(await provider.currentIdentityId())
+        #expect(world.model.logins(of: guest) == [:], "a fresh guest, no login linked to it")
+
+        // The backend answers after a clear: that token is not cached for the next login.
+        let backendGate = Gate()
+        let developer = try world.provider(IdentityLogin.developer(ClosureDeveloperTokenSource { id in
+            await backendGate.pass()
+            return try await world.backend.developerToken(for: id)
+        }))
+        let first = Task { try await developer.credentials() }
+        try await backendGate.waitForArrivals(1)
+        try await developer.clearIdentity()
+        await backendGate.open()
+        _ = try? await first.value
+        _ = try await developer.credentials()
+        #expect(await backendGate.arrivals == 2, "the token from before the clear was not reused")
+    }
+
+    @Test("after a restart the backend is given the saved identity, to link; an answered identity id that is not one is refused")
+    func backendGetsStoredId() async throws {
+        let world = World()
+        let store = InMemoryCognitoIdentityStore()
+        _ = try await world.provider(IdentityLogin.unauthenticated, store: store).credentials()
+        let guest = try #require(try await store.identityId(forPool: "us-east-1:pool"))
+        let restarted = try world.provider(IdentityLogin.developer(world.backend), store: store)
+        _ = try await restarted.credentials()
+        #expect(world.backend.asked == [guest])
+        #expect(await restarted.currentIdentityId() == guest, "the developer login was linked to the guest identity")
+        for bad in ["", "no-colon", "us-east-1:", ":x", "us-east-1:\n", String(repeating: "a", count: 120) + ":" + String(repeating: "b", count: 10)] {
+            let transport = ScriptedTransport([.jsonAnswer(200, ["IdentityId": bad])])
+            let provider = CognitoIdentityCredentialsProvider(
+                client: try CognitoIdentityClient(region: "us-east-1", sender: SignedRequestSender(transport: transport, clock: world.clock)),
+                identityPoolId: "us-east-1:pool", clock: world.clock)
+            await #expect(throws: AuthCoreError(.malformedResponse, ""), "\(bad)") { try await provider.identityId() }
+            #expect(await provider.currentIdentityId() == nil)
+        }
+    }
+
     // MARK: - Persistence
 
     @Test("the unauthenticated identity survives a restart (a second provider on the same directory); a stale one is replaced once")

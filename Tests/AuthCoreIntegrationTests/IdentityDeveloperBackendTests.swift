@@ -93,15 +93,18 @@ struct IdentityDeveloperBackendTests {
         #expect(identityIds.count == 1, "the backend links every token to the identity the app already has")
         #expect(expirations.count >= 2, "moto stamps each answer anew")
 
-        // The backend fails twice. 60 s on, the credentials are within their refresh window but still
-        // valid, and the token has expired: the refresh fails in the background and the callers keep
-        // getting the current credentials; it is retried after each backoff (1 s, then 1 s: half of
-        // 1 s and of 2 s, rounded up), and the third attempt succeeds.
+        // The backend fails twice. A second after the refresh time, the credentials are within their
+        // refresh window but still valid (half of a lifetime of 115 s or more on this clock), and the
+        // token has expired: the refresh fails in the background and the callers keep getting the
+        // current credentials; it is retried after each backoff (1 s, then 1 s: half of 1 s and of
+        // 2 s, rounded up), and the third attempt succeeds.
         func expiry() async throws -> Timestamp { try #require(try await provider.credentials().expiration) }
         let current = try await expiry()
         _ = try await URLSessionTransport().send(
             HTTPRequest(method: "POST", url: try RequestURL(backend.url + "/fail?times=2"), allowsInsecureHTTP: true))
-        clock.advance(seconds: 60)
+        let refreshTime = try #require(await provider.refreshTime())
+        clock.advance(seconds: clock.now().seconds(until: refreshTime) + 1)
+        #expect(clock.now().seconds(until: current) > 30, "still valid, well outside the safety margin")
         #expect(try await expiry() == current)
         try await waitFor { await provider.refreshAttempts == 9 }
         #expect(try await stats(backend) == (4, 1))

@@ -95,6 +95,7 @@ struct IdentityMotoTests {
             (["--login", "graph.facebook.com=@/nonexistent/token"], "cannot read --login"),
             (["--login", "graph.facebook.com=env:AUTHCORE_UNSET_VARIABLE"], "AUTHCORE_UNSET_VARIABLE is not set"),
             (["--login", "=@\(file)"], "NAME=@FILE"),
+            (["--login", "EAAGm0PX4ZCpsBA"], "its value is not shown"),
             (["--login", "login.authcore.test=@\(file)"], "the developer provider itself"),
             (["--login", "graph.facebook.com=@\(file)", "--login", "graph.facebook.com=@\(file)"], "more than once"),
         ]

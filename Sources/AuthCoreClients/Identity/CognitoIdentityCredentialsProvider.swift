@@ -35,7 +35,9 @@ public protocol IdentityPoolCredentialsProvider: CredentialsProvider {
 ///   when no identity id is known (Developer Guide, "Identity pools (federated identities)
 ///   authentication flow").
 /// - A developer token is reused until less than `developerTokenWindow` seconds (default 60, or half
-///   its lifetime for a shorter-lived token) remain; then the backend is asked once, however many
+///   its lifetime for a shorter-lived token) remain (it is dropped by ``clearIdentity()``, by a switch,
+///   and when the login source answers a login that is not a developer one; switching between two
+///   developer users is a switch between authenticated providers: ``clearIdentity()``); then the backend is asked once, however many
 ///   callers wait. A backend that fails while the cached token is still valid does not fail the
 ///   refresh. When the service refuses a developer or user-pool token (`NotAuthorizedException`) a
 ///   new one is asked for once (the user-pool session with `forceRefresh`), and the call is made again;
@@ -104,8 +106,16 @@ public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsPr
 
     public func clearCredentials() async { await cache.clearCredentials() }
 
+    /// Forgets the credentials, the identity id and any cached developer token; the id is forgotten in
+    /// memory even when removing it from the store fails (that error is thrown).
     public func clearIdentity() async throws(AuthCoreError) {
-        try await resolver.clearIdentity()
+        // The cache is cleared before (no caller gets the old identity's credentials meanwhile) and
+        // after (nothing a refresh cached in between survives).
+        await cache.clearCredentials()
+        do { try await resolver.clearIdentity() } catch {
+            await cache.clearCredentials()
+            throw error
+        }
         await cache.clearCredentials()
     }
 
@@ -114,7 +124,11 @@ public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsPr
     /// between authenticated providers) the identity is cleared as by ``clearIdentity()``. Either way
     /// the cached credentials are dropped.
     public func switchLogin(to login: any IdentityLoginSource, keepingIdentity: Bool) async throws(AuthCoreError) {
-        try await resolver.switchLogin(to: login, keepingIdentity: keepingIdentity)
+        await cache.clearCredentials()
+        do { try await resolver.switchLogin(to: login, keepingIdentity: keepingIdentity) } catch {
+            await cache.clearCredentials()
+            throw error
+        }
         await cache.clearCredentials()
     }
 

@@ -74,7 +74,7 @@ public enum CognitoIdentityIssuer {
         let use = claims.string("token_use")
         guard use == "id" else {
             throw AuthCoreError(
-                .invalidParameter, "the user-pool token is \(use.map { "an '\($0)' token" } ?? "not marked by token_use"), not an ID token: identity pools take the ID token")
+                .invalidParameter, "the user-pool token is \(use.map { "an '\($0.prefix(20))' token" } ?? "not marked by token_use"), not an ID token: identity pools take the ID token")
         }
         let key = loginsKey(fromIssuer: claims.issuer ?? "")
         let parts = key.split(separator: "/", omittingEmptySubsequences: false)
