@@ -14,6 +14,9 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "AuthCore",
+    // Linux is what CI tests; macOS with Homebrew's gmp and openssl@3 is expected to build (README);
+    // the other Apple platforms ship no GMP or libcrypto.
+    platforms: [.macOS(.v14)],
     products: [
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "AuthCoreClients", targets: ["AuthCoreClients"]),

@@ -22,6 +22,19 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
     /// For ``Code/serviceError``: the request id the service gave the call (`x-amzn-RequestId`,
     /// `x-amz-request-id`, OSS's `x-oss-request-id`), to quote to its support.
     public let requestId: String?
+    /// The error AuthCore wrapped into this one (an app closure's, a store's), when there is one. It is
+    /// never part of ``reason`` or ``description``: it may hold anything, secrets included.
+    public private(set) var underlyingError: (any Error)?
+
+    /// Whether the caller's task was cancelled (``Code/cancelled``), as opposed to a failure.
+    public var isCancellation: Bool { code == .cancelled }
+
+    /// This error with `error` as its ``underlyingError``.
+    public func causedBy(_ error: any Error) -> AuthCoreError {
+        var copy = self
+        copy.underlyingError = error
+        return copy
+    }
 
     /// Creates an error.
     @inline(never)
@@ -39,6 +52,7 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
         self.serviceErrorType = nil
         self.httpStatus = httpStatus
         self.requestId = nil
+        self.underlyingError = nil
     }
 
     /// An error a remote service answered with; the reason keeps its type and message
@@ -54,6 +68,7 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
         self.serviceErrorType = serviceErrorType
         self.httpStatus = httpStatus
         self.requestId = requestId
+        self.underlyingError = nil
     }
 
     public var description: String {

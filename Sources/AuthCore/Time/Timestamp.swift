@@ -89,6 +89,33 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         return delta
     }
 
+    /// The timestamp `duration` later (earlier for a negative one), to the nanosecond, saturated to
+    /// ``minimum``…``maximum``.
+    public func adding(_ duration: Duration) -> Timestamp {
+        let (seconds, attoseconds) = duration.components  // |attoseconds| < 10^18, so one carry suffices
+        var nanos = Int64(nanoseconds) + attoseconds / 1_000_000_000
+        var carry: Int64 = 0
+        if nanos >= 1_000_000_000 {
+            nanos -= 1_000_000_000
+            carry = 1
+        } else if nanos < 0 {
+            nanos += 1_000_000_000
+            carry = -1
+        }
+        let (sum, overflow) = secondsSince1970.addingReportingOverflow(seconds)
+        guard !overflow else { return seconds > 0 ? .maximum : .minimum }
+        let (moved, carried) = sum.addingReportingOverflow(carry)
+        guard !carried else { return carry > 0 ? .maximum : .minimum }
+        if moved > Self.maximumSeconds { return .maximum }
+        if moved < Self.minimumSeconds { return .minimum }
+        return Timestamp(secondsSince1970: moved, nanoseconds: Int32(nanos))
+    }
+
+    /// The exact time from `self` to `other` (positive when `other` is later).
+    public func duration(until other: Timestamp) -> Duration {
+        .seconds(other.secondsSince1970 - secondsSince1970) + .nanoseconds(Int64(other.nanoseconds) - Int64(nanoseconds))
+    }
+
     /// The current time from the system's real-time clock.
     public static func now() -> Timestamp {
         var ts = timespec()

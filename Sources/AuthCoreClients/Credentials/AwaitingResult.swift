@@ -33,7 +33,7 @@ func awaitResult<Value: Sendable>(
     switch result {
     case .success(let value): return value
     case .failure(let error as AuthCoreError): throw error
-    case .failure(let error): throw AuthCoreError(.credentialsUnavailable, "\(what) failed: \(type(of: error))")
+    case .failure(let error): throw AuthCoreError(.credentialsUnavailable, "\(what) failed: \(type(of: error))").causedBy(error)
     }
 }
 

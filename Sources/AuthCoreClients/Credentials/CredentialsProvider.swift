@@ -2,6 +2,10 @@ public import AuthCore
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// A source of credentials. Every provider (static, environment, federation, STS, Cognito identity,
@@ -72,7 +76,7 @@ public struct ClosureCredentialsProvider: CredentialsProvider {
         do { return try await fetch() } catch let error as AuthCoreError {
             throw error
         } catch {
-            throw AuthCoreError(.credentialsUnavailable, "the credentials closure failed with \(type(of: error))")
+            throw AuthCoreError(.credentialsUnavailable, "the credentials closure failed with \(type(of: error))").causedBy(error)
         }
     }
 }

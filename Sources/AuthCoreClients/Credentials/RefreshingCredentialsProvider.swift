@@ -162,7 +162,7 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
             return fresh
         } catch {
             refreshAttempts += 1
-            let typed = error as? AuthCoreError ?? AuthCoreError(.credentialsUnavailable, "credentials refresh failed: \(type(of: error))")
+            let typed = error as? AuthCoreError ?? AuthCoreError(.credentialsUnavailable, "credentials refresh failed: \(type(of: error))").causedBy(error)
             guard generation == started else { throw typed }
             failures += 1
             let step = Swift.min(60.0, Double(1 << Swift.min(failures - 1, 6)))

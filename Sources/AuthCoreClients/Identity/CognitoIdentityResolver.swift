@@ -229,7 +229,7 @@ actor CognitoIdentityResolver: CredentialsProvider {
         let task = Task { () -> AuthCoreError? in
             await previous?.value
             do { try await write() } catch let error as AuthCoreError { return error } catch {
-                return AuthCoreError(.credentialsUnavailable, "the identity store failed with \(type(of: error))")
+                return AuthCoreError(.credentialsUnavailable, "the identity store failed with \(type(of: error))").causedBy(error)
             }
             return nil
         }

@@ -60,7 +60,7 @@ public struct ClosureDeveloperTokenSource: DeveloperTokenSource {
         do { return try await fetch(identityId) } catch let error as AuthCoreError {
             throw error
         } catch {
-            throw AuthCoreError(.credentialsUnavailable, "the developer token closure failed with \(type(of: error))")
+            throw AuthCoreError(.credentialsUnavailable, "the developer token closure failed with \(type(of: error))").causedBy(error)
         }
     }
 }
@@ -125,7 +125,7 @@ public struct ClosureIdentityLoginSource: IdentityLoginSource {
         do { return try await decide() } catch let error as AuthCoreError {
             throw error
         } catch {
-            throw AuthCoreError(.credentialsUnavailable, "the logins closure failed with \(type(of: error))")
+            throw AuthCoreError(.credentialsUnavailable, "the logins closure failed with \(type(of: error))").causedBy(error)
         }
     }
 }
