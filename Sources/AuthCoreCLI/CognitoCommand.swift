@@ -54,7 +54,7 @@ enum CognitoCommand {
         case "confirm-sign-in": return try await confirmSignIn(rest)
         case "session": return try await session(rest)
         case "sign-out": return try await signOut(rest)
-        default: throw UsageError("unknown cognito subcommand '\(sub)'")
+        default: throw unknownSubcommand(sub, of: "cognito", among: ["sign-in", "confirm-sign-in", "session", "sign-out"])
         }
     }
 
@@ -105,7 +105,7 @@ enum CognitoCommand {
         if let fromEnvironment = takeSecretEnvironment("COGNITO_PASSWORD") {
             password = fromEnvironment
         } else if needsPassword {
-            password = try readSecretStandardInput(limit: 65_536)
+            password = try readSecretStandardInput(limit: 65_536, prompt: "Password: ")
         }
         let session = try files.session(configuration)
         let chosenFactor = factor

@@ -71,7 +71,7 @@ func parseArguments(_ arguments: ArraySlice<String>, specs: [OptionSpec], help: 
             inlineValue = String(argument[argument.index(after: eq)...])
         }
         guard let spec = specs.first(where: { $0.names.contains(name) }) else {
-            throw UsageError("unknown option \(name)")
+            throw UsageError("unknown option \(name)\(didYouMean(name, among: specs.flatMap(\.names) + ["--help"]))")
         }
         switch spec.kind {
         case .flag:
@@ -93,4 +93,37 @@ func parseArguments(_ arguments: ArraySlice<String>, specs: [OptionSpec], help: 
         }
     }
     return parsed
+}
+
+/// `; did you mean 'X'?` for the candidate closest to `word` (at most two edits, or one for a word of
+/// three characters or fewer), or nothing.
+func didYouMean(_ word: String, among candidates: [String]) -> String {
+    let limit = word.count <= 3 ? 1 : 2
+    let scored = candidates.map { (candidate: $0, distance: editDistance(word, $0)) }.filter { $0.distance <= limit }
+    guard let best = scored.min(by: { $0.distance < $1.distance }) else { return "" }
+    return "; did you mean '\(best.candidate)'?"
+}
+
+/// A usage error for an unknown subcommand of `command`, with a near-miss suggestion.
+func unknownSubcommand(_ name: String, of command: String, among candidates: [String]) -> UsageError {
+    let prefix = command.isEmpty ? "unknown subcommand" : "unknown \(command) subcommand"
+    let suggestion = didYouMean(name, among: candidates)
+    return UsageError("\(prefix) '\(name)'\(suggestion.isEmpty ? " (try 'authcore \(command.isEmpty ? "" : command + " ")--help')" : suggestion)")
+}
+
+/// The Levenshtein distance of two short words (option and command names), over Unicode scalars.
+func editDistance(_ a: String, _ b: String) -> Int {
+    let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
+    guard !x.isEmpty else { return y.count }
+    guard !y.isEmpty else { return x.count }
+    var previous = Array(0...y.count)
+    var current = [Int](repeating: 0, count: y.count + 1)
+    for i in 1...x.count {
+        current[0] = i
+        for j in 1...y.count {
+            current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+        }
+        swap(&previous, &current)
+    }
+    return previous[y.count]
 }

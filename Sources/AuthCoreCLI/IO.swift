@@ -44,9 +44,10 @@ func printOut(_ text: String) {
 /// Reads a whole regular file, refusing one larger than `limit` bytes without reading it all
 /// (a file option must not make the process read an unbounded file or a device).
 func readFile(_ path: String, limit: Int, option: String) throws(UsageError) -> [UInt8] {
-    let fd = open(path, O_RDONLY)
+    // "-" is standard input (the usual convention: `--data-file -`).
+    let fd = path == "-" ? 0 : open(path, O_RDONLY)
     guard fd >= 0 else { throw UsageError("cannot read \(option) \(path)") }
-    defer { close(fd) }
+    defer { if fd != 0 { close(fd) } }
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {

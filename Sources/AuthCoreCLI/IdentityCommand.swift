@@ -52,7 +52,9 @@ enum IdentityCommand {
         case "unlink-developer-identity": return try await unlinkDeveloperIdentity(rest)
         case "get-id": return try await IdentityCredentialsCommand.getId(rest)
         case "credentials": return try await IdentityCredentialsCommand.credentials(rest)
-        default: throw UsageError("unknown identity subcommand '\(sub)'")
+        default:
+            throw unknownSubcommand(
+                sub, of: "identity", among: ["developer-token", "lookup-developer-identity", "unlink-developer-identity", "get-id", "credentials"])
         }
     }
 

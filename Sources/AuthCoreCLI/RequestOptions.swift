@@ -33,7 +33,7 @@ struct RequestOptions {
         guard let action = arguments.first else { throw UsageError("missing action (sign, presign or send)") }
         if action == "-h" || action == "--help" { throw HelpRequested(text: help) }
         guard ["sign", "presign", "send"].contains(action) else {
-            throw UsageError("unknown action '\(action)' (expected sign, presign or send)")
+            throw UsageError("unknown action '\(action)' (expected sign, presign or send)\(didYouMean(action, among: ["sign", "presign", "send"]))")
         }
         self.action = action
         let parsed = try parseArguments(arguments.dropFirst(), specs: Self.specs + extraSpecs, help: help)
@@ -59,6 +59,10 @@ struct RequestOptions {
         if data != nil && file != nil { throw UsageError("use either -d or --data-file, not both") }
         if let file {
             body = try readFile(file, limit: Self.maximumBodyBytes, option: "--data-file")
+        } else if let data, data.hasPrefix("@") {
+            // curl's convention: -d @FILE reads FILE (-d @- standard input); a body that starts with
+            // '@' goes through --data-file.
+            body = try readFile(String(data.dropFirst()), limit: Self.maximumBodyBytes, option: "-d @")
         } else {
             body = data.map { Array($0.utf8) } ?? []
         }

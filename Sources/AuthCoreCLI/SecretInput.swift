@@ -15,6 +15,29 @@ import Darwin
 /// Reads all of stdin into wiping storage (at most `limit` bytes) and drops one trailing `\n` or
 /// `\r\n` (design.md: nothing else is trimmed from a password).
 func readSecretStandardInput(limit: Int) throws(CommandFailure) -> SecureBytes {
+    try readSecretStandardInput(limit: limit, prompt: nil)
+}
+
+/// Reads a secret from standard input as ``readSecretStandardInput(limit:)`` does; when standard input
+/// is a terminal and `prompt` is given, the prompt goes to stderr and the terminal's echo is off while
+/// the line is typed (restored afterwards, whatever happens).
+func readSecretStandardInput(limit: Int, prompt: String?) throws(CommandFailure) -> SecureBytes {
+    guard let prompt, isatty(0) == 1 else { return try readSecretBytes(limit: limit) }
+    var saved = termios()
+    guard tcgetattr(0, &saved) == 0 else { return try readSecretBytes(limit: limit) }
+    var quiet = saved
+    quiet.c_lflag &= ~tcflag_t(ECHO)
+    writeAll(2, prompt)
+    _ = tcsetattr(0, TCSAFLUSH, &quiet)
+    defer {
+        _ = tcsetattr(0, TCSAFLUSH, &saved)
+        printError("")
+    }
+    return try readSecretBytes(limit: limit, stopAtNewline: true)
+}
+
+/// The bytes of standard input up to its end (or, for a prompt, the first newline), in wiping storage.
+private func readSecretBytes(limit: Int, stopAtNewline: Bool = false) throws(CommandFailure) -> SecureBytes {
     var failure: CommandFailure?
     var length = 0
     // One buffer of limit + 1 bytes, read into in place: it never grows, so no copy is left behind.
@@ -28,6 +51,7 @@ func readSecretStandardInput(limit: Int) throws(CommandFailure) -> SecureBytes {
             }
             if n == 0 { return }
             length += n
+            if stopAtNewline, raw[length - 1] == UInt8(ascii: "\n") { return }
         }
         failure = CommandFailure("standard input exceeds \(limit) bytes")
     }

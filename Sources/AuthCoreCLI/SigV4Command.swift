@@ -7,7 +7,7 @@ enum SigV4Command {
         OVERVIEW: Sign, presign or send a request with AWS Signature Version 4.
 
         USAGE: authcore sigv4 sign|presign|send --region R --service S [-X METHOD] [-H 'Name: value']...
-               [-d TEXT | --data-file FILE] [--s3] [--unsigned-payload] [--timestamp YYYYMMDDTHHMMSSZ]
+               [-d TEXT | -d @FILE | --data-file FILE|-] [--s3 | --no-s3] [--unsigned-payload] [--timestamp YYYYMMDDTHHMMSSZ]
                [--expires SECONDS] [--verbose] [--clock-offset SECONDS] [--no-skew-correction] URL
 
         Credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (never
@@ -24,9 +24,10 @@ enum SigV4Command {
           --region R, --service S   Credential scope.
           -X METHOD                 HTTP method (default GET, or POST with a body).
           -H 'Name: value'          A header to sign and send (repeatable); Host comes from the URL.
-          -d TEXT, --data-file FILE The body.
+          -d TEXT, --data-file FILE The body; -d @FILE and --data-file - read a file or stdin.
           --s3                      S3 rules: path used verbatim (no second encoding, no normalisation),
-                                    x-amz-content-sha256 signed.
+                                    x-amz-content-sha256 signed. The default for --service s3.
+          --no-s3                   The standard rules, even for --service s3.
           --unsigned-payload        Sign UNSIGNED-PAYLOAD instead of the body's hash.
           --timestamp T             Sign at T (YYYYMMDDTHHMMSSZ) instead of the clock.
           --verbose                 Print the canonical request and string to sign on stderr.
@@ -39,12 +40,14 @@ enum SigV4Command {
         let options = try RequestOptions(
             arguments,
             extraSpecs: [
-                OptionSpec(names: ["--service"], kind: .value), OptionSpec(names: ["--s3"], kind: .flag),
+                OptionSpec(names: ["--service"], kind: .value), OptionSpec(names: ["--s3"], kind: .flag), OptionSpec(names: ["--no-s3"], kind: .flag),
                 OptionSpec(names: ["--unsigned-payload"], kind: .flag),
             ], help: help)
         let region = try options.parsed.required("--region")
         let service = try options.parsed.required("--service")
-        let s3 = options.parsed.has("--s3")
+        // S3's rules for the s3 service unless --no-s3 says otherwise (the AWS CLI's habit).
+        guard !(options.parsed.has("--s3") && options.parsed.has("--no-s3")) else { throw UsageError("use either --s3 or --no-s3, not both") }
+        let s3 = options.parsed.has("--s3") || (service == "s3" && !options.parsed.has("--no-s3"))
         let unsigned = options.parsed.has("--unsigned-payload")
         let credentials = try credentialsFromEnvironment(
             id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN", expiration: "AWS_CREDENTIAL_EXPIRATION")

@@ -6,24 +6,45 @@ import Musl
 import Darwin
 #endif
 
+/// The version `authcore --version` prints (CHANGELOG.md).
+let authcoreVersion = "0.1.0"
+
 let topLevelHelp = """
     OVERVIEW: authcore — SRP-6a, Cognito sign-in, credentials and request signing.
 
     USAGE: authcore <subcommand> [options]
+           authcore help <subcommand>
+           authcore --version
 
     SUBCOMMANDS:
       vectors PATH...         Check test-vector files.
-      srp verifier            Create an SRP-6a salt and verifier (password on stdin).
+      srp verifier            Create an SRP-6a salt and verifier (password on stdin or a prompt).
       sigv4 sign|presign|send Sign, presign or send a request with AWS SigV4.
       oss sign|presign|send   Sign, presign or send a request with Alibaba OSS V1/V4.
       cognito sign-in|confirm-sign-in|session|sign-out
                               Cognito user pools: sign in (password from COGNITO_PASSWORD or stdin),
                               answer a next step, keep, refresh and end a stored session.
-      identity developer-token|credentials
-                              Cognito identity pools: developer-authenticated identities.
+      identity developer-token|lookup-developer-identity|unlink-developer-identity|get-id|credentials
+                              Cognito identity pools: the backend's developer identities, identity ids
+                              kept between runs, credentials (also in the AWS CLI's credential_process form).
 
-    See 'authcore <subcommand> --help' for detailed help.
+    See 'authcore <subcommand> --help' (or 'authcore help <subcommand>') for every option.
     """
+
+let subcommands = ["vectors", "srp", "sigv4", "oss", "cognito", "identity"]
+
+/// Runs one subcommand with its arguments.
+func runSubcommand(_ command: String, _ rest: ArraySlice<String>) async throws -> Int32 {
+    switch command {
+    case "vectors": return try VectorsCommand.run(rest)
+    case "srp": return try SRPCommand.run(rest)
+    case "sigv4": return try await SigV4Command.run(rest)
+    case "oss": return try await OSSCommand.run(rest)
+    case "cognito": return try await CognitoCommand.run(rest)
+    case "identity": return try await IdentityCommand.run(rest)
+    default: throw unknownSubcommand(command, of: "", among: subcommands + ["help", "--version"])
+    }
+}
 
 let arguments = CommandLine.arguments.dropFirst()
 let status: Int32
@@ -31,23 +52,22 @@ do {
     guard let command = arguments.first else { throw UsageError("missing subcommand (try 'authcore --help')") }
     let rest = arguments.dropFirst()
     switch command {
-    case "-h", "--help", "help":
+    case "-h", "--help":
         printOut(topLevelHelp)
         status = 0
-    case "vectors":
-        status = try VectorsCommand.run(rest)
-    case "srp":
-        status = try SRPCommand.run(rest)
-    case "sigv4":
-        status = try await SigV4Command.run(rest)
-    case "oss":
-        status = try await OSSCommand.run(rest)
-    case "cognito":
-        status = try await CognitoCommand.run(rest)
-    case "identity":
-        status = try await IdentityCommand.run(rest)
+    case "help":
+        guard let topic = rest.first else {
+            printOut(topLevelHelp)
+            status = 0
+            break
+        }
+        guard rest.count == 1 else { throw UsageError("help takes one subcommand, got \(rest.count)") }
+        status = try await runSubcommand(topic, ["--help"])
+    case "--version", "version":
+        printOut("authcore \(authcoreVersion)")
+        status = 0
     default:
-        throw UsageError("unknown subcommand '\(command)' (try 'authcore --help')")
+        status = try await runSubcommand(command, rest)
     }
 } catch let help as HelpRequested {
     printOut(help.text)

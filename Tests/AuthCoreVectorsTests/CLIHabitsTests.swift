@@ -1,0 +1,104 @@
+import AuthCore
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+/// The CLI habits of swift-argument-parser and the AWS CLI: --version, help <command>, every option in
+/// the help, near-miss suggestions, bodies from files and stdin, S3 rules for the s3 service, no empty
+/// SRP identities.
+@Suite("authcore CLI habits")
+struct CLIHabitsTests {
+    static let aws: [String: String?] = ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"]
+    static let sign = ["sigv4", "sign", "--region", "us-east-1", "--timestamp", "20150830T123600Z"]
+
+    @Test("--version and help <command>")
+    func versionAndHelp() throws {
+        let version = try authcore(["--version"])
+        #expect(version.status == 0 && version.stdout == "authcore 0.1.0\n", "\(version.stdout)")
+        for command in ["vectors", "srp", "sigv4", "oss", "cognito", "identity"] {
+            let viaHelp = try authcore(["help", command])
+            let viaFlag = try authcore([command, "--help"])
+            #expect(viaHelp.status == 0 && viaFlag.status == 0, "\(command)")
+            #expect(viaHelp.stdout == viaFlag.stdout && viaHelp.stdout.contains("USAGE:"), "\(command)")
+        }
+        let unknown = try authcore(["help", "sigv5"])
+        #expect(unknown.status == 2 && unknown.stderr.contains("did you mean 'sigv4'?"), "\(unknown.stderr)")
+    }
+
+    @Test("every option a command accepts is in its help")
+    func helpListsOptions() throws {
+        let options: [String: [String]] = [
+            "identity": [
+                "--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id", "--login", "--token-duration",
+                "--endpoint", "--max-results", "--next-token", "--identity-store", "--token-file", "--logins-key", "--custom-role-arn",
+                "--format", "--show-secrets", "credential-process",
+            ],
+            "sigv4": ["--region", "--service", "-X", "-H", "-d", "--data-file", "--s3", "--no-s3", "--unsigned-payload", "--timestamp",
+                      "--expires", "--verbose", "--clock-offset", "--no-skew-correction"],
+            "srp": ["--group", "--hash", "--username"],
+            "cognito": ["--region", "--user-pool-id", "--client-id", "--username", "--flow", "--preferred-challenge", "--endpoint", "--store",
+                        "--session-file", "--show-secrets", "--global", "--amplify-outputs"],
+        ]
+        for (command, names) in options {
+            let help = try authcore([command, "--help"]).stdout
+            for name in names { #expect(help.contains(name), "\(command) --help does not mention \(name)") }
+        }
+    }
+
+    @Test("near misses are suggested for subcommands, actions and options")
+    func nearMisses() throws {
+        let cases: [([String], String)] = [
+            (["sigv5"], "did you mean 'sigv4'?"),
+            (["identity", "get-ids"], "did you mean 'get-id'?"),
+            (["cognito", "signin"], "did you mean 'sign-in'?"),
+            (["sigv4", "sing"], "did you mean 'sign'?"),
+            (Self.sign + ["--servce", "s3", "https://b.s3.amazonaws.com/k"], "did you mean '--service'?"),
+        ]
+        for (arguments, hint) in cases {
+            let result = try authcore(arguments, environment: Self.aws)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(hint), "\(arguments): \(result.stderr)")
+        }
+        let far = try authcore(["zzzzzzzz"])
+        #expect(far.status == 2 && !far.stderr.contains("did you mean"), "\(far.stderr)")
+    }
+
+    @Test("-d @FILE and --data-file - sign the same body as -d TEXT")
+    func bodies() throws {
+        let url = "https://example.amazonaws.com/"
+        let base = Self.sign + ["--service", "service", "-X", "POST"]
+        let text = try authcore(base + ["-d", "Param1=value1", url], environment: Self.aws)
+        #expect(text.status == 0, "\(text.stderr)")
+        let file = try temporaryFile("Param1=value1", name: "body")
+        let fromFile = try authcore(base + ["-d", "@" + file, url], environment: Self.aws)
+        let fromStdin = try authcore(base + ["--data-file", "-", url], stdin: "Param1=value1", environment: Self.aws)
+        let fromDashAt = try authcore(base + ["-d", "@-", url], stdin: "Param1=value1", environment: Self.aws)
+        #expect(fromFile.stdout == text.stdout && fromStdin.stdout == text.stdout && fromDashAt.stdout == text.stdout)
+        let missing = try authcore(base + ["-d", "@/nonexistent/body", url], environment: Self.aws)
+        #expect(missing.status == 2 && missing.stderr.contains("cannot read"), "\(missing.stderr)")
+    }
+
+    @Test("--service s3 implies the S3 rules (x-amz-content-sha256 signed) unless --no-s3")
+    func s3Default() throws {
+        let url = "https://examplebucket.s3.amazonaws.com/a%20b//c"
+        let implied = try authcore(Self.sign + ["--service", "s3", url], environment: Self.aws)
+        let explicit = try authcore(Self.sign + ["--service", "s3", "--s3", url], environment: Self.aws)
+        let standard = try authcore(Self.sign + ["--service", "s3", "--no-s3", url], environment: Self.aws)
+        #expect(implied.status == 0 && implied.stdout == explicit.stdout, "\(implied.stderr)")
+        #expect(implied.stdout.contains("X-Amz-Content-SHA256: "))
+        #expect(standard.status == 0 && !standard.stdout.contains("X-Amz-Content-SHA256") && standard.stdout != implied.stdout)
+        let both = try authcore(Self.sign + ["--service", "s3", "--s3", "--no-s3", url], environment: Self.aws)
+        #expect(both.status == 2)
+    }
+
+    @Test("srp verifier refuses an empty username or password")
+    func srpEmpty() throws {
+        let base = ["srp", "verifier", "--group", "2048", "--hash", "sha256"]
+        let noPassword = try authcore(base + ["--username", "alice"], stdin: "\n")
+        #expect(noPassword.status == 2 && noPassword.stderr.contains("password is empty"), "\(noPassword.stderr)")
+        let noUser = try authcore(base + ["--username", ""], stdin: "pw\n")
+        #expect(noUser.status == 2 && noUser.stderr.contains("--username"), "\(noUser.stderr)")
+        let ok = try authcore(base + ["--username", "alice"], stdin: "pw\n")
+        #expect(ok.status == 0 && ok.stdout.contains("verifier_hex"))
+    }
+}
