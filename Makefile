@@ -13,7 +13,7 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales valgrind
 
-.PHONY: test bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test test-unit bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
@@ -25,6 +25,15 @@ test: deps build
 	$(MAKE) --no-print-directory ct-count
 	$(MAKE) --no-print-directory dudect DUDECT_MEASUREMENTS=20000
 	$(MAKE) --no-print-directory zeroize-check
+
+# Every test that needs no peer, no venv and no apt (the system's GMP and OpenSSL only): for
+# contributors on a machine without Debian's packages or a network (macOS with Homebrew's gmp and
+# openssl@3). It skips the suites that talk to local servers or Python reference implementations.
+UNIT_SKIPS := --skip 'AuthCoreIntegrationTests\.' --skip 'PysrpInteropTests' --skip 'AuthCoreTests\.CognitoSRPTests/'
+test-unit:
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build $(UNIT_SKIPS)
+	.build/debug/authcore vectors vectors
 
 bench: deps build-release
 	.build/release/authcore vectors vectors
