@@ -35,9 +35,15 @@ test-unit:
 	$(SWIFT) test --skip-build $(UNIT_SKIPS)
 	.build/debug/authcore vectors vectors
 
+# Writes bench-results.json (with the Swift version and commit, which the binary cannot know) and
+# draws bench-results.svg from it (scripts/bench_plot.py, matplotlib from the venv). BENCH_FLAGS adds
+# options, e.g. make bench BENCH_FLAGS="--baseline old.json --fail-above 1.25".
 bench: deps build-release
 	.build/release/authcore vectors vectors
-	AUTHCORE_VENV=$(VENV) .build/release/authcore-bench --json bench-results.json
+	AUTHCORE_VENV=$(VENV) AUTHCORE_SWIFT_VERSION="$$($(SWIFT) --version 2>/dev/null | head -n 1)" \
+	  AUTHCORE_COMMIT="$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+	  .build/release/authcore-bench --json bench-results.json $(BENCH_FLAGS)
+	$(VENV)/bin/python scripts/bench_plot.py bench-results.json bench-results.svg
 
 # The whole suite under ThreadSanitizer (not part of `make test`: about 2 minutes more from scratch).
 tsan: deps

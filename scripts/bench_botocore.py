@@ -55,6 +55,8 @@ def main():
     print(json.dumps({
         "name": "py.sigv4.sign.get", "unit": "ns", "median": statistics.median(per_call), "p10": q[0], "p90": q[-1],
         "iterations": samples * inner, "note": "botocore %s SigV4Auth.add_auth" % botocore.__version__,
+        "min": per_call[0], "max": per_call[-1], "mean": statistics.mean(per_call), "stddev": statistics.stdev(per_call),
+        "samples": len(per_call),
     }))
 
 

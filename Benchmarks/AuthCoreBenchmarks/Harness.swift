@@ -1,3 +1,4 @@
+import CAuthCoreBaselines
 import Foundation
 
 #if canImport(Glibc)
@@ -29,6 +30,8 @@ struct BenchmarkResult {
     let p10: Double
     let p90: Double
     let iterations: Int
+    /// The spread of the per-iteration samples (nil for rows measured elsewhere without them).
+    var statistics: SampleStatistics?
     var bytesPerSecond: Double?
     var peakRSSGrowthBytes: Int?
     var note: String
@@ -42,10 +45,41 @@ struct BenchmarkResult {
             "name": name, "unit": "ns", "median": median.rounded(), "p10": p10.rounded(), "p90": p90.rounded(),
             "iterations": iterations,
         ]
+        if let statistics {
+            object["min"] = statistics.minimum.rounded()
+            object["max"] = statistics.maximum.rounded()
+            object["mean"] = statistics.mean.rounded()
+            object["stddev"] = (statistics.standardDeviation * 10).rounded() / 10
+            object["samples"] = statistics.count
+        }
         if let bytesPerSecond { object["bytes_per_second"] = bytesPerSecond.rounded() }
         if let peakRSSGrowthBytes { object["peak_rss_growth_bytes"] = peakRSSGrowthBytes }
         if let pairedRatio { object["paired_ratio"] = (pairedRatio * 1000).rounded() / 1000 }
+        if !note.isEmpty { object["note"] = note }
         return object
+    }
+}
+
+/// Minimum, maximum, mean and (sample) standard deviation of a benchmark's samples, in ns per iteration.
+struct SampleStatistics {
+    let minimum: Double
+    let maximum: Double
+    let mean: Double
+    let standardDeviation: Double
+    let count: Int
+
+    init(minimum: Double, maximum: Double, mean: Double, standardDeviation: Double, count: Int) {
+        (self.minimum, self.maximum, self.mean, self.standardDeviation, self.count) = (minimum, maximum, mean, standardDeviation, count)
+    }
+
+    init(_ samples: [Double]) {
+        count = samples.count
+        minimum = samples.min() ?? 0
+        maximum = samples.max() ?? 0
+        let average = samples.isEmpty ? 0 : samples.reduce(0, +) / Double(samples.count)
+        mean = average
+        let squares = samples.reduce(0) { $0 + ($1 - average) * ($1 - average) }
+        standardDeviation = samples.count > 1 ? (squares / Double(samples.count - 1)).squareRoot() : 0
     }
 }
 
@@ -120,7 +154,7 @@ func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [Bench
         let median = percentile(0.5)
         var result = BenchmarkResult(
             name: benchmark.name, median: median, p10: percentile(0.1), p90: percentile(0.9),
-            iterations: inner[index] * settings.sampleCount, note: benchmark.note)
+            iterations: inner[index] * settings.sampleCount, statistics: SampleStatistics(samples[index]), note: benchmark.note)
         if let bytes = benchmark.bytesPerIteration { result.bytesPerSecond = Double(bytes) / (median / 1e9) }
         if benchmark.measuresPeakRSS, let before = rssBefore, let after = peakRSSBytes() {
             result.peakRSSGrowthBytes = after - before
@@ -158,6 +192,29 @@ func machineDescription() -> String {
     let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
     let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
     return "\(cpu), \(cores) cores, Linux \(release)"
+}
+
+/// What the JSON report says about where and with what it ran: toolchain, library versions, CPU,
+/// commit and date (the commit and Swift version come from the environment `make bench` sets, as the
+/// binary cannot know them).
+func runEnvironment() -> [String: Any] {
+    let environment = ProcessInfo.processInfo.environment
+    var cpu = "unknown CPU"
+    if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+        let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }), let colon = line.firstIndex(of: ":")
+    {
+        cpu = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    let formatter = ISO8601DateFormatter()
+    return [
+        "swift": environment["AUTHCORE_SWIFT_VERSION"] ?? "unknown (run through make bench)",
+        "openssl": String(cString: c_authcore_baseline_openssl_version()),
+        "gmp": String(cString: c_authcore_baseline_gmp_version()),
+        "cpu": cpu,
+        "cores": sysconf(Int32(_SC_NPROCESSORS_ONLN)),
+        "commit": environment["AUTHCORE_COMMIT"] ?? "unknown (run through make bench)",
+        "date": formatter.string(from: Date()),
+    ]
 }
 
 /// Peak resident set size of this process (VmHWM), in bytes.

@@ -33,8 +33,17 @@ func pythonReferenceResults(settings: HarnessSettings) -> [BenchmarkResult] {
                 BenchmarkResult(
                     name: name, median: median, p10: object["p10"] as? Double ?? median,
                     p90: object["p90"] as? Double ?? median, iterations: object["iterations"] as? Int ?? 0,
-                    note: object["note"] as? String ?? ""))
+                    statistics: pythonStatistics(object), note: object["note"] as? String ?? ""))
         }
     }
     return results
+}
+
+/// The spread a reference script reported, when it reported all of it.
+private func pythonStatistics(_ object: [String: Any]) -> SampleStatistics? {
+    guard let minimum = (object["min"] as? NSNumber)?.doubleValue, let maximum = (object["max"] as? NSNumber)?.doubleValue,
+        let mean = (object["mean"] as? NSNumber)?.doubleValue, let deviation = (object["stddev"] as? NSNumber)?.doubleValue,
+        let count = (object["samples"] as? NSNumber)?.intValue
+    else { return nil }
+    return SampleStatistics(minimum: minimum, maximum: maximum, mean: mean, standardDeviation: deviation, count: count)
 }

@@ -3,13 +3,20 @@ import Foundation
 let help = """
     OVERVIEW: authcore-bench — AuthCore benchmarks beside plain C loops over the same library calls.
 
-    USAGE: authcore-bench [--quick] [--filter SUBSTRING] [--json FILE]
+    USAGE: authcore-bench [--quick] [--filter SUBSTRING] [--json FILE] [--baseline FILE [--fail-above RATIO]]
+           authcore-bench --list
            authcore-bench --profile NAME [--seconds N]
 
     OPTIONS:
       --quick               Fewer, shorter samples.
       --filter SUBSTRING    Only benchmarks whose name contains SUBSTRING (C/Python twins included).
-      --json FILE           Also write the results as JSON to FILE.
+      --json FILE           Also write the results as JSON to FILE: per row median, p10, p90, min, max,
+                            mean, stddev, samples, iterations; and the run's environment (Swift, OpenSSL
+                            and GMP versions, CPU, commit, date).
+      --baseline FILE       Compare with an earlier --json FILE: now/baseline per benchmark.
+      --fail-above RATIO    With --baseline: exit 1 when an engine row (not a c./py. twin) is more than
+                            RATIO times slower than in the baseline (e.g. 1.25).
+      --list                Print every benchmark name (with its C twin and Python reference) and exit.
       --profile NAME        Run only the benchmark named NAME (no twins, no table) for about
                             --seconds N (default 5), for a profiler: perf record -g authcore-bench --profile NAME.
       -h, --help            Show this help.
@@ -19,6 +26,9 @@ var settings = HarnessSettings()
 var jsonPath: String?
 var profileName: String?
 var profileSeconds = 5
+var baselinePath: String?
+var failAbove: Double?
+var listOnly = false
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -47,6 +57,19 @@ while let argument = arguments.popFirst() {
             exit(2)
         }
         profileSeconds = seconds
+    case "--baseline":
+        guard let value = arguments.popFirst() else {
+            FileHandle.standardError.write(Data("error: --baseline needs a JSON file\n".utf8))
+            exit(2)
+        }
+        baselinePath = value
+    case "--fail-above":
+        guard let value = arguments.popFirst(), let ratio = Double(value), ratio.isFinite, ratio >= 1 else {
+            FileHandle.standardError.write(Data("error: --fail-above needs a ratio of at least 1 (e.g. 1.25)\n".utf8))
+            exit(2)
+        }
+        failAbove = ratio
+    case "--list": listOnly = true
     case "-h", "--help":
         print(help)
         exit(0)
@@ -62,6 +85,17 @@ all += modexpBenchmarks()
 all += srpBenchmarks()
 all += signingBenchmarks()
 all += cognitoBenchmarks()
+
+if failAbove != nil, baselinePath == nil {
+    FileHandle.standardError.write(Data("error: --fail-above needs --baseline\n".utf8))
+    exit(2)
+}
+
+if listOnly {
+    for benchmark in all { print(benchmark.name + (benchmark.note.isEmpty ? "" : "  (\(benchmark.note))")) }
+    for reference in pythonReferenceScripts { for name in reference.names { print(name + "  (\(reference.script))") } }
+    exit(0)
+}
 
 if let profileName {
     guard let benchmark = all.first(where: { $0.name == profileName }) else {
@@ -104,12 +138,31 @@ print("AuthCore benchmarks — \(machine)\(settings.quick ? " (quick)" : "")")
 print(renderTable(results))
 
 if let jsonPath {
-    let document: [String: Any] = ["machine": machine, "results": results.map(\.json)]
+    let document: [String: Any] = ["machine": machine, "environment": runEnvironment(), "results": results.map(\.json)]
     do {
         let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
         try data.write(to: URL(fileURLWithPath: jsonPath))
     } catch {
         FileHandle.standardError.write(Data("error: cannot write \(jsonPath)\n".utf8))
         exit(1)
+    }
+}
+
+if let baselinePath {
+    do {
+        let comparison = try BaselineComparison(path: baselinePath, results: results)
+        print("")
+        print("Compared with \(baselinePath):")
+        print(comparison.render(failAbove: failAbove))
+        if let failAbove, !comparison.regressions(above: failAbove).isEmpty {
+            FileHandle.standardError.write(Data("error: \(comparison.regressions(above: failAbove).count) benchmark(s) slower than \(failAbove)x the baseline\n".utf8))
+            exit(1)
+        }
+    } catch let error as BaselineError {
+        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+        exit(2)
+    } catch {
+        FileHandle.standardError.write(Data("error: cannot read --baseline \(baselinePath)\n".utf8))
+        exit(2)
     }
 }

@@ -2,6 +2,7 @@
 
 #include <gmp.h>
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 #include <string.h>
@@ -231,3 +232,7 @@ size_t c_authcore_baseline_openssl_powm_consttime(const void *base, size_t base_
     BN_CTX_free(ctx);
     return count;
 }
+
+const char *c_authcore_baseline_openssl_version(void) { return OpenSSL_version(OPENSSL_VERSION); }
+
+const char *c_authcore_baseline_gmp_version(void) { return gmp_version; }

@@ -102,3 +102,57 @@ struct CLIHabitsTests {
         #expect(ok.status == 0 && ok.stdout.contains("verifier_hex"))
     }
 }
+
+/// authcore-bench's options (the figures themselves are never asserted: only what a run reports).
+@Suite("authcore-bench: --list, statistics and environment in the JSON, --baseline and --fail-above")
+struct BenchOptionsTests {
+    static let bench = authcoreBinary.deletingLastPathComponent().appendingPathComponent("authcore-bench")
+
+    @Test("--list names every engine row with its C twin; bad option combinations exit 2")
+    func list() throws {
+        let listed = try run(Self.bench, ["--list"])
+        #expect(listed.status == 0)
+        let names = Set(listed.stdout.split(separator: "\n").map { String($0.split(separator: " ")[0]) })
+        for name in ["sha256.64B", "c.sha256.64B", "sigv4.sign.get", "c.sigv4.sign.get", "py.sigv4.sign.get", "cognito.login.client"] {
+            #expect(names.contains(name), "\(name)")
+        }
+        #expect(try run(Self.bench, ["--fail-above", "1.2"]).status == 2)
+        #expect(try run(Self.bench, ["--baseline", "x.json", "--fail-above", "0.5"]).status == 2)
+        let junk = try temporaryFile("[1, 2]", name: "baseline.json")
+        #expect(try run(Self.bench, ["--quick", "--filter", "c.sha256.64B", "--baseline", junk]).status == 2)
+    }
+
+    @Test("a run's JSON has the spread of every row and the environment; --fail-above fails only on an engine row's regression")
+    func baseline() throws {
+        let directory = (try temporaryFile("", name: "x") as NSString).deletingLastPathComponent
+        let report = directory + "/now.json"
+        let measured = try run(Self.bench, ["--quick", "--filter", "sha256.64B", "--json", report])
+        #expect(measured.status == 0, "\(measured.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let environment = try #require(document["environment"] as? [String: Any])
+        #expect((environment["openssl"] as? String)?.hasPrefix("OpenSSL 3") == true, "\(environment)")
+        #expect((environment["gmp"] as? String)?.isEmpty == false)
+        #expect(environment["date"] is String && environment["cpu"] is String && environment["commit"] is String)
+        let rows = try #require(document["results"] as? [[String: Any]])
+        #expect(Set(rows.compactMap { $0["name"] as? String }) == ["sha256.64B", "c.sha256.64B"])
+        for row in rows {
+            for key in ["median", "p10", "p90", "min", "max", "mean", "stddev", "samples", "iterations"] { #expect(row[key] != nil, "\(key)") }
+            let minimum = try #require((row["min"] as? NSNumber)?.doubleValue), maximum = try #require((row["max"] as? NSNumber)?.doubleValue)
+            let median = try #require((row["median"] as? NSNumber)?.doubleValue)
+            #expect(minimum <= median && median <= maximum)
+            #expect((row["samples"] as? Int) == 7)
+        }
+        // A baseline a million times faster than any machine: the engine row regresses, exit 1; one a
+        // million times slower: exit 0. A regressed C twin alone does not fail the run.
+        func baseline(engine: Double, twin: Double) throws -> String {
+            try temporaryFile(
+                #"{"results":[{"name":"sha256.64B","median":\#(engine)},{"name":"c.sha256.64B","median":\#(twin)}]}"#, name: "baseline.json")
+        }
+        let slower = try run(Self.bench, ["--quick", "--filter", "sha256.64B", "--baseline", try baseline(engine: 0.0001, twin: 1e9), "--fail-above", "1.5"])
+        #expect(slower.status == 1)
+        #expect(slower.stdout.contains("REGRESSION"), "\(slower.stdout)")
+        let faster = try run(Self.bench, ["--quick", "--filter", "sha256.64B", "--baseline", try baseline(engine: 1e9, twin: 0.0001), "--fail-above", "1.5"])
+        #expect(faster.status == 0, "\(faster.stderr)")
+        #expect(faster.stdout.contains("now/baseline"))
+    }
+}

@@ -6,6 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// The version of the OpenSSL library loaded at run time (`OpenSSL_version(OPENSSL_VERSION)`).
+const char *c_authcore_baseline_openssl_version(void);
+
+/// The version of the GMP library loaded at run time (`gmp_version`).
+const char *c_authcore_baseline_gmp_version(void);
+
 /// SHA-256 one-shot (`EVP_Digest` with an `EVP_MD` fetched once), `iterations` times.
 void c_authcore_baseline_sha256(const void *message, size_t length, long iterations, unsigned char out[32]);
 
