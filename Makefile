@@ -13,13 +13,14 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales valgrind
 
-.PHONY: test test-unit bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test test-unit docs bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
 test: deps build
 	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test
 	.build/debug/authcore vectors vectors
+	$(MAKE) --no-print-directory docs
 	$(MAKE) --no-print-directory fuzz-replay
 	$(MAKE) --no-print-directory ctgrind
 	$(MAKE) --no-print-directory ct-count
@@ -38,6 +39,24 @@ test-unit:
 # Writes bench-results.json (with the Swift version and commit, which the binary cannot know) and
 # draws bench-results.svg from it (scripts/bench_plot.py, matplotlib from the venv). BENCH_FLAGS adds
 # options, e.g. make bench BENCH_FLAGS="--baseline old.json --fail-above 1.25".
+# DocC for every public module with the toolchain's docc (no plugin package can be fetched): symbol
+# graphs extracted from the debug build, each catalogue (Sources/<Module>/<Module>.docc) converted with
+# warnings as errors, so a broken symbol link or an undocumented parameter fails the build. Archives in
+# .build/docs/<Module>.doccarchive. Part of `make test` (about 20 s once built).
+DOCC ?= docc
+DOC_MODULES := AuthCore AuthCoreClients AuthCoreVectors
+docs: build
+	@set -e; rm -rf .build/symbol-graphs .build/docs; mkdir -p .build/docs; \
+	for module in $(DOC_MODULES); do \
+	  mkdir -p .build/symbol-graphs/$$module; \
+	  $(SWIFT) symbolgraph-extract -module-name $$module -I .build/debug/Modules -I Sources/CAuthCoreGMP -I Sources/CAuthCoreLibCrypto \
+	    -target $$(uname -m)-unknown-linux-gnu -minimum-access-level public -output-dir .build/symbol-graphs/$$module; \
+	  $(DOCC) convert Sources/$$module/$$module.docc --fallback-display-name $$module --fallback-bundle-identifier org.authcore.$$module \
+	    --additional-symbol-graph-dir .build/symbol-graphs/$$module --output-path .build/docs/$$module.doccarchive --warnings-as-errors \
+	    > .build/docs-$$module.log 2>&1 || { cat .build/docs-$$module.log; echo "docs: $$module has warnings"; exit 1; }; \
+	  echo "docs: $$module: no warnings (.build/docs/$$module.doccarchive)"; \
+	done
+
 bench: deps build-release
 	.build/release/authcore vectors vectors
 	AUTHCORE_VENV=$(VENV) AUTHCORE_SWIFT_VERSION="$$($(SWIFT) --version 2>/dev/null | head -n 1)" \

@@ -52,7 +52,9 @@ public struct BigUInt: Sendable, Comparable, CustomStringConvertible, CustomDebu
 
     /// Reads a hexadecimal number: upper or lower case, any length including odd, leading zeros allowed.
     ///
-    /// - Parameter field: the name used in the error reason (never the value).
+    /// - Parameters:
+    ///   - hex: the digits.
+    ///   - field: the name used in the error reason (never the value).
     /// - Throws: ``AuthCoreError/Code/invalidHex`` for an empty string or a non-hex character.
     public init(hex: some StringProtocol, field: String = "hex") throws(AuthCoreError) {
         var bytes = try Hex.decodeNumber(hex, field: field)

@@ -33,7 +33,9 @@ public enum CognitoSRP {
 
     /// Draws a fresh `(a, A)`: can be prepared before the password is known, used once.
     ///
-    /// - Parameter randomBitCount: random bits in `a`, 256...1024 (default 256).
+    /// - Parameters:
+    ///   - randomBitCount: random bits in `a`, 256...1024 (default 256).
+    ///   - random: the source of `a` (default: the system's CSPRNG through OpenSSL).
     /// - Throws: ``AuthCoreError/Code/randomFailure``, ``AuthCoreError/Code/invalidParameter``.
     public static func makeEphemeral(
         randomBitCount: Int = defaultPrivateValueBitCount, random: some SecureRandomGenerator = SystemRandom()

@@ -230,13 +230,13 @@ extension Timestamp {
         appendDigits(c.second, width: 2, to: &out)
     }
 
-    /// SigV4's basic ISO 8601 form `YYYYMMDDTHHMMSSZ` (the `X-Amz-Date` value), as bytes (``AmzDate``).
+    /// SigV4's basic ISO 8601 form `YYYYMMDDTHHMMSSZ` (the `X-Amz-Date` value), as bytes (formatted by the internal `AmzDate`).
     public var amzDateBytes: [UInt8] { AmzDate(self).withBytes { Array($0) } }
 
-    /// `YYYYMMDDTHHMMSSZ` (``AmzDate``).
+    /// `YYYYMMDDTHHMMSSZ` (formatted by the internal `AmzDate`).
     public var amzDate: String { AmzDate(self).string }
 
-    /// `YYYYMMDD` (the date of a credential scope; ``AmzDate``).
+    /// `YYYYMMDD` (the date of a credential scope; formatted by the internal `AmzDate`).
     public var dateStamp: String { AmzDate(self).dateString }
 
     /// ISO 8601 extended, UTC, whole seconds: `2026-11-29T22:00:00Z`.

@@ -27,8 +27,8 @@ public struct AmplifyAuthOutputs: Sendable, Equatable {
 
     /// Parses the JSON of `amplify_outputs.json`.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/malformedInput`` for a file that is not version 1.x or
-    ///   lacks the `auth` section or one of its required fields; ``AuthCore/AuthCoreError/Code/inputTooLarge``.
+    /// - Throws: `AuthCoreError.Code.malformedInput` for a file that is not version 1.x or
+    ///   lacks the `auth` section or one of its required fields; `AuthCoreError.Code.inputTooLarge`.
     public init(parsing bytes: [UInt8]) throws(AuthCoreError) {
         guard bytes.count <= Self.maximumBytes else { throw AuthCoreError(.inputTooLarge, "amplify_outputs.json is larger than 1 MiB") }
         self = try readingStoredInput { () throws(AuthCoreError) in

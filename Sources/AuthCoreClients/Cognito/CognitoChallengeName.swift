@@ -1,6 +1,6 @@
 /// A `ChallengeName` of the Cognito Identity Provider API (`InitiateAuth`/`RespondToAuthChallenge`,
 /// "ChallengeName" in the API reference). An open set: a name Cognito adds later is carried as it is
-/// and ends as an ``AuthCore/AuthCoreError/Code/unsupported`` next step, not a crash.
+/// and ends as an `AuthCoreError.Code.unsupported` next step, not a crash.
 public struct CognitoChallengeName: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The name as Cognito spells it.
     public let rawValue: String

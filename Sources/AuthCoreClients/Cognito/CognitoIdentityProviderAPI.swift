@@ -47,10 +47,10 @@ public struct CognitoIdentityProviderAPI: Sendable {
 
     /// Calls `operation` with a JSON body; returns the JSON object of a 2xx answer.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/serviceError`` keeping Cognito's type and message
+    /// - Throws: `AuthCoreError.Code.serviceError` keeping Cognito's type and message
     ///   (`NotAuthorizedException: Incorrect username or password.`),
-    ///   ``AuthCore/AuthCoreError/Code/malformedResponse`` for a body that is not JSON,
-    ///   ``AuthCore/AuthCoreError/Code/transportFailure``.
+    ///   `AuthCoreError.Code.malformedResponse` for a body that is not JSON,
+    ///   `AuthCoreError.Code.transportFailure`.
     public func call(_ operation: String, _ body: [String: Any]) async throws(AuthCoreError) -> JSONObject {
         try await retryPolicy.run(Self.repeatability(operation, body), random: random) { () async throws(AuthCoreError) in
             try await callOnce(operation, body)

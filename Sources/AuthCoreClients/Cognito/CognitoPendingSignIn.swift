@@ -57,7 +57,7 @@ public struct CognitoPendingSignIn: Sendable, CustomStringConvertible, CustomDeb
 
     /// A step from ``encoded()``'s JSON.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/malformedInput`` naming what is missing or wrong.
+    /// - Throws: `AuthCoreError.Code.malformedInput` naming what is missing or wrong.
     public init(decoding bytes: SecureBytes) throws(AuthCoreError) {
         self = try readingStoredInput { () throws(AuthCoreError) in
             let object = try parseSecretJSON(bytes, context: "pending sign-in")

@@ -150,7 +150,7 @@ public actor CognitoSession {
     /// Valid tokens: the current ones, or refreshed ones when they are about to expire (or
     /// `forceRefresh`).
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/credentialsUnavailable`` when signed out; the service's
+    /// - Throws: `AuthCoreError.Code.credentialsUnavailable` when signed out; the service's
     ///   refusal of the refresh (the session is then forgotten); a transport error when the tokens
     ///   have expired and could not be refreshed.
     public func tokens(forceRefresh: Bool = false) async throws(AuthCoreError) -> CognitoTokens {

@@ -70,11 +70,11 @@ public actor CognitoSignIn {
     ///   - password: the password (nil for `customWithoutSRP`, or `userAuth` with a passwordless factor).
     ///   - flow: the flow (default ``CognitoAuthFlow/userSRP``).
     ///   - preferredFirstFactor: for ``CognitoAuthFlow/userAuth``: the factor to try first.
-    ///   - preparedEphemeral: an `(a, A)` prepared while the user typed (``CognitoSRP/makeEphemeral(randomBitCount:random:)``); used once.
+    ///   - preparedEphemeral: an `(a, A)` prepared while the user typed (`CognitoSRP.makeEphemeral(randomBitCount:random:)` in AuthCore); used once.
     ///   - privateValueBitCount: random bits of a fresh `a` (default 256).
     ///   - clientMetadata: passed to the pool's Lambda triggers.
     /// - Returns: the tokens, or the next step.
-    /// - Throws: ``AuthCore/AuthCoreError/Code/serviceError`` with Cognito's error type and message;
+    /// - Throws: `AuthCoreError.Code.serviceError` with Cognito's error type and message;
     ///   typed errors for malformed responses (never a crash).
     public func signIn(
         username: String, password: SecureBytes?, flow: CognitoAuthFlow = .userSRP, preferredFirstFactor: CognitoFactor? = nil,
@@ -163,7 +163,7 @@ public actor CognitoSignIn {
     ///   - friendlyDeviceName: for TOTP setup: the name of the authenticator (`FriendlyDeviceName`).
     ///   - clientMetadata: for the pool's Lambda triggers (nil: the metadata given to ``signIn(username:password:flow:preferredFirstFactor:preparedEphemeral:privateValueBitCount:clientMetadata:)``);
     ///     sent with this and every later step.
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` when no sign-in is waiting for an answer.
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when no sign-in is waiting for an answer.
     public func confirmSignIn(
         challengeResponse: String, userAttributes: [String: String] = [:], friendlyDeviceName: String? = nil,
         clientMetadata: [String: String]? = nil
@@ -270,6 +270,7 @@ public actor CognitoSignIn {
     /// Exchanges a refresh token for fresh tokens (`REFRESH_TOKEN_AUTH`).
     ///
     /// - Parameters:
+    ///   - refreshToken: the refresh token of the session.
     ///   - username: the username for `SECRET_HASH` (the access token's `username` claim; needed only
     ///     for clients with a secret) and for finding a remembered device.
     ///   - deviceKey: the device key to send (default: the remembered device of `username`).
@@ -321,7 +322,7 @@ public actor CognitoSignIn {
     /// CLI): the next ``confirmSignIn(challengeResponse:userAttributes:friendlyDeviceName:clientMetadata:)``
     /// answers its step.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` when the step belongs to another
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when the step belongs to another
     ///   pool or client, or a step is in progress.
     public func resume(_ pendingSignIn: CognitoPendingSignIn) throws(AuthCoreError) {
         guard !stepInFlight else { throw AuthCoreError(.invalidParameter, "a sign-in step is already in progress on this CognitoSignIn") }

@@ -47,7 +47,7 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
 
     /// A session from ``encoded()``'s JSON.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/malformedInput`` naming the field that is missing or wrong.
+    /// - Throws: `AuthCoreError.Code.malformedInput` naming the field that is missing or wrong.
     public init(decoding bytes: SecureBytes) throws(AuthCoreError) {
         self = try readingStoredInput { () throws(AuthCoreError) in try Self.decode(bytes) }
     }
@@ -181,7 +181,7 @@ public actor FileCognitoDeviceStore: CognitoDeviceStore {
     }
 }
 
-/// Runs `body`, reporting a malformed field of a stored file as ``AuthCore/AuthCoreError/Code/malformedInput``
+/// Runs `body`, reporting a malformed field of a stored file as `AuthCoreError.Code.malformedInput`
 /// (``JSONObject`` reports service answers as malformed responses).
 func readingStoredInput<T>(_ body: () throws(AuthCoreError) -> T) throws(AuthCoreError) -> T {
     do { return try body() } catch where error.code == .malformedResponse {

@@ -48,9 +48,17 @@ public actor CognitoTokenVerifier {
 
     /// A verifier for the tokens of `clientIds` in `userPoolId`.
     ///
-    /// - Parameter endpoint: the user-pool endpoint the key set is fetched from (default the
-    ///   region's, ``AWSEndpoint``); the issuer checked is always Cognito's.
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed pool id, region,
+    /// - Parameters:
+    ///   - region: the pool's region.
+    ///   - userPoolId: the pool (`<region>_<id>`).
+    ///   - clientIds: the app clients whose tokens are accepted (`aud` of ID tokens, `client_id` of access tokens).
+    ///   - endpoint: the user-pool endpoint the key set is fetched from (default the region's,
+    ///     ``AWSEndpoint``); the issuer checked is always Cognito's.
+    ///   - transport: how the key set is fetched.
+    ///   - clock: the time `exp`, `iat` and `nbf` are checked against.
+    ///   - leeway: seconds of clock difference tolerated on `exp`, `iat` and `nbf`.
+    ///   - allowInsecureHTTP: whether plain http may be used to a host that is not loopback.
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed pool id, region,
     ///   endpoint, or an empty client list.
     public init(
         region: String, userPoolId: String, clientIds: Set<String>, endpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
@@ -76,10 +84,10 @@ public actor CognitoTokenVerifier {
 
     /// Verifies `token` as a token of kind `use`; returns its claims.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/signatureMismatch`` for a signature that does not
-    ///   verify; ``AuthCore/AuthCoreError/Code/expired`` for an expired token;
-    ///   ``AuthCore/AuthCoreError/Code/invalidParameter`` for a wrong issuer, audience, use or
-    ///   algorithm, or an unknown key; ``AuthCore/AuthCoreError/Code/malformedInput`` for a token
+    /// - Throws: `AuthCoreError.Code.signatureMismatch` for a signature that does not
+    ///   verify; `AuthCoreError.Code.expired` for an expired token;
+    ///   `AuthCoreError.Code.invalidParameter` for a wrong issuer, audience, use or
+    ///   algorithm, or an unknown key; `AuthCoreError.Code.malformedInput` for a token
     ///   that is not a JWS; transport and service errors of the key-set fetch.
     public func verify(_ token: String, as use: TokenUse) async throws(AuthCoreError) -> JWTClaims {
         guard token.utf8.count <= Self.maximumTokenBytes else { throw AuthCoreError(.inputTooLarge, "the token is longer than 16 KiB") }

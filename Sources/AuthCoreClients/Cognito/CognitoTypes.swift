@@ -20,7 +20,7 @@ public struct CognitoUserPoolConfiguration: Sendable {
 
     /// A configuration.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed pool id or endpoint,
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed pool id or endpoint,
     ///   or a plain-http endpoint that is not loopback without `allowInsecureHTTP`.
     public init(
         region: String, userPoolId: String, clientId: String, clientSecret: SecureBytes? = nil, endpoint: String? = nil,
@@ -179,7 +179,7 @@ public struct CognitoTokens: Sendable, CustomStringConvertible, CustomDebugStrin
 
 /// What the app must do next to finish signing in. Case names follow Amplify's `AuthSignInStep`.
 public enum CognitoNextStep: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// A custom challenge (`CUSTOM_CHALLENGE`): answer with ``CognitoSignIn/confirmSignIn(challengeResponse:userAttributes:)``.
+    /// A custom challenge (`CUSTOM_CHALLENGE`): answer with ``CognitoSignIn/confirmSignIn(challengeResponse:userAttributes:friendlyDeviceName:clientMetadata:)``.
     case confirmSignInWithCustomChallenge(parameters: [String: String])
     /// An SMS MFA code (`SMS_MFA`).
     case confirmSignInWithSMSMFACode(CognitoCodeDelivery)

@@ -1,9 +1,9 @@
 import AuthCore
 
 /// Awaits an unstructured task's result in a way the waiting caller controls: the caller's
-/// cancellation ends its wait at once (``AuthCore/AuthCoreError/Code/cancelled``) without cancelling
+/// cancellation ends its wait at once (`AuthCoreError.Code.cancelled`) without cancelling
 /// the task, which may be shared with other waiters; an optional time limit ends the wait with
-/// ``AuthCore/AuthCoreError/Code/timedOut`` and cancels the task. (`Task.value` alone waits for the
+/// `AuthCoreError.Code.timedOut` and cancels the task. (`Task.value` alone waits for the
 /// task however long it takes, and ignores the waiter's cancellation.) A task that ignores its
 /// cancellation after a time-out keeps running until it ends by itself; its result is dropped.
 func awaitResult<Value: Sendable>(

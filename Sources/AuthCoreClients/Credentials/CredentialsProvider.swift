@@ -13,8 +13,8 @@ import Darwin
 public protocol CredentialsProvider: Sendable {
     /// Credentials that are valid now.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/credentialsUnavailable``,
-    ///   ``AuthCore/AuthCoreError/Code/expired``, or the source's own error.
+    /// - Throws: `AuthCoreError.Code.credentialsUnavailable`,
+    ///   `AuthCoreError.Code.expired`, or the source's own error.
     func credentials() async throws(AuthCoreError) -> Credentials
 }
 

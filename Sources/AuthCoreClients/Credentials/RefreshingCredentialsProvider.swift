@@ -17,9 +17,9 @@ public import AuthCore
 /// - A refresh that returns credentials already expired, or living less than ``minimumLifetime``
 ///   (default 60 s, which would otherwise make almost every call a refresh), is an error and backs off.
 /// - A source that does not answer within ``timeLimit`` (default 30 s) fails the refresh with
-///   ``AuthCore/AuthCoreError/Code/timedOut`` (and is cancelled).
+///   `AuthCoreError.Code.timedOut` (and is cancelled).
 /// - A waiting caller whose task is cancelled stops waiting at once
-///   (``AuthCore/AuthCoreError/Code/cancelled``); the shared refresh goes on for the others.
+///   (`AuthCoreError.Code.cancelled`); the shared refresh goes on for the others.
 public actor RefreshingCredentialsProvider: CredentialsProvider {
     /// The source.
     public nonisolated let source: any CredentialsProvider

@@ -19,7 +19,7 @@ public struct STSClient: Sendable {
 
     /// A client.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed endpoint, or a
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed endpoint, or a
     ///   plain-http one that is not loopback without `allowInsecureHTTP`.
     public init(
         region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender(), allowInsecureHTTP: Bool = false
@@ -32,8 +32,8 @@ public struct STSClient: Sendable {
 
     /// `AssumeRole`: temporary credentials for `roleArn`, signed with `credentials`.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a duration outside 900...43200 s;
-    ///   ``AuthCore/AuthCoreError/Code/serviceError`` with STS's error.
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a duration outside 900...43200 s;
+    ///   `AuthCoreError.Code.serviceError` with STS's error.
     public func assumeRole(
         roleArn: String, sessionName: String, durationSeconds: Int = 3600, credentials: Credentials
     ) async throws(AuthCoreError) -> Credentials {

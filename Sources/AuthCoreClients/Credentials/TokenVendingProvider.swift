@@ -18,7 +18,7 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
 
     /// A provider for `url`.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a plain-http URL to a host that is
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a plain-http URL to a host that is
     ///   not loopback without `allowInsecureHTTP`.
     public init(
         url: RequestURL, transport: any HTTPTransport = URLSessionTransport(), clock: any SigningClock = SystemClock(),

@@ -14,7 +14,7 @@ public enum AWSEndpoint {
 
     /// The default endpoint of `service` in `region`.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a region that is not 1–32
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a region that is not 1–32
     ///   lowercase letters, digits and hyphens (a region goes into a host name: `us-east-1.evil.example/#`
     ///   must not choose the host).
     public static func defaultURL(service: String, region: String) throws(AuthCoreError) -> String {
@@ -35,7 +35,7 @@ extension NetworkPolicy {
     /// The endpoint of an AWS service: the caller's URL, or ``AWSEndpoint/defaultURL(service:region:)``,
     /// checked against the policy.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed region or URL, or
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed region or URL, or
     ///   plain http to a host that is not loopback without `allowInsecureHTTP`.
     public static func endpoint(_ text: String?, service: String, region: String, allowInsecureHTTP: Bool) throws(AuthCoreError)
         -> RequestURL

@@ -22,10 +22,10 @@ extension HTTPRequest {
 }
 
 extension HTTPResponse {
-    /// The service's refusal as ``AuthCore/AuthCoreError/Code/serviceError``: the error type and
+    /// The service's refusal as `AuthCoreError.Code.serviceError`: the error type and
     /// message from the body (``ServiceErrorBody``), `HTTP<status>` when the body names none.
     ///
-    /// A 3xx answer (never followed for a signed request) is ``AuthCore/AuthCoreError/Code/redirectRefused``,
+    /// A 3xx answer (never followed for a signed request) is `AuthCoreError.Code.redirectRefused`,
     /// naming where the service says to go: S3's `x-amz-bucket-region` header and `<Endpoint>`, and the
     /// `Location` origin.
     func serviceError() -> AuthCoreError {

@@ -83,6 +83,6 @@ public protocol HTTPTransport: Sendable {
     /// ``HTTPRequest/redirects``, ``HTTPRequest/maximumResponseBytes`` and
     /// ``HTTPRequest/allowsInsecureHTTP``.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/transportFailure`` when no response arrives.
+    /// - Throws: `AuthCoreError.Code.transportFailure` when no response arrives.
     func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse
 }

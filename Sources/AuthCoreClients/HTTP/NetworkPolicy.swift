@@ -29,7 +29,7 @@ public enum NetworkPolicy {
 
     /// Refuses plain `http` to a host that is not loopback, unless `allowInsecureHTTP`.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` naming the origin.
+    /// - Throws: `AuthCoreError.Code.invalidParameter` naming the origin.
     public static func requireSecureTransport(_ url: RequestURL, allowInsecureHTTP: Bool) throws(AuthCoreError) {
         guard url.scheme == "http", !allowInsecureHTTP, !isLoopback(host: url.host) else { return }
         throw AuthCoreError(
@@ -39,7 +39,7 @@ public enum NetworkPolicy {
 
     /// A service endpoint from a caller's text (or the default), checked against the policy.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed URL or plain http
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed URL or plain http
     ///   to a host that is not loopback without `allowInsecureHTTP`.
     public static func endpoint(_ text: String?, default defaultURL: String, allowInsecureHTTP: Bool) throws(AuthCoreError) -> RequestURL {
         let url: RequestURL

@@ -95,7 +95,7 @@ public struct RetryPolicy: Sendable {
 
     /// Runs `body` up to ``maximumAttempts`` times while it fails with an error retryable for `repeatability`.
     ///
-    /// - Throws: the last error; ``AuthCore/AuthCoreError/Code/cancelled`` when the task is cancelled
+    /// - Throws: the last error; `AuthCoreError.Code.cancelled` when the task is cancelled
     ///   during a backoff.
     func run<T>(
         _ repeatability: Repeatability, random: any SecureRandomGenerator, _ body: () async throws(AuthCoreError) -> T

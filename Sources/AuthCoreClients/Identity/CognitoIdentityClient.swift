@@ -17,7 +17,7 @@ public struct CognitoIdentityClient: Sendable {
 
     /// A client.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a malformed endpoint, or a
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed endpoint, or a
     ///   plain-http one that is not loopback without `allowInsecureHTTP`.
     public init(
         region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender(), allowInsecureHTTP: Bool = false
@@ -49,6 +49,7 @@ public struct CognitoIdentityClient: Sendable {
     ///   - identityId: an existing identity to link the user to.
     ///   - additionalLogins: social logins to link (`graph.facebook.com`: token, …).
     ///   - tokenDuration: 1...86400 seconds (default 15 minutes).
+    ///   - credentials: the developer's credentials the call is signed with.
     /// - Returns: the identity id and the OpenID token to hand to the app.
     public func developerToken(
         identityPoolId: String, providerName: String, userIdentifier: String, identityId: String? = nil,
@@ -82,7 +83,13 @@ public struct CognitoIdentityClient: Sendable {
     /// `LookupDeveloperIdentity`, signed with the developer's credentials: the identity of a
     /// developer user identifier, or the identifiers of an identity (give at least one of the two).
     ///
-    /// - Parameter maxResults: 1...60 identifiers per page.
+    /// - Parameters:
+    ///   - identityPoolId: the pool.
+    ///   - identityId: the identity whose developer user identifiers to list.
+    ///   - developerUserIdentifier: the backend's id of a user, whose identity to find.
+    ///   - maxResults: 1...60 identifiers per page.
+    ///   - nextToken: the `nextToken` of the previous page.
+    ///   - credentials: the developer's credentials the call is signed with.
     public func lookupDeveloperIdentity(
         identityPoolId: String, identityId: String? = nil, developerUserIdentifier: String? = nil, maxResults: Int = 60,
         nextToken: String? = nil, credentials: Credentials
@@ -136,8 +143,11 @@ public struct CognitoIdentityClient: Sendable {
     /// `GetCredentialsForIdentity` (enhanced flow). `Expiration` may come as epoch seconds (a JSON
     /// number, possibly fractional) or ISO 8601.
     ///
-    /// - Parameter customRoleArn: one of the roles the pool's rules allow for a token with several
-    ///   (`CustomRoleArn`); nil for the pool's default role.
+    /// - Parameters:
+    ///   - identityId: the identity.
+    ///   - logins: the `Logins` map (provider name: token); empty for an unauthenticated identity.
+    ///   - customRoleArn: one of the roles the pool's rules allow for a token with several
+    ///     (`CustomRoleArn`); nil for the pool's default role.
     public func credentialsForIdentity(
         identityId: String, logins: [String: String] = [:], customRoleArn: String? = nil
     ) async throws(AuthCoreError) -> Credentials {

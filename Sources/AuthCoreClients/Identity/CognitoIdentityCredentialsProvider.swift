@@ -76,11 +76,19 @@ public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsPr
     /// A provider.
     ///
     /// - Parameters:
+    ///   - client: the identity-pool API client (its region and endpoint).
+    ///   - identityPoolId: the pool (`us-east-1:…`).
     ///   - login: the login, or a source that decides it at each refresh (default: unauthenticated).
+    ///   - flow: enhanced (default) or basic.
+    ///   - store: where the identity id is kept between launches (default: in memory).
     ///   - developerTokenWindow: seconds before a developer token's expiry at which the backend is
     ///     asked for a new one (at least 0).
-    ///   - refreshWindow, safetyMargin, minimumLifetime, timeLimit: the credentials cache's
-    ///     (``RefreshingCredentialsProvider``).
+    ///   - refreshWindow: the credentials cache's refresh window (``RefreshingCredentialsProvider/window``).
+    ///   - clock: the clock of the cache and of token expiry.
+    ///   - random: the jitter of the cache's backoff.
+    ///   - safetyMargin: ``RefreshingCredentialsProvider/safetyMargin``.
+    ///   - minimumLifetime: ``RefreshingCredentialsProvider/minimumLifetime``.
+    ///   - timeLimit: ``RefreshingCredentialsProvider/timeLimit``.
     public init(
         client: CognitoIdentityClient, identityPoolId: String, login: any IdentityLoginSource = IdentityLogin.unauthenticated,
         flow: Flow = .enhanced, store: any CognitoIdentityStore = InMemoryCognitoIdentityStore(), developerTokenWindow: Int64 = 60,

@@ -8,7 +8,7 @@ public struct JWTClaims: Sendable {
 
     /// Decodes the payload of `token` (`header.payload.signature`, Base64url without padding).
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/malformedInput`` for a token that is not a JWT.
+    /// - Throws: `AuthCoreError.Code.malformedInput` for a token that is not a JWT.
     public init(token: String) throws(AuthCoreError) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[1].isEmpty else {
@@ -64,7 +64,7 @@ public enum CognitoIdentityIssuer {
     /// an identity pool"; the identity pool refuses any other key with `Issuer doesn't match
     /// providerName`).
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a token that is not a JWT, not an
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a token that is not a JWT, not an
     ///   ID token (`token_use` other than `id`: an access token in its place), or not issued by a user pool.
     public static func userPoolLoginsKey(forIDToken token: String) throws(AuthCoreError) -> String {
         let claims: JWTClaims
@@ -103,7 +103,7 @@ public enum CognitoIdentityIssuer {
     ///   - token: the OpenID token.
     ///   - explicitKey: a key the caller insists on (required for a token that is not a JWT).
     ///   - region: the identity pool's region.
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` when the explicit key does not match
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when the explicit key does not match
     ///   the token's issuer, or a Cognito identity token's issuer does not fit the region (the error
     ///   says which key to use), and when a non-JWT token comes without an explicit key. This replaces
     ///   the service's `NotAuthorizedException: Invalid login token. Issuer doesn't match providerName`.

@@ -15,7 +15,7 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
 
     /// Parses a response body.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/malformedResponse`` when the body is not a JSON object.
+    /// - Throws: `AuthCoreError.Code.malformedResponse` when the body is not a JSON object.
     public init(parsing bytes: [UInt8], context: String) throws(AuthCoreError) {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
             throw AuthCoreError(.malformedResponse, "\(context): the response is not a JSON object")

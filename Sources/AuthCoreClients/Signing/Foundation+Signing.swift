@@ -11,7 +11,7 @@ extension URLRequest {
     /// when the options ask for it, and `Authorization`).
     ///
     /// The URL's path and query are signed exactly as written in `url.absoluteString`.
-    /// - Throws: ``AuthCore/AuthCoreError/Code/malformedRequest`` for a request without an absolute
+    /// - Throws: `AuthCoreError.Code.malformedRequest` for a request without an absolute
     ///   http(s) URL.
     public mutating func sign(with signer: SigV4Signer, at time: Timestamp = .now(), payload: SigV4Payload? = nil)
         throws(AuthCoreError)
@@ -34,7 +34,7 @@ extension URLRequest {
 extension SigV4Signer {
     /// A presigned URL for `url` (query-string authentication).
     ///
-    /// - Throws: as ``AuthCore/SigV4Signer/presign(_:at:expires:policy:)``; ``AuthCore/AuthCoreError/Code/malformedRequest``
+    /// - Throws: as `SigV4Signer.presign(_:at:expires:policy:)`; `AuthCoreError.Code.malformedRequest`
     ///   for a URL that is not absolute http(s).
     public func presignedURL(
         for url: URL, method: String = "GET", expires: Int, at time: Timestamp = .now(), headers: [HTTPHeader] = [],

@@ -12,7 +12,7 @@ public struct SignedRequestSender: Sendable {
     public let clock: any SigningClock
     /// The skew tracker, or nil to turn correction off.
     public let skew: ClockSkewTracker?
-    /// Retries of throttled or failed calls in ``sendExpectingSuccess(_:signer:)`` (its callers, the
+    /// Retries of throttled or failed calls in `sendExpectingSuccess` (its callers, the
     /// identity and STS clients, send only calls that are safe to repeat).
     public let retryPolicy: RetryPolicy
     let random: any SecureRandomGenerator
@@ -54,7 +54,7 @@ extension SignedRequestSender {
     /// the local clock, the expiry is also checked from the local clock (the later of the two), so a
     /// server that claims an earlier time cannot stretch the URL past the credentials' expiration.
     ///
-    /// - Throws: as ``AuthCore/SigV4Signer/presign(_:at:expires:policy:keepingCanonicalRequest:)``.
+    /// - Throws: as `SigV4Signer.presign(_:at:expires:policy:keepingCanonicalRequest:)`.
     public func presign(
         _ request: HTTPRequest, signer: SigV4Signer, expires: Int, policy: SigV4Signer.ExpiryPolicy = .strict
     ) throws(AuthCoreError) -> SigV4Signature {

@@ -28,10 +28,10 @@ public struct SecretFile: Sendable {
 
     /// The contents, or nil when there is no file.
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/invalidParameter`` for a file that is not a regular
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a file that is not a regular
     ///   file, belongs to another user or is readable or writable by others;
-    ///   ``AuthCore/AuthCoreError/Code/inputTooLarge`` above ``maximumBytes``;
-    ///   ``AuthCore/AuthCoreError/Code/malformedInput`` when it cannot be read.
+    ///   `AuthCoreError.Code.inputTooLarge` above ``maximumBytes``;
+    ///   `AuthCoreError.Code.malformedInput` when it cannot be read.
     public func read() throws(AuthCoreError) -> SecureBytes? {
         // O_NONBLOCK: a FIFO or device at the path must not block the open before the type check.
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
@@ -70,8 +70,8 @@ public struct SecretFile: Sendable {
 
     /// Replaces the contents atomically (see the type's documentation).
     ///
-    /// - Throws: ``AuthCore/AuthCoreError/Code/inputTooLarge`` above ``maximumBytes``,
-    ///   ``AuthCore/AuthCoreError/Code/invalidParameter`` when the file cannot be written; the old
+    /// - Throws: `AuthCoreError.Code.inputTooLarge` above ``maximumBytes``,
+    ///   `AuthCoreError.Code.invalidParameter` when the file cannot be written; the old
     ///   contents then stay.
     public func write(_ contents: SecureBytes) throws(AuthCoreError) {
         guard contents.count <= Self.maximumBytes else { throw AuthCoreError(.inputTooLarge, "the store contents exceed \(Self.maximumBytes) bytes") }
