@@ -21,6 +21,7 @@ test: deps build
 	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test
 	.build/debug/authcore vectors vectors
 	$(MAKE) --no-print-directory docs
+	$(PYTHON) scripts/check_readme_tour.py
 	$(MAKE) --no-print-directory fuzz-replay
 	$(MAKE) --no-print-directory ctgrind
 	$(MAKE) --no-print-directory ct-count

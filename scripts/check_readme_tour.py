@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Type-checks every ```swift block of README.md against the built modules, imports included.
+
+Each block becomes one `func` in a scratch file: its `import` lines go to the top of the file, as
+written (a block that uses AuthCoreClients must say so), and the rest is the function's body. The
+free names the README leaves to the reader (a key, a message, the app's backend, ...) are declared
+first with the types below, as `placeholder()` values: the file is type-checked with
+`swiftc -typecheck`, never run. A block that is a Package.swift fragment (it mentions `.package(`) is
+skipped. Exit 1 with the compiler's messages when a block does not compile.
+
+Usage: python3 scripts/check_readme_tour.py [README.md]   (after `swift build`; make test runs it)
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The reader's own values in the tour, by name: their types (declared only when a block uses the
+# name without defining it).
+FREE_NAMES = {
+    "signingKey": "SecureBytes", "message": "[UInt8]", "ikm": "[UInt8]", "salt": "[UInt8]", "a": "BigUInt",
+    "pw": "[UInt8]", "id": "String", "secretBytes": "[UInt8]", "token": "String?", "host": "String",
+    "clock": "any SigningClock", "clientId": "String", "poolConfiguration": "CognitoUserPoolConfiguration",
+    "appSupport": "String", "appSupportDirectory": "String", "bearerToken": "String", "role": "String",
+    "longTerm": "Credentials", "appServerURL": "String", "poolId": "String", "user": "TourUser",
+    "linkTo": "String?", "developerCredentials": "Credentials", "myBackend": "TourBackend",
+}
+
+SUPPORT = '''
+func placeholder<T>() -> T { fatalError("type-checked, never run") }
+struct TourUser { var id: String }
+struct TourBackend: Sendable {
+    func cognitoToken(linking identityId: String?) async throws -> DeveloperIdentityToken { placeholder() }
+}
+func store(_ tokens: CognitoTokens) {}
+func ask(_ step: CognitoNextStep) -> String { "" }
+nonisolated(unsafe) var answer = ""
+'''
+
+
+def blocks(readme):
+    text = open(readme, encoding="utf-8").read()
+    for number, match in enumerate(re.finditer(r"^```swift\n(.*?)^```", text, re.S | re.M), 1):
+        line = text.count("\n", 0, match.start()) + 2
+        yield number, line, match.group(1)
+
+
+def main(argv):
+    readme = argv[1] if len(argv) > 1 else os.path.join(ROOT, "README.md")
+    imports, functions, checked = set(), [], 0
+    for number, line, body in blocks(readme):
+        if ".package(" in body:
+            continue
+        code = []
+        for source_line in body.splitlines():
+            if re.match(r"\s*import \w+", source_line):
+                imports.add(source_line.strip())
+            else:
+                code.append(source_line)
+        body_text = "\n".join(code)
+        defined = set(re.findall(r"\b(?:let|var)\s+(\w+)", body_text))
+        for names in re.findall(r"\b(?:let|var)\s+\(([^)]*)\)", body_text):
+            defined |= {n.strip() for n in names.split(",")}
+        defined |= set(re.findall(r"\bcase \.\w+\(let (\w+)\)", body_text))
+        used = set(re.findall(r"\b([a-zA-Z_]\w*)\b", body_text))
+        declarations = ["    let %s: %s = placeholder()" % (name, kind)
+                        for name, kind in sorted(FREE_NAMES.items()) if name in used and name not in defined]
+        functions.append("// README.md block %d (line %d)\nfunc readmeBlock%d() async throws {\n%s\n%s\n}\n" % (
+            number, line, number, "\n".join(declarations), "\n".join("    " + l for l in code)))
+        checked += 1
+    if "import AuthCoreClients" not in imports:
+        imports.add("import AuthCoreClients")  # for the support declarations only when no block imports it
+    source = "\n".join(sorted(imports)) + "\n" + SUPPORT + "\n".join(functions)
+    build = os.path.join(ROOT, ".build", "debug")
+    with tempfile.TemporaryDirectory() as scratch:
+        path = os.path.join(scratch, "ReadmeTour.swift")
+        with open(path, "w") as f:
+            f.write(source)
+        command = ["swiftc", "-typecheck", "-swift-version", "6", path, "-I", os.path.join(build, "Modules"),
+                   "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreGMP/module.modulemap"),
+                   "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreLibCrypto/module.modulemap")]
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            sys.stderr.write(result.stderr)
+            sys.stderr.write("\nreadme-tour: a README block does not compile (scratch source below)\n")
+            for number, text in enumerate(source.splitlines(), 1):
+                sys.stderr.write("%4d  %s\n" % (number, text))
+            return 1
+    print("readme-tour: %d README blocks type-check against the built modules" % checked)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
