@@ -6,7 +6,10 @@ written (a block that uses AuthCoreClients must say so), and the rest is the fun
 free names the README leaves to the reader (a key, a message, the app's backend, ...) are declared
 first with the types below, as `placeholder()` values: the file is type-checked with
 `swiftc -typecheck`, never run. A block that is a Package.swift fragment (it mentions `.package(`) is
-skipped. Exit 1 with the compiler's messages when a block does not compile.
+skipped. A block that imports an SDK not available here (aws-sdk-swift, Soto) is an adapter: its code,
+imports aside, must appear line for line between the `BEGIN ADAPTER`/`END ADAPTER` markers of
+Tests/AuthCoreClientsTests/SDKAdapterTests.swift, which compiles and runs it against stand-ins.
+Exit 1 with the compiler's messages when a block does not compile.
 
 Usage: python3 scripts/check_readme_tour.py [README.md]   (after `swift build`; make test runs it)
 """
@@ -17,6 +20,8 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ADAPTER_TESTS = os.path.join(ROOT, "Tests", "AuthCoreClientsTests", "SDKAdapterTests.swift")
+SDK_MODULES = {"AWSSDKIdentity", "Smithy", "SotoCore", "Logging"}
 
 # The reader's own values in the tour, by name: their types (declared only when a block uses the
 # name without defining it).
@@ -50,9 +55,17 @@ def blocks(readme):
 
 def main(argv):
     readme = argv[1] if len(argv) > 1 else os.path.join(ROOT, "README.md")
-    imports, functions, checked = set(), [], 0
+    imports, functions, checked, matched = set(), [], 0, 0
+    adapters = re.findall(r"// BEGIN ADAPTER [^\n]*\n(.*?)// END ADAPTER", open(ADAPTER_TESTS, encoding="utf-8").read(), re.S)
     for number, line, body in blocks(readme):
         if ".package(" in body:
+            continue
+        if set(re.findall(r"^import (\w+)", body, re.M)) & SDK_MODULES:
+            code = "\n".join(l for l in body.splitlines() if not l.startswith("import ") and not l.startswith("// let ")).strip()
+            if not any(code == adapter.strip() for adapter in adapters):
+                sys.stderr.write("readme-tour: the adapter block at README.md line %d differs from %s\n" % (line, ADAPTER_TESTS))
+                return 1
+            matched += 1
             continue
         code = []
         for source_line in body.splitlines():
@@ -89,7 +102,8 @@ def main(argv):
             for number, text in enumerate(source.splitlines(), 1):
                 sys.stderr.write("%4d  %s\n" % (number, text))
             return 1
-    print("readme-tour: %d README blocks type-check against the built modules" % checked)
+    print("readme-tour: %d README blocks type-check against the built modules; %d adapter blocks match "
+          "SDKAdapterTests.swift" % (checked, matched))
     return 0
 
 

@@ -1,0 +1,118 @@
+import AuthCore
+public import AuthCoreClients
+public import Foundation
+import Testing
+
+// Adapters that let the AWS SDKs for Swift take their credentials from any AuthCore provider (an
+// identity pool, STS, token vending, the refreshing cache). Neither SDK can be fetched here, so the
+// adapters are compiled, and run, against stand-ins of the same shape as the SDKs' protocols (below,
+// after the adapters). The README shows the same adapter code with the SDKs' imports;
+// scripts/check_readme_tour.py checks that it matches this file line for line.
+
+// MARK: - Adapter: aws-sdk-swift (AWSSDKIdentity, Smithy)
+
+// BEGIN ADAPTER aws-sdk-swift
+/// aws-sdk-swift's credential resolver over any AuthCore credentials provider.
+public struct AuthCoreCredentialIdentityResolver: AWSCredentialIdentityResolver {
+    let provider: any CredentialsProvider
+
+    public init(_ provider: any CredentialsProvider) { self.provider = provider }
+
+    public func getIdentity(identityProperties: Attributes? = nil) async throws -> AWSCredentialIdentity {
+        let credentials = try await provider.credentials()
+        return AWSCredentialIdentity(
+            accessKey: credentials.accessKeyId,
+            secret: credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+            expiration: credentials.expiration.map { Date($0) },
+            sessionToken: credentials.sessionToken)
+    }
+}
+// END ADAPTER aws-sdk-swift
+
+// MARK: - Adapter: Soto (SotoCore, Logging)
+
+// BEGIN ADAPTER soto
+/// Soto's credential provider over any AuthCore credentials provider.
+public struct AuthCoreSotoCredentialProvider: CredentialProvider {
+    let provider: any CredentialsProvider
+
+    public init(_ provider: any CredentialsProvider) { self.provider = provider }
+
+    public var description: String { "AuthCoreSotoCredentialProvider" }
+
+    public func getCredential(logger: Logger) async throws -> any Credential {
+        let credentials = try await provider.credentials()
+        return StaticCredential(
+            accessKeyId: credentials.accessKeyId,
+            secretAccessKey: credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+            sessionToken: credentials.sessionToken)
+    }
+}
+// END ADAPTER soto
+
+// MARK: - Stand-ins of the SDKs' shapes (SmithyIdentity 0.x / aws-sdk-swift 1.x; SotoCore 7.x)
+
+public struct Attributes: Sendable {}
+public protocol Identity: Sendable { var expiration: Date? { get } }
+public protocol IdentityResolver: Sendable {
+    associatedtype IdentityT: Identity
+    func getIdentity(identityProperties: Attributes?) async throws -> IdentityT
+}
+public struct AWSCredentialIdentity: Identity {
+    public let accessKey: String
+    public let secret: String
+    public let accountID: String?
+    public let expiration: Date?
+    public let sessionToken: String?
+    public init(accessKey: String, secret: String, accountID: String? = nil, expiration: Date? = nil, sessionToken: String? = nil) {
+        (self.accessKey, self.secret, self.accountID, self.expiration, self.sessionToken) = (accessKey, secret, accountID, expiration, sessionToken)
+    }
+}
+public protocol AWSCredentialIdentityResolver: IdentityResolver where IdentityT == AWSCredentialIdentity {}
+
+public struct Logger: Sendable { public init(label: String) {} }
+public protocol Credential: Sendable {
+    var accessKeyId: String { get }
+    var secretAccessKey: String { get }
+    var sessionToken: String? { get }
+}
+public struct StaticCredential: Credential {
+    public let accessKeyId: String
+    public let secretAccessKey: String
+    public let sessionToken: String?
+    public init(accessKeyId: String, secretAccessKey: String, sessionToken: String? = nil) {
+        (self.accessKeyId, self.secretAccessKey, self.sessionToken) = (accessKeyId, secretAccessKey, sessionToken)
+    }
+}
+public protocol CredentialProvider: Sendable, CustomStringConvertible {
+    func getCredential(logger: Logger) async throws -> any Credential
+    func shutdown() async throws
+}
+extension CredentialProvider { public func shutdown() async throws {} }
+
+// MARK: - Tests
+
+@Suite("SDK adapters: aws-sdk-swift and Soto take their credentials from AuthCore providers (stand-in protocols)")
+struct SDKAdapterTests {
+    static let credentials = try! Credentials(  // test fixture: a literal that always parses
+        accessKeyId: "ASIAEXAMPLE", secretAccessKey: SecureBytes(Array("wJalrXUtnFEMI/K7MDENG".utf8)), sessionToken: "token",
+        expiration: Timestamp(secondsSince1970: 1_800_000_000))
+
+    @Test("aws-sdk-swift: the identity carries the key, secret, session token and expiry")
+    func awsSDK() async throws {
+        let resolver = AuthCoreCredentialIdentityResolver(StaticCredentialsProvider(Self.credentials))
+        let identity = try await resolver.getIdentity()
+        #expect(identity.accessKey == "ASIAEXAMPLE" && identity.secret == "wJalrXUtnFEMI/K7MDENG" && identity.sessionToken == "token")
+        #expect(identity.expiration == Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    @Test("Soto: the credential carries the key, secret and session token; errors pass through typed")
+    func soto() async throws {
+        let provider = AuthCoreSotoCredentialProvider(StaticCredentialsProvider(Self.credentials))
+        let credential = try await provider.getCredential(logger: Logger(label: "test"))
+        #expect(credential.accessKeyId == "ASIAEXAMPLE" && credential.secretAccessKey == "wJalrXUtnFEMI/K7MDENG")
+        #expect(credential.sessionToken == "token")
+        let failing = AuthCoreSotoCredentialProvider(ClosureCredentialsProvider { throw AuthCoreError(.credentialsUnavailable, "no") })
+        await #expect(throws: AuthCoreError(.credentialsUnavailable, "")) { try await failing.getCredential(logger: Logger(label: "t")) }
+    }
+}
