@@ -104,7 +104,14 @@ struct RequestOptions {
             do {
                 let signature = try sign(request, clock.now())
                 report(signature)
-                printOut(signature.headers.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+                // Piece by piece: a header value may be a session token, and a line or a joined
+                // String would be one more unwipeable copy of it (zeroize-check counts them).
+                for header in signature.headers {
+                    writeAll(1, header.name)
+                    writeAll(1, ": ")
+                    writeAll(1, header.value)
+                    writeAll(1, "\n")
+                }
                 return 0
             } catch {
                 throw CommandFailure(error.reason)
