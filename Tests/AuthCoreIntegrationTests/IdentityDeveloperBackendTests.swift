@@ -67,7 +67,7 @@ struct IdentityDeveloperBackendTests {
         let client = try CognitoIdentityClient(region: "us-east-1", endpoint: try peerEnvironment("AUTHCORE_MOTO_URL") + "/")
         let provider = CognitoIdentityCredentialsProvider(
             client: client, identityPoolId: pool, login: IdentityLogin.developer(BackendTokenSource(base: backend.url, clock: clock)),
-            developerTokenWindow: 5, clock: clock, random: ZeroRandom(), minimumLifetime: 20)
+            developerTokenWindow: 5, clock: clock, random: ZeroRandom(), minimumLifetime: 20, timeLimit: patientTimeLimit)
 
         // Eight refreshes, 5 s apart, each awaited by eight callers at once. The 20 s tokens are
         // renewed when less than 5 s remain: at 0, 15 and 30 s.

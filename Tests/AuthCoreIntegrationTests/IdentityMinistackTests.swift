@@ -35,7 +35,7 @@ struct IdentityMinistackTests {
     }
 
     func makeProvider(_ login: any IdentityLoginSource, store: any CognitoIdentityStore = InMemoryCognitoIdentityStore()) throws -> CognitoIdentityCredentialsProvider {
-        CognitoIdentityCredentialsProvider(client: try client, identityPoolId: try identityPoolId, login: login, store: store)
+        CognitoIdentityCredentialsProvider(client: try client, identityPoolId: try identityPoolId, login: login, store: store, timeLimit: patientTimeLimit)
     }
 
     /// The service's refusal of `body`.

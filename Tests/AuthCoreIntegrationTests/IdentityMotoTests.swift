@@ -164,14 +164,15 @@ struct IdentityMotoTests {
         let issued = try await client.developerToken(identityPoolId: pool, providerName: "login.authcore.test", userIdentifier: "bob", credentials: dummy)
         let identity = CognitoIdentityCredentialsProvider(
             client: client, identityPoolId: pool,
-            login: IdentityLogin.developer(DeveloperIdentityToken(identityId: issued.identityId, token: issued.token, loginsKey: "cognito-identity.amazonaws.com")))
+            login: IdentityLogin.developer(DeveloperIdentityToken(identityId: issued.identityId, token: issued.token, loginsKey: "cognito-identity.amazonaws.com")),
+            timeLimit: patientTimeLimit)
         try await expectHalfLifetimeRefresh(identity, lifetime: 90)
         let credentials = try await identity.credentials()
         #expect(credentials.accessKeyId.isEmpty == false)
         #expect(credentials.sessionToken?.isEmpty == false)
         #expect(await identity.refreshAttempts == 1, "the second call is served from the cache")
         // Unauthenticated identities: GetId, then credentials.
-        let guest = CognitoIdentityCredentialsProvider(client: client, identityPoolId: pool)
+        let guest = CognitoIdentityCredentialsProvider(client: client, identityPoolId: pool, timeLimit: patientTimeLimit)
         _ = try await guest.credentials()
         #expect(await guest.currentIdentityId()?.hasPrefix("us-east-1:") == true)
     }
@@ -244,7 +245,8 @@ struct IdentityMotoTests {
         let pool = try createIdentityPool(defaultEndpoint, environment: ["AWS_ACCESS_KEY_ID": "AKIDDEVELOPER", "AWS_SECRET_ACCESS_KEY": "developer-secret"])
         let sts = try STSClient(region: "us-east-1", endpoint: defaultEndpoint + "/")
         let provider = CognitoIdentityCredentialsProvider(
-            client: client, identityPoolId: pool, flow: .basic(roleArn: "arn:aws:iam::123456789012:role/Cognito_Unauth", sts: sts))
+            client: client, identityPoolId: pool, flow: .basic(roleArn: "arn:aws:iam::123456789012:role/Cognito_Unauth", sts: sts),
+            timeLimit: patientTimeLimit)
         let credentials = try await provider.credentials()
         #expect(credentials.accessKeyId.hasPrefix("ASIA"))
         #expect(SystemClock().now() < (try #require(credentials.expiration)))

@@ -50,7 +50,7 @@ struct TokenVendingTests {
 
     @Test("a 90-second lifetime is refreshed at half its lifetime, not 5 minutes before expiry")
     func shortLifetime() async throws {
-        let refreshing = RefreshingCredentialsProvider(source: try provider("/sts/short"))
+        let refreshing = RefreshingCredentialsProvider(source: try provider("/sts/short"), timeLimit: patientTimeLimit)
         try await expectHalfLifetimeRefresh(refreshing, lifetime: 90)
     }
 
@@ -75,7 +75,7 @@ struct TokenVendingTests {
     @Test("200 concurrent callers of a refreshing cache reach the endpoint once; clearCredentials fetches again")
     func singleFlightOverHTTP() async throws {
         _ = try await fetch(base + "/sts/counter/reset")
-        let refreshing = RefreshingCredentialsProvider(source: try provider("/sts/counter"))
+        let refreshing = RefreshingCredentialsProvider(source: try provider("/sts/counter"), timeLimit: patientTimeLimit)
         let ids = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<200 { group.addTask { try await refreshing.credentials().accessKeyId } }
             var all: Set<String> = []

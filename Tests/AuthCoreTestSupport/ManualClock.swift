@@ -20,3 +20,8 @@ public final class ManualClock: SigningClock, Sendable {
         }
     }
 }
+
+/// A source time limit for tests that are not about time limits: the suite runs many tests at once on
+/// a 2-core machine, and a test that waits for a subprocess blocks a thread of the cooperative pool,
+/// so a 30-second limit can lapse while an instant source is merely waiting for a thread.
+public let patientTimeLimit: Duration = .seconds(600)
