@@ -32,8 +32,11 @@ def main(argv):
     target = argv[2] if len(argv) > 2 else "bench-results.svg"
     with open(source) as f:
         document = json.load(f)
-    rows = {r["name"]: r for r in document["results"]}
-    operations = [r["name"] for r in document["results"] if base_name(r["name"]) == r["name"]]
+    rows = {r["name"]: r for r in document["results"] if r.get("median", 0) > 0}
+    if not rows:
+        print("bench_plot: %s has no results to draw" % source, file=sys.stderr)
+        return 1
+    operations = [name for name in rows if base_name(name) == name]
 
     fig_height = 0.55 * sum(1 + ("c." + o in rows) + ("py." + o in rows) for o in operations) + 1.5
     fig, ax = plt.subplots(figsize=(13, fig_height))

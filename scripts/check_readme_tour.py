@@ -92,7 +92,7 @@ def main(argv):
         path = os.path.join(scratch, "ReadmeTour.swift")
         with open(path, "w") as f:
             f.write(source)
-        command = ["swiftc", "-typecheck", "-swift-version", "6", path, "-I", os.path.join(build, "Modules"),
+        command = [os.environ.get("SWIFTC") or "swiftc", "-typecheck", "-swift-version", "6", path, "-I", os.path.join(build, "Modules"),
                    "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreGMP/module.modulemap"),
                    "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreLibCrypto/module.modulemap")]
         result = subprocess.run(command, capture_output=True, text=True)

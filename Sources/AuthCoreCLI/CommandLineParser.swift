@@ -99,7 +99,9 @@ func parseArguments(_ arguments: ArraySlice<String>, specs: [OptionSpec], help: 
 /// three characters or fewer), or nothing.
 func didYouMean(_ word: String, among candidates: [String]) -> String {
     let limit = word.count <= 3 ? 1 : 2
-    let scored = candidates.map { (candidate: $0, distance: editDistance(word, $0)) }.filter { $0.distance <= limit }
+    guard word.count <= 64 else { return "" }  // no suggestion for a long argument (and no quadratic work on it)
+    let scored = candidates.filter { abs($0.count - word.count) <= limit }.map { (candidate: $0, distance: editDistance(word, $0)) }
+        .filter { $0.distance <= limit }
     guard let best = scored.min(by: { $0.distance < $1.distance }) else { return "" }
     return "; did you mean '\(best.candidate)'?"
 }

@@ -45,9 +45,10 @@ func printOut(_ text: String) {
 /// (a file option must not make the process read an unbounded file or a device).
 func readFile(_ path: String, limit: Int, option: String) throws(UsageError) -> [UInt8] {
     // "-" is standard input (the usual convention: `--data-file -`).
-    let fd = path == "-" ? 0 : open(path, O_RDONLY)
-    guard fd >= 0 else { throw UsageError("cannot read \(option) \(path)") }
-    defer { if fd != 0 { close(fd) } }
+    let isStandardInput = path == "-"
+    let fd = isStandardInput ? 0 : open(path, O_RDONLY)
+    guard fd >= 0, !path.isEmpty else { throw UsageError("cannot read \(option) '\(path)'") }
+    defer { if !isStandardInput { close(fd) } }
     var bytes: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65_536)
     while true {

@@ -7,7 +7,7 @@ enum OSSCommand {
         OVERVIEW: Sign, presign or send a request to Alibaba Cloud OSS (signature V1 or V4).
 
         USAGE: authcore oss sign|presign|send --bucket B [--version v1|v4] [--region R] [-X METHOD]
-               [-H 'Name: value']... [-d TEXT | -d @FILE | --data-file FILE|-] [--additional-header NAME]...
+               [-H 'Name: value']... [-d TEXT | -d @FILE | --data-raw TEXT | --data-file FILE|-] [--additional-header NAME]...
                [--timestamp T] [--expires SECONDS] [--verbose] [--clock-offset SECONDS]
                [--no-skew-correction] URL
 
@@ -27,7 +27,7 @@ enum OSSCommand {
           --additional-header NAME  V4: another header to sign (repeatable).
           --timestamp T             Sign at T: an RFC 1123 date for V1 (Sat, 14 Mar 2026 15:09:26 GMT),
                                     YYYYMMDDTHHMMSSZ for V4.
-          -X, -H, -d (@FILE reads a file), --data-file (- is stdin), --expires, --verbose, --clock-offset, --no-skew-correction
+          -X, -H, -d (@FILE reads a file), --data-raw, --data-file (- is stdin), --expires, --verbose, --clock-offset, --no-skew-correction
                                     As for 'authcore sigv4'.
           -h, --help                Show this help.
         """

@@ -11,6 +11,7 @@ struct RequestOptions {
     static let specs: [OptionSpec] = [
         OptionSpec(names: ["-X", "--request"], kind: .value), OptionSpec(names: ["-H", "--header"], kind: .repeatedValue),
         OptionSpec(names: ["-d", "--data"], kind: .value), OptionSpec(names: ["--data-file"], kind: .value),
+        OptionSpec(names: ["--data-raw"], kind: .value),
         OptionSpec(names: ["--timestamp"], kind: .value), OptionSpec(names: ["--expires"], kind: .value),
         OptionSpec(names: ["--verbose"], kind: .flag), OptionSpec(names: ["--clock-offset"], kind: .value),
         OptionSpec(names: ["--no-skew-correction"], kind: .flag), OptionSpec(names: ["--region"], kind: .value),
@@ -55,18 +56,19 @@ struct RequestOptions {
         }
         self.headers = headers
         let data = parsed.value("-d") ?? parsed.value("--data")
+        let raw = parsed.value("--data-raw")
         let file = parsed.value("--data-file")
-        if data != nil && file != nil { throw UsageError("use either -d or --data-file, not both") }
+        guard [data, raw, file].compactMap({ $0 }).count <= 1 else { throw UsageError("use one of -d, --data-raw and --data-file") }
         if let file {
             body = try readFile(file, limit: Self.maximumBodyBytes, option: "--data-file")
         } else if let data, data.hasPrefix("@") {
-            // curl's convention: -d @FILE reads FILE (-d @- standard input); a body that starts with
-            // '@' goes through --data-file.
+            // curl's convention: -d @FILE reads FILE (-d @- standard input). Text that may start with
+            // '@' (a user's, passed on by a script) goes through --data-raw, which never reads a file.
             body = try readFile(String(data.dropFirst()), limit: Self.maximumBodyBytes, option: "-d @")
         } else {
-            body = data.map { Array($0.utf8) } ?? []
+            body = Array((data ?? raw ?? "").utf8)
         }
-        hasBody = data != nil || file != nil
+        hasBody = data != nil || raw != nil || file != nil
         method = (parsed.value("-X") ?? parsed.value("--request") ?? (hasBody ? "POST" : "GET")).uppercased()
         timestampText = parsed.value("--timestamp")
         expires = try parsed.integer("--expires", expecting: "seconds") ?? 3600

@@ -20,20 +20,40 @@ func readSecretStandardInput(limit: Int) throws(CommandFailure) -> SecureBytes {
 
 /// Reads a secret from standard input as ``readSecretStandardInput(limit:)`` does; when standard input
 /// is a terminal and `prompt` is given, the prompt goes to stderr and the terminal's echo is off while
-/// the line is typed (restored afterwards, whatever happens).
+/// the line is typed. The terminal is restored on every return and throw, and on SIGINT, SIGTERM,
+/// SIGHUP, SIGQUIT and SIGTSTP during the prompt (then the signal takes its default course), as BSD's
+/// `readpassphrase` does; if echo cannot be turned off, it refuses to prompt rather than show the secret.
 func readSecretStandardInput(limit: Int, prompt: String?) throws(CommandFailure) -> SecureBytes {
     guard let prompt, isatty(0) == 1 else { return try readSecretBytes(limit: limit) }
-    var saved = termios()
-    guard tcgetattr(0, &saved) == 0 else { return try readSecretBytes(limit: limit) }
-    var quiet = saved
+    guard tcgetattr(0, &promptSavedTerminal) == 0 else { return try readSecretBytes(limit: limit) }
+    var quiet = promptSavedTerminal
     quiet.c_lflag &= ~tcflag_t(ECHO)
-    writeAll(2, prompt)
-    _ = tcsetattr(0, TCSAFLUSH, &quiet)
+    let previous = promptSignals.map { (signal: $0, handler: signal($0, restoreTerminalAndReraise)) }
     defer {
-        _ = tcsetattr(0, TCSAFLUSH, &saved)
-        printError("")
+        _ = tcsetattr(0, TCSAFLUSH, &promptSavedTerminal)
+        for (number, handler) in previous { _ = signal(number, handler) }
     }
+    guard tcsetattr(0, TCSAFLUSH, &quiet) == 0 else {
+        throw CommandFailure("cannot turn off the terminal's echo: give the secret on stdin from a pipe or in the environment")
+    }
+    writeAll(2, prompt)
+    defer { printError("") }
     return try readSecretBytes(limit: limit, stopAtNewline: true)
+}
+
+/// The signals that must not leave the terminal without echo.
+private let promptSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP]
+
+/// The terminal settings before a prompt. invariant: written only by the prompt, before the signal
+/// handlers that read it are installed, and read only by them while it waits (one prompt at a time:
+/// the CLI reads one secret per run, on its main task).
+nonisolated(unsafe) private var promptSavedTerminal = termios()
+
+/// Restores the terminal, then lets the signal do what it would have done (async-signal-safe calls only).
+private let restoreTerminalAndReraise: @convention(c) (Int32) -> Void = { number in
+    _ = tcsetattr(0, TCSANOW, &promptSavedTerminal)
+    _ = signal(number, SIG_DFL)
+    _ = raise(number)
 }
 
 /// The bytes of standard input up to its end (or, for a prompt, the first newline), in wiping storage.

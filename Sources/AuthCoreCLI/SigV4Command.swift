@@ -7,7 +7,7 @@ enum SigV4Command {
         OVERVIEW: Sign, presign or send a request with AWS Signature Version 4.
 
         USAGE: authcore sigv4 sign|presign|send --region R --service S [-X METHOD] [-H 'Name: value']...
-               [-d TEXT | -d @FILE | --data-file FILE|-] [--s3 | --no-s3] [--unsigned-payload] [--timestamp YYYYMMDDTHHMMSSZ]
+               [-d TEXT | -d @FILE | --data-raw TEXT | --data-file FILE|-] [--s3 | --no-s3] [--unsigned-payload] [--timestamp YYYYMMDDTHHMMSSZ]
                [--expires SECONDS] [--verbose] [--clock-offset SECONDS] [--no-skew-correction] URL
 
         Credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (never
@@ -24,7 +24,8 @@ enum SigV4Command {
           --region R, --service S   Credential scope.
           -X METHOD                 HTTP method (default GET, or POST with a body).
           -H 'Name: value'          A header to sign and send (repeatable); Host comes from the URL.
-          -d TEXT, --data-file FILE The body; -d @FILE and --data-file - read a file or stdin.
+          -d TEXT, --data-file FILE The body; -d @FILE and --data-file - read a file or stdin;
+          --data-raw TEXT           the body as given, even when it starts with @.
           --s3                      S3 rules: path used verbatim (no second encoding, no normalisation),
                                     x-amz-content-sha256 signed. The default for --service s3.
           --no-s3                   The standard rules, even for --service s3.

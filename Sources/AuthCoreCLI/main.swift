@@ -42,7 +42,7 @@ func runSubcommand(_ command: String, _ rest: ArraySlice<String>) async throws -
     case "oss": return try await OSSCommand.run(rest)
     case "cognito": return try await CognitoCommand.run(rest)
     case "identity": return try await IdentityCommand.run(rest)
-    default: throw unknownSubcommand(command, of: "", among: subcommands + ["help", "--version"])
+    default: throw unknownSubcommand(command, of: "", among: subcommands)
     }
 }
 
@@ -62,6 +62,11 @@ do {
             break
         }
         guard rest.count == 1 else { throw UsageError("help takes one subcommand, got \(rest.count)") }
+        if topic == "help" || topic == "--version" || topic == "version" {
+            printOut(topLevelHelp)
+            status = 0
+            break
+        }
         status = try await runSubcommand(topic, ["--help"])
     case "--version", "version":
         printOut("authcore \(authcoreVersion)")

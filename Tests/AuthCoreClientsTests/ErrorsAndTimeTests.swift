@@ -40,6 +40,13 @@ struct ErrorsAndTimeTests {
             #expect(!error.reason.contains("42") && !"\(error)".contains("42"))
         }
         #expect(AuthCoreError(.invalidHex, "x").underlyingError == nil)
+        // dump and Mirror show the wrapped error's type, never its contents.
+        struct SecretError: Error { let secret = "hunter2-marker" }
+        let wrapped = AuthCoreError(.credentialsUnavailable, "the closure failed").causedBy(SecretError())
+        var dumped = ""
+        dump(wrapped, to: &dumped)
+        #expect(!dumped.contains("hunter2-marker") && dumped.contains("SecretError"), "\(dumped)")
+        #expect(!String(reflecting: wrapped).contains("hunter2-marker"))
         #expect(AuthCoreError(.invalidHex, "x").causedBy(AppError(code: 1)) == AuthCoreError(.invalidHex, "y"), "equality stays by code")
     }
 
@@ -70,6 +77,8 @@ struct ErrorsAndTimeTests {
         #expect(time.adding(.seconds(Int64.min)) == .minimum)
         #expect(Timestamp.maximum.adding(.nanoseconds(1)) == .maximum)
         #expect(Timestamp.minimum.adding(.nanoseconds(-1)) == .minimum)
+        #expect(time.adding(.seconds(Int64.max) * 4) == .maximum, "past Int64.max seconds: saturated before components")
+        #expect(time.adding(.seconds(Int64.min) * 4) == .minimum)
         #expect(time.duration(until: time.adding(.milliseconds(1500))) == .milliseconds(1500))
         #expect(time.adding(.milliseconds(1500)).duration(until: time) == .milliseconds(-1500))
         #expect(Timestamp.minimum.duration(until: .maximum) > .seconds(315_537_897_599))

@@ -1,5 +1,8 @@
 import AuthCore
 import AuthCoreTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 import Testing
 
@@ -20,6 +23,10 @@ struct CLIHabitsTests {
             let viaFlag = try authcore([command, "--help"])
             #expect(viaHelp.status == 0 && viaFlag.status == 0, "\(command)")
             #expect(viaHelp.stdout == viaFlag.stdout && viaHelp.stdout.contains("USAGE:"), "\(command)")
+        }
+        for topic in ["help", "--version"] {
+            let meta = try authcore(["help", topic])
+            #expect(meta.status == 0 && meta.stdout.contains("USAGE: authcore <subcommand>"), "\(topic)")
         }
         let unknown = try authcore(["help", "sigv5"])
         #expect(unknown.status == 2 && unknown.stderr.contains("did you mean 'sigv4'?"), "\(unknown.stderr)")
@@ -89,6 +96,35 @@ struct CLIHabitsTests {
         #expect(standard.status == 0 && !standard.stdout.contains("X-Amz-Content-SHA256") && standard.stdout != implied.stdout)
         let both = try authcore(Self.sign + ["--service", "s3", "--s3", "--no-s3", url], environment: Self.aws)
         #expect(both.status == 2)
+    }
+
+    @Test("on a terminal the password prompt turns echo off, and a Ctrl-C at it restores echo before the process ends")
+    func terminalPrompt() throws {
+        let result = try run(URL(fileURLWithPath: "/usr/bin/python3"), [repositoryRoot.appendingPathComponent("scripts/pty_prompt_check.py").path, authcoreBinary.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect(report["prompted"] as? Bool == true)
+        #expect(report["echoWhileTyping"] as? Bool == false)
+        #expect(report["passwordEchoed"] as? Bool == false)
+        #expect(report["verifierPrinted"] as? Bool == true && report["exitStatus"] as? Int == 0)
+        #expect(report["interruptSignal"] as? Int == Int(SIGINT))
+        #expect(report["echoWhileTypingBeforeInterrupt"] as? Bool == false)
+        #expect(report["echoAfterInterrupt"] as? Bool == true, "the terminal is not left without echo")
+    }
+
+    @Test("-d @FILE reads a file, --data-raw never does; a body option at most once")
+    func dataRaw() throws {
+        let url = "https://example.amazonaws.com/"
+        let base = Self.sign + ["--service", "service", "-X", "POST"]
+        let file = try temporaryFile("from the file", name: "body")
+        let raw = try authcore(base + ["--data-raw", "@" + file, url], environment: Self.aws)
+        let fromFile = try authcore(base + ["-d", "@" + file, url], environment: Self.aws)
+        #expect(raw.status == 0, "\(raw.stderr)")
+        let literalSigned = try authcore(base + ["--data-file", try temporaryFile("@" + file, name: "literal"), url], environment: Self.aws)
+        #expect(raw.stdout == literalSigned.stdout, "--data-raw signs the text itself")
+        #expect(raw.stdout != fromFile.stdout, "-d @FILE signs the file's contents")
+        let both = try authcore(base + ["-d", "x", "--data-raw", "y", url], environment: Self.aws)
+        #expect(both.status == 2 && both.stderr.contains("use one of -d, --data-raw and --data-file"))
     }
 
     @Test("srp verifier refuses an empty username or password")

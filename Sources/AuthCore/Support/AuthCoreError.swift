@@ -6,7 +6,7 @@
 /// are equal, so tests can write `#expect(throws: AuthCoreError(.invalidHex))`-style checks.
 ///
 /// Codes are an extensible set: `switch` over them with a `default` case.
-public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible {
+public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible, CustomReflectable {
     /// What went wrong.
     public let code: Code
     /// A non-secret explanation, suitable for logs and for one line on stderr.
@@ -76,6 +76,16 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible 
     }
 
     public static func == (lhs: AuthCoreError, rhs: AuthCoreError) -> Bool { lhs.code == rhs.code }
+    /// What `dump`, `Mirror` and reflecting loggers see: everything but the wrapped error's contents
+    /// (only its type), which may hold anything.
+    public var customMirror: Mirror {
+        var children: [(String, Any)] = [("code", code), ("reason", reason), ("file", file), ("line", line)]
+        if let serviceErrorType { children.append(("serviceErrorType", serviceErrorType)) }
+        if let httpStatus { children.append(("httpStatus", httpStatus)) }
+        if let requestId { children.append(("requestId", requestId)) }
+        if let underlyingError { children.append(("underlyingError", "\(type(of: underlyingError))")) }
+        return Mirror(self, children: children.map { (label: $0.0, value: $0.1) }, displayStyle: .struct)
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 

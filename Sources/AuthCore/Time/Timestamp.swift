@@ -92,6 +92,11 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The timestamp `duration` later (earlier for a negative one), to the nanosecond, saturated to
     /// ``minimum``…``maximum``.
     public func adding(_ duration: Duration) -> Timestamp {
+        // Beyond the whole range either way the answer is an end of it; checked first, as
+        // `components` of a Duration past Int64.max seconds would trap.
+        let span = Duration.seconds(Self.maximumSeconds - Self.minimumSeconds + 1)
+        if duration > span { return .maximum }
+        if duration < .zero - span { return .minimum }
         let (seconds, attoseconds) = duration.components  // |attoseconds| < 10^18, so one carry suffices
         var nanos = Int64(nanoseconds) + attoseconds / 1_000_000_000
         var carry: Int64 = 0
