@@ -25,15 +25,15 @@ func readSecretStandardInput(limit: Int) throws(CommandFailure) -> SecureBytes {
 /// `readpassphrase` does; if echo cannot be turned off, it refuses to prompt rather than show the secret.
 func readSecretStandardInput(limit: Int, prompt: String?) throws(CommandFailure) -> SecureBytes {
     guard let prompt, isatty(0) == 1 else { return try readSecretBytes(limit: limit) }
-    guard tcgetattr(0, &promptSavedTerminal) == 0 else { return try readSecretBytes(limit: limit) }
-    var quiet = promptSavedTerminal
-    quiet.c_lflag &= ~tcflag_t(ECHO)
+    guard tcgetattr(0, promptSavedTerminal) == 0 else { return try readSecretBytes(limit: limit) }
+    promptQuietTerminal.pointee = promptSavedTerminal.pointee
+    promptQuietTerminal.pointee.c_lflag &= ~tcflag_t(ECHO)
     let previous = promptSignals.map { (signal: $0, handler: signal($0, restoreTerminalAndReraise)) }
     defer {
-        _ = tcsetattr(0, TCSAFLUSH, &promptSavedTerminal)
+        _ = tcsetattr(0, TCSAFLUSH, promptSavedTerminal)
         for (number, handler) in previous { _ = signal(number, handler) }
     }
-    guard tcsetattr(0, TCSAFLUSH, &quiet) == 0 else {
+    guard tcsetattr(0, TCSAFLUSH, promptQuietTerminal) == 0 else {
         throw CommandFailure("cannot turn off the terminal's echo: give the secret on stdin from a pipe or in the environment")
     }
     writeAll(2, prompt)
@@ -44,14 +44,23 @@ func readSecretStandardInput(limit: Int, prompt: String?) throws(CommandFailure)
 /// The signals that must not leave the terminal without echo.
 private let promptSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP]
 
-/// The terminal settings before a prompt. invariant: written only by the prompt, before the signal
-/// handlers that read it are installed, and read only by them while it waits (one prompt at a time:
-/// the CLI reads one secret per run, on its main task).
-nonisolated(unsafe) private var promptSavedTerminal = termios()
+/// The terminal settings before a prompt, and with echo off. invariant: written only by the prompt,
+/// before the signal handlers that read them are installed, and read only by those while it waits
+/// (one prompt at a time: the CLI reads one secret per run). Each lives in a zeroed block of 256
+/// bytes, larger than any `struct termios`: a sanitized build's `termios` global is smaller than what
+/// `tcgetattr` writes (AddressSanitizer reports it).
+nonisolated(unsafe) private let promptSavedTerminal = terminalSettingsBlock()
+nonisolated(unsafe) private let promptQuietTerminal = terminalSettingsBlock()
+
+private func terminalSettingsBlock() -> UnsafeMutablePointer<termios> {
+    let block = UnsafeMutableRawPointer.allocate(byteCount: 256, alignment: 16)
+    block.initializeMemory(as: UInt8.self, repeating: 0, count: 256)
+    return block.bindMemory(to: termios.self, capacity: 1)
+}
 
 /// Restores the terminal, then lets the signal do what it would have done (async-signal-safe calls only).
 private let restoreTerminalAndReraise: @convention(c) (Int32) -> Void = { number in
-    _ = tcsetattr(0, TCSANOW, &promptSavedTerminal)
+    _ = tcsetattr(0, TCSANOW, promptSavedTerminal)
     _ = signal(number, SIG_DFL)
     _ = raise(number)
 }
