@@ -20,9 +20,11 @@ APT_PACKAGES := pkg-config libgmp-dev libssl-dev python3-venv locales valgrind
 # The unit suites run first, on their own: a test that waits for a subprocess (every integration
 # test does) holds a thread of the cooperative pool, which has one per core, so in one run the
 # integration suites starved the unit suites' real-time timers (a 2-core machine, tests 40-70 s late).
+# The integration suites run one test at a time for the same reason: one waiting for subprocesses
+# starved another's real-time checks (moto's 90-second credentials arrived 60 s late).
 test: deps build
 	$(SWIFT) test --skip-build --skip 'AuthCoreIntegrationTests\.'
-	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --filter 'AuthCoreIntegrationTests\.'
+	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --no-parallel --filter 'AuthCoreIntegrationTests\.'
 	.build/debug/authcore vectors vectors
 	$(MAKE) --no-print-directory docs
 	SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" $(PYTHON) scripts/check_readme_tour.py
