@@ -73,8 +73,10 @@ enum OSSCommand {
 
         return try await options.perform(
             request, clock: clock, report: report,
-            sign: { request, time throws(AuthCoreError) in try signer.sign(ossRequest(request), at: time) },
-            presign: { request, time throws(AuthCoreError) in try signer.presign(ossRequest(request), at: time, expires: options.expires) })
+            sign: { request, time throws(AuthCoreError) in try signer.sign(ossRequest(request), at: time, keepingCanonicalRequest: verbose) },
+            presign: { request, time throws(AuthCoreError) in
+                try signer.presign(ossRequest(request), at: time, expires: options.expires, keepingCanonicalRequest: verbose)
+            })
     }
 
     /// The raw object key: the URL's decoded path, after `/bucket` in path-style URLs.
@@ -84,6 +86,6 @@ enum OSSCommand {
             path = path.dropFirst(bucket.count + 1)  // "/" + bucket, counted in Characters like `path`
         }
         if path.hasPrefix("/") { path = path.dropFirst() }
-        return path.removingPercentEncoding ?? String(path)
+        return PercentEncoding.decoded(path) ?? String(path)
     }
 }

@@ -1,9 +1,7 @@
 internal import CAuthCoreLibCrypto
 
 /// A chain of HMACs where each result keys the next: `k₀ = seed`, `kᵢ = HMAC(kᵢ₋₁, partᵢ)` — the
-/// signing-key derivations of AWS SigV4 ("AWS4" + secret, date, region, service, "aws4_request";
-/// AWS General Reference, "Signature Version 4 signing process", step 3) and OSS V4 ("aliyun_v4" +
-/// secret, date, region, "oss", "aliyun_v4_request"). The one home of that concept.
+/// scoped signing-key derivation of every ``SigningScheme`` (AWS SigV4, OSS V4).
 ///
 /// One OpenSSL context is created for the chain and re-keyed for each step (`EVP_MAC_init` with a
 /// new key and no parameters keeps the digest: no fetch), where a context per step would fetch the

@@ -58,6 +58,12 @@ extension OSSRequest {
 
 /// The result of OSS signing: headers to add, or a presigned target, plus intermediates.
 public struct OSSSignature: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// How the string to sign is kept: V1's as text; V4's as the parts it is made of (rebuilt on demand).
+    enum Intermediate {
+        case text(String)
+        case scoped(date: AmzDate, scopeSuffix: [UInt8], hash: Digest)
+    }
+
     /// Headers to add (header mode): `Date` (V1) or `x-oss-date`/`x-oss-content-sha256` (V4), the
     /// security token if any, then `Authorization`.
     public let headers: [HTTPHeader]
@@ -65,12 +71,22 @@ public struct OSSSignature: Sendable, CustomStringConvertible, CustomDebugString
     public let authorization: String?
     /// The signature (Base64 for V1, hex for V4).
     public let signature: String
-    /// The V4 canonical request (nil for V1).
+    /// The V4 canonical request, when signing was asked to keep it (`keepingCanonicalRequest`; nil for V1).
     public let canonicalRequest: String?
-    /// The string to sign.
-    public let stringToSign: String
+    let intermediate: Intermediate
     /// The presigned path and query (URL mode).
     public let signedURI: String?
+
+    /// The string to sign.
+    public var stringToSign: String {
+        switch intermediate {
+        case .text(let text): text
+        case .scoped(let date, let scopeSuffix, let hash):
+            StringToSign.with(algorithm: SigningScheme.aliyunV4.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) {
+                String(decoding: $0, as: UTF8.self)
+            }
+        }
+    }
 
     /// The header names only: never the `Authorization` value, the security token or the strings
     /// signed (which hold the token).

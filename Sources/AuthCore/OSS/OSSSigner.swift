@@ -20,11 +20,9 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     public let version: Version
     /// The region (V4 scope; e.g. `cn-hangzhou`).
     public let region: String?
-    let fingerprint: [UInt8]
-    let keyCache: SigningKeyCache
-    /// The V4 signing key of the last day signed on, with its own keyed HMAC context (one lock per
-    /// signature instead of hashing the shared cache's key).
-    let memo = SigningKeyMemo()
+    /// V4: the scope's signing keys (``SigningScheme/aliyunV4``, service `oss`): memo, shared cache,
+    /// derivation. Nil for V1, which MACs with the secret itself.
+    let keys: ScopedSigningKeys?
 
     /// The sub-resources a V1 signature covers (query parameters outside this set are not signed);
     /// the set of the OSS documentation and oss2 2.19.1.
@@ -58,41 +56,91 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         self.credentials = credentials
         self.version = version
         self.region = region
-        self.keyCache = keyCache
-        self.fingerprint = credentials.secretFingerprint.bytes
+        self.keys = version == .v4
+            ? ScopedSigningKeys(scheme: .aliyunV4, credentials: credentials, region: region ?? "", service: "oss", cache: keyCache)
+            : nil
     }
 
     // MARK: - Header signing
 
     /// Signs a request for the `Authorization` header at `time`.
-    public func sign(_ request: OSSRequest, at time: Timestamp) throws(AuthCoreError) -> OSSSignature {
+    ///
+    /// - Parameter keepingCanonicalRequest: V4: keep the canonical request in the result
+    ///   (``OSSSignature/canonicalRequest``), for debugging and test vectors. Off by default: it is
+    ///   built on the stack and only its hash kept.
+    public func sign(_ request: OSSRequest, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+        -> OSSSignature
+    {
         try validate(request)
         switch version {
         case .v1:
-            var added = [HTTPHeader("Date", time.rfc1123)]
-            if let token = credentials.sessionToken { added.append(HTTPHeader("x-oss-security-token", token)) }
-            let headers = request.headers.removingFields(namedLike: added + [HTTPHeader("Authorization", "")]) + added
-            let stringToSign = v1StringToSign(request, headers: headers, date: time.rfc1123, extraResource: [])
+            let date = time.rfc1123
+            let token = credentials.sessionToken
+            let stringToSign = v1StringToSign(
+                request, contentHeaders: request.headers, date: date, securityToken: token, extraResource: [])
             let signature = v1Signature(stringToSign)
             let authorization = "OSS \(credentials.accessKeyId):\(signature)"
+            var added = [HTTPHeader("Date", date)]
+            if let token { added.append(HTTPHeader("x-oss-security-token", token)) }
             return OSSSignature(
                 headers: added + [HTTPHeader("Authorization", authorization)], authorization: authorization, signature: signature,
-                canonicalRequest: nil, stringToSign: stringToSign, signedURI: nil)
+                canonicalRequest: nil, intermediate: .text(stringToSign), signedURI: nil)
         case .v4:
+            guard let keys else { preconditionFailure("a V4 signer has its keys") }  // invariant: set by init for .v4
             let date = AmzDate(time)  // formatted once: the header, the scope and the key cache's day
-            let amzDate = date.string
-            var added = [HTTPHeader("x-oss-date", amzDate), HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD")]
-            if let token = credentials.sessionToken { added.append(HTTPHeader("x-oss-security-token", token)) }
-            let headers = request.headers.removingFields(namedLike: added + [HTTPHeader("Authorization", "")]) + added
+            let token = credentials.sessionToken
             let additional = v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
-            let (canonical, stringToSign, signature) = v4Sign(
-                request, headers: headers, parameters: request.parameters, additional: additional, date: date)
-            var authorization = "OSS4-HMAC-SHA256 Credential=" + credentials.accessKeyId + "/" + v4Scope(date)
-                + ", Signature=" + signature
-            if !additional.isEmpty { authorization += ", AdditionalHeaders=\(additional.joined(separator: ";"))" }
+            let unsigned: StaticString = "UNSIGNED-PAYLOAD"
+            let (hash, kept) = date.withBytes { dateBytes in
+                unsigned.withUTF8Buffer { payload in
+                    OSSV4CanonicalRequest.withCanonicalRequest(
+                        method: request.method, bucket: request.bucket, key: request.key, parameters: request.parameters,
+                        headers: request.headers, additional: additional,
+                        signer: SignerHeaderValues(
+                            date: dateBytes, securityToken: token, contentHash: UnsafeRawBufferPointer(payload), replacesToken: token != nil),
+                        ownsNames: true, payload: "UNSIGNED-PAYLOAD"
+                    ) { canonical in
+                        (SHA256.hash(bufferPointer: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
+                    }
+                }
+            }
+            let mac = keys.signature(date: date, hash: hash)
+            let authorization = v4Authorization(date: date, mac: mac, additional: additional)
+            var headers = [HTTPHeader("x-oss-date", date.string), HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD")]
+            headers.reserveCapacity(4)
+            if let token { headers.append(HTTPHeader("x-oss-security-token", token)) }
+            headers.append(HTTPHeader("Authorization", authorization))
             return OSSSignature(
-                headers: added + [HTTPHeader("Authorization", authorization)], authorization: authorization, signature: signature,
-                canonicalRequest: canonical, stringToSign: stringToSign, signedURI: nil)
+                headers: headers, authorization: authorization, signature: mac.hexLowercased, canonicalRequest: kept,
+                intermediate: .scoped(date: date, scopeSuffix: keys.scopeSuffix, hash: hash), signedURI: nil)
+        }
+    }
+
+    /// `OSS4-HMAC-SHA256 Credential=AKID/date/region/oss/aliyun_v4_request, Signature=…[, AdditionalHeaders=a;b]`,
+    /// written in one allocation.
+    func v4Authorization(date: AmzDate, mac: Digest, additional: [String]) -> String {
+        let prefix: StaticString = "OSS4-HMAC-SHA256 Credential="
+        let signatureLabel: StaticString = ", Signature="
+        let additionalLabel: StaticString = ", AdditionalHeaders="
+        let scopeSuffix = keys?.scopeSuffix ?? []
+        let additionalBytes = additional.isEmpty ? 0 : additional.reduce(additionalLabel.utf8CodeUnitCount) { $0 &+ $1.utf8.count &+ 1 }
+        let length = prefix.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1 + 8 + scopeSuffix.count
+            + signatureLabel.utf8CodeUnitCount + 64 + additionalBytes
+        return String(writing: length) { out in
+            out.write(prefix)
+            out.write(credentials.accessKeyId)
+            out.writeByte(UInt8(ascii: "/"))
+            date.withDateBytes { out.write($0) }
+            out.write(scopeSuffix)
+            out.write(signatureLabel)
+            mac.withUnsafeBytes { out.writeHex($0) }
+            if !additional.isEmpty {
+                out.write(additionalLabel)
+                for (index, name) in additional.enumerated() {
+                    if index > 0 { out.writeByte(UInt8(ascii: ";")) }
+                    out.write(name)
+                }
+            }
         }
     }
 
@@ -103,7 +151,10 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an expiry outside 1...604800 (V4's limit;
     ///   V1 accepts up to 10 years); ``AuthCoreError/Code/expired`` when the URL would outlive the
     ///   credentials.
-    public func presign(_ request: OSSRequest, at time: Timestamp, expires: Int) throws(AuthCoreError) -> OSSSignature {
+    /// - Parameter keepingCanonicalRequest: V4: keep the canonical request in the result.
+    public func presign(_ request: OSSRequest, at time: Timestamp, expires: Int, keepingCanonicalRequest: Bool = false)
+        throws(AuthCoreError) -> OSSSignature
+    {
         let limit = version == .v4 ? 604_800 : 315_360_000
         guard (1...limit).contains(expires) else {
             throw AuthCoreError(.invalidParameter, "signed URL expiry \(expires) s is outside 1...\(limit)")
@@ -117,7 +168,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         }
         switch version {
         case .v1: return try presignV1(request, expiresAt: time.adding(seconds: Int64(expires)))
-        case .v4: return try presignV4(request, at: time, expires: expires)
+        case .v4: return try presignV4(request, at: time, expires: expires, keepingCanonicalRequest: keepingCanonicalRequest)
         }
     }
 
@@ -127,19 +178,22 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         let expiresText = String(expiresAt.secondsSince1970)
         var extra: [(key: String, value: String)] = []
         if let token = credentials.sessionToken { extra.append(("security-token", token)) }
-        let stringToSign = v1StringToSign(request, headers: request.headers, date: expiresText, extraResource: extra)
+        let stringToSign = v1StringToSign(request, contentHeaders: request.headers, date: expiresText, securityToken: nil, extraResource: extra)
         let signature = v1Signature(stringToSign)
         var parameters = request.parameters + extra
         parameters.append(("OSSAccessKeyId", credentials.accessKeyId))
         parameters.append(("Expires", expiresText))
         let uri = signedURI(path: request.path, parameters: parameters, signatureName: "Signature", signature: signature)
         return OSSSignature(
-            headers: [], authorization: nil, signature: signature, canonicalRequest: nil, stringToSign: stringToSign,
+            headers: [], authorization: nil, signature: signature, canonicalRequest: nil, intermediate: .text(stringToSign),
             signedURI: uri)
     }
 
-    func presignV4(_ request: OSSRequest, at time: Timestamp, expires: Int) throws(AuthCoreError) -> OSSSignature {
+    func presignV4(_ request: OSSRequest, at time: Timestamp, expires: Int, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+        -> OSSSignature
+    {
         try validate(request)
+        guard let keys else { preconditionFailure("a V4 signer has its keys") }  // invariant: set by init for .v4
         let present = Set(request.headers.map { $0.name.lowercased() })
         let additional = v4AdditionalHeaders(requested: request.additionalHeaders, present: present)
         var parameters = request.parameters
@@ -148,32 +202,50 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         parameters.append(("x-oss-date", date.string))
         parameters.append(("x-oss-expires", String(expires)))
         parameters.append(("x-oss-signature-version", "OSS4-HMAC-SHA256"))
-        parameters.append(("x-oss-credential", "\(credentials.accessKeyId)/\(v4Scope(date))"))
+        parameters.append(("x-oss-credential", credentials.accessKeyId + "/" + date.dateString + String(decoding: keys.scopeSuffix, as: UTF8.self)))
         if !additional.isEmpty { parameters.append(("x-oss-additional-headers", additional.joined(separator: ";"))) }
-        let (canonical, stringToSign, signature) = v4Sign(
-            request, headers: request.headers, parameters: parameters, additional: additional, date: date)
+        let payload = request.headers.firstValue(namedIgnoringCase: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
+        let (hash, kept) = OSSV4CanonicalRequest.withCanonicalRequest(
+            method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: request.headers,
+            additional: additional, signer: .none, ownsNames: false, payload: payload
+        ) { canonical in
+            (SHA256.hash(bufferPointer: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
+        }
+        let signature = keys.signature(date: date, hash: hash).hexLowercased
         let uri = signedURI(path: request.path, parameters: parameters, signatureName: "x-oss-signature", signature: signature)
         return OSSSignature(
-            headers: [], authorization: nil, signature: signature, canonicalRequest: canonical, stringToSign: stringToSign,
-            signedURI: uri)
+            headers: [], authorization: nil, signature: signature, canonicalRequest: kept,
+            intermediate: .scoped(date: date, scopeSuffix: keys.scopeSuffix, hash: hash), signedURI: uri)
     }
 
     // MARK: - V1
 
-    /// `METHOD \n Content-MD5 \n Content-Type \n DATE \n CanonicalizedOSSHeaders CanonicalizedResource`.
-    func v1StringToSign(_ request: OSSRequest, headers: [HTTPHeader], date: String, extraResource: [(key: String, value: String)])
-        -> String
-    {
+    /// `METHOD \n Content-MD5 \n Content-Type \n DATE \n CanonicalizedOSSHeaders CanonicalizedResource`,
+    /// the headers by ``OSSV1HeaderPolicy`` (with the signer's `securityToken` in place of the
+    /// request's own, in header mode).
+    func v1StringToSign(
+        _ request: OSSRequest, contentHeaders headers: [HTTPHeader], date: String, securityToken: String?,
+        extraResource: [(key: String, value: String)]
+    ) -> String {
         var out = request.method + "\n"
         out += (headers.first(named: "content-md5") ?? "") + "\n"
         out += (headers.first(named: "content-type") ?? "") + "\n"
         out += date + "\n"
-        out += ossHeaders(headers, include: { $0.hasPrefix("x-oss-") })
+        let signer = SignerHeaderValues(securityToken: securityToken, replacesToken: securityToken != nil)
+        let fields = HTTPHeader.utf8Counts(headers)
+        out += CanonicalHeaders.withTable(headers, fieldBytes: fields.both, policy: OSSV1HeaderPolicy(replacesToken: securityToken != nil), signer: signer) {
+            table, _ in  // fields were validated by the signer
+            String(unsafeUninitializedCapacity: CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signer)) {
+                var cursor = OutputCursor(buffer: $0)
+                table.writeLines(into: &cursor)
+                return cursor.position
+            }
+        }
         var resource = "/"
         if let bucket = request.bucket, !bucket.isEmpty { resource = "/\(bucket)/\(request.key)" }
         let subresources = (request.parameters + extraResource)
             .filter { Self.v1SubResources.contains($0.key) }
-            .sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+            .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         if !subresources.isEmpty {
             resource += "?" + subresources.map { $0.value.isEmpty ? $0.key : "\($0.key)=\($0.value)" }.joined(separator: "&")
         }
@@ -188,11 +260,9 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
     // MARK: - V4
 
-    /// `date/region/oss/aliyun_v4_request`.
-    func v4Scope(_ date: AmzDate) -> String { date.dateString + "/" + (region ?? "") + "/oss/aliyun_v4_request" }
-
     /// Lower-cased additional headers, without the ones signed anyway, sorted; in URL mode only those present.
     func v4AdditionalHeaders(requested: [String], present: Set<String>?) -> [String] {
+        if requested.isEmpty { return [] }
         var names = Set<String>()
         for name in requested {
             let lower = name.lowercased()
@@ -200,88 +270,23 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
             if let present, !present.contains(lower) { continue }
             names.insert(lower)
         }
-        return names.sorted(by: Self.byteOrder)
-    }
-
-    func v4Sign(
-        _ request: OSSRequest, headers: [HTTPHeader], parameters: [(key: String, value: String)], additional: [String],
-        date: AmzDate
-    ) -> (canonical: String, stringToSign: String, signature: String) {
-        let amzDate = date.string
-        let payload = headers.firstValue(namedIgnoringCase: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
-        let canonical = OSSV4CanonicalRequest.build(
-            method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: headers,
-            additional: additional, payload: payload)
-        // OSS4-HMAC-SHA256 \n timestamp \n date/region/oss/aliyun_v4_request \n hex(SHA256(canonical request))
-        let scope = v4Scope(date)
-        var stringToSign: [UInt8] = []
-        stringToSign.reserveCapacity(17 + amzDate.utf8.count + 1 + scope.utf8.count + 1 + 64)
-        stringToSign.append(contentsOf: "OSS4-HMAC-SHA256\n".utf8)
-        stringToSign.append(contentsOf: amzDate.utf8)
-        stringToSign.append(UInt8(ascii: "\n"))
-        stringToSign.append(contentsOf: scope.utf8)
-        stringToSign.append(UInt8(ascii: "\n"))
-        canonical.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.withUnsafeBytes { stringToSign.appendHex($0) }
-        let signature = stringToSign.withUnsafeBytes { v4Authenticate($0, date: date) }
-        return (String(decoding: canonical, as: UTF8.self), String(decoding: stringToSign, as: UTF8.self), signature.hexLowercased)
-    }
-
-    /// HMAC-SHA256 under the V4 signing key of `time`'s day: the signer's memo, else the shared cache.
-    func v4Authenticate(_ message: UnsafeRawBufferPointer, date amzDate: AmzDate) -> Digest {
-        let day = amzDate.day
-        if let digest = memo.authenticate(day: day, message) { return digest.published }  // published in the request
-        let date = amzDate.dateString
-        let key = SigningKeyCache.Key(
-            scheme: 1, accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, date: date, region: region ?? "",
-            service: "oss")
-        let entry = keyCache.entry(for: key) { deriveV4Key(date: date) }
-        memo.store(day: day, entry: entry)
-        return entry.authenticate(message).published
-    }
-
-    /// kSigning = HMAC(HMAC(HMAC(HMAC("aliyun_v4" + secret, date), region), "oss"), "aliyun_v4_request").
-    func deriveV4Key(date: String) -> SecureBytes {
-        var seed = SecureBytes(Array("aliyun_v4".utf8))
-        credentials.secretAccessKey.withUnsafeBytes { seed.append(contentsOf: $0) }
-        return HMACKeyChain.derive(.sha256, seed: seed, parts: [date, region ?? "", "oss", "aliyun_v4_request"])
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     // MARK: - Shared
 
-    /// `name:value\n` for the selected headers (lower-case names, values verbatim, repeated names
-    /// joined with `,`), sorted by name.
-    func ossHeaders(_ headers: [HTTPHeader], include: (String) -> Bool) -> String {
-        var grouped: [(String, String)] = []
-        for header in headers {
-            let name = header.name.lowercased()
-            guard include(name) else { continue }
-            if let index = grouped.firstIndex(where: { $0.0 == name }) {
-                grouped[index].1 += "," + header.value
-            } else {
-                grouped.append((name, header.value))
-            }
-        }
-        var out = ""
-        for (name, value) in grouped.sorted(by: { Self.byteOrder($0.0, $1.0) }) {
-            out += name
-            out += ":"
-            out += value
-            out += "\n"
-        }
-        return out
-    }
-
-    /// Byte order of two strings' UTF-8, without copying them into arrays.
-    static func byteOrder(_ a: String, _ b: String) -> Bool {
-        a.utf8.lexicographicallyPrecedes(b.utf8)
-    }
-
+    /// `path?query&name=signature`: the parameters as ``CanonicalQuery/fromPairs(_:emptyValue:)``
+    /// writes them (encoded, sorted, `key` for an empty value), then the signature.
     func signedURI(path: String, parameters: [(key: String, value: String)], signatureName: String, signature: String) -> String {
-        let encoded = parameters.map { (SigV4Canonicalizer.encode(Array($0.key.utf8)), SigV4Canonicalizer.encode(Array($0.value.utf8))) }
-            .sorted { $0.0.lexicographicallyPrecedes($1.0) || ($0.0 == $1.0 && $0.1.lexicographicallyPrecedes($1.1)) }
-            .map { $0.1.isEmpty ? String(decoding: $0.0, as: UTF8.self) : "\(String(decoding: $0.0, as: UTF8.self))=\(String(decoding: $0.1, as: UTF8.self))" }
-        let base = path.isEmpty ? "/" : path
-        return base + "?" + (encoded + ["\(signatureName)=\(PercentEncoding.encoded(signature))"]).joined(separator: "&")
+        var uri = Array((path.isEmpty ? "/" : path).utf8)
+        uri.append(UInt8(ascii: "?"))
+        let query = CanonicalQuery.fromPairs(parameters, emptyValue: .keyOnly)
+        uri.append(contentsOf: query)
+        if !query.isEmpty { uri.append(UInt8(ascii: "&")) }
+        uri.append(contentsOf: signatureName.utf8)
+        uri.append(UInt8(ascii: "="))
+        PercentEncoding.encode(signature.utf8, .unreserved, into: &uri)
+        return String(decoding: uri, as: UTF8.self)
     }
 
     func validate(_ request: OSSRequest) throws(AuthCoreError) {

@@ -1,116 +1,111 @@
-/// The OSS V4 canonical request, built on bytes (OSS documentation, "Signature Version 4
-/// (recommended)"; conventions pinned by the oss2 vectors):
+/// The OSS V4 canonical request, built on the stack from the signing toolkit (OSS documentation,
+/// "Signature Version 4 (recommended)"; conventions pinned by the oss2 vectors):
 ///
 /// ```
 /// METHOD \n URI-encode(/bucket/key) \n CanonicalQuery \n CanonicalHeaders \n AdditionalHeaders \n HashedPayload
 /// ```
 ///
-/// `CanonicalHeaders` are `x-oss-*`, `content-type`, `content-md5` and the additional headers:
-/// lower-cased names, values as given (not trimmed), repeated names joined with `,`, sorted by name.
+/// `CanonicalHeaders` (``OSSV4HeaderPolicy``) are `x-oss-*`, `content-type`, `content-md5` and the
+/// additional headers: lower-cased names, values as given (not trimmed), repeated names joined with
+/// `,`, sorted by name. The query is ``CanonicalQuery/fromPairs(_:emptyValue:)`` with `key` for an
+/// empty value.
 enum OSSV4CanonicalRequest {
-    static func build(
+    /// Builds the canonical request in temporary memory and passes it to `body`.
+    ///
+    /// - Parameters:
+    ///   - signer: the signer's own headers (header mode: date, content hash, token), which replace
+    ///     the request's fields of those names and its `Authorization`; `.none` for signed URLs,
+    ///     which sign the request's headers as they are.
+    static func withCanonicalRequest<R>(
         method: String, bucket: String?, key: String, parameters: [(key: String, value: String)], headers: [HTTPHeader],
-        additional: [String], payload: String
-    ) -> [UInt8] {
-        let headerBytes = HTTPHeader.utf8Counts(headers)
-        var out: [UInt8] = []
-        out.reserveCapacity(256 + 3 * (key.utf8.count + (bucket?.utf8.count ?? 0)) + 2 * headerBytes.names + headerBytes.values)
-        out.append(contentsOf: method.utf8)
-        out.append(UInt8(ascii: "\n"))
-        // The resource: `/bucket/key`, or `/` without a bucket; `/` kept, everything else outside the
-        // unreserved set percent-encoded.
-        out.append(UInt8(ascii: "/"))
-        if let bucket, !bucket.isEmpty {
-            PercentEncoding.encode(bucket.utf8, keepSlash: true, into: &out)
-            out.append(UInt8(ascii: "/"))
-            PercentEncoding.encode(key.utf8, keepSlash: true, into: &out)
-        }
-        out.append(UInt8(ascii: "\n"))
-        appendQuery(parameters, into: &out)
-        out.append(UInt8(ascii: "\n"))
-        appendHeaders(headers, additional: additional, scratchCapacity: headerBytes.names + headerBytes.values, into: &out)
-        out.append(UInt8(ascii: "\n"))
-        for (index, name) in additional.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ";")) }
-            out.append(contentsOf: name.utf8)
-        }
-        out.append(UInt8(ascii: "\n"))
-        out.append(contentsOf: payload.utf8)
-        return out
-    }
-
-    /// `key[=value]` pairs, each side RFC 3986-encoded, sorted by key then value, joined with `&`.
-    static func appendQuery(_ parameters: [(key: String, value: String)], into out: inout [UInt8]) {
-        guard !parameters.isEmpty else { return }
-        let encoded = parameters.map { (key: SigV4Canonicalizer.encode(Array($0.key.utf8)), value: SigV4Canonicalizer.encode(Array($0.value.utf8))) }
-            .sorted { $0.key.lexicographicallyPrecedes($1.key) || ($0.key == $1.key && $0.value.lexicographicallyPrecedes($1.value)) }
-        for (index, pair) in encoded.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: "&")) }
-            out.append(contentsOf: pair.key)
-            if !pair.value.isEmpty {
-                out.append(UInt8(ascii: "="))
-                out.append(contentsOf: pair.value)
-            }
-        }
-    }
-
-    /// The signed headers' lines: names lower-cased into one scratch buffer, a stable insertion sort
-    /// of their ranges, repeated names merged.
-    static func appendHeaders(_ headers: [HTTPHeader], additional: [String], scratchCapacity: Int, into out: inout [UInt8]) {
-        var scratch: [UInt8] = []
-        scratch.reserveCapacity(scratchCapacity)
-        var entries: [(name: Range<Int>, value: Range<Int>)] = []
-        entries.reserveCapacity(headers.count)
-        for header in headers {
-            let nameStart = scratch.count
-            for byte in header.name.utf8 { scratch.append(asciiLowercase(byte)) }
-            let name = nameStart..<scratch.count
-            guard isSigned(scratch, name, additional: additional) else {
-                scratch.removeSubrange(name)
-                continue
-            }
-            let valueStart = scratch.count
-            scratch.append(contentsOf: header.value.utf8)
-            entries.append((name, valueStart..<scratch.count))
-        }
-        scratch.withUnsafeBufferPointer { buffer in
-            // Stable: a repeated name keeps its values in the order given.
-            if entries.count > 1 {
-                for i in 1..<entries.count {
-                    let entry = entries[i]
-                    var j = i - 1
-                    while j >= 0 && bytesLess(buffer, entry.name, entries[j].name) {
-                        entries[j + 1] = entries[j]
-                        j -= 1
-                    }
-                    entries[j + 1] = entry
+        additional: [String], signer: SignerHeaderValues, ownsNames: Bool, payload: String,
+        _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
+        let query = CanonicalQuery.fromPairs(parameters, emptyValue: .keyOnly)
+        let fields = HTTPHeader.utf8Counts(headers)
+        let additionalBytes = additional.reduce(0) { $0 &+ $1.utf8.count &+ 1 }
+        let policy = OSSV4HeaderPolicy(additional: additional, ownsSignerNames: ownsNames, replacesToken: signer.replacesToken)
+        let holdsSecret = signer.holdsSecret || headers.contains { $0.hasName("x-oss-security-token") }
+        return CanonicalHeaders.withTable(headers, fieldBytes: fields.both, policy: policy, signer: signer, wipesScratch: holdsSecret) {
+            table, _ in  // header fields were validated by the signer (HTTPHeader.validate)
+            // method, the resource (tripled at most by encoding, plus its two slashes), the query,
+            // the lines, the additional list, the payload marker, and the five newlines.
+            let lines = CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signer)
+            let resource = 3 &* ((bucket?.utf8.count ?? 0) &+ key.utf8.count) &+ 2
+            let capacity = method.utf8.count &+ resource &+ query.count &+ lines &+ additionalBytes &+ payload.utf8.count &+ 8
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+                var out = OutputCursor(buffer: buffer)
+                out.write(method)
+                out.writeByte(UInt8(ascii: "\n"))
+                // The resource: `/bucket/key`, or `/` without a bucket; `/` kept, everything else outside
+                // the unreserved set percent-encoded.
+                out.writeByte(UInt8(ascii: "/"))
+                if let bucket, !bucket.isEmpty {
+                    PercentEncoding.encode(bucket.utf8, .unreservedAndSlash, into: &out)
+                    out.writeByte(UInt8(ascii: "/"))
+                    PercentEncoding.encode(key.utf8, .unreservedAndSlash, into: &out)
                 }
-            }
-            var i = 0
-            while i < entries.count {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[entries[i].name]))
-                out.append(UInt8(ascii: ":"))
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[entries[i].value]))
-                var j = i + 1
-                while j < entries.count && bytesEqual(buffer, entries[j].name, entries[i].name) {
-                    out.append(UInt8(ascii: ","))
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[entries[j].value]))
-                    j += 1
+                out.writeByte(UInt8(ascii: "\n"))
+                out.write(query)
+                out.writeByte(UInt8(ascii: "\n"))
+                table.writeLines(into: &out)
+                out.writeByte(UInt8(ascii: "\n"))
+                for (index, name) in additional.enumerated() {
+                    if index > 0 { out.writeByte(UInt8(ascii: ";")) }
+                    out.write(name)
                 }
-                out.append(UInt8(ascii: "\n"))
-                i = j
+                out.writeByte(UInt8(ascii: "\n"))
+                out.write(payload)
+                let result = body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position])))
+                if holdsSecret { secureZero(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position]))) }
+                return result
             }
         }
     }
+}
 
-    /// `x-oss-*`, `content-type`, `content-md5`, or one of the (lower-case) additional names.
-    static func isSigned(_ scratch: [UInt8], _ name: Range<Int>, additional: [String]) -> Bool {
-        scratch.withUnsafeBufferPointer { buffer in
-            let bytes = UnsafeBufferPointer(rebasing: buffer[name])
-            if bytes.starts(with: "x-oss-".utf8) || bytes.elementsEqual("content-type".utf8) || bytes.elementsEqual("content-md5".utf8) {
-                return true
+/// OSS V4's header policy: `x-oss-*`, `content-type`, `content-md5` and the additional names
+/// (lower case), values verbatim; in header mode the signer's own names and `Authorization` are
+/// dropped from the request (the signer writes them).
+struct OSSV4HeaderPolicy: CanonicalHeaderPolicy {
+    static var trimsValues: Bool { false }
+    static var requiresHost: Bool { false }
+    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString) {
+        ("x-oss-date", "x-oss-security-token", "x-oss-content-sha256")
+    }
+
+    let additional: [String]
+    let ownsSignerNames: Bool
+    let replacesToken: Bool
+
+    func signs(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
+        if ownsSignerNames {
+            if asciiEqual(name, count, "x-oss-date") || asciiEqual(name, count, "x-oss-content-sha256")
+                || asciiEqual(name, count, "authorization") || (replacesToken && asciiEqual(name, count, "x-oss-security-token"))
+            {
+                return false
             }
-            return additional.contains { $0.utf8.elementsEqual(bytes) }
         }
+        if asciiHasPrefix(name, count, "x-oss-") || asciiEqual(name, count, "content-type") || asciiEqual(name, count, "content-md5") {
+            return true
+        }
+        let bytes = UnsafeBufferPointer(start: name, count: count)
+        return additional.contains { $0.utf8.elementsEqual(bytes) }
+    }
+}
+
+/// OSS V1's header policy (`CanonicalizedOSSHeaders`): `x-oss-*` only, values verbatim; in header
+/// mode with a session token the request's own token field is replaced by the signer's.
+struct OSSV1HeaderPolicy: CanonicalHeaderPolicy {
+    static var trimsValues: Bool { false }
+    static var requiresHost: Bool { false }
+    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString) {
+        ("date", "x-oss-security-token", "x-oss-content-sha256")
+    }
+
+    let replacesToken: Bool
+
+    func signs(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
+        asciiHasPrefix(name, count, "x-oss-") && !(replacesToken && asciiEqual(name, count, "x-oss-security-token"))
     }
 }

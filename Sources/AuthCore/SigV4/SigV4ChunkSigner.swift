@@ -16,35 +16,37 @@
 /// (``encodedLength(decodedLength:chunkSize:)``).
 public struct SigV4ChunkSigner: Sendable {
     private let entry: SigningKeyCache.Entry
-    private let prefix: [UInt8]
+    private let date: AmzDate
+    private let scopeSuffix: [UInt8]
     /// The signature of the last chunk signed (the seed signature before the first chunk).
     public private(set) var previousSignature: String
 
     /// Starts the chain from a request signed with ``SigV4Payload/streaming``.
     public init(signer: SigV4Signer, seed: SigV4Signature, at time: Timestamp) {
         entry = signer.keyEntry(time)
-        var prefix = Array("AWS4-HMAC-SHA256-PAYLOAD\n".utf8)
-        prefix.append(contentsOf: seed.amzDate.utf8)
-        prefix.append(UInt8(ascii: "\n"))
-        prefix.append(contentsOf: seed.scope.utf8)
-        prefix.append(UInt8(ascii: "\n"))
-        self.prefix = prefix
-        self.previousSignature = seed.signature
+        date = seed.date
+        scopeSuffix = seed.scopeSuffix
+        previousSignature = seed.signature
     }
 
     /// Signs the next chunk (an empty buffer is the final chunk) and returns its signature.
     public mutating func sign(chunk: UnsafeRawBufferPointer) -> String {
-        let dataHash = chunk.isEmpty ? SigV4Signer.emptyPayloadHash : SHA256.hash(bufferPointer: chunk).hexLowercased
-        var stringToSign = prefix
-        stringToSign.reserveCapacity(prefix.count + 64 * 3 + 3)
-        stringToSign.append(contentsOf: previousSignature.utf8)
-        stringToSign.append(UInt8(ascii: "\n"))
-        stringToSign.append(contentsOf: SigV4Signer.emptyPayloadHash.utf8)
-        stringToSign.append(UInt8(ascii: "\n"))
-        stringToSign.append(contentsOf: dataHash.utf8)
-        let signature = stringToSign.withUnsafeBytes { entry.authenticate($0) }.publishedHexLowercased
-        previousSignature = signature
-        return signature
+        let dataHash = chunk.isEmpty ? PayloadHashText.emptyBody : PayloadHashText(hexOf: SHA256.hash(bufferPointer: chunk))
+        let previous = previousSignature
+        let newline: StaticString = "\n"
+        // previous-signature \n hex(SHA256("")) \n hex(SHA256(chunk)): three 64-digit lines.
+        let mac = StringToSign.with(
+            algorithm: "AWS4-HMAC-SHA256-PAYLOAD", date: date, scopeSuffix: scopeSuffix, trailerCount: 64 * 3 + 2,
+            trailer: { out in
+                out.write(previous)
+                out.write(newline)
+                PayloadHashText.emptyBody.withUnsafeBytes { out.write($0) }
+                out.write(newline)
+                dataHash.withUnsafeBytes { out.write($0) }
+            }
+        ) { entry.authenticate($0) }
+        previousSignature = mac.publishedHexLowercased
+        return previousSignature
     }
 
     /// Signs the next chunk and returns its encoded header `hex(size);chunk-signature=…\r\n`; the

@@ -21,47 +21,34 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     /// Everything the signer holds, behind one reference: copying a signer (into a closure, a
     /// result, another task) costs one retain, not one per field.
     final class Storage: Sendable {
-        let credentials: Credentials
-        let region: String
-        let service: String
         let options: SigV4Options
-        let fingerprint: [UInt8]
-        let keyCache: SigningKeyCache
-        let scopeSuffix: [UInt8]
+        /// The scope's signing keys (``SigningScheme/aws4``): memo, shared cache, derivation.
+        let keys: ScopedSigningKeys
         /// `AWS4-HMAC-SHA256 Credential=AKID/` and `/region/service/aws4_request, SignedHeaders=`:
         /// the fixed parts of the `Authorization` header around the date.
         let authorizationPrefix: [UInt8]
         let authorizationScope: [UInt8]
-        let memo = SigningKeyMemo()
 
         init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
-            self.credentials = credentials
-            self.region = region
-            self.service = service
             self.options = options
-            self.keyCache = keyCache
-            self.fingerprint = credentials.secretFingerprint.bytes
-            self.scopeSuffix = Array("/\(region)/\(service)/aws4_request".utf8)
+            self.keys = ScopedSigningKeys(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache)
             self.authorizationPrefix = Array("AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyId)/".utf8)
-            self.authorizationScope = scopeSuffix + Array(", SignedHeaders=".utf8)
+            self.authorizationScope = keys.scopeSuffix + Array(", SignedHeaders=".utf8)
         }
     }
 
     let storage: Storage
 
     /// The credentials.
-    public var credentials: Credentials { storage.credentials }
+    public var credentials: Credentials { storage.keys.credentials }
     /// The region of the credential scope (`us-east-1`).
-    public var region: String { storage.region }
+    public var region: String { storage.keys.region }
     /// The service of the credential scope (`s3`, `sts`, `cognito-identity`).
-    public var service: String { storage.service }
+    public var service: String { storage.keys.service }
     /// Canonicalisation rules.
     public var options: SigV4Options { storage.options }
-    var fingerprint: [UInt8] { storage.fingerprint }
-    var keyCache: SigningKeyCache { storage.keyCache }
     /// `/region/service/aws4_request`, precomputed.
-    var scopeSuffix: [UInt8] { storage.scopeSuffix }
-    var memo: SigningKeyMemo { storage.memo }
+    var scopeSuffix: [UInt8] { storage.keys.scopeSuffix }
 
     /// The query parameters a presigned URL sets itself (lower-cased); the request's own are dropped.
     static let presignParameterNames: Set<String> = [
@@ -109,7 +96,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         let date = AmzDate(time)
         let payloadHash = try self.payloadHash(request.payload)
         let addsHash = addsContentSHA256(request)
-        var problem: SigV4CanonicalRequest.HeaderProblem?
+        var problem: CanonicalHeaderProblem?
         var mac = Digest(count: 0)
         var hash = Digest(count: 0)
         var kept: [UInt8]?
@@ -146,7 +133,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     @inline(__always)
     func withCanonicalRequest<R>(
         _ request: SigV4Request, date: AmzDate, payloadHash: PayloadHashText, addsHash: Bool,
-        _ body: (UnsafeRawBufferPointer, Range<Int>, SigV4CanonicalRequest.HeaderProblem?) -> R
+        _ body: (UnsafeRawBufferPointer, Range<Int>, CanonicalHeaderProblem?) -> R
     ) -> R {
         let token = credentials.sessionToken
         let options = self.options
@@ -155,8 +142,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 SigV4CanonicalRequest.withCanonicalRequest(
                     method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
                     signerHeaders: .init(
-                        amzDate: dateBytes, securityToken: options.omitSessionToken ? nil : token,
-                        contentSHA256: addsHash ? hash : nil, replacesToken: token != nil),
+                        date: dateBytes, securityToken: options.omitSessionToken ? nil : token,
+                        contentHash: addsHash ? hash : nil, replacesToken: token != nil),
                     options: options, payloadHash: hash, body)
             }
         }
@@ -232,25 +219,25 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         let scope = credentialScope(time)
         let payloadHash = try self.payloadHash(request.payload)
         // The signed-header list is the request's headers (minus any Authorization/X-Amz-Date).
-        var problem: SigV4CanonicalRequest.HeaderProblem?
+        var problem: CanonicalHeaderProblem?
         let signedHeaders = SigV4CanonicalRequest.signedHeaderList(request.headers, problem: &problem)
         if let problem { throw problem.error }
-        func encoded(_ text: String) -> [UInt8] { SigV4Canonicalizer.encode(Array(text.utf8)) }
+        func encoded(_ text: String) -> [UInt8] { PercentEncoding.encodedBytes(text) }
         var additions: [(key: [UInt8], value: [UInt8])] = [
             (Array("X-Amz-Algorithm".utf8), Array("AWS4-HMAC-SHA256".utf8)),
             (Array("X-Amz-Credential".utf8), encoded("\(credentials.accessKeyId)/\(scope)")),
             (Array("X-Amz-Date".utf8), Array(date.string.utf8)),
             (Array("X-Amz-Expires".utf8), Array(String(effectiveExpires).utf8)),
-            (Array("X-Amz-SignedHeaders".utf8), SigV4Canonicalizer.encode(signedHeaders)),
+            (Array("X-Amz-SignedHeaders".utf8), PercentEncoding.encodedBytes(String(decoding: signedHeaders, as: UTF8.self))),
         ]
         let excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { key in
             Self.presignParameterNames.contains(String(decoding: key, as: UTF8.self).lowercased())
         }
-        var signedQuery = SigV4CanonicalRequest.canonicalQuery(request.query, adding: additions, excluding: excluding)
+        var signedQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: excluding)
         var fullQuery = signedQuery
         if let token = credentials.sessionToken {
             additions.append((Array("X-Amz-Security-Token".utf8), encoded(token)))
-            fullQuery = SigV4CanonicalRequest.canonicalQuery(request.query, adding: additions, excluding: excluding)
+            fullQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: excluding)
             if !options.omitSessionToken { signedQuery = fullQuery }
         }
         let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
@@ -280,33 +267,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         "\(time.dateStamp)/\(region)/\(service)/aws4_request"
     }
 
-    /// The signing key for a date: the signer's memo of its last day, else the shared cache (derived
-    /// and cached on a miss).
-    func keyEntry(_ time: Timestamp) -> SigningKeyCache.Entry {
-        keyEntry(time.components)
-    }
-
-    func keyEntry(_ components: Timestamp.Components) -> SigningKeyCache.Entry {
-        keyEntry(AmzDate(components))
-    }
-
-    func keyEntry(_ date: AmzDate) -> SigningKeyCache.Entry {
-        if let hit = memo.lookup(day: date.day) { return hit }
-        let dateText = date.dateString
-        let key = SigningKeyCache.Key(
-            accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, date: dateText, region: region, service: service)
-        let entry = keyCache.entry(for: key) { deriveSigningKey(date: dateText) }
-        memo.store(day: date.day, entry: entry)
-        return entry
-    }
-
-    /// kSigning = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request")
-    /// (``HMACKeyChain``).
-    func deriveSigningKey(date: String) -> SecureBytes {
-        var seed = SecureBytes(Array("AWS4".utf8))
-        credentials.secretAccessKey.withUnsafeBytes { seed.append(contentsOf: $0) }
-        return HMACKeyChain.derive(.sha256, seed: seed, parts: [date, region, service, "aws4_request"])
-    }
+    /// The signing key of `time`'s day (the chunk signer keys its chain with it).
+    func keyEntry(_ time: Timestamp) -> SigningKeyCache.Entry { storage.keys.entry(for: AmzDate(time)) }
 
     /// The hash of the canonical request and the signature: hex(SHA256(canonical request)) goes into
     /// the string to sign (``SigV4Signature/stringToSign``), which is MACed with the signing key.
@@ -316,15 +278,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
 
     package func signatureOf(canonicalRequest: UnsafeRawBufferPointer, date: AmzDate) -> (hash: Digest, mac: Digest) {
         let hash = SHA256.hash(bufferPointer: canonicalRequest)
-        // The signature is published in the request: declassified where it is made.
-        if let mac = storage.memo.authenticateStringToSign(date: date, hash: hash, scopeSuffix: storage.scopeSuffix) {
-            return (hash, mac.published)
-        }
-        let entry = keyEntry(date)  // first signature of the day: fills the memo
-        return (hash, withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { entry.authenticate($0) }.published)
+        return (hash, storage.keys.signature(date: date, hash: hash))
     }
-
-    static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
     /// The payload's hash as it appears in the canonical request (lower-case hex or a marker).
     package func payloadHash(_ payload: SigV4Payload) throws(AuthCoreError) -> PayloadHashText {
@@ -356,38 +311,20 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// Checks the method, the path's leading `/` and, with `checksTargetBytes`, the path and query
     /// for control characters. Header signing leaves the last check to the canonicaliser, whose
-    /// fast paths already prove the bytes clean (it reports ``SigV4CanonicalRequest/HeaderProblem/controlCharactersInTarget``).
+    /// fast paths already prove the bytes clean (it reports ``CanonicalHeaderProblem/controlCharactersInTarget``).
     package func validate(_ request: SigV4Request, checksTargetBytes: Bool = true) throws(AuthCoreError) {
         @inline(__always) func isToken(_ byte: UInt8) -> Bool { ASCIISet.token.contains(byte) }
         let methodOK = !request.method.isEmpty
             && (request.method.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isToken) } ?? request.method.utf8.allSatisfy(isToken))
         guard methodOK else { throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token") }
-        let hasControl = SigV4CanonicalRequest.containsControlByte
+        let hasControl = CanonicalQuery.containsControlByte
         guard !checksTargetBytes || (!hasControl(request.path) && !hasControl(request.query)) else {
-            throw SigV4CanonicalRequest.HeaderProblem.controlCharactersInTarget.error
+            throw CanonicalHeaderProblem.controlCharactersInTarget.error
         }
         guard request.path.isEmpty || request.path.utf8.first == UInt8(ascii: "/") else {
             throw AuthCoreError(.malformedRequest, "request path must start with '/'")
         }
         // Header names and values are checked while they are canonicalised (SigV4CanonicalRequest).
-    }
-}
-
-/// `AWS4-HMAC-SHA256 \n X-Amz-Date \n date/region/service/aws4_request \n hex(hash)`, built on the stack.
-func withStringToSign<R>(date: AmzDate, hash: Digest, scopeSuffix: [UInt8], _ body: (UnsafeRawBufferPointer) -> R) -> R {
-    let algorithm: StaticString = "AWS4-HMAC-SHA256\n"
-    let newline: StaticString = "\n"
-    let count = algorithm.utf8CodeUnitCount + 16 + 1 + 8 + scopeSuffix.count + 1 + 64
-    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { buffer in
-        var out = OutputCursor(buffer: buffer)
-        out.write(algorithm)
-        date.withBytes { out.write($0) }
-        out.write(newline)
-        date.withDateBytes { out.write($0) }
-        out.write(scopeSuffix)
-        out.write(newline)
-        hash.withUnsafeBytes { out.writeHex($0) }
-        return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[0..<out.position])))
     }
 }
 
@@ -420,7 +357,9 @@ public struct SigV4Signature: Sendable, CustomStringConvertible, CustomDebugStri
     public var canonicalRequest: String? { canonicalRequestBytes.map { String(decoding: $0, as: UTF8.self) } }
     /// The string to sign.
     public var stringToSign: String {
-        withStringToSign(date: date, hash: canonicalRequestHash, scopeSuffix: scopeSuffix) { String(decoding: $0, as: UTF8.self) }
+        StringToSign.with(algorithm: SigningScheme.aws4.algorithm, date: date, scopeSuffix: scopeSuffix, hash: canonicalRequestHash) {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
     /// The string to sign, as bytes.
     public var stringToSignBytes: [UInt8] { Array(stringToSign.utf8) }

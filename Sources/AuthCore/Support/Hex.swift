@@ -113,3 +113,16 @@ public enum Hex {
         return out
     }
 }
+
+/// Hex appended to a growing byte array (URI building).
+extension Array where Element == UInt8 {
+    /// Appends the lower-case hex of `bytes` (``Hex/write(_:to:uppercase:)``, through a stack buffer).
+    @inline(__always)
+    package mutating func appendHex(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        withUnsafeTemporaryAllocation(byteCount: 2 * bytes.count, alignment: 2) { digits in
+            Hex.write(bytes, to: digits.baseAddress!)  // invariant: the allocation is exactly 2 · bytes.count bytes
+            append(contentsOf: UnsafeRawBufferPointer(digits))
+        }
+    }
+}

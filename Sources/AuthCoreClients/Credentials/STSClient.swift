@@ -57,10 +57,6 @@ public struct STSClient: Sendable {
             result: "AssumeRoleWithWebIdentityResult", signer: signer)
     }
 
-    /// RFC 3986 unreserved characters, ASCII only (`CharacterSet.alphanumerics` would let non-ASCII
-    /// letters through unencoded).
-    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
     private func duration(_ seconds: Int) throws(AuthCoreError) -> String {
         guard (Self.minimumDuration...Self.maximumDuration).contains(seconds) else {
             throw AuthCoreError(
@@ -72,7 +68,7 @@ public struct STSClient: Sendable {
     private func call(_ parameters: [String: String], result: String, signer: SigV4Signer?) async throws(AuthCoreError) -> Credentials {
         let body = (parameters.merging(["Version": "2011-06-15"]) { a, _ in a })
             .sorted { $0.key < $1.key }
-            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? $0.value)" }
+            .map { "\($0.key)=\(PercentEncoding.encoded($0.value))" }  // RFC 3986 unreserved kept, ASCII only
             .joined(separator: "&")
         let request = HTTPRequest(
             method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")],

@@ -23,14 +23,14 @@ struct OSSVectorKind: VectorKind {
             let signer = try OSSSigner(credentials: credentials, version: version, region: region, keyCache: SigningKeyCache(capacity: 2))
             switch (version, mode) {
             case (.v1, "header"):
-                return try signer.sign(request, at: try Timestamp(rfc1123: timestamp))
+                return try signer.sign(request, at: try Timestamp(rfc1123: timestamp), keepingCanonicalRequest: true)
             case (.v1, _):
                 guard let epoch = Int64(timestamp) else { throw CaseFailure.invalid("timestamp", "expected epoch seconds") }
                 return try signer.presignV1(request, expiresAt: Timestamp(secondsSince1970: epoch))
             case (.v4, "header"):
-                return try signer.sign(request, at: try Timestamp(amzDate: timestamp))
+                return try signer.sign(request, at: try Timestamp(amzDate: timestamp), keepingCanonicalRequest: true)
             default:
-                return try signer.presign(request, at: try Timestamp(amzDate: timestamp), expires: try c.integer("options.expires"))
+                return try signer.presign(request, at: try Timestamp(amzDate: timestamp), expires: try c.integer("options.expires"), keepingCanonicalRequest: true)
             }
         }
         for field in fields {

@@ -1,6 +1,6 @@
-/// SigV4's canonical forms, built on UTF-8 bytes ("Create a canonical request for Signature
+/// SigV4's canonical URI, built on UTF-8 bytes ("Create a canonical request for Signature
 /// Version 4", AWS General Reference; conventions pinned by the AWS signing test suite).
-enum SigV4Canonicalizer {
+enum SigV4CanonicalURI {
     // MARK: - Path
 
     /// The canonical URI: the request-line path, normalised (`.`/`..` segments removed as in RFC 3986
@@ -79,7 +79,7 @@ enum SigV4Canonicalizer {
             if (!normalize || !needsNormalizing) && (!doubleEncode || !needsEncoding) { return false }
             let source = normalize && needsNormalizing ? normalizedPath(Array(bytes)) : Array(bytes)
             if doubleEncode {
-                PercentEncoding.encode(source, keepSlash: true, into: &out)
+                PercentEncoding.encode(source, .unreservedAndSlash, into: &out)
             } else {
                 out.append(contentsOf: source)
             }
@@ -108,16 +108,6 @@ enum SigV4Canonicalizer {
             out.append(contentsOf: segment)
         }
         if trailingSlash && !segments.isEmpty { out.append(UInt8(ascii: "/")) }
-        return out
-    }
-
-    // MARK: - Encoding
-
-    /// RFC 3986 encoding of raw bytes (every byte but `A-Za-z0-9-._~`).
-    static func encode(_ bytes: [UInt8]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        PercentEncoding.encode(bytes, keepSlash: false, into: &out)
         return out
     }
 }

@@ -1,15 +1,4 @@
-/// Small allocation-free helpers for building canonical forms into `[UInt8]`.
-extension Array where Element == UInt8 {
-    /// Appends the lower-case hex of `bytes` (``Hex/write(_:to:uppercase:)``, through a stack buffer).
-    @inline(__always)
-    package mutating func appendHex(_ bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty else { return }
-        withUnsafeTemporaryAllocation(byteCount: 2 * bytes.count, alignment: 2) { digits in
-            Hex.write(bytes, to: digits.baseAddress!)  // invariant: the allocation is exactly 2 · bytes.count bytes
-            append(contentsOf: UnsafeRawBufferPointer(digits))
-        }
-    }
-}
+/// Byte-level ASCII helpers for canonical forms: lower-casing and comparing ranges of one buffer.
 
 /// ASCII lower-casing of one byte.
 @inline(__always)
@@ -47,4 +36,23 @@ func bytesLess(_ buffer: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range
         j += 1
     }
     return a.count < b.count
+}
+
+/// Whether the `count` bytes at `bytes` are exactly `text` (a lower-case ASCII name).
+@inline(__always)
+func asciiEqual(_ bytes: UnsafePointer<UInt8>, _ count: Int, _ text: StaticString) -> Bool {
+    guard count == text.utf8CodeUnitCount else { return false }
+    let expected = text.utf8Start
+    var i = 0
+    while i < count {
+        if bytes[i] != expected[i] { return false }
+        i &+= 1
+    }
+    return true
+}
+
+/// Whether the `count` bytes at `bytes` start with `prefix`.
+@inline(__always)
+func asciiHasPrefix(_ bytes: UnsafePointer<UInt8>, _ count: Int, _ prefix: StaticString) -> Bool {
+    count >= prefix.utf8CodeUnitCount && asciiEqual(bytes, prefix.utf8CodeUnitCount, prefix)
 }

@@ -1,15 +1,14 @@
 
-/// A bounded, thread-safe cache of SigV4 signing keys and their keyed HMAC contexts.
+/// A bounded, thread-safe cache of scoped signing keys (SigV4, OSS V4) and their keyed HMAC contexts.
 ///
-/// Deriving a signing key costs four HMACs (kDate → kRegion → kService → kSigning; SigV4 "Calculate
-/// the signature"); keying the final HMAC costs two more compression calls. The cache keeps both per
-/// (access key id, SHA-256 fingerprint of the secret, date, region, service) — never keyed by the
-/// secret itself — evicts the least recently used entry beyond its capacity, and wipes an entry's key
-/// and context when it is freed.
+/// Deriving a signing key costs four HMACs (kDate → kRegion → kService → kSigning;
+/// ``SigningScheme``); keying the final HMAC costs two more compression calls. The cache keeps both
+/// per (scheme, access key id, SHA-256 fingerprint of the secret, date, region, service) — never
+/// keyed by the secret itself — evicts the least recently used entry beyond its capacity, and wipes
+/// an entry's key and context when it is freed.
 public final class SigningKeyCache: Sendable, CustomReflectable {
     struct Key: Hashable {
-        /// Which derivation: 0 = AWS SigV4 ("AWS4", "aws4_request"), 1 = OSS V4 ("aliyun_v4", "aliyun_v4_request").
-        var scheme: UInt8 = 0
+        let scheme: SigningScheme
         let accessKeyId: String
         let fingerprint: [UInt8]
         let date: String
@@ -77,49 +76,6 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
             }
             state.entries[key] = (entry, state.clock)
             return entry
-        }
-    }
-}
-
-/// A signer's memo of the signing key for the last day it signed on, with its own keyed HMAC context:
-/// the hot path is one lock and one integer compare, skipping the shared cache's hashing of its key
-/// and the shared entry's lock.
-final class SigningKeyMemo: Sendable {
-    private struct Remembered: ~Copyable {
-        var day: Int
-        var entry: SigningKeyCache.Entry?
-        /// The memo's own keyed context, made at the second signature of a day: a signer used once
-        /// (a server signing for many users' credentials) never pays for it, nor for a placeholder.
-        var mac: KeyedHMAC?
-    }
-
-    private let state = Locked(Remembered(day: Int.min, entry: nil, mac: nil))
-
-    /// HMAC-SHA256 of `message` under the remembered key, or nil when the memo holds another day.
-    func authenticate(day: Int, _ message: UnsafeRawBufferPointer) -> Digest? {
-        state.withLock { remembered in
-            guard remembered.day == day else { return nil }
-            if let digest = remembered.mac?.authenticationCode(for: message) { return digest }
-            guard let entry = remembered.entry else { return nil }
-            remembered.mac = KeyedHMAC(algorithm: .sha256, key: entry.signingKey)
-            return remembered.mac?.authenticationCode(for: message)
-        }
-    }
-
-    /// The signature of the string to sign for `date` and `hash`, or nil when the memo holds another day.
-    func authenticateStringToSign(date: AmzDate, hash: Digest, scopeSuffix: [UInt8]) -> Digest? {
-        withStringToSign(date: date, hash: hash, scopeSuffix: scopeSuffix) { authenticate(day: date.day, $0) }
-    }
-
-    func lookup(day: Int) -> SigningKeyCache.Entry? {
-        state.withLock { $0.day == day ? $0.entry : nil }
-    }
-
-    func store(day: Int, entry: SigningKeyCache.Entry) {
-        state.withLock { remembered in
-            remembered.day = day
-            remembered.entry = entry
-            remembered.mac = nil  // keyed when the day's second signature asks for it
         }
     }
 }

@@ -55,7 +55,7 @@ extension HTTPHeader {
 
     /// The UTF-8 byte counts of all names and of all values (one pass; elements are read in place).
     @inline(__always)
-    static func utf8Counts(_ headers: [HTTPHeader]) -> (names: Int, values: Int) {
+    static func utf8Counts(_ headers: [HTTPHeader]) -> (names: Int, values: Int, both: Int) {
         headers.withUnsafeBufferPointer { buffer in
             var names = 0
             var values = 0
@@ -63,7 +63,7 @@ extension HTTPHeader {
                 names &+= buffer[index].name.utf8.count
                 values &+= buffer[index].value.utf8.count
             }
-            return (names, values)
+            return (names, values, names &+ values)
         }
     }
 }

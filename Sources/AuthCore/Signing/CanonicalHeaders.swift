@@ -1,0 +1,427 @@
+/// Canonical header lines, built by one SWAR table for every signature scheme, each a policy:
+///
+/// ```
+/// CanonicalHeaders = (lowercase(name) ":" value[,value…] "\n")*   sorted by name (bytes), stable
+/// SignedHeaders    = lowercase(name) (";" lowercase(name))*       (SigV4)
+/// ```
+///
+/// - SigV4 (AWS General Reference, "Create a canonical request for Signature Version 4", steps 4–5):
+///   every field but `Authorization` and the signer's own, values trimmed with inner runs of spaces
+///   and tabs collapsed ("trimall"), `Host` required.
+/// - OSS V4 ("Signature Version 4", canonical headers): `x-oss-*`, `content-type`, `content-md5` and
+///   the additional headers, values verbatim.
+/// - OSS V1 (`CanonicalizedOSSHeaders`): `x-oss-*`, values verbatim.
+///
+/// One pass writes each field's finished line (`name:value\n`) into stack scratch, eight bytes at a
+/// time where it can; an insertion sort orders small slots; the lines are then copied out whole.
+/// No per-header strings, no closures that capture mutable state.
+
+/// Which fields a scheme signs.
+protocol CanonicalHeaderPolicy {
+    /// Values trimmed and inner whitespace runs collapsed (SigV4), or verbatim (OSS).
+    static var trimsValues: Bool { get }
+    /// Whether a request without `Host` is a ``CanonicalHeaderProblem/missingHost``.
+    static var requiresHost: Bool { get }
+    /// The signer's own header names (date, session token, content hash), lower case.
+    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString) { get }
+    /// Whether the field whose lower-cased name is the `count` bytes at `name` is signed: false for
+    /// names outside the scheme's set and for the names the signer writes itself.
+    func signs(_ name: UnsafePointer<UInt8>, count: Int) -> Bool
+}
+
+/// A header the request cannot be signed with.
+package enum CanonicalHeaderProblem {
+    case invalidName(String)
+    case invalidValue(String)
+    case missingHost
+    case controlCharactersInTarget
+
+    var error: AuthCoreError {
+        switch self {
+        case .invalidName(let name): AuthCoreError(.malformedRequest, "header name '\(name)' is not an HTTP token")
+        case .invalidValue(let name): AuthCoreError(.malformedRequest, "header '\(name)' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
+        case .missingHost: AuthCoreError(.malformedRequest, "the Host header is required (SigV4 signs it)")
+        case .controlCharactersInTarget: AuthCoreError(.malformedRequest, "request target contains control characters")
+        }
+    }
+}
+
+/// The headers a signer contributes itself (values already canonical), under its policy's
+/// ``CanonicalHeaderPolicy/signerNames``.
+package struct SignerHeaderValues {
+    package var date: UnsafeRawBufferPointer?
+    var securityToken: String?
+    var contentHash: UnsafeRawBufferPointer?
+    /// Drop the request's own session-token field (the signer adds or omits the token).
+    var replacesToken = false
+
+    /// Whether the canonical form holds a session token (the request's own, or the signer's), so
+    /// temporary copies of it are wiped.
+    var holdsSecret: Bool { securityToken != nil || replacesToken }
+
+    /// Bytes these headers take as lines (`name:value\n`; names are at most 20 bytes).
+    var lineBytes: Int {
+        (date.map { 22 + $0.count } ?? 0) + (securityToken.map { 22 + $0.utf8.count } ?? 0) + (contentHash.map { 22 + $0.count } ?? 0)
+    }
+
+    package static var none: SignerHeaderValues { SignerHeaderValues() }
+    package init(
+        date: UnsafeRawBufferPointer? = nil, securityToken: String? = nil, contentHash: UnsafeRawBufferPointer? = nil,
+        replacesToken: Bool = false
+    ) {
+        self.date = date
+        self.securityToken = securityToken
+        self.contentHash = contentHash
+        self.replacesToken = replacesToken
+    }
+}
+
+/// Builds canonical header lines into an ``OutputCursor``.
+enum CanonicalHeaders {
+    /// Collects, sorts and passes the table to `body` (which writes lines and names from it), with
+    /// the first problem found; the scratch is wiped afterwards when it held a secret.
+    @inline(__always)
+    static func withTable<P: CanonicalHeaderPolicy, R>(
+        _ headers: [HTTPHeader], fieldBytes: Int? = nil, policy: P, signer: SignerHeaderValues, wipesScratch: Bool = false,
+        _ body: (CanonicalHeaderTable<P>, CanonicalHeaderProblem?) -> R
+    ) -> R {
+        let bytes = fieldBytes ?? HTTPHeader.utf8Counts(headers).both
+        let capacity = CanonicalHeaderTable<P>.scratchCapacity(fieldBytes: bytes, fieldCount: headers.count, signerLineBytes: signer.lineBytes)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
+            withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: headers.count &+ 3) { slots in
+                var table = CanonicalHeaderTable(scratch: scratch, slots: slots, policy: policy)
+                let problem = table.collect(headers, signer: signer)
+                table.sort()
+                let result = body(table, problem)
+                if wipesScratch || signer.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }  // a token's copy
+                return result
+            }
+        }
+    }
+
+    /// The upper bound of the canonical lines' bytes for `headers` and `signer` (for sizing outputs):
+    /// every field's line is at most name + value + 2 bytes.
+    static func lineBytes(fieldBytes: Int, fieldCount: Int, signer: SignerHeaderValues) -> Int {
+        fieldBytes &+ 2 &* fieldCount &+ signer.lineBytes
+    }
+}
+
+/// One canonical header line inside the scratch buffer: `name:value\n`.
+struct HeaderSlot {
+    /// The whole line, newline included.
+    var line: Range<Int>
+    /// The length of the lower-cased name at the start of the line.
+    var nameLength: Int
+    /// The first eight name bytes, big-endian, zero-padded: orders most names without a byte loop.
+    var key: UInt64
+
+    var name: Range<Int> { line.lowerBound..<(line.lowerBound &+ nameLength) }
+    /// The value, without the `:` before it and the newline after it.
+    var value: Range<Int> { (line.lowerBound &+ nameLength &+ 1)..<(line.upperBound &- 1) }
+}
+
+/// The canonical headers of one request, in stack scratch.
+///
+/// Memory safety: the scratch holds every line (name + value + 2 per field, plus the signer's lines)
+/// and ``wordSlack`` bytes more (``scratchCapacity(fieldBytes:fieldCount:signerLineBytes:)``). The
+/// eight-byte stores of a name or value overshoot its end by at most seven bytes, and the sort
+/// keys' eight-byte loads start at most one byte before a line's end; `collect` checks each field's
+/// room before copying it, and `sortKey` its load.
+struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
+    /// Bytes past the last line that word-wide stores and loads may touch.
+    static var wordSlack: Int { 16 }
+
+    static func scratchCapacity(fieldBytes: Int, fieldCount: Int, signerLineBytes: Int) -> Int {
+        fieldBytes &+ 2 &* fieldCount &+ signerLineBytes &+ wordSlack
+    }
+
+    let scratch: UnsafeMutableBufferPointer<UInt8>
+    let base: UnsafeMutablePointer<UInt8>
+    let slots: UnsafeMutableBufferPointer<HeaderSlot>
+    let policy: Policy
+    var used = 0
+    var slotCount = 0
+
+    init(scratch: UnsafeMutableBufferPointer<UInt8>, slots: UnsafeMutableBufferPointer<HeaderSlot>, policy: Policy) {
+        precondition(scratch.count >= Self.wordSlack, "canonical header scratch too small")
+        self.scratch = scratch
+        self.base = scratch.baseAddress!  // invariant: checked above, the scratch is never empty
+        self.slots = slots
+        self.policy = policy
+    }
+
+    /// Writes each signed field's line into the scratch — name lower-cased, value trimmed or verbatim
+    /// per the policy — then the signer's own headers; returns the first problem: a name that is not
+    /// an HTTP token, a value with a control byte (0x00–0x1F other than HTAB, or 0x7F: RFC 9110 §5.5
+    /// field-value), or no `Host` when the policy requires it.
+    mutating func collect(_ headers: [HTTPHeader], signer: SignerHeaderValues) -> CanonicalHeaderProblem? {
+        var problem: CanonicalHeaderProblem?
+        var sawHost = false
+        headers.withUnsafeBufferPointer { headers in
+            for index in headers.indices {
+                let lineStart = used
+                let header = UnsafePointer(headers.baseAddress! + index)  // invariant: index is in bounds
+                // Room for this field's line and the word overshoot of its stores (see the type's comment).
+                precondition(
+                    used &+ header.pointee.name.utf8.count &+ header.pointee.value.utf8.count &+ 2 &+ 8 <= scratch.count,
+                    "canonical header scratch too small")
+                let nameOK = header.pointee.name.utf8.withContiguousStorageIfAvailable { copyLowercasedName($0) }
+                    ?? Array(header.pointee.name.utf8).withUnsafeBufferPointer { copyLowercasedName($0) }
+                let nameLength = used &- lineStart
+                if Policy.requiresHost, nameLength == 4, asciiEqual(base + lineStart, 4, "host") { sawHost = true }
+                guard policy.signs(base + lineStart, count: nameLength) else {
+                    used = lineStart
+                    continue
+                }
+                if !nameOK, problem == nil { problem = .invalidName(header.pointee.name) }
+                base[used] = UInt8(ascii: ":")
+                used &+= 1
+                let valueOK: Bool
+                if Policy.trimsValues {
+                    valueOK = header.pointee.value.utf8.withContiguousStorageIfAvailable { copyTrimmedValue($0) }
+                        ?? Array(header.pointee.value.utf8).withUnsafeBufferPointer { copyTrimmedValue($0) }
+                } else {
+                    valueOK = header.pointee.value.utf8.withContiguousStorageIfAvailable { copyVerbatimValue($0) }
+                        ?? Array(header.pointee.value.utf8).withUnsafeBufferPointer { copyVerbatimValue($0) }
+                }
+                if !valueOK, problem == nil { problem = .invalidValue(header.pointee.name) }
+                base[used] = UInt8(ascii: "\n")
+                used &+= 1
+                addSlot(lineStart: lineStart, nameLength: nameLength)
+            }
+        }
+        if Policy.requiresHost, !sawHost, problem == nil { problem = .missingHost }
+        let names = Policy.signerNames
+        if let date = signer.date { add(names.date, date) }
+        if var token = signer.securityToken { token.withUTF8 { add(names.token, UnsafeRawBufferPointer($0)) } }
+        if let hash = signer.contentHash { add(names.contentHash, hash) }
+        return problem
+    }
+
+    /// Stable insertion sort by name (few headers; repeated names keep their order).
+    mutating func sort() {
+        guard slotCount > 1 else { return }
+        for i in 1..<slotCount {
+            let slot = slots[i]
+            var j = i &- 1
+            while j >= 0 && precedes(slot, slots[j]) {
+                slots[j &+ 1] = slots[j]
+                j &-= 1
+            }
+            slots[j &+ 1] = slot
+        }
+    }
+
+    /// Whether two slots in a row share a name (rare: most requests take the fast path).
+    private var hasRepeatedNames: Bool {
+        var k = 1
+        while k < slotCount {
+            if sameName(slots[k], slots[k &- 1]) { return true }
+            k &+= 1
+        }
+        return false
+    }
+
+    /// The lines in order, a repeated name's values joined with `,` on its first line.
+    func writeLines(into out: inout OutputCursor) {
+        let buffer = UnsafeBufferPointer(scratch)
+        if !hasRepeatedNames {
+            for index in 0..<slotCount {
+                let line = slots[index].line
+                out.writeWords(base + line.lowerBound, count: line.count, sourceSlack: scratch.count &- line.upperBound)
+            }
+            return
+        }
+        var i = 0
+        while i < slotCount {
+            var j = i &+ 1
+            while j < slotCount && sameName(slots[j], slots[i]) { j &+= 1 }
+            if j == i &+ 1 {
+                let line = slots[i].line
+                out.writeWords(base + line.lowerBound, count: line.count, sourceSlack: scratch.count &- line.upperBound)
+            } else {
+                out.write(buffer, slots[i].name)
+                out.writeByte(UInt8(ascii: ":"))
+                for k in i..<j {
+                    if k > i { out.writeByte(UInt8(ascii: ",")) }
+                    out.write(buffer, slots[k].value)
+                }
+                out.writeByte(UInt8(ascii: "\n"))
+            }
+            i = j
+        }
+    }
+
+    /// The distinct names joined with `;` (SigV4's signed-header list); returns their range in `out`.
+    func writeNames(into out: inout OutputCursor) -> Range<Int> {
+        let start = out.position
+        var i = 0
+        while i < slotCount {
+            if i > 0 { out.writeByte(UInt8(ascii: ";")) }
+            let name = slots[i].name
+            out.writeWords(base + name.lowerBound, count: name.count, sourceSlack: scratch.count &- name.upperBound)
+            var j = i &+ 1
+            while j < slotCount && sameName(slots[j], slots[i]) { j &+= 1 }
+            i = j
+        }
+        return start..<out.position
+    }
+
+    /// Adds one of the signer's headers (already canonical; room counted in ``SignerHeaderValues/lineBytes``).
+    private mutating func add(_ name: StaticString, _ value: UnsafeRawBufferPointer) {
+        let lineStart = used
+        precondition(used &+ name.utf8CodeUnitCount &+ value.count &+ 2 <= scratch.count, "canonical header scratch too small")
+        name.withUTF8Buffer { for byte in $0 { base[used] = byte; used &+= 1 } }
+        base[used] = UInt8(ascii: ":")
+        used &+= 1
+        for byte in value { base[used] = byte; used &+= 1 }
+        base[used] = UInt8(ascii: "\n")
+        used &+= 1
+        addSlot(lineStart: lineStart, nameLength: name.utf8CodeUnitCount)
+    }
+
+    // MARK: - Pieces
+
+    /// Copies a name lower-cased; returns whether it is a non-empty HTTP token (RFC 9110 §5.6.2).
+    /// Eight bytes at a time while they are letters, digits or `-` (SWAR); any other byte goes
+    /// through the exact per-byte check.
+    @inline(__always)
+    private mutating func copyLowercasedName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var ok: UInt64 = bytes.isEmpty ? 0 : 1
+        var position = used
+        var index = 0
+        let count = bytes.count
+        if let source = UnsafeRawPointer(bytes.baseAddress) {
+            while index &+ 8 <= count {
+                let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                guard let lowered = SWAR.lowercasedIfSimpleToken(UInt64(littleEndian: word)) else { break }
+                UnsafeMutableRawPointer(base + position).storeBytes(of: UInt64(littleEndian: lowered), as: UInt64.self)
+                position &+= 8
+                index &+= 8
+            }
+            // The last one to seven bytes as one word padded with `a` (a token byte); all eight bytes
+            // are stored, and the padding is overwritten by what follows (room checked in `collect`).
+            let rest = count &- index
+            if rest > 0 && rest < 8,
+                let lowered = SWAR.lowercasedIfSimpleToken(SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a")))
+            {
+                UnsafeMutableRawPointer(base + position).storeBytes(of: UInt64(littleEndian: lowered), as: UInt64.self)
+                position &+= rest
+                index = count
+            }
+        }
+        while index < count {
+            let byte = bytes[index]
+            ok &= ASCIISet.token.memberBit(byte)
+            base[position] = asciiLowercase(byte)
+            position &+= 1
+            index &+= 1
+        }
+        used = position
+        return ok != 0
+    }
+
+    /// Copies a header value as it is (OSS); returns whether it was free of control bytes.
+    @inline(__always)
+    private mutating func copyVerbatimValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var valid = true
+        for byte in bytes {
+            valid = valid && (byte >= 0x20 || byte == 0x09) && byte != 0x7F
+            base[used] = byte
+            used &+= 1
+        }
+        return valid
+    }
+
+    /// Copies a header value trimmed with runs of spaces and tabs collapsed to one space (SigV4
+    /// "Trimall"); returns whether it was free of control bytes (0x00–0x1F other than HTAB, and 0x7F).
+    @inline(__always)
+    private mutating func copyTrimmedValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let start = used
+        var position = start
+        var pendingSpace = false
+        var valid = true
+        var index = 0
+        let count = bytes.count
+        if let source = UnsafeRawPointer(bytes.baseAddress) {
+            while true {
+                // Eight bytes at a time while none is a space, tab or control byte (all <= 0x20) or DEL.
+                while index &+ 8 <= count {
+                    let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                    if SWAR.hasByteAtMost0x20OrDEL(UInt64(littleEndian: word)) { break }
+                    if pendingSpace {
+                        base[position] = UInt8(ascii: " ")
+                        position &+= 1
+                        pendingSpace = false
+                    }
+                    UnsafeMutableRawPointer(base + position).storeBytes(of: word, as: UInt64.self)
+                    position &+= 8
+                    index &+= 8
+                }
+                // The last one to seven bytes as one word padded with `a`, when none of them is special.
+                let rest = count &- index
+                if rest > 0 && rest < 8 {
+                    let word = SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a"))
+                    if !SWAR.hasByteAtMost0x20OrDEL(word) {
+                        if pendingSpace {
+                            base[position] = UInt8(ascii: " ")
+                            position &+= 1
+                            pendingSpace = false
+                        }
+                        UnsafeMutableRawPointer(base + position).storeBytes(of: UInt64(littleEndian: word), as: UInt64.self)
+                        position &+= rest
+                        index = count
+                    }
+                }
+                // Then byte by byte up to the next eight-byte boundary of the source, or the end.
+                let stop = Swift.min(count, (index &+ 8) & ~7)
+                if index >= stop { break }
+                while index < stop {
+                    let byte = source.load(fromByteOffset: index, as: UInt8.self)
+                    index &+= 1
+                    if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                        pendingSpace = position > start
+                    } else {
+                        if pendingSpace {
+                            base[position] = UInt8(ascii: " ")
+                            position &+= 1
+                        }
+                        pendingSpace = false
+                        valid = valid && byte >= 0x20 && byte != 0x7F  // tab was handled above
+                        base[position] = byte
+                        position &+= 1
+                    }
+                }
+            }
+        }
+        used = position
+        return valid
+    }
+
+    @inline(__always)
+    private mutating func addSlot(lineStart: Int, nameLength: Int) {
+        slots[slotCount] = HeaderSlot(line: lineStart..<used, nameLength: nameLength, key: sortKey(lineStart, nameLength))
+        slotCount &+= 1
+    }
+
+    /// The first eight name bytes as a big-endian number, zero-padded.
+    @inline(__always)
+    private func sortKey(_ start: Int, _ length: Int) -> UInt64 {
+        // The scratch extends `wordSlack` bytes past the last line (scratchCapacity), so an
+        // eight-byte load from any name's start stays inside it.
+        precondition(start &+ 8 <= scratch.count, "canonical header scratch too small")
+        let word = UInt64(bigEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+        return length >= 8 ? word : length == 0 ? 0 : word & ~(UInt64.max &>> UInt64(length &* 8))
+    }
+
+    @inline(__always)
+    private func precedes(_ a: HeaderSlot, _ b: HeaderSlot) -> Bool {
+        if a.key != b.key { return a.key < b.key }
+        return bytesLess(UnsafeBufferPointer(scratch), a.name, b.name)
+    }
+
+    @inline(__always)
+    private func sameName(_ a: HeaderSlot, _ b: HeaderSlot) -> Bool {
+        a.key == b.key && a.nameLength == b.nameLength && bytesEqual(UnsafeBufferPointer(scratch), a.name, b.name)
+    }
+}

@@ -1,0 +1,154 @@
+/// The canonical query string of a signature: every parameter RFC 3986-encoded, pairs sorted by
+/// key then value in byte order, joined with `&` — the one builder for SigV4 (AWS General
+/// Reference, "Create a canonical request", step 3), OSS V4's canonical query and signed URLs.
+/// The schemes differ only in how they read their input (a raw query, or decoded pairs) and in
+/// how an empty value is written (``EmptyValue``).
+enum CanonicalQuery {
+    /// SigV4's canonical query string from a raw query: split on `&` and the first `=`, decode,
+    /// re-encode per RFC 3986, add `additions` (already encoded), drop the keys `excluding` names,
+    /// sort by key then value, `key=value` even for empty values.
+    static func fromRawQuery(
+        _ query: String, adding additions: [(key: [UInt8], value: [UInt8])] = [],
+        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false }
+    ) -> [UInt8] {
+        if additions.isEmpty, query.utf8.withContiguousStorageIfAvailable(isAlreadyCanonical) ?? false { return Array(query.utf8) }
+        var encoded: [UInt8] = []
+        var pairs: [(key: Range<Int>, value: Range<Int>)] = []
+        var q = query
+        q.withUTF8 { raw in
+            encoded.reserveCapacity(raw.count + 16 + additions.reduce(0) { $0 + $1.key.count + $1.value.count })
+            var start = 0
+            while start <= raw.count {
+                var end = start
+                while end < raw.count && raw[end] != UInt8(ascii: "&") { end += 1 }
+                if end > start {
+                    var eq = start
+                    while eq < end && raw[eq] != UInt8(ascii: "=") { eq += 1 }
+                    let keyStart = encoded.count
+                    PercentEncoding.reencode(UnsafeBufferPointer(rebasing: raw[start..<eq]), .unreserved, into: &encoded)
+                    let keyRange = keyStart..<encoded.count
+                    let excluded = encoded.withUnsafeBufferPointer { excluding(UnsafeBufferPointer(rebasing: $0[keyRange])) }
+                    if excluded {
+                        encoded.removeSubrange(keyStart...)
+                    } else {
+                        let valueStart = encoded.count
+                        if eq < end { PercentEncoding.reencode(UnsafeBufferPointer(rebasing: raw[(eq + 1)..<end]), .unreserved, into: &encoded) }
+                        pairs.append((keyRange, valueStart..<encoded.count))
+                    }
+                }
+                start = end + 1
+            }
+        }
+        for (key, value) in additions {
+            let keyStart = encoded.count
+            encoded.append(contentsOf: key)
+            let valueStart = encoded.count
+            encoded.append(contentsOf: value)
+            pairs.append((keyStart..<valueStart, valueStart..<encoded.count))
+        }
+        return joined(encoded, pairs, emptyValue: .keyEquals)
+    }
+
+    /// The canonical query of decoded pairs (OSS V4's canonical query, OSS signed URLs): each side
+    /// RFC 3986-encoded, sorted by key then value, joined with `&`, under `emptyValue`.
+    static func fromPairs(_ parameters: [(key: String, value: String)], emptyValue: EmptyValue) -> [UInt8] {
+        guard !parameters.isEmpty else { return [] }
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(parameters.reduce(0) { $0 &+ $1.key.utf8.count &+ $1.value.utf8.count } &+ 16)
+        var pairs: [(key: Range<Int>, value: Range<Int>)] = []
+        pairs.reserveCapacity(parameters.count)
+        for (key, value) in parameters {
+            let keyStart = encoded.count
+            PercentEncoding.encode(key.utf8, .unreserved, into: &encoded)
+            let valueStart = encoded.count
+            PercentEncoding.encode(value.utf8, .unreserved, into: &encoded)
+            pairs.append((keyStart..<valueStart, valueStart..<encoded.count))
+        }
+        return joined(encoded, pairs, emptyValue: emptyValue)
+    }
+
+    /// How a parameter with an empty value is written.
+    enum EmptyValue {
+        /// `key=` (SigV4).
+        case keyEquals
+        /// `key` (OSS).
+        case keyOnly
+    }
+
+    /// The pairs (ranges of `encoded`) sorted by key, then value, in byte order, joined with `&`.
+    private static func joined(_ encoded: [UInt8], _ pairs: [(key: Range<Int>, value: Range<Int>)], emptyValue: EmptyValue) -> [UInt8] {
+        if pairs.isEmpty { return [] }
+        var pairs = pairs
+        return encoded.withUnsafeBufferPointer { buffer in
+            pairs.sort { bytesLess(buffer, $0.key, $1.key) || (bytesEqual(buffer, $0.key, $1.key) && bytesLess(buffer, $0.value, $1.value)) }
+            var out: [UInt8] = []
+            out.reserveCapacity(buffer.count &+ pairs.count &* 2)
+            for (index, pair) in pairs.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: "&")) }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[pair.key]))
+                if emptyValue == .keyEquals || !pair.value.isEmpty {
+                    out.append(UInt8(ascii: "="))
+                    out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[pair.value]))
+                }
+            }
+            return out
+        }
+    }
+
+    static func containsControlByte(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable(SWAR.containsControlByte) ?? text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+    }
+
+    /// Whether a raw query is already canonical: only unreserved characters, every pair has an `=`,
+    /// no empty pair, and pairs in sorted order (the common case: no re-encoding, no sorting).
+    static func isAlreadyCanonical(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let source = UnsafeRawPointer(raw.baseAddress) else { return true }
+        if raw.last == UInt8(ascii: "&") { return false }  // a trailing empty pair is dropped, not copied
+        // The bytes: unreserved, `=` or `&` (eight at a time).
+        var index = 0
+        while index &+ 8 <= raw.count {
+            let word = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let allowed = SWAR.unreservedOrSlashMask(word) & ~SWAR.equalMask(word, UInt8(ascii: "/"))
+                | SWAR.equalMask(word, UInt8(ascii: "=")) | SWAR.equalMask(word, UInt8(ascii: "&"))
+            if allowed != SWAR.highs { return false }
+            index &+= 8
+        }
+        var allowed: UInt64 = 1
+        while index < raw.count {
+            let byte = raw[index]
+            allowed &= ASCIISet.unreserved.memberBit(byte) | UInt64(byte == UInt8(ascii: "=") || byte == UInt8(ascii: "&") ? 1 : 0)
+            index &+= 1
+        }
+        if allowed == 0 { return false }
+        // The pairs: `key=value`, one `=` each, none empty, in order (key, then value).
+        var previousKey = 0..<0
+        var previousValue = 0..<0
+        var start = 0
+        while start < raw.count {
+            var equals = -1
+            var end = start
+            while end < raw.count {
+                let byte = raw[end]
+                if byte == UInt8(ascii: "&") { break }
+                if byte == UInt8(ascii: "=") {
+                    if equals >= 0 { return false }
+                    equals = end
+                }
+                end &+= 1
+            }
+            guard equals >= 0 else { return false }  // also rejects an empty pair
+            let key = start..<equals
+            let value = (equals &+ 1)..<end
+            if start > 0 {
+                let buffer = raw
+                if !bytesLess(buffer, previousKey, key) {
+                    guard bytesEqual(buffer, previousKey, key), !bytesLess(buffer, value, previousValue) else { return false }
+                }
+            }
+            previousKey = key
+            previousValue = value
+            start = end &+ 1
+        }
+        return true
+    }
+}

@@ -1,0 +1,110 @@
+/// RFC 3986 percent-encoding on UTF-8 bytes: the one percent encoder of the package (signers,
+/// presigned URLs, form bodies, the CLI). No `CharacterSet`.
+package enum PercentEncoding {
+    /// Which bytes stay as they are; every other byte is written `%XX` (upper-case hex, RFC 3986 §2.1).
+    package enum EncodeSet {
+        /// `A-Za-z0-9-._~` (RFC 3986 §2.3 unreserved): query keys and values, form bodies, URI segments.
+        case unreserved
+        /// Unreserved and `/`: paths (SigV4's canonical URI, OSS V4's canonical resource).
+        case unreservedAndSlash
+
+        @inline(__always)
+        func keeps(_ byte: UInt8) -> Bool {
+            ASCIISet.unreserved.contains(byte) || (self == .unreservedAndSlash && byte == UInt8(ascii: "/"))
+        }
+    }
+
+    /// Appends `bytes` encoded under `set`.
+    @inline(__always)
+    package static func encode<C: Collection<UInt8>>(_ bytes: C, _ set: EncodeSet, into out: inout [UInt8]) {
+        for byte in bytes { append(byte, set, into: &out) }
+    }
+
+    /// Writes `bytes` encoded under `set` (the cursor checks its room: at most three bytes each).
+    @inline(__always)
+    static func encode<C: Collection<UInt8>>(_ bytes: C, _ set: EncodeSet, into out: inout OutputCursor) {
+        for byte in bytes {
+            if set.keeps(byte) {
+                out.writeByte(byte)
+            } else {
+                out.writeByte(UInt8(ascii: "%"))
+                out.writeByte(upperHexDigit(byte >> 4))
+                out.writeByte(upperHexDigit(byte & 0x0F))
+            }
+        }
+    }
+
+    /// `text` encoded under `set`.
+    package static func encoded(_ text: some StringProtocol, _ set: EncodeSet = .unreserved) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        encode(text.utf8, set, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `text`'s bytes encoded under `set`.
+    package static func encodedBytes(_ text: some StringProtocol, _ set: EncodeSet = .unreserved) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        encode(text.utf8, set, into: &out)
+        return out
+    }
+
+    /// Appends the encoding of the percent-decoded `raw` (a `%` not followed by two hex digits stays
+    /// literal and is encoded as `%25`): SigV4's canonical form of a query written any way.
+    @inline(__always)
+    static func reencode(_ raw: UnsafeBufferPointer<UInt8>, _ set: EncodeSet, into out: inout [UInt8]) {
+        let digits = Hex.digitValues
+        var i = 0
+        while i < raw.count {
+            var byte = raw[i]
+            if byte == UInt8(ascii: "%"), i &+ 2 < raw.count, digits[Int(raw[i &+ 1])] != 0xFF, digits[Int(raw[i &+ 2])] != 0xFF {
+                byte = digits[Int(raw[i &+ 1])] << 4 | digits[Int(raw[i &+ 2])]
+                i &+= 3
+            } else {
+                i &+= 1
+            }
+            append(byte, set, into: &out)
+        }
+    }
+
+    @inline(__always)
+    private static func append(_ byte: UInt8, _ set: EncodeSet, into out: inout [UInt8]) {
+        if set.keeps(byte) {
+            out.append(byte)
+        } else {
+            out.append(UInt8(ascii: "%"))
+            out.append(upperHexDigit(byte >> 4))
+            out.append(upperHexDigit(byte & 0x0F))
+        }
+    }
+
+    /// Decodes `%XX` escapes; an escape that is not two hex digits is kept literally (`%` stays `%`).
+    /// `+` is not a space here (RFC 3986, as AWS and OSS read paths and query strings).
+    package static func decode<C: Collection<UInt8>>(_ bytes: C) -> [UInt8] where C.Index == Int {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var i = bytes.startIndex
+        let digits = Hex.digitValues
+        while i < bytes.endIndex {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "%"), i + 2 < bytes.endIndex {
+                let hi = digits[Int(bytes[i + 1])]
+                let lo = digits[Int(bytes[i + 2])]
+                if hi != 0xFF && lo != 0xFF {
+                    out.append(hi << 4 | lo)
+                    i += 3
+                    continue
+                }
+            }
+            out.append(byte)
+            i += 1
+        }
+        return out
+    }
+
+    /// `text` decoded, or nil when the decoded bytes are not UTF-8.
+    package static func decoded(_ text: some StringProtocol) -> String? {
+        String(validating: decode(Array(text.utf8)), as: UTF8.self)
+    }
+}

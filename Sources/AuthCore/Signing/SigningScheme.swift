@@ -1,0 +1,66 @@
+/// A family of scoped HMAC-SHA256 request signatures: the algorithm name in the string to sign, and
+/// how the scoped signing key is derived from the secret.
+///
+/// Both schemes derive the key the same way, with their own seed prefix and terminator:
+///
+/// ```
+/// kSigning = HMAC(HMAC(HMAC(HMAC(prefix + secret, date), region), service), terminator)
+/// ```
+///
+/// - ``aws4``: prefix `AWS4`, terminator `aws4_request`, algorithm `AWS4-HMAC-SHA256` (AWS General
+///   Reference, "Signature Version 4 signing process", step 3).
+/// - ``aliyunV4``: prefix `aliyun_v4`, terminator `aliyun_v4_request`, algorithm `OSS4-HMAC-SHA256`
+///   (OSS documentation, "Signature Version 4 (recommended)").
+///
+/// Alibaba Cloud's ACS3 signatures (`ACS3-HMAC-SHA256`) MAC with the secret itself and have no
+/// scope; they would be a case whose key is the secret (no derivation), sharing the rest.
+public enum SigningScheme: Sendable, Hashable {
+    /// AWS Signature Version 4.
+    case aws4
+    /// Alibaba Cloud OSS V4.
+    case aliyunV4
+
+    /// The algorithm named on the first line of the string to sign and in the `Authorization` header.
+    public var algorithm: StaticString {
+        switch self {
+        case .aws4: "AWS4-HMAC-SHA256"
+        case .aliyunV4: "OSS4-HMAC-SHA256"
+        }
+    }
+
+    /// The last element of the credential scope.
+    public var terminator: StaticString {
+        switch self {
+        case .aws4: "aws4_request"
+        case .aliyunV4: "aliyun_v4_request"
+        }
+    }
+
+    /// What the secret is prefixed with to seed the chain.
+    var keyPrefix: StaticString {
+        switch self {
+        case .aws4: "AWS4"
+        case .aliyunV4: "aliyun_v4"
+        }
+    }
+
+    /// `/region/service/terminator`: the credential scope after its `YYYYMMDD` date.
+    func scopeSuffix(region: String, service: String) -> [UInt8] {
+        var suffix: [UInt8] = []
+        suffix.reserveCapacity(2 + region.utf8.count + service.utf8.count + 1 + terminator.utf8CodeUnitCount)
+        suffix.append(UInt8(ascii: "/"))
+        suffix.append(contentsOf: region.utf8)
+        suffix.append(UInt8(ascii: "/"))
+        suffix.append(contentsOf: service.utf8)
+        suffix.append(UInt8(ascii: "/"))
+        terminator.withUTF8Buffer { suffix.append(contentsOf: $0) }
+        return suffix
+    }
+
+    /// The scoped signing key (four HMAC-SHA256 steps, ``HMACKeyChain``).
+    package func deriveSigningKey(secret: SecureBytes, date: String, region: String, service: String) -> SecureBytes {
+        var seed = keyPrefix.withUTF8Buffer { SecureBytes(copying: UnsafeRawBufferPointer($0)) }
+        secret.withUnsafeBytes { seed.append(contentsOf: $0) }
+        return HMACKeyChain.derive(.sha256, seed: seed, parts: [date, region, service, terminator.description])
+    }
+}
