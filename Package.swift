@@ -83,7 +83,7 @@ let package = Package(
         // when built with `-sanitize=fuzzer -DAUTHCORE_LIBFUZZER` (`make fuzz`).
         .executableTarget(
             name: "AuthCoreFuzz",
-            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreVectors"],
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreVectors", "AuthCoreReferenceModels"],
             path: "Fuzz/AuthCoreFuzz",
             swiftSettings: swiftSettings
         ),
@@ -107,9 +107,17 @@ let package = Package(
             path: "Tests/AuthCoreTestSupport",
             swiftSettings: swiftSettings
         ),
+        // Slow oracles written from the specifications (SigV4, OSS), shared by the differential
+        // tests and the fuzzer.
+        .target(
+            name: "AuthCoreReferenceModels",
+            dependencies: ["AuthCore"],
+            path: "Tests/AuthCoreReferenceModels",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AuthCoreTests",
-            dependencies: ["AuthCore", "AuthCoreTestSupport"],
+            dependencies: ["AuthCore", "AuthCoreTestSupport", "AuthCoreReferenceModels"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

@@ -1,6 +1,7 @@
 import AuthCore
 import AuthCoreClients
 import AuthCoreVectors
+import AuthCoreReferenceModels
 import Foundation
 
 enum FuzzTargets {
@@ -229,7 +230,8 @@ func checkCredentials(_ credentials: Credentials) {
     }
 }
 
-/// OSS V1 and V4 header signatures over fuzzed paths, queries and headers: errors, never traps.
+/// OSS V1 and V4 signatures over fuzzed keys, queries and headers: errors, never traps; a V4
+/// header signature's canonical request equals the slow reference's (ReferenceOSS).
 @Sendable func ossSign(_ bytes: [UInt8]) {
     var reader = ByteReader(bytes)
     let v4 = reader.byte() & 1 != 0
@@ -243,7 +245,14 @@ func checkCredentials(_ credentials: Credentials) {
     let time = Timestamp(year: 2026, month: 12, day: 1)!
     let target = "/bucket/\(key)" + (query.isEmpty ? "" : "?\(query)")
     let request = OSSRequest(method: "GET", target: target, headers: headers, bucket: "bucket", key: key)
-    _ = try? signer.sign(request, at: time)
+    if let signed = try? signer.sign(request, at: time, keepingCanonicalRequest: true), v4 {
+        let expected = ReferenceOSS.v4CanonicalRequest(
+            method: "GET", bucket: "bucket", key: key, parameters: request.parameters, headers: headers, additional: [],
+            headerMode: time.amzDate, token: "token")
+        if signed.canonicalRequest != expected {
+            fuzzFailure("OSS V4 canonical request differs\n--- reference\n\(expected)\n--- AuthCore\n\(signed.canonicalRequest ?? "(none)")")
+        }
+    }
     _ = try? signer.presign(request, at: time, expires: 600)
 }
 

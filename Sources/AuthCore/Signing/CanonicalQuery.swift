@@ -3,15 +3,23 @@
 /// Reference, "Create a canonical request", step 3), OSS V4's canonical query and signed URLs.
 /// The schemes differ only in how they read their input (a raw query, or decoded pairs) and in
 /// how an empty value is written (``EmptyValue``).
-enum CanonicalQuery {
+package enum CanonicalQuery {
     /// SigV4's canonical query string from a raw query: split on `&` and the first `=`, decode,
     /// re-encode per RFC 3986, add `additions` (already encoded), drop the keys `excluding` names,
     /// sort by key then value, `key=value` even for empty values.
-    static func fromRawQuery(
+    package static func fromRawQuery(
         _ query: String, adding additions: [(key: [UInt8], value: [UInt8])] = [],
         excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false }
     ) -> [UInt8] {
         if additions.isEmpty, query.utf8.withContiguousStorageIfAvailable(isAlreadyCanonical) ?? false { return Array(query.utf8) }
+        return reencoded(query, adding: additions, excluding: excluding)
+    }
+
+    /// ``fromRawQuery(_:adding:excluding:)`` without the fast path: every pair decoded and re-encoded.
+    package static func reencoded(
+        _ query: String, adding additions: [(key: [UInt8], value: [UInt8])] = [],
+        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false }
+    ) -> [UInt8] {
         var encoded: [UInt8] = []
         var pairs: [(key: Range<Int>, value: Range<Int>)] = []
         var q = query
@@ -51,7 +59,7 @@ enum CanonicalQuery {
 
     /// The canonical query of decoded pairs (OSS V4's canonical query, OSS signed URLs): each side
     /// RFC 3986-encoded, sorted by key then value, joined with `&`, under `emptyValue`.
-    static func fromPairs(_ parameters: [(key: String, value: String)], emptyValue: EmptyValue) -> [UInt8] {
+    package static func fromPairs(_ parameters: [(key: String, value: String)], emptyValue: EmptyValue) -> [UInt8] {
         guard !parameters.isEmpty else { return [] }
         var encoded: [UInt8] = []
         encoded.reserveCapacity(parameters.reduce(0) { $0 &+ $1.key.utf8.count &+ $1.value.utf8.count } &+ 16)
@@ -68,7 +76,7 @@ enum CanonicalQuery {
     }
 
     /// How a parameter with an empty value is written.
-    enum EmptyValue {
+    package enum EmptyValue {
         /// `key=` (SigV4).
         case keyEquals
         /// `key` (OSS).
@@ -101,7 +109,7 @@ enum CanonicalQuery {
 
     /// Whether a raw query is already canonical: only unreserved characters, every pair has an `=`,
     /// no empty pair, and pairs in sorted order (the common case: no re-encoding, no sorting).
-    static func isAlreadyCanonical(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isAlreadyCanonical(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let source = UnsafeRawPointer(raw.baseAddress) else { return true }
         if raw.last == UInt8(ascii: "&") { return false }  // a trailing empty pair is dropped, not copied
         // The bytes: unreserved, `=` or `&` (eight at a time).

@@ -1,14 +1,17 @@
+public import AuthCore
+
 /// A slow SigV4 canonical request written straight from the AWS documentation ("Create a canonical
 /// request for Signature Version 4"), on plain arrays, with none of the library's fast paths: the
-/// differential oracle of the `sigv4-canonical` target. nil where AuthCore must refuse the request.
-enum ReferenceSigV4 {
+/// differential oracle of the `sigv4-canonical` fuzz target and the signing differential tests.
+/// nil where AuthCore must refuse the request.
+public enum ReferenceSigV4 {
     static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
     /// RFC 9110 §5.6.2 token characters.
     static let tchar = Set("!#$%&'*+-.^_`|~ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
     static let hexDigits = Array("0123456789ABCDEF".utf8)
     static let emptyHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-    static func encode(_ bytes: [UInt8], keepSlash: Bool) -> [UInt8] {
+    public static func encode(_ bytes: [UInt8], keepSlash: Bool) -> [UInt8] {
         var out: [UInt8] = []
         for b in bytes {
             if unreserved.contains(b) || (keepSlash && b == UInt8(ascii: "/")) {
@@ -72,7 +75,7 @@ enum ReferenceSigV4 {
         return encode(normalize(bytes), keepSlash: true)
     }
 
-    static func canonicalQuery(_ query: String) -> [UInt8] {
+    public static func canonicalQuery(_ query: String) -> [UInt8] {
         var pairs: [([UInt8], [UInt8])] = []
         for part in Array(query.utf8).split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let key: ArraySlice<UInt8>
@@ -91,7 +94,7 @@ enum ReferenceSigV4 {
     }
 
     /// Trim spaces and tabs at both ends, runs of them inside become one space.
-    static func trimAll(_ value: [UInt8]) -> [UInt8] {
+    public static func trimAll(_ value: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         var pendingSpace = false
         for b in value {
@@ -106,7 +109,9 @@ enum ReferenceSigV4 {
         return out
     }
 
-    static func canonicalRequest(method: String, path: String, query: String, headers: [HTTPHeaderLike], amzDate: String, s3: Bool) -> String? {
+    /// The request's `Authorization` and `X-Amz-Date` fields (and with `s3` its
+    /// `X-Amz-Content-SHA256`) are replaced by the signer's; `Host` is required.
+    public static func canonicalRequest(method: String, path: String, query: String, headers: [HTTPHeader], amzDate: String, s3: Bool) -> String? {
         let pathBytes = Array(path.utf8)
         // An empty path is "/"; any other must start with "/".
         guard pathBytes.isEmpty || pathBytes.first == UInt8(ascii: "/") else { return nil }
@@ -119,9 +124,12 @@ enum ReferenceSigV4 {
             let value = Array(header.value.utf8)
             guard !value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
             let lower = name.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
+            let replaced = ["authorization", "x-amz-date"] + (s3 ? ["x-amz-content-sha256"] : [])
+            if replaced.contains(String(decoding: lower, as: UTF8.self)) { continue }
             if lines[lower] == nil { order.append(lower) }
             lines[lower, default: []].append(trimAll(value))
         }
+        guard lines[Array("host".utf8)] != nil else { return nil }
         let dateName = Array("x-amz-date".utf8)
         order.append(dateName)
         lines[dateName] = [Array(amzDate.utf8)]
@@ -139,7 +147,3 @@ enum ReferenceSigV4 {
         return String(decoding: out, as: UTF8.self)
     }
 }
-
-import AuthCore
-
-typealias HTTPHeaderLike = HTTPHeader
