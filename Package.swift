@@ -42,9 +42,15 @@ let package = Package(
 
         // MARK: - Targets
 
+        // AuthCore's constant-time big-integer algorithms over GMP's mpn layer (Montgomery
+        // arithmetic, the fixed-base comb), in C beside the thin system-library shim.
+        .target(
+            name: "CAuthCoreBigNum",
+            dependencies: ["CAuthCoreGMP"]
+        ),
         .target(
             name: "AuthCore",
-            dependencies: ["CAuthCoreGMP", "CAuthCoreLibCrypto"],
+            dependencies: ["CAuthCoreGMP", "CAuthCoreBigNum", "CAuthCoreLibCrypto"],
             swiftSettings: swiftSettings
         ),
         .target(

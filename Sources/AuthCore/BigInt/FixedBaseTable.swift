@@ -1,3 +1,4 @@
+internal import CAuthCoreBigNum
 internal import CAuthCoreGMP
 
 /// A precomputed comb for exponentiating one fixed base g modulo N in constant time.
@@ -17,8 +18,7 @@ package final class FixedBaseTable: @unchecked Sendable {
     let windows: Int
     /// The largest exponent bit length the table covers.
     let maximumExponentBitCount: Int
-    let entries: UnsafeMutablePointer<mp_limb_t>
-    let entryCount: Int
+    let entries: LimbBuffer
 
     package init(base: BigUInt, domain: MontgomeryDomain, window: Int = 5, maximumExponentBitCount: Int) {
         self.domain = domain
@@ -27,14 +27,12 @@ package final class FixedBaseTable: @unchecked Sendable {
         windows = (maximumExponentBitCount + window - 1) / window
         let n = domain.limbCount
         let perWindow = 1 << window
-        entryCount = windows * perWindow * n
-        entries = .allocate(capacity: entryCount)
-        entries.initialize(repeating: 0, count: entryCount)
+        entries = LimbBuffer(count: windows * perWindow * n)
         // g_i = g^(2^(window·i)) in Montgomery form; entry d of window i is g_i^d.
         let windowBase = LimbBuffer(base, count: n)
         domain.enter(windowBase.pointer, windowBase.pointer)
         for i in 0..<windows {
-            let block = entries + i * perWindow * n
+            let block = entries.pointer + i * perWindow * n
             block.update(from: domain.one.pointer, count: n)
             for d in 1..<perWindow {
                 domain.multiply(block + d * n, block + (d - 1) * n, windowBase.pointer)
@@ -53,8 +51,6 @@ package final class FixedBaseTable: @unchecked Sendable {
         return result.bigUInt
     }
 
-    deinit { entries.deallocate() }  // public values only: no wipe needed
-
     /// g^e mod N, in Montgomery form, into `result` (n limbs), for an exponent of `exponent.count`
     /// limbs whose declared bit length is `exponentBitCount` (≤ ``maximumExponentBitCount``).
     func power(into result: UnsafeMutablePointer<mp_limb_t>, exponent: LimbBuffer, exponentBitCount: Int) {
@@ -63,7 +59,7 @@ package final class FixedBaseTable: @unchecked Sendable {
         let n = domain.limbCount
         withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: n + domain.scratchLimbs) { scratch in
             c_authcore_comb_power(
-                result, entries, used, UInt32(window), exponent.pointer, exponent.count, domain.modulusLimbs.pointer, n,
+                result, entries.pointer, used, UInt32(window), exponent.pointer, exponent.count, domain.modulusLimbs.pointer, n,
                 domain.minusInverse, scratch.baseAddress!)  // invariant: capacity > 0
             secureZero(UnsafeMutableRawBufferPointer(scratch))
         }

@@ -1,6 +1,9 @@
+internal import CAuthCoreBigNum
 internal import CAuthCoreGMP
 
-/// A fixed-width little-endian array of 64-bit limbs in wiping heap storage.
+/// A fixed-width little-endian array of 64-bit limbs in wiping heap storage: the one limb container
+/// of the engine (secret scalars, Montgomery-form values, ``FixedBaseTable``'s comb,
+/// ``ModularContext``'s operands).
 ///
 /// Secret scalars (`a`, `b`, `x`, `a + u·x`) and Montgomery-form values live in these so that every
 /// constant-time kernel sees operands of a fixed, public width: a value's own length (its leading
@@ -73,5 +76,24 @@ final class LimbBuffer: @unchecked Sendable {
         for index in 0..<count {
             out.storeBytes(of: UInt64(pointer[index]).bigEndian, toByteOffset: (count - 1 - index) * 8, as: UInt64.self)
         }
+    }
+
+    /// a + u·x at the fixed width `count` (SRP's client exponent, RFC 5054 §2.6), in time that
+    /// depends only on the operands' widths: `mpn_sec_mul` then `mpn_add_n`. `count` must hold the
+    /// sum (at least `max(a.count, u.count + x.count)` limbs).
+    static func sum(_ a: LimbBuffer, plusProductOf u: LimbBuffer, _ x: LimbBuffer, count: Int) -> LimbBuffer {
+        precondition(count >= Swift.max(a.count, u.count + x.count), "the sum's width holds both terms")  // invariant: sized by the caller
+        let result = LimbBuffer(count: count)
+        let (wide, narrow) = u.count >= x.count ? (u, x) : (x, u)  // mpn_sec_mul wants the longer operand first
+        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: count + Int(c_authcore_mpn_sec_mul_itch(wide.count, narrow.count))) {
+            scratch in
+            let product = scratch.baseAddress!  // invariant: capacity > 0
+            product.initialize(repeating: 0, count: count)
+            c_authcore_mpn_sec_mul(product, wide.pointer, wide.count, narrow.pointer, narrow.count, product + count)
+            result.pointer.update(from: a.pointer, count: a.count)
+            _ = c_authcore_mpn_add_n(result.pointer, result.pointer, product, count)
+            secureZero(UnsafeMutableRawBufferPointer(scratch))
+        }
+        return result
     }
 }

@@ -23,11 +23,12 @@ public final class ModularContext {
     public let maximumExponentBitCount: Int
 
     let limbCount: Int
-    let modulusLimbs: UnsafeMutableBufferPointer<mp_limb_t>
-    let baseLimbs: UnsafeMutableBufferPointer<mp_limb_t>
-    let resultLimbs: UnsafeMutableBufferPointer<mp_limb_t>
-    let exponentLimbs: UnsafeMutableBufferPointer<mp_limb_t>
-    let scratch: UnsafeMutableBufferPointer<mp_limb_t>
+    // Wiping limb buffers (LimbBuffer), allocated once per context.
+    let modulusLimbs: LimbBuffer
+    let baseLimbs: LimbBuffer
+    let resultLimbs: LimbBuffer
+    let exponentLimbs: LimbBuffer
+    let scratch: LimbBuffer
 
     /// Prepares a context for `modulus`.
     ///
@@ -55,26 +56,11 @@ public final class ModularContext {
         self.maximumExponentBitCount = maximumExponentBitCount
         let n = modulus.limbCount
         limbCount = n
-        modulusLimbs = .allocate(capacity: n)
-        _ = modulusLimbs.initialize(from: UnsafeBufferPointer(start: c_authcore_mpz_limbs_read(modulus.storage.pointer), count: n))
-        baseLimbs = .allocate(capacity: n)
-        resultLimbs = .allocate(capacity: n)
-        let exponentLimbCount = (maximumExponentBitCount + 63) / 64
-        exponentLimbs = .allocate(capacity: exponentLimbCount)
-        exponentLimbs.initialize(repeating: 0)
-        let itch = Int(c_authcore_mpn_sec_powm_itch(n, mp_bitcnt_t(maximumExponentBitCount), n))
-        scratch = .allocate(capacity: itch)
-        scratch.initialize(repeating: 0)
-        baseLimbs.initialize(repeating: 0)
-        resultLimbs.initialize(repeating: 0)
-    }
-
-    deinit {
-        for buffer in [baseLimbs, resultLimbs, exponentLimbs, scratch] {
-            secureZero(UnsafeMutableRawBufferPointer(buffer))
-            buffer.deallocate()
-        }
-        modulusLimbs.deallocate()
+        modulusLimbs = LimbBuffer(modulus, count: n)
+        baseLimbs = LimbBuffer(count: n)
+        resultLimbs = LimbBuffer(count: n)
+        exponentLimbs = LimbBuffer(count: (maximumExponentBitCount + 63) / 64)
+        scratch = LimbBuffer(count: Int(c_authcore_mpn_sec_powm_itch(n, mp_bitcnt_t(maximumExponentBitCount), n)))
     }
 
     /// `base^exponent mod N` for a secret exponent, in constant time.
@@ -100,18 +86,15 @@ public final class ModularContext {
             throw AuthCoreError(.invalidParameter, "exponent is wider than the declared \(exponentBitCount) bits")
         }
         let n = limbCount
-        load(base, into: baseLimbs, reducing: true)
+        load(base, into: baseLimbs.buffer, reducing: true)
         let exponentLimbCount = (exponentBitCount + 63) / 64
-        let usedExponent = UnsafeMutableBufferPointer(rebasing: exponentLimbs[0..<exponentLimbCount])
+        let usedExponent = UnsafeMutableBufferPointer(rebasing: exponentLimbs.buffer[0..<exponentLimbCount])
         load(exponent, into: usedExponent, reducing: false)
         c_authcore_mpn_sec_powm(
-            resultLimbs.baseAddress, baseLimbs.baseAddress, n, usedExponent.baseAddress, mp_bitcnt_t(exponentBitCount),
-            modulusLimbs.baseAddress, n, scratch.baseAddress)
-        let output = BigUInt(limbs: UnsafeBufferPointer(resultLimbs))
-        secureZero(UnsafeMutableRawBufferPointer(usedExponent))
-        secureZero(UnsafeMutableRawBufferPointer(baseLimbs))
-        secureZero(UnsafeMutableRawBufferPointer(resultLimbs))
-        secureZero(UnsafeMutableRawBufferPointer(scratch))
+            resultLimbs.pointer, baseLimbs.pointer, n, usedExponent.baseAddress, mp_bitcnt_t(exponentBitCount),
+            modulusLimbs.pointer, n, scratch.pointer)
+        let output = resultLimbs.bigUInt
+        for buffer in [exponentLimbs, baseLimbs, resultLimbs, scratch] { secureZero(UnsafeMutableRawBufferPointer(buffer.buffer)) }
         return output
     }
 

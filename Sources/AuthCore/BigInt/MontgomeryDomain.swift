@@ -1,3 +1,4 @@
+internal import CAuthCoreBigNum
 internal import CAuthCoreGMP
 
 /// Montgomery arithmetic modulo one odd N, side-channel silent, over GMP's `mpn` layer.
@@ -6,6 +7,10 @@ internal import CAuthCoreGMP
 /// `mpn_sec_mul`/`mpn_sec_sqr` followed by word-by-word Montgomery reduction over `mpn_addmul_1`
 /// (HAC 14.32) and a conditional subtraction (`mpn_cnd_sub_n`): no branch or memory access depends on
 /// the operands. Immutable after creation, so one domain is shared by every thread.
+///
+/// The one home of arithmetic modulo N on fixed-width limbs: Montgomery products, modular sums and
+/// differences, the constant-time range checks, and exponentiation with `mpn_sec_powm`. Every
+/// operand is exactly ``limbCount`` limbs (a ``LimbBuffer`` of N's width); callers never touch `mpn`.
 package final class MontgomeryDomain: @unchecked Sendable {
     // invariant: all stored buffers are written only in init.
     let modulus: BigUInt
@@ -64,8 +69,58 @@ package final class MontgomeryDomain: @unchecked Sendable {
             unit[0] = 1
             multiply(r, a, unit.baseAddress!)  // invariant: capacity > 0
         }
+        reduceOnce(r)
+    }
+
+    // MARK: - Modular sums, differences and checks (all constant time)
+
+    /// Brings r, below 2^(64n) and congruent mod N, into [0, N).
+    func reduceOnce(_ r: UnsafeMutablePointer<mp_limb_t>) {
         withScratch { c_authcore_mpn_sec_reduce_once(r, modulusLimbs.pointer, limbCount, $0) }
     }
+
+    /// r = (a + b) mod N for a, b in [0, N) (r may alias either).
+    func add(_ r: UnsafeMutablePointer<mp_limb_t>, _ a: UnsafePointer<mp_limb_t>, _ b: UnsafePointer<mp_limb_t>) {
+        withScratch { c_authcore_mpn_add_mod(r, a, b, modulusLimbs.pointer, limbCount, $0) }
+    }
+
+    /// r = (a - b) mod N for a, b in [0, N) (r may alias either).
+    func subtract(_ r: UnsafeMutablePointer<mp_limb_t>, _ a: UnsafePointer<mp_limb_t>, _ b: UnsafePointer<mp_limb_t>) {
+        c_authcore_mpn_sub_mod(r, a, b, modulusLimbs.pointer, limbCount)
+    }
+
+    /// 1 when every limb of a is zero, else 0 (a secret bit: declassify only the verdict).
+    func isZero(_ a: UnsafePointer<mp_limb_t>) -> mp_limb_t {
+        c_authcore_mpn_sec_is_zero(a, limbCount)
+    }
+
+    /// 1 when 0 < a < N, else 0 (a secret bit: declassify only the verdict).
+    func isInRange(_ a: UnsafePointer<mp_limb_t>) -> mp_limb_t {
+        let below = withScratch { c_authcore_mpn_sec_less_than(a, modulusLimbs.pointer, limbCount, $0) }
+        return below & (isZero(a) ^ 1)
+    }
+
+    // MARK: - Exponentiation with secrets
+
+    /// `base^exponent mod N` with GMP's `mpn_sec_powm`: side-channel silent in both the base and the
+    /// exponent. The base is n limbs below N (never normalised: its leading zero bytes change
+    /// nothing), the exponent below 2^`bitCount`, where `bitCount` is the operation's public declared
+    /// length (design.md, "Performance strategy").
+    func secretPower(base: LimbBuffer, exponent: LimbBuffer, bitCount: Int) -> LimbBuffer {
+        let n = limbCount
+        precondition(base.count == n && bitCount >= 1 && exponent.count * 64 >= bitCount, "fixed-width operands")  // invariant: built by the engine
+        let result = LimbBuffer(count: n)
+        let itch = Int(c_authcore_mpn_sec_powm_itch(n, mp_bitcnt_t(bitCount), n))
+        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: itch) { scratch in
+            c_authcore_mpn_sec_powm(
+                result.pointer, base.pointer, n, exponent.pointer, mp_bitcnt_t(bitCount), modulusLimbs.pointer, n,
+                scratch.baseAddress!)  // invariant: itch > 0
+            secureZero(UnsafeMutableRawBufferPointer(scratch))
+        }
+        return result
+    }
+
+    // MARK: - On BigUInt values
 
     /// (a·b) mod N for a, b < N, in constant time.
     package func multiplyModN(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
@@ -73,7 +128,7 @@ package final class MontgomeryDomain: @unchecked Sendable {
         let y = LimbBuffer(b, count: limbCount)
         enter(x.pointer, x.pointer)
         multiply(x.pointer, x.pointer, y.pointer)  // (a·R)(b)·R⁻¹ = a·b
-        withScratch { c_authcore_mpn_sec_reduce_once(x.pointer, modulusLimbs.pointer, limbCount, $0) }
+        reduceOnce(x.pointer)
         return x.bigUInt
     }
 
@@ -81,7 +136,7 @@ package final class MontgomeryDomain: @unchecked Sendable {
     package func subtractModN(_ a: BigUInt, _ b: BigUInt) -> BigUInt {
         let x = LimbBuffer(a, count: limbCount)
         let y = LimbBuffer(b, count: limbCount)
-        c_authcore_mpn_sub_mod(x.pointer, x.pointer, y.pointer, modulusLimbs.pointer, limbCount)
+        subtract(x.pointer, x.pointer, y.pointer)
         return x.bigUInt
     }
 }

@@ -90,7 +90,7 @@ final class SRPGroupEngine: Sendable {
     // MARK: - Ephemerals
 
     /// Draws a private value `r + 2^offsetBits` (`r` of `randomBitCount` bits) and computes its public
-    /// value g^(r + 2^offsetBits) = g^r · g^(2^offsetBits).
+    /// value g^(r + 2^offsetBits) = g^r · g^(2^offsetBits) (why: ``SRPPrivateValue``).
     func generatePrivateValue(
         group: SRPGroup, randomBitCount: Int, offsetBits: Int, random: some SecureRandomGenerator
     ) throws(AuthCoreError) -> SRPPrivateValue {
@@ -137,12 +137,7 @@ final class SRPGroupEngine: Sendable {
         let n = limbCount
         guard verifier.limbCount <= n else { throw AuthCoreError(.unsafePublicValue, "verifier is not below N") }
         let v = LimbBuffer(verifier, count: n)
-        let valid: mp_limb_t = withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: n) { scratch in
-            let below = c_authcore_mpn_sec_less_than(v.pointer, domain.modulusLimbs.pointer, n, scratch.baseAddress!)  // invariant: n > 0
-            secureZero(UnsafeMutableRawBufferPointer(scratch))
-            return below & (c_authcore_mpn_sec_is_zero(v.pointer, n) ^ 1)
-        }
-        guard ConstantFlow.declassified(valid) == 1 else {
+        guard ConstantFlow.declassified(domain.isInRange(v.pointer)) == 1 else {
             throw AuthCoreError(.unsafePublicValue, "verifier is not in 1...N-1")
         }
         return v
@@ -155,30 +150,14 @@ final class SRPGroupEngine: Sendable {
         domain.enter(kv.pointer, kv.pointer)
         domain.multiply(kv.pointer, kv.pointer, v.pointer)  // (k·R)·v·R⁻¹ = k·v, below 2^(64n)
         let g = LimbBuffer(gb, count: n)
-        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: n) { scratch in
-            c_authcore_mpn_sec_reduce_once(kv.pointer, domain.modulusLimbs.pointer, n, scratch.baseAddress!)  // invariant: n > 0
-            c_authcore_mpn_add_mod(kv.pointer, kv.pointer, g.pointer, domain.modulusLimbs.pointer, n, scratch.baseAddress!)
-            secureZero(UnsafeMutableRawBufferPointer(scratch))
-        }
+        domain.reduceOnce(kv.pointer)
+        domain.add(kv.pointer, kv.pointer, g.pointer)
         return kv.publishedBigUInt  // B is sent to the client
     }
 
-    /// `base^exponent mod N` with GMP's `mpn_sec_powm`: side-channel silent in both the base and the
-    /// exponent. The base is n limbs below N (never normalised: its leading zero bytes change
-    /// nothing), the exponent below 2^`bitCount`, where `bitCount` is the operation's public declared
-    /// length (design.md, "Performance strategy").
+    /// `base^exponent mod N`, constant time in both (``MontgomeryDomain/secretPower(base:exponent:bitCount:)``).
     func secretPower(base: LimbBuffer, exponent: LimbBuffer, bitCount: Int) -> LimbBuffer {
-        let n = limbCount
-        precondition(base.count == n && bitCount >= 1 && exponent.count * 64 >= bitCount, "fixed-width operands")  // invariant: built by the engine
-        let result = LimbBuffer(count: n)
-        let itch = Int(c_authcore_mpn_sec_powm_itch(n, mp_bitcnt_t(bitCount), n))
-        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: itch) { scratch in
-            c_authcore_mpn_sec_powm(
-                result.pointer, base.pointer, n, exponent.pointer, mp_bitcnt_t(bitCount), domain.modulusLimbs.pointer, n,
-                scratch.baseAddress!)  // invariant: itch > 0
-            secureZero(UnsafeMutableRawBufferPointer(scratch))
-        }
-        return result
+        domain.secretPower(base: base, exponent: exponent, bitCount: bitCount)
     }
 
     /// Client premaster secret S = (B - k·g^x)^(a + u·x) mod N (RFC 5054 §2.6), as n limbs.
@@ -198,30 +177,17 @@ final class SRPGroupEngine: Sendable {
         domain.multiply(gx.pointer, gx.pointer, kMontgomery.pointer)  // k·g^x in Montgomery form
         domain.leave(gx.pointer, gx.pointer)
         let base = LimbBuffer(b, count: n)
-        c_authcore_mpn_sub_mod(base.pointer, base.pointer, gx.pointer, domain.modulusLimbs.pointer, n)
+        domain.subtract(base.pointer, base.pointer, gx.pointer)
         // B ≡ k·g^x would make S = 0 (mpn_sec_powm also asks for a non-zero base): refused, as a
         // peer's unsafe value; only the verdict is public.
-        guard ConstantFlow.declassified(c_authcore_mpn_sec_is_zero(base.pointer, n)) == 0 else {
+        guard ConstantFlow.declassified(domain.isZero(base.pointer)) == 0 else {
             throw AuthCoreError(.unsafePublicValue, "B - k·g^x ≡ 0 (mod N)")
         }
         // e = a + u·x at fixed widths.
         let exponentBitCount = Swift.max(privateValue.exponentBitCount, u.count * 64 + xBitCount) + 1
-        let exponent = LimbBuffer(
+        let exponent = LimbBuffer.sum(
+            privateValue.exponent, plusProductOf: u, x,
             count: Swift.max((exponentBitCount + 63) / 64, privateValue.exponent.count, u.count + x.count))
-        withUnsafeTemporaryAllocation(
-            of: mp_limb_t.self, capacity: exponent.count + Int(c_authcore_mpn_sec_mul_itch(u.count, x.count))
-        ) { scratch in
-            let product = scratch.baseAddress!  // invariant: capacity > 0
-            product.initialize(repeating: 0, count: exponent.count)
-            if u.count >= x.count {
-                c_authcore_mpn_sec_mul(product, u.pointer, u.count, x.pointer, x.count, product + exponent.count)
-            } else {
-                c_authcore_mpn_sec_mul(product, x.pointer, x.count, u.pointer, u.count, product + exponent.count)
-            }
-            exponent.pointer.update(from: privateValue.exponent.pointer, count: privateValue.exponent.count)
-            _ = c_authcore_mpn_add_n(exponent.pointer, exponent.pointer, product, exponent.count)
-            secureZero(UnsafeMutableRawBufferPointer(scratch))
-        }
         return secretPower(base: base, exponent: exponent, bitCount: exponentBitCount)
     }
 
@@ -236,10 +202,7 @@ final class SRPGroupEngine: Sendable {
         let base = LimbBuffer(a, count: n)
         domain.enter(base.pointer, base.pointer)
         domain.multiply(base.pointer, base.pointer, vu.pointer)  // (A·R)·v^u·R⁻¹ = A·v^u
-        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: n) { scratch in
-            c_authcore_mpn_sec_reduce_once(base.pointer, domain.modulusLimbs.pointer, n, scratch.baseAddress!)  // invariant: n > 0
-            secureZero(UnsafeMutableRawBufferPointer(scratch))
-        }
+        domain.reduceOnce(base.pointer)
         return secretPower(base: base, exponent: privateValue.exponent, bitCount: privateValue.exponentBitCount)
     }
 }
