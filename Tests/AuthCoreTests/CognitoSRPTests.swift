@@ -226,3 +226,28 @@ struct CognitoTimestampLocaleTests {
         exit(stamp?.cognitoTimestamp == expected ? 0 : 5)
     }
 }
+
+@Suite("One SRP front end: Cognito is a hash convention of SRPConfiguration")
+struct SRPHashConventionTests {
+    @Test("k under the RFC 5054 convention is Appendix B's; under the Cognito convention it is Cognito's (and differs)")
+    func multiplierPerConvention() throws {
+        let rfc = try SRPConfiguration(group: .rfc5054Group1024, hash: .sha1)
+        #expect(Hex.encode(rfc.multiplier.minimalBigEndianBytes) == "7556aa045aef2cdd07abaf0f665c3e818913186f")  // RFC 5054 Appendix B
+        let cognito = try SRPConfiguration(group: CognitoSRP.group, hash: .sha256, convention: .cognito)
+        #expect(cognito.multiplier == CognitoSRP.multiplier)
+        let rfcOnCognitosGroup = try SRPConfiguration(group: CognitoSRP.group, hash: .sha256)
+        #expect(rfcOnCognitosGroup.multiplier != CognitoSRP.multiplier)
+    }
+
+    @Test("the number encodings: minimal, PAD to N, and sign-padded (a 00 before a first byte ≥ 0x80)")
+    func encodings() throws {
+        let group = SRPGroup.rfc5054Group1024
+        let high = BigUInt(0x80_01)
+        let low = BigUInt(0x7F)
+        #expect(try SRPNumberEncoding.minimal.bytes(high, group: group) == [0x80, 0x01])
+        #expect(try SRPNumberEncoding.signPadded.bytes(high, group: group) == [0x00, 0x80, 0x01])
+        #expect(try SRPNumberEncoding.signPadded.bytes(low, group: group) == [0x7F])
+        let padded = try SRPNumberEncoding.padded.bytes(low, group: group)
+        #expect(padded.count == 128 && padded.last == 0x7F && padded.dropLast().allSatisfy { $0 == 0 })
+    }
+}

@@ -19,9 +19,13 @@
 public enum CognitoSRP {
     /// The group: N of RFC 5054's 3072-bit group, g = 2.
     public static let group = SRPGroup(name: "cognito-3072", modulus: SRPGroup.rfc5054Group3072.modulus, generator: BigUInt(2))
+    /// Cognito as a policy of the one SRP front end: the group, SHA-256 and the sign-padded
+    /// ``SRPHashConvention/cognito`` (k, u and x come from ``SRPConfiguration``; the claim below is
+    /// Cognito's own).
+    public static let configuration = SRPConfiguration(
+        validGroup: group, hash: .sha256, convention: .cognito, privateValueBitCount: defaultPrivateValueBitCount)
     /// `k = H(PADs(N) | PADs(g))`.
-    public static let multiplier = BigUInt(
-        bigEndianBytes: HashAlgorithm.sha256.digest(group.modulus.signPaddedBigEndianBytes, group.generator.signPaddedBigEndianBytes).bytes)
+    public static var multiplier: BigUInt { configuration.multiplier }
     /// The HKDF `info` of the claim key.
     public static let derivedKeyInfo = Array("Caldera Derived Key".utf8)
     /// The default number of random bits in `a` (RFC 5054's minimum; the Amplify Swift client's choice).
@@ -72,26 +76,16 @@ public enum CognitoSRP {
 
     // MARK: - Formulas
 
-    /// `u = H(PADs(A) | PADs(B))`.
-    static func scramblingParameter(_ a: BigUInt, _ b: BigUInt) -> Digest {
-        HashAlgorithm.sha256.digest(a.signPaddedBigEndianBytes, b.signPaddedBigEndianBytes)
+    /// `u = H(PADs(A) | PADs(B))` (``SRPConfiguration`` under the Cognito convention).
+    static func scramblingParameter(_ a: BigUInt, _ b: BigUInt) throws(AuthCoreError) -> Digest {
+        try configuration.scramblingParameter(clientPublicValue: a, serverPublicValue: b)
     }
 
-    /// `x = H(PADs(salt) | H(realm | identity | ":" | password))` as a fixed-width secret scalar,
-    /// hashed into wiping storage.
+    /// `x = H(PADs(salt) | H(realm | identity | ":" | password))` as a fixed-width secret scalar:
+    /// RFC 5054's `x` with `I = realm | identity` and the salt's sign-padded bytes.
     static func privateKey(salt: BigUInt, realm: String, identity: String, password: SecureBytes) -> LimbBuffer {
-        let realmBytes = Array(realm.utf8)
-        let identityBytes = Array(identity.utf8)
-        let inner = password.withUnsafeBytes { p in
-            realmBytes.withUnsafeBytes { r in
-                identityBytes.withUnsafeBytes { i in
-                    [UInt8(ascii: ":")].withUnsafeBytes { colon in HashAlgorithm.sha256.secretHash(parts: [r, i, colon, p]) }
-                }
-            }
-        }
-        let saltBytes = salt.signPaddedBigEndianBytes
-        let x = inner.withUnsafeBytes { h in saltBytes.withUnsafeBytes { HashAlgorithm.sha256.secretHash(parts: [$0, h]) } }
-        return x.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }
+        configuration.privateKeyScalar(
+            username: Array(realm.utf8) + Array(identity.utf8), password: password, salt: salt.signPaddedBigEndianBytes)
     }
 
     /// `x` as a number (secret; vectors and tests).
@@ -197,7 +191,7 @@ extension CognitoSRP {
         }
         let b = try group.validatedPublicValue(serverPublicValue, field: "SRP_B")
         let a = ephemeral.publicValue
-        let uDigest = scramblingParameter(a, b)
+        let uDigest = try scramblingParameter(a, b)
         let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
         let x = privateKey(salt: salt, realm: realm, identity: identity, password: password)
         let s = try group.engine.clientPremaster(

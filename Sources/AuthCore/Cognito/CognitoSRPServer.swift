@@ -50,7 +50,7 @@ public enum CognitoSRPServer {
         let a = try CognitoSRP.group.validatedPublicValue(clientPublicValue, field: "SRP_A")
         let v = try CognitoSRP.group.engine.checkedVerifier(verifier)
         let received = try Base64.decode(signature, field: "PASSWORD_CLAIM_SIGNATURE")
-        let uDigest = CognitoSRP.scramblingParameter(a, challenge.serverPublicValue)
+        let uDigest = try CognitoSRP.scramblingParameter(a, challenge.serverPublicValue)
         let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
         let s = try CognitoSRP.group.engine.serverPremaster(
             clientPublicValue: a, verifier: v, u: uDigest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) },

@@ -12,6 +12,44 @@ public enum SRPProofPadding: String, Sendable, CaseIterable {
     case padded
 }
 
+/// How a number is written where SRP hashes it.
+public enum SRPNumberEncoding: String, Sendable, CaseIterable {
+    /// Minimal big-endian bytes (RFC 2945).
+    case minimal
+    /// Big-endian bytes left-padded with zeros to the length of N (RFC 5054 `PAD`).
+    case padded
+    /// Minimal big-endian bytes with a `00` in front when the first byte is ≥ 0x80 (a non-negative
+    /// two's-complement form: the AWS SDKs' `padHex`, Amazon Cognito).
+    case signPadded
+
+    package func bytes(_ value: BigUInt, group: SRPGroup) throws(AuthCoreError) -> [UInt8] {
+        switch self {
+        case .minimal: value.minimalBigEndianBytes
+        case .padded: try value.bigEndianBytes(paddedTo: group.byteCount)
+        case .signPadded: value.signPaddedBigEndianBytes
+        }
+    }
+}
+
+/// How an SRP-6a variant writes N, g, A and B into the multiplier `k = H(N | g)` and the scrambling
+/// parameter `u = H(A | B)`: the one difference between RFC 5054 and Amazon Cognito in the parts
+/// the two share (x, S and the exponentiations are the same formulas; the proofs differ and live
+/// with each).
+public struct SRPHashConvention: Sendable, Hashable {
+    /// N in `k`.
+    public var modulusInMultiplier: SRPNumberEncoding
+    /// g in `k`.
+    public var generatorInMultiplier: SRPNumberEncoding
+    /// A and B in `u`.
+    public var publicValuesInScrambling: SRPNumberEncoding
+
+    /// RFC 5054 §2.5.3 and §2.6: `k = H(N | PAD(g))`, `u = H(PAD(A) | PAD(B))`.
+    public static let rfc5054 = SRPHashConvention(modulusInMultiplier: .minimal, generatorInMultiplier: .padded, publicValuesInScrambling: .padded)
+    /// Amazon Cognito: `k = H(PADs(N) | PADs(g))`, `u = H(PADs(A) | PADs(B))` (``SRPNumberEncoding/signPadded``).
+    public static let cognito = SRPHashConvention(
+        modulusInMultiplier: .signPadded, generatorInMultiplier: .signPadded, publicValuesInScrambling: .signPadded)
+}
+
 /// The parameters two SRP-6a peers agree on: group, hash, proof convention and sizes.
 ///
 /// ```swift
@@ -31,7 +69,9 @@ public struct SRPConfiguration: Sendable {
     public let privateValueBitCount: Int
     /// Length of a fresh salt, 16...32 bytes.
     public let saltByteCount: Int
-    /// The multiplier `k = H(N | PAD(g))` (RFC 5054 §2.5.3), computed once.
+    /// How `k` and `u` hash their numbers (default ``SRPHashConvention/rfc5054``).
+    public let convention: SRPHashConvention
+    /// The multiplier `k = H(N | PAD(g))` (RFC 5054 §2.5.3; per ``convention``), computed once.
     public let multiplier: BigUInt
 
     /// The accepted salt lengths for new verifiers.
@@ -46,7 +86,8 @@ public struct SRPConfiguration: Sendable {
     ///   a salt size outside 16...32 bytes.
     public init(
         group: SRPGroup, hash: HashAlgorithm, proofPadsG: Bool = false, proofPadding: SRPProofPadding = .minimal,
-        privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount, saltByteCount: Int = 16
+        convention: SRPHashConvention = .rfc5054, privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount,
+        saltByteCount: Int = 16
     ) throws(AuthCoreError) {
         guard Self.supportedHashes.contains(hash) else {
             throw AuthCoreError(.unsupported, "SRP-6a is offered with sha1, sha256 or sha512, not \(hash)")
@@ -58,14 +99,28 @@ public struct SRPConfiguration: Sendable {
         guard Self.saltByteCountRange.contains(saltByteCount) else {
             throw AuthCoreError(.invalidParameter, "salt length \(saltByteCount) is outside \(Self.saltByteCountRange) bytes")
         }
+        self.init(
+            validGroup: group, hash: hash, proofPadsG: proofPadsG, proofPadding: proofPadding, convention: convention,
+            privateValueBitCount: privateValueBitCount, saltByteCount: saltByteCount)
+    }
+
+    /// A configuration whose parameters are known to be valid (the library's own, such as Cognito's).
+    init(
+        validGroup group: SRPGroup, hash: HashAlgorithm, proofPadsG: Bool = false, proofPadding: SRPProofPadding = .minimal,
+        convention: SRPHashConvention, privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount, saltByteCount: Int = 16
+    ) {
         self.group = group
         self.hash = hash
         self.proofPadsG = proofPadsG
         self.proofPadding = proofPadding
+        self.convention = convention
         self.privateValueBitCount = privateValueBitCount
         self.saltByteCount = saltByteCount
-        let paddedG = try group.generator.bigEndianBytes(paddedTo: group.byteCount)
-        self.multiplier = BigUInt(bigEndianBytes: hash.digest(group.modulus.minimalBigEndianBytes, paddedG).bytes)
+        // g < N (SRPGroup's invariant), so no encoding can fail: `bigEndianBytes(paddedTo:)` throws
+        // only for values wider than N.
+        let n = (try? convention.modulusInMultiplier.bytes(group.modulus, group: group)) ?? group.modulus.minimalBigEndianBytes
+        let g = (try? convention.generatorInMultiplier.bytes(group.generator, group: group)) ?? group.generator.minimalBigEndianBytes
+        self.multiplier = BigUInt(bigEndianBytes: hash.digest(n, g).bytes)
     }
 
     /// A configuration with the hash chosen by type, in the style of `SRPConfiguration<H>`.
@@ -74,7 +129,7 @@ public struct SRPConfiguration: Sendable {
         privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount, saltByteCount: Int = 16
     ) throws(AuthCoreError) {
         try self.init(
-            group: group, hash: H.algorithm, proofPadsG: proofPadsG, proofPadding: proofPadding,
+            group: group, hash: H.algorithm, proofPadsG: proofPadsG, proofPadding: proofPadding, convention: .rfc5054,
             privateValueBitCount: privateValueBitCount, saltByteCount: saltByteCount)
     }
 
@@ -101,9 +156,12 @@ public struct SRPConfiguration: Sendable {
         digest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: hashLimbCount) }
     }
 
-    /// `u = H(PAD(A) | PAD(B))` (RFC 5054 §2.6).
+    /// `u = H(PAD(A) | PAD(B))` (RFC 5054 §2.6; per ``convention``).
+    ///
+    /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` (through `PAD`) for a value wider than N.
     func scramblingParameter(clientPublicValue a: BigUInt, serverPublicValue b: BigUInt) throws(AuthCoreError) -> Digest {
-        hash.digest(try a.bigEndianBytes(paddedTo: group.byteCount), try b.bigEndianBytes(paddedTo: group.byteCount))
+        let encoding = convention.publicValuesInScrambling
+        return hash.digest(try encoding.bytes(a, group: group), try encoding.bytes(b, group: group))
     }
 
     /// `u` as a number, refusing `u = 0` (RFC 5054 §2.6: "abort if u = 0").
@@ -114,7 +172,9 @@ public struct SRPConfiguration: Sendable {
     }
 
     /// `x = H(s | H(I | ":" | P))` (RFC 5054 §2.6, RFC 2945 §3) as a fixed-width secret scalar,
-    /// hashed into wiping storage (never through a `Digest` copy).
+    /// hashed into wiping storage (never through a `Digest` copy). Cognito's
+    /// `x = H(PADs(salt) | H(realm | identity | ":" | password))` is this formula with
+    /// `I = realm | identity` and the salt's sign-padded bytes.
     func privateKeyScalar(username: [UInt8], password: SecureBytes, salt: [UInt8]) -> LimbBuffer {
         let inner = password.withUnsafeBytes { p in
             username.withUnsafeBytes { i in
