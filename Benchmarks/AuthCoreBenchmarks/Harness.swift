@@ -34,6 +34,8 @@ struct BenchmarkResult {
     var statistics: SampleStatistics?
     var bytesPerSecond: Double?
     var peakRSSGrowthBytes: Int?
+    /// Heap allocations per iteration (the whole process, counted in one extra untimed pass).
+    var allocations: Double?
     var note: String
     /// For a `c.` twin: the median over samples of engine sample i / twin sample i. The two are
     /// measured back to back, so a burst of machine noise lands on both halves of a pair; the median
@@ -54,6 +56,7 @@ struct BenchmarkResult {
         }
         if let bytesPerSecond { object["bytes_per_second"] = bytesPerSecond.rounded() }
         if let peakRSSGrowthBytes { object["peak_rss_growth_bytes"] = peakRSSGrowthBytes }
+        if let allocations { object["allocations"] = (allocations * 100).rounded() / 100 }
         if let pairedRatio { object["paired_ratio"] = (pairedRatio * 1000).rounded() / 1000 }
         if !note.isEmpty { object["note"] = note }
         return object
@@ -159,12 +162,23 @@ func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [Bench
         if benchmark.measuresPeakRSS, let before = rssBefore, let after = peakRSSBytes() {
             result.peakRSSGrowthBytes = after - before
         }
+        result.allocations = allocationsPerIteration(benchmark, iterations: inner[index])
         if benchmark.name.hasPrefix("c."), let engine = group.firstIndex(where: { !$0.name.hasPrefix("c.") }) {
             let ratios = zip(samples[engine], samples[index]).map { $0 / $1 }.sorted()
             result.pairedRatio = ratios[ratios.count / 2]
         }
         return result
     }
+}
+
+/// Heap allocations per iteration of `benchmark`, from one untimed pass of `iterations` with the
+/// process-wide counter on (allocations.c); nil where counting is not supported and for the
+/// Python peers, whose work happens in another process.
+func allocationsPerIteration(_ benchmark: BenchmarkCase, iterations: Int) -> Double? {
+    guard c_authcore_allocations_supported() == 1, !benchmark.name.hasPrefix("py."), iterations > 0 else { return nil }
+    c_authcore_allocations_start()
+    benchmark.body(iterations)
+    return Double(c_authcore_allocations_stop()) / Double(iterations)
 }
 
 /// Resets the peak-RSS high-water mark (Linux: writing 5 to /proc/self/clear_refs).
@@ -264,6 +278,7 @@ func renderTable(_ results: [BenchmarkResult]) -> String {
             + formatDuration(result.median).leftPadded(13) + formatDuration(result.p10).leftPadded(13)
             + formatDuration(result.p90).leftPadded(13) + throughput.leftPadded(10) + "  " + ratio
         if let growth = result.peakRSSGrowthBytes { line += "  peak RSS +\(growth / 1024) KiB" }
+        if let allocations = result.allocations, !result.name.hasPrefix("c.") { line += String(format: "  %.1f allocs", allocations) }
         if !result.note.isEmpty { line += "  (\(result.note))" }
         lines.append(line)
     }

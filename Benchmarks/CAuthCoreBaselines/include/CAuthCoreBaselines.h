@@ -59,4 +59,10 @@ void c_authcore_baseline_sigv4_cold(const void *canonical, size_t canonical_leng
                                     const void *secret, size_t secret_length, const char *date, const char *region,
                                     const char *service, long iterations, char signature_hex[65]);
 
+/// Heap allocations (malloc, calloc, realloc, the aligned allocators) made by the whole process
+/// between start and stop (allocations.c; Linux/glibc). Supported: 1 where counting works.
+int c_authcore_allocations_supported(void);
+void c_authcore_allocations_start(void);
+long c_authcore_allocations_stop(void);
+
 #endif

@@ -39,35 +39,31 @@ package enum SigV4CanonicalRequest {
         // signer's, or a token header the caller set) are wiped.
         let holdsSecret = signerHeaders.holdsSecret || headers.contains { $0.hasName("x-amz-security-token") }
         let policy = SigV4HeaderPolicy(signer: signerHeaders)
-        return CanonicalHeaders.withTable(headers, fieldBytes: fields.both, policy: policy, signer: signerHeaders, wipesScratch: holdsSecret) {
-            table, headerProblem in
-            // The output: method, the path (tripled at most by encoding), the query, the lines (at
-            // most the table's bytes), the signed-header list (at most the names again, with `;`),
-            // the payload hash, and the five newlines.
-            let lines = CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signerHeaders)
-            let capacity = method.utf8.count &+ 3 &* Swift.max(path.utf8.count, 1) &+ query.count &+ rawQueryCount &+ 2 &* lines
-                &+ payloadHash.count &+ 8
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-                var out = OutputCursor(buffer: buffer)
-                var problem = targetProblem
-                out.write(method)
-                out.writeByte(UInt8(ascii: "\n"))
-                let pathWasCanonical = SigV4CanonicalURI.writeCanonicalURI(
-                    path: path, normalize: options.normalizePath, doubleEncode: options.doubleURIEncode, into: &out)
-                if !pathWasCanonical, problem == nil, CanonicalQuery.containsControlByte(path) { problem = .controlCharactersInTarget }
-                out.writeByte(UInt8(ascii: "\n"))
-                if copiesRawQuery { out.write(rawQuery) } else { out.write(query) }
-                out.writeByte(UInt8(ascii: "\n"))
-                if problem == nil { problem = headerProblem }
-                table.writeLines(into: &out)
-                out.writeByte(UInt8(ascii: "\n"))
-                let signed = table.writeNames(into: &out)
-                out.writeByte(UInt8(ascii: "\n"))
-                out.write(payloadHash)
-                let result = body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position])), signed, problem)
-                if holdsSecret { secureZero(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position]))) }
-                return result
-            }
+        // The output: method, the path (tripled at most by encoding), the query, the lines (at most
+        // the table's bytes), the signed-header list (at most the names again, with `;`), the
+        // payload hash, and the five newlines.
+        let lines = CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signerHeaders)
+        let capacity = method.utf8.count &+ 3 &* Swift.max(path.utf8.count, 1) &+ query.count &+ rawQueryCount &+ 2 &* lines
+            &+ payloadHash.count &+ 8
+        return CanonicalHeaders.withTable(
+            headers, fieldBytes: fields.both, policy: policy, signer: signerHeaders, wipes: holdsSecret, outputCapacity: capacity
+        ) { table, headerProblem, out in
+            var problem = targetProblem
+            out.write(method)
+            out.writeByte(UInt8(ascii: "\n"))
+            let pathWasCanonical = SigV4CanonicalURI.writeCanonicalURI(
+                path: path, normalize: options.normalizePath, doubleEncode: options.doubleURIEncode, into: &out)
+            if !pathWasCanonical, problem == nil, CanonicalQuery.containsControlByte(path) { problem = .controlCharactersInTarget }
+            out.writeByte(UInt8(ascii: "\n"))
+            if copiesRawQuery { out.write(rawQuery) } else { out.write(query) }
+            out.writeByte(UInt8(ascii: "\n"))
+            if problem == nil { problem = headerProblem }
+            table.writeLines(into: &out)
+            out.writeByte(UInt8(ascii: "\n"))
+            let signed = table.writeNames(into: &out)
+            out.writeByte(UInt8(ascii: "\n"))
+            out.write(payloadHash)
+            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out.buffer[..<out.position])), signed, problem)
         }
     }
 

@@ -28,12 +28,25 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         /// the fixed parts of the `Authorization` header around the date.
         let authorizationPrefix: [UInt8]
         let authorizationScope: [UInt8]
-
         init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
             self.options = options
             self.keys = ScopedSigningKeys(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache)
             self.authorizationPrefix = Array("AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyId)/".utf8)
             self.authorizationScope = keys.scopeSuffix + Array(", SignedHeaders=".utf8)
+        }
+
+        /// A presigned URL's `X-Amz-Credential` for `date`, percent-encoded:
+        /// `AKID/YYYYMMDD/region/service/aws4_request` (built per URL: a signer that only signs
+        /// headers, or signs once, never pays for it).
+        func encodedCredential(date: AmzDate) -> [UInt8] {
+            let accessKeyId = keys.credentials.accessKeyId
+            var value: [UInt8] = []
+            value.reserveCapacity(3 * accessKeyId.utf8.count + 3 + 8 + 3 * keys.scopeSuffix.count)
+            PercentEncoding.encode(accessKeyId.utf8, .unreserved, into: &value)
+            value.append(contentsOf: "%2F".utf8)
+            date.withDateBytes { value.append(contentsOf: $0) }
+            PercentEncoding.encode(keys.scopeSuffix, .unreserved, into: &value)
+            return value
         }
     }
 
@@ -50,11 +63,27 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     /// `/region/service/aws4_request`, precomputed.
     var scopeSuffix: [UInt8] { storage.keys.scopeSuffix }
 
-    /// The query parameters a presigned URL sets itself (lower-cased); the request's own are dropped.
-    static let presignParameterNames: Set<String> = [
-        "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-signedheaders", "x-amz-signature",
-        "x-amz-security-token",
-    ]
+    /// The query parameters of a presigned URL (AWS General Reference, "Authenticating requests:
+    /// using query parameters"), as bytes.
+    enum Presign {
+        static let algorithmKey = Array("X-Amz-Algorithm".utf8)
+        static let algorithmValue = Array("AWS4-HMAC-SHA256".utf8)
+        static let credentialKey = Array("X-Amz-Credential".utf8)
+        static let dateKey = Array("X-Amz-Date".utf8)
+        static let expiresKey = Array("X-Amz-Expires".utf8)
+        static let signedHeadersKey = Array("X-Amz-SignedHeaders".utf8)
+        static let tokenKey = Array("X-Amz-Security-Token".utf8)
+        /// The names a presigned URL sets itself, lower case: the request's own are dropped.
+        static let ownNames: [[UInt8]] = [
+            "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-signedheaders", "x-amz-signature",
+            "x-amz-security-token",
+        ].map { Array($0.utf8) }
+
+        /// Whether an (encoded) query key is one of ``ownNames``, ignoring ASCII case.
+        static func isOwnParameter(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+            ownNames.contains { equalIgnoringASCIICase($0, key) }
+        }
+    }
 
     /// The longest presigned-URL lifetime SigV4 allows (7 days).
     public static let maximumPresignedExpiry = 604_800
@@ -112,7 +141,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         }
         if let problem { throw problem.error }
         let headers: [HTTPHeader]
-        let token = credentials.sessionToken
+        let token = storage.keys.credentials.sessionToken
         if token == nil && !addsHash {
             headers = [HTTPHeader("X-Amz-Date", date.string), HTTPHeader("Authorization", authorization)]  // one allocation
         } else {
@@ -135,7 +164,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         _ request: SigV4Request, date: AmzDate, payloadHash: PayloadHashText, addsHash: Bool,
         _ body: (UnsafeRawBufferPointer, Range<Int>, CanonicalHeaderProblem?) -> R
     ) -> R {
-        let token = credentials.sessionToken
+        let token = storage.keys.credentials.sessionToken
         let options = self.options
         return date.withBytes { dateBytes in
             payloadHash.withUnsafeBytes { hash in
@@ -216,29 +245,28 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             }
         }
         let date = AmzDate(time)
-        let scope = credentialScope(time)
         let payloadHash = try self.payloadHash(request.payload)
         // The signed-header list is the request's headers (minus any Authorization/X-Amz-Date).
         var problem: CanonicalHeaderProblem?
         let signedHeaders = SigV4CanonicalRequest.signedHeaderList(request.headers, problem: &problem)
         if let problem { throw problem.error }
-        func encoded(_ text: String) -> [UInt8] { PercentEncoding.encodedBytes(text) }
+        var signedHeadersValue: [UInt8] = []
+        signedHeadersValue.reserveCapacity(signedHeaders.count + 16)
+        PercentEncoding.encode(signedHeaders, .unreserved, into: &signedHeadersValue)
         var additions: [(key: [UInt8], value: [UInt8])] = [
-            (Array("X-Amz-Algorithm".utf8), Array("AWS4-HMAC-SHA256".utf8)),
-            (Array("X-Amz-Credential".utf8), encoded("\(credentials.accessKeyId)/\(scope)")),
-            (Array("X-Amz-Date".utf8), Array(date.string.utf8)),
-            (Array("X-Amz-Expires".utf8), Array(String(effectiveExpires).utf8)),
-            (Array("X-Amz-SignedHeaders".utf8), PercentEncoding.encodedBytes(String(decoding: signedHeaders, as: UTF8.self))),
+            (Presign.algorithmKey, Presign.algorithmValue),
+            (Presign.credentialKey, storage.encodedCredential(date: date)),
+            (Presign.dateKey, date.withBytes { Array($0) }),
+            (Presign.expiresKey, Array(String(effectiveExpires).utf8)),
+            (Presign.signedHeadersKey, signedHeadersValue),
         ]
-        let excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { key in
-            Self.presignParameterNames.contains(String(decoding: key, as: UTF8.self).lowercased())
-        }
-        var signedQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: excluding)
+        let token = credentials.sessionToken
+        if let token, !options.omitSessionToken { additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token))) }
+        let signedQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter)
         var fullQuery = signedQuery
-        if let token = credentials.sessionToken {
-            additions.append((Array("X-Amz-Security-Token".utf8), encoded(token)))
-            fullQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: excluding)
-            if !options.omitSessionToken { signedQuery = fullQuery }
+        if let token, options.omitSessionToken {  // the token is sent but not signed
+            additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token)))
+            fullQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter)
         }
         let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
             SigV4CanonicalRequest.withCanonicalRequest(
@@ -250,14 +278,19 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 return (hash, mac, keepingCanonicalRequest ? Array(canonical) : nil)
             }
         }
-        var uri = Array(request.path.isEmpty ? "/".utf8 : request.path.utf8)
-        uri.append(UInt8(ascii: "?"))
-        uri.append(contentsOf: fullQuery)
-        uri.append(contentsOf: "&X-Amz-Signature=".utf8)
-        mac.withUnsafeBytes { uri.appendHex($0) }
+        // path ? query &X-Amz-Signature= hex, written in one allocation.
+        let signatureLabel: StaticString = "&X-Amz-Signature="
+        let path = request.path.isEmpty ? "/" : request.path
+        let uri = String(writing: path.utf8.count + 1 + fullQuery.count + signatureLabel.utf8CodeUnitCount + 64) { out in
+            out.write(path)
+            out.writeByte(UInt8(ascii: "?"))
+            out.write(fullQuery)
+            out.write(signatureLabel)
+            mac.withUnsafeBytes { out.writeHex($0) }
+        }
         return SigV4Signature(
             headers: [], authorization: nil, mac: mac, canonicalRequestBytes: kept, canonicalRequestHash: hash,
-            signedURI: String(decoding: uri, as: UTF8.self), expires: effectiveExpires, scopeSuffix: scopeSuffix, date: date)
+            signedURI: uri, expires: effectiveExpires, scopeSuffix: scopeSuffix, date: date)
     }
 
     // MARK: - Pieces

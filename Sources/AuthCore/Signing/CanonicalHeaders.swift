@@ -99,6 +99,30 @@ enum CanonicalHeaders {
         }
     }
 
+    /// ``withTable(_:fieldBytes:policy:signer:wipesScratch:_:)`` with an output buffer of
+    /// `outputCapacity` bytes carved from the same stack allocation (one allocation, one closure
+    /// level on the hot path); the whole allocation is wiped afterwards when it held a secret.
+    @inline(__always)
+    static func withTable<P: CanonicalHeaderPolicy, R>(
+        _ headers: [HTTPHeader], fieldBytes: Int, policy: P, signer: SignerHeaderValues, wipes: Bool, outputCapacity: Int,
+        _ body: (CanonicalHeaderTable<P>, CanonicalHeaderProblem?, inout OutputCursor) -> R
+    ) -> R {
+        let scratchCapacity = CanonicalHeaderTable<P>.scratchCapacity(
+            fieldBytes: fieldBytes, fieldCount: headers.count, signerLineBytes: signer.lineBytes)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchCapacity &+ outputCapacity) { bytes in
+            withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: headers.count &+ 3) { slots in
+                var table = CanonicalHeaderTable(
+                    scratch: UnsafeMutableBufferPointer(rebasing: bytes[..<scratchCapacity]), slots: slots, policy: policy)
+                let problem = table.collect(headers, signer: signer)
+                table.sort()
+                var out = OutputCursor(buffer: UnsafeMutableBufferPointer(rebasing: bytes[scratchCapacity...]))
+                let result = body(table, problem, &out)
+                if wipes || signer.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(bytes)) }  // a token's copies
+                return result
+            }
+        }
+    }
+
     /// The upper bound of the canonical lines' bytes for `headers` and `signer` (for sizing outputs):
     /// every field's line is at most name + value + 2 bytes.
     static func lineBytes(fieldBytes: Int, fieldCount: Int, signer: SignerHeaderValues) -> Int {

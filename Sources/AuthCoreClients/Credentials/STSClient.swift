@@ -74,16 +74,17 @@ public struct STSClient: Sendable {
             method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")],
             body: Array(body.utf8), maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
         let response = try await sender.sendExpectingSuccess(request, signer: signer)
-        return try Self.parseCredentials(String(decoding: response.body, as: UTF8.self), result: result)
+        return try Self.parseCredentials(response.body, result: result)
     }
 
-    /// Reads `<Credentials>` out of an STS XML answer.
-    static func parseCredentials(_ xml: String, result: String) throws(AuthCoreError) -> Credentials {
-        guard let credentials = xmlElementText("Credentials", in: xml) else {
+    /// Reads `<Credentials>` out of an STS XML answer (`<…Response><…Result><Credentials>`).
+    static func parseCredentials(_ body: [UInt8], result: String) throws(AuthCoreError) -> Credentials {
+        let document = try XMLReader(parsing: body, context: result)
+        guard let credentials = document.first(named: result)?.child("Credentials") ?? document.first(named: "Credentials") else {
             throw AuthCoreError(.malformedResponse, "\(result): missing Credentials")
         }
         func field(_ name: String) throws(AuthCoreError) -> String {
-            guard let value = xmlElementText(name, in: credentials), !value.isEmpty else {
+            guard let value = credentials.child(name)?.text, !value.isEmpty else {
                 throw AuthCoreError(.malformedResponse, "\(result): missing Credentials.\(name)")
             }
             return value

@@ -49,8 +49,8 @@ extension HTTPResponse {
     private func redirectError(_ body: ServiceErrorBody) -> AuthCoreError {
         var places: [String] = []
         if let region = headers.first(named: "x-amz-bucket-region") { places.append("region \(region)") }
-        let text = String(decoding: self.body.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes), as: UTF8.self)
-        if let endpoint = xmlElementText("Endpoint", in: text) { places.append("endpoint \(endpoint)") }
+        let document = try? XMLReader(parsing: Array(self.body.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes)), context: "redirect")
+        if let endpoint = document?.first(named: "Endpoint")?.text { places.append("endpoint \(endpoint)") }
         if let location = headers.first(named: "Location"), let url = try? RequestURL(location) { places.append("location \(url.origin)") }
         let code = body.code.map { "\($0): " } ?? ""
         let target = places.isEmpty ? "" : "; the service names \(places.joined(separator: ", "))"
@@ -86,16 +86,4 @@ extension SignedRequestSender {
         guard response.isSuccess else { throw response.serviceError() }
         return response
     }
-}
-
-/// The text of the first `<name>…</name>` element in `text`, with the five predefined XML entities
-/// decoded; nil when there is none. Enough for the flat answers of STS and the error bodies of S3,
-/// STS and OSS (no attributes on these elements, no CDATA).
-func xmlElementText(_ name: String, in text: String) -> String? {
-    guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
-    else { return nil }
-    return String(text[open.upperBound..<close.lowerBound])
-        .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
-        .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&apos;", with: "'")
-        .replacingOccurrences(of: "&amp;", with: "&")
 }

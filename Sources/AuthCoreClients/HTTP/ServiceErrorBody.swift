@@ -13,11 +13,15 @@ public struct ServiceErrorBody: Sendable, Equatable {
     /// `{"code","message"}`) bodies; the `x-amzn-ErrorType` header wins for JSON APIs. A type like
     /// `com.amazonaws.x#Name:http://…` is reduced to `Name`.
     public init(response: HTTPResponse) {
-        let text = String(decoding: response.body.prefix(1 << 20), as: UTF8.self)
+        let body = Array(response.body.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes))
+        let text = String(decoding: body, as: UTF8.self)
         if let header = response.headers.first(named: "x-amzn-ErrorType") { code = Self.shortType(header) }
-        if text.contains("<Code>") || text.contains("<code>") {
-            code = code ?? xmlElementText("Code", in: text) ?? xmlElementText("code", in: text)
-            message = xmlElementText("Message", in: text) ?? xmlElementText("message", in: text)
+        if text.utf8.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "<") {
+            // XML (S3, STS, OSS); an answer that does not parse (an HTML page from a proxy) has no code.
+            if let document = try? XMLReader(parsing: body, context: "error body") {
+                code = code ?? (document.first(named: "Code") ?? document.first(named: "code"))?.text
+                message = (document.first(named: "Message") ?? document.first(named: "message"))?.text
+            }
         } else if let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
             let nested = object["Error"] as? [String: Any]
             let type = object["__type"] as? String ?? object["code"] as? String ?? object["Code"] as? String
