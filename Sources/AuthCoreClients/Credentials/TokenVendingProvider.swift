@@ -38,40 +38,46 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
             maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
         let response = try await transport.send(request)
         if (300..<400).contains(response.status) { throw response.serviceError() }
-        let body = try? JSONObject(parsing: response.body, context: "token vending response")
+        let context = "token vending response"
         guard response.isSuccess else {
-            let code = (try? body?.optionalString("ErrorCode")) ?? nil
-            let message = (try? body?.optionalString("ErrorMessage")) ?? nil
+            let status = try? ServiceJSON.decode(TokenVendingAnswer.Status.self, from: response.body, context: context)
             throw AuthCoreError(
-                serviceErrorType: code ?? "HTTP\(response.status)", message: message ?? "token vending endpoint answered \(response.status)",
-                httpStatus: response.status)
+                serviceErrorType: status?.errorCode ?? "HTTP\(response.status)",
+                message: status?.errorMessage ?? "token vending endpoint answered \(response.status)", httpStatus: response.status)
         }
-        guard let body else { throw AuthCoreError(.malformedResponse, "token vending response: not a JSON object") }
-        let status = try body.integer("StatusCode", in: 0...999)
-        guard status == 200 else {
-            let code = try body.optionalString("ErrorCode") ?? "StatusCode \(status)"
+        let status = try ServiceJSON.decode(TokenVendingAnswer.Status.self, from: response.body, context: context)
+        guard let code = status.statusCode?.value else { throw AuthCoreError(.malformedResponse, "\(context): missing StatusCode") }
+        guard code == 200 else {
             throw AuthCoreError(
-                .malformedResponse, "token vending response: StatusCode is \(status), not 200 (\(code))")
+                .malformedResponse, "\(context): StatusCode is \(code), not 200 (\(status.errorCode ?? "StatusCode \(code)"))")
         }
-        let expiration = try parseExpiration(body, "Expiration")
+        let answer = try ServiceJSON.decode(TokenVendingAnswer.Credentials.self, from: response.body, context: context)
+        let expiration = answer.expiration.value
         guard expiration > clock.now() else {
-            throw AuthCoreError(.expired, "token vending response: Expiration \(expiration.iso8601) is in the past")
+            throw AuthCoreError(.expired, "\(context): Expiration \(expiration.iso8601) is in the past")
         }
         return try Credentials(
-            accessKeyId: body.string("AccessKeyId"), secretAccessKey: body.string("AccessKeySecret"),
-            sessionToken: body.string("SecurityToken"), expiration: expiration)
+            accessKeyId: answer.accessKeyId, secretAccessKey: answer.accessKeySecret, sessionToken: answer.securityToken, expiration: expiration)
     }
 }
 
-/// Reads an expiration given as ISO 8601 (with or without fractional seconds) or as epoch seconds.
-func parseExpiration(_ object: JSONObject, _ key: String) throws(AuthCoreError) -> Timestamp {
-    if let text = try? object.string(key) {
-        do { return try Timestamp(iso8601: text) } catch {
-            throw AuthCoreError(.malformedResponse, "\(object.context): \(key) is not an ISO 8601 date-time")
+/// The token-vending answer (the OSS STS federation sample's JSON), read in two steps: the status,
+/// then, for a 200, the credentials.
+enum TokenVendingAnswer {
+    struct Status: Decodable {
+        let statusCode: BoundedInteger<StatusCodeBounds>?
+        let errorCode: String?
+        let errorMessage: String?
+        enum CodingKeys: String, CodingKey { case statusCode = "StatusCode", errorCode = "ErrorCode", errorMessage = "ErrorMessage" }
+    }
+
+    struct Credentials: Decodable {
+        let accessKeyId: String
+        let accessKeySecret: String
+        let securityToken: String
+        let expiration: ServiceTimestamp
+        enum CodingKeys: String, CodingKey {
+            case accessKeyId = "AccessKeyId", accessKeySecret = "AccessKeySecret", securityToken = "SecurityToken", expiration = "Expiration"
         }
     }
-    guard let time = Timestamp(checkedEpochSeconds: try object.number(key)) else {
-        throw AuthCoreError(.malformedResponse, "\(object.context): \(key) is outside the years 0001-9999")
-    }
-    return time
 }

@@ -6,11 +6,15 @@ extension HTTPRequest {
     /// `X-Amz-Target: <target>` (`AWSCognitoIdentityService.GetId`, …), the body as JSON.
     /// Control-plane answers are capped at ``NetworkPolicy/controlPlaneMaximumResponseBytes``.
     static func awsJSON(_ url: RequestURL, target: String, body: [String: Any], allowsInsecureHTTP: Bool) throws(AuthCoreError) -> HTTPRequest {
+        awsJSON(url, target: target, body: try jsonBody(body), allowsInsecureHTTP: allowsInsecureHTTP)
+    }
+
+    /// The same with an encoded body (``ServiceJSON``).
+    static func awsJSON(_ url: RequestURL, target: String, body: [UInt8], allowsInsecureHTTP: Bool) -> HTTPRequest {
         HTTPRequest(
             method: "POST", url: url,
             headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1"), HTTPHeader("X-Amz-Target", target)],
-            body: try jsonBody(body), maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes,
-            allowsInsecureHTTP: allowsInsecureHTTP)
+            body: body, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowsInsecureHTTP)
     }
 
     /// A copy whose headers of the same names as `added` are replaced by `added`.

@@ -1,5 +1,4 @@
 import AuthCore
-import Foundation
 
 /// The error code and message of a failed AWS/OSS response body, as the service wrote them.
 public struct ServiceErrorBody: Sendable, Equatable {
@@ -22,12 +21,29 @@ public struct ServiceErrorBody: Sendable, Equatable {
                 code = code ?? (document.first(named: "Code") ?? document.first(named: "code"))?.text
                 message = (document.first(named: "Message") ?? document.first(named: "message"))?.text
             }
-        } else if let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
-            let nested = object["Error"] as? [String: Any]
-            let type = object["__type"] as? String ?? object["code"] as? String ?? object["Code"] as? String
-                ?? nested?["Code"] as? String
-            code = code ?? type.map(Self.shortType)
-            message = object["message"] as? String ?? object["Message"] as? String ?? nested?["Message"] as? String
+        } else if let json = try? ServiceJSON.decode(JSONForm.self, from: body, context: "error body") {
+            code = code ?? json.type.map(Self.shortType)
+            message = json.message
+        }
+    }
+
+    /// The JSON error shapes: `__type`/`code`/`Code` and `message`/`Message`, or both inside `Error`.
+    /// A field of another type is ignored, not an error (the body only explains a failure).
+    struct JSONForm: Decodable {
+        let type: String?
+        let message: String?
+
+        enum Keys: String, CodingKey { case type = "__type", code, capitalCode = "Code", message, capitalMessage = "Message", error = "Error" }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            func text(_ key: Keys, in container: KeyedDecodingContainer<Keys>) -> String? {
+                (try? container.decodeIfPresent(String.self, forKey: key)) ?? nil
+            }
+            let nested = try? container.nestedContainer(keyedBy: Keys.self, forKey: .error)
+            type = text(.type, in: container) ?? text(.code, in: container) ?? text(.capitalCode, in: container)
+                ?? nested.flatMap { text(.capitalCode, in: $0) }
+            message = text(.message, in: container) ?? text(.capitalMessage, in: container) ?? nested.flatMap { text(.capitalMessage, in: $0) }
         }
     }
 

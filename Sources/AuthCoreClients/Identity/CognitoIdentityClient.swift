@@ -28,14 +28,18 @@ public struct CognitoIdentityClient: Sendable {
         self.sender = sender
     }
 
-    /// `GetId` without logins creates a new unauthenticated identity each time it is processed: it is
-    /// retried only when throttled; every other call of the API is idempotent.
-    func call(_ operation: String, _ body: [String: Any], signedWith credentials: Credentials? = nil) async throws(AuthCoreError) -> JSONObject {
-        let request = try HTTPRequest.awsJSON(endpoint, target: "AWSCognitoIdentityService.\(operation)", body: body, allowsInsecureHTTP: allowInsecureHTTP)
+    /// One call: the request encoded, the answer decoded (``ServiceJSON``). `GetId` without logins
+    /// creates a new unauthenticated identity each time it is processed, so it is retried only when
+    /// throttled (`repeatability`); every other call of the API is idempotent.
+    func call<Answer: Decodable>(
+        _ operation: String, _ body: some Encodable, answer: Answer.Type, signedWith credentials: Credentials? = nil,
+        repeatability: RetryPolicy.Repeatability = .idempotent
+    ) async throws(AuthCoreError) -> Answer {
+        let request = HTTPRequest.awsJSON(
+            endpoint, target: "AWSCognitoIdentityService.\(operation)", body: try ServiceJSON.encode(body), allowsInsecureHTTP: allowInsecureHTTP)
         let signer = try credentials.map { c throws(AuthCoreError) in try SigV4Signer(credentials: c, region: region, service: "cognito-identity") }
-        let repeatability: RetryPolicy.Repeatability = operation == "GetId" && body["Logins"] == nil ? .unlessProcessed : .idempotent
         let response = try await sender.sendExpectingSuccess(request, signer: signer, repeatability: repeatability)
-        return try JSONObject(parsing: response.body, context: operation)
+        return try ServiceJSON.decode(Answer.self, from: response.body, context: operation)
     }
 
     // MARK: - Backend (developer-authenticated identities)
@@ -63,10 +67,12 @@ public struct CognitoIdentityClient: Sendable {
         }
         var logins = additionalLogins
         logins[providerName] = userIdentifier
-        var body: [String: Any] = ["IdentityPoolId": identityPoolId, "Logins": logins, "TokenDuration": tokenDuration]
-        if let identityId { body["IdentityId"] = identityId }
-        let response = try await call("GetOpenIdTokenForDeveloperIdentity", body, signedWith: credentials)
-        return (try response.string("IdentityId"), try response.string("Token"))
+        let answer = try await call(
+            "GetOpenIdTokenForDeveloperIdentity",
+            CognitoIdentityAPI.DeveloperTokenRequest(
+                identityPoolId: identityPoolId, identityId: identityId, logins: logins, tokenDuration: tokenDuration),
+            answer: CognitoIdentityAPI.DeveloperTokenAnswer.self, signedWith: credentials)
+        return (answer.identityId, answer.token)
     }
 
     /// A developer identity as `LookupDeveloperIdentity` answers: the identity and the backend's user
@@ -98,15 +104,14 @@ public struct CognitoIdentityClient: Sendable {
             throw AuthCoreError(.invalidParameter, "LookupDeveloperIdentity needs an identity id or a developer user identifier")
         }
         guard (1...60).contains(maxResults) else { throw AuthCoreError(.invalidParameter, "MaxResults \(maxResults) is outside 1...60") }
-        var body: [String: Any] = ["IdentityPoolId": identityPoolId, "MaxResults": maxResults]
-        if let identityId { body["IdentityId"] = identityId }
-        if let developerUserIdentifier { body["DeveloperUserIdentifier"] = developerUserIdentifier }
-        if let nextToken { body["NextToken"] = nextToken }
-        let response = try await call("LookupDeveloperIdentity", body, signedWith: credentials)
+        let answer = try await call(
+            "LookupDeveloperIdentity",
+            CognitoIdentityAPI.LookupDeveloperIdentityRequest(
+                identityPoolId: identityPoolId, identityId: identityId, developerUserIdentifier: developerUserIdentifier,
+                maxResults: maxResults, nextToken: nextToken),
+            answer: CognitoIdentityAPI.LookupDeveloperIdentityAnswer.self, signedWith: credentials)
         return DeveloperIdentityLookup(
-            identityId: try response.string("IdentityId"),
-            developerUserIdentifiers: try response.stringArray("DeveloperUserIdentifierList"),
-            nextToken: try response.optionalString("NextToken"))
+            identityId: answer.identityId, developerUserIdentifiers: answer.developerUserIdentifierList ?? [], nextToken: answer.nextToken)
     }
 
     /// `UnlinkDeveloperIdentity`, signed with the developer's credentials: the developer user
@@ -120,24 +125,28 @@ public struct CognitoIdentityClient: Sendable {
         }
         _ = try await call(
             "UnlinkDeveloperIdentity",
-            ["IdentityId": identityId, "IdentityPoolId": identityPoolId, "DeveloperProviderName": providerName, "DeveloperUserIdentifier": userIdentifier],
-            signedWith: credentials)
+            CognitoIdentityAPI.UnlinkDeveloperIdentityRequest(
+                identityId: identityId, identityPoolId: identityPoolId, developerProviderName: providerName, developerUserIdentifier: userIdentifier),
+            answer: CognitoIdentityAPI.EmptyAnswer.self, signedWith: credentials)
     }
 
     // MARK: - App
 
     /// `GetId`: the identity id for `logins` (empty for an unauthenticated identity).
     public func getId(identityPoolId: String, logins: [String: String] = [:]) async throws(AuthCoreError) -> String {
-        var body: [String: Any] = ["IdentityPoolId": identityPoolId]
-        if !logins.isEmpty { body["Logins"] = logins }
-        return try await call("GetId", body).string("IdentityId")
+        // Without logins, each processed GetId creates a new identity: retried only when throttled.
+        return try await call(
+            "GetId", CognitoIdentityAPI.GetIdRequest(identityPoolId: identityPoolId, logins: logins.isEmpty ? nil : logins),
+            answer: CognitoIdentityAPI.GetIdAnswer.self, repeatability: logins.isEmpty ? .unlessProcessed : .idempotent
+        ).identityId
     }
 
     /// `GetOpenIdToken` (basic flow): an OpenID token for the identity.
     public func getOpenIdToken(identityId: String, logins: [String: String] = [:]) async throws(AuthCoreError) -> String {
-        var body: [String: Any] = ["IdentityId": identityId]
-        if !logins.isEmpty { body["Logins"] = logins }
-        return try await call("GetOpenIdToken", body).string("Token")
+        try await call(
+            "GetOpenIdToken", CognitoIdentityAPI.GetOpenIdTokenRequest(identityId: identityId, logins: logins.isEmpty ? nil : logins),
+            answer: CognitoIdentityAPI.TokenAnswer.self
+        ).token
     }
 
     /// `GetCredentialsForIdentity` (enhanced flow). `Expiration` may come as epoch seconds (a JSON
@@ -158,17 +167,17 @@ public struct CognitoIdentityClient: Sendable {
     func identityAndCredentials(
         identityId: String, logins: [String: String], customRoleArn: String?
     ) async throws(AuthCoreError) -> (identityId: String?, credentials: Credentials) {
-        var body: [String: Any] = ["IdentityId": identityId]
-        if !logins.isEmpty { body["Logins"] = logins }
-        if let customRoleArn { body["CustomRoleArn"] = customRoleArn }
-        let response = try await call("GetCredentialsForIdentity", body)
-        let credentials = try response.object("Credentials")
-        let answered = try response.optionalString("IdentityId")
+        let answer = try await call(
+            "GetCredentialsForIdentity",
+            CognitoIdentityAPI.GetCredentialsForIdentityRequest(
+                identityId: identityId, logins: logins.isEmpty ? nil : logins, customRoleArn: customRoleArn),
+            answer: CognitoIdentityAPI.CredentialsAnswer.self)
+        let credentials = answer.credentials
         return (
-            answered.flatMap { $0.isEmpty ? nil : $0 },
+            answer.identityId.flatMap { $0.isEmpty ? nil : $0 },
             try Credentials(
-                accessKeyId: credentials.string("AccessKeyId"), secretAccessKey: credentials.string("SecretKey"),
-                sessionToken: credentials.string("SessionToken"), expiration: parseExpiration(credentials, "Expiration"))
+                accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretKey, sessionToken: credentials.sessionToken,
+                expiration: credentials.expiration.value)
         )
     }
 }

@@ -1,0 +1,107 @@
+import AuthCore
+import Foundation
+
+/// The JSON of the typed service edges: `Codable` request and response types (``CognitoIdentityAPI``,
+/// the token-vending answer, service error bodies), encoded with sorted keys, decoded with errors
+/// that name the operation and the field path — never a value (answers carry tokens and secret
+/// keys), never a trap.
+///
+/// Foundation's `JSONDecoder` already refuses what must be refused: a number that does not fit the
+/// field's type (`1e300` or `1.5` for an `Int`), `0`/`1` for a `Bool`, a string for a number.
+enum ServiceJSON {
+    /// The body of a request.
+    ///
+    /// - Throws: ``AuthCoreError/Code/malformedRequest`` when a value cannot be encoded.
+    static func encode(_ value: some Encodable) throws(AuthCoreError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do { return [UInt8](try encoder.encode(value)) } catch {
+            throw AuthCoreError(.malformedRequest, "request body cannot be encoded as JSON")
+        }
+    }
+
+    /// An answer of `type`; an empty body reads as `{}`.
+    ///
+    /// - Throws: ``AuthCoreError/Code/malformedResponse`` naming `context` and the field.
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], context: String) throws(AuthCoreError) -> T {
+        do { return try JSONDecoder().decode(T.self, from: bytes.isEmpty ? Data("{}".utf8) : Data(bytes)) } catch let error as DecodingError {
+            throw AuthCoreError(.malformedResponse, "\(context): \(describe(error))")
+        } catch {
+            throw AuthCoreError(.malformedResponse, "\(context): the answer is not JSON")
+        }
+    }
+
+    /// What went wrong and where, from the error's kind and coding path only (a decoding error's own
+    /// description may quote the value).
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
+            let keys = (codingPath + (last.map { [$0] } ?? [])).map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue }
+            return keys.isEmpty ? "the answer" : keys.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing \(path(context.codingPath, key))"
+        case .valueNotFound(_, let context): return "missing \(path(context.codingPath))"
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)) is not \(typeName(type))"
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty { return "the answer is not a JSON object" }
+            let reason = context.debugDescription.hasPrefix("AuthCore: ") ? String(context.debugDescription.dropFirst(10)) : "is out of range"
+            return "\(path(context.codingPath)) \(reason)"
+        @unknown default: return "the answer does not have the expected shape"
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Bool.Type: "a boolean"
+        case is Int.Type, is Int64.Type, is Double.Type: "a number"
+        case is [String: String].Type: "a map of strings"
+        case is Timestamp.Type: "a date-time or a number"
+        default: String(describing: type).hasPrefix("Array") ? "an array" : "an object"
+        }
+    }
+}
+
+/// A time an answer gives as ISO 8601 (with or without fractional seconds) or as epoch seconds (a
+/// JSON number, possibly fractional): `Expiration` in Cognito identity and token-vending answers.
+struct ServiceTimestamp: Decodable, Sendable {
+    let value: Timestamp
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            guard let time = try? Timestamp(iso8601: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "AuthCore: is not an ISO 8601 date-time")
+            }
+            value = time
+        } else if let seconds = try? container.decode(Double.self) {
+            guard let time = Timestamp(checkedEpochSeconds: seconds) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "AuthCore: is outside the years 0001-9999")
+            }
+            value = time
+        } else {
+            throw DecodingError.typeMismatch(
+                Timestamp.self, .init(codingPath: decoder.codingPath, debugDescription: "AuthCore: is not a date-time or a number"))
+        }
+    }
+}
+
+/// A whole number an answer must give within a range (`StatusCode`).
+struct BoundedInteger<Bounds: IntegerBounds>: Decodable, Sendable {
+    let value: Int64
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard let number = try? container.decode(Int64.self), Bounds.range.contains(number) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "AuthCore: is not a whole number in \(Bounds.range.lowerBound)...\(Bounds.range.upperBound)")
+        }
+        value = number
+    }
+}
+
+/// The range of a ``BoundedInteger``.
+protocol IntegerBounds: Sendable { static var range: ClosedRange<Int64> { get } }
+
+/// An HTTP-like status code, 0...999.
+enum StatusCodeBounds: IntegerBounds { static var range: ClosedRange<Int64> { 0...999 } }
