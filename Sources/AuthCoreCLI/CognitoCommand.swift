@@ -166,13 +166,13 @@ enum CognitoCommand {
         }
         let tokens = answer.tokens, status = answer.status
         guard case .signedIn(_, let expiresAt) = status else { throw CommandFailure("signed out") }
-        var object: [String: Any] = ["status": "signedIn", "expiresAt": expiresAt.iso8601]
+        var object: [String: JSONValue] = ["status": "signedIn", "expiresAt": .string(expiresAt.iso8601)]
         if showSecrets {
             object["tokens"] = [
-                "idToken": tokens.idToken, "accessToken": tokens.accessToken, "refreshToken": tokens.refreshToken.map { $0 as Any } ?? NSNull(),
+                "idToken": .string(tokens.idToken), "accessToken": .string(tokens.accessToken), "refreshToken": JSONValue(tokens.refreshToken),
             ]
         }
-        printOut(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+        printOut(try jsonText(.object(object)))
         return 0
     }
 
@@ -244,35 +244,35 @@ enum CognitoCommand {
     }
 
     static func json(_ result: CognitoSignInResult) throws -> String {
-        var object: [String: Any]
+        let object: JSONValue
+        func strings(_ list: [String]) -> JSONValue { .array(list.map(JSONValue.string)) }
         switch result {
         case .signedIn(let tokens):
-            var values: [String: Any] = ["idToken": tokens.idToken, "accessToken": tokens.accessToken, "expiresIn": tokens.expiresIn]
-            values["refreshToken"] = tokens.refreshToken ?? NSNull()
+            let values: JSONValue = [
+                "idToken": .string(tokens.idToken), "accessToken": .string(tokens.accessToken), "expiresIn": .integer(tokens.expiresIn),
+                "refreshToken": JSONValue(tokens.refreshToken),
+            ]
             object = ["status": "signedIn", "tokens": values]
         case .nextStep(let step):
-            var values: [String: Any] = ["type": step.typeName]
+            var values: [String: JSONValue] = ["type": .string(step.typeName)]
             switch step {
-            case .confirmSignInWithCustomChallenge(let parameters): values["additionalInfo"] = parameters
+            case .confirmSignInWithCustomChallenge(let parameters): values["additionalInfo"] = JSONValue(parameters)
             case .confirmSignInWithSMSMFACode(let delivery), .confirmSignInWithOTP(let delivery):
-                values["codeDeliveryDetails"] = [
-                    "deliveryMedium": delivery.medium.map { $0 as Any } ?? NSNull(), "destination": delivery.destination.map { $0 as Any } ?? NSNull(),
-                ]
+                values["codeDeliveryDetails"] = ["deliveryMedium": JSONValue(delivery.medium), "destination": JSONValue(delivery.destination)]
             case .confirmSignInWithNewPassword(let attributes, let required):
-                values["userAttributes"] = attributes
-                values["requiredAttributes"] = required
-            case .continueSignInWithFirstFactorSelection(let factors): values["availableFactors"] = factors.map(\.amplifyName)
+                values["userAttributes"] = JSONValue(attributes)
+                values["requiredAttributes"] = strings(required)
+            case .continueSignInWithFirstFactorSelection(let factors): values["availableFactors"] = strings(factors.map(\.amplifyName))
             case .continueSignInWithMFASelection(let allowed), .continueSignInWithMFASetupSelection(let allowed):
-                values["allowedMFATypes"] = allowed
+                values["allowedMFATypes"] = strings(allowed)
             case .continueSignInWithTOTPSetup(let secret, let username):
-                values["totpSetupDetails"] = ["sharedSecret": secret, "username": username]
-            case .confirmSignInWithWebAuthn(let options): values["credentialRequestOptions"] = options
+                values["totpSetupDetails"] = ["sharedSecret": .string(secret), "username": .string(username)]
+            case .confirmSignInWithWebAuthn(let options): values["credentialRequestOptions"] = .string(options)
             case .confirmSignInWithTOTPCode, .continueSignInWithEmailMFASetup, .confirmSignInWithPassword, .confirmSignUp, .resetPassword: break
             }
-            object = ["status": "nextStep", "nextStep": values]
+            object = ["status": "nextStep", "nextStep": .object(values)]
         }
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        return String(decoding: data, as: UTF8.self)
+        return try jsonText(object)
     }
 }
 

@@ -5,6 +5,8 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import AuthCore
+import Foundation
 
 /// Writes all of `text` to a file descriptor (unbuffered, so stdout and stderr interleave in order).
 func writeAll(_ fd: Int32, _ text: String) {
@@ -66,4 +68,12 @@ func environment(_ name: String) -> String? {
     guard let raw = getenv(name) else { return nil }
     let value = String(cString: raw)
     return value.isEmpty ? nil : value
+}
+
+/// A JSON value as the CLI prints it: compact, keys sorted, `/` escaped (as JSONSerialization wrote
+/// it before; scripts compare these lines).
+func jsonText(_ value: JSONValue) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
 }

@@ -77,9 +77,8 @@ enum IdentityCommand {
         try credentialsFromEnvironment(id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN")
     }
 
-    static func printJSON(_ object: [String: Any]) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        printOut(String(decoding: data, as: UTF8.self))
+    static func printJSON(_ object: [String: JSONValue]) throws {
+        printOut(try jsonText(.object(object)))
     }
 
     /// `--login NAME=@FILE` or `--login NAME=env:VAR`: a login to link, its token never in argv.
@@ -129,7 +128,7 @@ enum IdentityCommand {
             let (id, token) = try await identity.developerToken(
                 identityPoolId: pool, providerName: provider, userIdentifier: user, identityId: link, additionalLogins: logins,
                 tokenDuration: duration, credentials: credentials)
-            try printJSON(["identityId": id, "token": token])
+            try printJSON(["identityId": .string(id), "token": .string(token)])
             return 0
         } catch let error as AuthCoreError {
             throw CommandFailure(error.reason)
@@ -151,8 +150,10 @@ enum IdentityCommand {
             let found = try await identity.lookupDeveloperIdentity(
                 identityPoolId: pool, identityId: parsed.value("--identity-id"), developerUserIdentifier: parsed.value("--user-identifier"),
                 maxResults: maximum, nextToken: parsed.value("--next-token"), credentials: credentials)
-            var object: [String: Any] = ["identityId": found.identityId, "developerUserIdentifiers": found.developerUserIdentifiers]
-            if let next = found.nextToken { object["nextToken"] = next }
+            var object: [String: JSONValue] = [
+                "identityId": .string(found.identityId), "developerUserIdentifiers": .array(found.developerUserIdentifiers.map(JSONValue.string)),
+            ]
+            if let next = found.nextToken { object["nextToken"] = .string(next) }
             try printJSON(object)
             return 0
         } catch let error as AuthCoreError {

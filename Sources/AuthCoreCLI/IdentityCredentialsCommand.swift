@@ -27,7 +27,7 @@ enum IdentityCredentialsCommand {
         let pool = try parsed.required("--identity-pool-id")
         let provider = CognitoIdentityCredentialsProvider(client: client, identityPoolId: pool, store: try store(parsed, pool: pool))
         do {
-            try IdentityCommand.printJSON(["identityId": try await provider.identityId()])
+            try IdentityCommand.printJSON(["identityId": .string(try await provider.identityId())])
             return 0
         } catch let error as AuthCoreError {
             throw CommandFailure(error.reason)
@@ -82,19 +82,18 @@ enum IdentityCredentialsCommand {
             throw CommandFailure(error.reason)
         }
         let secret = credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        let expiration: Any = credentials.expiration?.iso8601 ?? NSNull()
         if format == "credential-process" {
             // The AWS CLI's format: Expiration and SessionToken only when there are some.
-            var object: [String: Any] = ["Version": 1, "AccessKeyId": credentials.accessKeyId, "SecretAccessKey": secret]
-            if let expires = credentials.expiration { object["Expiration"] = expires.iso8601 }
-            if let token = credentials.sessionToken { object["SessionToken"] = token }
+            var object: [String: JSONValue] = ["Version": 1, "AccessKeyId": .string(credentials.accessKeyId), "SecretAccessKey": .string(secret)]
+            if let expires = credentials.expiration { object["Expiration"] = .string(expires.iso8601) }
+            if let token = credentials.sessionToken { object["SessionToken"] = .string(token) }
             try IdentityCommand.printJSON(object)
             return 0
         }
-        var object: [String: Any] = ["accessKeyId": credentials.accessKeyId, "expiration": expiration]
+        var object: [String: JSONValue] = ["accessKeyId": .string(credentials.accessKeyId), "expiration": JSONValue(credentials.expiration?.iso8601)]
         if parsed.has("--show-secrets") {
-            object["secretAccessKey"] = secret
-            object["sessionToken"] = credentials.sessionToken ?? NSNull()
+            object["secretAccessKey"] = .string(secret)
+            object["sessionToken"] = JSONValue(credentials.sessionToken)
         }
         try IdentityCommand.printJSON(object)
         return 0

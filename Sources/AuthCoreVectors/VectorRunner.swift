@@ -1,3 +1,4 @@
+import AuthCore
 import Foundation
 
 /// Reads vector files (vectors.md) and checks every case against AuthCore.

@@ -10,9 +10,9 @@ extension CognitoIdentityProviderAPI {
         username: String, password: SecureBytes, attributes: [String: String] = [:], clientMetadata: [String: String] = [:]
     ) async throws(AuthCoreError) -> (userConfirmed: Bool, delivery: CognitoCodeDelivery?) {
         var body = clientBody(username: username, clientMetadata: clientMetadata)
-        body["Password"] = password.unwipedRequestText
+        body["Password"] = .string(password.unwipedRequestText)
         if !attributes.isEmpty {
-            body["UserAttributes"] = attributes.sorted { $0.key < $1.key }.map { ["Name": $0.key, "Value": $0.value] }
+            body["UserAttributes"] = .array(attributes.sorted { $0.key < $1.key }.map { ["Name": .string($0.key), "Value": .string($0.value)] })
         }
         let answer = try await call("SignUp", body)
         return (try answer.optionalBool("UserConfirmed") ?? false, try codeDelivery(answer))
@@ -21,7 +21,7 @@ extension CognitoIdentityProviderAPI {
     /// `ConfirmSignUp` with the code sent to the user.
     public func confirmSignUp(username: String, code: String, clientMetadata: [String: String] = [:]) async throws(AuthCoreError) {
         var body = clientBody(username: username, clientMetadata: clientMetadata)
-        body["ConfirmationCode"] = code
+        body["ConfirmationCode"] = .string(code)
         _ = try await call("ConfirmSignUp", body)
     }
 
@@ -35,14 +35,14 @@ extension CognitoIdentityProviderAPI {
         username: String, code: String, newPassword: SecureBytes, clientMetadata: [String: String] = [:]
     ) async throws(AuthCoreError) {
         var body = clientBody(username: username, clientMetadata: clientMetadata)
-        body["ConfirmationCode"] = code
-        body["Password"] = newPassword.unwipedRequestText
+        body["ConfirmationCode"] = .string(code)
+        body["Password"] = .string(newPassword.unwipedRequestText)
         _ = try await call("ConfirmForgotPassword", body)
     }
 
     /// `AssociateSoftwareToken` for a signed-in user: the base32 TOTP secret to put in an authenticator.
     public func associateSoftwareToken(accessToken: String) async throws(AuthCoreError) -> String {
-        try await call("AssociateSoftwareToken", ["AccessToken": accessToken]).string("SecretCode")
+        try await call("AssociateSoftwareToken", ["AccessToken": .string(accessToken)]).string("SecretCode")
     }
 
     /// `VerifySoftwareToken` with a code from the authenticator, then (by default) TOTP as the
@@ -52,8 +52,8 @@ extension CognitoIdentityProviderAPI {
     public func verifySoftwareToken(
         accessToken: String, code: String, friendlyDeviceName: String? = nil, makePreferred: Bool = true
     ) async throws(AuthCoreError) {
-        var body: [String: Any] = ["AccessToken": accessToken, "UserCode": code]
-        if let friendlyDeviceName { body["FriendlyDeviceName"] = friendlyDeviceName }
+        var body: [String: JSONValue] = ["AccessToken": .string(accessToken), "UserCode": .string(code)]
+        if let friendlyDeviceName { body["FriendlyDeviceName"] = .string(friendlyDeviceName) }
         let answer = try await call("VerifySoftwareToken", body)
         let status = try answer.optionalString("Status") ?? "SUCCESS"
         guard status == "SUCCESS" else {
@@ -61,12 +61,12 @@ extension CognitoIdentityProviderAPI {
         }
         guard makePreferred else { return }
         _ = try await call(
-            "SetUserMFAPreference", ["AccessToken": accessToken, "SoftwareTokenMfaSettings": ["Enabled": true, "PreferredMfa": true]])
+            "SetUserMFAPreference", ["AccessToken": .string(accessToken), "SoftwareTokenMfaSettings": ["Enabled": true, "PreferredMfa": true]])
     }
 
     /// `GetUser`: the user's name and attributes (the access token is checked by the service).
     public func getUser(accessToken: String) async throws(AuthCoreError) -> (username: String, attributes: [String: String]) {
-        let answer = try await call("GetUser", ["AccessToken": accessToken])
+        let answer = try await call("GetUser", ["AccessToken": .string(accessToken)])
         var attributes: [String: String] = [:]
         for item in try answer.optionalObjectArray("UserAttributes") {
             attributes[try item.string("Name")] = try item.optionalString("Value") ?? ""
@@ -79,9 +79,9 @@ extension CognitoIdentityProviderAPI {
     public func tokensFromRefreshToken(_ refreshToken: String, deviceKey: String? = nil) async throws(AuthCoreError)
         -> CognitoTokens
     {
-        var body: [String: Any] = ["ClientId": configuration.clientId, "RefreshToken": refreshToken]
-        if let secret = configuration.clientSecret { body["ClientSecret"] = secret.unwipedRequestText }
-        if let deviceKey { body["DeviceKey"] = deviceKey }
+        var body: [String: JSONValue] = ["ClientId": .string(configuration.clientId), "RefreshToken": .string(refreshToken)]
+        if let secret = configuration.clientSecret { body["ClientSecret"] = .string(secret.unwipedRequestText) }
+        if let deviceKey { body["DeviceKey"] = .string(deviceKey) }
         let answer = try await call("GetTokensFromRefreshToken", body)
         guard answer.has("AuthenticationResult") else {
             throw AuthCoreError(.malformedResponse, "GetTokensFromRefreshToken answered without AuthenticationResult")
@@ -92,20 +92,20 @@ extension CognitoIdentityProviderAPI {
     /// `GlobalSignOut`: every refresh token of the user stops working, access tokens are refused by
     /// the service's user operations.
     public func globalSignOut(accessToken: String) async throws(AuthCoreError) {
-        _ = try await call("GlobalSignOut", ["AccessToken": accessToken])
+        _ = try await call("GlobalSignOut", ["AccessToken": .string(accessToken)])
     }
 
     /// `RevokeToken`: this refresh token and the access tokens it issued stop working.
     public func revokeToken(_ refreshToken: String) async throws(AuthCoreError) {
-        var body: [String: Any] = ["ClientId": configuration.clientId, "Token": refreshToken]
-        if let secret = configuration.clientSecret { body["ClientSecret"] = secret.unwipedRequestText }
+        var body: [String: JSONValue] = ["ClientId": .string(configuration.clientId), "Token": .string(refreshToken)]
+        if let secret = configuration.clientSecret { body["ClientSecret"] = .string(secret.unwipedRequestText) }
         _ = try await call("RevokeToken", body)
     }
 
-    private func clientBody(username: String, clientMetadata: [String: String]) -> [String: Any] {
-        var body: [String: Any] = ["ClientId": configuration.clientId, "Username": username]
-        if let hash = configuration.secretHash(for: username) { body["SecretHash"] = hash }
-        if !clientMetadata.isEmpty { body["ClientMetadata"] = clientMetadata }
+    private func clientBody(username: String, clientMetadata: [String: String]) -> [String: JSONValue] {
+        var body: [String: JSONValue] = ["ClientId": .string(configuration.clientId), "Username": .string(username)]
+        if let hash = configuration.secretHash(for: username) { body["SecretHash"] = .string(hash) }
+        if !clientMetadata.isEmpty { body["ClientMetadata"] = JSONValue(clientMetadata) }
         return body
     }
 

@@ -28,14 +28,14 @@ public struct CognitoIdentityProviderAPI: Sendable {
     /// answer) are retried only when throttled; challenge answers (a code counts once), sign-up and
     /// reset calls (they send messages), custom and choice-based flows (their triggers may send codes)
     /// never.
-    public static func repeatability(_ operation: String, _ body: [String: Any]) -> RetryPolicy.Repeatability {
+    public static func repeatability(_ operation: String, _ body: [String: JSONValue]) -> RetryPolicy.Repeatability {
         switch operation {
         case "GetUser", "RevokeToken", "GlobalSignOut", "ConfirmDevice":
             return .idempotent
         case "GetTokensFromRefreshToken":
             return .unlessProcessed
         case "InitiateAuth":
-            switch body["AuthFlow"] as? String {
+            switch body["AuthFlow"]?.stringValue {
             case "USER_SRP_AUTH": return .idempotent
             case "USER_PASSWORD_AUTH", "REFRESH_TOKEN_AUTH", "REFRESH_TOKEN": return .unlessProcessed
             default: return .never
@@ -51,13 +51,13 @@ public struct CognitoIdentityProviderAPI: Sendable {
     ///   (`NotAuthorizedException: Incorrect username or password.`),
     ///   `AuthCoreError.Code.malformedResponse` for a body that is not JSON,
     ///   `AuthCoreError.Code.transportFailure`.
-    public func call(_ operation: String, _ body: [String: Any]) async throws(AuthCoreError) -> JSONObject {
+    public func call(_ operation: String, _ body: [String: JSONValue]) async throws(AuthCoreError) -> JSONObject {
         try await retryPolicy.run(Self.repeatability(operation, body), random: random) { () async throws(AuthCoreError) in
             try await callOnce(operation, body)
         }
     }
 
-    private func callOnce(_ operation: String, _ body: [String: Any]) async throws(AuthCoreError) -> JSONObject {
+    private func callOnce(_ operation: String, _ body: [String: JSONValue]) async throws(AuthCoreError) -> JSONObject {
         let request = try HTTPRequest.awsJSON(configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: body,
             allowsInsecureHTTP: configuration.allowInsecureHTTP)
         let response = try await transport.send(request)

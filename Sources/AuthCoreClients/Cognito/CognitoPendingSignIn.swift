@@ -44,14 +44,15 @@ public struct CognitoPendingSignIn: Sendable, CustomStringConvertible, CustomDeb
 
     /// The step as JSON (format version 1), in wiping storage.
     public func encoded() throws(AuthCoreError) -> SecureBytes {
-        var object: [String: Any] = [
-            "version": 1, "region": region, "userPoolId": userPoolId, "clientId": clientId, "typedUsername": typedUsername,
-            "flow": flow.rawValue, "challengeName": state.challengeName.rawValue, "username": state.username, "parameters": state.parameters,
-            "clientMetadata": clientMetadata, "privateValueBitCount": privateValueBitCount,
+        var object: [String: JSONValue] = [
+            "version": 1, "region": .string(region), "userPoolId": .string(userPoolId), "clientId": .string(clientId),
+            "typedUsername": .string(typedUsername), "flow": .string(flow.rawValue), "challengeName": .string(state.challengeName.rawValue),
+            "username": .string(state.username), "parameters": JSONValue(state.parameters), "clientMetadata": JSONValue(clientMetadata),
+            "privateValueBitCount": .integer(privateValueBitCount),
         ]
-        if let session = state.session { object["session"] = session }
-        if let factor = state.selectedFactor { object["selectedFactor"] = factor.rawValue }
-        if let kind = state.mfaSetupKind { object["mfaSetupKind"] = kind }
+        if let session = state.session { object["session"] = .string(session) }
+        if let factor = state.selectedFactor { object["selectedFactor"] = .string(factor.rawValue) }
+        if let kind = state.mfaSetupKind { object["mfaSetupKind"] = .string(kind) }
         return try secretJSON(object)
     }
 

@@ -148,8 +148,10 @@ public actor CognitoSignIn {
                 }
             }
         }
-        var body: [String: Any] = ["AuthFlow": authFlow, "ClientId": configuration.clientId, "AuthParameters": parameters]
-        if !clientMetadata.isEmpty { body["ClientMetadata"] = clientMetadata }
+        var body: [String: JSONValue] = [
+            "AuthFlow": .string(authFlow), "ClientId": .string(configuration.clientId), "AuthParameters": JSONValue(parameters),
+        ]
+        if !clientMetadata.isEmpty { body["ClientMetadata"] = JSONValue(clientMetadata) }
         let response = try await api.call("InitiateAuth", body)
         return try await handle(response, ephemeral: ephemeral)
     }
@@ -245,9 +247,9 @@ public actor CognitoSignIn {
                 return try await startMFASetup(kind: kind, state: state)
             }
             if kind == "SOFTWARE_TOKEN_MFA" {
-                var verify: [String: Any] = ["UserCode": challengeResponse]
-                if let friendlyDeviceName { verify["FriendlyDeviceName"] = friendlyDeviceName }
-                if let session = state.session { verify["Session"] = session }
+                var verify: [String: JSONValue] = ["UserCode": .string(challengeResponse)]
+                if let friendlyDeviceName { verify["FriendlyDeviceName"] = .string(friendlyDeviceName) }
+                if let session = state.session { verify["Session"] = .string(session) }
                 let verified = try await api.call("VerifySoftwareToken", verify)
                 let status = try verified.optionalString("Status") ?? "SUCCESS"
                 guard status == "SUCCESS" else {
@@ -288,7 +290,7 @@ public actor CognitoSignIn {
             parameters["DEVICE_KEY"] = device.deviceKey
         }
         let response = try await api.call(
-            "InitiateAuth", ["AuthFlow": "REFRESH_TOKEN_AUTH", "ClientId": configuration.clientId, "AuthParameters": parameters])
+            "InitiateAuth", ["AuthFlow": "REFRESH_TOKEN_AUTH", "ClientId": .string(configuration.clientId), "AuthParameters": JSONValue(parameters)])
         guard response.has("AuthenticationResult") else {
             throw AuthCoreError(.malformedResponse, "InitiateAuth: a refresh answered without AuthenticationResult")
         }
@@ -358,9 +360,11 @@ public actor CognitoSignIn {
     }
 
     private func respond(_ challenge: CognitoChallengeName, _ responses: [String: String], session: String?) async throws(AuthCoreError) -> JSONObject {
-        var body: [String: Any] = ["ChallengeName": challenge.rawValue, "ClientId": configuration.clientId, "ChallengeResponses": responses]
-        if let session { body["Session"] = session }
-        if !clientMetadata.isEmpty { body["ClientMetadata"] = clientMetadata }
+        var body: [String: JSONValue] = [
+            "ChallengeName": .string(challenge.rawValue), "ClientId": .string(configuration.clientId), "ChallengeResponses": JSONValue(responses),
+        ]
+        if let session { body["Session"] = .string(session) }
+        if !clientMetadata.isEmpty { body["ClientMetadata"] = JSONValue(clientMetadata) }
         return try await api.call("RespondToAuthChallenge", body)
     }
 
@@ -487,12 +491,12 @@ public actor CognitoSignIn {
             return .confirmSignInWithOTP(delivery)
         case .newPasswordRequired:
             var attributes: [String: String] = [:]
-            if let text = parameters["userAttributes"], let map = try decodeEmbeddedJSON(text, parameter: "userAttributes") as? [String: Any] {
-                for (name, value) in map { attributes[name] = value as? String ?? "\(value)" }
+            if let text = parameters["userAttributes"], let map = try decodeEmbeddedJSON(text, parameter: "userAttributes").objectMembers {
+                for (name, value) in map { attributes[name] = Self.text(of: value) }
             }
             var required: [String] = []
-            if let text = parameters["requiredAttributes"], let list = try decodeEmbeddedJSON(text, parameter: "requiredAttributes") as? [Any] {
-                required = list.compactMap { ($0 as? String).map { $0.hasPrefix("userAttributes.") ? String($0.dropFirst(15)) : $0 } }
+            if let text = parameters["requiredAttributes"], case .array(let list) = try decodeEmbeddedJSON(text, parameter: "requiredAttributes") {
+                required = list.compactMap { $0.stringValue.map { $0.hasPrefix("userAttributes.") ? String($0.dropFirst(15)) : $0 } }
             }
             return .confirmSignInWithNewPassword(userAttributes: attributes, requiredAttributes: required)
         case .selectChallenge:
@@ -524,8 +528,8 @@ public actor CognitoSignIn {
         case nil:
             throw AuthCoreError(.invalidParameter, "'\(kind)' is not an MFA type that can be set up (SOFTWARE_TOKEN_MFA or EMAIL_OTP; totp or email)")
         }
-        var body: [String: Any] = [:]
-        if let session = state.session { body["Session"] = session }
+        var body: [String: JSONValue] = [:]
+        if let session = state.session { body["Session"] = .string(session) }
         let associated = try await api.call("AssociateSoftwareToken", body)
         let secret = try associated.string("SecretCode")
         if let session = try associated.optionalString("Session") { pending?.session = session }
@@ -534,10 +538,22 @@ public actor CognitoSignIn {
 
     private func stringList(_ parameters: [String: String], _ name: String) throws(AuthCoreError) -> [String] {
         guard let text = parameters[name] else { return [] }
-        guard let list = try decodeEmbeddedJSON(text, parameter: name) as? [Any] else {
+        guard case .array(let list) = try decodeEmbeddedJSON(text, parameter: name) else {
             throw AuthCoreError(.malformedResponse, "\(name) is not a JSON list")
         }
-        return list.compactMap { $0 as? String }
+        return list.compactMap(\.stringValue)
+    }
+
+    /// An attribute value as text: a string as it is, any other JSON value as it is written.
+    static func text(of value: JSONValue) -> String {
+        switch value {
+        case .string(let text): text
+        case .null: "null"
+        case .bool(let flag): flag ? "true" : "false"
+        case .integer(let number): String(number)
+        case .number(let number): String(number)
+        case .array, .object: (try? ServiceJSON.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        }
     }
 
     // MARK: - Tokens and devices
@@ -547,9 +563,11 @@ public actor CognitoSignIn {
         guard let device = tokens.newDevice, let username = typedUsername else { return }
         guard let generated = try? CognitoDeviceVerifier.generate(deviceGroupKey: device.deviceGroupKey, deviceKey: device.deviceKey, random: random)
         else { return }
-        let body: [String: Any] = [
-            "AccessToken": tokens.accessToken, "DeviceKey": device.deviceKey, "DeviceName": configuration.deviceName,
-            "DeviceSecretVerifierConfig": ["PasswordVerifier": generated.verifier.passwordVerifier, "Salt": generated.verifier.salt],
+        let body: [String: JSONValue] = [
+            "AccessToken": .string(tokens.accessToken), "DeviceKey": .string(device.deviceKey), "DeviceName": .string(configuration.deviceName),
+            "DeviceSecretVerifierConfig": [
+                "PasswordVerifier": .string(generated.verifier.passwordVerifier), "Salt": .string(generated.verifier.salt),
+            ],
         ]
         guard (try? await api.call("ConfirmDevice", body)) != nil else { return }
         await deviceStore.save(

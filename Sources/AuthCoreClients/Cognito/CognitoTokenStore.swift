@@ -37,11 +37,12 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
 
     /// The session's JSON (format version 1), in wiping storage.
     public func encoded() throws(AuthCoreError) -> SecureBytes {
-        var object: [String: Any] = [
-            "version": 1, "region": region, "userPoolId": userPoolId, "clientId": clientId, "username": username,
-            "idToken": tokens.idToken, "accessToken": tokens.accessToken, "expiresAt": expiresAt.iso8601,
+        var object: [String: JSONValue] = [
+            "version": 1, "region": .string(region), "userPoolId": .string(userPoolId), "clientId": .string(clientId),
+            "username": .string(username), "idToken": .string(tokens.idToken), "accessToken": .string(tokens.accessToken),
+            "expiresAt": .string(expiresAt.iso8601),
         ]
-        if let refreshToken = tokens.refreshToken { object["refreshToken"] = refreshToken }
+        if let refreshToken = tokens.refreshToken { object["refreshToken"] = .string(refreshToken) }
         return try secretJSON(object)
     }
 
@@ -170,14 +171,14 @@ public actor FileCognitoDeviceStore: CognitoDeviceStore {
     }
 
     private func write(_ devices: [String: CognitoRememberedDevice]) throws(AuthCoreError) {
-        var entries: [String: Any] = [:]
+        var entries: [String: JSONValue] = [:]
         for (username, device) in devices {
             entries[username] = [
-                "deviceKey": device.deviceKey, "deviceGroupKey": device.deviceGroupKey,
-                "devicePassword": device.devicePassword.withUnsafeBytes { Base64.encode($0) },
+                "deviceKey": .string(device.deviceKey), "deviceGroupKey": .string(device.deviceGroupKey),
+                "devicePassword": .string(device.devicePassword.withUnsafeBytes { Base64.encode($0) }),
             ]
         }
-        try file.write(try secretJSON(["version": 1, "devices": entries]))
+        try file.write(try secretJSON(["version": 1, "devices": .object(entries)]))
     }
 }
 
@@ -189,11 +190,13 @@ func readingStoredInput<T>(_ body: () throws(AuthCoreError) -> T) throws(AuthCor
     }
 }
 
-/// `object` as JSON in wiping storage; Foundation's intermediate buffer is wiped.
-func secretJSON(_ object: [String: Any]) throws(AuthCoreError) -> SecureBytes {
-    guard JSONSerialization.isValidJSONObject(object),
-        var data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-    else { throw AuthCoreError(.malformedRequest, "the store contents cannot be encoded as JSON") }
+/// `object` as JSON in wiping storage; the encoder's output buffer is wiped.
+func secretJSON(_ object: [String: JSONValue]) throws(AuthCoreError) -> SecureBytes {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys]
+    guard var data = try? encoder.encode(JSONValue.object(object)) else {
+        throw AuthCoreError(.malformedRequest, "the store contents cannot be encoded as JSON")
+    }
     let bytes = data.withUnsafeBytes { SecureBytes(copying: $0) }
     data.withUnsafeMutableBytes { wipeSecretMemory($0) }
     return bytes
@@ -201,10 +204,10 @@ func secretJSON(_ object: [String: Any]) throws(AuthCoreError) -> SecureBytes {
 
 /// Parses JSON held in wiping storage without another copy of the bytes.
 func parseSecretJSON(_ bytes: SecureBytes, context: String) throws(AuthCoreError) -> JSONObject {
-    let parsed: [String: Any]? = bytes.withUnsafeBytes { buffer in
+    let parsed: [String: JSONValue]? = bytes.withUnsafeBytes { buffer in
         guard let base = buffer.baseAddress, buffer.count > 0 else { return nil }
         let view = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: buffer.count, deallocator: .none)
-        return try? JSONSerialization.jsonObject(with: view) as? [String: Any]
+        return (try? JSONDecoder().decode(JSONValue.self, from: view))?.objectMembers
     }
     guard let parsed else { throw AuthCoreError(.malformedInput, "\(context): not a JSON object") }
     return JSONObject(parsed, context: context)

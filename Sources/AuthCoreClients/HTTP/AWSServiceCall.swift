@@ -5,7 +5,7 @@ extension HTTPRequest {
     /// A POST to an AWS JSON 1.1 API: `Content-Type: application/x-amz-json-1.1`,
     /// `X-Amz-Target: <target>` (`AWSCognitoIdentityService.GetId`, …), the body as JSON.
     /// Control-plane answers are capped at ``NetworkPolicy/controlPlaneMaximumResponseBytes``.
-    static func awsJSON(_ url: RequestURL, target: String, body: [String: Any], allowsInsecureHTTP: Bool) throws(AuthCoreError) -> HTTPRequest {
+    static func awsJSON(_ url: RequestURL, target: String, body: [String: JSONValue], allowsInsecureHTTP: Bool) throws(AuthCoreError) -> HTTPRequest {
         awsJSON(url, target: target, body: try jsonBody(body), allowsInsecureHTTP: allowsInsecureHTTP)
     }
 

@@ -61,7 +61,7 @@ public actor FileCognitoIdentityStore: CognitoIdentityStore {
 
     public func save(identityId: String, forPool identityPoolId: String) async throws(AuthCoreError) {
         let file = try file(forPool: identityPoolId)
-        try file.write(try secretJSON(["version": 1, "identityPoolId": identityPoolId, "identityId": identityId]))
+        try file.write(try secretJSON(["version": 1, "identityPoolId": .string(identityPoolId), "identityId": .string(identityId)]))
     }
 
     public func removeIdentityId(forPool identityPoolId: String) async throws(AuthCoreError) { try file(forPool: identityPoolId).remove() }

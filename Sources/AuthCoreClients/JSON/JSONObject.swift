@@ -3,12 +3,15 @@ import Foundation
 
 /// A JSON object from a service response, read with typed errors that name the missing or
 /// malformed field (never a crash, never the value of a secret).
-public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    // invariant: `values` holds only JSONSerialization output (immutable Foundation values).
-    let values: [String: Any]
+///
+/// A reader over ``JSONValue`` (decoded by `JSONDecoder`): the dynamic documents (JWT headers and
+/// claims, stored sessions, `amplify_outputs.json`, Cognito user-pool answers); fixed-shape answers
+/// are `Codable` types (``ServiceJSON``).
+public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    let values: [String: JSONValue]
     let context: String
 
-    init(_ values: [String: Any], context: String) {
+    init(_ values: [String: JSONValue], context: String) {
         self.values = values
         self.context = context
     }
@@ -17,11 +20,14 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
     ///
     /// - Throws: `AuthCoreError.Code.malformedResponse` when the body is not a JSON object.
     public init(parsing bytes: [UInt8], context: String) throws(AuthCoreError) {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any] else {
+        guard let members = (try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)))?.objectMembers else {
             throw AuthCoreError(.malformedResponse, "\(context): the response is not a JSON object")
         }
-        self.init(object, context: context)
+        self.init(members, context: context)
     }
+
+    /// The object as a value (to store or print it again).
+    public var value: JSONValue { .object(values) }
 
     /// The context and the key names: values hold tokens, session strings and secret keys.
     public var description: String { "JSONObject(\(context), keys: \(values.keys.sorted().joined(separator: ", ")))" }
@@ -34,12 +40,15 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
     public var keys: [String] { values.keys.sorted() }
 
     /// Whether the key is present (and not null).
-    public func has(_ key: String) -> Bool { values[key] != nil && !(values[key] is NSNull) }
+    public func has(_ key: String) -> Bool {
+        guard let value = values[key] else { return false }
+        return value != .null
+    }
 
     /// A required string.
     public func string(_ key: String) throws(AuthCoreError) -> String {
         guard let value = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): missing \(key)") }
-        guard let text = value as? String else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a string") }
+        guard case .string(let text) = value else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a string") }
         return text
     }
 
@@ -52,10 +61,11 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
     /// A required number (JSON integer or fractional).
     public func number(_ key: String) throws(AuthCoreError) -> Double {
         guard let value = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): missing \(key)") }
-        guard !Self.isBoolean(value) else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a number") }
-        if let number = value as? Int { return Double(number) }
-        if let number = value as? Double { return number }
-        throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a number")
+        switch value {
+        case .integer(let number): return Double(number)
+        case .number(let number): return number
+        default: throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a number")
+        }
     }
 
     /// A required whole number within `range` (`ExpiresIn`, `StatusCode`): a fraction, a number
@@ -63,14 +73,10 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
     public func integer(_ key: String, in range: ClosedRange<Int64>) throws(AuthCoreError) -> Int64 {
         guard let value = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): missing \(key)") }
         let whole: Int64?
-        if Self.isBoolean(value) {
-            whole = nil
-        } else if let number = value as? Int {
-            whole = Int64(exactly: number)
-        } else if let number = value as? Double {
-            whole = Int64(exactly: number)
-        } else {
-            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a number")
+        switch value {
+        case .integer(let number): whole = Int64(exactly: number)
+        case .number(let number): whole = Int64(exactly: number)
+        default: throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a number")
         }
         guard let whole, range.contains(whole) else {
             throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a whole number in \(range.lowerBound)...\(range.upperBound)")
@@ -78,18 +84,11 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
         return whole
     }
 
-    /// Whether a JSONSerialization value is a JSON `true`/`false`. Not `value is Bool`: on Linux the
-    /// numbers 0 and 1 (NSNumber) cast to Bool too. JSON booleans are a native `Bool` there and
-    /// `__NSCFBoolean` on Darwin.
-    static func isBoolean(_ value: Any) -> Bool {
-        type(of: value) == Bool.self || String(describing: type(of: value)) == "__NSCFBoolean"
-    }
-
     /// A required nested object.
     public func object(_ key: String) throws(AuthCoreError) -> JSONObject {
         guard let value = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): missing \(key)") }
-        guard let object = value as? [String: Any] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an object") }
-        return JSONObject(object, context: "\(context).\(key)")
+        guard case .object(let members) = value else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an object") }
+        return JSONObject(members, context: "\(context).\(key)")
     }
 
     /// An optional nested object.
@@ -101,10 +100,10 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
     /// A map of strings (`ChallengeParameters`).
     public func stringMap(_ key: String) throws(AuthCoreError) -> [String: String] {
         guard has(key) else { return [:] }
-        guard let object = values[key] as? [String: Any] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an object") }
+        guard case .object(let members)? = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an object") }
         var map: [String: String] = [:]
-        for (name, value) in object {
-            guard let text = value as? String else {
+        for (name, value) in members {
+            guard case .string(let text) = value else {
                 throw AuthCoreError(.malformedResponse, "\(context): \(key).\(name) is not a string")
             }
             map[name] = text
@@ -115,7 +114,7 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
     /// An optional boolean (absent or null → nil; another type, the numbers 0 and 1 included → error).
     public func optionalBool(_ key: String) throws(AuthCoreError) -> Bool? {
         guard has(key) else { return nil }
-        guard let value = values[key], Self.isBoolean(value), let flag = value as? Bool else {
+        guard case .bool(let flag)? = values[key] else {
             throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a boolean")
         }
         return flag
@@ -124,13 +123,13 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
     /// An optional array of objects (absent or null → empty).
     public func optionalObjectArray(_ key: String) throws(AuthCoreError) -> [JSONObject] {
         guard has(key) else { return [] }
-        guard let array = values[key] as? [Any] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an array") }
+        guard case .array(let array)? = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an array") }
         var objects: [JSONObject] = []
         for (index, item) in array.enumerated() {
-            guard let object = item as? [String: Any] else {
+            guard case .object(let members) = item else {
                 throw AuthCoreError(.malformedResponse, "\(context): \(key)[\(index)] is not an object")
             }
-            objects.append(JSONObject(object, context: "\(context).\(key)[\(index)]"))
+            objects.append(JSONObject(members, context: "\(context).\(key)[\(index)]"))
         }
         return objects
     }
@@ -138,27 +137,25 @@ public struct JSONObject: @unchecked Sendable, CustomStringConvertible, CustomDe
     /// An optional array of strings.
     public func stringArray(_ key: String) throws(AuthCoreError) -> [String] {
         guard has(key) else { return [] }
-        guard let array = values[key] as? [Any] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an array") }
+        guard case .array(let array)? = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an array") }
         var strings: [String] = []
         for (index, item) in array.enumerated() {
-            guard let text = item as? String else { throw AuthCoreError(.malformedResponse, "\(context): \(key)[\(index)] is not a string") }
+            guard case .string(let text) = item else { throw AuthCoreError(.malformedResponse, "\(context): \(key)[\(index)] is not a string") }
             strings.append(text)
         }
         return strings
     }
 }
 
-/// Serialises a request body (string, number, bool, nested maps and arrays).
-func jsonBody(_ object: [String: Any]) throws(AuthCoreError) -> [UInt8] {
-    guard JSONSerialization.isValidJSONObject(object), let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-    else { throw AuthCoreError(.malformedRequest, "request body cannot be encoded as JSON") }
-    return [UInt8](data)
+/// Serialises a request body (``ServiceJSON/encode(_:)``).
+func jsonBody(_ object: [String: JSONValue]) throws(AuthCoreError) -> [UInt8] {
+    try ServiceJSON.encode(JSONValue.object(object))
 }
 
 /// Decodes a JSON-encoded string parameter (Cognito sends lists and maps as JSON strings inside
 /// `ChallengeParameters`).
-func decodeEmbeddedJSON(_ text: String, parameter: String) throws(AuthCoreError) -> Any {
-    guard let value = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]) else {
+func decodeEmbeddedJSON(_ text: String, parameter: String) throws(AuthCoreError) -> JSONValue {
+    guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
         throw AuthCoreError(.malformedResponse, "\(parameter) is not valid JSON")
     }
     return value

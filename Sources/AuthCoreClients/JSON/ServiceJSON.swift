@@ -14,7 +14,7 @@ enum ServiceJSON {
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` when a value cannot be encoded.
     static func encode(_ value: some Encodable) throws(AuthCoreError) -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys]  // as JSONSerialization wrote them: `/` escaped
         do { return [UInt8](try encoder.encode(value)) } catch {
             throw AuthCoreError(.malformedRequest, "request body cannot be encoded as JSON")
         }
