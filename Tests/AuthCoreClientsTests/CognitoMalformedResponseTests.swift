@@ -67,6 +67,14 @@ struct CognitoMalformedResponseTests {
             let error = await signIn([HTTPResponse(status: 200, body: Array(body.utf8))])
             #expect(error?.code == code, "\(body): \(String(describing: error))")
         }
+        // ExpiresIn outside 1...366 days, fractional or of another type: an error naming the field, not its value.
+        for expiresIn in ["1e300", "-5", "1.5", "true", "0", "31622401", "\"3600\"", "null"] {
+            let body = #"{"AuthenticationResult":{"IdToken":"i","AccessToken":"a","ExpiresIn":"# + expiresIn + "}}"
+            let error = await signIn([HTTPResponse(status: 200, body: Array(body.utf8))])
+            #expect(error?.code == .malformedResponse, "\(expiresIn)")
+            #expect(error?.reason.contains("InitiateAuth: AuthenticationResult.ExpiresIn") == true, "\(String(describing: error?.reason))")
+            #expect(error?.reason.contains(expiresIn) == false || expiresIn == "0", "\(String(describing: error?.reason))")
+        }
         // A refusal keeps the service's type and message; one with a non-JSON body still gives a typed error.
         let refused = await signIn([HTTPResponse(status: 400, body: Array(#"{"__type":"NotAuthorizedException","message":"Incorrect username or password."}"#.utf8))])
         #expect(refused?.reason == "NotAuthorizedException: Incorrect username or password.")

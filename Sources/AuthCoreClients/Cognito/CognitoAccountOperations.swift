@@ -82,11 +82,11 @@ extension CognitoIdentityProviderAPI {
         var body: [String: JSONValue] = ["ClientId": .string(configuration.clientId), "RefreshToken": .string(refreshToken)]
         if let secret = configuration.clientSecret { body["ClientSecret"] = .string(secret.unwipedRequestText) }
         if let deviceKey { body["DeviceKey"] = .string(deviceKey) }
-        let answer = try await call("GetTokensFromRefreshToken", body)
-        guard answer.has("AuthenticationResult") else {
+        let answer = try await call("GetTokensFromRefreshToken", body, answer: CognitoIdentityProviderAnswers.Auth.self)
+        guard let result = answer.authenticationResult else {
             throw AuthCoreError(.malformedResponse, "GetTokensFromRefreshToken answered without AuthenticationResult")
         }
-        return try CognitoTokens(authenticationResult: answer.object("AuthenticationResult"))
+        return result.tokens
     }
 
     /// `GlobalSignOut`: every refresh token of the user stops working, access tokens are refused by

@@ -57,12 +57,25 @@ public struct CognitoIdentityProviderAPI: Sendable {
         }
     }
 
-    private func callOnce(_ operation: String, _ body: [String: JSONValue]) async throws(AuthCoreError) -> JSONObject {
+    /// Calls `operation` and decodes its answer as `Answer` (``ServiceJSON``).
+    func call<Answer: Decodable>(_ operation: String, _ body: [String: JSONValue], answer: Answer.Type) async throws(AuthCoreError) -> Answer {
+        let bytes = try await retryPolicy.run(Self.repeatability(operation, body), random: random) { () async throws(AuthCoreError) in
+            try await answerBytes(operation, body)
+        }
+        return try ServiceJSON.decode(Answer.self, from: bytes, context: operation)
+    }
+
+    private func answerBytes(_ operation: String, _ body: [String: JSONValue]) async throws(AuthCoreError) -> [UInt8] {
         let request = try HTTPRequest.awsJSON(configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: body,
             allowsInsecureHTTP: configuration.allowInsecureHTTP)
         let response = try await transport.send(request)
         guard response.isSuccess else { throw response.serviceError() }
-        if response.body.isEmpty { return JSONObject([:], context: operation) }
-        return try JSONObject(parsing: response.body, context: operation)
+        return response.body
+    }
+
+    private func callOnce(_ operation: String, _ body: [String: JSONValue]) async throws(AuthCoreError) -> JSONObject {
+        let bytes = try await answerBytes(operation, body)
+        if bytes.isEmpty { return JSONObject([:], context: operation) }
+        return try JSONObject(parsing: bytes, context: operation)
     }
 }

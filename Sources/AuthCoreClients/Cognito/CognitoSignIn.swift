@@ -152,8 +152,8 @@ public actor CognitoSignIn {
             "AuthFlow": .string(authFlow), "ClientId": .string(configuration.clientId), "AuthParameters": JSONValue(parameters),
         ]
         if !clientMetadata.isEmpty { body["ClientMetadata"] = JSONValue(clientMetadata) }
-        let response = try await api.call("InitiateAuth", body)
-        return try await handle(response, ephemeral: ephemeral)
+        let response = try await api.call("InitiateAuth", body, answer: CognitoIdentityProviderAnswers.Auth.self)
+        return try await handle(response, operation: "InitiateAuth", ephemeral: ephemeral)
     }
 
     /// Answers the current next step.
@@ -250,12 +250,12 @@ public actor CognitoSignIn {
                 var verify: [String: JSONValue] = ["UserCode": .string(challengeResponse)]
                 if let friendlyDeviceName { verify["FriendlyDeviceName"] = .string(friendlyDeviceName) }
                 if let session = state.session { verify["Session"] = .string(session) }
-                let verified = try await api.call("VerifySoftwareToken", verify)
-                let status = try verified.optionalString("Status") ?? "SUCCESS"
+                let verified = try await api.call("VerifySoftwareToken", verify, answer: CognitoIdentityProviderAnswers.VerifySoftwareToken.self)
+                let status = verified.status ?? "SUCCESS"
                 guard status == "SUCCESS" else {
                     throw AuthCoreError(serviceErrorType: "VerifySoftwareToken", message: "status \(status)", httpStatus: 200)
                 }
-                if let session = try verified.optionalString("Session") { state.session = session }
+                if let session = verified.session { state.session = session }
             } else {
                 responses["EMAIL"] = challengeResponse
             }
@@ -266,7 +266,7 @@ public actor CognitoSignIn {
         if let hash = configuration.secretHash(for: state.username) { responses["SECRET_HASH"] = hash }
         if let device = await deviceStore.device(for: typedUsername ?? state.username) { responses["DEVICE_KEY"] = device.deviceKey }
         let response = try await respond(challenge, responses, session: state.session)
-        return try await handle(response, ephemeral: ephemeral)
+        return try await handle(response, operation: "RespondToAuthChallenge", ephemeral: ephemeral)
     }
 
     /// Exchanges a refresh token for fresh tokens (`REFRESH_TOKEN_AUTH`).
@@ -290,11 +290,12 @@ public actor CognitoSignIn {
             parameters["DEVICE_KEY"] = device.deviceKey
         }
         let response = try await api.call(
-            "InitiateAuth", ["AuthFlow": "REFRESH_TOKEN_AUTH", "ClientId": .string(configuration.clientId), "AuthParameters": JSONValue(parameters)])
-        guard response.has("AuthenticationResult") else {
+            "InitiateAuth", ["AuthFlow": "REFRESH_TOKEN_AUTH", "ClientId": .string(configuration.clientId), "AuthParameters": JSONValue(parameters)],
+            answer: CognitoIdentityProviderAnswers.Auth.self)
+        guard let result = response.authenticationResult else {
             throw AuthCoreError(.malformedResponse, "InitiateAuth: a refresh answered without AuthenticationResult")
         }
-        return try CognitoTokens(authenticationResult: response.object("AuthenticationResult"))
+        return result.tokens
     }
 
     // MARK: - Answers
@@ -359,31 +360,40 @@ public actor CognitoSignIn {
         return try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
     }
 
-    private func respond(_ challenge: CognitoChallengeName, _ responses: [String: String], session: String?) async throws(AuthCoreError) -> JSONObject {
+    private func respond(_ challenge: CognitoChallengeName, _ responses: [String: String], session: String?) async throws(AuthCoreError)
+        -> CognitoIdentityProviderAnswers.Auth
+    {
         var body: [String: JSONValue] = [
             "ChallengeName": .string(challenge.rawValue), "ClientId": .string(configuration.clientId), "ChallengeResponses": JSONValue(responses),
         ]
         if let session { body["Session"] = .string(session) }
         if !clientMetadata.isEmpty { body["ClientMetadata"] = JSONValue(clientMetadata) }
-        return try await api.call("RespondToAuthChallenge", body)
+        return try await api.call("RespondToAuthChallenge", body, answer: CognitoIdentityProviderAnswers.Auth.self)
     }
 
     /// Turns a response into tokens, an automatic answer, or a next step.
-    private func handle(_ response: JSONObject, ephemeral: consuming SRPPrivateValue?) async throws(AuthCoreError) -> CognitoSignInResult {
+    private func handle(_ response: CognitoIdentityProviderAnswers.Auth, operation: String, ephemeral: consuming SRPPrivateValue?) async throws(AuthCoreError)
+        -> CognitoSignInResult
+    {
         var response = response
+        var operation = operation
         var ephemeral = ephemeral
         // At most a handful of automatic rounds (PASSWORD_VERIFIER, DEVICE_SRP_AUTH, DEVICE_PASSWORD_VERIFIER).
         for _ in 0..<4 {
-            if response.has("AuthenticationResult") {
-                let tokens = try CognitoTokens(authenticationResult: response.object("AuthenticationResult"))
+            if let result = response.authenticationResult {
+                let tokens = result.tokens
                 pending = nil
                 password = nil
                 await rememberDeviceIfNew(tokens)
                 return .signedIn(tokens)
             }
-            let challenge = CognitoChallengeName(rawValue: try response.string("ChallengeName"))
-            let parameters = try response.stringMap("ChallengeParameters")
-            let session = try response.optionalString("Session")
+            guard let name = response.challengeName else {
+                throw AuthCoreError(.malformedResponse, "\(operation): missing ChallengeName (and no AuthenticationResult)")
+            }
+            let challenge = CognitoChallengeName(rawValue: name)
+            let parameters = response.challengeParameters ?? [:]
+            let session = response.session
+            operation = "RespondToAuthChallenge"
             let username = parameters["USERNAME"] ?? parameters["USER_ID_FOR_SRP"] ?? pending?.username ?? typedUsername ?? ""
             pending = Pending(challengeName: challenge, session: session, username: username, parameters: parameters)
             switch challenge {
@@ -425,7 +435,7 @@ public actor CognitoSignIn {
 
     private func answerPasswordVerifier(
         _ parameters: [String: String], session: String?, ephemeral: consuming SRPPrivateValue, password: SecureBytes
-    ) async throws(AuthCoreError) -> JSONObject {
+    ) async throws(AuthCoreError) -> CognitoIdentityProviderAnswers.Auth {
         let userId = try required(parameters, "USER_ID_FOR_SRP")
         let username = parameters["USERNAME"] ?? userId
         let claim = try claim(
@@ -442,7 +452,7 @@ public actor CognitoSignIn {
     private func answerDeviceVerifier(
         _ parameters: [String: String], session: String?, ephemeral: consuming SRPPrivateValue, device: CognitoRememberedDevice,
         username: String
-    ) async throws(AuthCoreError) -> JSONObject {
+    ) async throws(AuthCoreError) -> CognitoIdentityProviderAnswers.Auth {
         let claim = try claim(
             parameters, realm: device.deviceGroupKey, identity: device.deviceKey, password: device.devicePassword, ephemeral: ephemeral)
         var responses = [
@@ -477,7 +487,9 @@ public actor CognitoSignIn {
 
     // MARK: - Next steps
 
-    private func nextStep(for challenge: CognitoChallengeName, parameters: [String: String], response: JSONObject) throws(AuthCoreError) -> CognitoNextStep {
+    private func nextStep(for challenge: CognitoChallengeName, parameters: [String: String], response: CognitoIdentityProviderAnswers.Auth) throws(AuthCoreError)
+        -> CognitoNextStep
+    {
         let delivery = CognitoCodeDelivery(
             medium: parameters["CODE_DELIVERY_DELIVERY_MEDIUM"], destination: parameters["CODE_DELIVERY_DESTINATION"])
         switch challenge {
@@ -500,7 +512,7 @@ public actor CognitoSignIn {
             }
             return .confirmSignInWithNewPassword(userAttributes: attributes, requiredAttributes: required)
         case .selectChallenge:
-            let available = try response.stringArray("AvailableChallenges").compactMap(CognitoFactor.init(rawValue:))
+            let available = (response.availableChallenges ?? []).compactMap(CognitoFactor.init(rawValue:))
             return .continueSignInWithFirstFactorSelection(availableFactors: available)
         case .selectMFAType:
             return .continueSignInWithMFASelection(allowed: try stringList(parameters, "MFAS_CAN_CHOOSE"))
@@ -530,9 +542,9 @@ public actor CognitoSignIn {
         }
         var body: [String: JSONValue] = [:]
         if let session = state.session { body["Session"] = .string(session) }
-        let associated = try await api.call("AssociateSoftwareToken", body)
-        let secret = try associated.string("SecretCode")
-        if let session = try associated.optionalString("Session") { pending?.session = session }
+        let associated = try await api.call("AssociateSoftwareToken", body, answer: CognitoIdentityProviderAnswers.AssociateSoftwareToken.self)
+        let secret = associated.secretCode
+        if let session = associated.session { pending?.session = session }
         return .nextStep(.continueSignInWithTOTPSetup(sharedSecret: secret, username: state.username))
     }
 

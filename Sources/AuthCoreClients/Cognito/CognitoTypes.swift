@@ -152,20 +152,6 @@ public struct CognitoTokens: Sendable, CustomStringConvertible, CustomDebugStrin
         self.newDevice = newDevice
     }
 
-    /// The tokens of an `AuthenticationResult` (`InitiateAuth`, `RespondToAuthChallenge`,
-    /// `GetTokensFromRefreshToken`); `ExpiresIn` must lie in ``expiresInRange``.
-    init(authenticationResult result: JSONObject) throws(AuthCoreError) {
-        let expires = try result.integer("ExpiresIn", in: CognitoTokens.expiresInRange)
-        var device: (String, String)?
-        if let metadata = try result.optionalObject("NewDeviceMetadata") {
-            device = (try metadata.string("DeviceKey"), try metadata.string("DeviceGroupKey"))
-        }
-        self.init(
-            idToken: try result.string("IdToken"), accessToken: try result.string("AccessToken"),
-            refreshToken: try result.optionalString("RefreshToken"), expiresIn: Int(expires),  // in range: fits Int
-            tokenType: try result.optionalString("TokenType"), newDevice: device)
-    }
-
     public var description: String {
         "CognitoTokens(idToken: <redacted>, accessToken: <redacted>, refreshToken: \(refreshToken == nil ? "none" : "<redacted>"), expiresIn: \(expiresIn))"
     }
