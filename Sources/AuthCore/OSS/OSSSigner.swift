@@ -100,7 +100,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
                             date: dateBytes, securityToken: token, contentHash: UnsafeRawBufferPointer(payload), replacesToken: token != nil),
                         ownsNames: true, payload: "UNSIGNED-PAYLOAD"
                     ) { canonical in
-                        (SHA256.hash(bufferPointer: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
+                        (keys.hash(canonicalRequest: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
                     }
                 }
             }
@@ -209,7 +209,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
             method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: request.headers,
             additional: additional, signer: .none, ownsNames: false, payload: payload
         ) { canonical in
-            (SHA256.hash(bufferPointer: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
+            (keys.hash(canonicalRequest: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
         }
         let signature = keys.signature(date: date, hash: hash).hexLowercased
         let uri = signedURI(path: request.path, parameters: parameters, signatureName: "x-oss-signature", signature: signature)

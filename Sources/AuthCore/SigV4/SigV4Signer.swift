@@ -310,7 +310,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     }
 
     package func signatureOf(canonicalRequest: UnsafeRawBufferPointer, date: AmzDate) -> (hash: Digest, mac: Digest) {
-        let hash = SHA256.hash(bufferPointer: canonicalRequest)
+        let hash = storage.keys.hash(canonicalRequest: canonicalRequest)
         return (hash, storage.keys.signature(date: date, hash: hash))
     }
 

@@ -11,6 +11,16 @@ final class ScopedSigningKeys: Sendable {
     let fingerprint: [UInt8]
     let cache: SigningKeyCache
     let memo = SigningKeyMemo()
+    /// A SHA-256 context reused for the canonical requests of this scope, made at the second
+    /// request: re-initialising a live `EVP_MD_CTX` skips the context set-up of a one-shot
+    /// `EVP_Digest` and one of its two allocations (OpenSSL 3.0). SHA-256's finalisation cleanses
+    /// its block buffer, so the context keeps no request bytes between uses.
+    private let hasher = Locked(ReusableHasher())
+
+    private struct ReusableHasher {
+        var used = false
+        var context: DigestContext?
+    }
 
     init(scheme: SigningScheme, credentials: Credentials, region: String, service: String, cache: SigningKeyCache) {
         self.scheme = scheme
@@ -34,6 +44,28 @@ final class ScopedSigningKeys: Sendable {
         }
         memo.store(day: date.day, entry: entry)
         return entry
+    }
+
+    /// SHA-256 of a canonical request: with the reusable context when it is free, else one-shot (a
+    /// signer used once, or by another thread at this moment).
+    func hash(canonicalRequest: UnsafeRawBufferPointer) -> Digest {
+        let reused = hasher.withLockIfAvailable { hasher -> Digest? in
+            guard hasher.used else {
+                hasher.used = true  // the first request: one-shot, no context kept
+                return nil
+            }
+            let context: DigestContext
+            if let existing = hasher.context {
+                existing.reset(algorithm: .sha256)
+                context = existing
+            } else {
+                context = DigestContext(algorithm: .sha256)
+                hasher.context = context
+            }
+            context.update(canonicalRequest)
+            return context.finalize(count: 32)
+        }
+        return (reused ?? nil) ?? SHA256.hash(bufferPointer: canonicalRequest)
     }
 
     /// HMAC-SHA256 of the string to sign for `date` and the canonical request's `hash`
