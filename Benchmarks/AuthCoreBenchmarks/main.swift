@@ -30,52 +30,36 @@ var baselinePath: String?
 var failAbove: Double?
 var listOnly = false
 var arguments = CommandLine.arguments.dropFirst()
+
+/// Exits with status 2 and `message` (a usage error).
+func usageFailure(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("error: \(message)\n".utf8))
+    exit(2)
+}
+
+/// The value after `option`, taken from `arguments` and read by `parse` (nil: refused with `requirement`).
+func optionValue<T>(_ arguments: inout ArraySlice<String>, _ option: String, _ requirement: String, _ parse: (String) -> T?) -> T {
+    guard let text = arguments.popFirst(), let value = parse(text) else { usageFailure("\(option) needs \(requirement)") }
+    return value
+}
+
 while let argument = arguments.popFirst() {
     switch argument {
     case "--quick": settings.quick = true
-    case "--filter":
-        guard let value = arguments.popFirst() else {
-            FileHandle.standardError.write(Data("error: --filter needs a value\n".utf8))
-            exit(2)
-        }
-        settings.filter = value
-    case "--json":
-        guard let value = arguments.popFirst() else {
-            FileHandle.standardError.write(Data("error: --json needs a value\n".utf8))
-            exit(2)
-        }
-        jsonPath = value
-    case "--profile":
-        guard let value = arguments.popFirst() else {
-            FileHandle.standardError.write(Data("error: --profile needs a benchmark name\n".utf8))
-            exit(2)
-        }
-        profileName = value
+    case "--filter": settings.filter = optionValue(&arguments, argument, "a value") { $0 }
+    case "--json": jsonPath = optionValue(&arguments, argument, "a value") { $0 }
+    case "--profile": profileName = optionValue(&arguments, argument, "a benchmark name") { $0 }
     case "--seconds":
-        guard let value = arguments.popFirst(), let seconds = Int(value), (1...3600).contains(seconds) else {
-            FileHandle.standardError.write(Data("error: --seconds needs a whole number of seconds, 1...3600\n".utf8))
-            exit(2)
-        }
-        profileSeconds = seconds
-    case "--baseline":
-        guard let value = arguments.popFirst() else {
-            FileHandle.standardError.write(Data("error: --baseline needs a JSON file\n".utf8))
-            exit(2)
-        }
-        baselinePath = value
+        profileSeconds = optionValue(&arguments, argument, "a whole number of seconds, 1...3600") { Int($0).flatMap { (1...3600).contains($0) ? $0 : nil } }
+    case "--baseline": baselinePath = optionValue(&arguments, argument, "a JSON file") { $0 }
     case "--fail-above":
-        guard let value = arguments.popFirst(), let ratio = Double(value), ratio.isFinite, ratio >= 1 else {
-            FileHandle.standardError.write(Data("error: --fail-above needs a ratio of at least 1 (e.g. 1.25)\n".utf8))
-            exit(2)
-        }
-        failAbove = ratio
+        failAbove = optionValue(&arguments, argument, "a ratio of at least 1 (e.g. 1.25)") { Double($0).flatMap { $0.isFinite && $0 >= 1 ? $0 : nil } }
     case "--list": listOnly = true
     case "-h", "--help":
         print(help)
         exit(0)
     default:
-        FileHandle.standardError.write(Data("error: unknown option \(argument)\n".utf8))
-        exit(2)
+        usageFailure("unknown option \(argument)")
     }
 }
 

@@ -14,24 +14,11 @@ package enum PercentEncoding {
         }
     }
 
-    /// Appends `bytes` encoded under `set`.
+    /// Appends `bytes` encoded under `set` (to a growing array, or to an ``OutputCursor`` that checks
+    /// its room: at most three bytes each).
     @inline(__always)
-    package static func encode<C: Collection<UInt8>>(_ bytes: C, _ set: EncodeSet, into out: inout [UInt8]) {
+    static func encode<C: Collection<UInt8>, Sink: ByteSink>(_ bytes: C, _ set: EncodeSet, into out: inout Sink) {
         for byte in bytes { append(byte, set, into: &out) }
-    }
-
-    /// Writes `bytes` encoded under `set` (the cursor checks its room: at most three bytes each).
-    @inline(__always)
-    static func encode<C: Collection<UInt8>>(_ bytes: C, _ set: EncodeSet, into out: inout OutputCursor) {
-        for byte in bytes {
-            if set.keeps(byte) {
-                out.writeByte(byte)
-            } else {
-                out.writeByte(UInt8(ascii: "%"))
-                out.writeByte(upperHexDigit(byte >> 4))
-                out.writeByte(upperHexDigit(byte & 0x0F))
-            }
-        }
     }
 
     /// `text` encoded under `set`.
@@ -69,13 +56,13 @@ package enum PercentEncoding {
     }
 
     @inline(__always)
-    private static func append(_ byte: UInt8, _ set: EncodeSet, into out: inout [UInt8]) {
+    private static func append<Sink: ByteSink>(_ byte: UInt8, _ set: EncodeSet, into out: inout Sink) {
         if set.keeps(byte) {
-            out.append(byte)
+            out.appendByte(byte)
         } else {
-            out.append(UInt8(ascii: "%"))
-            out.append(upperHexDigit(byte >> 4))
-            out.append(upperHexDigit(byte & 0x0F))
+            out.appendByte(UInt8(ascii: "%"))
+            out.appendByte(upperHexDigit(byte >> 4))
+            out.appendByte(upperHexDigit(byte & 0x0F))
         }
     }
 
@@ -107,4 +94,17 @@ package enum PercentEncoding {
     package static func decoded(_ text: some StringProtocol) -> String? {
         String(validating: decode(Array(text.utf8)), as: UTF8.self)
     }
+}
+
+/// Where canonical bytes are written: a growing array, or a checked ``OutputCursor``.
+protocol ByteSink {
+    mutating func appendByte(_ byte: UInt8)
+}
+
+extension Array: ByteSink where Element == UInt8 {
+    @inline(__always) mutating func appendByte(_ byte: UInt8) { append(byte) }
+}
+
+extension OutputCursor: ByteSink {
+    @inline(__always) mutating func appendByte(_ byte: UInt8) { writeByte(byte) }
 }
