@@ -20,6 +20,9 @@ struct BenchmarkCase {
     /// Report the peak-RSS growth over the measurement (VmHWM after minus before, the high-water
     /// mark reset first through /proc/self/clear_refs).
     var measuresPeakRSS: Bool = false
+    /// Another engine row this one is sampled alternately with and reported against (its paired
+    /// ratio: `oss.v4.sign.get` and `sigv4.presign` against `sigv4.sign.get`).
+    var pairedWith: String? = nil
     let body: (Int) -> Void
 }
 
@@ -41,6 +44,8 @@ struct BenchmarkResult {
     /// measured back to back, so a burst of machine noise lands on both halves of a pair; the median
     /// of these paired ratios moves far less from run to run than the ratio of the two medians.
     var pairedRatio: Double?
+    /// The row ``pairedRatio`` is against, for a row other than a C twin (``BenchmarkCase/pairedWith``).
+    var pairedWith: String?
 
     var json: [String: Any] {
         var object: [String: Any] = [
@@ -58,6 +63,7 @@ struct BenchmarkResult {
         if let peakRSSGrowthBytes { object["peak_rss_growth_bytes"] = peakRSSGrowthBytes }
         if let allocations { object["allocations"] = (allocations * 100).rounded() / 100 }
         if let pairedRatio { object["paired_ratio"] = (pairedRatio * 1000).rounded() / 1000 }
+        if let pairedWith { object["paired_with"] = pairedWith }
         if !note.isEmpty { object["note"] = note }
         return object
     }
@@ -163,7 +169,11 @@ func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [Bench
             result.peakRSSGrowthBytes = after - before
         }
         result.allocations = allocationsPerIteration(benchmark, iterations: inner[index])
-        if benchmark.name.hasPrefix("c."), let engine = group.firstIndex(where: { !$0.name.hasPrefix("c.") }) {
+        if let partner = benchmark.pairedWith, let other = group.firstIndex(where: { $0.name == partner }) {
+            let ratios = zip(samples[index], samples[other]).map { $0 / $1 }.sorted()
+            result.pairedRatio = ratios[ratios.count / 2]
+            result.pairedWith = partner
+        } else if benchmark.name.hasPrefix("c."), let engine = group.firstIndex(where: { !$0.name.hasPrefix("c.") }) {
             let ratios = zip(samples[engine], samples[index]).map { $0 / $1 }.sorted()
             result.pairedRatio = ratios[ratios.count / 2]
         }
@@ -261,7 +271,9 @@ func renderTable(_ results: [BenchmarkResult]) -> String {
     let byName = Dictionary(results.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     for result in results {
         var ratio = ""
-        if result.name.hasPrefix("c.") || result.name.hasPrefix("py.") {
+        if let partner = result.pairedWith, let paired = result.pairedRatio {
+            ratio = "/ \(partner) " + String(format: "%.2f", paired)
+        } else if result.name.hasPrefix("c.") || result.name.hasPrefix("py.") {
             let engineName = String(result.name.drop(while: { $0 != "." }).dropFirst())
             if let engine = byName[engineName] {
                 let r = result.pairedRatio ?? engine.median / result.median

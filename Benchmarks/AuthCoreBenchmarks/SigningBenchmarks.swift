@@ -78,7 +78,7 @@ func signingBenchmarks() -> [BenchmarkCase] {
         BenchmarkCase(name: "sigv4.sign.put.1KiB", bytesPerIteration: 1024, note: "S3 PUT, 1 KiB body hashed") { n in
             for _ in 0..<n { blackHole(try? signer.sign(put, at: time)) }
         },
-        BenchmarkCase(name: "sigv4.presign", note: "presigned S3 GET, 1 hour") { n in
+        BenchmarkCase(name: "sigv4.presign", note: "presigned S3 GET, 1 hour", pairedWith: "sigv4.sign.get") { n in
             for _ in 0..<n { blackHole(try? signer.presign(presign, at: time, expires: 3600)) }
         },
         BenchmarkCase(name: "sigv4.payload.1MiB", bytesPerIteration: 1 << 20, note: "PUT signing with a 1 MiB body") { n in
@@ -89,7 +89,7 @@ func signingBenchmarks() -> [BenchmarkCase] {
                       measuresPeakRSS: true) { n in
             for _ in 0..<n { blackHole(chunkedUpload(signer: signer, time: time, total: 64 << 20, chunkSize: 64 << 10)) }
         },
-        BenchmarkCase(name: "oss.v4.sign.get", note: "OSS4-HMAC-SHA256 header signature") { n in
+        BenchmarkCase(name: "oss.v4.sign.get", note: "OSS4-HMAC-SHA256 header signature", pairedWith: "sigv4.sign.get") { n in
             for _ in 0..<n { blackHole(try? oss.sign(ossGet, at: time)) }
         },
     ]

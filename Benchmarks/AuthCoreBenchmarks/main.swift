@@ -100,10 +100,12 @@ if selected.isEmpty {
     exit(2)
 }
 
-// Group each engine row with its C twin (same base name), keeping the declaration order.
+// Group each engine row with its C twin (same base name) and the rows paired with it, keeping the
+// declaration order (the partner must come first: `--filter` keeps a paired row only with it).
 var groups: [[BenchmarkCase]] = []
 for benchmark in selected {
-    if let index = groups.firstIndex(where: { baseName($0[0].name) == baseName(benchmark.name) }) {
+    let key = benchmark.pairedWith ?? baseName(benchmark.name)  // a paired row joins its partner's group
+    if let index = groups.firstIndex(where: { baseName($0[0].name) == key }) {
         groups[index].append(benchmark)
     } else {
         groups.append([benchmark])

@@ -106,8 +106,10 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
             }
             let mac = keys.signature(date: date, hash: hash)
             let authorization = v4Authorization(date: date, mac: mac, additional: additional)
-            var headers = [HTTPHeader("x-oss-date", date.string), HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD")]
-            headers.reserveCapacity(4)
+            var headers: [HTTPHeader] = []
+            headers.reserveCapacity(token == nil ? 3 : 4)  // one allocation
+            headers.append(HTTPHeader("x-oss-date", date.string))
+            headers.append(HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD"))
             if let token { headers.append(HTTPHeader("x-oss-security-token", token)) }
             headers.append(HTTPHeader("Authorization", authorization))
             return OSSSignature(

@@ -145,8 +145,9 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         if token == nil && !addsHash {
             headers = [HTTPHeader("X-Amz-Date", date.string), HTTPHeader("Authorization", authorization)]  // one allocation
         } else {
-            var list = [HTTPHeader("X-Amz-Date", date.string)]
-            list.reserveCapacity(4)
+            var list: [HTTPHeader] = []
+            list.reserveCapacity(4)  // one allocation
+            list.append(HTTPHeader("X-Amz-Date", date.string))
             if let token { list.append(HTTPHeader("X-Amz-Security-Token", token)) }
             if addsHash { list.append(HTTPHeader("X-Amz-Content-SHA256", payloadHash.string)) }
             list.append(HTTPHeader("Authorization", authorization))
