@@ -55,6 +55,7 @@ docs: build
 	for module in $(DOC_MODULES); do \
 	  mkdir -p .build/symbol-graphs/$$module; \
 	  $(SWIFT) symbolgraph-extract -module-name $$module -I .build/debug/Modules -I Sources/CAuthCoreGMP -I Sources/CAuthCoreLibCrypto \
+	    -Xcc -fmodule-map-file=.build/debug/CAuthCoreBigNum.build/module.modulemap -I Sources/CAuthCoreBigNum/include \
 	    -target $$(uname -m)-unknown-linux-gnu -minimum-access-level public -output-dir .build/symbol-graphs/$$module; \
 	  $(DOCC) convert Sources/$$module/$$module.docc --fallback-display-name $$module --fallback-bundle-identifier org.authcore.$$module \
 	    --additional-symbol-graph-dir .build/symbol-graphs/$$module --output-path .build/docs/$$module.doccarchive --warnings-as-errors \

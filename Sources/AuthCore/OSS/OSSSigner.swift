@@ -65,9 +65,12 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
     /// Signs a request for the `Authorization` header at `time`.
     ///
-    /// - Parameter keepingCanonicalRequest: V4: keep the canonical request in the result
-    ///   (``OSSSignature/canonicalRequest``), for debugging and test vectors. Off by default: it is
-    ///   built on the stack and only its hash kept.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - time: the signing time.
+    ///   - keepingCanonicalRequest: V4: keep the canonical request in the result
+    ///     (``OSSSignature/canonicalRequest``), for debugging and test vectors. Off by default: it is
+    ///     built on the stack and only its hash kept.
     public func sign(_ request: OSSRequest, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
         -> OSSSignature
     {
@@ -153,7 +156,11 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an expiry outside 1...604800 (V4's limit;
     ///   V1 accepts up to 10 years); ``AuthCoreError/Code/expired`` when the URL would outlive the
     ///   credentials.
-    /// - Parameter keepingCanonicalRequest: V4: keep the canonical request in the result.
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - time: the signing time.
+    ///   - expires: the lifetime in seconds.
+    ///   - keepingCanonicalRequest: V4: keep the canonical request in the result.
     public func presign(_ request: OSSRequest, at time: Timestamp, expires: Int, keepingCanonicalRequest: Bool = false)
         throws(AuthCoreError) -> OSSSignature
     {

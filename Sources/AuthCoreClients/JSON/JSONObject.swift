@@ -4,9 +4,9 @@ import Foundation
 /// A JSON object from a service response, read with typed errors that name the missing or
 /// malformed field (never a crash, never the value of a secret).
 ///
-/// A reader over ``JSONValue`` (decoded by `JSONDecoder`): the dynamic documents (JWT headers and
+/// A reader over `JSONValue` (decoded by `JSONDecoder`): the dynamic documents (JWT headers and
 /// claims, stored sessions, `amplify_outputs.json`, Cognito user-pool answers); fixed-shape answers
-/// are `Codable` types (``ServiceJSON``).
+/// are `Codable` types (`ServiceJSON`).
 public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     let values: [String: JSONValue]
     let context: String
