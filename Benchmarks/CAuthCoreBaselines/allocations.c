@@ -3,11 +3,21 @@
  * The executable defines malloc, calloc, realloc, posix_memalign, aligned_alloc and memalign, which
  * the dynamic linker then binds for every library in the process (ELF symbol interposition), and
  * forwards them to glibc's own entry points (__libc_malloc and friends). Each call bumps a counter
- * while counting is switched on; free is not interposed. Linux/glibc only: elsewhere the counter
- * reports nothing (c_authcore_allocations_supported() is 0). Only authcore-bench links this file. */
+ * while counting is switched on; free is not interposed. Linux/glibc only, and not in a sanitizer
+ * build (the sanitizers own malloc): elsewhere the counter reports nothing
+ * (c_authcore_allocations_supported() is 0). Only authcore-bench links this file. */
 #include "CAuthCoreBaselines.h"
 
-#if defined(__linux__) && defined(__GLIBC__)
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define C_AUTHCORE_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define C_AUTHCORE_SANITIZED 1
+#endif
+
+#if defined(__linux__) && defined(__GLIBC__) && !defined(C_AUTHCORE_SANITIZED)
 #include <errno.h>
 #include <stdatomic.h>
 #include <stddef.h>
