@@ -9,40 +9,42 @@ extension CognitoIdentityProviderAPI {
     public func signUp(
         username: String, password: SecureBytes, attributes: [String: String] = [:], clientMetadata: [String: String] = [:]
     ) async throws(AuthCoreError) -> (userConfirmed: Bool, delivery: CognitoCodeDelivery?) {
-        var body = clientBody(username: username, clientMetadata: clientMetadata)
-        body["Password"] = .string(password.unwipedRequestText)
+        var request = user(username, clientMetadata: clientMetadata)
+        request.password = password.unwipedRequestText
         if !attributes.isEmpty {
-            body["UserAttributes"] = .array(attributes.sorted { $0.key < $1.key }.map { ["Name": .string($0.key), "Value": .string($0.value)] })
+            request.userAttributes = attributes.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) }
         }
-        let answer = try await call("SignUp", body)
-        return (try answer.optionalBool("UserConfirmed") ?? false, try codeDelivery(answer))
+        let answer = try await call("SignUp", request, answer: CognitoIdentityProviderAnswers.SignUp.self)
+        return (answer.userConfirmed ?? false, answer.codeDeliveryDetails?.delivery)
     }
 
     /// `ConfirmSignUp` with the code sent to the user.
     public func confirmSignUp(username: String, code: String, clientMetadata: [String: String] = [:]) async throws(AuthCoreError) {
-        var body = clientBody(username: username, clientMetadata: clientMetadata)
-        body["ConfirmationCode"] = .string(code)
-        _ = try await call("ConfirmSignUp", body)
+        var request = user(username, clientMetadata: clientMetadata)
+        request.confirmationCode = code
+        _ = try await call("ConfirmSignUp", request, answer: CognitoIdentityProviderAnswers.Empty.self)
     }
 
     /// `ForgotPassword`: sends a reset code; returns where it went.
     public func forgotPassword(username: String, clientMetadata: [String: String] = [:]) async throws(AuthCoreError) -> CognitoCodeDelivery? {
-        try codeDelivery(try await call("ForgotPassword", clientBody(username: username, clientMetadata: clientMetadata)))
+        try await call("ForgotPassword", user(username, clientMetadata: clientMetadata), answer: CognitoIdentityProviderAnswers.ForgotPassword.self)
+            .codeDeliveryDetails?.delivery
     }
 
     /// `ConfirmForgotPassword`: sets `newPassword` with the reset code.
     public func confirmForgotPassword(
         username: String, code: String, newPassword: SecureBytes, clientMetadata: [String: String] = [:]
     ) async throws(AuthCoreError) {
-        var body = clientBody(username: username, clientMetadata: clientMetadata)
-        body["ConfirmationCode"] = .string(code)
-        body["Password"] = .string(newPassword.unwipedRequestText)
-        _ = try await call("ConfirmForgotPassword", body)
+        var request = user(username, clientMetadata: clientMetadata)
+        request.confirmationCode = code
+        request.password = newPassword.unwipedRequestText
+        _ = try await call("ConfirmForgotPassword", request, answer: CognitoIdentityProviderAnswers.Empty.self)
     }
 
     /// `AssociateSoftwareToken` for a signed-in user: the base32 TOTP secret to put in an authenticator.
     public func associateSoftwareToken(accessToken: String) async throws(AuthCoreError) -> String {
-        try await call("AssociateSoftwareToken", ["AccessToken": .string(accessToken)]).string("SecretCode")
+        try await call("AssociateSoftwareToken", CognitoIdentityProviderRequests.AssociateSoftwareToken(accessToken: accessToken), answer: CognitoIdentityProviderAnswers.AssociateSoftwareToken.self)
+            .secretCode
     }
 
     /// `VerifySoftwareToken` with a code from the authenticator, then (by default) TOTP as the
@@ -52,26 +54,22 @@ extension CognitoIdentityProviderAPI {
     public func verifySoftwareToken(
         accessToken: String, code: String, friendlyDeviceName: String? = nil, makePreferred: Bool = true
     ) async throws(AuthCoreError) {
-        var body: [String: JSONValue] = ["AccessToken": .string(accessToken), "UserCode": .string(code)]
-        if let friendlyDeviceName { body["FriendlyDeviceName"] = .string(friendlyDeviceName) }
-        let answer = try await call("VerifySoftwareToken", body)
-        let status = try answer.optionalString("Status") ?? "SUCCESS"
+        let request = CognitoIdentityProviderRequests.VerifySoftwareToken(accessToken: accessToken, userCode: code, friendlyDeviceName: friendlyDeviceName)
+        let status = try await call("VerifySoftwareToken", request, answer: CognitoIdentityProviderAnswers.VerifySoftwareToken.self).status ?? "SUCCESS"
         guard status == "SUCCESS" else {
             throw AuthCoreError(serviceErrorType: "VerifySoftwareToken", message: "status \(status)", httpStatus: 200)
         }
         guard makePreferred else { return }
-        _ = try await call(
-            "SetUserMFAPreference", ["AccessToken": .string(accessToken), "SoftwareTokenMfaSettings": ["Enabled": true, "PreferredMfa": true]])
+        let preference = CognitoIdentityProviderRequests.SetUserMFAPreference(accessToken: accessToken, softwareTokenMfaSettings: .init(enabled: true, preferredMfa: true))
+        _ = try await call("SetUserMFAPreference", preference, answer: CognitoIdentityProviderAnswers.Empty.self)
     }
 
     /// `GetUser`: the user's name and attributes (the access token is checked by the service).
     public func getUser(accessToken: String) async throws(AuthCoreError) -> (username: String, attributes: [String: String]) {
-        let answer = try await call("GetUser", ["AccessToken": .string(accessToken)])
+        let answer = try await call("GetUser", CognitoIdentityProviderRequests.AccessToken(accessToken: accessToken), answer: CognitoIdentityProviderAnswers.GetUser.self)
         var attributes: [String: String] = [:]
-        for item in try answer.optionalObjectArray("UserAttributes") {
-            attributes[try item.string("Name")] = try item.optionalString("Value") ?? ""
-        }
-        return (try answer.string("Username"), attributes)
+        for item in answer.userAttributes ?? [] { attributes[item.name] = item.value ?? "" }
+        return (answer.username, attributes)
     }
 
     /// `GetTokensFromRefreshToken`: fresh tokens, and a new refresh token when the client rotates them
@@ -79,10 +77,10 @@ extension CognitoIdentityProviderAPI {
     public func tokensFromRefreshToken(_ refreshToken: String, deviceKey: String? = nil) async throws(AuthCoreError)
         -> CognitoTokens
     {
-        var body: [String: JSONValue] = ["ClientId": .string(configuration.clientId), "RefreshToken": .string(refreshToken)]
-        if let secret = configuration.clientSecret { body["ClientSecret"] = .string(secret.unwipedRequestText) }
-        if let deviceKey { body["DeviceKey"] = .string(deviceKey) }
-        let answer = try await call("GetTokensFromRefreshToken", body, answer: CognitoIdentityProviderAnswers.Auth.self)
+        let request = CognitoIdentityProviderRequests.GetTokensFromRefreshToken(
+            clientId: configuration.clientId, refreshToken: refreshToken, clientSecret: configuration.clientSecret?.unwipedRequestText,
+            deviceKey: deviceKey)
+        let answer = try await call("GetTokensFromRefreshToken", request, answer: CognitoIdentityProviderAnswers.Auth.self)
         guard let result = answer.authenticationResult else {
             throw AuthCoreError(.malformedResponse, "GetTokensFromRefreshToken answered without AuthenticationResult")
         }
@@ -92,25 +90,20 @@ extension CognitoIdentityProviderAPI {
     /// `GlobalSignOut`: every refresh token of the user stops working, access tokens are refused by
     /// the service's user operations.
     public func globalSignOut(accessToken: String) async throws(AuthCoreError) {
-        _ = try await call("GlobalSignOut", ["AccessToken": .string(accessToken)])
+        _ = try await call("GlobalSignOut", CognitoIdentityProviderRequests.AccessToken(accessToken: accessToken), answer: CognitoIdentityProviderAnswers.Empty.self)
     }
 
     /// `RevokeToken`: this refresh token and the access tokens it issued stop working.
     public func revokeToken(_ refreshToken: String) async throws(AuthCoreError) {
-        var body: [String: JSONValue] = ["ClientId": .string(configuration.clientId), "Token": .string(refreshToken)]
-        if let secret = configuration.clientSecret { body["ClientSecret"] = .string(secret.unwipedRequestText) }
-        _ = try await call("RevokeToken", body)
+        let request = CognitoIdentityProviderRequests.RevokeToken(
+            clientId: configuration.clientId, token: refreshToken, clientSecret: configuration.clientSecret?.unwipedRequestText)
+        _ = try await call("RevokeToken", request, answer: CognitoIdentityProviderAnswers.Empty.self)
     }
 
-    private func clientBody(username: String, clientMetadata: [String: String]) -> [String: JSONValue] {
-        var body: [String: JSONValue] = ["ClientId": .string(configuration.clientId), "Username": .string(username)]
-        if let hash = configuration.secretHash(for: username) { body["SecretHash"] = .string(hash) }
-        if !clientMetadata.isEmpty { body["ClientMetadata"] = JSONValue(clientMetadata) }
-        return body
-    }
-
-    private func codeDelivery(_ answer: JSONObject) throws(AuthCoreError) -> CognitoCodeDelivery? {
-        guard let details = try answer.optionalObject("CodeDeliveryDetails") else { return nil }
-        return CognitoCodeDelivery(medium: try details.optionalString("DeliveryMedium"), destination: try details.optionalString("Destination"))
+    /// A request about `username` from this client, with `SecretHash` when the client has a secret.
+    private func user(_ username: String, clientMetadata: [String: String]) -> CognitoIdentityProviderRequests.UserOfClient {
+        CognitoIdentityProviderRequests.UserOfClient(
+            clientId: configuration.clientId, username: username, secretHash: configuration.secretHash(for: username),
+            clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata)
     }
 }

@@ -29,13 +29,18 @@ public struct CognitoIdentityProviderAPI: Sendable {
     /// reset calls (they send messages), custom and choice-based flows (their triggers may send codes)
     /// never.
     public static func repeatability(_ operation: String, _ body: [String: JSONValue]) -> RetryPolicy.Repeatability {
+        repeatability(operation, authFlow: body["AuthFlow"]?.stringValue)
+    }
+
+    /// ``repeatability(_:_:)`` for an operation and, for `InitiateAuth`, its flow.
+    static func repeatability(_ operation: String, authFlow: String?) -> RetryPolicy.Repeatability {
         switch operation {
         case "GetUser", "RevokeToken", "GlobalSignOut", "ConfirmDevice":
             return .idempotent
         case "GetTokensFromRefreshToken":
             return .unlessProcessed
         case "InitiateAuth":
-            switch body["AuthFlow"]?.stringValue {
+            switch authFlow {
             case "USER_SRP_AUTH": return .idempotent
             case "USER_PASSWORD_AUTH", "REFRESH_TOKEN_AUTH", "REFRESH_TOKEN": return .unlessProcessed
             default: return .never
@@ -57,16 +62,21 @@ public struct CognitoIdentityProviderAPI: Sendable {
         }
     }
 
-    /// Calls `operation` and decodes its answer as `Answer` (``ServiceJSON``).
-    func call<Answer: Decodable>(_ operation: String, _ body: [String: JSONValue], answer: Answer.Type) async throws(AuthCoreError) -> Answer {
-        let bytes = try await retryPolicy.run(Self.repeatability(operation, body), random: random) { () async throws(AuthCoreError) in
-            try await answerBytes(operation, body)
+    /// Calls `operation` with a typed request and decodes its answer as `Answer` (``ServiceJSON``);
+    /// `authFlow` names an `InitiateAuth` flow for ``repeatability(_:_:)``.
+    func call<Answer: Decodable>(
+        _ operation: String, _ request: some Encodable, authFlow: String? = nil, answer: Answer.Type
+    ) async throws(AuthCoreError) -> Answer {
+        let body = try ServiceJSON.encode(request)
+        let bytes = try await retryPolicy.run(Self.repeatability(operation, authFlow: authFlow), random: random) {
+            () async throws(AuthCoreError) in try await answerBytes(operation, body)
         }
         return try ServiceJSON.decode(Answer.self, from: bytes, context: operation)
     }
 
-    private func answerBytes(_ operation: String, _ body: [String: JSONValue]) async throws(AuthCoreError) -> [UInt8] {
-        let request = try HTTPRequest.awsJSON(configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: body,
+    private func answerBytes(_ operation: String, _ body: [UInt8]) async throws(AuthCoreError) -> [UInt8] {
+        let request = HTTPRequest.awsJSON(
+            configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: body,
             allowsInsecureHTTP: configuration.allowInsecureHTTP)
         let response = try await transport.send(request)
         guard response.isSuccess else { throw response.serviceError() }
@@ -74,7 +84,7 @@ public struct CognitoIdentityProviderAPI: Sendable {
     }
 
     private func callOnce(_ operation: String, _ body: [String: JSONValue]) async throws(AuthCoreError) -> JSONObject {
-        let bytes = try await answerBytes(operation, body)
+        let bytes = try await answerBytes(operation, try ServiceJSON.encode(JSONValue.object(body)))
         if bytes.isEmpty { return JSONObject([:], context: operation) }
         return try JSONObject(parsing: bytes, context: operation)
     }

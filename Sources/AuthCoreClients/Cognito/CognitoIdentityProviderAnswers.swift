@@ -58,4 +58,41 @@ enum CognitoIdentityProviderAnswers {
         let session: String?
         enum CodingKeys: String, CodingKey { case status = "Status", session = "Session" }
     }
+
+    /// `SignUp`.
+    struct SignUp: Decodable {
+        let userConfirmed: Bool?
+        let codeDeliveryDetails: CodeDeliveryDetails?
+        enum CodingKeys: String, CodingKey { case userConfirmed = "UserConfirmed", codeDeliveryDetails = "CodeDeliveryDetails" }
+    }
+
+    /// `ForgotPassword`.
+    struct ForgotPassword: Decodable {
+        let codeDeliveryDetails: CodeDeliveryDetails?
+        enum CodingKeys: String, CodingKey { case codeDeliveryDetails = "CodeDeliveryDetails" }
+    }
+
+    /// Where a code was sent.
+    struct CodeDeliveryDetails: Decodable {
+        let deliveryMedium: String?
+        let destination: String?
+        enum CodingKeys: String, CodingKey { case deliveryMedium = "DeliveryMedium", destination = "Destination" }
+
+        var delivery: CognitoCodeDelivery { CognitoCodeDelivery(medium: deliveryMedium, destination: destination) }
+    }
+
+    /// `GetUser`.
+    struct GetUser: Decodable {
+        struct Attribute: Decodable {
+            let name: String
+            let value: String?
+            enum CodingKeys: String, CodingKey { case name = "Name", value = "Value" }
+        }
+        let username: String
+        let userAttributes: [Attribute]?
+        enum CodingKeys: String, CodingKey { case username = "Username", userAttributes = "UserAttributes" }
+    }
+
+    /// An answer whose fields are not used.
+    struct Empty: Decodable {}
 }

@@ -148,11 +148,10 @@ public actor CognitoSignIn {
                 }
             }
         }
-        var body: [String: JSONValue] = [
-            "AuthFlow": .string(authFlow), "ClientId": .string(configuration.clientId), "AuthParameters": JSONValue(parameters),
-        ]
-        if !clientMetadata.isEmpty { body["ClientMetadata"] = JSONValue(clientMetadata) }
-        let response = try await api.call("InitiateAuth", body, answer: CognitoIdentityProviderAnswers.Auth.self)
+        let request = CognitoIdentityProviderRequests.InitiateAuth(
+            authFlow: authFlow, clientId: configuration.clientId, authParameters: parameters,
+            clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata)
+        let response = try await api.call("InitiateAuth", request, authFlow: authFlow, answer: CognitoIdentityProviderAnswers.Auth.self)
         return try await handle(response, operation: "InitiateAuth", ephemeral: ephemeral)
     }
 
@@ -247,9 +246,8 @@ public actor CognitoSignIn {
                 return try await startMFASetup(kind: kind, state: state)
             }
             if kind == "SOFTWARE_TOKEN_MFA" {
-                var verify: [String: JSONValue] = ["UserCode": .string(challengeResponse)]
-                if let friendlyDeviceName { verify["FriendlyDeviceName"] = .string(friendlyDeviceName) }
-                if let session = state.session { verify["Session"] = .string(session) }
+                let verify = CognitoIdentityProviderRequests.VerifySoftwareToken(
+                    session: state.session, userCode: challengeResponse, friendlyDeviceName: friendlyDeviceName)
                 let verified = try await api.call("VerifySoftwareToken", verify, answer: CognitoIdentityProviderAnswers.VerifySoftwareToken.self)
                 let status = verified.status ?? "SUCCESS"
                 guard status == "SUCCESS" else {
@@ -289,9 +287,9 @@ public actor CognitoSignIn {
         } else if let username, let device = await deviceStore.device(for: username) {
             parameters["DEVICE_KEY"] = device.deviceKey
         }
-        let response = try await api.call(
-            "InitiateAuth", ["AuthFlow": "REFRESH_TOKEN_AUTH", "ClientId": .string(configuration.clientId), "AuthParameters": JSONValue(parameters)],
-            answer: CognitoIdentityProviderAnswers.Auth.self)
+        let request = CognitoIdentityProviderRequests.InitiateAuth(
+            authFlow: "REFRESH_TOKEN_AUTH", clientId: configuration.clientId, authParameters: parameters, clientMetadata: nil)
+        let response = try await api.call("InitiateAuth", request, authFlow: "REFRESH_TOKEN_AUTH", answer: CognitoIdentityProviderAnswers.Auth.self)
         guard let result = response.authenticationResult else {
             throw AuthCoreError(.malformedResponse, "InitiateAuth: a refresh answered without AuthenticationResult")
         }
@@ -363,12 +361,10 @@ public actor CognitoSignIn {
     private func respond(_ challenge: CognitoChallengeName, _ responses: [String: String], session: String?) async throws(AuthCoreError)
         -> CognitoIdentityProviderAnswers.Auth
     {
-        var body: [String: JSONValue] = [
-            "ChallengeName": .string(challenge.rawValue), "ClientId": .string(configuration.clientId), "ChallengeResponses": JSONValue(responses),
-        ]
-        if let session { body["Session"] = .string(session) }
-        if !clientMetadata.isEmpty { body["ClientMetadata"] = JSONValue(clientMetadata) }
-        return try await api.call("RespondToAuthChallenge", body, answer: CognitoIdentityProviderAnswers.Auth.self)
+        let request = CognitoIdentityProviderRequests.RespondToAuthChallenge(
+            challengeName: challenge.rawValue, clientId: configuration.clientId, challengeResponses: responses, session: session,
+            clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata)
+        return try await api.call("RespondToAuthChallenge", request, answer: CognitoIdentityProviderAnswers.Auth.self)
     }
 
     /// Turns a response into tokens, an automatic answer, or a next step.
@@ -540,9 +536,8 @@ public actor CognitoSignIn {
         case nil:
             throw AuthCoreError(.invalidParameter, "'\(kind)' is not an MFA type that can be set up (SOFTWARE_TOKEN_MFA or EMAIL_OTP; totp or email)")
         }
-        var body: [String: JSONValue] = [:]
-        if let session = state.session { body["Session"] = .string(session) }
-        let associated = try await api.call("AssociateSoftwareToken", body, answer: CognitoIdentityProviderAnswers.AssociateSoftwareToken.self)
+        let associated = try await api.call(
+            "AssociateSoftwareToken", CognitoIdentityProviderRequests.AssociateSoftwareToken(session: state.session), answer: CognitoIdentityProviderAnswers.AssociateSoftwareToken.self)
         let secret = associated.secretCode
         if let session = associated.session { pending?.session = session }
         return .nextStep(.continueSignInWithTOTPSetup(sharedSecret: secret, username: state.username))
@@ -575,13 +570,10 @@ public actor CognitoSignIn {
         guard let device = tokens.newDevice, let username = typedUsername else { return }
         guard let generated = try? CognitoDeviceVerifier.generate(deviceGroupKey: device.deviceGroupKey, deviceKey: device.deviceKey, random: random)
         else { return }
-        let body: [String: JSONValue] = [
-            "AccessToken": .string(tokens.accessToken), "DeviceKey": .string(device.deviceKey), "DeviceName": .string(configuration.deviceName),
-            "DeviceSecretVerifierConfig": [
-                "PasswordVerifier": .string(generated.verifier.passwordVerifier), "Salt": .string(generated.verifier.salt),
-            ],
-        ]
-        guard (try? await api.call("ConfirmDevice", body)) != nil else { return }
+        let request = CognitoIdentityProviderRequests.ConfirmDevice(
+            accessToken: tokens.accessToken, deviceKey: device.deviceKey, deviceName: configuration.deviceName,
+            deviceSecretVerifierConfig: .init(passwordVerifier: generated.verifier.passwordVerifier, salt: generated.verifier.salt))
+        guard (try? await api.call("ConfirmDevice", request, answer: CognitoIdentityProviderAnswers.Empty.self)) != nil else { return }
         await deviceStore.save(
             CognitoRememberedDevice(deviceKey: device.deviceKey, deviceGroupKey: device.deviceGroupKey, devicePassword: generated.devicePassword),
             for: username)

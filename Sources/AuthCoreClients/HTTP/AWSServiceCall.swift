@@ -5,11 +5,7 @@ extension HTTPRequest {
     /// A POST to an AWS JSON 1.1 API: `Content-Type: application/x-amz-json-1.1`,
     /// `X-Amz-Target: <target>` (`AWSCognitoIdentityService.GetId`, …), the body as JSON.
     /// Control-plane answers are capped at ``NetworkPolicy/controlPlaneMaximumResponseBytes``.
-    static func awsJSON(_ url: RequestURL, target: String, body: [String: JSONValue], allowsInsecureHTTP: Bool) throws(AuthCoreError) -> HTTPRequest {
-        awsJSON(url, target: target, body: try jsonBody(body), allowsInsecureHTTP: allowsInsecureHTTP)
-    }
-
-    /// The same with an encoded body (``ServiceJSON``).
+    /// The body is encoded by ``ServiceJSON``.
     static func awsJSON(_ url: RequestURL, target: String, body: [UInt8], allowsInsecureHTTP: Bool) -> HTTPRequest {
         HTTPRequest(
             method: "POST", url: url,

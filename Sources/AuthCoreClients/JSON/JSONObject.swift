@@ -147,11 +147,6 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
     }
 }
 
-/// Serialises a request body (``ServiceJSON/encode(_:)``).
-func jsonBody(_ object: [String: JSONValue]) throws(AuthCoreError) -> [UInt8] {
-    try ServiceJSON.encode(JSONValue.object(object))
-}
-
 /// Decodes a JSON-encoded string parameter (Cognito sends lists and maps as JSON strings inside
 /// `ChallengeParameters`).
 func decodeEmbeddedJSON(_ text: String, parameter: String) throws(AuthCoreError) -> JSONValue {
