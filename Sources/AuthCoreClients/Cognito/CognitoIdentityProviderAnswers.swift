@@ -12,10 +12,6 @@ enum CognitoIdentityProviderAnswers {
         let challengeParameters: [String: String]?
         let session: String?
         let availableChallenges: [String]?
-        enum CodingKeys: String, CodingKey {
-            case authenticationResult = "AuthenticationResult", challengeName = "ChallengeName", challengeParameters = "ChallengeParameters"
-            case session = "Session", availableChallenges = "AvailableChallenges"
-        }
     }
 
     /// `AuthenticationResult`: `ExpiresIn` must lie in ``CognitoTokens/expiresInRange``.
@@ -23,7 +19,6 @@ enum CognitoIdentityProviderAnswers {
         struct NewDeviceMetadata: Decodable {
             let deviceKey: String
             let deviceGroupKey: String
-            enum CodingKeys: String, CodingKey { case deviceKey = "DeviceKey", deviceGroupKey = "DeviceGroupKey" }
         }
         let idToken: String
         let accessToken: String
@@ -31,10 +26,6 @@ enum CognitoIdentityProviderAnswers {
         let expiresIn: BoundedInteger<ExpiresInBounds>
         let tokenType: String?
         let newDeviceMetadata: NewDeviceMetadata?
-        enum CodingKeys: String, CodingKey {
-            case idToken = "IdToken", accessToken = "AccessToken", refreshToken = "RefreshToken", expiresIn = "ExpiresIn"
-            case tokenType = "TokenType", newDeviceMetadata = "NewDeviceMetadata"
-        }
 
         var tokens: CognitoTokens {
             CognitoTokens(
@@ -49,34 +40,29 @@ enum CognitoIdentityProviderAnswers {
     struct AssociateSoftwareToken: Decodable {
         let secretCode: String
         let session: String?
-        enum CodingKeys: String, CodingKey { case secretCode = "SecretCode", session = "Session" }
     }
 
     /// `VerifySoftwareToken`: `SUCCESS` or `ERROR`.
     struct VerifySoftwareToken: Decodable {
         let status: String?
         let session: String?
-        enum CodingKeys: String, CodingKey { case status = "Status", session = "Session" }
     }
 
     /// `SignUp`.
     struct SignUp: Decodable {
         let userConfirmed: Bool?
         let codeDeliveryDetails: CodeDeliveryDetails?
-        enum CodingKeys: String, CodingKey { case userConfirmed = "UserConfirmed", codeDeliveryDetails = "CodeDeliveryDetails" }
     }
 
     /// `ForgotPassword`.
     struct ForgotPassword: Decodable {
         let codeDeliveryDetails: CodeDeliveryDetails?
-        enum CodingKeys: String, CodingKey { case codeDeliveryDetails = "CodeDeliveryDetails" }
     }
 
     /// Where a code was sent.
     struct CodeDeliveryDetails: Decodable {
         let deliveryMedium: String?
         let destination: String?
-        enum CodingKeys: String, CodingKey { case deliveryMedium = "DeliveryMedium", destination = "Destination" }
 
         var delivery: CognitoCodeDelivery { CognitoCodeDelivery(medium: deliveryMedium, destination: destination) }
     }
@@ -86,11 +72,9 @@ enum CognitoIdentityProviderAnswers {
         struct Attribute: Decodable {
             let name: String
             let value: String?
-            enum CodingKeys: String, CodingKey { case name = "Name", value = "Value" }
         }
         let username: String
         let userAttributes: [Attribute]?
-        enum CodingKeys: String, CodingKey { case username = "Username", userAttributes = "UserAttributes" }
     }
 
     /// An answer whose fields are not used.

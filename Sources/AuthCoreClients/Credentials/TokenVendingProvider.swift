@@ -68,7 +68,6 @@ enum TokenVendingAnswer {
         let statusCode: BoundedInteger<StatusCodeBounds>?
         let errorCode: String?
         let errorMessage: String?
-        enum CodingKeys: String, CodingKey { case statusCode = "StatusCode", errorCode = "ErrorCode", errorMessage = "ErrorMessage" }
     }
 
     struct Credentials: Decodable {
@@ -76,8 +75,5 @@ enum TokenVendingAnswer {
         let accessKeySecret: String
         let securityToken: String
         let expiration: ServiceTimestamp
-        enum CodingKeys: String, CodingKey {
-            case accessKeyId = "AccessKeyId", accessKeySecret = "AccessKeySecret", securityToken = "SecurityToken", expiration = "Expiration"
-        }
     }
 }

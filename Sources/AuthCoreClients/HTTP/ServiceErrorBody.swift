@@ -21,7 +21,7 @@ public struct ServiceErrorBody: Sendable, Equatable {
                 code = code ?? (document.first(named: "Code") ?? document.first(named: "code"))?.text
                 message = (document.first(named: "Message") ?? document.first(named: "message"))?.text
             }
-        } else if let json = try? ServiceJSON.decode(JSONForm.self, from: body, context: "error body") {
+        } else if let json = try? ServiceJSON.decode(JSONForm.self, from: body, context: "error body", keys: .asDeclared) {
             code = code ?? json.type.map(Self.shortType)
             message = json.message
         }

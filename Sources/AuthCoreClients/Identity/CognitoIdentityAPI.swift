@@ -6,30 +6,25 @@ enum CognitoIdentityAPI {
     struct GetIdRequest: Encodable {
         let identityPoolId: String
         let logins: [String: String]?
-        enum CodingKeys: String, CodingKey { case identityPoolId = "IdentityPoolId", logins = "Logins" }
     }
 
     struct GetIdAnswer: Decodable {
         let identityId: String
-        enum CodingKeys: String, CodingKey { case identityId = "IdentityId" }
     }
 
     struct GetOpenIdTokenRequest: Encodable {
         let identityId: String
         let logins: [String: String]?
-        enum CodingKeys: String, CodingKey { case identityId = "IdentityId", logins = "Logins" }
     }
 
     struct TokenAnswer: Decodable {
         let token: String
-        enum CodingKeys: String, CodingKey { case token = "Token" }
     }
 
     struct GetCredentialsForIdentityRequest: Encodable {
         let identityId: String
         let logins: [String: String]?
         let customRoleArn: String?
-        enum CodingKeys: String, CodingKey { case identityId = "IdentityId", logins = "Logins", customRoleArn = "CustomRoleArn" }
     }
 
     struct CredentialsAnswer: Decodable {
@@ -38,13 +33,9 @@ enum CognitoIdentityAPI {
             let secretKey: String
             let sessionToken: String
             let expiration: ServiceTimestamp
-            enum CodingKeys: String, CodingKey {
-                case accessKeyId = "AccessKeyId", secretKey = "SecretKey", sessionToken = "SessionToken", expiration = "Expiration"
-            }
         }
         let identityId: String?
         let credentials: Credentials
-        enum CodingKeys: String, CodingKey { case identityId = "IdentityId", credentials = "Credentials" }
     }
 
     struct DeveloperTokenRequest: Encodable {
@@ -52,15 +43,11 @@ enum CognitoIdentityAPI {
         let identityId: String?
         let logins: [String: String]
         let tokenDuration: Int
-        enum CodingKeys: String, CodingKey {
-            case identityPoolId = "IdentityPoolId", identityId = "IdentityId", logins = "Logins", tokenDuration = "TokenDuration"
-        }
     }
 
     struct DeveloperTokenAnswer: Decodable {
         let identityId: String
         let token: String
-        enum CodingKeys: String, CodingKey { case identityId = "IdentityId", token = "Token" }
     }
 
     struct LookupDeveloperIdentityRequest: Encodable {
@@ -69,19 +56,12 @@ enum CognitoIdentityAPI {
         let developerUserIdentifier: String?
         let maxResults: Int
         let nextToken: String?
-        enum CodingKeys: String, CodingKey {
-            case identityPoolId = "IdentityPoolId", identityId = "IdentityId", developerUserIdentifier = "DeveloperUserIdentifier"
-            case maxResults = "MaxResults", nextToken = "NextToken"
-        }
     }
 
     struct LookupDeveloperIdentityAnswer: Decodable {
         let identityId: String
         let developerUserIdentifierList: [String]?
         let nextToken: String?
-        enum CodingKeys: String, CodingKey {
-            case identityId = "IdentityId", developerUserIdentifierList = "DeveloperUserIdentifierList", nextToken = "NextToken"
-        }
     }
 
     struct UnlinkDeveloperIdentityRequest: Encodable {
@@ -89,10 +69,6 @@ enum CognitoIdentityAPI {
         let identityPoolId: String
         let developerProviderName: String
         let developerUserIdentifier: String
-        enum CodingKeys: String, CodingKey {
-            case identityId = "IdentityId", identityPoolId = "IdentityPoolId", developerProviderName = "DeveloperProviderName"
-            case developerUserIdentifier = "DeveloperUserIdentifier"
-        }
     }
 
     /// An answer whose fields are not used (`UnlinkDeveloperIdentity`: `{}`).

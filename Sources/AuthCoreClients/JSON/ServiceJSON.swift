@@ -8,13 +8,37 @@ import Foundation
 ///
 /// Foundation's `JSONDecoder` already refuses what must be refused: a number that does not fit the
 /// field's type (`1e300` or `1.5` for an `Int`), `0`/`1` for a `Bool`, a string for a number.
+///
+/// The AWS JSON APIs spell every member in PascalCase (`AuthenticationResult`, `IdentityPoolId`):
+/// the types use the Swift names (`authenticationResult`) and the coder converts the first letter,
+/// so a type needs no `CodingKeys`. The keys of maps (`Logins`, `ChallengeParameters`,
+/// `ClientMetadata`) are never converted.
 enum ServiceJSON {
+    /// How member names are spelled on the wire.
+    enum Keys {
+        /// PascalCase: the AWS JSON APIs and the token-vending answer.
+        case pascalCase
+        /// As the Swift coding keys are (bodies read field by field, such as error bodies).
+        case asDeclared
+    }
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    static func pascalCase(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst() }
+    static func camelCase(_ name: String) -> String { name.prefix(1).lowercased() + name.dropFirst() }
+
     /// The body of a request.
     ///
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` when a value cannot be encoded.
     static func encode(_ value: some Encodable) throws(AuthCoreError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]  // as JSONSerialization wrote them: `/` escaped
+        encoder.keyEncodingStrategy = .custom { path in Key(stringValue: pascalCase(path.last?.stringValue ?? "")) }
         do { return [UInt8](try encoder.encode(value)) } catch {
             throw AuthCoreError(.malformedRequest, "request body cannot be encoded as JSON")
         }
@@ -23,9 +47,13 @@ enum ServiceJSON {
     /// An answer of `type`; an empty body reads as `{}`.
     ///
     /// - Throws: ``AuthCoreError/Code/malformedResponse`` naming `context` and the field.
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], context: String) throws(AuthCoreError) -> T {
-        do { return try JSONDecoder().decode(T.self, from: bytes.isEmpty ? Data("{}".utf8) : Data(bytes)) } catch let error as DecodingError {
-            throw AuthCoreError(.malformedResponse, "\(context): \(describe(error))")
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], context: String, keys: Keys = .pascalCase) throws(AuthCoreError)
+        -> T
+    {
+        let decoder = JSONDecoder()
+        if keys == .pascalCase { decoder.keyDecodingStrategy = .custom { path in Key(stringValue: camelCase(path.last?.stringValue ?? "")) } }
+        do { return try decoder.decode(T.self, from: bytes.isEmpty ? Data("{}".utf8) : Data(bytes)) } catch let error as DecodingError {
+            throw AuthCoreError(.malformedResponse, "\(context): \(describe(error, keys: keys))")
         } catch {
             throw AuthCoreError(.malformedResponse, "\(context): the answer is not JSON")
         }
@@ -33,9 +61,11 @@ enum ServiceJSON {
 
     /// What went wrong and where, from the error's kind and coding path only (a decoding error's own
     /// description may quote the value).
-    static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError, keys spelling: Keys = .asDeclared) -> String {
         func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
-            let keys = (codingPath + (last.map { [$0] } ?? [])).map { key in key.intValue.map { "[\($0)]" } ?? key.stringValue }
+            let keys = (codingPath + (last.map { [$0] } ?? [])).map { key in
+                key.intValue.map { "[\($0)]" } ?? (spelling == .pascalCase ? pascalCase(key.stringValue) : key.stringValue)
+            }
             return keys.isEmpty ? "the answer" : keys.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
         }
         switch error {
