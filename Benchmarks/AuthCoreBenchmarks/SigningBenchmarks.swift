@@ -132,11 +132,9 @@ func chunkedUpload(signer: SigV4Signer, time: Timestamp, total: Int, chunkSize: 
     return chunks.previousSignature
 }
 
-/// The SigV4 signing key, derived here with the engine's HMAC for the C baseline's input.
+/// The SigV4 signing key, the C baseline's input: derived by the library's one key chain
+/// (``SigningScheme/aws4``), not a copy of it.
 func signingKeyBytes(credentials: Credentials, date: String, region: String, service: String) -> [UInt8] {
-    var key = Array("AWS4".utf8) + credentials.secretAccessKey.withUnsafeBytes { Array($0) }
-    for part in [date, region, service, "aws4_request"] {
-        key = HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: key).bytes
-    }
-    return key
+    SigningScheme.aws4.deriveSigningKey(secret: credentials.secretAccessKey, date: date, region: region, service: service)
+        .withUnsafeBytes { Array($0) }
 }
