@@ -11,16 +11,6 @@ final class ScopedSigningKeys: Sendable {
     let fingerprint: [UInt8]
     let cache: SigningKeyCache
     let memo = SigningKeyMemo()
-    /// A SHA-256 context reused for the canonical requests of this scope, made at the second
-    /// request: re-initialising a live `EVP_MD_CTX` skips the context set-up of a one-shot
-    /// `EVP_Digest` and one of its two allocations (OpenSSL 3.0). SHA-256's finalisation cleanses
-    /// its block buffer, so the context keeps no request bytes between uses.
-    private let hasher = Locked(ReusableHasher())
-
-    private struct ReusableHasher {
-        var used = false
-        var context: DigestContext?
-    }
 
     init(scheme: SigningScheme, credentials: Credentials, region: String, service: String, cache: SigningKeyCache) {
         self.scheme = scheme
@@ -46,27 +36,8 @@ final class ScopedSigningKeys: Sendable {
         return entry
     }
 
-    /// SHA-256 of a canonical request: with the reusable context when it is free, else one-shot (a
-    /// signer used once, or by another thread at this moment).
-    func hash(canonicalRequest: UnsafeRawBufferPointer) -> Digest {
-        let reused = hasher.withLockIfAvailable { hasher -> Digest? in
-            guard hasher.used else {
-                hasher.used = true  // the first request: one-shot, no context kept
-                return nil
-            }
-            let context: DigestContext
-            if let existing = hasher.context {
-                existing.reset(algorithm: .sha256)
-                context = existing
-            } else {
-                context = DigestContext(algorithm: .sha256)
-                hasher.context = context
-            }
-            context.update(canonicalRequest)
-            return context.finalize(count: 32)
-        }
-        return (reused ?? nil) ?? SHA256.hash(bufferPointer: canonicalRequest)
-    }
+    /// SHA-256 of a canonical request (the memo's reused context when it is free).
+    func hash(canonicalRequest: UnsafeRawBufferPointer) -> Digest { memo.hash(canonicalRequest) }
 
     /// HMAC-SHA256 of the string to sign for `date` and the canonical request's `hash`
     /// (``StringToSign``), declassified: the signature is published in the request.
@@ -93,9 +64,37 @@ final class SigningKeyMemo: Sendable {
         /// The memo's own keyed context, made at the second signature of a day: a signer used once
         /// (a server signing for many users' credentials) never pays for it, nor for a placeholder.
         var mac: KeyedHMAC?
+        /// Whether a canonical request was hashed already, and the SHA-256 context reused from the
+        /// second one on: re-initialising a live `EVP_MD_CTX` skips the context set-up of a one-shot
+        /// `EVP_Digest` and one of its two allocations (OpenSSL 3.0). SHA-256's finalisation
+        /// cleanses its block buffer, so the context keeps no request bytes between uses.
+        var hashed = false
+        var digest: DigestContext?
     }
 
     private let state = Locked(Remembered(day: Int.min, entry: nil, mac: nil))
+
+    /// SHA-256 of `message`: with the reused context when the memo's lock is free at once, else
+    /// one-shot (the first request, or another thread signing with this signer at this moment).
+    func hash(_ message: UnsafeRawBufferPointer) -> Digest {
+        let reused = state.withLockIfAvailable { remembered -> Digest? in
+            guard remembered.hashed else {
+                remembered.hashed = true  // a signer used once keeps no context
+                return nil
+            }
+            let context: DigestContext
+            if let existing = remembered.digest {
+                existing.reset(algorithm: .sha256)
+                context = existing
+            } else {
+                context = DigestContext(algorithm: .sha256)
+                remembered.digest = context
+            }
+            context.update(message)
+            return context.finalize(count: 32)
+        }
+        return (reused ?? nil) ?? SHA256.hash(bufferPointer: message)
+    }
 
     /// HMAC-SHA256 of `message` under the remembered key, or nil when the memo holds another day.
     func authenticate(day: Int, _ message: UnsafeRawBufferPointer) -> Digest? {
