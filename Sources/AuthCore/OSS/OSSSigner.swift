@@ -203,8 +203,9 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     {
         try validate(request)
         guard let keys else { preconditionFailure("a V4 signer has its keys") }  // invariant: set by init for .v4
-        let present = Set(request.headers.map { $0.name.lowercased() })
-        let additional = v4AdditionalHeaders(requested: request.additionalHeaders, present: present)
+        // URL mode lists only the additional headers the request has (their names looked up only when some are asked for).
+        let additional = request.additionalHeaders.isEmpty
+            ? [] : v4AdditionalHeaders(requested: request.additionalHeaders, present: Set(request.headers.map { $0.name.lowercased() }))
         var parameters = request.parameters
         if let token = credentials.sessionToken { parameters.append(("x-oss-security-token", token)) }
         let date = AmzDate(time)

@@ -26,40 +26,36 @@ enum OSSV4CanonicalRequest {
         let additionalBytes = additional.reduce(0) { $0 &+ $1.utf8.count &+ 1 }
         let policy = OSSV4HeaderPolicy(additional: additional, ownsSignerNames: ownsNames, replacesToken: signer.replacesToken)
         let holdsSecret = signer.holdsSecret || headers.contains { $0.hasName("x-oss-security-token") }
-        return CanonicalHeaders.withTable(headers, fieldBytes: fields.both, policy: policy, signer: signer, wipesScratch: holdsSecret) {
-            table, _ in  // header fields were validated by the signer (HTTPHeader.validate)
-            // method, the resource (tripled at most by encoding, plus its two slashes), the query,
-            // the lines, the additional list, the payload marker, and the five newlines.
-            let lines = CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signer)
-            let resource = 3 &* ((bucket?.utf8.count ?? 0) &+ key.utf8.count) &+ 2
-            let capacity = method.utf8.count &+ resource &+ query.count &+ lines &+ additionalBytes &+ payload.utf8.count &+ 8
-            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-                var out = OutputCursor(buffer: buffer)
-                out.write(method)
-                out.writeByte(UInt8(ascii: "\n"))
-                // The resource: `/bucket/key`, or `/` without a bucket; `/` kept, everything else outside
-                // the unreserved set percent-encoded.
+        // The output: method, the resource (tripled at most by encoding, plus its two slashes), the
+        // query, the lines, the additional list, the payload marker, and the five newlines.
+        let lines = CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signer)
+        let resource = 3 &* ((bucket?.utf8.count ?? 0) &+ key.utf8.count) &+ 2
+        let capacity = method.utf8.count &+ resource &+ query.count &+ lines &+ additionalBytes &+ payload.utf8.count &+ 8
+        return CanonicalHeaders.withTable(
+            headers, fieldBytes: fields.both, policy: policy, signer: signer, wipes: holdsSecret, outputCapacity: capacity
+        ) { table, _, out in  // header fields were validated by the signer (HTTPHeader.validate)
+            out.write(method)
+            out.writeByte(UInt8(ascii: "\n"))
+            // The resource: `/bucket/key`, or `/` without a bucket; `/` kept, everything else outside
+            // the unreserved set percent-encoded.
+            out.writeByte(UInt8(ascii: "/"))
+            if let bucket, !bucket.isEmpty {
+                PercentEncoding.encode(bucket.utf8, .unreservedAndSlash, into: &out)
                 out.writeByte(UInt8(ascii: "/"))
-                if let bucket, !bucket.isEmpty {
-                    PercentEncoding.encode(bucket.utf8, .unreservedAndSlash, into: &out)
-                    out.writeByte(UInt8(ascii: "/"))
-                    PercentEncoding.encode(key.utf8, .unreservedAndSlash, into: &out)
-                }
-                out.writeByte(UInt8(ascii: "\n"))
-                out.write(query)
-                out.writeByte(UInt8(ascii: "\n"))
-                table.writeLines(into: &out)
-                out.writeByte(UInt8(ascii: "\n"))
-                for (index, name) in additional.enumerated() {
-                    if index > 0 { out.writeByte(UInt8(ascii: ";")) }
-                    out.write(name)
-                }
-                out.writeByte(UInt8(ascii: "\n"))
-                out.write(payload)
-                let result = body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position])))
-                if holdsSecret { secureZero(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[..<out.position]))) }
-                return result
+                PercentEncoding.encode(key.utf8, .unreservedAndSlash, into: &out)
             }
+            out.writeByte(UInt8(ascii: "\n"))
+            out.write(query)
+            out.writeByte(UInt8(ascii: "\n"))
+            table.writeLines(into: &out)
+            out.writeByte(UInt8(ascii: "\n"))
+            for (index, name) in additional.enumerated() {
+                if index > 0 { out.writeByte(UInt8(ascii: ";")) }
+                out.write(name)
+            }
+            out.writeByte(UInt8(ascii: "\n"))
+            out.write(payload)
+            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out.buffer[..<out.position])))
         }
     }
 }

@@ -82,7 +82,7 @@ enum CanonicalHeaders {
     /// the first problem found; the scratch is wiped afterwards when it held a secret.
     @inline(__always)
     static func withTable<P: CanonicalHeaderPolicy, R>(
-        _ headers: [HTTPHeader], fieldBytes: Int? = nil, policy: P, signer: SignerHeaderValues, wipesScratch: Bool = false,
+        _ headers: [HTTPHeader], fieldBytes: Int? = nil, policy: P, signer: SignerHeaderValues,
         _ body: (CanonicalHeaderTable<P>, CanonicalHeaderProblem?) -> R
     ) -> R {
         let bytes = fieldBytes ?? HTTPHeader.utf8Counts(headers).both
@@ -93,13 +93,13 @@ enum CanonicalHeaders {
                 let problem = table.collect(headers, signer: signer)
                 table.sort()
                 let result = body(table, problem)
-                if wipesScratch || signer.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }  // a token's copy
+                if signer.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }  // the token's copy
                 return result
             }
         }
     }
 
-    /// ``withTable(_:fieldBytes:policy:signer:wipesScratch:_:)`` with an output buffer of
+    /// ``withTable(_:fieldBytes:policy:signer:_:)`` with an output buffer of
     /// `outputCapacity` bytes carved from the same stack allocation (one allocation, one closure
     /// level on the hot path); the whole allocation is wiped afterwards when it held a secret.
     @inline(__always)

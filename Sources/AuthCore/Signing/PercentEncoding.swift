@@ -23,10 +23,7 @@ package enum PercentEncoding {
 
     /// `text` encoded under `set`.
     package static func encoded(_ text: some StringProtocol, _ set: EncodeSet = .unreserved) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        encode(text.utf8, set, into: &out)
-        return String(decoding: out, as: UTF8.self)
+        String(decoding: encodedBytes(text, set), as: UTF8.self)
     }
 
     /// `text`'s bytes encoded under `set`.

@@ -47,11 +47,6 @@ final class ScopedSigningKeys: Sendable {
             return entry(for: date).authenticate(stringToSign).published  // the day's first signature fills the memo
         }
     }
-
-    /// The string to sign for `date` and `hash`, as text (debugging and test vectors).
-    func stringToSign(date: AmzDate, hash: Digest) -> String {
-        StringToSign.with(algorithm: scheme.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) { String(decoding: $0, as: UTF8.self) }
-    }
 }
 
 /// A signer's memo of the signing key for the last day it signed on, with its own keyed HMAC context:
