@@ -69,6 +69,22 @@ struct SecretPrintingTests {
         expectNoSecret(request, [Self.token])
     }
 
+    @Test("Alibaba Cloud RPC and ACS3 signers and signatures (STS credentials)")
+    func aliyun() throws {
+        let credentials = try Self.credentials()
+        let time = try Timestamp(iso8601: "2026-12-01T12:00:00Z")
+        let rpc = AliyunRPCSigner(credentials: credentials)
+        let rpcSignature = try rpc.sign(action: "AssumeRole", version: "2015-04-01", parameters: [("Policy", "{}")], at: time, nonce: "n1")
+        expectNoSecret(rpc, [Self.secretKey, Self.token])
+        expectNoSecret(rpcSignature, [Self.token, rpcSignature.signature])
+        let acs3 = AliyunACS3Signer(credentials: credentials)
+        let request = SigV4Request(
+            method: "GET", target: "/", headers: [HTTPHeader("host", "h"), HTTPHeader("x-acs-action", "A"), HTTPHeader("x-acs-version", "1")])
+        let acs3Signature = try acs3.sign(request, at: time, nonce: "n2", keepingCanonicalRequest: true)
+        expectNoSecret(acs3, [Self.secretKey, Self.token])
+        expectNoSecret(acs3Signature, [Self.token, acs3Signature.signature])
+    }
+
     @Test("Digest: the bytes are not printed (a digest may be a MAC or a key)")
     func digest() {
         let mac = Array(Self.secretKey.utf8).withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: $0, using: $0) }

@@ -64,10 +64,10 @@ enum OSSV4CanonicalRequest {
 /// (lower case), values verbatim; in header mode the signer's own names and `Authorization` are
 /// dropped from the request (the signer writes them).
 struct OSSV4HeaderPolicy: CanonicalHeaderPolicy {
-    static var trimsValues: Bool { false }
+    static var valueForm: CanonicalHeaderValueForm { .verbatim }
     static var requiresHost: Bool { false }
-    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString) {
-        ("x-oss-date", "x-oss-security-token", "x-oss-content-sha256")
+    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString, nonce: StaticString) {
+        ("x-oss-date", "x-oss-security-token", "x-oss-content-sha256", "")
     }
 
     let additional: [String]
@@ -93,10 +93,10 @@ struct OSSV4HeaderPolicy: CanonicalHeaderPolicy {
 /// OSS V1's header policy (`CanonicalizedOSSHeaders`): `x-oss-*` only, values verbatim; in header
 /// mode with a session token the request's own token field is replaced by the signer's.
 struct OSSV1HeaderPolicy: CanonicalHeaderPolicy {
-    static var trimsValues: Bool { false }
+    static var valueForm: CanonicalHeaderValueForm { .verbatim }
     static var requiresHost: Bool { false }
-    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString) {
-        ("date", "x-oss-security-token", "x-oss-content-sha256")
+    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString, nonce: StaticString) {
+        ("date", "x-oss-security-token", "x-oss-content-sha256", "")
     }
 
     let replacesToken: Bool

@@ -32,6 +32,26 @@ public struct SigV4Request: Sendable {
     public static let maximumInMemoryPayload = 5 << 30
 }
 
+extension SigV4Request {
+    /// Checks the method, the path's leading `/` and, with `checksTargetBytes`, the path and query
+    /// for control characters. Header signing leaves the last check to the canonicaliser, whose
+    /// fast paths already prove the bytes clean (it reports ``CanonicalHeaderProblem/controlCharactersInTarget``).
+    package func validate(checksTargetBytes: Bool = true) throws(AuthCoreError) {
+        @inline(__always) func isToken(_ byte: UInt8) -> Bool { ASCIISet.token.contains(byte) }
+        let methodOK = !method.isEmpty
+            && (method.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isToken) } ?? method.utf8.allSatisfy(isToken))
+        guard methodOK else { throw AuthCoreError(.malformedRequest, "method '\(method)' is not an HTTP token") }
+        let hasControl = CanonicalQuery.containsControlByte
+        guard !checksTargetBytes || (!hasControl(path) && !hasControl(query)) else {
+            throw CanonicalHeaderProblem.controlCharactersInTarget.error
+        }
+        guard path.isEmpty || path.utf8.first == UInt8(ascii: "/") else {
+            throw AuthCoreError(.malformedRequest, "request path must start with '/'")
+        }
+        // Header names and values are checked while they are canonicalised (CanonicalRequest).
+    }
+}
+
 /// The payload of a request as SigV4 signs it.
 public enum SigV4Payload: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The body bytes; their SHA-256 is signed.

@@ -121,9 +121,9 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     public func sign(_ request: SigV4Request, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
         -> SigV4Signature
     {
-        try validate(request, checksTargetBytes: false)
+        try request.validate(checksTargetBytes: false)
         let date = AmzDate(time)
-        let payloadHash = try self.payloadHash(request.payload)
+        let payloadHash = try PayloadHashText(request.payload)
         let addsHash = addsContentSHA256(request)
         var problem: CanonicalHeaderProblem?
         var mac = Digest(count: 0)
@@ -169,12 +169,13 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         let options = self.options
         return date.withBytes { dateBytes in
             payloadHash.withUnsafeBytes { hash in
-                SigV4CanonicalRequest.withCanonicalRequest(
+                let signer = SignerHeaderValues(
+                    date: dateBytes, securityToken: options.omitSessionToken ? nil : token, contentHash: addsHash ? hash : nil,
+                    replacesToken: token != nil)
+                return CanonicalRequest.with(
                     method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
-                    signerHeaders: .init(
-                        date: dateBytes, securityToken: options.omitSessionToken ? nil : token,
-                        contentHash: addsHash ? hash : nil, replacesToken: token != nil),
-                    options: options, payloadHash: hash, body)
+                    policy: SigV4HeaderPolicy(signer: signer), signerHeaders: signer, normalizePath: options.normalizePath,
+                    doubleURIEncode: options.doubleURIEncode, payloadHash: hash, body)
             }
         }
     }
@@ -224,7 +225,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         _ request: SigV4Request, at time: Timestamp, expires: Int, policy: ExpiryPolicy = .strict, keepingCanonicalRequest: Bool = false
     ) throws(AuthCoreError) -> SigV4Signature
     {
-        try validate(request)
+        try request.validate()
         guard (1...Self.maximumPresignedExpiry).contains(expires) else {
             throw AuthCoreError(.invalidParameter, "presigned URL expiry \(expires) s is outside 1...\(Self.maximumPresignedExpiry)")
         }
@@ -246,7 +247,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             }
         }
         let date = AmzDate(time)
-        let payloadHash = try self.payloadHash(request.payload)
+        let payloadHash = try PayloadHashText(request.payload)
         // The signed-header list is the request's headers (minus any Authorization/X-Amz-Date).
         var problem: CanonicalHeaderProblem?
         let signedHeaders = SigV4CanonicalRequest.signedHeaderList(request.headers, problem: &problem)
@@ -270,9 +271,10 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             fullQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter)
         }
         let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
-            SigV4CanonicalRequest.withCanonicalRequest(
+            CanonicalRequest.with(
                 method: request.method, path: request.path, rawQuery: "", canonicalQuery: signedQuery, headers: request.headers,
-                signerHeaders: .none, options: options, payloadHash: payloadHashBytes
+                policy: SigV4HeaderPolicy(signer: .none), signerHeaders: .none, normalizePath: options.normalizePath,
+                doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes
             ) { canonical, _, _ in
                 // Header problems were found above, by signedHeaderList.
                 let (hash, mac) = signatureOf(canonicalRequest: canonical, date: date)
@@ -315,27 +317,6 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         return (hash, storage.keys.signature(date: date, hash: hash))
     }
 
-    /// The payload's hash as it appears in the canonical request (lower-case hex or a marker).
-    package func payloadHash(_ payload: SigV4Payload) throws(AuthCoreError) -> PayloadHashText {
-        switch payload {
-        case .bytes(let bytes):
-            guard bytes.count <= SigV4Request.maximumInMemoryPayload else {
-                throw AuthCoreError(.inputTooLarge, "payload exceeds \(SigV4Request.maximumInMemoryPayload) bytes")
-            }
-            if bytes.isEmpty { return .emptyBody }
-            return PayloadHashText(hexOf: bytes.withUnsafeBytes { SHA256.hash(bufferPointer: $0) })
-        case .precomputedHash(let hex):
-            guard hex.utf8.count == 64, let bytes = try? Hex.decode(hex) else {
-                throw AuthCoreError(.malformedRequest, "payload hash must be 64 hex digits")
-            }
-            let digest = bytes.withUnsafeBytes { raw in Digest(count: 32) { $0.copyMemory(from: raw) } }
-            return PayloadHashText(hexOf: digest)
-        case .unsigned:
-            return .unsigned
-        case .streaming:
-            return .streaming
-        }
-    }
 
     func addsContentSHA256(_ request: SigV4Request) -> Bool {
         if options.addContentSHA256Header { return true }
@@ -343,23 +324,6 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         return false
     }
 
-    /// Checks the method, the path's leading `/` and, with `checksTargetBytes`, the path and query
-    /// for control characters. Header signing leaves the last check to the canonicaliser, whose
-    /// fast paths already prove the bytes clean (it reports ``CanonicalHeaderProblem/controlCharactersInTarget``).
-    package func validate(_ request: SigV4Request, checksTargetBytes: Bool = true) throws(AuthCoreError) {
-        @inline(__always) func isToken(_ byte: UInt8) -> Bool { ASCIISet.token.contains(byte) }
-        let methodOK = !request.method.isEmpty
-            && (request.method.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isToken) } ?? request.method.utf8.allSatisfy(isToken))
-        guard methodOK else { throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token") }
-        let hasControl = CanonicalQuery.containsControlByte
-        guard !checksTargetBytes || (!hasControl(request.path) && !hasControl(request.query)) else {
-            throw CanonicalHeaderProblem.controlCharactersInTarget.error
-        }
-        guard request.path.isEmpty || request.path.utf8.first == UInt8(ascii: "/") else {
-            throw AuthCoreError(.malformedRequest, "request path must start with '/'")
-        }
-        // Header names and values are checked while they are canonicalised (SigV4CanonicalRequest).
-    }
 }
 
 /// The result of signing: headers to add (header mode) or the presigned target (query mode), plus

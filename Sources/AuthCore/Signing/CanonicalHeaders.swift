@@ -11,19 +11,32 @@
 /// - OSS V4 ("Signature Version 4", canonical headers): `x-oss-*`, `content-type`, `content-md5` and
 ///   the additional headers, values verbatim.
 /// - OSS V1 (`CanonicalizedOSSHeaders`): `x-oss-*`, values verbatim.
+/// - Alibaba Cloud ACS3 ("Request syntax and signature method V3", CanonicalHeaders): `host`,
+///   `content-type` and `x-acs-*`, values with leading and trailing spaces and tabs removed.
 ///
 /// One pass writes each field's finished line (`name:value\n`) into stack scratch, eight bytes at a
 /// time where it can; an insertion sort orders small slots; the lines are then copied out whole.
 /// No per-header strings, no closures that capture mutable state.
 
+/// How a scheme writes a header value in its canonical line.
+enum CanonicalHeaderValueForm {
+    /// As given (OSS).
+    case verbatim
+    /// Leading and trailing spaces and tabs removed, the inside as given (ACS3).
+    case trimmedEnds
+    /// Trimmed, and each inner run of spaces and tabs collapsed to one space (SigV4 "Trimall").
+    case trimmedAll
+}
+
 /// Which fields a scheme signs.
 protocol CanonicalHeaderPolicy {
-    /// Values trimmed and inner whitespace runs collapsed (SigV4), or verbatim (OSS).
-    static var trimsValues: Bool { get }
+    /// How values are written.
+    static var valueForm: CanonicalHeaderValueForm { get }
     /// Whether a request without `Host` is a ``CanonicalHeaderProblem/missingHost``.
     static var requiresHost: Bool { get }
-    /// The signer's own header names (date, session token, content hash), lower case.
-    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString) { get }
+    /// The signer's own header names (date, session token, content hash, nonce), lower case; a
+    /// scheme without one of them names it `""` (its signer never passes that value).
+    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString, nonce: StaticString) { get }
     /// Whether the field whose lower-cased name is the `count` bytes at `name` is signed: false for
     /// names outside the scheme's set and for the names the signer writes itself.
     func signs(_ name: UnsafePointer<UInt8>, count: Int) -> Bool
@@ -40,7 +53,7 @@ package enum CanonicalHeaderProblem {
         switch self {
         case .invalidName(let name): AuthCoreError(.malformedRequest, "header name '\(name)' is not an HTTP token")
         case .invalidValue(let name): AuthCoreError(.malformedRequest, "header '\(name)' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
-        case .missingHost: AuthCoreError(.malformedRequest, "the Host header is required (SigV4 signs it)")
+        case .missingHost: AuthCoreError(.malformedRequest, "the Host header is required (the signature covers it)")
         case .controlCharactersInTarget: AuthCoreError(.malformedRequest, "request target contains control characters")
         }
     }
@@ -52,6 +65,8 @@ package struct SignerHeaderValues {
     package var date: UnsafeRawBufferPointer?
     var securityToken: String?
     var contentHash: UnsafeRawBufferPointer?
+    /// A once-only request identifier (ACS3 `x-acs-signature-nonce`).
+    var nonce: UnsafeRawBufferPointer?
     /// Drop the request's own session-token field (the signer adds or omits the token).
     var replacesToken = false
 
@@ -59,19 +74,25 @@ package struct SignerHeaderValues {
     /// temporary copies of it are wiped.
     var holdsSecret: Bool { securityToken != nil || replacesToken }
 
-    /// Bytes these headers take as lines (`name:value\n`; names are at most 20 bytes).
+    /// Bytes these headers take as lines (`name:value\n`; names are at most 21 bytes).
     var lineBytes: Int {
         (date.map { 22 + $0.count } ?? 0) + (securityToken.map { 22 + $0.utf8.count } ?? 0) + (contentHash.map { 22 + $0.count } ?? 0)
+            + (nonce.map { 22 + $0.count } ?? 0)
     }
+
+    /// How many headers a signer adds at most (date, token, content hash, nonce): the table's slots
+    /// beyond the request's own.
+    static var maximumCount: Int { 4 }
 
     package static var none: SignerHeaderValues { SignerHeaderValues() }
     package init(
         date: UnsafeRawBufferPointer? = nil, securityToken: String? = nil, contentHash: UnsafeRawBufferPointer? = nil,
-        replacesToken: Bool = false
+        nonce: UnsafeRawBufferPointer? = nil, replacesToken: Bool = false
     ) {
         self.date = date
         self.securityToken = securityToken
         self.contentHash = contentHash
+        self.nonce = nonce
         self.replacesToken = replacesToken
     }
 }
@@ -88,7 +109,7 @@ enum CanonicalHeaders {
         let bytes = fieldBytes ?? HTTPHeader.utf8Counts(headers).both
         let capacity = CanonicalHeaderTable<P>.scratchCapacity(fieldBytes: bytes, fieldCount: headers.count, signerLineBytes: signer.lineBytes)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
-            withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: headers.count &+ 3) { slots in
+            withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: headers.count &+ SignerHeaderValues.maximumCount) { slots in
                 var table = CanonicalHeaderTable(scratch: scratch, slots: slots, policy: policy)
                 let problem = table.collect(headers, signer: signer)
                 table.sort()
@@ -110,7 +131,7 @@ enum CanonicalHeaders {
         let scratchCapacity = CanonicalHeaderTable<P>.scratchCapacity(
             fieldBytes: fieldBytes, fieldCount: headers.count, signerLineBytes: signer.lineBytes)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchCapacity &+ outputCapacity) { bytes in
-            withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: headers.count &+ 3) { slots in
+            withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: headers.count &+ SignerHeaderValues.maximumCount) { slots in
                 var table = CanonicalHeaderTable(
                     scratch: UnsafeMutableBufferPointer(rebasing: bytes[..<scratchCapacity]), slots: slots, policy: policy)
                 let problem = table.collect(headers, signer: signer)
@@ -201,10 +222,14 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
                 base[used] = UInt8(ascii: ":")
                 used &+= 1
                 let valueOK: Bool
-                if Policy.trimsValues {
+                switch Policy.valueForm {
+                case .trimmedAll:
                     valueOK = header.pointee.value.utf8.withContiguousStorageIfAvailable { copyTrimmedValue($0) }
                         ?? Array(header.pointee.value.utf8).withUnsafeBufferPointer { copyTrimmedValue($0) }
-                } else {
+                case .trimmedEnds:
+                    valueOK = header.pointee.value.utf8.withContiguousStorageIfAvailable { copyValueTrimmingEnds($0) }
+                        ?? Array(header.pointee.value.utf8).withUnsafeBufferPointer { copyValueTrimmingEnds($0) }
+                case .verbatim:
                     valueOK = header.pointee.value.utf8.withContiguousStorageIfAvailable { copyVerbatimValue($0) }
                         ?? Array(header.pointee.value.utf8).withUnsafeBufferPointer { copyVerbatimValue($0) }
                 }
@@ -219,6 +244,7 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
         if let date = signer.date { add(names.date, date) }
         if var token = signer.securityToken { token.withUTF8 { add(names.token, UnsafeRawBufferPointer($0)) } }
         if let hash = signer.contentHash { add(names.contentHash, hash) }
+        if let nonce = signer.nonce { add(names.nonce, nonce) }
         return problem
     }
 
@@ -355,6 +381,18 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
             used &+= 1
         }
         return valid
+    }
+
+    /// Copies a header value without its leading and trailing spaces and tabs, the inside as it is
+    /// (ACS3); returns whether it was free of control bytes (0x00–0x1F other than HTAB, and 0x7F).
+    @inline(__always)
+    private mutating func copyValueTrimmingEnds(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        @inline(__always) func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        var start = 0
+        var end = bytes.count
+        while start < end && isBlank(bytes[start]) { start &+= 1 }
+        while end > start && isBlank(bytes[end &- 1]) { end &-= 1 }
+        return copyVerbatimValue(UnsafeBufferPointer(rebasing: bytes[start..<end]))
     }
 
     /// Copies a header value trimmed with runs of spaces and tabs collapsed to one space (SigV4

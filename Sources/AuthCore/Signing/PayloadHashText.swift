@@ -24,6 +24,30 @@ package struct PayloadHashText {
         }
     }
 
+    /// The payload's entry: the hex SHA-256 of bytes (at most ``SigV4Request/maximumInMemoryPayload``),
+    /// a precomputed hash checked to be 64 hex digits (written lower-case), or a marker.
+    ///
+    /// - Throws: ``AuthCoreError/Code/inputTooLarge`` for a larger body,
+    ///   ``AuthCoreError/Code/malformedRequest`` for a precomputed hash that is not 64 hex digits.
+    package init(_ payload: SigV4Payload) throws(AuthCoreError) {
+        switch payload {
+        case .bytes(let bytes):
+            guard bytes.count <= SigV4Request.maximumInMemoryPayload else {
+                throw AuthCoreError(.inputTooLarge, "payload exceeds \(SigV4Request.maximumInMemoryPayload) bytes")
+            }
+            self = bytes.isEmpty ? .emptyBody : PayloadHashText(hexOf: bytes.withUnsafeBytes { SHA256.hash(bufferPointer: $0) })
+        case .precomputedHash(let hex):
+            guard hex.utf8.count == 64, let bytes = try? Hex.decode(hex) else {
+                throw AuthCoreError(.malformedRequest, "payload hash must be 64 hex digits")
+            }
+            self.init(hexOf: bytes.withUnsafeBytes { raw in Digest(count: 32) { $0.copyMemory(from: raw) } })
+        case .unsigned:
+            self = .unsigned
+        case .streaming:
+            self = .streaming
+        }
+    }
+
     package func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         var copy = storage
         let count = self.count
