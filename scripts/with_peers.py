@@ -2,7 +2,7 @@
 """Run a command with real local peer servers up, for AuthCore's integration tests.
 
 Usage (from the repo root, after `make` created .venv):
-    .venv/bin/python scripts/with_peers.py [--only moto,rclone,oss,vending,hostile,ministack] [--keep-logs] [-q]
+    .venv/bin/python scripts/with_peers.py [--only moto,rclone,oss,vending,aliyun,hostile,ministack] [--keep-logs] [-q]
         -- COMMAND ARGS...
 
 Starts, each on a free 127.0.0.1 port, as a child in its own process group, output to a log file in a
@@ -20,6 +20,11 @@ fresh temp dir (kept and printed on failure, removed on success unless --keep-lo
   oss          scripts/oss_verify_server.py (oss2-verified OSS V1/V4 signatures, bucket authcore-test,
                region cn-hangzhou). Checked at start-up: a V4-signed request accepted, a wrong secret -> 403.
   vending      scripts/token_vending_server.py (OSS STS token-vending endpoint, vends the OSS STS pair).
+  aliyun       scripts/aliyun_sts_server.py (Alibaba Cloud STS AssumeRole stand-in: RPC and ACS3 signatures
+               recomputed by aliyun-python-sdk-core / alibabacloud-openapi-util, nonce reuse and 15-minute
+               Timestamp checks; vends the OSS STS pair). Checked at start-up: an AssumeRole URL signed by
+               aliyun-python-sdk-core -> 200; the same with a wrong secret -> 400 SignatureDoesNotMatch; an
+               ACS3 request signed by alibabacloud-openapi-util -> 200.
   hostile      scripts/hostile_server.py (redirects, skewed Dates, absurd expirations, huge/endless bodies,
                ...: scenarios listed in its docstring) on 127.0.0.1:PORT_A and, for redirect targets that
                must never be reached, 127.0.0.2:PORT_B (a port checked free on 127.0.0.2). Checked at
@@ -55,6 +60,10 @@ Environment given to COMMAND (only for the peers started):
   AUTHCORE_OSS_REGION                cn-hangzhou
   AUTHCORE_OSS_BUCKET                authcore-test
   AUTHCORE_VENDING_URL               http://127.0.0.1:PORT (base: append /sts, /sts/short, ...)
+  AUTHCORE_ALIYUN_STS_URL            http://127.0.0.1:PORT of the STS stand-in (/_calls, /_reset)
+  AUTHCORE_ALIYUN_ACCESS_KEY_ID      the long-term Alibaba Cloud key it accepts
+  AUTHCORE_ALIYUN_ACCESS_KEY_SECRET
+  AUTHCORE_ALIYUN_ROLE_ARN           the one role it lets callers assume (DurationSeconds 900..3600)
   AUTHCORE_HOSTILE_URL               http://127.0.0.1:PORT_A (address A: append /<scenario>/, /_hits, ...)
   AUTHCORE_HOSTILE_OTHER_URL         http://127.0.0.2:PORT_B (address B: where its redirects point)
   AUTHCORE_MINISTACK_URL             http://127.0.0.1:PORT of ministack
@@ -86,7 +95,7 @@ import urllib.parse
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
 
-PEER_NAMES = ("moto", "rclone", "oss", "vending", "hostile", "ministack")
+PEER_NAMES = ("moto", "rclone", "oss", "vending", "aliyun", "hostile", "ministack")
 READY_TIMEOUT = 30.0
 POLL_INTERVAL = 0.1
 STOP_GRACE = 5.0
@@ -112,6 +121,10 @@ OSS_STS_TOKEN = "CAIS" + base64.b64encode(b"".join(
     hashlib.sha512(b"authcore-sts-token-%d" % i).digest() for i in range(5)))[:-6].decode() + "+/AQ=="
 OSS_REGION = "cn-hangzhou"
 OSS_BUCKET = "authcore-test"
+
+ALIYUN_AK = "LTAI5tAuthCoreStsCaller01"
+ALIYUN_SK = "AuthCoreAliyunCallerSecret/LocalTest+01"
+ALIYUN_ROLE_ARN = "acs:ram::1234567890123456:role/authcore-oss-app"
 
 assert len(RCLONE_AK) == 20 and len(RCLONE_SK) == 40
 assert all(c in OSS_STS_TOKEN for c in "+/=")
@@ -414,6 +427,40 @@ def check_vending(url):
         raise StartupError("vending: GET /sts gave HTTP %d %r" % (status, body[:200]))
 
 
+def check_aliyun(url):
+    import datetime
+    import uuid
+    from aliyunsdkcore.auth.composer import rpc_signature_composer as rpc
+    import alibabacloud_openapi_util.client as openapi_util
+    params = {"Action": "AssumeRole", "Version": "2015-04-01", "RoleArn": ALIYUN_ROLE_ARN,
+              "RoleSessionName": "with-peers", "DurationSeconds": "900"}
+    path, _ = rpc.get_signed_url(dict(params), ALIYUN_AK, ALIYUN_SK, "JSON", "GET", {})
+    status, _, body = http_request("GET", url + path)
+    if status != 200 or json.loads(body).get("Credentials", {}).get("AccessKeyId") != OSS_STS_AK:
+        raise StartupError("aliyun: an AssumeRole signed by aliyun-python-sdk-core gave HTTP %d %r" % (status, body[:200]))
+    path, _ = rpc.get_signed_url(dict(params), ALIYUN_AK, ALIYUN_SK[:-1] + "X", "JSON", "GET", {})
+    status, _, body = http_request("GET", url + path)
+    if status != 400 or json.loads(body).get("Code") != "SignatureDoesNotMatch":
+        raise StartupError("aliyun: a wrong secret gave HTTP %d %r, expected 400 SignatureDoesNotMatch" % (status, body[:200]))
+
+    class Request:
+        pass
+    form = urllib.parse.urlencode({k: v for k, v in params.items() if k not in ("Action", "Version")}).encode()
+    req = Request()
+    req.method, req.pathname, req.query = "POST", "/", {}
+    req.headers = {"host": urllib.parse.urlsplit(url).netloc, "x-acs-action": "AssumeRole", "x-acs-version": "2015-04-01",
+                   "x-acs-date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   "x-acs-signature-nonce": uuid.uuid4().hex, "content-type": "application/x-www-form-urlencoded",
+                   "x-acs-content-sha256": hashlib.sha256(form).hexdigest()}
+    headers = dict(req.headers)
+    headers["Authorization"] = openapi_util.Client.get_authorization(
+        req, "ACS3-HMAC-SHA256", headers["x-acs-content-sha256"], ALIYUN_AK, ALIYUN_SK)
+    status, _, body = http_request("POST", url + "/", body=form, headers=headers)
+    if status != 200:
+        raise StartupError("aliyun: an ACS3 AssumeRole signed by alibabacloud-openapi-util gave HTTP %d %r" % (status, body[:200]))
+    http_request("POST", url + "/_reset")
+
+
 def check_hostile(url, other_url):
     status, headers, _ = http_request("GET", url + "/redirect-307/")
     if status != 307 or headers.get("location") != other_url + "/stolen":
@@ -495,7 +542,7 @@ def main(argv):
     missing = [p for p in (
         ([os.path.join(vbin, "moto_server")] if "moto" in only else []) +
         ([os.path.join(vbin, "rclone")] if "rclone" in only else []) +
-        ([os.path.join(vbin, "python")] if only & {"oss", "vending", "hostile"} else []) +
+        ([os.path.join(vbin, "python")] if only & {"oss", "vending", "aliyun", "hostile"} else []) +
         ([os.path.join(ministack_bin, "ministack")] if "ministack" in only else [])) if not os.access(p, os.X_OK)]
     if missing:
         log("start-up failed: missing %s (run `make venv` from the repo root first)" % ", ".join(missing))
@@ -537,6 +584,12 @@ def main(argv):
                     os.path.join(vbin, "python"), os.path.join(SCRIPTS, "token_vending_server.py"), "--port",
                     str(port), "--ak", OSS_STS_AK, "--sk", OSS_STS_SK, "--token", OSS_STS_TOKEN],
                     dict(base_env), logdir))
+            if "aliyun" in only:
+                peers.append(Peer("aliyun", lambda port: [
+                    os.path.join(vbin, "python"), os.path.join(SCRIPTS, "aliyun_sts_server.py"), "--port", str(port),
+                    "--ak", ALIYUN_AK, "--sk", ALIYUN_SK, "--role-arn", ALIYUN_ROLE_ARN, "--sts-ak", OSS_STS_AK,
+                    "--sts-sk", OSS_STS_SK, "--sts-token", OSS_STS_TOKEN],
+                    dict(base_env), logdir))
             if "hostile" in only:
                 peers.append(Peer("hostile", lambda port, port_b: [
                     os.path.join(vbin, "python"), os.path.join(SCRIPTS, "hostile_server.py"), "--port-a", str(port),
@@ -570,6 +623,8 @@ def main(argv):
                     checks["oss"] = pool.submit(check_oss, by["oss"].url)
                 if "vending" in only:
                     checks["vending"] = pool.submit(check_vending, by["vending"].url)
+                if "aliyun" in only:
+                    checks["aliyun"] = pool.submit(check_aliyun, by["aliyun"].url)
                 if "ministack" in only:
                     checks["ministack"] = pool.submit(check_ministack, os.path.join(ministack_bin, "python"))
                 if "hostile" in only:
@@ -617,6 +672,9 @@ def main(argv):
                        AUTHCORE_OSS_REGION=OSS_REGION, AUTHCORE_OSS_BUCKET=OSS_BUCKET)
         if "vending" in only:
             env.update(AUTHCORE_VENDING_URL=by["vending"].url)
+        if "aliyun" in only:
+            env.update(AUTHCORE_ALIYUN_STS_URL=by["aliyun"].url, AUTHCORE_ALIYUN_ACCESS_KEY_ID=ALIYUN_AK,
+                       AUTHCORE_ALIYUN_ACCESS_KEY_SECRET=ALIYUN_SK, AUTHCORE_ALIYUN_ROLE_ARN=ALIYUN_ROLE_ARN)
         if "hostile" in only:
             env.update(AUTHCORE_HOSTILE_URL=by["hostile"].url, AUTHCORE_HOSTILE_OTHER_URL=by["hostile"].other_url)
         if "ministack" in only:

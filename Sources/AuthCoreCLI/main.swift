@@ -27,11 +27,12 @@ let topLevelHelp = """
       identity developer-token|lookup-developer-identity|unlink-developer-identity|get-id|credentials
                               Cognito identity pools: the backend's developer identities, identity ids
                               kept between runs, credentials (also in the AWS CLI's credential_process form).
+      aliyun sts assume-role  Alibaba Cloud STS AssumeRole: prints distribute-token.json for OSS.
 
     See 'authcore <subcommand> --help' (or 'authcore help <subcommand>') for every option.
     """
 
-let subcommands = ["vectors", "srp", "sigv4", "oss", "cognito", "identity"]
+let subcommands = ["vectors", "srp", "sigv4", "oss", "cognito", "identity", "aliyun"]
 
 /// Runs one subcommand with its arguments.
 func runSubcommand(_ command: String, _ rest: ArraySlice<String>) async throws -> Int32 {
@@ -42,6 +43,7 @@ func runSubcommand(_ command: String, _ rest: ArraySlice<String>) async throws -
     case "oss": return try await OSSCommand.run(rest)
     case "cognito": return try await CognitoCommand.run(rest)
     case "identity": return try await IdentityCommand.run(rest)
+    case "aliyun": return try await AliyunCommand.run(rest)
     default: throw unknownSubcommand(command, of: "", among: subcommands)
     }
 }

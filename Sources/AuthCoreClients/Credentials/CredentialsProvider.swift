@@ -34,6 +34,9 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
         case aws
         /// `OSS_ACCESS_KEY_ID`, `OSS_ACCESS_KEY_SECRET`, `OSS_SECURITY_TOKEN`.
         case oss
+        /// `ALIBABA_CLOUD_ACCESS_KEY_ID`, `ALIBABA_CLOUD_ACCESS_KEY_SECRET`,
+        /// `ALIBABA_CLOUD_SECURITY_TOKEN` (the Alibaba Cloud SDKs' names).
+        case alibabaCloud
     }
 
     let kind: Kind
@@ -53,9 +56,11 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
 
     public func credentials() async throws(AuthCoreError) -> Credentials {
         let (id, secret, token) =
-            kind == .aws
-            ? ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
-            : ("OSS_ACCESS_KEY_ID", "OSS_ACCESS_KEY_SECRET", "OSS_SECURITY_TOKEN")
+            switch kind {
+            case .aws: ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
+            case .oss: ("OSS_ACCESS_KEY_ID", "OSS_ACCESS_KEY_SECRET", "OSS_SECURITY_TOKEN")
+            case .alibabaCloud: ("ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ALIBABA_CLOUD_SECURITY_TOKEN")
+            }
         func read(_ name: String) -> String? { lookup(name).flatMap { $0.isEmpty ? nil : $0 } }
         guard let accessKey = read(id), let secretKey = read(secret) else {
             throw AuthCoreError(.credentialsUnavailable, "\(id) and \(secret) are not both set")

@@ -1,0 +1,219 @@
+public import AuthCore
+
+/// Alibaba Cloud STS (`AssumeRole`, API version 2015-04-01): what an app server calls to vend OSS
+/// credentials (`distribute-token.json`). Requests are RPC calls signed with
+/// ``AliyunRPCSigner`` (signature 1.0), POSTed as a form; answers are JSON.
+///
+/// The endpoint is `https://sts.aliyuncs.com/`, or `https://sts.<region>.aliyuncs.com/` for a
+/// region, or one the caller gives (checked by ``NetworkPolicy``: https, or http to loopback).
+public struct AliyunSTSClient: Sendable {
+    /// How calls are signed.
+    public enum SignatureStyle: Sendable, Equatable {
+        /// RPC signature 1.0 (``AliyunRPCSigner``): the parameters, the common ones and `Signature`
+        /// in the form body. What every Alibaba SDK has sent to STS.
+        case rpc
+        /// `ACS3-HMAC-SHA256` (``AliyunACS3Signer``): the call named by `x-acs-action` and
+        /// `x-acs-version`, the API's parameters in the form body (covered by `x-acs-content-sha256`).
+        case acs3
+    }
+
+    /// The endpoint.
+    public let endpoint: RequestURL
+    /// How calls are signed.
+    public let signatureStyle: SignatureStyle
+    /// Whether plain `http` may be used to a host that is not loopback.
+    public let allowInsecureHTTP: Bool
+    let transport: any HTTPTransport
+    let clock: any SigningClock
+    let random: any SecureRandomGenerator
+
+    /// The shortest `DurationSeconds` STS accepts.
+    public static let minimumDuration = 900
+    /// The longest (the role's own maximum may be lower; STS then refuses).
+    public static let maximumDuration = 43_200
+    /// The API version of the calls.
+    public static let apiVersion = "2015-04-01"
+
+    /// A client for `region` (nil: the central endpoint) or an explicit `endpoint`.
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed endpoint or region, or a
+    ///   plain-http endpoint that is not loopback without `allowInsecureHTTP`.
+    public init(
+        region: String? = nil, endpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
+        clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(), signatureStyle: SignatureStyle = .rpc,
+        allowInsecureHTTP: Bool = false
+    ) throws(AuthCoreError) {
+        if let region {
+            guard !region.isEmpty, region.utf8.count <= 64,
+                region.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") })
+            else { throw AuthCoreError(.invalidParameter, "region must be lower-case letters, digits and '-'") }
+        }
+        let defaultURL = region.map { "https://sts.\($0).aliyuncs.com/" } ?? "https://sts.aliyuncs.com/"
+        self.endpoint = try NetworkPolicy.endpoint(endpoint, default: defaultURL, allowInsecureHTTP: allowInsecureHTTP)
+        self.allowInsecureHTTP = allowInsecureHTTP
+        self.signatureStyle = signatureStyle
+        self.transport = transport
+        self.clock = clock
+        self.random = random
+    }
+
+    /// `AssumeRole`: temporary credentials for `roleArn`, signed with the long-term `credentials`.
+    ///
+    /// - Parameters:
+    ///   - roleSessionName: 2–64 characters from `A-Za-z0-9.@-_` (STS's rule, checked here first).
+    ///   - policy: a policy that narrows the role's (JSON text, at most 2048 bytes as STS allows).
+    ///   - externalId: the role's external id, when its trust policy asks for one.
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a duration outside 900...43200 s or a
+    ///   bad session name or policy; `AuthCoreError.Code.serviceError` with STS's `Code`, `Message`
+    ///   and `RequestId`; `AuthCoreError.Code.malformedResponse` for an answer without credentials.
+    public func assumeRole(
+        roleArn: String, roleSessionName: String, durationSeconds: Int = 3600, policy: String? = nil, externalId: String? = nil,
+        credentials: Credentials
+    ) async throws(AuthCoreError) -> AliyunAssumedRole {
+        guard (Self.minimumDuration...Self.maximumDuration).contains(durationSeconds) else {
+            throw AuthCoreError(.invalidParameter, "DurationSeconds \(durationSeconds) is outside \(Self.minimumDuration)...\(Self.maximumDuration)")
+        }
+        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.@-_".utf8)
+        guard (2...64).contains(roleSessionName.utf8.count), roleSessionName.utf8.allSatisfy(allowed.contains) else { throw AuthCoreError(.invalidParameter, "RoleSessionName must be 2-64 characters from A-Z a-z 0-9 . @ - _") }
+        guard !roleArn.isEmpty, roleArn.utf8.count <= 1024 else { throw AuthCoreError(.invalidParameter, "RoleArn must be 1-1024 characters") }
+        if let policy, policy.isEmpty || policy.utf8.count > 2048 {
+            throw AuthCoreError(.invalidParameter, "Policy must be 1-2048 bytes")
+        }
+        var parameters: [(key: String, value: String)] = [
+            ("RoleArn", roleArn), ("RoleSessionName", roleSessionName), ("DurationSeconds", String(durationSeconds)),
+        ]
+        if let policy { parameters.append(("Policy", policy)) }
+        if let externalId { parameters.append(("ExternalId", externalId)) }
+        let body = try await call(action: "AssumeRole", parameters: parameters, credentials: credentials)
+        let context = "AssumeRole response"
+        let answer = try ServiceJSON.decode(AssumeRoleAnswer.self, from: body, context: context)
+        let c = answer.credentials
+        return AliyunAssumedRole(
+            credentials: try Credentials(
+                accessKeyId: c.accessKeyId, secretAccessKey: c.accessKeySecret, sessionToken: c.securityToken, expiration: c.expiration.value),
+            assumedRoleArn: answer.assumedRoleUser?.arn, assumedRoleId: answer.assumedRoleUser?.assumedRoleId, requestId: answer.requestId)
+    }
+
+    /// One signed call; the body of a 2xx answer.
+    func call(action: String, parameters: [(key: String, value: String)], credentials: Credentials) async throws(AuthCoreError) -> [UInt8] {
+        let nonce = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }  // fresh per request: STS refuses a repeat
+        let now = clock.now()
+        let form = HTTPHeader("Content-Type", "application/x-www-form-urlencoded")
+        let accept = HTTPHeader("Accept", "application/json")
+        let headers: [HTTPHeader]
+        let body: [UInt8]
+        switch signatureStyle {
+        case .rpc:
+            let signed = try AliyunRPCSigner(credentials: credentials).sign(
+                action: action, version: Self.apiVersion, parameters: parameters, at: now, nonce: nonce)
+            headers = [form, accept]
+            body = Array(signed.query.utf8)
+        case .acs3:
+            body = CanonicalQuery.fromPairs(parameters, emptyValue: .keyEquals)
+            let own = [
+                HTTPHeader("Host", endpoint.hostHeader), HTTPHeader("x-acs-action", action), HTTPHeader("x-acs-version", Self.apiVersion), form,
+            ]
+            let target = endpoint.path + (endpoint.query.isEmpty ? "" : "?" + endpoint.query)
+            let signed = try AliyunACS3Signer(credentials: credentials).sign(
+                SigV4Request(method: "POST", target: target, headers: own, payload: .bytes(body)), at: now, nonce: nonce)
+            headers = own + [accept] + signed.headers
+        }
+        let request = HTTPRequest(
+            method: "POST", url: endpoint, headers: headers, body: body, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes,
+            allowsInsecureHTTP: allowInsecureHTTP)
+        let response = try await transport.send(request)
+        guard response.isSuccess else { throw Self.serviceError(response) }
+        return response.body
+    }
+
+    /// Alibaba's JSON error (`Code`, `Message`, `RequestId`), or the status when the body has none;
+    /// a 3xx (never followed: the request is signed) names its status.
+    static func serviceError(_ response: HTTPResponse) -> AuthCoreError {
+        let error = try? ServiceJSON.decode(ErrorAnswer.self, from: response.body, context: "STS error", keys: .asDeclared)
+        let requestId = error?.requestId.flatMap { id in
+            id.utf8.count <= 128 && id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? id : nil
+        }
+        return AuthCoreError(
+            serviceErrorType: error?.code ?? "HTTP\(response.status)", message: error?.message ?? "Alibaba Cloud STS answered \(response.status)",
+            httpStatus: response.status, requestId: requestId)
+    }
+
+    struct AssumeRoleAnswer: Decodable {
+        struct AnswerCredentials: Decodable {
+            let accessKeyId: String
+            let accessKeySecret: String
+            let securityToken: String
+            let expiration: ServiceTimestamp
+        }
+        struct AssumedRoleUser: Decodable {
+            let arn: String?
+            let assumedRoleId: String?
+        }
+        let requestId: String?
+        let credentials: AnswerCredentials
+        let assumedRoleUser: AssumedRoleUser?
+    }
+
+    /// A field of another type is ignored, not an error (the body only explains a failure).
+    struct ErrorAnswer: Decodable {
+        let code: String?
+        let message: String?
+        let requestId: String?
+
+        enum Keys: String, CodingKey { case code = "Code", message = "Message", requestId = "RequestId" }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            func text(_ key: Keys) -> String? { (try? container.decodeIfPresent(String.self, forKey: key)) ?? nil }
+            code = text(.code)
+            message = text(.message)
+            requestId = text(.requestId)
+        }
+    }
+}
+
+/// The result of `AssumeRole`.
+public struct AliyunAssumedRole: Sendable {
+    /// The temporary credentials (with their security token and expiration).
+    public let credentials: Credentials
+    /// The assumed role's ARN (`acs:ram::…:role/name/session`), when STS names it.
+    public let assumedRoleArn: String?
+    /// The assumed role's id, when STS names it.
+    public let assumedRoleId: String?
+    /// STS's id for the call.
+    public let requestId: String?
+}
+
+/// Credentials from Alibaba Cloud STS `AssumeRole`, with the long-term key from another provider:
+/// wrap it in ``RefreshingCredentialsProvider`` so that callers share one call per lifetime and
+/// refresh five minutes before expiry.
+public struct AliyunAssumeRoleCredentialsProvider: CredentialsProvider {
+    let client: AliyunSTSClient
+    let source: any CredentialsProvider
+    let roleArn: String
+    let roleSessionName: String
+    let durationSeconds: Int
+    let policy: String?
+    let externalId: String?
+
+    /// A provider assuming `roleArn` with the credentials `source` gives.
+    public init(
+        client: AliyunSTSClient, source: any CredentialsProvider, roleArn: String, roleSessionName: String, durationSeconds: Int = 3600,
+        policy: String? = nil, externalId: String? = nil
+    ) {
+        self.client = client
+        self.source = source
+        self.roleArn = roleArn
+        self.roleSessionName = roleSessionName
+        self.durationSeconds = durationSeconds
+        self.policy = policy
+        self.externalId = externalId
+    }
+
+    public func credentials() async throws(AuthCoreError) -> Credentials {
+        try await client.assumeRole(
+            roleArn: roleArn, roleSessionName: roleSessionName, durationSeconds: durationSeconds, policy: policy, externalId: externalId,
+            credentials: source.credentials()
+        ).credentials
+    }
+}

@@ -1,0 +1,207 @@
+import AuthCore
+import AuthCoreClients
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+/// Alibaba Cloud STS `AssumeRole` against the loopback stand-in (scripts/aliyun_sts_server.py),
+/// which recomputes every RPC signature with aliyun-python-sdk-core and every ACS3 signature with
+/// alibabacloud-openapi-util, refuses reused nonces and stale timestamps, and vends the STS pair the
+/// oss2-verifying OSS server (scripts/oss_verify_server.py) accepts.
+@Suite("Alibaba Cloud STS AssumeRole against an SDK-verifying stand-in", .serialized)
+struct AliyunSTSTests {
+    let endpoint: String
+    let roleArn: String
+    let caller: Credentials
+    let callerEnvironment: [String: String?]
+
+    init() throws {
+        endpoint = try peerEnvironment("AUTHCORE_ALIYUN_STS_URL")
+        roleArn = try peerEnvironment("AUTHCORE_ALIYUN_ROLE_ARN")
+        let id = try peerEnvironment("AUTHCORE_ALIYUN_ACCESS_KEY_ID")
+        let secret = try peerEnvironment("AUTHCORE_ALIYUN_ACCESS_KEY_SECRET")
+        caller = try Credentials(accessKeyId: id, secretAccessKey: secret)
+        callerEnvironment = [
+            "ALIBABA_CLOUD_ACCESS_KEY_ID": id, "ALIBABA_CLOUD_ACCESS_KEY_SECRET": secret, "OSS_ACCESS_KEY_ID": nil, "OSS_ACCESS_KEY_SECRET": nil,
+        ]
+    }
+
+    func client(_ style: AliyunSTSClient.SignatureStyle = .rpc, clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom())
+        throws -> AliyunSTSClient
+    {
+        try AliyunSTSClient(endpoint: endpoint + "/", clock: clock, random: random, signatureStyle: style)
+    }
+
+    func refusal(_ body: () async throws -> AliyunAssumedRole) async -> AuthCoreError? {
+        do {
+            _ = try await body()
+            return nil
+        } catch {
+            return error as? AuthCoreError
+        }
+    }
+
+    /// `authcore oss send` with the given STS credentials against the oss2-verifying server.
+    func ossSend(_ arguments: [String], key: String, credentials: (id: String, secret: String, token: String?), version: String = "v4") throws
+        -> ProcessResult
+    {
+        let bucket = try peerEnvironment("AUTHCORE_OSS_BUCKET")
+        return try authcore(
+            ["oss", "send", "--bucket", bucket, "--version", version, "--region", try peerEnvironment("AUTHCORE_OSS_REGION")] + arguments
+                + ["\(try peerEnvironment("AUTHCORE_OSS_URL"))/\(bucket)/\(key)"],
+            environment: ["OSS_ACCESS_KEY_ID": credentials.id, "OSS_ACCESS_KEY_SECRET": credentials.secret, "OSS_SECURITY_TOKEN": credentials.token])
+    }
+
+    @Test("authcore aliyun sts assume-role (RPC and ACS3): accepted with the right secret, its credentials then sign OSS V1 and V4 requests with the token; a wrong secret is refused", arguments: ["rpc", "acs3"])
+    func commandLine(signature: String) throws {
+        let arguments = ["aliyun", "sts", "assume-role", "--role-arn", roleArn, "--role-session-name", "cli-\(signature)", "--duration-seconds", "900",
+            "--endpoint", endpoint + "/", "--signature", signature]
+        let shown = try authcore(arguments + ["--show-secrets"], environment: callerEnvironment)
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let token = try JSONDecoder().decode([String: AnyCodable].self, from: Data(shown.stdout.utf8))
+        #expect(token["StatusCode"]?.int == 200)
+        let id = try #require(token["AccessKeyId"]?.string)
+        let secret = try #require(token["AccessKeySecret"]?.string)
+        let securityToken = try #require(token["SecurityToken"]?.string)
+        #expect(id == (try peerEnvironment("AUTHCORE_OSS_STS_ACCESS_KEY_ID")))
+        let expiration = try Timestamp(iso8601: try #require(token["Expiration"]?.string))
+        #expect((800...901).contains(SystemClock().now().seconds(until: expiration)), "\(expiration)")
+        for version in ["v1", "v4"] {
+            let key = "sts-\(signature)-\(version).txt"
+            let put = try ossSend(["-X", "PUT", "-d", "from assume-role"], key: key, credentials: (id, secret, securityToken), version: version)
+            #expect(put.status == 0, "\(version): \(put.stderr)")
+            let get = try ossSend([], key: key, credentials: (id, secret, securityToken), version: version)
+            #expect(get.stdout == "from assume-role", "\(version): \(get.stderr)")
+            let withoutToken = try ossSend([], key: key, credentials: (id, secret, nil), version: version)
+            #expect(withoutToken.status == 1, "the STS pair needs its token")
+        }
+        // Without --show-secrets: the distribute-token.json fields but the secret and the token.
+        let hidden = try authcore(arguments, environment: callerEnvironment)
+        #expect(hidden.status == 0, "\(hidden.stderr)")
+        let keys = try JSONDecoder().decode([String: AnyCodable].self, from: Data(hidden.stdout.utf8)).keys.sorted()
+        #expect(keys == ["AccessKeyId", "Expiration", "StatusCode"])
+
+        var wrong = callerEnvironment
+        wrong["ALIBABA_CLOUD_ACCESS_KEY_SECRET"] = "not-the-secret"
+        let refused = try authcore(arguments, environment: wrong)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.hasPrefix("error: SignatureDoesNotMatch: "), "\(refused.stderr)")
+        let usage = try authcore(arguments + ["--duration-seconds", "60"], environment: callerEnvironment)
+        #expect(usage.status == 2)
+    }
+
+    @Test("the client: credentials with token and expiration, the assumed role's ARN; STS errors keep Code, HTTP status and RequestId")
+    func clientCalls() async throws {
+        for style in [AliyunSTSClient.SignatureStyle.rpc, .acs3] {
+            let assumed = try await client(style).assumeRole(
+                roleArn: roleArn, roleSessionName: "lib-session", durationSeconds: 1200,
+                policy: #"{"Version":"1","Statement":[{"Effect":"Allow","Action":"oss:GetObject","Resource":"*"}]}"#, externalId: "ext-1",
+                credentials: caller)
+            #expect(assumed.credentials.sessionToken == (try peerEnvironment("AUTHCORE_OSS_SECURITY_TOKEN")))
+            #expect(assumed.assumedRoleArn == roleArn + "/lib-session")
+            #expect(assumed.requestId?.isEmpty == false)
+            let remaining = SystemClock().now().seconds(until: try #require(assumed.credentials.expiration))
+            #expect((1100...1201).contains(remaining))
+
+            let wrongKey = try Credentials(accessKeyId: caller.accessKeyId, secretAccessKey: "wrong")
+            let mismatch = await refusal { try await client(style).assumeRole(roleArn: roleArn, roleSessionName: "s1", credentials: wrongKey) }
+            #expect(mismatch?.serviceErrorType == "SignatureDoesNotMatch")
+            #expect(mismatch?.httpStatus == 400)
+            #expect(mismatch?.requestId?.isEmpty == false)
+            let unknown = await refusal {
+                try await client(style).assumeRole(roleArn: roleArn, roleSessionName: "s1", credentials: try Credentials(accessKeyId: "LTAIunknown", secretAccessKey: "x"))
+            }
+            #expect(unknown?.serviceErrorType == "InvalidAccessKeyId.NotFound")
+            #expect(unknown?.httpStatus == 404)
+            let otherRole = await refusal { try await client(style).assumeRole(roleArn: roleArn + "x", roleSessionName: "s1", credentials: caller) }
+            #expect(otherRole?.serviceErrorType == "EntityNotExist.Role")
+        }
+    }
+
+    @Test("the stand-in really checks: a reused nonce and a timestamp 20 minutes off are refused (RPC and ACS3)")
+    func replayAndStaleness() async throws {
+        for style in [AliyunSTSClient.SignatureStyle.rpc, .acs3] {
+            // Two clients drawing the same nonce.
+            let seed: UInt64 = style == .rpc ? 0x5EED_0001 : 0x5EED_0002
+            _ = try await client(style, random: SeededRandom(seed: seed)).assumeRole(roleArn: roleArn, roleSessionName: "nonce-a", credentials: caller)
+            let replay = await refusal {
+                try await client(style, random: SeededRandom(seed: seed)).assumeRole(roleArn: roleArn, roleSessionName: "nonce-b", credentials: caller)
+            }
+            #expect(replay?.serviceErrorType == "SignatureNonceUsed", "\(style)")
+            let stale = await refusal {
+                try await client(style, clock: FixedClock(SystemClock().now().adding(seconds: -1200)))
+                    .assumeRole(roleArn: roleArn, roleSessionName: "stale", credentials: caller)
+            }
+            #expect(stale?.serviceErrorType == "InvalidTimeStamp.Expired", "\(style)")
+        }
+    }
+
+    @Test("local checks before sending: duration, session name, policy size")
+    func localChecks() async throws {
+        let client = try client()
+        for (duration, name, policy) in [(899, "ok-name", nil), (43_201, "ok-name", nil), (900, "a", nil), (900, "bad name", nil),
+            (900, "ok-name", String(repeating: "x", count: 2049))] as [(Int, String, String?)] {
+            let error = await refusal {
+                try await client.assumeRole(roleArn: roleArn, roleSessionName: name, durationSeconds: duration, policy: policy, credentials: caller)
+            }
+            #expect(error?.code == .invalidParameter, "\(duration) \(name)")
+        }
+    }
+
+    @Test("refresh through the cache: 4-second credentials are renewed before expiry while 8 callers keep signing accepted OSS requests, one AssumeRole per lifetime")
+    func refreshUnderConcurrency() async throws {
+        let session = "short-\(UInt32.random(in: 0...UInt32.max))"
+        let source = AliyunAssumeRoleCredentialsProvider(client: try client(), source: StaticCredentialsProvider(caller), roleArn: roleArn, roleSessionName: session)
+        let cache = RefreshingCredentialsProvider(source: source, safetyMargin: 1, minimumLifetime: 2, timeLimit: patientTimeLimit)
+        let bucket = try peerEnvironment("AUTHCORE_OSS_BUCKET")
+        let oss = try RequestURL(try peerEnvironment("AUTHCORE_OSS_URL") + "/\(bucket)/refresh-probe.txt")
+        let region = try peerEnvironment("AUTHCORE_OSS_REGION")
+        let started = SystemClock().now()
+        let outcomes = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    var statuses: [Int] = []
+                    while started.seconds(until: SystemClock().now()) < 6 {
+                        let credentials = try await cache.credentials()
+                        let now = SystemClock().now()
+                        #expect(!credentials.isExpired(at: now))
+                        let signer = try OSSSigner(credentials: credentials, version: .v4, region: region)
+                        let request = OSSRequest(
+                            method: "GET", target: oss.target, headers: [HTTPHeader("Host", oss.hostHeader)], bucket: bucket, key: "refresh-probe.txt")
+                        let signature = try signer.sign(request, at: now)
+                        let response = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: oss, headers: request.headers + signature.headers))
+                        statuses.append(response.status)
+                        try await Task.sleep(for: .milliseconds(200))
+                    }
+                    return statuses
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let elapsed = started.seconds(until: SystemClock().now())
+        // 404 NoSuchKey: the signature was accepted, the object is absent; a refused one is 403.
+        #expect(!outcomes.isEmpty && outcomes.allSatisfy { $0 == 404 }, "\(Set(outcomes))")
+        let calls = try await fetch(endpoint + "/_calls")
+        let counts = try JSONDecoder().decode(CallCounts.self, from: Data(calls.body.utf8))
+        let assumed = counts.sessions[session] ?? 0
+        // A lifetime of 3-4 s is renewed after half of it (>= 1.5 s): at least two calls in 6 s, and
+        // at most one per half-lifetime for the 8 callers together, whatever the machine's load.
+        #expect(assumed >= 2 && assumed * 3 <= Int(elapsed) * 2 + 6, "\(assumed) AssumeRole calls in \(elapsed) s")
+        #expect(assumed <= outcomes.count / 4, "\(assumed) calls for \(outcomes.count) requests: callers shared the refreshes")
+    }
+}
+
+struct CallCounts: Decodable {
+    let sessions: [String: Int]
+}
+
+/// A JSON scalar for reading the CLI's output.
+struct AnyCodable: Decodable {
+    let string: String?
+    let int: Int?
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        string = try? container.decode(String.self)
+        int = try? container.decode(Int.self)
+    }
+}
