@@ -9,10 +9,23 @@ enum OSSCommand {
         USAGE: authcore oss sign|presign|send --bucket B [--version v1|v4] [--region R] [-X METHOD]
                [-H 'Name: value']... [-d TEXT | -d @FILE | --data-raw TEXT | --data-file FILE|-] [--additional-header NAME]...
                [--timestamp T] [--expires SECONDS] [--verbose] [--clock-offset SECONDS]
-               [--no-skew-correction] URL
+               [--no-skew-correction] [--signer-url URL [--signer-header 'Name: value']...] URL
+               authcore oss sign-string --policy FILE
 
         Credentials come from OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SECURITY_TOKEN (never from
         arguments). The object key is the URL's path (after the bucket name in path-style URLs).
+
+        Self-signed mode (--signer-url): no secret at all; each string to sign is posted to the app
+        server's URL as JSON {"version":"v1","stringToSign":…} or {"version":"v4","stringToSign":…,
+        "date":"YYYYMMDD","region":…,"canonicalRequest":…}, which answers 200 {"accessKeyId":…,"signature":…}.
+        --signer-header authenticates to that server (repeatable). A V4 presigned URL names the key id in
+        what is signed: it comes from OSS_ACCESS_KEY_ID (an id, not a secret).
+
+        sign-string is the server half: it reads one such JSON request on stdin, checks it against the
+        policy FILE ({"buckets":[…],"keyPrefixes":[…],"methods":[…],"regions":[…],"maximumURLLifetime":N,
+        "subresources":[…],"ossHeaders":[…]}; the last four optional) and prints {"accessKeyId":…,
+        "signature":…}, signing with OSS_ACCESS_KEY_ID / OSS_ACCESS_KEY_SECRET; a request outside the
+        policy exits 1 and names the rule.
 
         ACTIONS:
           sign      Print the headers to add (Date or x-oss-date/x-oss-content-sha256, the security
@@ -33,11 +46,13 @@ enum OSSCommand {
         """
 
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
+        if arguments.first == "sign-string" { return try OSSSignStringCommand.run(arguments.dropFirst(), help: help) }
         let options = try RequestOptions(
             arguments,
             extraSpecs: [
                 OptionSpec(names: ["--bucket"], kind: .value), OptionSpec(names: ["--version"], kind: .value),
-                OptionSpec(names: ["--additional-header"], kind: .repeatedValue),
+                OptionSpec(names: ["--additional-header"], kind: .repeatedValue), OptionSpec(names: ["--signer-url"], kind: .value),
+                OptionSpec(names: ["--signer-header"], kind: .repeatedValue),
             ], help: help)
         let bucket = try options.parsed.required("--bucket")
         guard let version = OSSSigner.Version(rawValue: options.parsed.value("--version") ?? "v4") else {
@@ -45,11 +60,7 @@ enum OSSCommand {
         }
         let region = options.parsed.value("--region")
         if version == .v4 && region == nil { throw UsageError("--region is required for OSS V4") }
-        let credentials = try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
-        let signer: OSSSigner
-        do { signer = try OSSSigner(credentials: credentials, version: version, region: region) } catch {
-            throw UsageError(error.reason)
-        }
+        let signing = try signingMode(options, version: version, region: region)
         let clock = try options.clock { text throws(AuthCoreError) in
             version == .v1 ? try Timestamp(rfc1123: text) : try Timestamp(amzDate: text)
         }
@@ -71,12 +82,48 @@ enum OSSCommand {
             printError("--- string to sign\n\(signature.stringToSign)")
         }
 
+        let expires = options.expires
         return try await options.perform(
             request, clock: clock, report: report,
-            sign: { request, time throws(AuthCoreError) in try signer.sign(ossRequest(request), at: time, keepingCanonicalRequest: verbose) },
+            sign: { request, time throws(AuthCoreError) in
+                switch signing {
+                case .local(let signer): try signer.sign(ossRequest(request), at: time, keepingCanonicalRequest: verbose)
+                case .remote(let signer, let provider): try await signer.sign(ossRequest(request), at: time, provider: provider)
+                }
+            },
             presign: { request, time throws(AuthCoreError) in
-                try signer.presign(ossRequest(request), at: time, expires: options.expires, keepingCanonicalRequest: verbose)
+                switch signing {
+                case .local(let signer): try signer.presign(ossRequest(request), at: time, expires: expires, keepingCanonicalRequest: verbose)
+                case .remote(let signer, let provider): try await signer.presign(ossRequest(request), at: time, expires: expires, provider: provider)
+                }
             })
+    }
+
+    /// Who signs: a local key from the environment, or (self-signed mode) the app server at --signer-url.
+    enum Signing: Sendable {
+        case local(OSSSigner)
+        case remote(OSSDetachedSigner, URLSignatureProvider)
+    }
+
+    static func signingMode(_ options: RequestOptions, version: OSSSigner.Version, region: String?) throws -> Signing {
+        guard let signerURL = options.parsed.value("--signer-url") else {
+            guard options.parsed.all("--signer-header").isEmpty else { throw UsageError("--signer-header needs --signer-url") }
+            let credentials = try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
+            do { return .local(try OSSSigner(credentials: credentials, version: version, region: region)) } catch {
+                throw UsageError(error.reason)
+            }
+        }
+        var headers: [HTTPHeader] = []
+        for raw in options.parsed.all("--signer-header") {
+            guard let colon = raw.firstIndex(of: ":"), colon != raw.startIndex else { throw UsageError("--signer-header must be 'Name: value'") }
+            headers.append(HTTPHeader(String(raw[..<colon]), String(raw[raw.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+        }
+        do {
+            let provider = try URLSignatureProvider(url: try RequestURL(signerURL), headers: headers)
+            return .remote(try OSSDetachedSigner(version: version, region: region, accessKeyId: environment("OSS_ACCESS_KEY_ID")), provider)
+        } catch {
+            throw UsageError("--signer-url: \(error.reason)")
+        }
     }
 
     /// The raw object key: the URL's decoded path, after `/bucket` in path-style URLs.

@@ -98,13 +98,13 @@ struct RequestOptions {
     /// (the default) sends the request, signed afresh at each attempt.
     func perform<Signature: CommandSignature>(
         _ request: HTTPRequest, clock: any SigningClock, report: @escaping @Sendable (Signature) -> Void,
-        sign: @escaping @Sendable (HTTPRequest, Timestamp) throws(AuthCoreError) -> Signature,
-        presign: (HTTPRequest, Timestamp) throws(AuthCoreError) -> Signature
+        sign: @escaping @Sendable (HTTPRequest, Timestamp) async throws(AuthCoreError) -> Signature,
+        presign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> Signature
     ) async throws -> Int32 {
         switch action {
         case "sign":
             do {
-                let signature = try sign(request, clock.now())
+                let signature = try await sign(request, clock.now())
                 report(signature)
                 // Piece by piece: a header value may be a session token, and a line or a joined
                 // String would be one more unwipeable copy of it (zeroize-check counts them).
@@ -120,7 +120,7 @@ struct RequestOptions {
             }
         case "presign":
             do {
-                let signature = try presign(request, clock.now())
+                let signature = try await presign(request, clock.now())
                 report(signature)
                 printOut(url.origin + (signature.signedURI ?? ""))
                 return 0
@@ -129,7 +129,7 @@ struct RequestOptions {
             }
         default:
             return try await send(request, clock: clock) { request, time throws(AuthCoreError) in
-                let signature = try sign(request, time)
+                let signature = try await sign(request, time)
                 report(signature)
                 return signature.added(to: request)
             }
@@ -137,7 +137,7 @@ struct RequestOptions {
     }
 
     /// Sends through the skew-correcting sender and reports the response as the CLI contract says.
-    func send(_ request: HTTPRequest, clock: any SigningClock, sign: (HTTPRequest, Timestamp) throws(AuthCoreError) -> HTTPRequest)
+    func send(_ request: HTTPRequest, clock: any SigningClock, sign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> HTTPRequest)
         async throws -> Int32
     {
         let sender = SignedRequestSender(

@@ -83,6 +83,8 @@ struct SecretPrintingTests {
         let acs3Signature = try acs3.sign(request, at: time, nonce: "n2", keepingCanonicalRequest: true)
         expectNoSecret(acs3, [Self.secretKey, Self.token])
         expectNoSecret(acs3Signature, [Self.token, acs3Signature.signature])
+        let longTerm = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Self.secretKey)
+        expectNoSecret(try OSSSigningAuthority(credentials: longTerm, policy: OSSSigningPolicy(buckets: ["b"], keyPrefixes: [""])), [Self.secretKey])
     }
 
     @Test("Digest: the bytes are not printed (a digest may be a MAC or a key)")

@@ -74,47 +74,31 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     public func sign(_ request: OSSRequest, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
         -> OSSSignature
     {
-        try validate(request)
+        try Self.validate(request)
         switch version {
         case .v1:
             let date = time.rfc1123
             let token = credentials.sessionToken
-            let stringToSign = v1StringToSign(
+            let stringToSign = Self.v1StringToSign(
                 request, contentHeaders: request.headers, date: date, securityToken: token, extraResource: [])
             let signature = v1Signature(stringToSign)
             let authorization = "OSS \(credentials.accessKeyId):\(signature)"
-            var added = [HTTPHeader("Date", date)]
-            if let token { added.append(HTTPHeader("x-oss-security-token", token)) }
             return OSSSignature(
-                headers: added + [HTTPHeader("Authorization", authorization)], authorization: authorization, signature: signature,
-                canonicalRequest: nil, intermediate: .text(stringToSign), signedURI: nil)
+                headers: Self.v1Headers(date: date, token: token, authorization: authorization), authorization: authorization,
+                signature: signature, canonicalRequest: nil, intermediate: .text(stringToSign), signedURI: nil)
         case .v4:
             guard let keys else { preconditionFailure("a V4 signer has its keys") }  // invariant: set by init for .v4
             let date = AmzDate(time)  // formatted once: the header, the scope and the key cache's day
             let token = credentials.sessionToken
-            let additional = v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
-            let unsigned: StaticString = "UNSIGNED-PAYLOAD"
-            let (hash, kept) = date.withBytes { dateBytes in
-                unsigned.withUTF8Buffer { payload in
-                    OSSV4CanonicalRequest.withCanonicalRequest(
-                        method: request.method, bucket: request.bucket, key: request.key, parameters: request.parameters,
-                        headers: request.headers, additional: additional,
-                        signer: SignerHeaderValues(
-                            date: dateBytes, securityToken: token, contentHash: UnsafeRawBufferPointer(payload), replacesToken: token != nil),
-                        ownsNames: true, payload: "UNSIGNED-PAYLOAD"
-                    ) { canonical in
-                        (keys.hash(canonicalRequest: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
-                    }
-                }
+            let additional = Self.v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
+            let (hash, kept) = Self.v4HeaderCanonicalRequest(request, date: date, token: token, additional: additional) { canonical in
+                (keys.hash(canonicalRequest: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
             }
             let mac = keys.signature(date: date, hash: hash)
-            let authorization = v4Authorization(date: date, mac: mac, additional: additional)
-            var headers: [HTTPHeader] = []
-            headers.reserveCapacity(token == nil ? 3 : 4)  // one allocation
-            headers.append(HTTPHeader("x-oss-date", date.string))
-            headers.append(HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD"))
-            if let token { headers.append(HTTPHeader("x-oss-security-token", token)) }
-            headers.append(HTTPHeader("Authorization", authorization))
+            let authorization = Self.v4Authorization(
+                accessKeyId: credentials.accessKeyId, date: date, scopeSuffix: keys.scopeSuffix, additional: additional,
+                signatureHex: { out in mac.withUnsafeBytes { out.writeHex($0) } })
+            let headers = Self.v4Headers(date: date, token: token, authorization: authorization)
             return OSSSignature(
                 headers: headers, authorization: authorization, signature: mac.hexLowercased, canonicalRequest: kept,
                 intermediate: .scoped(date: date, scopeSuffix: keys.scopeSuffix, hash: hash), signedURI: nil)
@@ -122,23 +106,24 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     }
 
     /// `OSS4-HMAC-SHA256 Credential=AKID/date/region/oss/aliyun_v4_request, Signature=…[, AdditionalHeaders=a;b]`,
-    /// written in one allocation.
-    func v4Authorization(date: AmzDate, mac: Digest, additional: [String]) -> String {
+    /// written in one allocation; `signatureHex` writes the 64 hex digits.
+    static func v4Authorization(
+        accessKeyId: String, date: AmzDate, scopeSuffix: [UInt8], additional: [String], signatureHex: (inout OutputCursor) -> Void
+    ) -> String {
         let prefix: StaticString = "OSS4-HMAC-SHA256 Credential="
         let signatureLabel: StaticString = ", Signature="
         let additionalLabel: StaticString = ", AdditionalHeaders="
-        let scopeSuffix = keys?.scopeSuffix ?? []
         let additionalBytes = additional.isEmpty ? 0 : additional.reduce(additionalLabel.utf8CodeUnitCount) { $0 &+ $1.utf8.count &+ 1 }
-        let length = prefix.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1 + 8 + scopeSuffix.count
+        let length = prefix.utf8CodeUnitCount + accessKeyId.utf8.count + 1 + 8 + scopeSuffix.count
             + signatureLabel.utf8CodeUnitCount + 64 + additionalBytes
         return String(writing: length) { out in
             out.write(prefix)
-            out.write(credentials.accessKeyId)
+            out.write(accessKeyId)
             out.writeByte(UInt8(ascii: "/"))
             date.withDateBytes { out.write($0) }
             out.write(scopeSuffix)
             out.write(signatureLabel)
-            mac.withUnsafeBytes { out.writeHex($0) }
+            signatureHex(&out)
             if !additional.isEmpty {
                 out.write(additionalLabel)
                 for (index, name) in additional.enumerated() {
@@ -148,6 +133,69 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
             }
         }
     }
+
+    /// V4 header mode's headers: `x-oss-date`, `x-oss-content-sha256`, the token if any, `Authorization`.
+    static func v4Headers(date: AmzDate, token: String?, authorization: String) -> [HTTPHeader] {
+        var headers: [HTTPHeader] = []
+        headers.reserveCapacity(token == nil ? 3 : 4)  // one allocation
+        headers.append(HTTPHeader("x-oss-date", date.string))
+        headers.append(HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD"))
+        if let token { headers.append(HTTPHeader("x-oss-security-token", token)) }
+        headers.append(HTTPHeader("Authorization", authorization))
+        return headers
+    }
+
+    /// V4 header mode's canonical request of `request` at `date`, hashed by `hash` (and kept as text
+    /// when asked).
+    static func v4HeaderCanonicalRequest<R>(
+        _ request: OSSRequest, date: AmzDate, token: String?, additional: [String], _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
+        let unsigned: StaticString = "UNSIGNED-PAYLOAD"
+        return date.withBytes { dateBytes in
+            unsigned.withUTF8Buffer { payload in
+                OSSV4CanonicalRequest.withCanonicalRequest(
+                    method: request.method, bucket: request.bucket, key: request.key, parameters: request.parameters,
+                    headers: request.headers, additional: additional,
+                    signer: SignerHeaderValues(
+                        date: dateBytes, securityToken: token, contentHash: UnsafeRawBufferPointer(payload), replacesToken: token != nil),
+                    ownsNames: true, payload: "UNSIGNED-PAYLOAD", body)
+            }
+        }
+    }
+
+    /// V4 URL mode's parameters: the request's, the token if any, then `x-oss-date`, `x-oss-expires`,
+    /// `x-oss-signature-version`, `x-oss-credential` and `x-oss-additional-headers`.
+    static func v4URLParameters(
+        _ request: OSSRequest, date: AmzDate, expires: Int, accessKeyId: String, token: String?, scopeSuffix: [UInt8], additional: [String]
+    ) -> [(key: String, value: String)] {
+        var parameters = request.parameters
+        if let token { parameters.append(("x-oss-security-token", token)) }
+        parameters.append(("x-oss-date", date.string))
+        parameters.append(("x-oss-expires", String(expires)))
+        parameters.append(("x-oss-signature-version", "OSS4-HMAC-SHA256"))
+        parameters.append(("x-oss-credential", accessKeyId + "/" + date.dateString + String(decoding: scopeSuffix, as: UTF8.self)))
+        if !additional.isEmpty { parameters.append(("x-oss-additional-headers", additional.joined(separator: ";"))) }
+        return parameters
+    }
+
+    /// URL mode lists only the additional headers the request has (their names looked up only when some are asked for).
+    static func v4URLAdditionalHeaders(_ request: OSSRequest) -> [String] {
+        request.additionalHeaders.isEmpty
+            ? [] : v4AdditionalHeaders(requested: request.additionalHeaders, present: Set(request.headers.map { $0.name.lowercased() }))
+    }
+
+    /// V4 URL mode's canonical request (the request's headers signed as they are).
+    static func v4URLCanonicalRequest<R>(
+        _ request: OSSRequest, parameters: [(key: String, value: String)], additional: [String], _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
+        let payload = request.headers.firstValue(namedIgnoringCase: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
+        return OSSV4CanonicalRequest.withCanonicalRequest(
+            method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: request.headers,
+            additional: additional, signer: .none, ownsNames: false, payload: payload, body)
+    }
+
+    /// The V1 `Expires` limit and V4's: signed URL lifetimes accepted.
+    static func urlLifetimeLimit(_ version: Version) -> Int { version == .v4 ? 604_800 : 315_360_000 }
 
     // MARK: - Signed URLs
 
@@ -164,7 +212,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     public func presign(_ request: OSSRequest, at time: Timestamp, expires: Int, keepingCanonicalRequest: Bool = false)
         throws(AuthCoreError) -> OSSSignature
     {
-        let limit = version == .v4 ? 604_800 : 315_360_000
+        let limit = Self.urlLifetimeLimit(version)
         guard (1...limit).contains(expires) else {
             throw AuthCoreError(.invalidParameter, "signed URL expiry \(expires) s is outside 1...\(limit)")
         }
@@ -183,16 +231,14 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
     /// A V1 signed URL expiring at the absolute time `expiresAt` (the `Expires` parameter).
     public func presignV1(_ request: OSSRequest, expiresAt: Timestamp) throws(AuthCoreError) -> OSSSignature {
-        try validate(request)
+        try Self.validate(request)
         let expiresText = String(expiresAt.secondsSince1970)
         var extra: [(key: String, value: String)] = []
         if let token = credentials.sessionToken { extra.append(("security-token", token)) }
-        let stringToSign = v1StringToSign(request, contentHeaders: request.headers, date: expiresText, securityToken: nil, extraResource: extra)
+        let stringToSign = Self.v1StringToSign(request, contentHeaders: request.headers, date: expiresText, securityToken: nil, extraResource: extra)
         let signature = v1Signature(stringToSign)
-        var parameters = request.parameters + extra
-        parameters.append(("OSSAccessKeyId", credentials.accessKeyId))
-        parameters.append(("Expires", expiresText))
-        let uri = signedURI(path: request.path, parameters: parameters, signatureName: "Signature", signature: signature)
+        let parameters = Self.v1URLParameters(request, extra: extra, accessKeyId: credentials.accessKeyId, expires: expiresText)
+        let uri = Self.signedURI(path: request.path, parameters: parameters, signatureName: "Signature", signature: signature)
         return OSSSignature(
             headers: [], authorization: nil, signature: signature, canonicalRequest: nil, intermediate: .text(stringToSign),
             signedURI: uri)
@@ -201,28 +247,18 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     func presignV4(_ request: OSSRequest, at time: Timestamp, expires: Int, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
         -> OSSSignature
     {
-        try validate(request)
+        try Self.validate(request)
         guard let keys else { preconditionFailure("a V4 signer has its keys") }  // invariant: set by init for .v4
-        // URL mode lists only the additional headers the request has (their names looked up only when some are asked for).
-        let additional = request.additionalHeaders.isEmpty
-            ? [] : v4AdditionalHeaders(requested: request.additionalHeaders, present: Set(request.headers.map { $0.name.lowercased() }))
-        var parameters = request.parameters
-        if let token = credentials.sessionToken { parameters.append(("x-oss-security-token", token)) }
+        let additional = Self.v4URLAdditionalHeaders(request)
         let date = AmzDate(time)
-        parameters.append(("x-oss-date", date.string))
-        parameters.append(("x-oss-expires", String(expires)))
-        parameters.append(("x-oss-signature-version", "OSS4-HMAC-SHA256"))
-        parameters.append(("x-oss-credential", credentials.accessKeyId + "/" + date.dateString + String(decoding: keys.scopeSuffix, as: UTF8.self)))
-        if !additional.isEmpty { parameters.append(("x-oss-additional-headers", additional.joined(separator: ";"))) }
-        let payload = request.headers.firstValue(namedIgnoringCase: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
-        let (hash, kept) = OSSV4CanonicalRequest.withCanonicalRequest(
-            method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: request.headers,
-            additional: additional, signer: .none, ownsNames: false, payload: payload
-        ) { canonical in
+        let parameters = Self.v4URLParameters(
+            request, date: date, expires: expires, accessKeyId: credentials.accessKeyId, token: credentials.sessionToken,
+            scopeSuffix: keys.scopeSuffix, additional: additional)
+        let (hash, kept) = Self.v4URLCanonicalRequest(request, parameters: parameters, additional: additional) { canonical in
             (keys.hash(canonicalRequest: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
         }
         let signature = keys.signature(date: date, hash: hash).hexLowercased
-        let uri = signedURI(path: request.path, parameters: parameters, signatureName: "x-oss-signature", signature: signature)
+        let uri = Self.signedURI(path: request.path, parameters: parameters, signatureName: "x-oss-signature", signature: signature)
         return OSSSignature(
             headers: [], authorization: nil, signature: signature, canonicalRequest: kept,
             intermediate: .scoped(date: date, scopeSuffix: keys.scopeSuffix, hash: hash), signedURI: uri)
@@ -233,7 +269,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// `METHOD \n Content-MD5 \n Content-Type \n DATE \n CanonicalizedOSSHeaders CanonicalizedResource`,
     /// the headers by ``OSSV1HeaderPolicy`` (with the signer's `securityToken` in place of the
     /// request's own, in header mode).
-    func v1StringToSign(
+    static func v1StringToSign(
         _ request: OSSRequest, contentHeaders headers: [HTTPHeader], date: String, securityToken: String?,
         extraResource: [(key: String, value: String)]
     ) -> String {
@@ -262,6 +298,21 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         return out + resource
     }
 
+    /// V1 header mode's headers: `Date`, the token if any, `Authorization`.
+    static func v1Headers(date: String, token: String?, authorization: String) -> [HTTPHeader] {
+        var added = [HTTPHeader("Date", date)]
+        if let token { added.append(HTTPHeader("x-oss-security-token", token)) }
+        added.append(HTTPHeader("Authorization", authorization))
+        return added
+    }
+
+    /// V1 URL mode's parameters: the request's, `extra` (the token), `OSSAccessKeyId`, `Expires`.
+    static func v1URLParameters(_ request: OSSRequest, extra: [(key: String, value: String)], accessKeyId: String, expires: String)
+        -> [(key: String, value: String)]
+    {
+        request.parameters + extra + [("OSSAccessKeyId", accessKeyId), ("Expires", expires)]
+    }
+
     func v1Signature(_ stringToSign: String) -> String {
         credentials.secretAccessKey.withUnsafeBytes { key in
             Array(stringToSign.utf8).withUnsafeBytes { HashAlgorithm.sha1.authenticationCode(for: $0, using: key) }
@@ -271,7 +322,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     // MARK: - V4
 
     /// Lower-cased additional headers, without the ones signed anyway, sorted; in URL mode only those present.
-    func v4AdditionalHeaders(requested: [String], present: Set<String>?) -> [String] {
+    static func v4AdditionalHeaders(requested: [String], present: Set<String>?) -> [String] {
         if requested.isEmpty { return [] }
         var names = Set<String>()
         for name in requested {
@@ -287,7 +338,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
     /// `path?query&name=signature`: the parameters as ``CanonicalQuery/fromPairs(_:emptyValue:)``
     /// writes them (encoded, sorted, `key` for an empty value), then the signature.
-    func signedURI(path: String, parameters: [(key: String, value: String)], signatureName: String, signature: String) -> String {
+    static func signedURI(path: String, parameters: [(key: String, value: String)], signatureName: String, signature: String) -> String {
         var uri = Array((path.isEmpty ? "/" : path).utf8)
         uri.append(UInt8(ascii: "?"))
         let query = CanonicalQuery.fromPairs(parameters, emptyValue: .keyOnly)
@@ -299,7 +350,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         return String(decoding: uri, as: UTF8.self)
     }
 
-    func validate(_ request: OSSRequest) throws(AuthCoreError) {
+    static func validate(_ request: OSSRequest) throws(AuthCoreError) {
         guard !request.method.isEmpty, request.method.utf8.allSatisfy({ ASCIISet.token.contains($0) }) else {
             throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token")
         }

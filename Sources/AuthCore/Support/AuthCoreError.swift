@@ -115,6 +115,7 @@ extension AuthCoreError {
             case redirectRefused
             case timedOut
             case cancelled
+            case notPermitted
         }
 
         private let backing: Backing
@@ -168,5 +169,8 @@ extension AuthCoreError {
         public static let timedOut = Code(.timedOut)
         /// The caller's task was cancelled while it waited.
         public static let cancelled = Code(.cancelled)
+        /// A well-formed request that a policy does not allow (a signing authority asked to sign for
+        /// another bucket, key prefix, method or a longer URL lifetime).
+        public static let notPermitted = Code(.notPermitted)
     }
 }

@@ -35,10 +35,10 @@ enum ServiceJSON {
     /// The body of a request.
     ///
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` when a value cannot be encoded.
-    static func encode(_ value: some Encodable) throws(AuthCoreError) -> [UInt8] {
+    static func encode(_ value: some Encodable, keys: Keys = .pascalCase) throws(AuthCoreError) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]  // as JSONSerialization wrote them: `/` escaped
-        encoder.keyEncodingStrategy = .custom { path in Key(stringValue: pascalCase(path.last?.stringValue ?? "")) }
+        if keys == .pascalCase { encoder.keyEncodingStrategy = .custom { path in Key(stringValue: pascalCase(path.last?.stringValue ?? "")) } }
         do { return [UInt8](try encoder.encode(value)) } catch {
             throw AuthCoreError(.malformedRequest, "request body cannot be encoded as JSON")
         }

@@ -34,16 +34,18 @@ public struct SignedRequestSender: Sendable {
 
     /// Signs `request` with `sign` at the corrected time, sends it, and on a skew refusal signs and
     /// sends it once more.
+    ///
+    /// `sign` may be asynchronous (a self-signed request asks its app server for each signature).
     public func send(
-        _ request: HTTPRequest, sign: (HTTPRequest, Timestamp) throws(AuthCoreError) -> HTTPRequest
+        _ request: HTTPRequest, sign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> HTTPRequest
     ) async throws(AuthCoreError) -> HTTPResponse {
         let host = request.url.host
         let firstTime = signingTime(for: host)
-        let response = try await transport.send(try sign(request, firstTime))
+        let response = try await transport.send(try await sign(request, firstTime))
         guard !response.isSuccess, let skew,
             skew.learn(from: response, host: host, signedAt: firstTime, localNow: clock.now()) != nil
         else { return response }
-        return try await transport.send(try sign(request, signingTime(for: host)))
+        return try await transport.send(try await sign(request, signingTime(for: host)))
     }
 }
 

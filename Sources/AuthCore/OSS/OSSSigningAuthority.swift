@@ -1,0 +1,289 @@
+/// The app server's half of OSS **self-signed mode**: it holds the key, and signs an authenticated
+/// caller's string to sign only after reading what it would authorise and checking that against an
+/// ``OSSSigningPolicy`` — never a blind signing oracle.
+///
+/// - V1: the string to sign itself names the method, the headers signed and the resource
+///   (`/bucket/key?sub-resources`), and its date line is the request's `Date` (header mode, which OSS
+///   accepts within 15 minutes of its clock) or the URL's `Expires` epoch.
+/// - V4: the string to sign ends with the SHA-256 of the canonical request, so the caller sends the
+///   canonical request too; it must hash to that value, and it is what the policy reads (method,
+///   `/bucket/key`, query with `x-oss-expires` for URLs, headers). The scope's date and region must be
+///   the string to sign's and the policy's.
+///
+/// Deterministic: the caller passes the time.
+public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The key that signs (long-term: self-signed requests carry no security token).
+    public let credentials: Credentials
+    /// What may be signed.
+    public let policy: OSSSigningPolicy
+
+    /// An authority signing with `credentials` under `policy`.
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` for credentials with a session token (the
+    ///   caller's string to sign would have to carry it).
+    public init(credentials: Credentials, policy: OSSSigningPolicy) throws(AuthCoreError) {
+        guard credentials.sessionToken == nil else {
+            throw AuthCoreError(.invalidParameter, "self-signed mode signs with a long-term key (no security token)")
+        }
+        self.credentials = credentials
+        self.policy = policy
+    }
+
+    /// Checks `request` against the policy at `now` and signs it.
+    ///
+    /// - Throws: ``AuthCoreError/Code/malformedRequest`` for a string to sign (or V4 canonical
+    ///   request) that cannot be read; ``AuthCoreError/Code/notPermitted`` naming the rule it breaks.
+    public func sign(_ request: OSSSignatureRequest, at now: Timestamp) throws(AuthCoreError) -> OSSProvidedSignature {
+        guard request.stringToSign.utf8.count <= 16_384, (request.canonicalRequest?.utf8.count ?? 0) <= 65_536 else {
+            throw AuthCoreError(.inputTooLarge, "string to sign or canonical request too long")
+        }
+        let text = request.stringToSign
+        switch request.version {
+        case .v1:
+            try checkV1(text, now: now)
+            let signature = credentials.secretAccessKey.withUnsafeBytes { key in
+                Array(text.utf8).withUnsafeBytes { HashAlgorithm.sha1.authenticationCode(for: $0, using: key) }
+            }.publishedBase64
+            return OSSProvidedSignature(accessKeyId: credentials.accessKeyId, signature: signature)
+        case .v4:
+            let (date, region) = try checkV4(request, now: now)
+            let key = SigningScheme.aliyunV4.deriveSigningKey(secret: credentials.secretAccessKey, date: date, region: region, service: "oss")
+            let signature = key.withUnsafeBytes { key in
+                Array(text.utf8).withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: $0, using: key) }
+            }.publishedHexLowercased
+            return OSSProvidedSignature(accessKeyId: credentials.accessKeyId, signature: signature)
+        }
+    }
+
+    // MARK: - V1
+
+    /// `METHOD \n MD5 \n TYPE \n DATE \n (x-oss-name:value \n)* /bucket/key[?sub-resources]`.
+    func checkV1(_ text: String, now: Timestamp) throws(AuthCoreError) {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard lines.count >= 5, let resource = lines.last else { throw Self.malformed("a V1 string to sign has at least five lines") }
+        try policy.check(method: lines[0])
+        let date = lines[3]
+        if !date.isEmpty, date.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            guard let expires = Int64(date) else { throw Self.malformed("Expires is not a number") }
+            try policy.check(urlExpiresIn: now.seconds(until: Timestamp(secondsSince1970: expires)))
+        } else {
+            let time: Timestamp
+            do { time = try Timestamp(rfc1123: date) } catch { throw Self.malformed("the date line is neither Expires nor an RFC 1123 date") }
+            try policy.check(signedAt: time, now: now)
+        }
+        for line in lines[4..<(lines.count - 1)] {
+            guard let colon = line.firstIndex(of: ":") else { throw Self.malformed("a header line has no ':'") }
+            try policy.check(ossHeader: String(line[..<colon]))
+        }
+        guard resource.hasPrefix("/") else { throw Self.malformed("the resource does not start with '/'") }
+        // The first `?` ends the key as far as the policy is concerned: the key checked is then a
+        // prefix of the real one, so a prefix rule cannot be escaped through a `?` in a key.
+        let question = resource.firstIndex(of: "?")
+        let path = resource[..<(question ?? resource.endIndex)].dropFirst()
+        guard let slash = path.firstIndex(of: "/") else { throw AuthCoreError(.notPermitted, "service-level requests (no bucket) are not signed") }
+        try policy.check(bucket: String(path[..<slash]), key: String(path[path.index(after: slash)...]))
+        if let question {
+            for item in resource[resource.index(after: question)...].split(separator: "&") {
+                try policy.check(subresource: String(item.split(separator: "=", maxSplits: 1).first ?? item))
+            }
+        }
+    }
+
+    // MARK: - V4
+
+    /// The string to sign's scope against the policy, the canonical request against its hash, then
+    /// the canonical request (`METHOD \n /bucket/key \n query \n headers \n \n additional \n payload`)
+    /// against the policy. Returns the scope's date and region.
+    func checkV4(_ request: OSSSignatureRequest, now: Timestamp) throws(AuthCoreError) -> (date: String, region: String) {
+        let lines = request.stringToSign.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard lines.count == 4, lines[0] == SigningScheme.aliyunV4.algorithm.description else {
+            throw Self.malformed("a V4 string to sign is OSS4-HMAC-SHA256, the date, the scope and a hash")
+        }
+        let amzDate = lines[1]
+        let time: Timestamp
+        do { time = try Timestamp(amzDate: amzDate) } catch { throw Self.malformed("the date is not YYYYMMDDTHHMMSSZ") }
+        let scope = lines[2].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard scope.count == 4, scope[2] == "oss", scope[3] == SigningScheme.aliyunV4.terminator.description, scope[0] == String(amzDate.prefix(8))
+        else { throw Self.malformed("the scope is not date/region/oss/aliyun_v4_request for the date signed") }
+        if let date = request.date, date != scope[0] { throw Self.malformed("the date does not match the scope's") }
+        if let region = request.region, region != scope[1] { throw Self.malformed("the region does not match the scope's") }
+        try policy.check(region: scope[1])
+        guard let canonical = request.canonicalRequest else {
+            throw AuthCoreError(.notPermitted, "a V4 string to sign is signed only with the canonical request it hashes (the policy reads it)")
+        }
+        guard SHA256.hash(bytes: Array(canonical.utf8)).hexLowercased == lines[3] else {
+            throw Self.malformed("the canonical request does not hash to the string to sign's value")
+        }
+        let parts = canonical.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 6, parts[parts.count - 3].isEmpty else { throw Self.malformed("the canonical request has the wrong shape") }
+        try policy.check(method: parts[0])
+        let resource = parts[1]
+        guard resource.hasPrefix("/") else { throw Self.malformed("the canonical URI does not start with '/'") }
+        let decoded = PercentEncoding.decode(Array(resource.utf8).dropFirst())
+        guard let slash = decoded.firstIndex(of: UInt8(ascii: "/")) else {
+            throw AuthCoreError(.notPermitted, "service-level requests (no bucket) are not signed")
+        }
+        try policy.check(
+            bucket: String(decoding: decoded[..<slash], as: UTF8.self), key: String(decoding: decoded[(slash + 1)...], as: UTF8.self))
+        var expires: Int?
+        var queryDate: String?
+        if !parts[2].isEmpty {
+            for item in parts[2].split(separator: "&") {
+                let pair = item.split(separator: "=", maxSplits: 1)
+                let name = String(decoding: PercentEncoding.decode(Array(pair[0].utf8)), as: UTF8.self)
+                let value = pair.count > 1 ? String(decoding: PercentEncoding.decode(Array(pair[1].utf8)), as: UTF8.self) : ""
+                switch name {
+                case "x-oss-expires":
+                    guard let seconds = Int(value) else { throw Self.malformed("x-oss-expires is not a number") }
+                    expires = seconds
+                case "x-oss-date": queryDate = value
+                case "x-oss-credential", "x-oss-signature-version", "x-oss-additional-headers": break
+                default: try policy.check(subresource: name)
+                }
+            }
+        }
+        var headerDate: String?
+        for line in parts[3..<(parts.count - 3)] {
+            guard let colon = line.firstIndex(of: ":") else { throw Self.malformed("a header line has no ':'") }
+            let name = String(line[..<colon])
+            if name == "x-oss-date" { headerDate = String(line[line.index(after: colon)...]) }
+            if name.hasPrefix("x-oss-") { try policy.check(ossHeader: name) }
+        }
+        if let expires {
+            guard queryDate == amzDate else { throw Self.malformed("a URL's x-oss-date is not the date signed") }
+            try policy.check(signedAt: time, now: now)
+            try policy.check(urlExpiresIn: now.seconds(until: time.adding(seconds: Int64(expires))))
+        } else {
+            guard headerDate == amzDate else { throw Self.malformed("the x-oss-date header is not the date signed") }
+            try policy.check(signedAt: time, now: now)
+        }
+        return (scope[0], scope[1])
+    }
+
+    static func malformed(_ why: String) -> AuthCoreError { AuthCoreError(.malformedRequest, "signing request: \(why)") }
+
+    /// The access key id and the policy: never the secret.
+    public var description: String { "OSSSigningAuthority(\(credentials.accessKeyId), \(policy))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["credentials": credentials, "policy": policy], displayStyle: .struct) }
+}
+
+/// What a caller asks an ``OSSSigningAuthority`` to sign (the JSON a signer URL receives:
+/// `{"version":"v1","stringToSign":…}` or `{"version":"v4","stringToSign":…,"date":"YYYYMMDD","region":…,"canonicalRequest":…}`).
+public struct OSSSignatureRequest: Sendable, Equatable, Codable {
+    /// The signature version.
+    public var version: OSSSigner.Version
+    /// The string to sign.
+    public var stringToSign: String
+    /// V4: the canonical request the string to sign hashes (required by the authority's policy check).
+    public var canonicalRequest: String?
+    /// V4: the scope's date, `YYYYMMDD`.
+    public var date: String?
+    /// V4: the scope's region.
+    public var region: String?
+
+    /// A request for `pending`.
+    public init(_ pending: OSSPendingSignature) {
+        self.init(
+            version: pending.version, stringToSign: pending.stringToSign, canonicalRequest: pending.canonicalRequest, date: pending.dateStamp,
+            region: pending.region)
+    }
+
+    /// A request.
+    public init(version: OSSSigner.Version, stringToSign: String, canonicalRequest: String? = nil, date: String? = nil, region: String? = nil) {
+        self.version = version
+        self.stringToSign = stringToSign
+        self.canonicalRequest = canonicalRequest
+        self.date = date
+        self.region = region
+    }
+}
+
+extension OSSSigner.Version: Codable {}
+
+/// What an ``OSSSigningAuthority`` signs: buckets, key prefixes, methods, sub-resources, the OSS
+/// headers a request may carry, the longest URL lifetime and how far a signing time may be from the
+/// authority's clock.
+public struct OSSSigningPolicy: Sendable, CustomStringConvertible {
+    /// The buckets (exact names).
+    public var buckets: Set<String>
+    /// The key prefixes (a key must start with one; `""` allows every key, including bucket-level requests).
+    public var keyPrefixes: [String]
+    /// The methods (`GET`, `PUT`, …).
+    public var methods: Set<String>
+    /// The V4 regions (the scope's).
+    public var regions: Set<String>
+    /// The longest signed-URL lifetime, in seconds from now.
+    public var maximumURLLifetime: Int
+    /// How far (seconds) a header signature's date may be from now (OSS's own limit is 15 minutes).
+    public var maximumClockSkew: Int
+    /// The query sub-resources allowed besides `response-*` (multipart upload's by default; `acl`,
+    /// `policy`, `lifecycle` and the rest are refused unless listed).
+    public var subresources: Set<String>
+    /// The `x-oss-*` headers a request may carry besides `x-oss-meta-*` (by default the date, the
+    /// content hash, storage class and server-side encryption; `x-oss-copy-source`, which reads another
+    /// object, and `x-oss-object-acl`, which publishes one, are refused unless listed).
+    public var ossHeaders: Set<String>
+
+    /// A policy; the defaults allow GET, HEAD and PUT, URLs of at most 1 hour, 15 minutes of skew.
+    public init(
+        buckets: Set<String>, keyPrefixes: [String], methods: Set<String> = ["GET", "HEAD", "PUT"], regions: Set<String> = [],
+        maximumURLLifetime: Int = 3600, maximumClockSkew: Int = 900,
+        subresources: Set<String> = ["uploads", "uploadId", "partNumber", "versionId"],
+        ossHeaders: Set<String> = [
+            "x-oss-date", "x-oss-content-sha256", "x-oss-storage-class", "x-oss-server-side-encryption", "x-oss-forbid-overwrite",
+        ]
+    ) {
+        self.buckets = buckets
+        self.keyPrefixes = keyPrefixes
+        self.methods = methods
+        self.regions = regions
+        self.maximumURLLifetime = maximumURLLifetime
+        self.maximumClockSkew = maximumClockSkew
+        self.subresources = subresources
+        self.ossHeaders = ossHeaders
+    }
+
+    public var description: String {
+        "OSSSigningPolicy(buckets: \(buckets.sorted()), keyPrefixes: \(keyPrefixes), methods: \(methods.sorted()), URLs up to \(maximumURLLifetime) s)"
+    }
+
+    func check(method: String) throws(AuthCoreError) {
+        guard methods.contains(method) else { throw AuthCoreError(.notPermitted, "method \(method) is not allowed") }
+    }
+
+    func check(bucket: String, key: String) throws(AuthCoreError) {
+        guard buckets.contains(bucket) else { throw AuthCoreError(.notPermitted, "bucket \(bucket) is not allowed") }
+        guard keyPrefixes.contains(where: { key.utf8.starts(with: $0.utf8) }) else {
+            throw AuthCoreError(.notPermitted, "key \(key) is outside the allowed prefixes")
+        }
+    }
+
+    func check(region: String) throws(AuthCoreError) {
+        guard regions.contains(region) else { throw AuthCoreError(.notPermitted, "region \(region) is not allowed") }
+    }
+
+    func check(subresource name: String) throws(AuthCoreError) {
+        guard subresources.contains(name) || name.hasPrefix("response-") else {
+            throw AuthCoreError(.notPermitted, "sub-resource \(name) is not allowed")
+        }
+    }
+
+    func check(ossHeader name: String) throws(AuthCoreError) {
+        guard ossHeaders.contains(name) || name.hasPrefix("x-oss-meta-") else { throw AuthCoreError(.notPermitted, "header \(name) is not allowed") }
+    }
+
+    func check(urlExpiresIn seconds: Int64) throws(AuthCoreError) {
+        guard seconds > 0 else { throw AuthCoreError(.notPermitted, "the URL has expired already") }
+        guard seconds <= Int64(maximumURLLifetime) else {
+            throw AuthCoreError(.notPermitted, "a URL valid for \(seconds) s is longer than the \(maximumURLLifetime) s allowed")
+        }
+    }
+
+    func check(signedAt time: Timestamp, now: Timestamp) throws(AuthCoreError) {
+        let offset = now.seconds(until: time)
+        guard offset.magnitude <= UInt64(maximumClockSkew.magnitude) else {
+            throw AuthCoreError(.notPermitted, "the signing time is \(offset) s from now, more than the \(maximumClockSkew) s allowed")
+        }
+    }
+}
