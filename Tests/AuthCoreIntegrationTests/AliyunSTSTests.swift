@@ -148,7 +148,7 @@ struct AliyunSTSTests {
         }
     }
 
-    @Test("refresh through the cache: 4-second credentials are renewed before expiry while 8 callers keep signing accepted OSS requests, one AssumeRole per lifetime")
+    @Test("refresh through the bound signer: 4-second credentials are renewed before expiry while 8 callers keep sending accepted OSS requests, one AssumeRole per lifetime")
     func refreshUnderConcurrency() async throws {
         let session = "short-\(UInt32.random(in: 0...UInt32.max))"
         let source = AliyunAssumeRoleCredentialsProvider(client: try client(), source: StaticCredentialsProvider(caller), roleArn: roleArn, roleSessionName: session)
@@ -156,6 +156,7 @@ struct AliyunSTSTests {
         let bucket = try peerEnvironment("AUTHCORE_OSS_BUCKET")
         let oss = try RequestURL(try peerEnvironment("AUTHCORE_OSS_URL") + "/\(bucket)/refresh-probe.txt")
         let region = try peerEnvironment("AUTHCORE_OSS_REGION")
+        let bound = try OSSRequestSigner(source: .credentials(cache), version: .v4, region: region)
         let started = SystemClock().now()
         let outcomes = try await withThrowingTaskGroup(of: [Int].self) { group in
             for _ in 0..<8 {
@@ -163,13 +164,9 @@ struct AliyunSTSTests {
                     var statuses: [Int] = []
                     while started.seconds(until: SystemClock().now()) < 6 {
                         let credentials = try await cache.credentials()
-                        let now = SystemClock().now()
-                        #expect(!credentials.isExpired(at: now))
-                        let signer = try OSSSigner(credentials: credentials, version: .v4, region: region)
-                        let request = OSSRequest(
-                            method: "GET", target: oss.target, headers: [HTTPHeader("Host", oss.hostHeader)], bucket: bucket, key: "refresh-probe.txt")
-                        let signature = try signer.sign(request, at: now)
-                        let response = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: oss, headers: request.headers + signature.headers))
+                        #expect(!credentials.isExpired(at: SystemClock().now()))
+                        // The bound signer takes the cache's current credentials for each request.
+                        let response = try await bound.send(HTTPRequest(method: "GET", url: oss), bucket: bucket, key: "refresh-probe.txt")
                         statuses.append(response.status)
                         try await Task.sleep(for: .milliseconds(200))
                     }

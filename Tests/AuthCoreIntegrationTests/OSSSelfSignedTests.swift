@@ -104,6 +104,24 @@ struct OSSSelfSignedTests {
         #expect(counts?["signed"] == 0, "nothing outside the policy was signed: \(String(describing: counts))")
     }
 
+    @Test("the bound OSS signer in self-signed mode: PUT, GET and a presigned URL through the signing server, V1 and V4", arguments: [OSSSigner.Version.v1, .v4])
+    func boundSigner(version: OSSSigner.Version) async throws {
+        let server = try signingServer()
+        defer { server.stop() }
+        let provider = try URLSignatureProvider(url: try RequestURL(server.url + "/sign"), headers: [HTTPHeader("X-App-Session", Self.session)])
+        let signer = try OSSRequestSigner(source: .signatureProvider(provider, accessKeyId: accessKeyId), version: version, region: region)
+        let key = "self/bound-\(version.rawValue).txt"
+        let url = try RequestURL("\(endpoint)/\(bucket)/\(key)")
+        let put = try await signer.send(HTTPRequest(method: "PUT", url: url, body: Array("bound \(version.rawValue)".utf8)), bucket: bucket, key: key)
+        #expect(put.status == 200, "\(String(decoding: put.body, as: UTF8.self))")
+        let get = try await signer.send(HTTPRequest(method: "GET", url: url), bucket: bucket, key: key)
+        #expect(String(decoding: get.body, as: UTF8.self) == "bound \(version.rawValue)")
+        let presigned = try await signer.presign(
+            OSSRequest(method: "GET", target: url.target, headers: [HTTPHeader("Host", url.hostHeader)], bucket: bucket, key: key), expires: 120)
+        let fetched = try await fetch(url.origin + (presigned.signedURI ?? ""))
+        #expect(fetched.status == 200 && fetched.body == "bound \(version.rawValue)")
+    }
+
     @Test("a V4 string to sign without its canonical request is refused; one whose canonical request does not hash to it is malformed")
     func blindV4Refused() throws {
         let policy = OSSSigningPolicy(buckets: [bucket], keyPrefixes: ["self/"], regions: [region])

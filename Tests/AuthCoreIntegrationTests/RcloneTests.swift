@@ -1,3 +1,5 @@
+import AuthCore
+import AuthCoreClients
 import AuthCoreTestSupport
 import Foundation
 import Testing
@@ -71,5 +73,30 @@ struct RcloneTests {
         let bad = try authcore(["sigv4", "send", "--region", "us-east-1", "--service", "s3", "--s3", endpoint + "/\(bucket)/hello.txt"], environment: wrong)
         #expect(bad.status == 1)
         #expect(bad.stderr.hasPrefix("HTTP 403: SignatureDoesNotMatch: "), "\(bad.stderr)")
+    }
+
+    @Test("the bound SigV4 signer: a wrong key from the provider is refused, the right one accepted on the next request; a 20-minute slow clock is corrected; its presigned URL works and never outlives the credentials")
+    func boundSigner() async throws {
+        let good = try Credentials(
+            accessKeyId: try peerEnvironment("AUTHCORE_RCLONE_ACCESS_KEY_ID"), secretAccessKey: try peerEnvironment("AUTHCORE_RCLONE_SECRET_ACCESS_KEY"))
+        let wrong = try Credentials(accessKeyId: good.accessKeyId, secretAccessKey: "0000000000000000000000000000000000000000")
+        let current = Locked(wrong)
+        let provider = ClosureCredentialsProvider { current.withLock { $0 } }
+        let slow = OffsetClock(SystemClock(), offsetSeconds: -1200)
+        let signer = SigV4RequestSigner(
+            provider: provider, region: "us-east-1", service: "s3", options: .s3, sender: SignedRequestSender(clock: slow, skew: ClockSkewTracker()))
+        let url = try RequestURL(endpoint + "/\(bucket)/hello.txt")
+        let refused = try await signer.send(HTTPRequest(method: "GET", url: url))
+        #expect(refused.status == 403, "the provider's wrong key")
+        current.withLock { $0 = good }  // the provider rotates; the signer needs no rebuilding
+        let accepted = try await signer.send(HTTPRequest(method: "GET", url: url))
+        #expect(accepted.status == 200)
+        #expect(String(decoding: accepted.body, as: UTF8.self) == "hello from rclone\n")
+        let presigned = try await signer.presign(HTTPRequest(method: "GET", url: url), expires: 300)
+        let fetched = try await fetch(url.origin + (presigned.signedURI ?? ""))
+        #expect(fetched.status == 200, "\(fetched.body)")
+        let expiring = try Credentials(accessKeyId: good.accessKeyId, secretAccessKey: good.secretAccessKey, expiration: SystemClock().now().adding(seconds: 60))
+        current.withLock { $0 = expiring }
+        await #expect(throws: AuthCoreError(.expired, "")) { try await signer.presign(HTTPRequest(method: "GET", url: url), expires: 300) }
     }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite("Alibaba Cloud API signatures (RPC 1.0, ACS3-HMAC-SHA256)")
 struct AliyunSigningTests {
     static let time = Timestamp(year: 2026, month: 11, day: 29, hour: 22, minute: 0, second: 0)!
-    static let credentials = try! Credentials(accessKeyId: "LTAI5tFakeAccessKeyId0001", secretAccessKey: "FakeAccessKeySecretForTestVectors000001")
+    static let credentials = try! Credentials(accessKeyId: "LTAI5tFakeAccessKeyId0001", secretAccessKey: "FakeAccessKeySecretForTestVectors000001")  // test constant
 
     static func text(_ random: SeededRandom, _ alphabet: [UInt8], count: Int) -> String {
         String(decoding: (0..<count).map { _ in alphabet[Int(random.next() % UInt64(alphabet.count))] }, as: UTF8.self)

@@ -7,7 +7,7 @@ import Testing
 /// to sign crafted to look allowed.
 @Suite("OSS self-signed mode: detached signer and signing authority")
 struct OSSSelfSigningTests {
-    static let credentials = try! Credentials(accessKeyId: "LTAI5tSelfSignKey01", secretAccessKey: "SelfSignedModeSecretForTests0001")
+    static let credentials = try! Credentials(accessKeyId: "LTAI5tSelfSignKey01", secretAccessKey: "SelfSignedModeSecretForTests0001")  // test constant
     static let time = Timestamp(year: 2026, month: 12, day: 1, hour: 12, minute: 0, second: 0)!
     static let policy = OSSSigningPolicy(
         buckets: ["app-bucket"], keyPrefixes: ["users/alice/"], methods: ["GET", "PUT", "HEAD"], regions: ["cn-hangzhou"], maximumURLLifetime: 3600)

@@ -58,7 +58,7 @@ extension SignedRequestSender {
     ///
     /// - Throws: as `SigV4Signer.presign(_:at:expires:policy:keepingCanonicalRequest:)`.
     public func presign(
-        _ request: HTTPRequest, signer: SigV4Signer, expires: Int, policy: SigV4Signer.ExpiryPolicy = .strict
+        _ request: HTTPRequest, signer: SigV4Signer, expires: Int, policy: SigV4Signer.ExpiryPolicy = .strict, payload: SigV4Payload? = nil
     ) throws(AuthCoreError) -> SigV4Signature {
         let local = clock.now()
         let corrected = signingTime(for: request.url.host)
@@ -75,7 +75,7 @@ extension SignedRequestSender {
                 allowed = Int(remaining)  // 0 < remaining < allowed: fits Int
             }
         }
-        return try signer.presign(request.sigV4Request(), at: corrected, expires: allowed, policy: policy)
+        return try signer.presign(request.sigV4Request(payload: payload), at: corrected, expires: allowed, policy: policy)
     }
 }
 
