@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A local "token-vending endpoint" (app server handing out OSS STS credentials), for integration tests.
 
-Stdlib only. Listens on 127.0.0.1:PORT (threaded, so /sts/slow does not block other calls). GET only
-(HEAD is answered like GET without a body; other verbs 405). JSON bodies, Content-Type application/json.
+Stdlib only. Listens on 127.0.0.1:PORT (threaded, so /sts/slow does not block other calls). GET (HEAD is
+answered like GET without a body), and POST for /sts/session only; other verbs 405. JSON bodies,
+Content-Type application/json.
 Times are ISO 8601 UTC with a ``Z``.
 
   GET /sts                 200 {"StatusCode":200,"AccessKeyId":AK,"AccessKeySecret":SK,"SecurityToken":TOKEN,
@@ -23,6 +24,9 @@ Times are ISO 8601 UTC with a ``Z``.
   GET /sts/counter/count   200 {"count":N}: how many times /sts/counter was hit (this path is not counted)
   GET /sts/counter/reset   200 {"count":0}: set the counter back to 0
   GET /sts/slow            sleeps 2 s, then answers like /sts
+  POST /sts/session?purpose=oss  like /sts, but only with header X-App-Session: app-session-token-1, query
+                           purpose=oss and a JSON body {"user": NAME} (a request the app builds itself);
+                           otherwise 401 {"StatusCode":401,"ErrorCode":"Unauthorized",...}
   anything else            404 {"StatusCode":404,"ErrorCode":"NotFound",...}
 A query string is ignored. One log line per request on stderr.
 
@@ -121,13 +125,29 @@ class Handler(BaseHTTPRequestHandler):
             return self._send(200, self._creds(iso(3600)))
         return self._send(404, {"StatusCode": 404, "ErrorCode": "NotFound", "ErrorMessage": "No such path: " + path})
 
+    def do_POST(self):
+        split = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if 0 < length <= 65536 else b""
+        if split.path != "/sts/session":
+            return self._send(405, {"StatusCode": 405, "ErrorCode": "MethodNotAllowed", "ErrorMessage": "POST only for /sts/session."})
+        try:
+            user = json.loads(body).get("user")
+        except (ValueError, AttributeError):
+            user = None
+        if (self.headers.get("X-App-Session") != "app-session-token-1" or split.query != "purpose=oss"
+                or not isinstance(user, str) or not user):
+            return self._send(401, {"StatusCode": 401, "ErrorCode": "Unauthorized",
+                                    "ErrorMessage": "needs the app session, purpose=oss and a user"})
+        return self._send(200, self._creds(iso(3600)))
+
     def _not_allowed(self):
         length = int(self.headers.get("Content-Length") or 0)
         if length:
             self.rfile.read(length)
         self._send(405, {"StatusCode": 405, "ErrorCode": "MethodNotAllowed", "ErrorMessage": "GET only."})
 
-    do_POST = do_PUT = do_DELETE = do_PATCH = _not_allowed
+    do_PUT = do_DELETE = do_PATCH = _not_allowed
 
 
 def main(argv=None):

@@ -42,6 +42,31 @@ struct TokenVendingTests {
         #expect(put.status == 0, "\(put.stderr)")
     }
 
+    @Test("a request the app builds (POST, its session header, a query, a JSON body) vends credentials; without the session header it is refused")
+    func appBuiltRequest() async throws {
+        let url = try RequestURL(base + "/sts/session?purpose=oss")
+        func provider(session: String?) -> TokenVendingCredentialsProvider {
+            TokenVendingCredentialsProvider { () throws(AuthCoreError) in
+                HTTPRequest(
+                    method: "POST", url: url,
+                    headers: [HTTPHeader("Content-Type", "application/json")] + (session.map { [HTTPHeader("X-App-Session", $0)] } ?? []),
+                    body: Array(#"{"user":"alice"}"#.utf8))
+            }
+        }
+        let credentials = try await provider(session: "app-session-token-1").credentials()
+        #expect(credentials.accessKeyId == (try peerEnvironment("AUTHCORE_OSS_STS_ACCESS_KEY_ID")))
+        do {
+            _ = try await provider(session: nil).credentials()
+            Issue.record("an unauthenticated request was answered with credentials")
+        } catch {
+            #expect(error.serviceErrorType == "Unauthorized")
+            #expect(error.httpStatus == 401)
+        }
+        // The network policy holds for built requests too: plain http to a host that is not loopback.
+        let remote = TokenVendingCredentialsProvider { () throws(AuthCoreError) in HTTPRequest(method: "GET", url: try RequestURL("http://vending.example.com/sts")) }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await remote.credentials() }
+    }
+
     @Test("Expiration with milliseconds is parsed to the millisecond")
     func fractionalExpiration() async throws {
         let credentials = try await provider("/sts/fractional").credentials()

@@ -7,16 +7,17 @@ public import AuthCore
 /// Anything else (another HTTP status, another `StatusCode`, a missing or mistyped field, a body that
 /// is not JSON, an unparseable or past `Expiration`) is an error that names the field.
 public struct TokenVendingCredentialsProvider: CredentialsProvider {
-    /// The endpoint.
-    public let url: RequestURL
+    /// The endpoint (of the plain GET form; for a built request, its first URL is checked per call).
+    public let url: RequestURL?
     /// Redirects: none are followed unless the app opts in, and then only to the same origin.
     public let redirects: RedirectPolicy
     /// Whether plain `http` may be used to a host that is not loopback.
     public let allowInsecureHTTP: Bool
     let transport: any HTTPTransport
     let clock: any SigningClock
+    let makeRequest: @Sendable () async throws(AuthCoreError) -> HTTPRequest
 
-    /// A provider for `url`.
+    /// A provider for `url`: `GET url` with `Accept: application/json`.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a plain-http URL to a host that is
     ///   not loopback without `allowInsecureHTTP`.
@@ -30,12 +31,30 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
         self.clock = clock
         self.redirects = redirects
         self.allowInsecureHTTP = allowInsecureHTTP
+        makeRequest = { HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Accept", "application/json")], redirects: redirects) }
+    }
+
+    /// A provider whose request the app builds for each fetch: method, URL with its query, headers
+    /// (its own session token, say) and body. The network policy still holds: the URL must be https
+    /// (or loopback, or `allowInsecureHTTP`), the answer is capped at 1 MiB, and redirects follow
+    /// the built request's ``HTTPRequest/redirects`` (never across origins).
+    public init(
+        transport: any HTTPTransport = URLSessionTransport(), clock: any SigningClock = SystemClock(), allowInsecureHTTP: Bool = false,
+        request: @escaping @Sendable () async throws(AuthCoreError) -> HTTPRequest
+    ) {
+        self.url = nil
+        self.transport = transport
+        self.clock = clock
+        self.redirects = .refuse
+        self.allowInsecureHTTP = allowInsecureHTTP
+        makeRequest = request
     }
 
     public func credentials() async throws(AuthCoreError) -> Credentials {
-        let request = HTTPRequest(
-            method: "GET", url: url, headers: [HTTPHeader("Accept", "application/json")], redirects: redirects,
-            maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
+        var request = try await makeRequest()
+        try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: allowInsecureHTTP)
+        request.allowsInsecureHTTP = allowInsecureHTTP
+        request.maximumResponseBytes = Swift.min(request.maximumResponseBytes, NetworkPolicy.controlPlaneMaximumResponseBytes)
         let response = try await transport.send(request)
         if (300..<400).contains(response.status) { throw response.serviceError() }
         let context = "token vending response"
