@@ -118,6 +118,33 @@ def urls_and_signing():
         for name, value in request["headers"]:
             data += name.encode() + b"\0" + value.encode() + b"\0"
         add("oss-sign", data)
+    # The signing authority: V1 strings to sign from the oss2 vectors (allowed and refused ones), and
+    # V4 string-to-sign/canonical-request pairs; the date is the fuzz target's fixed clock.
+    date = "Tue, 01 Dec 2026 00:00:00 GMT"
+    for line in ["GET\n\n\n%s\n/bucket/users/alice/a.txt" % date, "PUT\n\ntext/plain\n%s\nx-oss-meta-a:1\n/bucket/users/alice/b?uploadId=1&partNumber=2" % date,
+                 "GET\n\n\n1796169600\n/bucket/users/alice/c", "GET\n\n\n%s\n/bucket/users/bob/a" % date, "DELETE\n\n\n%s\n/bucket/users/alice/a" % date]:
+        add("oss-authority", b"\0" + line.encode() + b"\0")
+    for c in cases("oss-oss2.json"):
+        if c.get("version") == "v1" and "string_to_sign" in c["expect"]:
+            add("oss-authority", b"\0" + c["expect"]["string_to_sign"].encode() + b"\0")
+    amz = "20261201T000000Z"
+    scope = "20261201/cn-hangzhou/oss/aliyun_v4_request"
+    for canonical in ["GET\n/bucket/users/alice/a\n\nx-oss-content-sha256:UNSIGNED-PAYLOAD\nx-oss-date:%s\n\n\nUNSIGNED-PAYLOAD" % amz,
+                      "GET\n/bucket/users/alice/a\nx-oss-credential=LTAIEXAMPLE%%2F%s&x-oss-date=%s&x-oss-expires=600&x-oss-signature-version=OSS4-HMAC-SHA256\n\n\nUNSIGNED-PAYLOAD"
+                      % (scope.replace("/", "%2F"), amz),
+                      "GET\n/bucket/users/alice/a\n=\nx-oss-date:%s\n\n\nUNSIGNED-PAYLOAD" % amz]:
+        sts = "OSS4-HMAC-SHA256\n%s\n%s\n%s" % (amz, scope, hashlib.sha256(canonical.encode()).hexdigest())
+        add("oss-authority", b"\1" + sts.encode() + b"\0" + canonical.encode() + b"\0")
+    for c in cases("aliyun-rpc-sdkcore.json"):
+        data = bytes([1 if c["method"] == "GET" else 0]) + b"/\0"
+        for k, v in sorted(c["parameters"].items())[:12]:
+            data += k.encode() + b"\0" + v.encode() + b"\0"
+        add("aliyun-sign", data)
+    for c in cases("aliyun-acs3-openapi-util.json"):
+        data = b"\2" + c["request"]["uri"].encode() + b"\0"
+        for name, value in c["request"]["headers"]:
+            data += name.encode() + b"\0" + value.encode() + b"\0"
+        add("aliyun-sign", data)
 
 
 def srp_and_bigint():

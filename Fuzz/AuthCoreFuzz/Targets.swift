@@ -14,6 +14,8 @@ enum FuzzTargets {
         FuzzTarget(name: "request-url", run: requestURL),
         FuzzTarget(name: "sigv4-canonical", run: sigV4Canonical),
         FuzzTarget(name: "oss-sign", run: ossSign),
+        FuzzTarget(name: "oss-authority", run: ossAuthority),
+        FuzzTarget(name: "aliyun-sign", run: aliyunSign),
         FuzzTarget(name: "srp-public", run: srpPublic),
         FuzzTarget(name: "bigint", run: bigint),
         FuzzTarget(name: "vectors", run: vectors),
@@ -254,6 +256,50 @@ func checkCredentials(_ credentials: Credentials) {
         }
     }
     _ = try? signer.presign(request, at: time, expires: 600)
+}
+
+/// The self-signed mode's signing authority on any caller text (a version byte, the string to sign,
+/// a NUL, the V4 canonical request): it refuses or signs, never traps; and what it signs names an
+/// allowed bucket, key prefix and method (a second, independent look at the signed text).
+@Sendable func ossAuthority(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let v4 = reader.byte() & 1 != 0
+    let stringToSign = reader.string()
+    let canonical = reader.string()
+    let policy = OSSSigningPolicy(buckets: ["bucket"], keyPrefixes: ["users/alice/"], methods: ["GET", "PUT"], regions: ["cn-hangzhou"])
+    guard let credentials = try? Credentials(accessKeyId: "LTAIEXAMPLE", secretAccessKey: "secret"),
+        let authority = try? OSSSigningAuthority(credentials: credentials, policy: policy)
+    else { fuzzFailure("authority") }
+    let request = OSSSignatureRequest(version: v4 ? .v4 : .v1, stringToSign: stringToSign, canonicalRequest: v4 ? canonical : nil)
+    guard (try? authority.sign(request, at: Timestamp(year: 2026, month: 12, day: 1)!)) != nil else { return }
+    let signed = v4 ? canonical : stringToSign
+    let lines = signed.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    let resource = (v4 ? lines.dropFirst().first.map { String(decoding: PercentEncoding.decode(Array($0.utf8)), as: UTF8.self) } : lines.last) ?? ""
+    guard ["GET", "PUT"].contains(lines.first ?? ""), resource.hasPrefix("/bucket/users/alice/") else {
+        fuzzFailure("signed outside the policy: \(signed)")
+    }
+}
+
+/// Alibaba Cloud RPC and ACS3 signing of arbitrary parameters, headers and targets: a signature or a
+/// typed refusal, never a trap; the RPC canonical query equals the reference model's.
+@Sendable func aliyunSign(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let flags = reader.byte()
+    let target = reader.string()
+    var pairs: [(key: String, value: String)] = []
+    while !reader.isAtEnd && pairs.count < 12 { pairs.append((reader.string(), reader.string())) }
+    guard let credentials = try? Credentials(accessKeyId: "LTAIEXAMPLE", secretAccessKey: "secret", sessionToken: flags & 2 != 0 ? "token" : nil)
+    else { fuzzFailure("credentials") }
+    let time = Timestamp(year: 2026, month: 12, day: 1)!
+    if let signed = try? AliyunRPCSigner(credentials: credentials).sign(method: flags & 1 != 0 ? "GET" : "POST", parameters: pairs),
+        signed.canonicalizedQuery != ReferenceAliyun.rpcCanonicalizedQuery(pairs)
+    {
+        fuzzFailure("RPC canonical query differs from the reference for \(pairs)")
+    }
+    let headers = [HTTPHeader("host", "h"), HTTPHeader("x-acs-action", "A"), HTTPHeader("x-acs-version", "1")] + pairs.map { HTTPHeader($0.key, $0.value) }
+    _ = try? AliyunACS3Signer(credentials: credentials).sign(
+        SigV4Request(method: "POST", target: target, headers: headers, payload: .bytes(Array(target.utf8))), at: time, nonce: "n",
+        keepingCanonicalRequest: true)
 }
 
 // MARK: - Big integers and SRP

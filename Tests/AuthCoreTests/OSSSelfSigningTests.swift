@@ -18,11 +18,11 @@ struct OSSSelfSigningTests {
     func matchesTheLocalSigner() throws {
         let random = SeededRandom(seed: 0x5E1F)
         let authority = try Self.authority()
-        let keyBytes = Array("abcXYZ019-_./ é+%".utf8)
+        let keyBytes = Array("abcXYZ019-_/ é+%".utf8)  // no '.' segments (the policy refuses them)
         for round in 0..<400 {
             let version: OSSSigner.Version = round % 2 == 0 ? .v1 : .v4
             let region = version == .v4 ? "cn-hangzhou" : nil
-            let key = "users/alice/" + String(decoding: (0..<(1 + Int(random.next() % 20))).map { _ in keyBytes[Int(random.next() % UInt64(keyBytes.count))] }, as: UTF8.self)
+            let key = "users/alice/" + String(decoding: (0..<(1 + Int(random.next() % 20))).map { _ in keyBytes[Int(random.next() % UInt64(keyBytes.count))] }, as: UTF8.self) + ".txt"
             var headers = [HTTPHeader("Host", "app-bucket.oss-cn-hangzhou.aliyuncs.com")]
             if random.next() % 2 == 0 { headers.append(HTTPHeader("Content-Type", "text/plain")) }
             if random.next() % 2 == 0 { headers.append(HTTPHeader("x-oss-meta-owner", "alice \(round)")) }
@@ -77,13 +77,56 @@ struct OSSSelfSigningTests {
         #expect(Self.refusal(v1("GET\n\n\n\(Self.time.adding(seconds: -5).secondsSince1970)\n/app-bucket/users/alice/a.txt")) == .notPermitted)
         // A key with a newline that would smuggle another resource line: the line before the last
         // reads as a header named "/evil/…", which is refused.
-        #expect(Self.refusal(v1("GET\n\n\n\(date)\n/evil/x-oss-meta-a:b\n/app-bucket/users/alice/a.txt")) == .notPermitted)
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\n/evil/x-oss-meta-a:b\n/app-bucket/users/alice/a.txt")) == .malformedRequest)
         #expect(Self.refusal(v1("GET\n\n\n\(date)\n/evil/no-colon\n/app-bucket/users/alice/a.txt")) == .malformedRequest)
         // A `?` inside the key: the key checked is a prefix of the real one, so the prefix still binds.
         #expect(Self.refusal(v1("GET\n\n\n\(date)\n/app-bucket/users/ali?ce/a.txt")) == .notPermitted)
         #expect(Self.refusal(v1("GET\n\n\n\(date)\n/")) == .notPermitted)
         #expect(Self.refusal(v1("GET\n\n\(date)\n/app-bucket/users/alice/a.txt")) == .malformedRequest)
         #expect(Self.refusal(v1("GET\n\n\nnot a date\n/app-bucket/users/alice/a.txt")) == .malformedRequest)
+    }
+
+    @Test("found in review: a bare '=' in a V4 query, x-oss-date in V1, repeated names, CR, URL parameters in header mode, Unicode look-alikes, dot segments")
+    func reviewFindings() throws {
+        let date = Self.time.rfc1123
+        func v1(_ text: String) -> OSSSignatureRequest { OSSSignatureRequest(version: .v1, stringToSign: text) }
+        /// A V4 request for a hand-written canonical request (its hash and scope made here).
+        func v4(_ canonical: String) -> OSSSignatureRequest {
+            let amz = Self.time.amzDate
+            let scope = "\(Self.time.dateStamp)/cn-hangzhou/oss/aliyun_v4_request"
+            let text = "OSS4-HMAC-SHA256\n\(amz)\n\(scope)\n" + SHA256.hash(bytes: Array(canonical.utf8)).hexLowercased
+            return OSSSignatureRequest(version: .v4, stringToSign: text, canonicalRequest: canonical)
+        }
+        let amz = Self.time.amzDate
+        let headerTail = "x-oss-content-sha256:UNSIGNED-PAYLOAD\nx-oss-date:\(amz)\n\n\nUNSIGNED-PAYLOAD"
+        #expect(Self.refusal(v4("GET\n/app-bucket/users/alice/a\n\n" + headerTail)) == nil)
+        // 1. A query item that is only '=' (crashed the reader): now refused as a sub-resource named "".
+        #expect(Self.refusal(v4("GET\n/app-bucket/users/alice/a\n=\n" + headerTail)) == .notPermitted)
+        #expect(Self.refusal(v4("GET\n/app-bucket/users/alice/a\nx=1&=\n" + headerTail)) == .notPermitted)
+        // 2. V1: an x-oss-date far from now is held to the skew like Date.
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\nx-oss-date:Fri, 01 Jan 2027 00:00:00 GMT\n/app-bucket/users/alice/a")) == .notPermitted)
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\nx-oss-date:\(date)\n/app-bucket/users/alice/a")) == nil)
+        // 3. Repeated names: V4 query and headers, V1 headers and sub-resources.
+        let urlQuery = "x-oss-credential=\(Self.credentials.accessKeyId)%2F\(Self.time.dateStamp)%2Fcn-hangzhou%2Foss%2Faliyun_v4_request&x-oss-date=\(amz)"
+            + "&x-oss-expires=604800&x-oss-expires=60&x-oss-signature-version=OSS4-HMAC-SHA256"
+        #expect(Self.refusal(v4("GET\n/app-bucket/users/alice/a\n\(urlQuery)\n\n\nUNSIGNED-PAYLOAD")) == .malformedRequest)
+        #expect(Self.refusal(v4("GET\n/app-bucket/users/alice/a\n\nx-oss-meta-a:1\nx-oss-meta-a:2\n" + headerTail)) == .malformedRequest)
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\nx-oss-meta-a:1\nx-oss-meta-a:2\n/app-bucket/users/alice/a")) == .malformedRequest)
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\n/app-bucket/users/alice/a?versionId=1&versionId=2")) == .malformedRequest)
+        // 4. A CR that would hide a second header line from this reader.
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\nx-oss-meta-a:v\r\nx-oss-object-acl:public-read-write\n/app-bucket/users/alice/a")) == .malformedRequest)
+        // 5. URL parameters in header mode; a URL with another key's credential or without its version.
+        #expect(Self.refusal(v4("GET\n/app-bucket/users/alice/a\nx-oss-credential=x\n" + headerTail)) == .malformedRequest)
+        let otherKey = "x-oss-credential=LTAIother%2F\(Self.time.dateStamp)%2Fcn-hangzhou%2Foss%2Faliyun_v4_request&x-oss-date=\(amz)&x-oss-expires=60&x-oss-signature-version=OSS4-HMAC-SHA256"
+        #expect(Self.refusal(v4("GET\n/app-bucket/users/alice/a\n\(otherKey)\n\n\nUNSIGNED-PAYLOAD")) == .malformedRequest)
+        let noVersion = "x-oss-credential=\(Self.credentials.accessKeyId)%2F\(Self.time.dateStamp)%2Fcn-hangzhou%2Foss%2Faliyun_v4_request&x-oss-date=\(amz)&x-oss-expires=60"
+        #expect(Self.refusal(v4("GET\n/app-bucket/users/alice/a\n\(noVersion)\n\n\nUNSIGNED-PAYLOAD")) == .malformedRequest)
+        // 6. A bucket spelled with a Unicode look-alike (U+212A KELVIN SIGN for K) is another bucket.
+        let kelvin = try OSSSigningAuthority(credentials: Self.credentials, policy: OSSSigningPolicy(buckets: ["K-bucket"], keyPrefixes: [""]))
+        #expect(throws: AuthCoreError(.notPermitted, "")) { try kelvin.sign(v1("GET\n\n\n\(date)\n/\u{212A}-bucket/a"), at: Self.time) }
+        // 7. Dot segments in keys.
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\n/app-bucket/users/alice/../bob/a")) == .notPermitted)
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\n/app-bucket/users/alice/./a")) == .notPermitted)
     }
 
     @Test("V4 refusals: no canonical request, a forged one, another region or date, policy rules read from the canonical request")

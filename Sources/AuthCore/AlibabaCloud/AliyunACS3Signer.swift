@@ -8,8 +8,8 @@
 /// Authorization    = ACS3-HMAC-SHA256 Credential=<AccessKeyId>,SignedHeaders=<names>,Signature=<signature>
 /// ```
 ///
-/// The canonical request has SigV4's layout and is built by the same ``CanonicalRequest`` builder,
-/// under ``ACS3HeaderPolicy``: `host`, `content-type` and every `x-acs-*` header are signed, names
+/// The canonical request has SigV4's layout and is built by the same canonical-request builder,
+/// under the ACS3 header policy: `host`, `content-type` and every `x-acs-*` header are signed, names
 /// lower-cased, values with their leading and trailing blanks removed. The path is taken as sent on
 /// the request line (already percent-encoded, `/` when empty); the query is decoded, re-encoded per
 /// RFC 3986 and sorted, a key without a value written `k=`. The signer writes `x-acs-date` (ISO

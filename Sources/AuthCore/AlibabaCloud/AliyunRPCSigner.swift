@@ -9,7 +9,7 @@
 /// ```
 ///
 /// `percentEncode` is RFC 3986 with upper-case hex: only `A-Za-z0-9-_.~` stay (a space is `%20`,
-/// `*` is `%2A`), on the UTF-8 bytes — ``PercentEncoding``'s unreserved set. Pairs are sorted by
+/// `*` is `%2A`), on the UTF-8 bytes (the signing toolkit's unreserved encode set). Pairs are sorted by
 /// encoded key in byte order (the SDKs sort by raw key; for parameter names, which are ASCII letters,
 /// digits and `.`, the orders agree). Pinned by vectors from `aliyun-python-sdk-core` and
 /// `alibabacloud-openapi-util`.

@@ -59,21 +59,25 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
 
     /// `METHOD \n MD5 \n TYPE \n DATE \n (x-oss-name:value \n)* /bucket/key[?sub-resources]`.
     func checkV1(_ text: String, now: Timestamp) throws(AuthCoreError) {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = try Self.lines(text)
         guard lines.count >= 5, let resource = lines.last else { throw Self.malformed("a V1 string to sign has at least five lines") }
         try policy.check(method: lines[0])
         let date = lines[3]
-        if !date.isEmpty, date.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+        let urlMode = !date.isEmpty && date.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+        if urlMode {
             guard let expires = Int64(date) else { throw Self.malformed("Expires is not a number") }
             try policy.check(urlExpiresIn: now.seconds(until: Timestamp(secondsSince1970: expires)))
         } else {
-            let time: Timestamp
-            do { time = try Timestamp(rfc1123: date) } catch { throw Self.malformed("the date line is neither Expires nor an RFC 1123 date") }
-            try policy.check(signedAt: time, now: now)
+            try policy.check(signedAt: try Self.rfc1123(date), now: now)
         }
+        var names = Set<String>()
         for line in lines[4..<(lines.count - 1)] {
-            guard let colon = line.firstIndex(of: ":") else { throw Self.malformed("a header line has no ':'") }
-            try policy.check(ossHeader: String(line[..<colon]))
+            let (name, value) = try Self.headerLine(line)
+            // OSS merges repeated fields into one line: a repeated name is not a real request's.
+            guard names.insert(name).inserted else { throw Self.malformed("header \(Self.shown(name)) appears twice") }
+            try policy.check(ossHeader: name)
+            // OSS may take the request time from x-oss-date instead of Date: it is held to the same skew.
+            if name == "x-oss-date" { try policy.check(signedAt: try Self.rfc1123(value), now: now) }
         }
         guard resource.hasPrefix("/") else { throw Self.malformed("the resource does not start with '/'") }
         // The first `?` ends the key as far as the policy is concerned: the key checked is then a
@@ -83,19 +87,25 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         guard let slash = path.firstIndex(of: "/") else { throw AuthCoreError(.notPermitted, "service-level requests (no bucket) are not signed") }
         try policy.check(bucket: String(path[..<slash]), key: String(path[path.index(after: slash)...]))
         if let question {
-            for item in resource[resource.index(after: question)...].split(separator: "&") {
-                try policy.check(subresource: String(item.split(separator: "=", maxSplits: 1).first ?? item))
+            var seen = Set<String>()
+            for item in resource[resource.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false) {
+                let name = Self.queryPair(item).name
+                guard seen.insert(name).inserted else { throw Self.malformed("sub-resource \(Self.shown(name)) appears twice") }
+                try policy.check(subresource: name)
             }
         }
     }
 
     // MARK: - V4
 
+    /// The query parameters of a V4 URL (each exactly once; refused in header mode).
+    static let urlParameters: Set<String> = ["x-oss-date", "x-oss-expires", "x-oss-signature-version", "x-oss-credential"]
+
     /// The string to sign's scope against the policy, the canonical request against its hash, then
     /// the canonical request (`METHOD \n /bucket/key \n query \n headers \n \n additional \n payload`)
     /// against the policy. Returns the scope's date and region.
     func checkV4(_ request: OSSSignatureRequest, now: Timestamp) throws(AuthCoreError) -> (date: String, region: String) {
-        let lines = request.stringToSign.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let lines = try Self.lines(request.stringToSign)
         guard lines.count == 4, lines[0] == SigningScheme.aliyunV4.algorithm.description else {
             throw Self.malformed("a V4 string to sign is OSS4-HMAC-SHA256, the date, the scope and a hash")
         }
@@ -114,7 +124,7 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         guard SHA256.hash(bytes: Array(canonical.utf8)).hexLowercased == lines[3] else {
             throw Self.malformed("the canonical request does not hash to the string to sign's value")
         }
-        let parts = canonical.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let parts = try Self.lines(canonical)
         guard parts.count >= 6, parts[parts.count - 3].isEmpty else { throw Self.malformed("the canonical request has the wrong shape") }
         try policy.check(method: parts[0])
         let resource = parts[1]
@@ -125,39 +135,75 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         }
         try policy.check(
             bucket: String(decoding: decoded[..<slash], as: UTF8.self), key: String(decoding: decoded[(slash + 1)...], as: UTF8.self))
-        var expires: Int?
-        var queryDate: String?
+        var query: [String: String] = [:]
         if !parts[2].isEmpty {
-            for item in parts[2].split(separator: "&") {
-                let pair = item.split(separator: "=", maxSplits: 1)
-                let name = String(decoding: PercentEncoding.decode(Array(pair[0].utf8)), as: UTF8.self)
-                let value = pair.count > 1 ? String(decoding: PercentEncoding.decode(Array(pair[1].utf8)), as: UTF8.self) : ""
-                switch name {
-                case "x-oss-expires":
-                    guard let seconds = Int(value) else { throw Self.malformed("x-oss-expires is not a number") }
-                    expires = seconds
-                case "x-oss-date": queryDate = value
-                case "x-oss-credential", "x-oss-signature-version", "x-oss-additional-headers": break
-                default: try policy.check(subresource: name)
-                }
+            for item in parts[2].split(separator: "&", omittingEmptySubsequences: false) {
+                let (rawName, rawValue) = Self.queryPair(item)
+                let name = String(decoding: PercentEncoding.decode(Array(rawName.utf8)), as: UTF8.self)
+                let value = String(decoding: PercentEncoding.decode(Array(rawValue.utf8)), as: UTF8.self)
+                guard query.updateValue(value, forKey: name) == nil else { throw Self.malformed("parameter \(Self.shown(name)) appears twice") }
+                if !Self.urlParameters.contains(name) && name != "x-oss-additional-headers" { try policy.check(subresource: name) }
             }
         }
-        var headerDate: String?
+        var headers: [String: String] = [:]
         for line in parts[3..<(parts.count - 3)] {
-            guard let colon = line.firstIndex(of: ":") else { throw Self.malformed("a header line has no ':'") }
-            let name = String(line[..<colon])
-            if name == "x-oss-date" { headerDate = String(line[line.index(after: colon)...]) }
+            let (name, value) = try Self.headerLine(line)
+            guard headers.updateValue(value, forKey: name) == nil else { throw Self.malformed("header \(Self.shown(name)) appears twice") }
             if name.hasPrefix("x-oss-") { try policy.check(ossHeader: name) }
         }
-        if let expires {
-            guard queryDate == amzDate else { throw Self.malformed("a URL's x-oss-date is not the date signed") }
+        if let expiresText = query["x-oss-expires"] {
+            // URL mode: every URL parameter once, the version and this authority's credential.
+            guard Self.urlParameters.allSatisfy({ query[$0] != nil }) else { throw Self.malformed("a V4 URL needs x-oss-date, x-oss-expires, x-oss-signature-version and x-oss-credential") }
+            guard query["x-oss-signature-version"] == SigningScheme.aliyunV4.algorithm.description else { throw Self.malformed("x-oss-signature-version is not OSS4-HMAC-SHA256") }
+            guard query["x-oss-credential"] == credentials.accessKeyId + "/" + lines[2] else { throw Self.malformed("x-oss-credential is not this key's and the scope's") }
+            guard query["x-oss-date"] == amzDate else { throw Self.malformed("a URL's x-oss-date is not the date signed") }
+            guard let expires = Int(expiresText) else { throw Self.malformed("x-oss-expires is not a number") }
             try policy.check(signedAt: time, now: now)
-            try policy.check(urlExpiresIn: now.seconds(until: time.adding(seconds: Int64(expires))))
+            try policy.check(urlExpiresIn: now.seconds(until: time.adding(seconds: Int64(clamping: expires))))
         } else {
-            guard headerDate == amzDate else { throw Self.malformed("the x-oss-date header is not the date signed") }
+            guard query.keys.allSatisfy({ !Self.urlParameters.contains($0) && $0 != "x-oss-additional-headers" }) else {
+                throw Self.malformed("a header signature carries a URL parameter")
+            }
+            guard headers["x-oss-date"] == amzDate else { throw Self.malformed("the x-oss-date header is not the date signed") }
             try policy.check(signedAt: time, now: now)
         }
         return (scope[0], scope[1])
+    }
+
+    // MARK: - Reading
+
+    /// The lines of `text`; any control byte but newline and tab (a CR could hide a line from a
+    /// reader that splits differently) is refused.
+    static func lines(_ text: String) throws(AuthCoreError) -> [String] {
+        guard !text.utf8.contains(where: { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }) else {
+            throw malformed("a control character other than newline and tab")
+        }
+        return text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `name:value`, the name lower-case ASCII.
+    static func headerLine(_ line: String) throws(AuthCoreError) -> (name: String, value: String) {
+        guard let colon = line.firstIndex(of: ":") else { throw malformed("a header line has no ':'") }
+        let name = String(line[..<colon])
+        guard !name.isEmpty, name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
+        else { throw malformed("header name \(shown(name)) is not a lower-case token") }
+        return (name, String(line[line.index(after: colon)...]))
+    }
+
+    /// `name=value` or `name` (an empty value).
+    static func queryPair(_ item: Substring) -> (name: String, value: String) {
+        guard let eq = item.firstIndex(of: "=") else { return (String(item), "") }
+        return (String(item[..<eq]), String(item[item.index(after: eq)...]))
+    }
+
+    static func rfc1123(_ text: String) throws(AuthCoreError) -> Timestamp {
+        do { return try Timestamp(rfc1123: text) } catch { throw malformed("\(shown(text)) is not an RFC 1123 date") }
+    }
+
+    /// Caller text in an error: at most 64 characters, printable ASCII (others as `?`).
+    static func shown(_ text: String) -> String {
+        let bytes = text.utf8.prefix(64).map { (0x20...0x7E).contains($0) ? $0 : UInt8(ascii: "?") }
+        return "'" + String(decoding: bytes, as: UTF8.self) + (text.utf8.count > 64 ? "…'" : "'")
     }
 
     static func malformed(_ why: String) -> AuthCoreError { AuthCoreError(.malformedRequest, "signing request: \(why)") }
@@ -248,29 +294,41 @@ public struct OSSSigningPolicy: Sendable, CustomStringConvertible {
         "OSSSigningPolicy(buckets: \(buckets.sorted()), keyPrefixes: \(keyPrefixes), methods: \(methods.sorted()), URLs up to \(maximumURLLifetime) s)"
     }
 
+    /// Names are compared as bytes, and only ASCII ones can match (a Unicode-equivalent spelling of
+    /// an allowed name is another name to OSS).
+    static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
+
+    static func contains(_ set: Set<String>, _ name: String) -> Bool { isASCII(name) && set.contains { $0.utf8.elementsEqual(name.utf8) } }
+
     func check(method: String) throws(AuthCoreError) {
-        guard methods.contains(method) else { throw AuthCoreError(.notPermitted, "method \(method) is not allowed") }
+        guard Self.contains(methods, method) else { throw AuthCoreError(.notPermitted, "method \(OSSSigningAuthority.shown(method)) is not allowed") }
     }
 
     func check(bucket: String, key: String) throws(AuthCoreError) {
-        guard buckets.contains(bucket) else { throw AuthCoreError(.notPermitted, "bucket \(bucket) is not allowed") }
+        guard Self.contains(buckets, bucket) else { throw AuthCoreError(.notPermitted, "bucket \(OSSSigningAuthority.shown(bucket)) is not allowed") }
         guard keyPrefixes.contains(where: { key.utf8.starts(with: $0.utf8) }) else {
-            throw AuthCoreError(.notPermitted, "key \(key) is outside the allowed prefixes")
+            throw AuthCoreError(.notPermitted, "key \(OSSSigningAuthority.shown(key)) is outside the allowed prefixes")
+        }
+        // OSS keys are literal, but a proxy that normalises paths would not treat them so.
+        guard !key.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == "." || $0 == ".." }) else {
+            throw AuthCoreError(.notPermitted, "key \(OSSSigningAuthority.shown(key)) has a '.' or '..' segment")
         }
     }
 
     func check(region: String) throws(AuthCoreError) {
-        guard regions.contains(region) else { throw AuthCoreError(.notPermitted, "region \(region) is not allowed") }
+        guard Self.contains(regions, region) else { throw AuthCoreError(.notPermitted, "region \(OSSSigningAuthority.shown(region)) is not allowed") }
     }
 
     func check(subresource name: String) throws(AuthCoreError) {
-        guard subresources.contains(name) || name.hasPrefix("response-") else {
-            throw AuthCoreError(.notPermitted, "sub-resource \(name) is not allowed")
+        guard Self.contains(subresources, name) || (Self.isASCII(name) && name.utf8.starts(with: "response-".utf8)) else {
+            throw AuthCoreError(.notPermitted, "sub-resource \(OSSSigningAuthority.shown(name)) is not allowed")
         }
     }
 
     func check(ossHeader name: String) throws(AuthCoreError) {
-        guard ossHeaders.contains(name) || name.hasPrefix("x-oss-meta-") else { throw AuthCoreError(.notPermitted, "header \(name) is not allowed") }
+        guard Self.contains(ossHeaders, name) || (Self.isASCII(name) && name.utf8.starts(with: "x-oss-meta-".utf8)) else {
+            throw AuthCoreError(.notPermitted, "header \(OSSSigningAuthority.shown(name)) is not allowed")
+        }
     }
 
     func check(urlExpiresIn seconds: Int64) throws(AuthCoreError) {

@@ -2,17 +2,17 @@ public import AuthCore
 
 /// Alibaba Cloud STS (`AssumeRole`, API version 2015-04-01): what an app server calls to vend OSS
 /// credentials (`distribute-token.json`). Requests are RPC calls signed with
-/// ``AliyunRPCSigner`` (signature 1.0), POSTed as a form; answers are JSON.
+/// `AliyunRPCSigner` (signature 1.0), POSTed as a form; answers are JSON.
 ///
 /// The endpoint is `https://sts.aliyuncs.com/`, or `https://sts.<region>.aliyuncs.com/` for a
 /// region, or one the caller gives (checked by ``NetworkPolicy``: https, or http to loopback).
 public struct AliyunSTSClient: Sendable {
     /// How calls are signed.
     public enum SignatureStyle: Sendable, Equatable {
-        /// RPC signature 1.0 (``AliyunRPCSigner``): the parameters, the common ones and `Signature`
+        /// RPC signature 1.0 (`AliyunRPCSigner`): the parameters, the common ones and `Signature`
         /// in the form body. What every Alibaba SDK has sent to STS.
         case rpc
-        /// `ACS3-HMAC-SHA256` (``AliyunACS3Signer``): the call named by `x-acs-action` and
+        /// `ACS3-HMAC-SHA256` (`AliyunACS3Signer`): the call named by `x-acs-action` and
         /// `x-acs-version`, the API's parameters in the form body (covered by `x-acs-content-sha256`).
         case acs3
     }
@@ -60,9 +60,12 @@ public struct AliyunSTSClient: Sendable {
     /// `AssumeRole`: temporary credentials for `roleArn`, signed with the long-term `credentials`.
     ///
     /// - Parameters:
+    ///   - roleArn: the role (`acs:ram::<account>:role/<name>`).
     ///   - roleSessionName: 2–64 characters from `A-Za-z0-9.@-_` (STS's rule, checked here first).
+    ///   - durationSeconds: the credentials' lifetime, 900...43200 (the role's maximum may be lower).
     ///   - policy: a policy that narrows the role's (JSON text, at most 2048 bytes as STS allows).
     ///   - externalId: the role's external id, when its trust policy asks for one.
+    ///   - credentials: the long-term key that signs the call.
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a duration outside 900...43200 s or a
     ///   bad session name or policy; `AuthCoreError.Code.serviceError` with STS's `Code`, `Message`
     ///   and `RequestId`; `AuthCoreError.Code.malformedResponse` for an answer without credentials.

@@ -4,10 +4,10 @@ public import AuthCore
 /// ``CredentialsProvider`` (wrap a source in ``RefreshingCredentialsProvider`` and its early refresh
 /// applies) or, in self-signed mode, an ``OSSSignatureProvider``; it signs at the clock-skew-corrected
 /// time of its ``SignedRequestSender``, and ``send(_:bucket:key:additionalHeaders:)`` signs afresh
-/// for each attempt. The app builds it once instead of a new ``OSSSigner`` whenever credentials change.
+/// for each attempt. The app builds it once instead of a new `OSSSigner` whenever credentials change.
 ///
 /// A presigned URL never outlives the credentials it was signed with, by the corrected clock or the
-/// local one (``OSSSigner/presign(_:at:expires:keepingCanonicalRequest:)`` refuses; nothing is clamped).
+/// local one (`OSSSigner/presign(_:at:expires:keepingCanonicalRequest:)` refuses; nothing is clamped).
 public struct OSSRequestSigner: Sendable {
     /// Where signatures come from.
     public enum Source: Sendable {

@@ -1,9 +1,9 @@
 public import AuthCore
 
-/// Who signs in OSS **self-signed mode**: given what a request needs signed (``OSSSignatureRequest``:
+/// Who signs in OSS **self-signed mode**: given what a request needs signed (`OSSSignatureRequest`:
 /// the string to sign, and for V4 its scope and canonical request), return the signature — the app
 /// never holds a key. ``URLSignatureProvider`` asks an app server; on that server an
-/// ``OSSSigningAuthority`` checks the request against its policy before signing.
+/// `OSSSigningAuthority` checks the request against its policy before signing.
 public protocol OSSSignatureProvider: Sendable {
     /// The signature of `request`, with the key id it was made with.
     func signature(for request: OSSSignatureRequest) async throws(AuthCoreError) -> OSSProvidedSignature
@@ -60,7 +60,7 @@ public struct URLSignatureProvider: OSSSignatureProvider {
     }
 }
 
-/// An app server's ``OSSSigningAuthority`` used in process (the server's own requests, tests),
+/// An app server's `OSSSigningAuthority` used in process (the server's own requests, tests),
 /// on a clock.
 public struct AuthoritySignatureProvider: OSSSignatureProvider {
     let authority: OSSSigningAuthority
