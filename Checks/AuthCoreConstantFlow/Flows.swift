@@ -67,6 +67,25 @@ let flows: [Flow] = [
         _ = try OSSSigner(credentials: credentials, version: .v1, keyCache: SigningKeyCache()).sign(request, at: time)
         _ = try OSSSigner(credentials: credentials, version: .v4, region: "cn-hangzhou", keyCache: SigningKeyCache()).sign(request, at: time)
     },
+    Flow(name: "aliyun.rpc+acs3+self-signed-authority") {
+        let credentials = try Credentials(accessKeyId: "LTAI5tEXAMPLE", secretAccessKey: secret("EXAMPLEsecretKEY0123456789abcd"))
+        let time = try Timestamp(iso8601: "2026-12-01T12:00:00Z")
+        _ = try AliyunRPCSigner(credentials: credentials).sign(
+            action: "AssumeRole", version: "2015-04-01", parameters: [("RoleArn", "acs:ram::1:role/r"), ("RoleSessionName", "s")], at: time,
+            nonce: "n1")
+        let acs3 = SigV4Request(
+            method: "POST", target: "/", headers: [HTTPHeader("host", "sts.aliyuncs.com"), HTTPHeader("x-acs-action", "AssumeRole"),
+                HTTPHeader("x-acs-version", "2015-04-01")], payload: .bytes(Array("RoleSessionName=s".utf8)))
+        _ = try AliyunACS3Signer(credentials: credentials).sign(acs3, at: time, nonce: "n2")
+        // The server side of self-signed mode: the policy reads public text, the key signs it.
+        let authority = try OSSSigningAuthority(
+            credentials: credentials, policy: OSSSigningPolicy(buckets: ["examplebucket"], keyPrefixes: [""], regions: ["cn-hangzhou"]))
+        let request = OSSRequest(method: "GET", target: "/photo.jpg", headers: [HTTPHeader("Host", "h")], bucket: "examplebucket", key: "photo.jpg")
+        for version in [OSSSigner.Version.v1, .v4] {
+            let pending = try OSSDetachedSigner(version: version, region: "cn-hangzhou").prepare(request, at: time)
+            _ = try authority.sign(OSSSignatureRequest(pending), at: time)
+        }
+    },
     Flow(name: "mac-and-proof-comparisons") {
         let key = secret("an HMAC key of thirty-two bytes!")
         let message = Array("message".utf8)
