@@ -21,8 +21,9 @@ Errors use Alibaba's JSON shape {"RequestId","HostId","Code","Message","Recommen
 A good request gets 200 {"RequestId", "AssumedRoleUser": {"Arn", "AssumedRoleId"}, "Credentials":
 {"AccessKeyId", "AccessKeySecret", "SecurityToken", "Expiration"}}: the --sts-ak/--sts-sk/--sts-token pair
 (with_peers.py passes the STS pair that oss_verify_server.py accepts, so the credentials really sign
-OSS requests), Expiration = now + DurationSeconds (whole seconds), except for a RoleSessionName starting
-with "short-": now + 4 s (refresh tests: a cache refreshing at half the lifetime asks again every ~2 s).
+OSS requests), Expiration = now + DurationSeconds (whole seconds), except for a RoleSessionName
+"short-N-…" (N from 2 to 120): now + N s (refresh tests: a cache refreshing at half the lifetime asks
+again every ~N/2 s).
 
   GET /_calls    200 {"AssumeRole": N, "sessions": {name: count}}: accepted AssumeRole calls
   POST /_reset   200 {}: counters back to zero
@@ -215,7 +216,8 @@ class Handler(BaseHTTPRequestHandler):
                 json.loads(params["Policy"])
             except ValueError:
                 raise Refused(400, "InvalidParameter.PolicyGrammar", "The parameter Policy has not a valid grammar.")
-        lifetime = 4 if name.startswith("short-") else duration
+        short = re.match(r"^short-([0-9]{1,3})-", name)
+        lifetime = min(max(int(short.group(1)), 2), 120) if short else duration
         expiration = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0) + datetime.timedelta(seconds=lifetime)
         with self.server.lock:
             self.server.calls += 1
