@@ -26,10 +26,11 @@ struct AliyunSTSTests {
         ]
     }
 
-    func client(_ style: AliyunSTSClient.SignatureStyle = .rpc, clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom())
-        throws -> AliyunSTSClient
-    {
-        try AliyunSTSClient(endpoint: endpoint + "/", clock: clock, random: random, signatureStyle: style)
+    func client(
+        _ style: AliyunSTSClient.SignatureStyle = .rpc, clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(),
+        skew: ClockSkewTracker? = nil
+    ) throws -> AliyunSTSClient {
+        try AliyunSTSClient(endpoint: endpoint + "/", clock: clock, random: random, signatureStyle: style, skew: skew)
     }
 
     func refusal(_ body: () async throws -> AliyunAssumedRole) async -> AuthCoreError? {
@@ -118,7 +119,7 @@ struct AliyunSTSTests {
         }
     }
 
-    @Test("the stand-in really checks: a reused nonce and a timestamp 20 minutes off are refused (RPC and ACS3)")
+    @Test("the stand-in really checks: a reused nonce and a timestamp 20 minutes off are refused (RPC and ACS3); with skew correction the call is re-signed and accepted")
     func replayAndStaleness() async throws {
         for style in [AliyunSTSClient.SignatureStyle.rpc, .acs3] {
             // Two clients drawing the same nonce.
@@ -133,6 +134,12 @@ struct AliyunSTSTests {
                     .assumeRole(roleArn: roleArn, roleSessionName: "stale", credentials: caller)
             }
             #expect(stale?.serviceErrorType == "InvalidTimeStamp.Expired", "\(style)")
+            // With a skew tracker: the refusal's Date is learned and the call signed again (a new nonce).
+            let tracker = ClockSkewTracker()
+            let corrected = try await client(style, clock: OffsetClock(SystemClock(), offsetSeconds: -1200), skew: tracker)
+                .assumeRole(roleArn: roleArn, roleSessionName: "skewed", credentials: caller)
+            #expect(corrected.credentials.sessionToken != nil, "\(style)")
+            #expect(abs(tracker.offset(for: "127.0.0.1") - 1200) <= 5, "learned \(tracker.offset(for: "127.0.0.1")) s")
         }
     }
 

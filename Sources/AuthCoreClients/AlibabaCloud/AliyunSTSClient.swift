@@ -23,8 +23,7 @@ public struct AliyunSTSClient: Sendable {
     public let signatureStyle: SignatureStyle
     /// Whether plain `http` may be used to a host that is not loopback.
     public let allowInsecureHTTP: Bool
-    let transport: any HTTPTransport
-    let clock: any SigningClock
+    let sender: SignedRequestSender
     let random: any SecureRandomGenerator
 
     /// The shortest `DurationSeconds` STS accepts.
@@ -41,7 +40,7 @@ public struct AliyunSTSClient: Sendable {
     public init(
         region: String? = nil, endpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
         clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(), signatureStyle: SignatureStyle = .rpc,
-        allowInsecureHTTP: Bool = false
+        skew: ClockSkewTracker? = .shared, allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         if let region {
             guard !region.isEmpty, region.utf8.count <= 64,
@@ -52,8 +51,7 @@ public struct AliyunSTSClient: Sendable {
         self.endpoint = try NetworkPolicy.endpoint(endpoint, default: defaultURL, allowInsecureHTTP: allowInsecureHTTP)
         self.allowInsecureHTTP = allowInsecureHTTP
         self.signatureStyle = signatureStyle
-        self.transport = transport
-        self.clock = clock
+        self.sender = SignedRequestSender(transport: transport, clock: clock, skew: skew)
         self.random = random
     }
 
@@ -97,36 +95,44 @@ public struct AliyunSTSClient: Sendable {
             assumedRoleArn: answer.assumedRoleUser?.arn, assumedRoleId: answer.assumedRoleUser?.assumedRoleId, requestId: answer.requestId)
     }
 
-    /// One signed call; the body of a 2xx answer.
+    /// One signed call; the body of a 2xx answer. An `InvalidTimeStamp.Expired` answer whose `Date`
+    /// shows the local clock off is signed again, once, at the corrected time (``ClockSkewTracker``),
+    /// with a fresh nonce.
     func call(action: String, parameters: [(key: String, value: String)], credentials: Credentials) async throws(AuthCoreError) -> [UInt8] {
+        let unsigned = HTTPRequest(
+            method: "POST", url: endpoint, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
+        let response = try await sender.send(unsigned) { request, now throws(AuthCoreError) in
+            try signed(request, action: action, parameters: parameters, credentials: credentials, at: now)
+        }
+        guard response.isSuccess else { throw Self.serviceError(response) }
+        return response.body
+    }
+
+    /// `request` with the signed call as its headers and form body.
+    func signed(_ request: HTTPRequest, action: String, parameters: [(key: String, value: String)], credentials: Credentials, at now: Timestamp)
+        throws(AuthCoreError) -> HTTPRequest
+    {
         let nonce = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }  // fresh per request: STS refuses a repeat
-        let now = clock.now()
         let form = HTTPHeader("Content-Type", "application/x-www-form-urlencoded")
         let accept = HTTPHeader("Accept", "application/json")
-        let headers: [HTTPHeader]
-        let body: [UInt8]
+        var request = request
         switch signatureStyle {
         case .rpc:
             let signed = try AliyunRPCSigner(credentials: credentials).sign(
                 action: action, version: Self.apiVersion, parameters: parameters, at: now, nonce: nonce)
-            headers = [form, accept]
-            body = Array(signed.query.utf8)
+            request.headers = [form, accept]
+            request.body = Array(signed.query.utf8)
         case .acs3:
-            body = CanonicalQuery.fromPairs(parameters, emptyValue: .keyEquals)
+            request.body = CanonicalQuery.fromPairs(parameters, emptyValue: .keyEquals)
             let own = [
                 HTTPHeader("Host", endpoint.hostHeader), HTTPHeader("x-acs-action", action), HTTPHeader("x-acs-version", Self.apiVersion), form,
             ]
             let target = endpoint.path + (endpoint.query.isEmpty ? "" : "?" + endpoint.query)
             let signed = try AliyunACS3Signer(credentials: credentials).sign(
-                SigV4Request(method: "POST", target: target, headers: own, payload: .bytes(body)), at: now, nonce: nonce)
-            headers = own + [accept] + signed.headers
+                SigV4Request(method: "POST", target: target, headers: own, payload: .bytes(request.body)), at: now, nonce: nonce)
+            request.headers = own + [accept] + signed.headers
         }
-        let request = HTTPRequest(
-            method: "POST", url: endpoint, headers: headers, body: body, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes,
-            allowsInsecureHTTP: allowInsecureHTTP)
-        let response = try await transport.send(request)
-        guard response.isSuccess else { throw Self.serviceError(response) }
-        return response.body
+        return request
     }
 
     /// Alibaba's JSON error (`Code`, `Message`, `RequestId`), or the status when the body has none;

@@ -3,7 +3,8 @@ public import AuthCore
 /// Clock-skew offsets learned per endpoint host.
 ///
 /// An offset is learned only from a recognised skew answer (``isSkewAnswer(_:)``): a 4xx whose error
-/// says the request time is off — AWS `RequestTimeTooSkewed` and `RequestExpired`,
+/// says the request time is off — AWS `RequestTimeTooSkewed` and `RequestExpired`, Alibaba Cloud's
+/// `InvalidTimeStamp.Expired` (RPC and ACS3 APIs),
 /// `InvalidSignatureException`/`SignatureDoesNotMatch` whose message is about the request time
 /// (`Signature expired: … is now earlier than …`, `Signature not yet current: …`), rclone's 400
 /// `AccessDenied` with its time message — whose `Date` header is more than ``threshold`` away from
@@ -64,7 +65,7 @@ public final class ClockSkewTracker: Sendable {
         guard let code = body.code else { return false }
         let message = (body.message ?? "").lowercased()
         switch code {
-        case "RequestTimeTooSkewed", "RequestExpired":
+        case "RequestTimeTooSkewed", "RequestExpired", "InvalidTimeStamp.Expired":
             return true
         case "InvalidSignatureException", "SignatureDoesNotMatch":
             return message.hasPrefix("signature expired") || message.hasPrefix("signature not yet current")
