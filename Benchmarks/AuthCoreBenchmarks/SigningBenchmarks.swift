@@ -31,6 +31,22 @@ func signingBenchmarks() -> [BenchmarkCase] {
         headers: [HTTPHeader("Host", "bucket.oss-cn-hangzhou.aliyuncs.com"), HTTPHeader("Content-Type", "image/jpeg")],
         bucket: "bucket", key: "photos/2026/holiday.jpg")
 
+    // Alibaba Cloud API signatures and the self-signed mode's authority.
+    let rpc = AliyunRPCSigner(credentials: credentials)
+    let assumeRole: [(key: String, value: String)] = [
+        ("RoleArn", "acs:ram::1234567890123456:role/oss-app-role"), ("RoleSessionName", "user-42"), ("DurationSeconds", "3600"),
+    ]
+    let acs3 = AliyunACS3Signer(credentials: credentials)
+    let acs3Request = SigV4Request(
+        method: "POST", target: "/",
+        headers: [HTTPHeader("host", "sts.aliyuncs.com"), HTTPHeader("x-acs-action", "AssumeRole"), HTTPHeader("x-acs-version", "2015-04-01"),
+                  HTTPHeader("content-type", "application/x-www-form-urlencoded")],
+        payload: .bytes(Array("DurationSeconds=3600&RoleArn=acs%3Aram%3A%3A1234567890123456%3Arole%2Foss-app-role&RoleSessionName=user-42".utf8)))
+    let authority = try? OSSSigningAuthority(
+        credentials: credentials, policy: OSSSigningPolicy(buckets: ["bucket"], keyPrefixes: ["photos/"], regions: ["cn-hangzhou"]))
+    let pending = try? OSSDetachedSigner(version: .v4, region: "cn-hangzhou").prepare(ossGet, at: time)
+    let selfSigned = pending.map { OSSSignatureRequest($0) } ?? OSSSignatureRequest(version: .v4, stringToSign: "")
+
     // The hashing floor's inputs: the same canonical request and string-to-sign prefix, and the signing key.
     let reference = try? service.sign(get, at: time, keepingCanonicalRequest: true)
     let canonical = reference?.canonicalRequestBytes ?? []
@@ -91,6 +107,15 @@ func signingBenchmarks() -> [BenchmarkCase] {
         },
         BenchmarkCase(name: "oss.v4.sign.get", note: "OSS4-HMAC-SHA256 header signature", pairedWith: "sigv4.sign.get") { n in
             for _ in 0..<n { blackHole(try? oss.sign(ossGet, at: time)) }
+        },
+        BenchmarkCase(name: "aliyun.rpc.assume-role", note: "RPC signature 1.0 of an STS AssumeRole call (HMAC-SHA1)") { n in
+            for _ in 0..<n { blackHole(try? rpc.sign(action: "AssumeRole", version: "2015-04-01", parameters: assumeRole, at: time, nonce: "3f2b6c1e9d4a4e57")) }
+        },
+        BenchmarkCase(name: "aliyun.acs3.assume-role", note: "ACS3-HMAC-SHA256 of the same call, form body", pairedWith: "sigv4.sign.get") { n in
+            for _ in 0..<n { blackHole(try? acs3.sign(acs3Request, at: time, nonce: "3f2b6c1e9d4a4e57")) }
+        },
+        BenchmarkCase(name: "oss.v4.self-signed.authority", note: "self-signed mode, server side: policy check of a V4 request + signature") { n in
+            for _ in 0..<n { blackHole(try? authority?.sign(selfSigned, at: time)) }
         },
     ]
 }
