@@ -77,7 +77,7 @@ bench: deps build-release
 tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --skip 'AuthCoreIntegrationTests\.'
-	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan \
+	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan \
 	  --filter 'AuthCoreIntegrationTests\.'
 
 # The whole suite under AddressSanitizer (Swift code, and the C shims through -Xcc), with UBSan for
@@ -87,7 +87,7 @@ asan: deps
 	ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan \
 	  -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined --skip 'AuthCoreIntegrationTests\.'
 	ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no $(VENV)/bin/python scripts/with_peers.py -- \
-	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
+	  $(SWIFT) test --skip-build --no-parallel --sanitize=address --scratch-path .build/asan -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined \
 	  --filter 'AuthCoreIntegrationTests\.'
 
 # Fuzzing (libFuzzer + AddressSanitizer, release build): one executable, every target
