@@ -113,11 +113,7 @@ enum OSSCommand {
                 throw UsageError(error.reason)
             }
         }
-        var headers: [HTTPHeader] = []
-        for raw in options.parsed.all("--signer-header") {
-            guard let colon = raw.firstIndex(of: ":"), colon != raw.startIndex else { throw UsageError("--signer-header must be 'Name: value'") }
-            headers.append(HTTPHeader(String(raw[..<colon]), String(raw[raw.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
-        }
+        let headers = try options.parsed.all("--signer-header").map(RequestOptions.header)
         do {
             let provider = try URLSignatureProvider(url: try RequestURL(signerURL), headers: headers)
             return .remote(try OSSDetachedSigner(version: version, region: region, accessKeyId: environment("OSS_ACCESS_KEY_ID")), provider)

@@ -43,18 +43,7 @@ struct RequestOptions {
             throw UsageError(parsed.positionals.isEmpty ? "missing URL" : "expected one URL, got \(parsed.positionals.count) arguments")
         }
         do { url = try RequestURL(parsed.positionals[0]) } catch { throw UsageError(error.reason) }
-        var headers: [HTTPHeader] = []
-        for raw in parsed.all("-H") + parsed.all("--header") {
-            guard let colon = raw.firstIndex(of: ":") else { throw UsageError("header '\(raw)' must be 'Name: value'") }
-            let name = String(raw[..<colon]).trimmingCharacters(in: .whitespaces)
-            let value = String(raw[raw.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
-            let header = HTTPHeader(name, value)
-            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
-                throw UsageError("header name '\(name)' is not valid")
-            }
-            headers.append(header)
-        }
-        self.headers = headers
+        headers = try (parsed.all("-H") + parsed.all("--header")).map(Self.header)
         let data = parsed.value("-d") ?? parsed.value("--data")
         let raw = parsed.value("--data-raw")
         let file = parsed.value("--data-file")
@@ -82,6 +71,17 @@ struct RequestOptions {
         if timestampText != nil && action == "send" && skewCorrection == false {
             // A fixed timestamp is allowed for send (it then behaves like a clock stopped at that instant).
         }
+    }
+
+    /// A `-H 'Name: value'` header (also `--signer-header`): name and value trimmed, the name printable ASCII.
+    static func header(_ raw: String) throws -> HTTPHeader {
+        guard let colon = raw.firstIndex(of: ":") else { throw UsageError("header '\(raw)' must be 'Name: value'") }
+        let name = String(raw[..<colon]).trimmingCharacters(in: .whitespaces)
+        let value = String(raw[raw.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
+            throw UsageError("header name '\(name)' is not valid")
+        }
+        return HTTPHeader(name, value)
     }
 
     /// The local clock: fixed by `--timestamp` (parsed by `parse`), else the system clock, shifted by `--clock-offset`.

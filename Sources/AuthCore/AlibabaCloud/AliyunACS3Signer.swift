@@ -44,9 +44,7 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
     {
         try request.validate(checksTargetBytes: false)
         for header in request.headers { try header.validate() }  // the unsigned ones are sent too
-        guard (1...64).contains(nonce.utf8.count), nonce.utf8.allSatisfy(PercentEncoding.EncodeSet.unreserved.keeps) else {
-            throw AuthCoreError(.malformedRequest, "signature nonce must be 1-64 characters from A-Z a-z 0-9 - . _ ~")
-        }
+        try AliyunSignatureNonce.check(nonce)
         switch request.payload {
         case .bytes, .precomputedHash: break
         case .unsigned, .streaming: throw AuthCoreError(.malformedRequest, "ACS3 signs the body's SHA-256: give the bytes or their hash")

@@ -35,9 +35,7 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
         action: String, version: String, parameters: [(key: String, value: String)], method: String = "POST", format: String = "JSON",
         at time: Timestamp, nonce: String
     ) throws(AuthCoreError) -> AliyunRPCSignature {
-        guard (1...64).contains(nonce.utf8.count), nonce.utf8.allSatisfy(PercentEncoding.EncodeSet.unreserved.keeps) else {
-            throw AuthCoreError(.malformedRequest, "signature nonce must be 1-64 characters from A-Z a-z 0-9 - . _ ~")
-        }
+        try AliyunSignatureNonce.check(nonce)
         var all: [(key: String, value: String)] = [
             ("Action", action), ("Version", version), ("Format", format), ("AccessKeyId", credentials.accessKeyId),
             ("SignatureMethod", "HMAC-SHA1"), ("SignatureVersion", "1.0"), ("SignatureNonce", nonce), ("Timestamp", time.iso8601),
@@ -81,6 +79,16 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
     public var description: String { "AliyunRPCSigner(\(credentials.accessKeyId))" }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["credentials": credentials], displayStyle: .struct) }
+}
+
+/// The once-only value of an Alibaba Cloud API request (`SignatureNonce`, `x-acs-signature-nonce`).
+enum AliyunSignatureNonce {
+    /// - Throws: ``AuthCoreError/Code/malformedRequest`` unless `nonce` is 1–64 unreserved characters.
+    static func check(_ nonce: String) throws(AuthCoreError) {
+        guard (1...64).contains(nonce.utf8.count), nonce.utf8.allSatisfy(PercentEncoding.EncodeSet.unreserved.keeps) else {
+            throw AuthCoreError(.malformedRequest, "signature nonce must be 1-64 characters from A-Z a-z 0-9 - . _ ~")
+        }
+    }
 }
 
 /// A signed RPC call: the parameters to send (in ``query`` form, as a GET query or a POST form body)

@@ -21,10 +21,7 @@ public struct OSSDetachedSigner: Sendable {
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` when V4 has no region (or a malformed one),
     ///   or for a malformed `accessKeyId`.
     public init(version: OSSSigner.Version, region: String? = nil, accessKeyId: String? = nil) throws(AuthCoreError) {
-        if version == .v4 {
-            guard let region, !region.isEmpty, region.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") })
-            else { throw AuthCoreError(.invalidParameter, "OSS V4 needs a region (e.g. cn-hangzhou)") }
-        }
+        try OSSSigner.checkRegion(version: version, region: region)
         if let accessKeyId { try Self.checkAccessKeyId(accessKeyId) }
         self.version = version
         self.region = region
@@ -114,8 +111,7 @@ public struct OSSDetachedSigner: Sendable {
                 headers: OSSSigner.v1Headers(date: date, token: nil, authorization: authorization), authorization: authorization,
                 signature: value, canonicalRequest: nil, intermediate: intermediate, signedURI: nil)
         case .v1URL(let path, let parameters, let expires):
-            let all = OSSSigner.v1URLParameters(
-                OSSRequest(parameters: parameters), extra: [], accessKeyId: signature.accessKeyId, expires: expires)
+            let all = OSSSigner.v1URLParameters(parameters, extra: [], accessKeyId: signature.accessKeyId, expires: expires)
             return OSSSignature(
                 headers: [], authorization: nil, signature: value, canonicalRequest: nil, intermediate: intermediate,
                 signedURI: OSSSigner.signedURI(path: path, parameters: all, signatureName: "Signature", signature: value))
@@ -179,13 +175,5 @@ public struct OSSProvidedSignature: Sendable, Equatable {
     public init(accessKeyId: String, signature: String) {
         self.accessKeyId = accessKeyId
         self.signature = signature
-    }
-}
-
-extension OSSRequest {
-    /// A request holding only parameters (to reuse the URL parameter builders).
-    init(parameters: [(key: String, value: String)]) {
-        self.init(method: "GET", target: "/", headers: [], bucket: nil, key: "")
-        self.parameters = parameters
     }
 }

@@ -49,16 +49,22 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     public init(credentials: Credentials, version: Version, region: String? = nil, keyCache: SigningKeyCache = .shared)
         throws(AuthCoreError)
     {
-        if version == .v4 {
-            guard let region, !region.isEmpty, region.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") })
-            else { throw AuthCoreError(.invalidParameter, "OSS V4 needs a region (e.g. cn-hangzhou)") }
-        }
+        try Self.checkRegion(version: version, region: region)
         self.credentials = credentials
         self.version = version
         self.region = region
         self.keys = version == .v4
             ? ScopedSigningKeys(scheme: .aliyunV4, credentials: credentials, region: region ?? "", service: "oss", cache: keyCache)
             : nil
+    }
+
+    /// V4 needs a region: non-empty, no space, control byte or `/` (it is part of the scope).
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` otherwise.
+    package static func checkRegion(version: Version, region: String?) throws(AuthCoreError) {
+        guard version == .v4 else { return }
+        guard let region, !region.isEmpty, region.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") })
+        else { throw AuthCoreError(.invalidParameter, "OSS V4 needs a region (e.g. cn-hangzhou)") }
     }
 
     // MARK: - Header signing
@@ -237,7 +243,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         if let token = credentials.sessionToken { extra.append(("security-token", token)) }
         let stringToSign = Self.v1StringToSign(request, contentHeaders: request.headers, date: expiresText, securityToken: nil, extraResource: extra)
         let signature = v1Signature(stringToSign)
-        let parameters = Self.v1URLParameters(request, extra: extra, accessKeyId: credentials.accessKeyId, expires: expiresText)
+        let parameters = Self.v1URLParameters(request.parameters, extra: extra, accessKeyId: credentials.accessKeyId, expires: expiresText)
         let uri = Self.signedURI(path: request.path, parameters: parameters, signatureName: "Signature", signature: signature)
         return OSSSignature(
             headers: [], authorization: nil, signature: signature, canonicalRequest: nil, intermediate: .text(stringToSign),
@@ -307,10 +313,10 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     }
 
     /// V1 URL mode's parameters: the request's, `extra` (the token), `OSSAccessKeyId`, `Expires`.
-    static func v1URLParameters(_ request: OSSRequest, extra: [(key: String, value: String)], accessKeyId: String, expires: String)
+    static func v1URLParameters(_ parameters: [(key: String, value: String)], extra: [(key: String, value: String)], accessKeyId: String, expires: String)
         -> [(key: String, value: String)]
     {
-        request.parameters + extra + [("OSSAccessKeyId", accessKeyId), ("Expires", expires)]
+        parameters + extra + [("OSSAccessKeyId", accessKeyId), ("Expires", expires)]
     }
 
     func v1Signature(_ stringToSign: String) -> String {

@@ -135,16 +135,13 @@ public struct AliyunSTSClient: Sendable {
         return request
     }
 
-    /// Alibaba's JSON error (`Code`, `Message`, `RequestId`), or the status when the body has none;
-    /// a 3xx (never followed: the request is signed) names its status.
+    /// Alibaba's JSON error (`Code`, `Message`, `RequestId`, read by ``ServiceErrorBody``), or the
+    /// status when the body has none; a 3xx (never followed: the request is signed) names its status.
     static func serviceError(_ response: HTTPResponse) -> AuthCoreError {
-        let error = try? ServiceJSON.decode(ErrorAnswer.self, from: response.body, context: "STS error", keys: .asDeclared)
-        let requestId = error?.requestId.flatMap { id in
-            id.utf8.count <= 128 && id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? id : nil
-        }
+        let error = ServiceErrorBody(response: response)
         return AuthCoreError(
-            serviceErrorType: error?.code ?? "HTTP\(response.status)", message: error?.message ?? "Alibaba Cloud STS answered \(response.status)",
-            httpStatus: response.status, requestId: requestId)
+            serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "Alibaba Cloud STS answered \(response.status)",
+            httpStatus: response.status, requestId: error.requestId)
     }
 
     struct AssumeRoleAnswer: Decodable {
@@ -161,23 +158,6 @@ public struct AliyunSTSClient: Sendable {
         let requestId: String?
         let credentials: AnswerCredentials
         let assumedRoleUser: AssumedRoleUser?
-    }
-
-    /// A field of another type is ignored, not an error (the body only explains a failure).
-    struct ErrorAnswer: Decodable {
-        let code: String?
-        let message: String?
-        let requestId: String?
-
-        enum Keys: String, CodingKey { case code = "Code", message = "Message", requestId = "RequestId" }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Keys.self)
-            func text(_ key: Keys) -> String? { (try? container.decodeIfPresent(String.self, forKey: key)) ?? nil }
-            code = text(.code)
-            message = text(.message)
-            requestId = text(.requestId)
-        }
     }
 }
 

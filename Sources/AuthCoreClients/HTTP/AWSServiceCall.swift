@@ -40,8 +40,7 @@ extension HTTPResponse {
     var requestId: String? {
         for name in ["x-amzn-RequestId", "x-amz-request-id", "x-oss-request-id"] {
             guard let value = headers.first(named: name) else { continue }
-            guard !value.isEmpty, value.utf8.count <= 128, value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else { return nil }
-            return value
+            return ServiceErrorBody.loggableIdentifier(value)
         }
         return nil
     }

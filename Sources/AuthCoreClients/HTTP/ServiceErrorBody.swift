@@ -6,6 +6,9 @@ public struct ServiceErrorBody: Sendable, Equatable {
     public var code: String?
     /// The service's message.
     public var message: String?
+    /// The id the body gives the call (`RequestId`, as Alibaba Cloud's JSON errors and the XML ones
+    /// write it), when it is a ``loggableIdentifier(_:)``.
+    public var requestId: String?
 
     /// Parses XML (`<Error><Code>…</Code><Message>…</Message>`, also inside `<ErrorResponse>`) and
     /// JSON (`{"__type": "…#Name", "message": "…"}`, `{"Error": {"Code", "Message"}}`,
@@ -20,10 +23,12 @@ public struct ServiceErrorBody: Sendable, Equatable {
             if let document = try? XMLReader(parsing: body, context: "error body") {
                 code = code ?? (document.first(named: "Code") ?? document.first(named: "code"))?.text
                 message = (document.first(named: "Message") ?? document.first(named: "message"))?.text
+                requestId = (document.first(named: "RequestId")?.text).flatMap(Self.loggableIdentifier)
             }
         } else if let json = try? ServiceJSON.decode(JSONForm.self, from: body, context: "error body", keys: .asDeclared) {
             code = code ?? json.type.map(Self.shortType)
             message = json.message
+            requestId = json.requestId.flatMap(Self.loggableIdentifier)
         }
     }
 
@@ -32,8 +37,11 @@ public struct ServiceErrorBody: Sendable, Equatable {
     struct JSONForm: Decodable {
         let type: String?
         let message: String?
+        let requestId: String?
 
-        enum Keys: String, CodingKey { case type = "__type", code, capitalCode = "Code", message, capitalMessage = "Message", error = "Error" }
+        enum Keys: String, CodingKey {
+            case type = "__type", code, capitalCode = "Code", message, capitalMessage = "Message", error = "Error", requestId = "RequestId"
+        }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Keys.self)
@@ -44,7 +52,13 @@ public struct ServiceErrorBody: Sendable, Equatable {
             type = text(.type, in: container) ?? text(.code, in: container) ?? text(.capitalCode, in: container)
                 ?? nested.flatMap { text(.capitalCode, in: $0) }
             message = text(.message, in: container) ?? text(.capitalMessage, in: container) ?? nested.flatMap { text(.capitalMessage, in: $0) }
+            requestId = text(.requestId, in: container)
         }
+    }
+
+    /// `id` when it is printable ASCII of 1–128 characters (request ids go into logs), else nil.
+    static func loggableIdentifier(_ id: String) -> String? {
+        !id.isEmpty && id.utf8.count <= 128 && id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? id : nil
     }
 
     static func shortType(_ type: String) -> String {

@@ -27,15 +27,27 @@ public struct OSSRequestSigner: Sendable {
     public let sender: SignedRequestSender
     let keyCache: SigningKeyCache
     let memo = SignerMemo<OSSSigner>()
+    /// The source as it signs: a provider of credentials, or self-signed mode's detached signer
+    /// (made once, with its checks) and the provider of signatures.
+    enum Mode: Sendable {
+        case local(any CredentialsProvider)
+        case remote(OSSDetachedSigner, any OSSSignatureProvider)
+    }
+    let mode: Mode
 
     /// A signer.
     ///
-    /// - Throws: `AuthCoreError.Code.invalidParameter` when V4 has no region.
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when V4 has no region, or for a malformed key id.
     public init(
         source: Source, version: OSSSigner.Version = .v4, region: String? = nil, sender: SignedRequestSender = SignedRequestSender(),
         keyCache: SigningKeyCache = .shared
     ) throws(AuthCoreError) {
-        _ = try OSSDetachedSigner(version: version, region: region)  // the same checks of version and region
+        try OSSSigner.checkRegion(version: version, region: region)
+        switch source {
+        case .credentials(let provider): mode = .local(provider)
+        case .signatureProvider(let provider, let accessKeyId):
+            mode = .remote(try OSSDetachedSigner(version: version, region: region, accessKeyId: accessKeyId), provider)
+        }
         self.source = source
         self.version = version
         self.region = region
@@ -55,17 +67,16 @@ public struct OSSRequestSigner: Sendable {
     public func presign(_ request: OSSRequest, expires: Int) async throws(AuthCoreError) -> OSSSignature {
         let local = sender.clock.now()
         let corrected = sender.signingTime(for: request.headers.first(named: "Host") ?? "")
-        switch source {
-        case .credentials(let provider):
+        switch mode {
+        case .local(let provider):
             let credentials = try await provider.credentials()
             // The later of the two clocks decides how long the credentials still live.
             if let expiration = credentials.expiration, Int64(expires) > Swift.max(local, corrected).seconds(until: expiration) {
                 throw AuthCoreError(.expired, "a \(expires) s signed URL would outlive the credentials, which expire at \(expiration.iso8601)")
             }
             return try signer(for: credentials).presign(request, at: corrected, expires: expires)
-        case .signatureProvider(let provider, let accessKeyId):
-            return try await OSSDetachedSigner(version: version, region: region, accessKeyId: accessKeyId)
-                .presign(request, at: corrected, expires: expires, provider: provider)
+        case .remote(let signer, let provider):
+            return try await signer.presign(request, at: corrected, expires: expires, provider: provider)
         }
     }
 
@@ -84,11 +95,11 @@ public struct OSSRequestSigner: Sendable {
     }
 
     func sign(_ request: OSSRequest, at time: Timestamp) async throws(AuthCoreError) -> OSSSignature {
-        switch source {
-        case .credentials(let provider):
+        switch mode {
+        case .local(let provider):
             return try signer(for: try await provider.credentials()).sign(request, at: time)
-        case .signatureProvider(let provider, let accessKeyId):
-            return try await OSSDetachedSigner(version: version, region: region, accessKeyId: accessKeyId).sign(request, at: time, provider: provider)
+        case .remote(let detached, let provider):
+            return try await detached.sign(request, at: time, provider: provider)
         }
     }
 
