@@ -7,7 +7,7 @@ public struct ServiceErrorBody: Sendable, Equatable {
     /// The service's message.
     public var message: String?
     /// The id the body gives the call (`RequestId`, as Alibaba Cloud's JSON errors and the XML ones
-    /// write it), when it is a ``loggableIdentifier(_:)``.
+    /// write it), when it is printable ASCII of at most 128 characters (it goes into logs).
     public var requestId: String?
 
     /// Parses XML (`<Error><Code>…</Code><Message>…</Message>`, also inside `<ErrorResponse>`) and
