@@ -1,7 +1,7 @@
 public import AuthCore
 
 /// A deterministic random generator for tests (SplitMix64; never for real secrets).
-public struct SeededRandom: SecureRandomGenerator, @unchecked Sendable {
+public struct SeededRandom: SecureRandomGenerator, RandomNumberGenerator, @unchecked Sendable {
     final class State: @unchecked Sendable { var value: UInt64; init(_ v: UInt64) { value = v } }
     let state: State
     public init(seed: UInt64) { state = State(seed) }

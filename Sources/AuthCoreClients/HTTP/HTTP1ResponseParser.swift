@@ -1,0 +1,399 @@
+public import AuthCore
+
+/// An incremental HTTP/1.1 response parser with its limits enforced as bytes arrive (RFC 9112).
+///
+/// Fed whatever the connection read, in pieces of any size. It holds at most
+/// `maximumHeadBytes` of status line and fields (and as much again of trailers), and at most
+/// `maximumBodyBytes` of body: a `Content-Length` or chunk size over the cap is refused when it is
+/// read, before the bytes it announces, and a body that grows past the cap is refused before it is
+/// kept. So memory stays within the caps whatever the peer sends.
+///
+/// Framing (RFC 9112 §6.3): no body for `HEAD` and for 1xx/204/304; a `Transfer-Encoding` whose last
+/// coding is `chunked` is decoded (§7.1, extensions ignored, trailers read and dropped); any other
+/// `Transfer-Encoding`, and an answer without `Content-Length`, runs until the peer closes;
+/// otherwise exactly `Content-Length` bytes, which must be one decimal value (repeats must agree).
+/// Interim 1xx answers (other than 101) are skipped. A field line that starts with white space
+/// (obsolete folding) or has white space before its colon is refused (§5.1, §5.2).
+public struct HTTP1ResponseParser: Sendable {
+    /// Why a response cannot be accepted.
+    public enum Failure: Error, Sendable, Equatable {
+        /// `Content-Length` announces more body than the cap.
+        case announcedTooLarge(UInt64)
+        /// The body grew past the cap (or a chunk size would take it past).
+        case bodyTooLarge
+        /// Status line and fields (or trailers) exceed their cap.
+        case headTooLarge
+        /// Not HTTP/1.x framing; the text says what was wrong.
+        case malformed(String)
+        /// The peer closed the connection before the response ended.
+        case truncated
+    }
+
+    /// Where the parser is.
+    private enum State: Sendable {
+        case head
+        case fixedLength(remaining: Int)
+        case chunkSize(value: UInt64, digits: Int, phase: ChunkSizePhase)
+        case chunkData(remaining: Int)
+        case chunkDataEnd(sawCR: Bool)
+        case trailers
+        case untilClose
+        case complete
+    }
+
+    /// Where a chunk-size line is.
+    private enum ChunkSizePhase: Sendable { case digits, whitespace, `extension`, lineFeed }
+
+    /// The most bytes of status line and fields accepted.
+    public let maximumHeadBytes: Int
+    /// The most body bytes accepted.
+    public let maximumBodyBytes: Int
+    private let requestMethodIsHead: Bool
+    private var state = State.head
+    private var pending: [UInt8] = []  // head or trailer bytes not yet ended by an empty line
+    private var trailerBytes = 0
+
+    /// The status code, once the head is parsed.
+    public private(set) var status = 0
+    /// The fields in the order received (repeated names kept), once the head is parsed.
+    public private(set) var headers: [HTTPHeader] = []
+    /// The body received so far.
+    public private(set) var body: [UInt8] = []
+
+    /// A parser for the answer to a request with `method`.
+    public init(method: String, maximumHeadBytes: Int = 64 << 10, maximumBodyBytes: Int) {
+        self.maximumHeadBytes = Swift.max(0, maximumHeadBytes)
+        self.maximumBodyBytes = Swift.max(0, maximumBodyBytes)
+        requestMethodIsHead = method == "HEAD"
+    }
+
+    /// Whether the whole response has been read.
+    public var isComplete: Bool {
+        if case .complete = state { return true }
+        return false
+    }
+
+    /// Whether the head (status line and fields) has been read.
+    public var hasHead: Bool {
+        if case .head = state { return false }
+        return true
+    }
+
+    /// Consumes `bytes`; returns how many were used (fewer than given only once the response is
+    /// complete: what follows belongs to nobody, since the transport sends `Connection: close`).
+    @discardableResult
+    public mutating func consume(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Int {
+        var index = 0
+        while index < bytes.count {
+            switch state {
+            case .complete:
+                return index
+            case .head:
+                index += try consumeHeadBytes(bytes, from: index)
+            case .trailers:
+                index += try consumeTrailerBytes(bytes, from: index)
+            case .fixedLength(let remaining):
+                let take = Swift.min(remaining, bytes.count - index)
+                try appendBody(bytes, from: index, count: take)
+                index += take
+                state = remaining == take ? .complete : .fixedLength(remaining: remaining - take)
+            case .chunkData(let remaining):
+                let take = Swift.min(remaining, bytes.count - index)
+                try appendBody(bytes, from: index, count: take)
+                index += take
+                state = remaining == take ? .chunkDataEnd(sawCR: false) : .chunkData(remaining: remaining - take)
+            case .untilClose:
+                let take = bytes.count - index
+                try appendBody(bytes, from: index, count: take)
+                index += take
+            case .chunkDataEnd(let sawCR):
+                let byte = bytes[index]
+                index += 1
+                if !sawCR, byte == 0x0D {
+                    state = .chunkDataEnd(sawCR: true)
+                } else if sawCR, byte == 0x0A {
+                    state = .chunkSize(value: 0, digits: 0, phase: .digits)
+                } else {
+                    throw .malformed("chunk data is not followed by CRLF")
+                }
+            case .chunkSize(let value, let digits, let phase):
+                let byte = bytes[index]
+                index += 1
+                try consumeChunkSizeByte(byte, value: value, digits: digits, phase: phase)
+            }
+        }
+        return index
+    }
+
+    /// The connection has ended: completes a body that runs until close.
+    ///
+    /// - Throws: ``Failure/truncated`` when the framing says more was to come.
+    public mutating func finishAtEndOfStream() throws(Failure) {
+        switch state {
+        case .complete: return
+        case .untilClose: completeUnannouncedBody()
+        default: throw .truncated
+        }
+    }
+
+    // MARK: - Pieces
+
+    /// Room reserved ahead for a body: at most 64 MiB (the default cap), whatever a larger cap or
+    /// `Content-Length` would allow. The kernel maps pages only as bytes are written, so resident
+    /// memory follows the bytes received; beyond the reservation the array grows as usual.
+    static let maximumReservation = 64 << 20
+
+    /// Reserves for a body whose length is not announced (chunked, or until close): the whole cap up
+    /// to ``maximumReservation``, so the usual growth by doubling, which copies and holds the old and
+    /// new buffers together (measured: twice the cap with glibc's arenas), happens only past it.
+    private mutating func reserveForUnannouncedBody() {
+        body.reserveCapacity(Swift.min(maximumBodyBytes, Self.maximumReservation))
+    }
+
+    /// Ends a chunked or close-delimited body: a body that fills less than half its reservation is
+    /// copied to its size (the copy and the original together stay within the reservation), and the
+    /// original wiped.
+    private mutating func completeUnannouncedBody() {
+        state = .complete
+        guard body.count < body.capacity / 2 else { return }
+        let compact = body.withUnsafeBufferPointer { Array($0) }  // a real copy (Array(body) would share the buffer)
+        body.withUnsafeMutableBytes { wipeSecretMemory($0) }  // bodies carry secret keys and tokens
+        body = compact
+    }
+
+    /// Whether the body, once the head is read, runs until the peer closes (no length, no chunking).
+    public var bodyRunsUntilClose: Bool {
+        if case .untilClose = state { return true }
+        return false
+    }
+
+    /// Wipes and drops what was received of the body (the exchange failed).
+    public mutating func discardBody() {
+        body.withUnsafeMutableBytes { wipeSecretMemory($0) }
+        body = []
+    }
+
+    private mutating func appendBody(_ bytes: UnsafeRawBufferPointer, from index: Int, count: Int) throws(Failure) {
+        // Checked before appending, so the body never holds more than the cap.
+        guard count <= maximumBodyBytes - body.count else {
+            body.withUnsafeMutableBytes { wipeSecretMemory($0) }
+            body = []
+            throw .bodyTooLarge
+        }
+        body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)]))
+    }
+
+    /// Appends head bytes up to the empty line that ends the head; returns how many were used.
+    private mutating func consumeHeadBytes(_ bytes: UnsafeRawBufferPointer, from start: Int) throws(Failure) -> Int {
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            guard pending.count < maximumHeadBytes else { throw .headTooLarge }
+            pending.append(byte)
+            if byte == 0x0A, pending.count >= 4, pending[pending.count - 2] == 0x0D, pending[pending.count - 3] == 0x0A,
+                pending[pending.count - 4] == 0x0D
+            {
+                let head = pending
+                pending = []
+                try parseHead(head)
+                return index - start
+            }
+        }
+        return index - start
+    }
+
+    private mutating func consumeTrailerBytes(_ bytes: UnsafeRawBufferPointer, from start: Int) throws(Failure) -> Int {
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            trailerBytes += 1
+            guard trailerBytes <= maximumHeadBytes else { throw .headTooLarge }
+            pending.append(byte)
+            guard byte == 0x0A else { continue }
+            // A line ended: an empty one ends the message; a trailer field is dropped.
+            guard pending.count >= 2, pending[pending.count - 2] == 0x0D else { throw .malformed("trailer line not ended by CRLF") }
+            let empty = pending.count == 2
+            pending.removeAll(keepingCapacity: true)
+            if empty {
+                completeUnannouncedBody()
+                return index - start
+            }
+        }
+        return index - start
+    }
+
+    private mutating func consumeChunkSizeByte(_ byte: UInt8, value: UInt64, digits: Int, phase: ChunkSizePhase) throws(Failure) {
+        // chunk-size [BWS ";" chunk-ext] CRLF (RFC 9112 §7.1, §7.1.1).
+        switch phase {
+        case .lineFeed:
+            guard byte == 0x0A else { throw .malformed("chunk size line not ended by CRLF") }
+            guard digits > 0 else { throw .malformed("chunk size missing") }
+            if value == 0 {
+                state = .trailers
+                trailerBytes = 0
+                pending = []
+            } else {
+                guard value <= UInt64(maximumBodyBytes - body.count) else { throw .bodyTooLarge }
+                state = .chunkData(remaining: Int(value))  // ≤ maximumBodyBytes, so an Int
+            }
+            return
+        case _ where byte == 0x0D:
+            state = .chunkSize(value: value, digits: digits, phase: .lineFeed)
+        case .digits where Self.hexValue(byte) != nil:
+            // 15 hex digits reach 2^60 - 1: more than any cap, and the shift cannot overflow.
+            guard digits < 15 else { throw .bodyTooLarge }
+            state = .chunkSize(value: value << 4 | UInt64(Self.hexValue(byte) ?? 0), digits: digits + 1, phase: .digits)
+        case .digits where digits > 0 && (byte == 0x20 || byte == 0x09), .whitespace where byte == 0x20 || byte == 0x09:
+            state = .chunkSize(value: value, digits: digits, phase: .whitespace)
+        case .digits where digits > 0 && byte == UInt8(ascii: ";"), .whitespace where byte == UInt8(ascii: ";"):
+            state = .chunkSize(value: value, digits: digits, phase: .extension)
+        case .extension:
+            guard byte == 0x09 || (byte >= 0x20 && byte != 0x7F) else { throw .malformed("control byte in a chunk extension") }
+        case .digits, .whitespace:
+            throw .malformed("chunk size is not hexadecimal")
+        }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    // MARK: - Head
+
+    private mutating func parseHead(_ head: [UInt8]) throws(Failure) {
+        // The head ends with CRLF CRLF; each line ends with CRLF, and a bare CR or LF is refused.
+        var lines: [ArraySlice<UInt8>] = []
+        var lineStart = 0
+        var index = 0
+        while index < head.count - 2 {
+            if head[index] == 0x0D {
+                guard head[index + 1] == 0x0A else { throw .malformed("bare CR in the response head") }
+                lines.append(head[lineStart..<index])
+                index += 2
+                lineStart = index
+            } else if head[index] == 0x0A {
+                throw .malformed("bare LF in the response head")
+            } else if head[index] == 0x00 {
+                throw .malformed("NUL in the response head")
+            } else {
+                index += 1
+            }
+        }
+        guard let statusLine = lines.first else { throw .malformed("empty response head") }
+        let status = try Self.parseStatusLine(statusLine)
+        var fields: [HTTPHeader] = []
+        for line in lines.dropFirst() {
+            fields.append(try Self.parseField(line))
+        }
+        if (100..<200).contains(status) {
+            guard status != 101 else { throw .malformed("the server switched protocols unasked (101)") }
+            return  // interim answer: the final one follows
+        }
+        self.status = status
+        headers = fields
+        try chooseFraming()
+    }
+
+    private static func parseStatusLine(_ line: ArraySlice<UInt8>) throws(Failure) -> Int {
+        // HTTP-version SP 3DIGIT SP [reason] (RFC 9112 §4); a missing reason's SP is tolerated.
+        let bytes = Array(line)
+        guard bytes.count >= 12, bytes[0..<7].elementsEqual("HTTP/1.".utf8), bytes[7] >= UInt8(ascii: "0"),
+            bytes[7] <= UInt8(ascii: "9"), bytes[8] == UInt8(ascii: " ")
+        else { throw .malformed("not an HTTP/1.x status line") }
+        var status = 0
+        for byte in bytes[9..<12] {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { throw .malformed("status code is not three digits") }
+            status = status * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        guard status >= 100, bytes.count == 12 || bytes[12] == UInt8(ascii: " ") else { throw .malformed("status code out of range") }
+        return status
+    }
+
+    private static func parseField(_ line: ArraySlice<UInt8>) throws(Failure) -> HTTPHeader {
+        guard let first = line.first, first != 0x20, first != 0x09 else { throw .malformed("folded or empty field line") }
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
+            throw .malformed("field line without a name and colon")
+        }
+        let name = line[line.startIndex..<colon]
+        guard name.allSatisfy(Self.isTokenByte) else { throw .malformed("field name is not a token") }
+        var value = line[(colon + 1)...]
+        while let byte = value.first, byte == 0x20 || byte == 0x09 { value = value.dropFirst() }
+        while let byte = value.last, byte == 0x20 || byte == 0x09 { value = value.dropLast() }
+        guard !value.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else { throw .malformed("control byte in a field value") }
+        return HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+    }
+
+    /// RFC 9110 §5.6.2 `tchar`.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+
+    private mutating func chooseFraming() throws(Failure) {
+        if requestMethodIsHead || status == 204 || status == 304 {
+            state = .complete
+            return
+        }
+        let codings = headers.filter { $0.hasName("transfer-encoding") }.flatMap { field in
+            field.value.split(separator: ",").map { $0.trimmingASCIIWhitespace().asciiLowercased }
+        }
+        if !codings.isEmpty {
+            state =
+                codings.last == "chunked"
+                ? .chunkSize(value: 0, digits: 0, phase: .digits) : .untilClose
+            reserveForUnannouncedBody()
+            return
+        }
+        let lengths = headers.filter { $0.hasName("content-length") }.flatMap { $0.value.split(separator: ",", omittingEmptySubsequences: false) }
+        guard !lengths.isEmpty else {
+            state = .untilClose
+            reserveForUnannouncedBody()
+            return
+        }
+        var announced: UInt64?
+        for text in lengths {
+            let digits = text.trimmingASCIIWhitespace()
+            guard !digits.isEmpty, digits.utf8.count <= 19, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                let value = UInt64(digits)
+            else { throw .malformed("Content-Length is not a decimal number") }
+            guard announced == nil || announced == value else { throw .malformed("Content-Length values disagree") }
+            announced = value
+        }
+        let length = announced ?? 0
+        guard length <= UInt64(maximumBodyBytes) else { throw .announcedTooLarge(length) }
+        let count = Int(length)  // ≤ maximumBodyBytes, an Int
+        body.reserveCapacity(Swift.min(count, Self.maximumReservation))
+        state = count == 0 ? .complete : .fixedLength(remaining: count)
+    }
+}
+
+extension HTTPHeader {
+    /// Whether the name is `lowercased` ignoring ASCII case only (a Unicode case mapping would let
+    /// `chun\u{212A}ed`, with a Kelvin sign, read as `chunked`).
+    fileprivate func hasName(_ lowercased: String) -> Bool { name.asciiLowercased == lowercased }
+}
+
+extension StringProtocol {
+    /// The text with ASCII `A`–`Z` lowered and nothing else changed.
+    fileprivate var asciiLowercased: String {
+        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
+extension Substring {
+    fileprivate func trimmingASCIIWhitespace() -> String {
+        var slice = self[...]
+        while let c = slice.first, c == " " || c == "\t" { slice = slice.dropFirst() }
+        while let c = slice.last, c == " " || c == "\t" { slice = slice.dropLast() }
+        return String(slice)
+    }
+}
