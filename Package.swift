@@ -39,6 +39,13 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        // TLS for AuthCoreClients' HTTP/1.1 transport (the one C library a layer above AuthCore
+        // uses: a transport that owns its read loop is what bounds peak memory, design.md).
+        .systemLibrary(
+            name: "CAuthCoreLibSSL",
+            pkgConfig: "libssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
 
         // MARK: - Targets
 
@@ -55,7 +62,7 @@ let package = Package(
         ),
         .target(
             name: "AuthCoreClients",
-            dependencies: ["AuthCore"],
+            dependencies: ["AuthCore", "CAuthCoreLibSSL"],
             swiftSettings: swiftSettings
         ),
         .target(

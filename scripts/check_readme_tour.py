@@ -95,6 +95,7 @@ def main(argv):
         command = [os.environ.get("SWIFTC") or "swiftc", "-typecheck", "-swift-version", "6", path, "-I", os.path.join(build, "Modules"),
                    "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreGMP/module.modulemap"),
                    "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreLibCrypto/module.modulemap"),
+                   "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreLibSSL/module.modulemap"),
                    # A regular C target: SwiftPM writes its module map into the build directory.
                    "-Xcc", "-fmodule-map-file=" + os.path.join(build, "CAuthCoreBigNum.build", "module.modulemap")]
         result = subprocess.run(command, capture_output=True, text=True)

@@ -19,4 +19,6 @@ def serve(server, banner):
 def run(main):
     """Runs `main()` as the process, exiting 0 on SIGTERM (how with_peers.py stops a server by PID)."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    # A test runner's thread may hand down SIGTERM blocked; then the stop would wait for SIGKILL.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
     sys.exit(main())

@@ -31,7 +31,7 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
     ///
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an empty or non-token name, or a value
     ///   containing CR, LF or NUL.
-    func validate() throws(AuthCoreError) {
+    package func validate() throws(AuthCoreError) {
         var nameOK = !name.isEmpty
         var valueOK = true
         var name = self.name

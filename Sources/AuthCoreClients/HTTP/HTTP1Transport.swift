@@ -1,0 +1,345 @@
+public import AuthCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The package's default ``HTTPTransport``: HTTP/1.1 over a socket it owns (TLS by OpenSSL 3), so
+/// that every limit of the ``NetworkPolicy`` holds in the read loop itself.
+///
+/// - plain `http` only to loopback hosts unless the request allows it; `https` verifies the peer's
+///   certificate chain against the system store (or ``Configuration/trustedCertificatesFile``) and
+///   that it names the host (RFC 6125; an address must be an IP SAN), TLS 1.2 or later;
+/// - redirects refused (the 3xx answer is returned) unless the request opts in to same-origin ones;
+/// - the body capped while it is read: a `Content-Length` over the cap is refused before any body
+///   byte, and a chunked or close-delimited body is refused when it would pass the cap. Nothing is
+///   read ahead of the parser (one 16 KiB buffer), so peak memory is the cap plus a constant
+///   whatever the peer streams (``HTTP1ResponseParser``);
+/// - every wait bounded: connect, idle time between bytes, and the whole exchange;
+/// - cancelling the calling task stops the exchange at once (the socket is shut down).
+///
+/// One connection per request (`Connection: close`); each exchange runs on a thread of its own, so
+/// blocking reads never occupy the concurrency pool. No cookies, no cache, no proxy, no compression.
+public struct HTTP1Transport: HTTPTransport {
+    /// Timeouts, limits and trust.
+    public struct Configuration: Sendable {
+        /// The longest wait for a connection and TLS handshake.
+        public var connectTimeout: Duration = .seconds(30)
+        /// The longest wait for the next bytes, sending or receiving.
+        public var idleTimeout: Duration = .seconds(60)
+        /// The longest a whole exchange (all redirects included) may take.
+        public var totalTimeout: Duration = .seconds(300)
+        /// The most bytes of status line and header fields accepted (and of chunked trailers).
+        public var maximumHeadBytes = 64 << 10
+        /// A PEM file of the certificates to trust instead of the system store (a private CA, a
+        /// test server's self-signed certificate); nil for the system store.
+        public var trustedCertificatesFile: String?
+
+        /// The defaults: 30 s connect, 60 s idle, 300 s in all, 64 KiB of head, the system store.
+        public init() {}
+    }
+
+    /// This transport's settings.
+    public let configuration: Configuration
+    private let tls: TLSClientContext?
+
+    /// A transport with the default ``Configuration``.
+    public init() {
+        configuration = Configuration()
+        tls = TLSClientContext.system
+    }
+
+    /// A transport with `configuration`.
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when the trusted-certificates file cannot be loaded.
+    public init(configuration: Configuration) throws(AuthCoreError) {
+        self.configuration = configuration
+        tls =
+            configuration.trustedCertificatesFile == nil
+            ? TLSClientContext.system : try TLSClientContext(trustedCertificatesFile: configuration.trustedCertificatesFile)
+    }
+
+    public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
+        try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: request.allowsInsecureHTTP)
+        let head = try HTTP1RequestHead(request)
+        let what = "\(request.method) \(request.url.origin)"
+        let cancellation = ConnectionCancellation()
+        let exchange = HTTP1Exchange(configuration: configuration, tls: tls, cancellation: cancellation)
+        let completion = HTTP1Completion()
+        let totalTimeout = configuration.totalTimeout
+        guard !Task.isCancelled else { throw AuthCoreError(.cancelled, "\(what): cancelled") }
+        do {
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                    completion.install(continuation)
+                    let started = startExchangeThread {
+                        HTTP1Exchange.ignoreBrokenPipeOnThisThread()
+                        completion.resume(Result { () throws(AuthCoreError) in try exchange.run(request, head: head) })
+                    }
+                    guard started else {
+                        completion.resume(.failure(AuthCoreError(.transportFailure, "\(what): no thread could be started for the exchange")))
+                        return
+                    }
+                    // The watchdog: whatever the thread is blocked in (a name lookup, a slow TLS record),
+                    // the call ends at the total limit; the socket is shut down so the thread ends too.
+                    DispatchQueue.global().asyncAfter(deadline: .now() + HTTP1Completion.dispatchInterval(totalTimeout)) {
+                        cancellation.stop(.timedOut)
+                        completion.resume(.failure(AuthCoreError(.timedOut, "\(what): no complete answer within \(totalTimeout)")))
+                    }
+                    // A cancel that came before the continuation was installed found nothing to resume.
+                    if let error = cancellation.stopError("\(what)", limit: totalTimeout) { completion.resume(.failure(error)) }
+                }
+            } onCancel: {
+                cancellation.cancel()
+                completion.resume(.failure(AuthCoreError(.cancelled, "\(what): cancelled")))
+            }
+        } catch let error as AuthCoreError {
+            throw error
+        } catch {
+            throw AuthCoreError(.transportFailure, "\(what): \(error)")
+        }
+    }
+}
+
+/// Resumes a call's continuation exactly once: from the exchange thread, the watchdog, or a cancel,
+/// whichever comes first (the others find it taken).
+final class HTTP1Completion: Sendable {
+    private let continuation = Locked<CheckedContinuation<HTTPResponse, any Error>?>(nil)
+    private let early = Locked<Result<HTTPResponse, AuthCoreError>?>(nil)
+
+    func install(_ continuation: CheckedContinuation<HTTPResponse, any Error>) {
+        self.continuation.withLock { $0 = continuation }
+    }
+
+    func resume(_ result: Result<HTTPResponse, AuthCoreError>) {
+        guard let continuation = continuation.withLock({ (slot: inout CheckedContinuation<HTTPResponse, any Error>?) in
+            defer { slot = nil }
+            return slot
+        }) else { return }
+        continuation.resume(with: result.mapError { $0 as any Error })
+    }
+
+    /// `duration` for `DispatchTime`, clamped to 30 days (a longer limit is as good as none).
+    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
+        let clamped = Swift.max(.zero, Swift.min(duration, .seconds(30 * 86_400))).components
+        return .milliseconds(Int(clamped.seconds) * 1000 + Int(clamped.attoseconds / 1_000_000_000_000_000))
+    }
+}
+
+/// Starts `body` on a new detached thread; false when the system refuses one (the caller then
+/// fails the call instead of waiting for a thread that never runs).
+private func startExchangeThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+    #if os(Linux)
+    final class Body {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+    let box = Unmanaged.passRetained(Body(body))
+    var thread: pthread_t = 0
+    let status = pthread_create(
+        &thread, nil,
+        { context in
+            // invariant: `context` is the retained box passed below, taken back exactly once here.
+            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+            body.run()
+            return nil
+        }, box.toOpaque())
+    guard status == 0 else {
+        box.release()
+        return false
+    }
+    pthread_detach(thread)
+    return true
+    #else
+    let thread = Thread(block: body)
+    thread.start()
+    return true
+    #endif
+}
+
+/// One request with its redirects, run on one thread.
+struct HTTP1Exchange: Sendable {
+    let configuration: HTTP1Transport.Configuration
+    let tls: TLSClientContext?
+    let cancellation: ConnectionCancellation
+
+    /// Blocks SIGPIPE on the calling thread: OpenSSL writes with `write(2)`, which raises it when the
+    /// peer has gone. Blocked, it stays pending on this thread and is discarded when the thread ends;
+    /// the write itself fails with EPIPE.
+    static func ignoreBrokenPipeOnThisThread() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+    }
+
+    func run(_ request: HTTPRequest, head: HTTP1RequestHead) throws(AuthCoreError) -> HTTPResponse {
+        let deadline = ContinuousClock.now + configuration.totalTimeout
+        var current = request
+        var currentHead = head
+        var followed = 0
+        while true {
+            let response = try exchangeOnce(current, head: currentHead, deadline: deadline)
+            guard case .followSameOrigin(let maximum) = request.redirects, followed < maximum,
+                let next = RedirectPolicy.sameOriginRedirect(from: current, answer: response, original: request)
+            else { return response }
+            followed += 1
+            current = next
+            currentHead = try HTTP1RequestHead(next)
+        }
+    }
+
+    private func exchangeOnce(_ request: HTTPRequest, head: HTTP1RequestHead, deadline: ContinuousClock.Instant) throws(AuthCoreError)
+        -> HTTPResponse
+    {
+        let what = "\(request.method) \(request.url.origin)"
+        let connection = try HTTP1Connection(
+            to: request.url, tls: tls, connectTimeout: Swift.min(configuration.connectTimeout, deadline - ContinuousClock.now),
+            totalLimit: configuration.totalTimeout, cancellation: cancellation)
+        defer { connection.close() }
+        func waitLimit() throws(AuthCoreError) -> Duration {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw AuthCoreError(.timedOut, "\(what): no complete answer within \(configuration.totalTimeout)") }
+            return Swift.min(configuration.idleTimeout, left)
+        }
+        connection.setTimeout(try waitLimit())
+        // A server may answer (413, 403) and close before it has read the whole body: a failed send
+        // is reported only if no answer can be read after it.
+        var sendFailure: AuthCoreError?
+        do throws(AuthCoreError) {
+            try head.bytes.withUnsafeBytesTyped { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
+            if !request.body.isEmpty {
+                try request.body.withUnsafeBytesTyped { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
+            }
+        } catch where error.code == .transportFailure {
+            sendFailure = error
+        }
+        var parser = HTTP1ResponseParser(
+            method: request.method, maximumHeadBytes: configuration.maximumHeadBytes, maximumBodyBytes: request.maximumResponseBytes)
+        var buffer = [UInt8](repeating: 0, count: 16 << 10)
+        defer { buffer.withUnsafeMutableBytes { wipeSecretMemory($0) } }  // it held the answer's secrets
+        do throws(AuthCoreError) {
+            try readResponse(into: &parser, from: connection, buffer: &buffer, waitLimit: waitLimit, request: request)
+        } catch {
+            parser.discardBody()
+            throw sendFailure ?? error
+        }
+        return HTTPResponse(status: parser.status, headers: parser.headers, body: parser.body)
+    }
+
+    private func readResponse(
+        into parser: inout HTTP1ResponseParser, from connection: HTTP1Connection, buffer: inout [UInt8],
+        waitLimit: () throws(AuthCoreError) -> Duration, request: HTTPRequest
+    ) throws(AuthCoreError) {
+        while !parser.isComplete {
+            connection.setTimeout(try waitLimit())
+            let count = try buffer.withUnsafeMutableBytesTyped { (raw) throws(AuthCoreError) in try connection.read(into: raw) }
+            do throws(HTTP1ResponseParser.Failure) {
+                guard count > 0 else {
+                    // Over TLS, a close without close_notify may be an attacker's FIN: an unframed
+                    // body cannot tell that from its end, so it is refused as truncated.
+                    if connection.endedWithoutCloseNotify && parser.bodyRunsUntilClose { throw .truncated }
+                    try parser.finishAtEndOfStream()
+                    return
+                }
+                try buffer.withUnsafeBytesTyped { (raw) throws(HTTP1ResponseParser.Failure) in
+                    _ = try parser.consume(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+                }
+            } catch {
+                throw Self.error(error, from: request)
+            }
+        }
+    }
+
+    static func error(_ failure: HTTP1ResponseParser.Failure, from request: HTTPRequest) -> AuthCoreError {
+        let origin = request.url.origin
+        let limit = Swift.max(0, request.maximumResponseBytes)
+        switch failure {
+        case .announcedTooLarge(let length):
+            return AuthCoreError(.inputTooLarge, "response from \(origin) announces \(length) bytes, more than the \(limit)-byte limit")
+        case .bodyTooLarge:
+            return AuthCoreError(.inputTooLarge, "response from \(origin) exceeds the \(limit)-byte limit")
+        case .headTooLarge:
+            return AuthCoreError(.inputTooLarge, "response from \(origin) has a head (status line and fields) over the limit")
+        case .malformed(let why):
+            return AuthCoreError(.transportFailure, "response from \(origin) is not valid HTTP/1.1: \(why)")
+        case .truncated:
+            return AuthCoreError(.transportFailure, "response from \(origin) ended early (connection closed)")
+        }
+    }
+}
+
+/// A request's status line and header block as sent: what the caller gave, checked, plus `Host`
+/// (unless given: a signer may have signed it), `Content-Length` and `Connection: close`.
+struct HTTP1RequestHead: Sendable {
+    let bytes: [UInt8]
+
+    /// - Throws: `AuthCoreError.Code.malformedRequest` for a method that is not a token, a field
+    ///   with a control character other than HTAB, more than one `Host`, a `Content-Length` that disagrees with the body, or a field the
+    ///   transport owns (`Connection`, `Transfer-Encoding`).
+    init(_ request: HTTPRequest) throws(AuthCoreError) {
+        do { try HTTPHeader(request.method, "").validate() } catch {
+            throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token")
+        }
+        var text = "\(request.method) \(request.url.target) HTTP/1.1\r\n"
+        if request.headers.first(named: "host") == nil { text += "Host: \(request.url.hostHeader)\r\n" }
+        var lengthGiven = false
+        var hostGiven = false
+        for header in request.headers {
+            try header.validate()
+            guard !header.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
+                throw AuthCoreError(.malformedRequest, "header '\(header.name)' has a control character in its value")
+            }
+            switch header.name.lowercased() {
+            case "host":
+                guard !hostGiven else { throw AuthCoreError(.malformedRequest, "more than one Host header") }
+                hostGiven = true
+            case "connection", "transfer-encoding":
+                throw AuthCoreError(.malformedRequest, "header '\(header.name)' is set by the transport")
+            case "content-length":
+                guard header.value == String(request.body.count) else {
+                    throw AuthCoreError(.malformedRequest, "Content-Length \(header.value) does not match the \(request.body.count)-byte body")
+                }
+                lengthGiven = true
+            default: break
+            }
+            text += "\(header.name): \(header.value)\r\n"
+        }
+        if !lengthGiven && (!request.body.isEmpty || ["PUT", "POST", "PATCH"].contains(request.method)) {
+            text += "Content-Length: \(request.body.count)\r\n"
+        }
+        text += "Connection: close\r\n\r\n"
+        bytes = Array(text.utf8)
+    }
+}
+
+extension RedirectPolicy {
+    /// The request to send for a same-origin 301/302/303/307/308 answer to `request`, or nil when the
+    /// answer is not such a redirect (RFC 9110 §15.4): 303, and 301/302 after a POST, become a GET
+    /// without a body; 307 and 308 repeat the method and body. `Location` may be absolute, or a
+    /// path on the same origin; anything else is not followed.
+    static func sameOriginRedirect(from request: HTTPRequest, answer: HTTPResponse, original: HTTPRequest) -> HTTPRequest? {
+        guard [301, 302, 303, 307, 308].contains(answer.status), let location = answer.headers.first(named: "location") else { return nil }
+        let target: RequestURL?
+        if location.hasPrefix("//") {
+            target = try? RequestURL("\(request.url.scheme):\(location)")
+        } else if location.hasPrefix("/") {
+            target = try? RequestURL(request.url.origin + location)
+        } else {
+            target = try? RequestURL(location)
+        }
+        guard let target, NetworkPolicy.sameOrigin(target, original.url) else { return nil }
+        var next = request
+        next.url = target
+        if answer.status == 303 || ((answer.status == 301 || answer.status == 302) && request.method == "POST") {
+            next.method = request.method == "HEAD" ? "HEAD" : "GET"
+            next.body = []
+            next.headers = request.headers.filter { !["content-length", "content-type"].contains($0.name.lowercased()) }
+        }
+        return next
+    }
+}
