@@ -240,6 +240,17 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(frame)
             sent += len(CHUNK)
 
+    def endless_stream(self):
+        """A body with neither Content-Length nor chunking: it runs until the server closes (never, here)."""
+        self._head(200, [("Content-Type", "application/octet-stream")])
+        self.close_connection = True
+        if self.command == "HEAD":
+            return
+        deadline, sent = time.monotonic() + 30, 0
+        while sent < (256 << 20) and time.monotonic() < deadline and not self.server.state.stopping.is_set():
+            self.wfile.write(CHUNK)
+            sent += len(CHUNK)
+
     def slow(self):
         self.server.state.stopping.wait(30)
         self._send(200, {})
@@ -283,6 +294,7 @@ SCENARIOS = {
     "big-body": Handler.big_body,
     "big-content-length": Handler.big_content_length,
     "endless-body": Handler.endless_body,
+    "endless-stream": Handler.endless_stream,
     "slow": Handler.slow,
 }
 

@@ -141,7 +141,7 @@ struct RequestOptions {
         async throws -> Int32
     {
         let sender = SignedRequestSender(
-            transport: URLSessionTransport(), clock: clock, skew: skewCorrection ? ClockSkewTracker() : nil)
+            transport: HTTP1Transport(), clock: clock, skew: skewCorrection ? ClockSkewTracker() : nil)
         let response: HTTPResponse
         do { response = try await sender.send(request, sign: sign) } catch {
             throw CommandFailure(error.reason)

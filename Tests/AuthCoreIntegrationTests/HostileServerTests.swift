@@ -233,7 +233,8 @@ struct HostileServerTests {
     func childPeakResidentBytes(_ arguments: [String]) throws -> (result: Int32, bytes: Int) {
         let wrapper = """
             import os, resource, subprocess, sys
-            r = subprocess.run(sys.argv[1:], env=dict(os.environ, COGNITO_PASSWORD="pw"), capture_output=True)
+            r = subprocess.run(sys.argv[1:], env=dict(os.environ, COGNITO_PASSWORD="pw", AWS_ACCESS_KEY_ID="AKIDEXAMPLEHOSTILE01",
+                                                         AWS_SECRET_ACCESS_KEY="hostile-test-secret-key"), capture_output=True)
             print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
             """
         let run = try AuthCoreTestSupport.run(venvPython, ["-c", wrapper, authcoreBinary.path] + arguments)
@@ -260,6 +261,26 @@ struct HostileServerTests {
         if !builtWithSanitizer {
             #expect(growth < 24 << 20, "peak RSS grew by \(growth >> 20) MiB for a 96 MiB body under a 1 MiB cap")
         }
+    }
+
+    @Test(
+        "a body that never ends, chunked or without any length, stops at the cap: peak memory is the cap plus a constant",
+        arguments: ["endless-body", "endless-stream"])
+    func endlessBodiesAreBounded(scenario: String) async throws {
+        func signIn(_ scenario: String) -> [String] {
+            ["cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_abc", "--client-id", "c", "--username", "u",
+             "--endpoint", url(scenario)]
+        }
+        let baseline = try childPeakResidentBytes(signIn("json-expires-negative"))
+        let capped = try childPeakResidentBytes(signIn(scenario))  // 1 MiB control-plane cap
+        let send = try childPeakResidentBytes(["sigv4", "send", "--region", "us-east-1", "--service", "s3", url(scenario)])  // 64 MiB cap
+        #expect(baseline.result == 1 && capped.result == 1 && send.result == 1)
+        if !builtWithSanitizer {
+            // Before the transport owned its read loop these were ~100 MB and 130-255 MB.
+            #expect(capped.bytes - baseline.bytes < 8 << 20, "1 MiB cap: peak RSS grew by \((capped.bytes - baseline.bytes) >> 20) MiB")
+            #expect(send.bytes - baseline.bytes < (64 << 20) + (16 << 20), "64 MiB cap: peak RSS grew by \((send.bytes - baseline.bytes) >> 20) MiB")
+        }
+        expectFailure(try sigv4Send(scenario), mentioning: "exceeds the 67108864-byte limit")
     }
 
     @Test("a 1 GiB Content-Length is refused before reading; an endless body ends at the cap; the CLI exits 1")

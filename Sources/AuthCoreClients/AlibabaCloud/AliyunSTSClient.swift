@@ -38,7 +38,7 @@ public struct AliyunSTSClient: Sendable {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed endpoint or region, or a
     ///   plain-http endpoint that is not loopback without `allowInsecureHTTP`.
     public init(
-        region: String? = nil, endpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
+        region: String? = nil, endpoint: String? = nil, transport: any HTTPTransport = HTTP1Transport(),
         clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(), signatureStyle: SignatureStyle = .rpc,
         skew: ClockSkewTracker? = .shared, allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {

@@ -13,7 +13,7 @@ public struct CognitoIdentityProviderAPI: Sendable {
 
     /// An API client.
     public init(
-        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = URLSessionTransport(),
+        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = HTTP1Transport(),
         retryPolicy: RetryPolicy = .standard, random: any SecureRandomGenerator = SystemRandom()
     ) {
         self.configuration = configuration

@@ -74,7 +74,7 @@ public actor CognitoSession {
 
     /// A session for `configuration`, kept in `store`.
     public init(
-        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = URLSessionTransport(),
+        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = HTTP1Transport(),
         store: any CognitoTokenStore = InMemoryCognitoTokenStore(), deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(),
         clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(), refreshWindow: Int64 = 300,
         safetyMargin: Int64 = 10, refreshMethod: RefreshMethod = .getTokensFromRefreshToken, retryPolicy: RetryPolicy = .standard

@@ -50,7 +50,7 @@ public actor CognitoSignIn {
 
     /// A sign-in client.
     public init(
-        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = URLSessionTransport(),
+        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = HTTP1Transport(),
         clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(),
         deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(), retryPolicy: RetryPolicy = .standard
     ) {

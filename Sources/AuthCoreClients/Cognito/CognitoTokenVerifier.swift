@@ -61,7 +61,7 @@ public actor CognitoTokenVerifier {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed pool id, region,
     ///   endpoint, or an empty client list.
     public init(
-        region: String, userPoolId: String, clientIds: Set<String>, endpoint: String? = nil, transport: any HTTPTransport = URLSessionTransport(),
+        region: String, userPoolId: String, clientIds: Set<String>, endpoint: String? = nil, transport: any HTTPTransport = HTTP1Transport(),
         clock: any SigningClock = SystemClock(), leeway: Int64 = 60, allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         _ = try CognitoSRP.poolName(fromPoolId: userPoolId)

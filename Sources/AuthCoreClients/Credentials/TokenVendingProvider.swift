@@ -22,7 +22,7 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a plain-http URL to a host that is
     ///   not loopback without `allowInsecureHTTP`.
     public init(
-        url: RequestURL, transport: any HTTPTransport = URLSessionTransport(), clock: any SigningClock = SystemClock(),
+        url: RequestURL, transport: any HTTPTransport = HTTP1Transport(), clock: any SigningClock = SystemClock(),
         redirects: RedirectPolicy = .refuse, allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         try NetworkPolicy.requireSecureTransport(url, allowInsecureHTTP: allowInsecureHTTP)
@@ -39,7 +39,7 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
     /// (or loopback, or `allowInsecureHTTP`), the answer is capped at 1 MiB, and redirects follow
     /// the built request's ``HTTPRequest/redirects`` (never across origins).
     public init(
-        transport: any HTTPTransport = URLSessionTransport(), clock: any SigningClock = SystemClock(), allowInsecureHTTP: Bool = false,
+        transport: any HTTPTransport = HTTP1Transport(), clock: any SigningClock = SystemClock(), allowInsecureHTTP: Bool = false,
         request: @escaping @Sendable () async throws(AuthCoreError) -> HTTPRequest
     ) {
         self.url = nil

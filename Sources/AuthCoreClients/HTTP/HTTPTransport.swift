@@ -76,7 +76,7 @@ public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugString
     }
 }
 
-/// Sends HTTP requests. The default implementation is ``URLSessionTransport``; tests and apps can
+/// Sends HTTP requests. The default implementation is ``HTTP1Transport`` (``URLSessionTransport`` is the alternative); tests and apps can
 /// supply their own.
 public protocol HTTPTransport: Sendable {
     /// Sends a request and returns the response (any status), following the request's

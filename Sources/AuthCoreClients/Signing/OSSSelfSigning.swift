@@ -27,7 +27,7 @@ public struct URLSignatureProvider: OSSSignatureProvider {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for plain http to a host that is not loopback
     ///   without `allowInsecureHTTP`.
-    public init(url: RequestURL, headers: [HTTPHeader] = [], transport: any HTTPTransport = URLSessionTransport(), allowInsecureHTTP: Bool = false)
+    public init(url: RequestURL, headers: [HTTPHeader] = [], transport: any HTTPTransport = HTTP1Transport(), allowInsecureHTTP: Bool = false)
         throws(AuthCoreError)
     {
         try NetworkPolicy.requireSecureTransport(url, allowInsecureHTTP: allowInsecureHTTP)

@@ -18,7 +18,7 @@ public struct SignedRequestSender: Sendable {
     let random: any SecureRandomGenerator
 
     /// A sender.
-    public init(transport: any HTTPTransport = URLSessionTransport(), clock: any SigningClock = SystemClock(),
+    public init(transport: any HTTPTransport = HTTP1Transport(), clock: any SigningClock = SystemClock(),
                 skew: ClockSkewTracker? = .shared, retryPolicy: RetryPolicy = .standard, random: any SecureRandomGenerator = SystemRandom()) {
         self.transport = transport
         self.clock = clock
