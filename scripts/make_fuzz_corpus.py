@@ -208,7 +208,25 @@ def identity():
     add("identity", field(id_token) + field(b"{}") + b"\0" + b"[]")
 
 
+def http1_responses():
+    # cap byte, method byte (odd: HEAD), piece-size byte, then the response as received.
+    answers = [
+        b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Type: text/plain\r\n\r\nhello",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b\r\nhello\r\n1 \r\n \r\n0\r\nX-T: 1\r\n\r\n",
+        b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nhi",
+        b"HTTP/1.0 200 OK\r\n\r\nuntil the end",
+        b"HTTP/1.1 204 No Content\r\nDate: Tue, 01 Dec 2026 00:00:00 GMT\r\n\r\n",
+        b"HTTP/1.1 403 Forbidden\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 999999\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\nffffffffffffffff\r\n",
+    ]
+    for answer in answers:
+        add("http1-response", b"\x10\x00\x07" + answer)
+        add("http1-response", b"\xff\x01\x01" + answer)
+
+
 def main():
+    http1_responses()
     identity()
     cognito_stored()
     timestamps()

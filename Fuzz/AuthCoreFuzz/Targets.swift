@@ -21,6 +21,7 @@ enum FuzzTargets {
         FuzzTarget(name: "vectors", run: vectors),
         FuzzTarget(name: "cognito-stored", run: cognitoStored),
         FuzzTarget(name: "identity", run: identity),
+        FuzzTarget(name: "http1-response", run: http1Response),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -452,4 +453,52 @@ func checkCredentials(_ credentials: Credentials) {
 struct FixedIDToken: CognitoIDTokenSource {
     let token: String
     func idToken(forceRefresh: Bool) async throws(AuthCoreError) -> String { token }
+}
+
+// MARK: - HTTP/1.1 responses
+
+/// The response parser on any bytes: the first byte picks the body cap (0–255 × 64 bytes) and the
+/// method (HEAD for odd values of the second byte), the third the piece size the bytes are fed in
+/// (1–64). The oracle: fed whole and fed in pieces, the parser ends the same way (same failure, or
+/// the same status, fields and body); the body never holds more than the cap; a completed fixed-length
+/// body has exactly its `Content-Length`.
+@Sendable func http1Response(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let cap = Int(reader.byte()) * 64
+    let method = reader.byte() & 1 == 1 ? "HEAD" : "GET"
+    let piece = Int(reader.byte() % 64) + 1
+    let input = reader.rest()
+    func run(step: Int) -> (HTTP1ResponseParser, HTTP1ResponseParser.Failure?) {
+        var parser = HTTP1ResponseParser(method: method, maximumHeadBytes: 1024, maximumBodyBytes: cap)
+        do throws(HTTP1ResponseParser.Failure) {
+            var index = 0
+            while index < input.count, !parser.isComplete {
+                let end = Swift.min(input.count, index + step)
+                let used = try Array(input[index..<end]).withUnsafeBytesTyped { (raw) throws(HTTP1ResponseParser.Failure) in
+                    try parser.consume(raw)
+                }
+                if parser.body.count > cap { fuzzFailure("body of \(parser.body.count) bytes over the \(cap)-byte cap") }
+                if used < end - index { break }
+                index = end
+            }
+            try parser.finishAtEndOfStream()
+            return (parser, nil)
+        } catch {
+            return (parser, error)
+        }
+    }
+    let (whole, wholeFailure) = run(step: Swift.max(1, input.count))
+    let (pieces, piecesFailure) = run(step: piece)
+    if wholeFailure != piecesFailure { fuzzFailure("whole: \(String(describing: wholeFailure)), in \(piece)-byte pieces: \(String(describing: piecesFailure))") }
+    guard wholeFailure == nil else { return }
+    if whole.status != pieces.status || whole.headers != pieces.headers || whole.body != pieces.body {
+        fuzzFailure("whole and \(piece)-byte pieces disagree")
+    }
+    if !(200...999).contains(whole.status) { fuzzFailure("final status \(whole.status)") }
+    if method == "HEAD" && !whole.body.isEmpty { fuzzFailure("a body for HEAD") }
+    let lengths = whole.headers.filter { $0.name.lowercased() == "content-length" }
+    let chunked = whole.headers.contains { $0.name.lowercased() == "transfer-encoding" }
+    if method == "GET", !chunked, let length = lengths.first.flatMap({ Int($0.value) }), ![204, 304].contains(whole.status), whole.body.count != length {
+        fuzzFailure("Content-Length \(length), body \(whole.body.count)")
+    }
 }
