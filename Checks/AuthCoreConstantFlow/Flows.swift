@@ -26,6 +26,9 @@ let flows: [Flow] = [
             try SRPConfiguration(group: .rfc5054Group4096, hash: .sha512, privateValueBitCount: 1024),
             password: "a passphrase for the long-exponent flow")
     },
+    Flow(name: "srp6a.server-state.sealed+resumed.3072") {  // issue 17: b leaves the process sealed, another server finishes
+        try handshake(try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256), password: "resumed elsewhere", resumingFromSealedState: true)
+    },
     Flow(name: "cognito.claim+server-check") {
         try cognitoClaim(realm: "AbCdEf123", identity: "3f1c2d4e-user", password: secret("Passw0rd!"))
     },
@@ -102,13 +105,27 @@ let flows: [Flow] = [
 
 /// An SRP-6a handshake on both sides: verifier (salt public, verifier marked secret), ephemerals
 /// from the secret generator, the client's proof checked by the server and the server's by the client.
-func handshake(_ configuration: SRPConfiguration, password text: String) throws {
+///
+/// With `resumingFromSealedState`, the server's ephemeral is exported, sealed with AES-256-GCM (the
+/// sealed bytes are what a store receives: public), opened, marked secret again (the check is that
+/// no code touching `b` branches on it, whatever the AES key's status) and imported by a second
+/// server, which finishes the exchange.
+func handshake(_ configuration: SRPConfiguration, password text: String, resumingFromSealedState: Bool = false) throws {
     let password = secret(text)
     let verifier = try configuration.makeVerifier(username: username, password: password)
     markSecret(verifier.verifier)
     let server = SRPServer(configuration: configuration)
     let client = SRPClient(configuration: configuration)
-    let serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
+    var serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
+    if resumingFromSealedState {
+        let key = SecureBytes([UInt8](repeating: 0x5A, count: AES256GCM.keyByteCount))
+        let nonce = [UInt8](repeating: 0x01, count: AES256GCM.nonceByteCount)
+        let sealed = try AES256GCM.seal(serverEphemeral.exportedState(), key: key, nonce: nonce, associatedData: Array("login-id".utf8))
+        markPublic(sealed)
+        let opened = try AES256GCM.open(sealed, key: key, nonce: nonce, associatedData: Array("login-id".utf8))
+        opened.withUnsafeBytes { ConstantFlow.classify($0) }
+        serverEphemeral = try SRPServer(configuration: configuration).importEphemeral(opened)
+    }
     let b = serverEphemeral.serverPublicValue
     let clientEphemeral = try client.makeEphemeral(random: SecretRandom())
     let a = clientEphemeral.publicValue

@@ -1,3 +1,5 @@
+internal import CAuthCoreGMP
+
 /// The server side of SRP-6a (RFC 5054 §2.5.3, §2.6; proofs per RFC 2945 §3).
 ///
 /// ```swift
@@ -118,4 +120,76 @@ public struct SRPServerSession: Sendable, CustomStringConvertible, CustomDebugSt
     public var description: String { "SRPServerSession(key \(sessionKey.count) bytes)" }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["sessionKey": sessionKey], displayStyle: .struct) }
+}
+
+// MARK: - Handing an exchange to another server process
+
+extension SRPServerEphemeral {
+    /// The ephemeral as bytes from which another process (or this one, later) can finish the
+    /// exchange: `b` at its fixed width (`⌊o/64⌋ + 1` words for the configuration's offset bit `o`),
+    /// then `B` and `g^b`, each at N's width, all big-endian. The layout and its length depend only
+    /// on the configuration, and every byte is written in time independent of the values.
+    ///
+    /// Secret: it holds `b`. Seal it (``AES256GCM``, with the exchange's identifier as associated
+    /// data) before it leaves the process; the buffer is wiped when released.
+    public borrowing func exportedState() -> SecureBytes {
+        let width = privateValue.group.engine.limbCount
+        let exponent = privateValue.exponent
+        let serverPublic = LimbBuffer(serverPublicValue, count: width)
+        let generatorPower = LimbBuffer(privateValue.publicValue, count: width)
+        let exponentBytes = exponent.count * 8
+        return SecureBytes(count: exponentBytes + 2 * width * 8) { out in
+            exponent.writeBigEndianBytes(into: UnsafeMutableRawBufferPointer(rebasing: out[..<exponentBytes]))
+            serverPublic.writeBigEndianBytes(
+                into: UnsafeMutableRawBufferPointer(rebasing: out[exponentBytes..<(exponentBytes + width * 8)]))
+            generatorPower.writeBigEndianBytes(into: UnsafeMutableRawBufferPointer(rebasing: out[(exponentBytes + width * 8)...]))
+        }
+    }
+}
+
+extension SRPServer {
+    /// The byte count of ``SRPServerEphemeral/exportedState()`` under this configuration.
+    public var exportedEphemeralStateByteCount: Int {
+        ((configuration.serverOffsetBits + 64) / 64 + 2 * configuration.group.engine.limbCount) * 8
+    }
+
+    /// An ephemeral from ``SRPServerEphemeral/exportedState()`` made under the same configuration
+    /// (after the sealed state was opened and authenticated). `b` is read at its fixed width and
+    /// used at the declared bit length, as a freshly drawn one is.
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidLength`` for a state of another length (another group or
+    ///   offset); ``AuthCoreError/Code/malformedInput`` when `b` lacks its offset bit or has bits above
+    ///   it, or `B` is not in 1…N−1.
+    public func importEphemeral(_ state: SecureBytes) throws(AuthCoreError) -> SRPServerEphemeral {
+        let engine = configuration.group.engine
+        let width = engine.limbCount
+        let offsetBits = configuration.serverOffsetBits
+        let exponentWords = (offsetBits + 64) / 64
+        guard state.count == exportedEphemeralStateByteCount else {
+            throw AuthCoreError(.invalidLength, "SRP server state must be \(exportedEphemeralStateByteCount) bytes, got \(state.count)")
+        }
+        let (exponent, serverPublic, generatorPower) = state.withUnsafeBytes { bytes in
+            let b = exponentWords * 8
+            let n = width * 8
+            return (
+                LimbBuffer(bigEndianBytes: UnsafeRawBufferPointer(rebasing: bytes[..<b]), count: exponentWords),
+                LimbBuffer(bigEndianBytes: UnsafeRawBufferPointer(rebasing: bytes[b..<(b + n)]), count: width),
+                LimbBuffer(bigEndianBytes: UnsafeRawBufferPointer(rebasing: bytes[(b + n)...]), count: width)
+            )
+        }
+        // The top word holds the public offset bit 2^o and nothing above it (a generated b is
+        // r + 2^o with r below 2^o): only that public structure is checked, not the secret bits.
+        let top = exponent.pointer[exponentWords - 1]
+        let offsetBit = mp_limb_t(1) << (offsetBits % 64)
+        let aboveOffset = ~(offsetBit | (offsetBit &- 1))
+        guard ConstantFlow.declassified(Int(top & offsetBit != 0 ? 1 : 0) & Int(top & aboveOffset == 0 ? 1 : 0)) == 1 else {
+            throw AuthCoreError(.malformedInput, "SRP server state: b is not a value this configuration draws")
+        }
+        let b = serverPublic.publishedBigUInt
+        _ = try configuration.group.validatedPublicValue(b, field: "B")
+        return SRPServerEphemeral(
+            privateValue: SRPPrivateValue(
+                exponent: exponent, exponentBitCount: offsetBits + 1, publicValue: generatorPower.publishedBigUInt, group: configuration.group),
+            serverPublicValue: b)
+    }
 }
