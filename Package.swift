@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "AuthCoreClients", targets: ["AuthCoreClients"]),
         .library(name: "AuthCoreVectors", targets: ["AuthCoreVectors"]),
+        .library(name: "AuthCoreServer", targets: ["AuthCoreServer"]),
         .executable(name: "authcore", targets: ["AuthCoreCLI"]),
         .executable(name: "authcore-bench", targets: ["AuthCoreBenchmarks"]),
         .executable(name: "authcore-fuzz", targets: ["AuthCoreFuzz"]),
@@ -63,6 +64,12 @@ let package = Package(
         .target(
             name: "AuthCoreClients",
             dependencies: ["AuthCore", "CAuthCoreLibSSL"],
+            swiftSettings: swiftSettings
+        ),
+        // The app server's half: the SRP login service and its stores (issue 17).
+        .target(
+            name: "AuthCoreServer",
+            dependencies: ["AuthCore", "AuthCoreClients"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -143,6 +150,11 @@ let package = Package(
         .testTarget(
             name: "AuthCoreIntegrationTests",
             dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreCLI", "AuthCoreTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AuthCoreServerTests",
+            dependencies: ["AuthCore", "AuthCoreServer", "AuthCoreTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

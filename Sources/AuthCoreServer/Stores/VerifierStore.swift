@@ -1,0 +1,57 @@
+public import AuthCore
+import Foundation
+
+/// The app's user database as a login service sees it: a username's salt and SRP verifier.
+public protocol VerifierStore: Sendable {
+    /// The stored verifier for `username`, or nil when there is no such user.
+    func verifier(for username: String) async throws(AuthCoreError) -> SRPVerifier?
+}
+
+/// A ``VerifierStore`` over a fixed table (tests, small deployments, the reference server).
+///
+/// Reads the JSON that `authcore srp verifier` prints, one entry per user:
+/// `{"users": {"alice": {"salt_hex": "…", "verifier_hex": "…"}, …}}`.
+public struct StaticVerifierStore: VerifierStore {
+    private let table: [String: SRPVerifier]
+
+    /// A store over `table`.
+    public init(_ table: [String: SRPVerifier]) { self.table = table }
+
+    /// A store read from a JSON file of at most 16 MiB.
+    ///
+    /// - Throws: `AuthCoreError` `.malformedInput` naming the file and what is wrong (never a value),
+    ///   `.inputTooLarge` for a larger file.
+    public init(contentsOfFile path: String) throws(AuthCoreError) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw AuthCoreError(.malformedInput, "verifier file \(path) cannot be read") }
+        defer { try? handle.close() }
+        let limit = 16 << 20
+        guard let data = try? handle.read(upToCount: limit + 1), data.count <= limit else {
+            throw AuthCoreError(.inputTooLarge, "verifier file \(path) is unreadable or larger than \(limit) bytes")
+        }
+        try self.init(json: Array(data), source: path)
+    }
+
+    /// A store from the JSON bytes described above.
+    public init(json: [UInt8], source: String = "verifier table") throws(AuthCoreError) {
+        struct Entry: Decodable {
+            let salt_hex: String
+            let verifier_hex: String
+        }
+        struct File: Decodable { let users: [String: Entry] }
+        let file: File
+        do { file = try JSONDecoder().decode(File.self, from: Data(json)) } catch {
+            throw AuthCoreError(.malformedInput, "\(source): not {\"users\": {name: {\"salt_hex\", \"verifier_hex\"}}}")
+        }
+        var table: [String: SRPVerifier] = [:]
+        for (name, entry) in file.users {
+            do {
+                table[name] = SRPVerifier(salt: try Hex.decode(entry.salt_hex), verifier: try BigUInt(hex: entry.verifier_hex))
+            } catch {
+                throw AuthCoreError(.malformedInput, "\(source): user '\(name)' has a salt or verifier that is not hexadecimal")
+            }
+        }
+        self.table = table
+    }
+
+    public func verifier(for username: String) throws(AuthCoreError) -> SRPVerifier? { table[username] }
+}
