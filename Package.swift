@@ -48,6 +48,11 @@ let package = Package(
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
 
+        // hiredis, Redis's C client, for AuthCoreServer's shared handshake store (Debian
+        // libhiredis-dev; no pkg-config: its flags carry -D_FILE_OFFSET_BITS=64, which SwiftPM
+        // refuses, and the headers are found under /usr/include).
+        .systemLibrary(name: "CAuthCoreHiredis"),
+
         // MARK: - Targets
 
         // AuthCore's constant-time big-integer algorithms over GMP's mpn layer (Montgomery
@@ -69,7 +74,7 @@ let package = Package(
         // The app server's half: the SRP login service and its stores (issue 17).
         .target(
             name: "AuthCoreServer",
-            dependencies: ["AuthCore", "AuthCoreClients"],
+            dependencies: ["AuthCore", "AuthCoreClients", "CAuthCoreHiredis"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -149,7 +154,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthCoreIntegrationTests",
-            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreCLI", "AuthCoreTestSupport"],
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreServer", "AuthCoreCLI", "AuthCoreTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

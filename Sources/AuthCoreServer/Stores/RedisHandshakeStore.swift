@@ -1,0 +1,217 @@
+public import AuthCore
+internal import CAuthCoreHiredis
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A ``HandshakeStore`` on a Redis server (7.0 or later) through hiredis, shared by every instance
+/// that points at it.
+///
+/// Each operation is one atomic Redis command or two safe ones:
+/// - `insert`: `SET key value PX ms NX`;
+/// - `take`: `GETDEL key` (at most one of several instances gets the value);
+/// - `increment`: `SET key 0 PX ms NX`, then `INCR key` (the counter has its lifetime from the first
+///   command on, so a crash between the two never leaves a counter that lives forever);
+/// - `count`: `GET`; `remove`: `DEL`.
+///
+/// The connection is made on first use and again after a failure: when Redis restarts, a call that
+/// meets the old connection closed sends its command again on a new one, so a restart costs only
+/// the logins in flight (their states were in the lost memory). An unreachable server is
+/// `transportFailure` and nothing is half-written (every write is one command). Values are binary-safe; commands wait at most
+/// ``Configuration/timeout``.
+public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
+    // invariant (Sendable): the hiredis context is only touched inside `connection.withLock`, so one
+    // command is on the wire at a time (hiredis contexts are not thread-safe).
+
+    /// Where the server is and how long to wait for it.
+    public struct Configuration: Sendable {
+        /// The server's address (loopback by default).
+        public var host = "127.0.0.1"
+        /// The server's port.
+        public var port = 6379
+        /// The longest wait to connect and for each reply.
+        public var timeout: Duration = .seconds(1)
+        /// The password for `AUTH`, if the server requires one (from the environment, never argv).
+        public var password: SecureBytes?
+
+        /// Redis on 127.0.0.1:6379, 1 s per operation, no password.
+        public init() {}
+    }
+
+    /// A reply, as far as the store's commands need one.
+    enum Reply {
+        case bytes([UInt8])
+        case integer(Int64)
+        case status(String)
+        case null
+    }
+
+    public let configuration: Configuration
+    private let connection = Locked<OpaquePointer?>(nil)
+
+    /// A store on the server `configuration` names (no connection is made until the first call).
+    public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
+
+    deinit {
+        connection.withLock { context in
+            if let context { redisFree(UnsafeMutablePointer(context)) }
+            context = nil
+        }
+    }
+
+    public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) throws(AuthCoreError) -> Bool {
+        switch try command(["SET", key].map(Self.bytes) + [value] + ["PX", Self.milliseconds(lifetime), "NX"].map(Self.bytes)) {
+        case .status("OK"): return true
+        case .null: return false
+        default: throw unexpected("SET")
+        }
+    }
+
+    public func take(_ key: String) throws(AuthCoreError) -> [UInt8]? {
+        switch try command(["GETDEL", key].map(Self.bytes)) {
+        case .bytes(let value): return value
+        case .null: return nil
+        default: throw unexpected("GETDEL")
+        }
+    }
+
+    public func increment(_ key: String, window: Duration) throws(AuthCoreError) -> Int {
+        _ = try command(["SET", key, "0", "PX", Self.milliseconds(window), "NX"].map(Self.bytes))
+        guard case .integer(let count) = try command(["INCR", key].map(Self.bytes)), let value = Int(exactly: count) else {
+            throw unexpected("INCR")
+        }
+        return value
+    }
+
+    public func count(_ key: String) throws(AuthCoreError) -> Int {
+        switch try command(["GET", key].map(Self.bytes)) {
+        case .null: return 0
+        case .bytes(let text):
+            // A counter holds decimal digits; anything else under the key is not ours.
+            guard text.count <= 18, !text.isEmpty, text.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(String(decoding: text, as: UTF8.self))
+            else { throw unexpected("GET (not a counter)") }
+            return value
+        default: throw unexpected("GET")
+        }
+    }
+
+    public func remove(_ key: String) throws(AuthCoreError) {
+        _ = try command(["DEL", key].map(Self.bytes))
+    }
+
+    // MARK: - Commands
+
+    private var origin: String { "Redis at \(configuration.host):\(configuration.port)" }
+
+    private func unexpected(_ what: String) -> AuthCoreError {
+        AuthCoreError(.malformedResponse, "\(origin): unexpected reply to \(what)")
+    }
+
+    /// Sends one command and reads its reply. A failed connection is dropped. When the failure
+    /// came on a connection that was already open (the server restarted since it was made), the
+    /// command is sent once more on a new one: a restarted server never saw the first attempt.
+    /// (Had the server died mid-command instead, the retry can repeat it; each command here is one
+    /// the service tolerates repeated: `SET NX` then reports the id taken, `GETDEL` finds nothing,
+    /// `INCR` counts a failure twice.)
+    func command(_ arguments: [[UInt8]]) throws(AuthCoreError) -> Reply {
+        let result: Result<Reply, AuthCoreError> = connection.withLock { slot in
+            var reused = slot != nil
+            while true {
+                do throws(AuthCoreError) {
+                    let context: OpaquePointer
+                    if let open = slot { context = open } else { context = try connect() }
+                    slot = context
+                    return .success(try send(arguments, on: context))
+                } catch {
+                    let connectionFailed = error.code == .transportFailure || error.code == .timedOut
+                    if connectionFailed, let context = slot {
+                        redisFree(UnsafeMutablePointer(context))
+                        slot = nil
+                    }
+                    guard connectionFailed, reused, error.code == .transportFailure else { return .failure(error) }
+                    reused = false
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private func connect() throws(AuthCoreError) -> OpaquePointer {
+        let (seconds, attoseconds) = Swift.max(configuration.timeout, .milliseconds(1)).components
+        let timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
+        guard let raw = redisConnectWithTimeout(configuration.host, Int32(clamping: configuration.port), timeout) else {
+            throw AuthCoreError(.transportFailure, "\(origin): cannot allocate a connection")
+        }
+        guard authcore_redis_error_code(raw) == 0 else {
+            let why = String(cString: authcore_redis_error_text(raw))
+            redisFree(raw)
+            throw AuthCoreError(.transportFailure, "\(origin): cannot connect: \(why)")
+        }
+        _ = redisSetTimeout(raw, timeout)
+        let context = OpaquePointer(raw)
+        if let password = configuration.password {
+            do throws(AuthCoreError) {
+                let argument = password.withUnsafeBytes { Array($0) }
+                guard case .status("OK") = try send([Self.bytes("AUTH"), argument], on: context) else { throw unexpected("AUTH") }
+            } catch {
+                redisFree(raw)
+                throw error
+            }
+        }
+        return context
+    }
+
+    private func send(_ arguments: [[UInt8]], on context: OpaquePointer) throws(AuthCoreError) -> Reply {
+        let raw = UnsafeMutablePointer<redisContext>(context)
+        // Binary-safe: every argument goes with its length (redisCommandArgv).
+        let pointers = arguments.map { argument -> UnsafeMutablePointer<CChar> in
+            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: Swift.max(1, argument.count))
+            argument.withUnsafeBytes { bytes in
+                if let base = bytes.baseAddress { UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: bytes.count) }
+            }
+            return copy
+        }
+        defer {
+            for (pointer, argument) in zip(pointers, arguments) {
+                pointer.withMemoryRebound(to: UInt8.self, capacity: Swift.max(1, argument.count)) { wipe in
+                    wipeSecretMemory(UnsafeMutableRawBufferPointer(start: wipe, count: argument.count))  // sealed states, passwords
+                }
+                pointer.deallocate()
+            }
+        }
+        var argv = pointers.map { UnsafePointer<CChar>($0) as UnsafePointer<CChar>? }
+        var lengths = arguments.map(\.count)
+        guard let reply = authcore_redis_command(raw, Int32(arguments.count), &argv, &lengths) else {
+            let why = String(cString: authcore_redis_error_text(raw))
+            let timedOut = authcore_redis_error_code(raw) == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK)
+            throw AuthCoreError(timedOut ? .timedOut : .transportFailure, "\(origin): \(timedOut ? "no reply in time" : why)")
+        }
+        defer { freeReplyObject(reply) }
+        let value = reply.pointee
+        switch value.type {
+        case REDIS_REPLY_STRING:
+            return .bytes(value.len == 0 ? [] : Array(UnsafeRawBufferPointer(start: value.str, count: value.len)))
+        case REDIS_REPLY_INTEGER:
+            return .integer(value.integer)
+        case REDIS_REPLY_STATUS:
+            return .status(String(decoding: UnsafeRawBufferPointer(start: value.str, count: value.len), as: UTF8.self))
+        case REDIS_REPLY_NIL:
+            return .null
+        case REDIS_REPLY_ERROR:
+            let text = String(decoding: UnsafeRawBufferPointer(start: value.str, count: Swift.min(value.len, 200)), as: UTF8.self)
+            throw AuthCoreError(.serviceError, "\(origin): \(text)")
+        default:
+            throw AuthCoreError(.malformedResponse, "\(origin): reply of type \(value.type)")
+        }
+    }
+
+    private static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = Swift.max(duration, .milliseconds(1)).components
+        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        return String(overflow ? Int64.max : product.addingReportingOverflow(attoseconds / 1_000_000_000_000_000).partialValue)
+    }
+}

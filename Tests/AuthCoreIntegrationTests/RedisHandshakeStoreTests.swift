@@ -1,0 +1,191 @@
+import AuthCore
+import AuthCoreServer
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `redis-server` (Debian's) on a free loopback port, started here and stopped by PID; no
+/// persistence, so a restart loses everything, as a crashed Redis without a disk would.
+final class RedisServerProcess: @unchecked Sendable {
+    // invariant (Sendable): `process` is replaced only by `start()`, which the test calls serially.
+    let port: Int
+    private var process = Process()
+
+    init() throws {
+        port = try Self.freePort()
+        try start()
+    }
+
+    func start() throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
+        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var configuration = RedisHandshakeStore.Configuration()
+        configuration.port = port
+        let probe = RedisHandshakeStore(configuration: configuration)
+        for _ in 0..<100 {  // bounded: 5 s
+            if (try? probe.count("authcore:probe")) != nil { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        stop()
+        throw PeerError(description: "redis-server on port \(port) was not ready within 5 s")
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        guard bound else { throw PeerError(description: "no free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+@Suite("SRP logins on a shared Redis: two instances, replay, lockout, restart, unreachable", .serialized)
+final class RedisHandshakeStoreTests {
+    let redis: RedisServerProcess
+    let configuration = try! SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)  // test constant
+    let password = SecureBytes(Array("correct horse battery staple".utf8))
+    let users: StaticVerifierStore
+    let secret = SecureBytes([UInt8](repeating: 0x24, count: 32))
+
+    init() throws {
+        redis = try RedisServerProcess()
+        users = StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)])
+    }
+
+    deinit { redis.stop() }
+
+    /// A service with its own connection to the shared server: one "instance".
+    func instance(policy: SRPLoginPolicy = SRPLoginPolicy(), port: Int? = nil) throws -> (SRPLoginService, RedisHandshakeStore) {
+        var store = RedisHandshakeStore.Configuration()
+        store.port = port ?? redis.port
+        let handshakes = RedisHandshakeStore(configuration: store)
+        return (try SRPLoginService(configuration: configuration, policy: policy, verifiers: users, handshakes: handshakes, serverSecret: secret), handshakes)
+    }
+
+    func begin(_ service: SRPLoginService, password: SecureBytes) async throws -> (SRPLoginChallenge, SRPClientSession) {
+        let client = SRPClient(configuration: configuration)
+        let ephemeral = try client.makeEphemeral()
+        let a = ephemeral.publicValue.minimalBigEndianBytes
+        let challenge = try await service.begin(username: "alice", clientPublicValue: a)
+        let session = try client.processChallenge(
+            username: Array("alice".utf8), password: password, salt: challenge.salt, serverPublicValue: challenge.serverPublicValue, ephemeral: ephemeral)
+        return (challenge, session)
+    }
+
+    @Test("a login begun on one instance finishes on the other; the id is refused the second time")
+    func twoInstances() async throws {
+        let (one, _) = try instance()
+        let (two, _) = try instance()
+        let (challenge, session) = try await begin(one, password: password)
+        let success = try await two.finish(loginId: challenge.loginId, clientProof: session.clientProof)
+        #expect(try session.verifyServerProof(success.serverProof) == success.sessionKey)
+        await #expect(throws: AuthCoreError(.expired, "")) { try await one.finish(loginId: challenge.loginId, clientProof: session.clientProof) }
+    }
+
+    @Test("of two instances finishing the same login at once, exactly one succeeds (GETDEL)")
+    func raceForOneLogin() async throws {
+        let (one, _) = try instance()
+        let (two, _) = try instance()
+        let (challenge, session) = try await begin(one, password: password)
+        let proof = session.clientProof
+        let id = challenge.loginId
+        async let a = try? one.finish(loginId: id, clientProof: proof)
+        async let b = try? two.finish(loginId: id, clientProof: proof)
+        let results = await [a, b]
+        #expect(results.compactMap { $0 }.count == 1)
+    }
+
+    @Test("failures made on both instances count toward one lockout")
+    func lockoutAcrossInstances() async throws {
+        var policy = SRPLoginPolicy()
+        policy.maximumFailures = 2
+        let (one, _) = try instance(policy: policy)
+        let (two, _) = try instance(policy: policy)
+        let wrong = SecureBytes(Array("wrong".utf8))
+        for (first, second) in [(one, two), (two, one)] {
+            let (challenge, session) = try await begin(first, password: wrong)
+            await #expect(throws: AuthCoreError(.proofMismatch, "")) { try await second.finish(loginId: challenge.loginId, clientProof: session.clientProof) }
+        }
+        await #expect(throws: AuthCoreError(.notPermitted, "")) { try await self.begin(one, password: self.password) }
+    }
+
+    @Test("a lifetime runs out in Redis itself: the state is gone after it")
+    func lifetimeInRedis() async throws {
+        var policy = SRPLoginPolicy()
+        policy.handshakeLifetime = .milliseconds(300)
+        let (one, store) = try instance(policy: policy)
+        let (challenge, session) = try await begin(one, password: password)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try store.take("authcore:srp:handshake:\(challenge.loginId)") == nil)
+        await #expect(throws: AuthCoreError(.expired, "")) { try await one.finish(loginId: challenge.loginId, clientProof: session.clientProof) }
+    }
+
+    @Test("a Redis restart costs the login in flight and nothing else: the next calls reconnect")
+    func restart() async throws {
+        let (one, _) = try instance()
+        let (two, _) = try instance()
+        let (inFlight, session) = try await begin(one, password: password)
+        _ = try await begin(two, password: password)  // both instances hold an open connection
+        redis.stop()
+        await #expect(throws: AuthCoreError(.transportFailure, "")) { try await two.finish(loginId: inFlight.loginId, clientProof: session.clientProof) }
+        try redis.start()
+        // The login in flight is lost with Redis's memory; new ones work on both instances at once.
+        await #expect(throws: AuthCoreError(.expired, "")) { try await two.finish(loginId: inFlight.loginId, clientProof: session.clientProof) }
+        let (challenge, fresh) = try await begin(one, password: password)
+        let success = try await two.finish(loginId: challenge.loginId, clientProof: fresh.clientProof)
+        #expect(success.username == "alice")
+    }
+
+    @Test("an unreachable Redis is a clear transport error, and begin returns nothing")
+    func unreachable() async throws {
+        let closed = try RedisServerProcess.freePort()
+        let (service, _) = try instance(port: closed)
+        do {
+            _ = try await begin(service, password: password)
+            Issue.record("a login began without a store")
+        } catch let error as AuthCoreError {
+            #expect(error.code == .transportFailure)
+            #expect(error.reason.contains("Redis at 127.0.0.1:\(closed): cannot connect"), "\(error.reason)")
+        }
+    }
+
+    @Test("values are binary-safe and keys are independent; a key holding something else is not a counter")
+    func storeOperations() async throws {
+        let (_, store) = try instance()
+        let value: [UInt8] = [0, 1, 0x0D, 0x0A, 0xFF, 0x00]
+        #expect(try store.insert(value, forKey: "authcore:test:binary", lifetime: .seconds(10)))
+        #expect(try !store.insert([1], forKey: "authcore:test:binary", lifetime: .seconds(10)))
+        #expect(try store.take("authcore:test:binary") == value)
+        #expect(try store.take("authcore:test:binary") == nil)
+        #expect(try store.increment("authcore:test:counter", window: .seconds(10)) == 1)
+        #expect(try store.increment("authcore:test:counter", window: .seconds(10)) == 2)
+        #expect(try store.count("authcore:test:counter") == 2)
+        try store.remove("authcore:test:counter")
+        #expect(try store.count("authcore:test:counter") == 0)
+        #expect(try store.insert(Array("not digits".utf8), forKey: "authcore:test:other", lifetime: .seconds(10)))
+        #expect(throws: AuthCoreError(.malformedResponse, "")) { try store.count("authcore:test:other") }
+    }
+}
