@@ -132,6 +132,15 @@ final class RedisHandshakeStoreTests {
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await self.begin(one, password: self.password) }
     }
 
+    @Test("a counter's window runs out in Redis: the script gives every counter a lifetime")
+    func counterWindow() async throws {
+        let (_, store) = try instance()
+        #expect(try store.increment("authcore:test:window", window: .milliseconds(300)) == 1)
+        #expect(try store.increment("authcore:test:window", window: .seconds(100)) == 2)  // the first window stays
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(try store.count("authcore:test:window") == 0)
+    }
+
     @Test("a lifetime runs out in Redis itself: the state is gone after it")
     func lifetimeInRedis() async throws {
         var policy = SRPLoginPolicy()

@@ -144,6 +144,56 @@ struct SRPLoginServiceTests {
         #expect(success.username == "alice")
     }
 
+    @Test("logins begun together and finished in parallel get at most maximumFailures proof checks in a window")
+    func parallelFinishes() async throws {
+        let store = InMemoryHandshakeStore(clock: clock)
+        var policy = SRPLoginPolicy()
+        policy.maximumFailures = 3
+        let server = try service(store, policy: policy)
+        let client = SRPClient(configuration: configuration)
+        var attempts: [(String, [UInt8])] = []
+        for _ in 0..<10 {
+            let ephemeral = try client.makeEphemeral()
+            let challenge = try await server.begin(username: "alice", clientPublicValue: ephemeral.publicValue.minimalBigEndianBytes)
+            let session = try client.processChallenge(
+                username: Array("alice".utf8), password: SecureBytes(Array("guess".utf8)), salt: challenge.salt,
+                serverPublicValue: challenge.serverPublicValue, ephemeral: ephemeral)
+            attempts.append((challenge.loginId, session.clientProof))
+        }
+        let codes = await withTaskGroup(of: AuthCoreError.Code?.self) { group in
+            for (id, proof) in attempts {
+                group.addTask {
+                    do throws(AuthCoreError) {
+                        _ = try await server.finish(loginId: id, clientProof: proof)
+                        return nil
+                    } catch {
+                        return error.code
+                    }
+                }
+            }
+            return await group.reduce(into: [AuthCoreError.Code?]()) { $0.append($1) }
+        }
+        #expect(codes.filter { $0 == .proofMismatch }.count == 3)
+        #expect(codes.filter { $0 == .notPermitted }.count == 7)
+    }
+
+    @Test("usernames are exact UTF-8 bytes: an equivalent Unicode spelling is another, unknown user and cannot log in")
+    func exactUsernames() async throws {
+        let composed = "jos\u{E9}"  // NFC
+        let decomposed = "jose\u{301}"  // NFD: equal as Swift Strings, different bytes
+        #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
+        let store = InMemoryHandshakeStore(clock: clock)
+        let table = StaticVerifierStore([composed: try configuration.makeVerifier(username: Array(composed.utf8), password: alicePassword)])
+        let server = try SRPLoginService(configuration: configuration, verifiers: table, handshakes: store, serverSecret: secret, clock: clock)
+        #expect(try table.verifier(for: decomposed) == nil)
+        let real = try await server.begin(username: composed, clientPublicValue: [2])
+        let other = try await server.begin(username: decomposed, clientPublicValue: [2])
+        #expect(real.salt != other.salt)
+        let (_, success, _) = try await login(composed, password: alicePassword, begin: server, finish: server)
+        #expect(success.username == composed)
+        await #expect(throws: AuthCoreError(.proofMismatch, "")) { try await login(decomposed, password: alicePassword, begin: server, finish: server) }
+    }
+
     @Test("hostile inputs are typed errors and store nothing")
     func hostileInputs() async throws {
         let store = InMemoryHandshakeStore(clock: clock)

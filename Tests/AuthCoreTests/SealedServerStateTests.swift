@@ -57,7 +57,7 @@ struct SealedServerStateTests {
         let b = ephemeral.serverPublicValue
         let state = ephemeral.exportedState()
         #expect(state.count == first.exportedEphemeralStateByteCount)
-        #expect(state.count == (5 + 2 * group.byteCount / 8) * 8)
+        #expect(state.count == (5 + group.byteCount / 8) * 8)
         // Sealed and opened, as a store would carry it; then another server instance resumes.
         let sealed = try AES256GCM.seal(state, key: key, nonce: nonce, associatedData: Array("login".utf8))
         let opened = try AES256GCM.open(sealed, key: key, nonce: nonce, associatedData: Array("login".utf8))

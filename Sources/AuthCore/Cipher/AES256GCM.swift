@@ -106,11 +106,12 @@ private final class CipherContext {
 
     func authenticate(_ associatedData: [UInt8]) throws(AuthCoreError) {
         guard !associatedData.isEmpty else { return }
+        guard associatedData.count <= Int(Int32.max) else { throw AuthCoreError(.inputTooLarge, "AES-256-GCM associated data over 2 GiB") }
         var ignored: Int32 = 0
         let status = associatedData.withUnsafeBytes { bytes in
             EVP_CipherUpdate(context, nil, &ignored, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(clamping: bytes.count))
         }
-        guard status == 1, associatedData.count <= Int(Int32.max) else { throw libcryptoError("EVP_CipherUpdate (associated data)") }
+        guard status == 1 else { throw libcryptoError("EVP_CipherUpdate (associated data)") }
     }
 
     /// Encrypts or decrypts `input` into `output` (at least as large); returns the bytes written.

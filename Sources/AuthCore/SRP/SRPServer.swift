@@ -127,8 +127,9 @@ public struct SRPServerSession: Sendable, CustomStringConvertible, CustomDebugSt
 extension SRPServerEphemeral {
     /// The ephemeral as bytes from which another process (or this one, later) can finish the
     /// exchange: `b` at its fixed width (`⌊o/64⌋ + 1` words for the configuration's offset bit `o`),
-    /// then `B` and `g^b`, each at N's width, all big-endian. The layout and its length depend only
-    /// on the configuration, and every byte is written in time independent of the values.
+    /// then `B` at N's width, both big-endian. The layout and its length depend only on the
+    /// configuration, and every byte is written in time independent of the values. (`g^b` is not
+    /// included: with `B` it would give the verifier, `v = (B − g^b)/k`.)
     ///
     /// Secret: it holds `b`. Seal it (``AES256GCM``, with the exchange's identifier as associated
     /// data) before it leaves the process; the buffer is wiped when released.
@@ -136,13 +137,10 @@ extension SRPServerEphemeral {
         let width = privateValue.group.engine.limbCount
         let exponent = privateValue.exponent
         let serverPublic = LimbBuffer(serverPublicValue, count: width)
-        let generatorPower = LimbBuffer(privateValue.publicValue, count: width)
         let exponentBytes = exponent.count * 8
-        return SecureBytes(count: exponentBytes + 2 * width * 8) { out in
+        return SecureBytes(count: exponentBytes + width * 8) { out in
             exponent.writeBigEndianBytes(into: UnsafeMutableRawBufferPointer(rebasing: out[..<exponentBytes]))
-            serverPublic.writeBigEndianBytes(
-                into: UnsafeMutableRawBufferPointer(rebasing: out[exponentBytes..<(exponentBytes + width * 8)]))
-            generatorPower.writeBigEndianBytes(into: UnsafeMutableRawBufferPointer(rebasing: out[(exponentBytes + width * 8)...]))
+            serverPublic.writeBigEndianBytes(into: UnsafeMutableRawBufferPointer(rebasing: out[exponentBytes...]))
         }
     }
 }
@@ -150,7 +148,7 @@ extension SRPServerEphemeral {
 extension SRPServer {
     /// The byte count of ``SRPServerEphemeral/exportedState()`` under this configuration.
     public var exportedEphemeralStateByteCount: Int {
-        ((configuration.serverOffsetBits + 64) / 64 + 2 * configuration.group.engine.limbCount) * 8
+        ((configuration.serverOffsetBits + 64) / 64 + configuration.group.engine.limbCount) * 8
     }
 
     /// An ephemeral from ``SRPServerEphemeral/exportedState()`` made under the same configuration
@@ -168,13 +166,11 @@ extension SRPServer {
         guard state.count == exportedEphemeralStateByteCount else {
             throw AuthCoreError(.invalidLength, "SRP server state must be \(exportedEphemeralStateByteCount) bytes, got \(state.count)")
         }
-        let (exponent, serverPublic, generatorPower) = state.withUnsafeBytes { bytes in
+        let (exponent, serverPublic) = state.withUnsafeBytes { bytes in
             let b = exponentWords * 8
-            let n = width * 8
             return (
                 LimbBuffer(bigEndianBytes: UnsafeRawBufferPointer(rebasing: bytes[..<b]), count: exponentWords),
-                LimbBuffer(bigEndianBytes: UnsafeRawBufferPointer(rebasing: bytes[b..<(b + n)]), count: width),
-                LimbBuffer(bigEndianBytes: UnsafeRawBufferPointer(rebasing: bytes[(b + n)...]), count: width)
+                LimbBuffer(bigEndianBytes: UnsafeRawBufferPointer(rebasing: bytes[b...]), count: width)
             )
         }
         // The top word holds the public offset bit 2^o and nothing above it (a generated b is
@@ -187,9 +183,10 @@ extension SRPServer {
         }
         let b = serverPublic.publishedBigUInt
         _ = try configuration.group.validatedPublicValue(b, field: "B")
+        // invariant: a server ephemeral's `privateValue.publicValue` (g^b) is read only when B is
+        // computed, in `makeEphemeral`; a resumed exchange has B already, so g^b is left zero.
         return SRPServerEphemeral(
-            privateValue: SRPPrivateValue(
-                exponent: exponent, exponentBitCount: offsetBits + 1, publicValue: generatorPower.publishedBigUInt, group: configuration.group),
+            privateValue: SRPPrivateValue(exponent: exponent, exponentBitCount: offsetBits + 1, publicValue: BigUInt(), group: configuration.group),
             serverPublicValue: b)
     }
 }

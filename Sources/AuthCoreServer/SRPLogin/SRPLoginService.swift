@@ -10,10 +10,20 @@ public import AuthCore
 ///    id finds nothing), checks `M1` (RFC 2945 §3, constant time) and returns `M2` and the user.
 ///
 /// Unknown users get a salt and a verifier derived from the server secret (HKDF-SHA256, RFC 5869),
-/// so `begin` answers them as it answers real users and their logins fail only at the proof. Failed
-/// proofs are counted per user in the store, across instances; after ``SRPLoginPolicy/maximumFailures``
-/// within ``SRPLoginPolicy/failureWindow`` the user's logins are refused (`notPermitted`) until the
-/// window ends.
+/// so `begin` answers them as it answers real users and their logins fail only at the proof (decoy
+/// salts are ``SRPConfiguration/saltByteCount`` long: enrol users with that length). Proof attempts
+/// are counted per user in the store before each check, across instances, and a success clears the
+/// count; after ``SRPLoginPolicy/maximumFailures`` within ``SRPLoginPolicy/failureWindow`` the
+/// user's logins are refused (`notPermitted`) until the window ends.
+///
+/// Usernames are compared as exact UTF-8 bytes everywhere (lookup, counters, decoys, proofs): give
+/// the service the canonical form your app enrols (for example NFC, lower-cased), and a
+/// ``VerifierStore`` that matches bytes exactly, or equivalent spellings get separate counters.
+///
+/// Trust: one-time use rests on the store (`GETDEL`) and on the expiry sealed in each state. A
+/// store that is rolled back, or an attacker who can write to it, can replay a taken state within
+/// its lifetime or clear counters (it cannot forge, move or read one): keep the store private,
+/// and treat a login as a key agreement (use `K`), not as a bearer token.
 public struct SRPLoginService: Sendable {
     /// The SRP parameters (group, hash, private-value size).
     public let configuration: SRPConfiguration
@@ -76,7 +86,7 @@ public struct SRPLoginService: Sendable {
         let state = SealedHandshake(
             username: username, clientPublicValue: Self.padded(a, to: configuration.group.byteCount),
             expiresAtMilliseconds: Self.milliseconds(expiry), ephemeralState: ephemeral.exportedState())
-        let sealed = try state.sealed(key: sealingKey, loginId: loginId, random: random)
+        let sealed = try state.sealed(key: try loginKey(loginId), loginId: loginId, random: SystemRandom())
         guard try await handshakes.insert(sealed, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime) else {
             // 128 random bits collided: the generator is broken, not the caller.
             throw AuthCoreError(.randomFailure, "a fresh login id was already in use")
@@ -94,30 +104,42 @@ public struct SRPLoginService: Sendable {
             let stored = try await handshakes.take(Self.handshakeKey(loginId))
         else { throw AuthCoreError(.expired, "login id is unknown, expired or already used") }
         let state = try SealedHandshake.open(
-            stored, key: sealingKey, loginId: loginId, publicValueByteCount: configuration.group.byteCount,
+            stored, key: try loginKey(loginId), loginId: loginId, publicValueByteCount: configuration.group.byteCount,
             stateByteCount: server.exportedEphemeralStateByteCount)
         guard Self.milliseconds(clock.now()) < state.expiresAtMilliseconds else {
             throw AuthCoreError(.expired, "login id is unknown, expired or already used")
         }
-        try await refuseIfLockedOut(state.username)
+        guard clientProof.count == configuration.hash.byteCount else {
+            throw AuthCoreError(.invalidLength, "M1 must be \(configuration.hash.byteCount) bytes, got \(clientProof.count)")
+        }
+        // Every proof checked is counted first, as an attempt (a success clears the count): counting
+        // only failures, after the check, would let many logins begun at once all be checked before
+        // the first failure is recorded.
+        let attempts = try await handshakes.increment(Self.failureKey(state.username), window: policy.failureWindow)
+        guard attempts <= policy.maximumFailures else {
+            throw AuthCoreError(.notPermitted, "too many failed logins for this user; try again later")
+        }
         let verifier = try await verifierOrDecoy(for: state.username)
         let ephemeral = try server.importEphemeral(state.ephemeralState)
-        let session: SRPServerSession
-        do throws(AuthCoreError) {
-            session = try server.verifyClient(
-                username: Array(state.username.utf8), verifier: verifier, clientPublicValue: state.clientPublicValue,
-                clientProof: clientProof, ephemeral: ephemeral)
-        } catch {
-            if error.code == .proofMismatch {
-                _ = try await handshakes.increment(Self.failureKey(state.username), window: policy.failureWindow)
-            }
-            throw error
-        }
+        let session = try server.verifyClient(
+            username: Array(state.username.utf8), verifier: verifier, clientPublicValue: state.clientPublicValue,
+            clientProof: clientProof, ephemeral: ephemeral)
         try await handshakes.remove(Self.failureKey(state.username))
         return SRPLoginSuccess(username: state.username, serverProof: session.serverProof, sessionKey: session.sessionKey)
     }
 
     // MARK: - Pieces
+
+    /// The key that seals one login's state: HKDF-Expand of the sealing key with the login id
+    /// (RFC 5869 §2.3). One key seals one state, so even a repeated nonce could not repeat under a
+    /// key; the nonces come from the system generator whatever `random` is.
+    private func loginKey(_ loginId: String) throws(AuthCoreError) -> SecureBytes {
+        try sealingKey.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in
+            try Array("login \(loginId)".utf8).withUnsafeBytesTyped { (info) throws(AuthCoreError) -> SecureBytes in
+                try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: key, info: info, outputByteCount: AES256GCM.keyByteCount)
+            }
+        }
+    }
 
     private func checkUsername(_ username: String) throws(AuthCoreError) {
         let count = username.utf8.count

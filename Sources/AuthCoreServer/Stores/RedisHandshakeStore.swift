@@ -12,8 +12,8 @@ import Darwin
 /// Each operation is one atomic Redis command or two safe ones:
 /// - `insert`: `SET key value PX ms NX`;
 /// - `take`: `GETDEL key` (at most one of several instances gets the value);
-/// - `increment`: `SET key 0 PX ms NX`, then `INCR key` (the counter has its lifetime from the first
-///   command on, so a crash between the two never leaves a counter that lives forever);
+/// - `increment`: one script, `INCR` and `PEXPIRE` when the counter has no lifetime yet (a counter
+///   without an expiry would lock its user out for good);
 /// - `count`: `GET`; `remove`: `DEL`.
 ///
 /// The connection is made on first use and again after a failure: when Redis restarts, a call that
@@ -77,9 +77,17 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         }
     }
 
+    /// `INCR`, and a lifetime for a counter that has none, in one script (atomic in Redis): a counter
+    /// can never be left without an expiry, which would lock its user out for good.
+    static let incrementScript = """
+        local count = redis.call('INCR', KEYS[1])
+        if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+        return count
+        """
+
     public func increment(_ key: String, window: Duration) throws(AuthCoreError) -> Int {
-        _ = try command(["SET", key, "0", "PX", Self.milliseconds(window), "NX"].map(Self.bytes))
-        guard case .integer(let count) = try command(["INCR", key].map(Self.bytes)), let value = Int(exactly: count) else {
+        let reply = try command(["EVAL", Self.incrementScript, "1", key, Self.milliseconds(window)].map(Self.bytes))
+        guard case .integer(let count) = reply, let value = Int(exactly: count) else {
             throw unexpected("INCR")
         }
         return value
@@ -114,7 +122,7 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
     /// command is sent once more on a new one: a restarted server never saw the first attempt.
     /// (Had the server died mid-command instead, the retry can repeat it; each command here is one
     /// the service tolerates repeated: `SET NX` then reports the id taken, `GETDEL` finds nothing,
-    /// `INCR` counts a failure twice.)
+    /// the counter counts an attempt twice, the safe direction.)
     func command(_ arguments: [[UInt8]]) throws(AuthCoreError) -> Reply {
         let result: Result<Reply, AuthCoreError> = connection.withLock { slot in
             var reused = slot != nil
@@ -153,7 +161,8 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         let context = OpaquePointer(raw)
         if let password = configuration.password {
             do throws(AuthCoreError) {
-                let argument = password.withUnsafeBytes { Array($0) }
+                var argument = password.withUnsafeBytes { Array($0) }
+                defer { argument.withUnsafeMutableBytes { wipeSecretMemory($0) } }
                 guard case .status("OK") = try send([Self.bytes("AUTH"), argument], on: context) else { throw unexpected("AUTH") }
             } catch {
                 redisFree(raw)
@@ -183,9 +192,11 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         }
         var argv = pointers.map { UnsafePointer<CChar>($0) as UnsafePointer<CChar>? }
         var lengths = arguments.map(\.count)
-        guard let reply = authcore_redis_command(raw, Int32(arguments.count), &argv, &lengths) else {
+        let replyPointer = authcore_redis_command(raw, Int32(arguments.count), &argv, &lengths)
+        let failureErrno = errno  // read at once: later calls may change it
+        guard let reply = replyPointer else {
             let why = String(cString: authcore_redis_error_text(raw))
-            let timedOut = authcore_redis_error_code(raw) == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK)
+            let timedOut = authcore_redis_error_code(raw) == REDIS_ERR_IO && (failureErrno == EAGAIN || failureErrno == EWOULDBLOCK)
             throw AuthCoreError(timedOut ? .timedOut : .transportFailure, "\(origin): \(timedOut ? "no reply in time" : why)")
         }
         defer { freeReplyObject(reply) }

@@ -3,7 +3,8 @@ import Foundation
 
 /// The app's user database as a login service sees it: a username's salt and SRP verifier.
 public protocol VerifierStore: Sendable {
-    /// The stored verifier for `username`, or nil when there is no such user.
+    /// The stored verifier for `username` matched as exact UTF-8 bytes (no case folding, no Unicode
+    /// normalisation), or nil when there is no such user.
     func verifier(for username: String) async throws(AuthCoreError) -> SRPVerifier?
 }
 
@@ -12,10 +13,13 @@ public protocol VerifierStore: Sendable {
 /// Reads the JSON that `authcore srp verifier` prints, one entry per user:
 /// `{"users": {"alice": {"salt_hex": "…", "verifier_hex": "…"}, …}}`.
 public struct StaticVerifierStore: VerifierStore {
-    private let table: [String: SRPVerifier]
+    // Keyed by UTF-8 bytes: Swift's String equality would match canonically equivalent spellings.
+    private let table: [[UInt8]: SRPVerifier]
 
     /// A store over `table`.
-    public init(_ table: [String: SRPVerifier]) { self.table = table }
+    public init(_ table: [String: SRPVerifier]) {
+        self.table = Dictionary(table.map { (Array($0.key.utf8), $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
 
     /// A store read from a JSON file of at most 16 MiB.
     ///
@@ -42,10 +46,10 @@ public struct StaticVerifierStore: VerifierStore {
         do { file = try JSONDecoder().decode(File.self, from: Data(json)) } catch {
             throw AuthCoreError(.malformedInput, "\(source): not {\"users\": {name: {\"salt_hex\", \"verifier_hex\"}}}")
         }
-        var table: [String: SRPVerifier] = [:]
+        var table: [[UInt8]: SRPVerifier] = [:]
         for (name, entry) in file.users {
             do {
-                table[name] = SRPVerifier(salt: try Hex.decode(entry.salt_hex), verifier: try BigUInt(hex: entry.verifier_hex))
+                table[Array(name.utf8)] = SRPVerifier(salt: try Hex.decode(entry.salt_hex), verifier: try BigUInt(hex: entry.verifier_hex))
             } catch {
                 throw AuthCoreError(.malformedInput, "\(source): user '\(name)' has a salt or verifier that is not hexadecimal")
             }
@@ -53,5 +57,5 @@ public struct StaticVerifierStore: VerifierStore {
         self.table = table
     }
 
-    public func verifier(for username: String) throws(AuthCoreError) -> SRPVerifier? { table[username] }
+    public func verifier(for username: String) throws(AuthCoreError) -> SRPVerifier? { table[Array(username.utf8)] }
 }
