@@ -11,7 +11,7 @@ public import AuthCore
 ///
 /// Unknown users get a salt and a verifier derived from the server secret (HKDF-SHA256, RFC 5869),
 /// so `begin` answers them as it answers real users and their logins fail only at the proof (decoy
-/// salts are ``SRPConfiguration/saltByteCount`` long: enrol users with that length). Proof attempts
+/// salts are `SRPConfiguration.saltByteCount` long: enrol users with that length). Proof attempts
 /// are counted per user in the store before each check, across instances, and a success clears the
 /// count; after ``SRPLoginPolicy/maximumFailures`` within ``SRPLoginPolicy/failureWindow`` the
 /// user's logins are refused (`notPermitted`) until the window ends.
