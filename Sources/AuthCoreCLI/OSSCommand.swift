@@ -78,7 +78,7 @@ enum OSSCommand {
         }
         @Sendable func report(_ signature: OSSSignature) {
             guard verbose else { return }
-            if let canonical = signature.canonicalRequest { printError("--- canonical request\n\(canonical)") }
+            if let canonical = signature.canonicalRequest { printError("--- canonical request\n\(RequestOptions.redactedCanonicalRequest(canonical))") }
             printError("--- string to sign\n\(signature.stringToSign)")
         }
 

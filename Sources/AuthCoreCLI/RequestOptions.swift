@@ -43,7 +43,7 @@ struct RequestOptions {
             throw UsageError(parsed.positionals.isEmpty ? "missing URL" : "expected one URL, got \(parsed.positionals.count) arguments")
         }
         do { url = try RequestURL(parsed.positionals[0]) } catch { throw UsageError(error.reason) }
-        headers = try (parsed.all("-H") + parsed.all("--header")).map(Self.header)
+        headers = try (parsed.all("-H") + parsed.all("--header")).map(Self.requestHeader)
         let data = parsed.value("-d") ?? parsed.value("--data")
         let raw = parsed.value("--data-raw")
         let file = parsed.value("--data-file")
@@ -74,14 +74,45 @@ struct RequestOptions {
     }
 
     /// A `-H 'Name: value'` header (also `--signer-header`): name and value trimmed, the name printable ASCII.
+    ///
+    /// Errors never echo the argument: a mistyped value may be a secret.
     static func header(_ raw: String) throws -> HTTPHeader {
-        guard let colon = raw.firstIndex(of: ":") else { throw UsageError("header '\(raw)' must be 'Name: value'") }
+        guard let colon = raw.firstIndex(of: ":") else {
+            throw UsageError("a header must be 'Name: value' (an argument of \(raw.utf8.count) bytes has no ':')")
+        }
         let name = String(raw[..<colon]).trimmingCharacters(in: .whitespaces)
         let value = String(raw[raw.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
-            throw UsageError("header name '\(name)' is not valid")
+            throw UsageError("a header name must be printable ASCII without spaces or ':'")
         }
         return HTTPHeader(name, value)
+    }
+
+    /// A `-H` header for the signed request: one that carries a credential (`Authorization`, a
+    /// session token, a cookie) is refused, since secrets never come from argv (credentials come
+    /// from the environment, and the signer writes its own).
+    static func requestHeader(_ raw: String) throws -> HTTPHeader {
+        let header = try header(raw)
+        guard !header.holdsCredential else {
+            throw UsageError("-H \(header.name): a credential header cannot be given in argv (credentials come from the environment)")
+        }
+        return header
+    }
+
+    /// The canonical request as `--verbose` prints it: the values of credential headers (the
+    /// session token) and of session-token query parameters shown as `<redacted>`.
+    static func redactedCanonicalRequest(_ text: String) -> String {
+        let parameters: Set<String> = ["x-amz-security-token", "security-token", "x-oss-security-token"]
+        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line -> String in
+            if index == 2 {  // the canonical query (SigV4 and OSS V4 layout: method, path, query, ...)
+                return line.split(separator: "&", omittingEmptySubsequences: false).map { piece -> String in
+                    guard let equals = piece.firstIndex(of: "="), parameters.contains(piece[..<equals].lowercased()) else { return String(piece) }
+                    return "\(piece[..<equals])=<redacted>"
+                }.joined(separator: "&")
+            }
+            guard let colon = line.firstIndex(of: ":"), HTTPHeader(String(line[..<colon]), "").holdsCredential else { return String(line) }
+            return "\(line[..<colon]):<redacted>"
+        }.joined(separator: "\n")
     }
 
     /// The local clock: fixed by `--timestamp` (parsed by `parse`), else the system clock, shifted by `--clock-offset`.

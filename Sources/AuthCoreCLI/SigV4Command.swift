@@ -31,7 +31,7 @@ enum SigV4Command {
           --no-s3                   The standard rules, even for --service s3.
           --unsigned-payload        Sign UNSIGNED-PAYLOAD instead of the body's hash.
           --timestamp T             Sign at T (YYYYMMDDTHHMMSSZ) instead of the clock.
-          --verbose                 Print the canonical request and string to sign on stderr.
+          --verbose                 Print the canonical request (session token redacted) and string to sign on stderr.
           --clock-offset SECONDS    Behave as if the local clock were off by SECONDS.
           --no-skew-correction      Do not learn the server's clock from a skew refusal and retry.
           -h, --help                Show this help.
@@ -65,7 +65,8 @@ enum SigV4Command {
 
         @Sendable func report(_ signature: SigV4Signature) {
             guard verbose else { return }
-            printError("--- canonical request\n\(signature.canonicalRequest ?? "")\n--- string to sign\n\(signature.stringToSign)")
+            printError(
+                "--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)")
         }
 
         if options.action == "presign" {

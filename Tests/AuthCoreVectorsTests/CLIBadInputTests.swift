@@ -62,6 +62,47 @@ struct CLIBadInputTests {
             status: 2, mention: "--timestamp")
     }
 
+    @Test("secrets in argv: a credential -H is refused, and no header error echoes the argument")
+    func argvSecrets() throws {
+        let secret = "SECRETVALUE0123456789"
+        for (header, mention) in [
+            ("Authorization: AWS4-HMAC-SHA256 \(secret)", "-H Authorization: a credential header"),
+            ("X-Amz-Security-Token: \(secret)", "-H X-Amz-Security-Token: a credential header"),
+            ("cookie: s=\(secret)", "-H cookie: a credential header"),
+            ("\(secret)-without-a-colon", "has no ':'"),
+            ("Bad Name \(secret): v", "header name must be printable ASCII"),
+        ] {
+            try Self.check(Self.sign + ["-H", header, Self.url], environment: Self.aws, status: 2, mention: mention)
+            let result = try authcore(Self.sign + ["-H", header, Self.url], environment: Self.aws)
+            #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret), "\(result.stderr)")
+        }
+    }
+
+    @Test("--verbose prints the canonical request with the session token redacted, in header and query form")
+    func verboseRedaction() throws {
+        let token = "SESSIONTOKEN0123456789abcdef"
+        var environment = Self.aws
+        environment["AWS_SESSION_TOKEN"] = token
+        let fixed = ["--timestamp", "20261201T000000Z", "--verbose"]
+        let signed = try authcore(Self.sign + fixed + [Self.url], environment: environment)
+        #expect(signed.status == 0)
+        #expect(signed.stdout.contains("X-Amz-Security-Token: \(token)"), "the header to add is the output, not a log")
+        #expect(!signed.stderr.contains(token), "\(signed.stderr)")
+        #expect(signed.stderr.contains("x-amz-security-token:<redacted>"), "\(signed.stderr)")
+        let presigned = try authcore(["sigv4", "presign", "--region", "us-east-1", "--service", "s3"] + fixed + [Self.url], environment: environment)
+        #expect(presigned.status == 0)
+        #expect(!presigned.stderr.contains(token), "\(presigned.stderr)")
+        #expect(presigned.stderr.contains("X-Amz-Security-Token=<redacted>"), "\(presigned.stderr)")
+        var ossEnvironment = Self.oss
+        ossEnvironment["OSS_SECURITY_TOKEN"] = token
+        let oss = try authcore(
+            ["oss", "sign", "--bucket", "b", "--version", "v4", "--region", "cn-hangzhou", "--timestamp", "20261201T000000Z", "--verbose",
+             "https://b.oss-cn-hangzhou.aliyuncs.com/key"], environment: ossEnvironment)
+        #expect(oss.status == 0, "\(oss.stderr)")
+        #expect(!oss.stderr.contains(token), "\(oss.stderr)")
+        #expect(oss.stderr.contains("x-oss-security-token:<redacted>"), "\(oss.stderr)")
+    }
+
     @Test("srp, cognito and identity: bad numbers, endpoints and files")
     func flows() throws {
         try Self.check(["srp", "verifier", "--group", "99999999999999999999", "--hash", "sha256", "--username", "u"], stdin: "pw", status: 2, mention: "SRP group")
