@@ -42,6 +42,20 @@ final class HTTP1TransportTests {
         try await transport.send(HTTPRequest(method: "GET", url: try RequestURL(url), redirects: redirects, maximumResponseBytes: cap))
     }
 
+    /// Expects `body` to fail with `code` and a reason containing `text`.
+    func expectFailure(
+        _ code: AuthCoreError.Code, containing text: String = "", _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: () async throws(AuthCoreError) -> HTTPResponse
+    ) async {
+        do {
+            let response = try await body()
+            Issue.record("\(what) was accepted: \(response.status), \(response.body.count) bytes", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+            if !text.isEmpty { #expect(error.reason.contains(text), "\(error.reason)", sourceLocation: sourceLocation) }
+        }
+    }
+
     @Test("a chain to the trusted CA that names the host is accepted, by name and by IP address SAN")
     func verifiedChain() async throws {
         let transport = try trusting()
@@ -55,26 +69,14 @@ final class HTTP1TransportTests {
 
     @Test("the system store does not trust the test CA: the handshake fails, nothing is sent")
     func untrustedChain() async throws {
-        do {
-            _ = try await get("https://localhost:\(port)/ok", HTTP1Transport())
-            Issue.record("an untrusted certificate was accepted")
-        } catch {
-            #expect(error.code == .transportFailure)
-            #expect(error.reason.contains("certificate not accepted"), "\(error.reason)")
-        }
+        await expectFailure(.transportFailure, containing: "certificate not accepted", "an untrusted certificate") { () async throws(AuthCoreError) in try await get("https://localhost:\(port)/ok", HTTP1Transport()) }
     }
 
     @Test("a trusted certificate for another name is refused (RFC 6125 name check)")
     func wrongName() async throws {
         let transport = try trusting()
         for host in ["localhost", "127.0.0.1"] {
-            do {
-                _ = try await get("https://\(host):\(wrongNamePort)/ok", transport)
-                Issue.record("a certificate for other.example was accepted for \(host)")
-            } catch {
-                #expect(error.code == .transportFailure)
-                #expect(error.reason.contains("certificate not accepted"), "\(error.reason)")
-            }
+            await expectFailure(.transportFailure, containing: "certificate not accepted", "a certificate for other.example at \(host)") { () async throws(AuthCoreError) in try await get("https://\(host):\(wrongNamePort)/ok", transport) }
         }
     }
 
@@ -83,37 +85,20 @@ final class HTTP1TransportTests {
         let transport = try trusting()
         let chunked = try await get("https://localhost:\(port)/chunked", transport)
         #expect(String(decoding: chunked.body, as: UTF8.self) == "hello world")
-        do {
-            _ = try await get("https://localhost:\(port)/endless", transport, cap: 1 << 20)
-            Issue.record("an endless body was accepted")
-        } catch {
-            #expect(error.code == .inputTooLarge)
-            #expect(error.reason.contains("exceeds the 1048576-byte limit"), "\(error.reason)")
-        }
+        await expectFailure(.inputTooLarge, containing: "exceeds the 1048576-byte limit", "an endless body") { () async throws(AuthCoreError) in try await get("https://localhost:\(port)/endless", transport, cap: 1 << 20) }
     }
 
     @Test("over TLS, a body framed only by the close is refused when the peer closes without close_notify (a cut is undetectable)")
     func unframedBodyOverTLS() async throws {
         let transport = try trusting()
-        do {
-            let response = try await get("https://localhost:\(port)/unframed", transport)
-            Issue.record("accepted: \(response.status), \(response.body.count) bytes")
-        } catch {
-            #expect(error.code == .transportFailure)
-            #expect(error.reason.contains("ended early"), "\(error.reason)")
-        }
+        await expectFailure(.transportFailure, containing: "ended early", "an unframed body without close_notify") { () async throws(AuthCoreError) in try await get("https://localhost:\(port)/unframed", transport) }
     }
 
     @Test("a peer that trickles a byte every 0.2 s inside one TLS record read still ends at the total limit")
     func totalLimitOverTLS() async throws {
         let transport = try trusting(totalTimeout: .seconds(1))
         let start = ContinuousClock.now
-        do {
-            _ = try await get("https://localhost:\(port)/trickle", transport)
-            Issue.record("a trickled body completed")
-        } catch {
-            #expect(error.code == .timedOut, "\(error)")
-        }
+        await expectFailure(.timedOut, "a trickled body") { () async throws(AuthCoreError) in try await get("https://localhost:\(port)/trickle", transport) }
         #expect(ContinuousClock.now - start < .seconds(10), "ended at the limit, not after the 200 s the body takes")
     }
 

@@ -49,7 +49,7 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
 extension HTTPHeader {
     /// Whether the name equals `name`, ignoring ASCII case.
-    func hasName(_ name: StaticString) -> Bool {
+    package func hasName(_ name: StaticString) -> Bool {
         equalIgnoringASCIICase(self.name.utf8, UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }
 

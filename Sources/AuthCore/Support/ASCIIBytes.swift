@@ -7,7 +7,7 @@ func asciiLowercase(_ byte: UInt8) -> UInt8 {
 }
 
 /// Whether two byte sequences are equal ignoring ASCII case.
-func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+package func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
     a.count == b.count && zip(a, b).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
 }
 

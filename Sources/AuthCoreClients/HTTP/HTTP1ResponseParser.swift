@@ -322,20 +322,12 @@ public struct HTTP1ResponseParser: Sendable {
             throw .malformed("field line without a name and colon")
         }
         let name = line[line.startIndex..<colon]
-        guard name.allSatisfy(Self.isTokenByte) else { throw .malformed("field name is not a token") }
+        guard name.allSatisfy(ASCIISet.token.contains) else { throw .malformed("field name is not a token") }
         var value = line[(colon + 1)...]
         while let byte = value.first, byte == 0x20 || byte == 0x09 { value = value.dropFirst() }
         while let byte = value.last, byte == 0x20 || byte == 0x09 { value = value.dropLast() }
         guard !value.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else { throw .malformed("control byte in a field value") }
         return HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
-    }
-
-    /// RFC 9110 §5.6.2 `tchar`.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        default: "!#$%&'*+-.^_`|~".utf8.contains(byte)
-        }
     }
 
     private mutating func chooseFraming() throws(Failure) {
@@ -344,11 +336,11 @@ public struct HTTP1ResponseParser: Sendable {
             return
         }
         let codings = headers.filter { $0.hasName("transfer-encoding") }.flatMap { field in
-            field.value.split(separator: ",").map { $0.trimmingASCIIWhitespace().asciiLowercased }
+            field.value.split(separator: ",").map { $0.trimmingASCIIWhitespace() }
         }
         if !codings.isEmpty {
             state =
-                codings.last == "chunked"
+                codings.last.map { equalIgnoringASCIICase($0.utf8, "chunked".utf8) } == true
                 ? .chunkSize(value: 0, digits: 0, phase: .digits) : .untilClose
             reserveForUnannouncedBody()
             return
@@ -373,19 +365,6 @@ public struct HTTP1ResponseParser: Sendable {
         let count = Int(length)  // ≤ maximumBodyBytes, an Int
         body.reserveCapacity(Swift.min(count, Self.maximumReservation))
         state = count == 0 ? .complete : .fixedLength(remaining: count)
-    }
-}
-
-extension HTTPHeader {
-    /// Whether the name is `lowercased` ignoring ASCII case only (a Unicode case mapping would let
-    /// `chun\u{212A}ed`, with a Kelvin sign, read as `chunked`).
-    fileprivate func hasName(_ lowercased: String) -> Bool { name.asciiLowercased == lowercased }
-}
-
-extension StringProtocol {
-    /// The text with ASCII `A`–`Z` lowered and nothing else changed.
-    fileprivate var asciiLowercased: String {
-        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }
 

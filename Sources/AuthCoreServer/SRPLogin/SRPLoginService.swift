@@ -84,14 +84,14 @@ public struct SRPLoginService: Sendable {
         let loginId = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }
         let expiry = clock.now().adding(policy.handshakeLifetime)
         let state = SealedHandshake(
-            username: username, clientPublicValue: Self.padded(a, to: configuration.group.byteCount),
+            username: username, clientPublicValue: try a.bigEndianBytes(paddedTo: configuration.group.byteCount),
             expiresAtMilliseconds: Self.milliseconds(expiry), ephemeralState: ephemeral.exportedState())
         let sealed = try state.sealed(key: try loginKey(loginId), loginId: loginId, random: SystemRandom())
         guard try await handshakes.insert(sealed, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime) else {
             // 128 random bits collided: the generator is broken, not the caller.
             throw AuthCoreError(.randomFailure, "a fresh login id was already in use")
         }
-        return SRPLoginChallenge(loginId: loginId, salt: verifier.salt, serverPublicValue: Self.padded(b, to: configuration.group.byteCount))
+        return SRPLoginChallenge(loginId: loginId, salt: verifier.salt, serverPublicValue: try b.bigEndianBytes(paddedTo: configuration.group.byteCount))
     }
 
     /// The second round trip.
@@ -179,10 +179,5 @@ public struct SRPLoginService: Sendable {
 
     static func milliseconds(_ time: Timestamp) -> Int64 {
         time.secondsSince1970.multipliedReportingOverflow(by: 1000).partialValue + Int64(time.nanoseconds / 1_000_000)
-    }
-
-    static func padded(_ value: BigUInt, to count: Int) -> [UInt8] {
-        let bytes = value.minimalBigEndianBytes
-        return [UInt8](repeating: 0, count: Swift.max(0, count - bytes.count)) + bytes
     }
 }
