@@ -52,6 +52,13 @@ let package = Package(
         // libhiredis-dev; no pkg-config: its flags carry -D_FILE_OFFSET_BITS=64, which SwiftPM
         // refuses, and the headers are found under /usr/include).
         .systemLibrary(name: "CAuthCoreHiredis"),
+        // libmicrohttpd, the HTTP server under `authcore serve` (Debian libmicrohttpd-dev; its own
+        // thread pool, TLS through GnuTLS inside the library).
+        .systemLibrary(
+            name: "CAuthCoreMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
 
         // MARK: - Targets
 
@@ -74,7 +81,7 @@ let package = Package(
         // The app server's half: the SRP login service and its stores (issue 17).
         .target(
             name: "AuthCoreServer",
-            dependencies: ["AuthCore", "AuthCoreClients", "CAuthCoreHiredis"],
+            dependencies: ["AuthCore", "AuthCoreClients", "CAuthCoreHiredis", "CAuthCoreMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -84,7 +91,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AuthCoreCLI",
-            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreVectors"],
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreServer", "AuthCoreVectors"],
             swiftSettings: swiftSettings
         ),
 
@@ -159,7 +166,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AuthCoreServerTests",
-            dependencies: ["AuthCore", "AuthCoreServer", "AuthCoreTestSupport"],
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreServer", "AuthCoreTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

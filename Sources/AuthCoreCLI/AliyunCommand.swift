@@ -84,15 +84,7 @@ enum AliyunCommand {
             if error.code == .invalidParameter { throw UsageError(error.reason) }
             throw CommandFailure(error.reason)
         }
-        let issued = assumed.credentials
-        var object: [String: JSONValue] = [
-            "StatusCode": 200, "AccessKeyId": .string(issued.accessKeyId), "Expiration": JSONValue(issued.expiration?.iso8601),
-        ]
-        if parsed.has("--show-secrets") {
-            object["AccessKeySecret"] = .string(issued.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
-            object["SecurityToken"] = JSONValue(issued.sessionToken)
-        }
-        printOut(try jsonText(.object(object)))
+        printOut(try jsonText(DistributeToken.json(assumed.credentials, showingSecrets: parsed.has("--show-secrets"))))
         return 0
     }
 }

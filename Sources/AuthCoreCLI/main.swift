@@ -18,7 +18,8 @@ let topLevelHelp = """
 
     SUBCOMMANDS:
       vectors PATH...         Check test-vector files.
-      srp verifier            Create an SRP-6a salt and verifier (password on stdin or a prompt).
+      srp verifier|login      Create an SRP-6a salt and verifier (password on stdin or a prompt), or
+                              log in to an app server ('serve') and print its session token.
       sigv4 sign|presign|send Sign, presign or send a request with AWS SigV4.
       oss sign|presign|send   Sign, presign or send a request with Alibaba OSS V1/V4.
       cognito sign-in|confirm-sign-in|session|sign-out
@@ -28,22 +29,25 @@ let topLevelHelp = """
                               Cognito identity pools: the backend's developer identities, identity ids
                               kept between runs, credentials (also in the AWS CLI's credential_process form).
       aliyun sts assume-role  Alibaba Cloud STS AssumeRole: prints distribute-token.json for OSS.
+      serve --config FILE     The reference app server: SRP login, sessions, distribute-token.json,
+                              OSS self-signing and Cognito developer identities (secrets from the environment).
 
     See 'authcore <subcommand> --help' (or 'authcore help <subcommand>') for every option.
     """
 
-let subcommands = ["vectors", "srp", "sigv4", "oss", "cognito", "identity", "aliyun"]
+let subcommands = ["vectors", "srp", "sigv4", "oss", "cognito", "identity", "aliyun", "serve"]
 
 /// Runs one subcommand with its arguments.
 func runSubcommand(_ command: String, _ rest: ArraySlice<String>) async throws -> Int32 {
     switch command {
     case "vectors": return try VectorsCommand.run(rest)
-    case "srp": return try SRPCommand.run(rest)
+    case "srp": return try await SRPCommand.run(rest)
     case "sigv4": return try await SigV4Command.run(rest)
     case "oss": return try await OSSCommand.run(rest)
     case "cognito": return try await CognitoCommand.run(rest)
     case "identity": return try await IdentityCommand.run(rest)
     case "aliyun": return try await AliyunCommand.run(rest)
+    case "serve": return try await ServeCommand.run(rest)
     default: throw unknownSubcommand(command, of: "", among: subcommands)
     }
 }

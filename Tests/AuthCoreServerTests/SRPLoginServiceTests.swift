@@ -244,6 +244,7 @@ actor ForgetfulStore: HandshakeStore {
         return true
     }
     func take(_ key: String) -> [UInt8]? { values.removeValue(forKey: key) }
+    func value(_ key: String) -> [UInt8]? { values[key] }
     func increment(_ key: String, window: Duration) -> Int { 1 }
     func count(_ key: String) -> Int { 0 }
     func remove(_ key: String) {}
@@ -255,6 +256,7 @@ struct FailingStore: HandshakeStore {
         throw AuthCoreError(.transportFailure, "store unreachable")
     }
     func take(_ key: String) throws(AuthCoreError) -> [UInt8]? { throw AuthCoreError(.transportFailure, "store unreachable") }
+    func value(_ key: String) throws(AuthCoreError) -> [UInt8]? { throw AuthCoreError(.transportFailure, "store unreachable") }
     func increment(_ key: String, window: Duration) throws(AuthCoreError) -> Int { throw AuthCoreError(.transportFailure, "store unreachable") }
     func count(_ key: String) throws(AuthCoreError) -> Int { 0 }
     func remove(_ key: String) throws(AuthCoreError) { throw AuthCoreError(.transportFailure, "store unreachable") }

@@ -14,6 +14,8 @@ public protocol HandshakeStore: Sendable {
     /// Removes the value under `key` and returns it; nil when absent or expired. Of several callers
     /// taking the same key at once, at most one gets the value.
     func take(_ key: String) async throws(AuthCoreError) -> [UInt8]?
+    /// The value under `key` (left in place); nil when absent or expired.
+    func value(_ key: String) async throws(AuthCoreError) -> [UInt8]?
     /// Adds one to the counter under `key` and returns the new count; a counter created by this call
     /// expires `window` later (later increments do not extend it).
     func increment(_ key: String, window: Duration) async throws(AuthCoreError) -> Int
@@ -61,6 +63,11 @@ public actor InMemoryHandshakeStore: HandshakeStore {
 
     public func take(_ key: String) throws(AuthCoreError) -> [UInt8]? {
         guard let entry = entries.removeValue(forKey: key), entry.expires > clock.now(), case .value(let value, _) = entry else { return nil }
+        return value
+    }
+
+    public func value(_ key: String) throws(AuthCoreError) -> [UInt8]? {
+        guard let entry = entries[key], entry.expires > clock.now(), case .value(let value, _) = entry else { return nil }
         return value
     }
 

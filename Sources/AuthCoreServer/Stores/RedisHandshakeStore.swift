@@ -14,7 +14,7 @@ import Darwin
 /// - `take`: `GETDEL key` (at most one of several instances gets the value);
 /// - `increment`: one script, `INCR` and `PEXPIRE` when the counter has no lifetime yet (a counter
 ///   without an expiry would lock its user out for good);
-/// - `count`: `GET`; `remove`: `DEL`.
+/// - `value` and `count`: `GET`; `remove`: `DEL`.
 ///
 /// The connection is made on first use and again after a failure: when Redis restarts, a call that
 /// meets the old connection closed sends its command again on a new one, so a restart costs only
@@ -74,6 +74,14 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         case .bytes(let value): return value
         case .null: return nil
         default: throw unexpected("GETDEL")
+        }
+    }
+
+    public func value(_ key: String) throws(AuthCoreError) -> [UInt8]? {
+        switch try command(["GET", key].map(Self.bytes)) {
+        case .bytes(let value): return value
+        case .null: return nil
+        default: throw unexpected("GET")
         }
     }
 

@@ -26,13 +26,7 @@ public struct StaticVerifierStore: VerifierStore {
     /// - Throws: `AuthCoreError` `.malformedInput` naming the file and what is wrong (never a value),
     ///   `.inputTooLarge` for a larger file.
     public init(contentsOfFile path: String) throws(AuthCoreError) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw AuthCoreError(.malformedInput, "verifier file \(path) cannot be read") }
-        defer { try? handle.close() }
-        let limit = 16 << 20
-        guard let data = try? handle.read(upToCount: limit + 1), data.count <= limit else {
-            throw AuthCoreError(.inputTooLarge, "verifier file \(path) is unreadable or larger than \(limit) bytes")
-        }
-        try self.init(json: Array(data), source: path)
+        try self.init(json: try ConfigurationFile.read(path, limit: 16 << 20, what: "verifier file"), source: path)
     }
 
     /// A store from the JSON bytes described above.

@@ -1,0 +1,140 @@
+public import AuthCore
+
+/// The app's side of an SRP-6a login to an app server that runs AuthCoreServer's endpoints
+/// (`authcore serve`): the password never leaves the device, and the session token is accepted
+/// only once the server has proven it knows the verifier (`M2`, RFC 2945 §3, checked in constant time).
+///
+/// ```swift
+/// let client = try SRPLoginClient(server: try RequestURL("https://app.example.com"))
+/// let session = try await client.login(username: "alice", password: password)
+/// // Authorization: Bearer <session.token> on /distribute-token.json, /oss/sign, …
+/// ```
+///
+/// The two round trips are also separate calls (``begin(username:password:)`` and
+/// ``finish(_:)``), for a client that must finish on another instance, or prepare while the user types.
+public struct SRPLoginClient: Sendable {
+    /// The server's base URL (`/srp/begin` and `/srp/finish` are under it).
+    public let server: RequestURL
+    /// The parameters this client insists on: a server naming others (a smaller group) is refused.
+    public let configuration: SRPConfiguration
+    /// Whether plain `http` may be used to a host that is not loopback.
+    public let allowInsecureHTTP: Bool
+    let transport: any HTTPTransport
+
+    /// A client for `server` with RFC 5054's 3072-bit group and SHA-256 unless told otherwise.
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for plain http to a host that is not
+    ///   loopback without `allowInsecureHTTP`.
+    public init(
+        server: RequestURL, configuration: SRPConfiguration? = nil, transport: any HTTPTransport = HTTP1Transport(), allowInsecureHTTP: Bool = false
+    ) throws(AuthCoreError) {
+        try NetworkPolicy.requireSecureTransport(server, allowInsecureHTTP: allowInsecureHTTP)
+        self.server = server
+        if let configuration { self.configuration = configuration } else { self.configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256) }
+        self.transport = transport
+        self.allowInsecureHTTP = allowInsecureHTTP
+    }
+
+    /// Both round trips.
+    ///
+    /// - Throws: see ``begin(username:password:)`` and ``finish(_:)``.
+    public func login(username: String, password: SecureBytes) async throws(AuthCoreError) -> SRPLoginResult {
+        try await finish(try await begin(username: username, password: password))
+    }
+
+    /// The first round trip: sends `A`, answers the challenge, and returns what the second needs.
+    ///
+    /// - Throws: `AuthCoreError` `.serviceError` with the server's code (`TooManyFailures`, …);
+    ///   `.malformedResponse` for an answer that is not the endpoint's JSON; `.unsupported` when the
+    ///   server names other SRP parameters; `.unsafePublicValue` for a `B` the client must refuse.
+    public func begin(username: String, password: SecureBytes) async throws(AuthCoreError) -> SRPPendingLogin {
+        let client = SRPClient(configuration: configuration)
+        let ephemeral = try client.makeEphemeral()
+        let a = Hex.encode(ephemeral.publicValue.minimalBigEndianBytes)
+        let answer = try await post("srp/begin", ["username": .string(username), "A": .string(a)])
+        let context = "srp/begin answer"
+        let group = try answer.integer("group", in: 1...65_536)
+        let hash = try answer.string("hash")
+        guard group == Int64(configuration.group.byteCount * 8), hash == configuration.hash.name else {
+            throw AuthCoreError(
+                .unsupported, "\(context): the server uses a \(group)-bit group with \(hash); this client insists on \(configuration.group.byteCount * 8) bits with \(configuration.hash.name)")
+        }
+        let salt: [UInt8]
+        let b: [UInt8]
+        do {
+            salt = try Hex.decode(try answer.string("salt"))
+            b = try Hex.decode(try answer.string("B"))
+        } catch { throw AuthCoreError(.malformedResponse, "\(context): salt and B must be hexadecimal") }
+        let session = try client.processChallenge(
+            username: Array(username.utf8), password: password, salt: salt, serverPublicValue: b, ephemeral: ephemeral)
+        return SRPPendingLogin(loginId: try answer.string("loginId"), username: username, session: session)
+    }
+
+    /// The second round trip: sends `M1`, checks `M2`, and only then takes the session token.
+    ///
+    /// - Throws: `AuthCoreError` `.serviceError` with the server's code (`ProofMismatch` for a
+    ///   wrong password, `LoginExpired`, `TooManyFailures`); `.proofMismatch` when the server's
+    ///   `M2` is wrong (it does not know the verifier); `.malformedResponse`.
+    public func finish(_ login: SRPPendingLogin) async throws(AuthCoreError) -> SRPLoginResult {
+        let answer = try await post("srp/finish", ["loginId": .string(login.loginId), "M1": .string(Hex.encode(login.session.clientProof))])
+        let m2: [UInt8]
+        do { m2 = try Hex.decode(try answer.string("M2")) } catch { throw AuthCoreError(.malformedResponse, "srp/finish answer: M2 must be hexadecimal") }
+        let key = try login.session.verifyServerProof(m2)
+        let token = try answer.string("sessionToken")
+        let expiresAt: Timestamp
+        do { expiresAt = try Timestamp(iso8601: try answer.string("expiresAt")) } catch {
+            throw AuthCoreError(.malformedResponse, "srp/finish answer: expiresAt is not an ISO 8601 time")
+        }
+        return SRPLoginResult(sessionToken: SecureBytes(Array(token.utf8)), username: login.username, expiresAt: expiresAt, sessionKey: key)
+    }
+
+    private func post(_ path: String, _ body: JSONValue) async throws(AuthCoreError) -> JSONObject {
+        let base = server.absoluteString.hasSuffix("/") ? server.absoluteString : server.absoluteString + "/"
+        let request = HTTPRequest(
+            method: "POST", url: try RequestURL(base + path),
+            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],
+            body: try ServiceJSON.encode(body, keys: .asDeclared), maximumResponseBytes: 65_536, allowsInsecureHTTP: allowInsecureHTTP)
+        let response = try await transport.send(request)
+        guard response.status == 200 else {
+            let error = ServiceErrorBody(response: response)
+            throw AuthCoreError(
+                serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "the server answered \(response.status)",
+                httpStatus: response.status)
+        }
+        return try JSONObject(parsing: response.body, context: "\(path) answer")
+    }
+}
+
+/// A login between its two round trips: the id the server gave it and the client's proof, ready
+/// to be sent to any instance of the server.
+public struct SRPPendingLogin: Sendable, CustomStringConvertible {
+    /// The server's handle of this login.
+    public let loginId: String
+    /// Who is logging in.
+    public let username: String
+    let session: SRPClientSession
+
+    public var description: String { "SRPPendingLogin(\(username), \(loginId))" }
+}
+
+/// A finished login: the app session and the SRP key both sides now share.
+public struct SRPLoginResult: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The bearer token for the server's other endpoints (secret).
+    public let sessionToken: SecureBytes
+    /// Who logged in.
+    public let username: String
+    /// When the server stops accepting the token.
+    public let expiresAt: Timestamp
+    /// `K`, the SRP session key (secret).
+    public let sessionKey: SecureBytes
+
+    /// The bearer header value for the server's other endpoints.
+    public var authorizationHeader: HTTPHeader {
+        HTTPHeader("Authorization", "Bearer " + sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+    }
+
+    /// The user and expiry, never the token or the key.
+    public var description: String { "SRPLoginResult(\(username), until \(expiresAt.iso8601))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["username": username, "expiresAt": expiresAt], displayStyle: .struct) }
+}

@@ -1,0 +1,24 @@
+public import AuthCore
+
+/// The OSS STS federation sample's `distribute-token.json`, the answer
+/// ``TokenVendingCredentialsProvider`` reads: written by the app server (`authcore serve`) and by
+/// `authcore aliyun sts assume-role`.
+public enum DistributeToken {
+    /// `{"StatusCode":200,"AccessKeyId":…,"AccessKeySecret":…,"SecurityToken":…,"Expiration":…}`;
+    /// without `showingSecrets`, the secret and the token are left out (for display).
+    public static func json(_ credentials: Credentials, showingSecrets: Bool = true) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "StatusCode": 200, "AccessKeyId": .string(credentials.accessKeyId), "Expiration": JSONValue(credentials.expiration?.iso8601),
+        ]
+        if showingSecrets {
+            object["AccessKeySecret"] = .string(credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+            object["SecurityToken"] = JSONValue(credentials.sessionToken)
+        }
+        return .object(object)
+    }
+
+    /// The sample's error shape: `{"StatusCode":…,"ErrorCode":…,"ErrorMessage":…}`.
+    public static func error(status: Int, code: String, message: String) -> JSONValue {
+        ["StatusCode": .integer(status), "ErrorCode": .string(code), "ErrorMessage": .string(message)]
+    }
+}

@@ -1,0 +1,211 @@
+public import AuthCore
+public import AuthCoreClients
+import Foundation
+
+/// The reference app server's endpoints, as an ``HTTPServer/Handler``: SRP login, app sessions,
+/// and for a logged-in user the three things the identity seeds' apps ask their server for.
+///
+/// | Endpoint | Body | Answer (200) |
+/// |---|---|---|
+/// | `POST /srp/begin` | `{"username":…,"A":hex}` | `{"loginId":…,"salt":hex,"B":hex,"group":3072,"hash":"sha256"}` |
+/// | `POST /srp/finish` | `{"loginId":…,"M1":hex}` | `{"M2":hex,"username":…,"sessionToken":…,"expiresAt":ISO 8601}` |
+/// | `GET /distribute-token.json` | — | the OSS sample's `{"StatusCode":200,"AccessKeyId",…}` |
+/// | `POST /oss/sign` | `OSSSignatureRequest` JSON | `{"accessKeyId":…,"signature":…}` |
+/// | `POST /cognito/developer-identity` | empty or `{}` | `{"identityId":…,"token":…,"tokenDuration":…}` |
+///
+/// The last three need `Authorization: Bearer <sessionToken>`. Every refusal is JSON
+/// `{"code":…,"message":…}` (for `distribute-token.json`, the sample's
+/// `{"StatusCode":…,"ErrorCode":…,"ErrorMessage":…}`) with a 4xx status — 400 for a malformed
+/// request, 401 for a missing or unknown session or a wrong proof, 403 outside the signing policy,
+/// 404/405 for an unknown path or method, 429 while a user is locked out — or 502 when a service
+/// behind the server (STS, Cognito, the store) fails. Messages never hold a secret.
+public struct AppServer: Sendable {
+    /// The login service.
+    public let logins: SRPLoginService
+    /// The sessions issued after a login.
+    public let sessions: AppSessions
+    /// `GET /distribute-token.json` (absent: 404).
+    public let tokenVendor: DistributeTokenVendor?
+    /// `POST /oss/sign` (absent: 404).
+    public let ossSigning: OSSSigningAuthority?
+    /// `POST /cognito/developer-identity` (absent: 404).
+    public let developerIdentity: DeveloperIdentityVendor?
+    private let clock: any SigningClock
+
+    /// A server for these services.
+    public init(
+        logins: SRPLoginService, sessions: AppSessions, tokenVendor: DistributeTokenVendor? = nil, ossSigning: OSSSigningAuthority? = nil,
+        developerIdentity: DeveloperIdentityVendor? = nil, clock: any SigningClock = SystemClock()
+    ) {
+        self.logins = logins
+        self.sessions = sessions
+        self.tokenVendor = tokenVendor
+        self.ossSigning = ossSigning
+        self.developerIdentity = developerIdentity
+        self.clock = clock
+    }
+
+    /// A refusal: the status, a short code and a message for the client.
+    struct Refusal: Error {
+        let status: Int
+        let code: String
+        let message: String
+    }
+
+    /// Answers one request; never throws, never traps.
+    public func handle(_ request: HTTPServerRequest) async -> HTTPResponse {
+        let routes: [String: String] = [
+            "/srp/begin": "POST", "/srp/finish": "POST", "/distribute-token.json": "GET", "/oss/sign": "POST",
+            "/cognito/developer-identity": "POST",
+        ]
+        let isTokenRoute = request.path == "/distribute-token.json"
+        do {
+            guard let method = routes[request.path] else { throw Refusal(status: 404, code: "NotFound", message: "no such endpoint") }
+            guard request.method == method || (method == "GET" && request.method == "HEAD") else {
+                throw Refusal(status: 405, code: "MethodNotAllowed", message: "\(request.path) takes \(method)")
+            }
+            switch request.path {
+            case "/srp/begin": return try await begin(request)
+            case "/srp/finish": return try await finish(request)
+            case "/distribute-token.json": return try await distributeToken(request)
+            case "/oss/sign": return try await signOSS(request)
+            default: return try await developerToken(request)
+            }
+        } catch let refusal as Refusal {
+            return Self.refusalResponse(refusal, tokenShape: isTokenRoute)
+        } catch let error as AuthCoreError {
+            return Self.refusalResponse(Self.refusal(for: error), tokenShape: isTokenRoute)
+        } catch {
+            return Self.refusalResponse(Refusal(status: 500, code: "InternalError", message: "the request failed"), tokenShape: isTokenRoute)
+        }
+    }
+
+    // MARK: - Endpoints
+
+    private func begin(_ request: HTTPServerRequest) async throws -> HTTPResponse {
+        let body = try Self.jsonBody(request)
+        let username = try Self.field { () throws(AuthCoreError) in try body.string("username") }
+        let a = try Self.hexField(body, "A")
+        let challenge = try await Self.lockoutAware { () async throws(AuthCoreError) in try await logins.begin(username: username, clientPublicValue: a) }
+        let configuration = logins.configuration
+        return Self.json([
+            "loginId": .string(challenge.loginId), "salt": .string(Hex.encode(challenge.salt)), "B": .string(Hex.encode(challenge.serverPublicValue)),
+            "group": .integer(configuration.group.byteCount * 8), "hash": .string(configuration.hash.name),
+        ])
+    }
+
+    private func finish(_ request: HTTPServerRequest) async throws -> HTTPResponse {
+        let body = try Self.jsonBody(request)
+        let loginId = try Self.field { () throws(AuthCoreError) in try body.string("loginId") }
+        let m1 = try Self.hexField(body, "M1")
+        let success = try await Self.lockoutAware { () async throws(AuthCoreError) in try await logins.finish(loginId: loginId, clientProof: m1) }
+        let session = try await sessions.issue(for: success.username)
+        return Self.json([
+            "M2": .string(Hex.encode(success.serverProof)), "username": .string(success.username),
+            "sessionToken": .string(session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }),
+            "expiresAt": .string(session.expiresAt.iso8601),
+        ])
+    }
+
+    private func distributeToken(_ request: HTTPServerRequest) async throws -> HTTPResponse {
+        guard let tokenVendor else { throw Refusal(status: 404, code: "NotConfigured", message: "this server vends no STS credentials") }
+        let username = try await authenticatedUser(request)
+        return Self.json(DistributeToken.json(try await tokenVendor.credentials(for: username)))
+    }
+
+    private func signOSS(_ request: HTTPServerRequest) async throws -> HTTPResponse {
+        guard let ossSigning else { throw Refusal(status: 404, code: "NotConfigured", message: "this server does not sign for OSS") }
+        _ = try await authenticatedUser(request)
+        let signingRequest: OSSSignatureRequest
+        do { signingRequest = try JSONDecoder().decode(OSSSignatureRequest.self, from: Data(request.body)) } catch {
+            throw Refusal(status: 400, code: "MalformedRequest", message: "the body is not {\"version\":…,\"stringToSign\":…} JSON")
+        }
+        let signed = try ossSigning.sign(signingRequest, at: clock.now())
+        return Self.json(["accessKeyId": .string(signed.accessKeyId), "signature": .string(signed.signature)])
+    }
+
+    private func developerToken(_ request: HTTPServerRequest) async throws -> HTTPResponse {
+        guard let developerIdentity else { throw Refusal(status: 404, code: "NotConfigured", message: "this server has no developer identity pool") }
+        let username = try await authenticatedUser(request)
+        if !request.body.isEmpty {
+            let body = try Self.jsonBody(request)
+            guard body.keys.isEmpty else { throw Refusal(status: 400, code: "MalformedRequest", message: "the body must be empty or {}") }
+        }
+        let issued = try await developerIdentity.token(for: username)
+        return Self.json([
+            "identityId": .string(issued.identityId), "token": .string(issued.token), "tokenDuration": .integer(developerIdentity.tokenDuration),
+        ])
+    }
+
+    /// The user of the request's session.
+    private func authenticatedUser(_ request: HTTPServerRequest) async throws -> String {
+        guard let token = request.bearerToken else {
+            throw Refusal(status: 401, code: "Unauthorized", message: "an Authorization: Bearer session token is required")
+        }
+        do { return try await sessions.username(for: token) } catch {
+            guard error.code == .notPermitted else { throw error }
+            throw Refusal(status: 401, code: "Unauthorized", message: error.reason)
+        }
+    }
+
+    /// A login step: its `notPermitted` is a lockout (429).
+    static func lockoutAware<T>(_ step: () async throws(AuthCoreError) -> T) async throws -> T {
+        do { return try await step() } catch {
+            guard error.code == .notPermitted else { throw error }
+            throw Refusal(status: 429, code: "TooManyFailures", message: error.reason)
+        }
+    }
+
+    // MARK: - JSON in and out
+
+    static func jsonBody(_ request: HTTPServerRequest) throws -> JSONObject {
+        guard !request.body.isEmpty else { throw Refusal(status: 400, code: "MalformedRequest", message: "the body must be a JSON object") }
+        do { return try JSONObject(parsing: request.body, context: "request body") } catch {
+            throw Refusal(status: 400, code: "MalformedRequest", message: "the body must be a JSON object")
+        }
+    }
+
+    /// A field read from the request: its errors are the client's (400), whatever code the reader uses.
+    static func field<T>(_ read: () throws(AuthCoreError) -> T) throws -> T {
+        do { return try read() } catch { throw Refusal(status: 400, code: "MalformedRequest", message: error.reason) }
+    }
+
+    static func hexField(_ body: JSONObject, _ key: String) throws -> [UInt8] {
+        let text = try field { () throws(AuthCoreError) in try body.string(key) }
+        guard text.utf8.count <= 4096, let bytes = try? Hex.decode(text) else {
+            throw Refusal(status: 400, code: "MalformedRequest", message: "\(key) must be hexadecimal (at most 2048 bytes)")
+        }
+        return bytes
+    }
+
+    static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let body = (try? encoder.encode(value)).map { Array($0) } ?? Array(#"{"code":"InternalError","message":"the answer cannot be encoded"}"#.utf8)
+        return HTTPResponse(
+            status: status, headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")], body: body)
+    }
+
+    static func refusalResponse(_ refusal: Refusal, tokenShape: Bool) -> HTTPResponse {
+        if tokenShape { return json(DistributeToken.error(status: refusal.status, code: refusal.code, message: refusal.message), status: refusal.status) }
+        return json(["code": .string(refusal.code), "message": .string(refusal.message)], status: refusal.status)
+    }
+
+    /// The answer for an error of the services: the client's mistakes are 4xx, failures behind
+    /// the server 502, anything else 500.
+    static func refusal(for error: AuthCoreError) -> Refusal {
+        switch error.code {
+        case .invalidHex, .invalidBase64, .invalidLength, .invalidParameter, .invalidGroup, .unsafePublicValue, .malformedInput,
+            .malformedRequest, .inputTooLarge:
+            return Refusal(status: 400, code: "MalformedRequest", message: error.reason)
+        case .expired, .signatureMismatch:
+            // A state sealed under another server secret does not open: to the client, a login id that is not ours.
+            return Refusal(status: 400, code: "LoginExpired", message: "login id is unknown, expired or already used")
+        case .proofMismatch: return Refusal(status: 401, code: "ProofMismatch", message: "the password is wrong or the user is unknown")
+        case .notPermitted: return Refusal(status: 403, code: "NotPermitted", message: error.reason)
+        case .serviceError, .transportFailure, .malformedResponse, .timedOut, .credentialsUnavailable, .redirectRefused:
+            return Refusal(status: 502, code: "UpstreamFailure", message: error.reason)
+        default: return Refusal(status: 500, code: "InternalError", message: "the request failed")
+        }
+    }
+}

@@ -1,0 +1,183 @@
+public import AuthCore
+public import AuthCoreClients
+
+/// The reference server's configuration file (`authcore serve --config FILE`): JSON, every secret
+/// left out (they come from the environment as ``AppServerSecrets``). Unknown keys are refused, so
+/// a misspelt option is an error, not a default.
+///
+/// ```json
+/// {
+///   "listen": {"host": "127.0.0.1", "port": 8080, "threads": 2, "maximumBodyBytes": 65536,
+///              "certificateFile": "server.pem", "privateKeyFile": "server.key"},
+///   "store": {"redis": {"host": "127.0.0.1", "port": 6379, "timeoutMilliseconds": 1000}},
+///   "srp": {"group": 3072, "hash": "sha256", "verifiersFile": "users.json",
+///           "handshakeLifetimeSeconds": 60, "maximumFailures": 5, "failureWindowSeconds": 900},
+///   "sessionLifetimeSeconds": 3600,
+///   "distributeToken": {"roleArn": "acs:ram::1234:role/app", "durationSeconds": 3600, "endpoint": "https://sts.aliyuncs.com/"},
+///   "ossSigning": {"buckets": ["photos"], "keyPrefixes": ["users/"], "methods": ["GET", "PUT"]},
+///   "developerIdentity": {"region": "us-east-1", "identityPoolId": "us-east-1:…", "providerName": "login.example.app",
+///                         "tokenDuration": 900}
+/// }
+/// ```
+///
+/// Only `srp` is required. Without `store` the logins and sessions stay in this process; without
+/// `certificateFile`/`privateKeyFile` the server listens only on loopback. Relative paths are read
+/// from the configuration file's directory. `distributeToken` also takes `policy`, `externalId`,
+/// `region` and `signatureStyle` (`rpc` or `acs3`); `developerIdentity` takes `endpoint`.
+/// `ossSigning` has the fields of `authcore oss sign-string`'s policy file.
+public struct AppServerConfiguration: Sendable {
+    /// Where to listen.
+    public var listen: HTTPServer.Configuration
+    /// The TLS files, when given.
+    public var certificateFile: String?
+    /// The private key's file (mode 0600).
+    public var privateKeyFile: String?
+    /// Redis, or nil for the in-memory store.
+    public var redis: RedisHandshakeStore.Configuration?
+    /// The SRP parameters.
+    public var srp: SRPConfiguration
+    /// The login limits.
+    public var policy: SRPLoginPolicy
+    /// The verifier table (`{"users": {name: {"salt_hex", "verifier_hex"}}}`).
+    public var verifiersFile: String
+    /// How long a session token lasts.
+    public var sessionLifetime: Duration
+    /// `distribute-token.json`'s role and STS endpoint.
+    public var distributeToken: (role: DistributeTokenVendor.Role, region: String?, endpoint: String?, style: AliyunSTSClient.SignatureStyle)?
+    /// `/oss/sign`'s policy.
+    public var ossSigning: OSSSigningPolicy?
+    /// `/cognito/developer-identity`'s pool.
+    public var developerIdentity: (region: String, identityPoolId: String, providerName: String, tokenDuration: Int, endpoint: String?)?
+
+    /// The configuration in `path` (at most 1 MiB).
+    ///
+    /// - Throws: `AuthCoreError.Code.malformedInput` naming the file and the field.
+    public init(contentsOfFile path: String) throws(AuthCoreError) {
+        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        try self.init(json: try ConfigurationFile.read(path, limit: 1 << 20, what: "configuration file"), source: path, directory: directory)
+    }
+
+    /// The configuration in `json`; relative paths are taken from `directory`.
+    ///
+    /// - Throws: `AuthCoreError.Code.malformedInput` naming `source` and the field.
+    public init(json: [UInt8], source: String = "configuration", directory: String = ".") throws(AuthCoreError) {
+        let root: JSONObject
+        do { root = try JSONObject(parsing: json, context: source) } catch { throw AuthCoreError(.malformedInput, "\(source): not a JSON object") }
+        let reader = FieldReader(source: source, directory: directory)
+        try reader.allow(root, ["listen", "store", "srp", "sessionLifetimeSeconds", "distributeToken", "ossSigning", "developerIdentity"], at: "")
+
+        listen = HTTPServer.Configuration()
+        if let object = try reader.object(root, "listen") {
+            try reader.allow(object, ["host", "port", "threads", "maximumBodyBytes", "certificateFile", "privateKeyFile"], at: "listen.")
+            listen.host = try reader.string(object, "host", at: "listen.") ?? listen.host
+            listen.port = try reader.integer(object, "port", 0...65_535, at: "listen.") ?? listen.port
+            listen.threads = try reader.integer(object, "threads", 1...256, at: "listen.") ?? listen.threads
+            listen.maximumBodyBytes = try reader.integer(object, "maximumBodyBytes", 1024...(16 << 20), at: "listen.") ?? listen.maximumBodyBytes
+            certificateFile = try reader.path(object, "certificateFile", at: "listen.")
+            privateKeyFile = try reader.path(object, "privateKeyFile", at: "listen.")
+            guard (certificateFile == nil) == (privateKeyFile == nil) else {
+                throw AuthCoreError(.malformedInput, "\(source): listen.certificateFile and listen.privateKeyFile go together")
+            }
+        }
+
+        if let store = try reader.object(root, "store") {
+            try reader.allow(store, ["redis"], at: "store.")
+            if let object = try reader.object(store, "redis") {
+                try reader.allow(object, ["host", "port", "timeoutMilliseconds"], at: "store.redis.")
+                var redis = RedisHandshakeStore.Configuration()
+                redis.host = try reader.string(object, "host", at: "store.redis.") ?? redis.host
+                redis.port = try reader.integer(object, "port", 1...65_535, at: "store.redis.") ?? redis.port
+                if let milliseconds = try reader.integer(object, "timeoutMilliseconds", 1...60_000, at: "store.redis.") {
+                    redis.timeout = .milliseconds(milliseconds)
+                }
+                self.redis = redis
+            }
+        }
+
+        guard let srpObject = try reader.object(root, "srp") else { throw AuthCoreError(.malformedInput, "\(source): srp is required") }
+        try reader.allow(srpObject, ["group", "hash", "verifiersFile", "handshakeLifetimeSeconds", "maximumFailures", "failureWindowSeconds"], at: "srp.")
+        let bits = try reader.integer(srpObject, "group", 1024...8192, at: "srp.") ?? 3072
+        do {
+            srp = try SRPConfiguration(group: try SRPGroup(named: String(bits)), hash: try HashAlgorithm(named: try reader.string(srpObject, "hash", at: "srp.") ?? "sha256"))
+        } catch {
+            throw AuthCoreError(.malformedInput, "\(source): srp.group or srp.hash: \(error.reason)")
+        }
+        guard let verifiers = try reader.path(srpObject, "verifiersFile", at: "srp.") else {
+            throw AuthCoreError(.malformedInput, "\(source): srp.verifiersFile is required")
+        }
+        verifiersFile = verifiers
+        policy = SRPLoginPolicy()
+        if let seconds = try reader.integer(srpObject, "handshakeLifetimeSeconds", 1...3600, at: "srp.") { policy.handshakeLifetime = .seconds(seconds) }
+        policy.maximumFailures = try reader.integer(srpObject, "maximumFailures", 1...1000, at: "srp.") ?? policy.maximumFailures
+        if let seconds = try reader.integer(srpObject, "failureWindowSeconds", 1...86_400, at: "srp.") { policy.failureWindow = .seconds(seconds) }
+
+        sessionLifetime = .seconds(try reader.integer(root, "sessionLifetimeSeconds", 1...(7 * 86_400), at: "") ?? 3600)
+
+        if let object = try reader.object(root, "distributeToken") {
+            try reader.allow(object, ["roleArn", "durationSeconds", "policy", "externalId", "region", "endpoint", "signatureStyle"], at: "distributeToken.")
+            guard let arn = try reader.string(object, "roleArn", at: "distributeToken.") else {
+                throw AuthCoreError(.malformedInput, "\(source): distributeToken.roleArn is required")
+            }
+            var role = DistributeTokenVendor.Role(roleArn: arn)
+            role.durationSeconds =
+                try reader.integer(object, "durationSeconds", AliyunSTSClient.minimumDuration...AliyunSTSClient.maximumDuration, at: "distributeToken.")
+                ?? role.durationSeconds
+            role.policy = try reader.string(object, "policy", at: "distributeToken.")
+            role.externalId = try reader.string(object, "externalId", at: "distributeToken.")
+            let style: AliyunSTSClient.SignatureStyle
+            switch try reader.string(object, "signatureStyle", at: "distributeToken.") {
+            case nil, "rpc": style = .rpc
+            case "acs3": style = .acs3
+            default: throw AuthCoreError(.malformedInput, "\(source): distributeToken.signatureStyle is rpc or acs3")
+            }
+            distributeToken = (
+                role, try reader.string(object, "region", at: "distributeToken."), try reader.string(object, "endpoint", at: "distributeToken."), style
+            )
+        }
+
+        if let object = try reader.object(root, "ossSigning") { ossSigning = try OSSSigningPolicyFile.policy(from: object, source: "\(source): ossSigning") }
+
+        if let object = try reader.object(root, "developerIdentity") {
+            let at = "developerIdentity."
+            try reader.allow(object, ["region", "identityPoolId", "providerName", "tokenDuration", "endpoint"], at: at)
+            guard let region = try reader.string(object, "region", at: at), let pool = try reader.string(object, "identityPoolId", at: at),
+                let provider = try reader.string(object, "providerName", at: at)
+            else { throw AuthCoreError(.malformedInput, "\(source): developerIdentity needs region, identityPoolId and providerName") }
+            let duration = try reader.integer(object, "tokenDuration", CognitoIdentityClient.tokenDurationRange, at: at) ?? CognitoIdentityClient.defaultTokenDuration
+            developerIdentity = (region, pool, provider, duration, try reader.string(object, "endpoint", at: at))
+        }
+    }
+}
+
+/// Reads fields with errors that name the file and the field's path, never its value.
+struct FieldReader {
+    let source: String
+    let directory: String
+
+    func allow(_ object: JSONObject, _ keys: Set<String>, at path: String) throws(AuthCoreError) {
+        if let unknown = object.keys.first(where: { !keys.contains($0) }) {
+            throw AuthCoreError(.malformedInput, "\(source): unknown option \(path)\(unknown) (known: \(keys.sorted().joined(separator: ", ")))")
+        }
+    }
+
+    func object(_ object: JSONObject, _ key: String) throws(AuthCoreError) -> JSONObject? {
+        do { return try object.optionalObject(key) } catch { throw AuthCoreError(.malformedInput, "\(source): \(key) must be an object") }
+    }
+
+    func string(_ object: JSONObject, _ key: String, at path: String) throws(AuthCoreError) -> String? {
+        do { return try object.optionalString(key) } catch { throw AuthCoreError(.malformedInput, "\(source): \(path)\(key) must be a string") }
+    }
+
+    func integer(_ object: JSONObject, _ key: String, _ range: ClosedRange<Int>, at path: String) throws(AuthCoreError) -> Int? {
+        guard object.has(key) else { return nil }
+        do { return Int(try object.integer(key, in: Int64(range.lowerBound)...Int64(range.upperBound))) } catch {
+            throw AuthCoreError(.malformedInput, "\(source): \(path)\(key) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
+        }
+    }
+
+    func path(_ object: JSONObject, _ key: String, at path: String) throws(AuthCoreError) -> String? {
+        guard let value = try string(object, key, at: path) else { return nil }
+        guard !value.isEmpty, !value.utf8.contains(0) else { throw AuthCoreError(.malformedInput, "\(source): \(path)\(key) is empty") }
+        return value.hasPrefix("/") ? value : "\(directory)/\(value)"
+    }
+}

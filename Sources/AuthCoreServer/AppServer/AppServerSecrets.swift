@@ -1,0 +1,75 @@
+public import AuthCore
+public import AuthCoreClients
+
+/// What the reference server needs that must not be in its configuration file (`authcore serve`
+/// reads them from the environment).
+public struct AppServerSecrets: Sendable {
+    /// The secret every instance shares: it keys the sealed login states and the unknown users'
+    /// decoys (at least 32 bytes).
+    public var serverSecret: SecureBytes
+    /// Redis's `AUTH` password.
+    public var redisPassword: SecureBytes?
+    /// The long-term Alibaba Cloud key that calls STS `AssumeRole` (for `distribute-token.json`).
+    public var stsCredentials: Credentials?
+    /// The OSS key `/oss/sign` signs with.
+    public var ossCredentials: Credentials?
+    /// The AWS credentials that sign `GetOpenIdTokenForDeveloperIdentity`.
+    public var developerCredentials: Credentials?
+
+    /// Secrets with only the server secret.
+    public init(serverSecret: SecureBytes) { self.serverSecret = serverSecret }
+}
+
+extension AppServerConfiguration {
+    /// The HTTP server's configuration and the app server, built from the files and `secrets`.
+    ///
+    /// - Throws: `AuthCoreError` `.malformedInput` for a file that cannot be read,
+    ///   `.credentialsUnavailable` naming the secret an enabled endpoint lacks, and the components'
+    ///   `.invalidParameter` errors.
+    public func makeServer(secrets: AppServerSecrets, transport: any HTTPTransport = HTTP1Transport()) throws(AuthCoreError)
+        -> (HTTPServer.Configuration, AppServer)
+    {
+        var listen = self.listen
+        if let certificateFile, let privateKeyFile {
+            listen.tls = try HTTPServer.TLSIdentity(certificateFile: certificateFile, privateKeyFile: privateKeyFile)
+        }
+        let store: any HandshakeStore
+        if var redis {
+            redis.password = secrets.redisPassword
+            store = RedisHandshakeStore(configuration: redis)
+        } else {
+            store = InMemoryHandshakeStore()
+        }
+        let logins = try SRPLoginService(
+            configuration: srp, policy: policy, verifiers: try StaticVerifierStore(contentsOfFile: verifiersFile), handshakes: store,
+            serverSecret: secrets.serverSecret)
+        let sessions = try AppSessions(store: store, lifetime: sessionLifetime)
+
+        var vendor: DistributeTokenVendor?
+        if let distributeToken {
+            guard let credentials = secrets.stsCredentials else {
+                throw AuthCoreError(.credentialsUnavailable, "distributeToken needs the Alibaba Cloud key that calls AssumeRole")
+            }
+            let client = try AliyunSTSClient(
+                region: distributeToken.region, endpoint: distributeToken.endpoint, transport: transport, signatureStyle: distributeToken.style)
+            vendor = DistributeTokenVendor(client: client, role: distributeToken.role, credentials: credentials)
+        }
+        var authority: OSSSigningAuthority?
+        if let ossSigning {
+            guard let credentials = secrets.ossCredentials else { throw AuthCoreError(.credentialsUnavailable, "ossSigning needs the OSS key to sign with") }
+            authority = try OSSSigningAuthority(credentials: credentials, policy: ossSigning)
+        }
+        var developer: DeveloperIdentityVendor?
+        if let developerIdentity {
+            guard let credentials = secrets.developerCredentials else {
+                throw AuthCoreError(.credentialsUnavailable, "developerIdentity needs the AWS credentials that sign GetOpenIdTokenForDeveloperIdentity")
+            }
+            let client = try CognitoIdentityClient(
+                region: developerIdentity.region, endpoint: developerIdentity.endpoint, sender: SignedRequestSender(transport: transport))
+            developer = try DeveloperIdentityVendor(
+                client: client, identityPoolId: developerIdentity.identityPoolId, providerName: developerIdentity.providerName,
+                tokenDuration: developerIdentity.tokenDuration, credentials: credentials)
+        }
+        return (listen, AppServer(logins: logins, sessions: sessions, tokenVendor: vendor, ossSigning: authority, developerIdentity: developer))
+    }
+}

@@ -1,0 +1,372 @@
+public import AuthCore
+public import AuthCoreClients
+internal import CAuthCoreMicroHTTPD
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HTTP/1.1 server on libmicrohttpd: MHD's own pool of polling threads parses requests and
+/// writes answers; each complete request goes to an async ``Handler`` while its connection is
+/// suspended (MHD_suspend_connection), so a slow handler (a call to STS, to Redis) holds no MHD
+/// thread.
+///
+/// Limits hold while receiving: a body announced longer than ``Configuration/maximumBodyBytes``
+/// is answered `413` with a JSON error before any of it is read; a chunked body that grows past the
+/// limit closes the connection; the request head is bounded by MHD's per-connection memory
+/// (``Configuration/maximumHeadBytes``). Plain http is only served on a loopback address; any other
+/// address needs ``Configuration/tls`` (MHD's TLS, from PEM text).
+///
+/// Answer bodies (session tokens, credentials) are copied into a buffer that is wiped when MHD
+/// releases it; request bodies are wiped when the request completes.
+public final class HTTPServer: Sendable {
+    /// Where to listen and the limits.
+    public struct Configuration: Sendable {
+        /// An IPv4 address to listen on (loopback by default).
+        public var host = "127.0.0.1"
+        /// The port; 0 lets the system choose (see ``HTTPServer/port``).
+        public var port = 0
+        /// MHD's polling threads.
+        public var threads = 2
+        /// Connections open at once; more are refused at accept.
+        public var maximumConnections = 512
+        /// A connection idle this long is closed (whole seconds).
+        public var idleTimeout: Duration = .seconds(30)
+        /// The longest request body.
+        public var maximumBodyBytes = 65_536
+        /// MHD's memory per connection, which bounds the request line and header fields.
+        public var maximumHeadBytes = 32_768
+        /// TLS; required unless ``host`` is a loopback address.
+        public var tls: TLSIdentity?
+
+        /// Loopback, a port the system chooses, two threads, 64 KiB bodies, plain http.
+        public init() {}
+    }
+
+    /// A certificate chain and its private key, PEM.
+    public struct TLSIdentity: Sendable {
+        /// The certificate chain, leaf first (PEM).
+        public var certificateChainPEM: [UInt8]
+        /// The private key (PEM).
+        public var privateKeyPEM: SecureBytes
+
+        /// An identity from PEM text.
+        public init(certificateChainPEM: [UInt8], privateKeyPEM: SecureBytes) {
+            self.certificateChainPEM = certificateChainPEM
+            self.privateKeyPEM = privateKeyPEM
+        }
+
+        /// An identity read from two PEM files of at most 1 MiB each.
+        ///
+        /// - Throws: `AuthCoreError.Code.malformedInput` naming the file that cannot be read, and
+        ///   `SecretFile`'s errors for a key file that others may read.
+        public init(certificateFile: String, privateKeyFile: String) throws(AuthCoreError) {
+            certificateChainPEM = try ConfigurationFile.read(certificateFile, limit: 1 << 20, what: "certificate file")
+            // The key file is checked like every secret file: a regular file of this user, mode 0600.
+            guard let key = try SecretFile(path: privateKeyFile).read() else {
+                throw AuthCoreError(.malformedInput, "private key file \(privateKeyFile) does not exist")
+            }
+            privateKeyPEM = key
+        }
+    }
+
+    /// Answers one request. It must not throw: every failure is an answer (a JSON error).
+    public typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPResponse
+
+    /// What the server was started with.
+    public let configuration: Configuration
+    /// The port it listens on (the system's choice when ``Configuration/port`` was 0).
+    public let port: Int
+    private let core: DaemonCore
+
+    /// Starts listening.
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for an address that is not IPv4, a port
+    ///   outside 0…65535, limits that are not positive, or plain http on an address that is not
+    ///   loopback; `.transportFailure` when MHD cannot start (the port is in use, the key does not
+    ///   match the certificate, …).
+    public init(configuration: Configuration, handler: @escaping Handler) throws(AuthCoreError) {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
+            throw AuthCoreError(.invalidParameter, "listen address '\(configuration.host)' is not an IPv4 address")
+        }
+        guard let port = UInt16(exactly: configuration.port) else { throw AuthCoreError(.invalidParameter, "port \(configuration.port) is outside 0...65535") }
+        address.sin_port = port.bigEndian
+        let loopback = UInt32(bigEndian: address.sin_addr.s_addr) >> 24 == 127
+        guard configuration.tls != nil || loopback else {
+            throw AuthCoreError(.invalidParameter, "plain http is only served on a loopback address; give a certificate and key for \(configuration.host)")
+        }
+        let idleSeconds = configuration.idleTimeout.components.seconds
+        guard let threads = UInt32(exactly: configuration.threads), (1...256).contains(threads),
+            let connections = UInt32(exactly: configuration.maximumConnections), connections >= 1,
+            let idle = UInt32(exactly: idleSeconds), idle >= 1, configuration.maximumBodyBytes >= 0,
+            configuration.maximumHeadBytes >= 4096
+        else { throw AuthCoreError(.invalidParameter, "threads 1...256, connections and idle seconds at least 1, head memory at least 4096 bytes") }
+
+        let core = DaemonCore(handler: handler, maximumBodyBytes: configuration.maximumBodyBytes)
+        let context = Unmanaged.passRetained(core)
+        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
+        let daemon: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                guard let tls = configuration.tls else {
+                    return authcore_mhd_start(
+                        flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, threads, connections, idle,
+                        configuration.maximumHeadBytes, nil, nil)
+                }
+                // MHD hands both texts to the TLS library during the start; the key's NUL-terminated
+                // copy is wiped as soon as it returns.
+                var certificate = tls.certificateChainPEM.map { CChar(bitPattern: $0) } + [0]
+                var key = [CChar](repeating: 0, count: tls.privateKeyPEM.count + 1)
+                defer { key.withUnsafeMutableBytes { wipeSecretMemory($0) } }
+                tls.privateKeyPEM.withUnsafeBytes { bytes in
+                    key.withUnsafeMutableBytes { $0.copyMemory(from: bytes) }
+                }
+                return certificate.withUnsafeMutableBufferPointer { certificateText in
+                    key.withUnsafeMutableBufferPointer { keyText in
+                        authcore_mhd_start(
+                            flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, threads, connections, idle,
+                            configuration.maximumHeadBytes, keyText.baseAddress, certificateText.baseAddress)
+                    }
+                }
+            }
+        }
+        guard let daemon else {
+            context.release()
+            throw AuthCoreError(.transportFailure, "the HTTP server cannot listen on \(configuration.host):\(configuration.port) (in use, or the TLS key and certificate do not load)")
+        }
+        core.attach(daemon: daemon, context: context)
+        self.core = core
+        self.configuration = configuration
+        self.port = Int(authcore_mhd_bound_port(daemon))
+    }
+
+    /// `http://host:port` or `https://host:port`.
+    public var url: String { "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(port)" }
+
+    /// Stops accepting, cancels the handlers still running and waits for them, then closes every
+    /// connection. Later calls do nothing.
+    public func stop() async {
+        core.quiesce()
+        while core.pendingCount > 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        core.stopDaemon()
+    }
+
+    deinit {
+        // Handlers keep the core alive while they run, and nothing is suspended without one.
+        core.quiesce()
+        core.stopDaemon()
+    }
+}
+
+/// A connection pointer that crosses to the handler's task (only MHD_resume_connection uses it
+/// there, which MHD allows from any thread).
+struct SuspendedConnection: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// The daemon and what its callbacks share: the handler and the requests in flight.
+final class DaemonCore: @unchecked Sendable {
+    // invariant (Sendable): `daemon` and `context` are set once by `attach` before MHD calls back,
+    // and cleared only by `stopDaemon` under `state`; everything else mutable is inside `state`.
+    struct State {
+        var running: [UInt64: Task<Void, Never>] = [:]
+        var nextIdentifier: UInt64 = 0
+        var stopping = false
+        var daemon: OpaquePointer?
+        var context: Unmanaged<DaemonCore>?
+    }
+
+    let handler: HTTPServer.Handler
+    let maximumBodyBytes: Int
+    let state = Locked(State())
+
+    init(handler: @escaping HTTPServer.Handler, maximumBodyBytes: Int) {
+        self.handler = handler
+        self.maximumBodyBytes = maximumBodyBytes
+    }
+
+    func attach(daemon: OpaquePointer, context: Unmanaged<DaemonCore>) {
+        state.withLock {
+            $0.daemon = daemon
+            $0.context = context
+        }
+    }
+
+    var pendingCount: Int { state.withLock { $0.running.count } }
+
+    /// Runs the handler for a suspended connection and resumes it with the answer; false when the
+    /// server is stopping (nothing was started).
+    func start(_ exchange: Exchange, connection: SuspendedConnection) -> Bool {
+        state.withLock { state in
+            guard !state.stopping else { return false }
+            let identifier = state.nextIdentifier
+            state.nextIdentifier &+= 1
+            let request = HTTPServerRequest(method: exchange.method, path: exchange.path, headers: exchange.headers, body: exchange.body)
+            state.running[identifier] = Task { [self] in
+                let response = await handler(request)
+                exchange.response.withLock { $0 = response }
+                MHD_resume_connection(connection.pointer)
+                self.state.withLock { _ = $0.running.removeValue(forKey: identifier) }
+            }
+            return true
+        }
+    }
+
+    /// No new connections or handlers; the running handlers are cancelled.
+    func quiesce() {
+        let (daemon, tasks): (OpaquePointer?, [Task<Void, Never>]) = state.withLock { state in
+            let first = !state.stopping
+            state.stopping = true
+            return (first ? state.daemon : nil, Array(state.running.values))
+        }
+        if let daemon {
+            let listener = MHD_quiesce_daemon(daemon)
+            if listener >= 0 { close(listener) }
+        }
+        for task in tasks { task.cancel() }
+    }
+
+    /// Closes every connection and releases the callbacks' reference (once all handlers ended).
+    func stopDaemon() {
+        let (daemon, context): (OpaquePointer?, Unmanaged<DaemonCore>?) = state.withLock { state in
+            defer {
+                state.daemon = nil
+                state.context = nil
+            }
+            return (state.daemon, state.context)
+        }
+        if let daemon { MHD_stop_daemon(daemon) }
+        context?.release()
+    }
+}
+
+/// One request while MHD works on it: what has arrived, and the answer once the handler gave it.
+final class Exchange: @unchecked Sendable {
+    // invariant (Sendable): everything but `response` is touched only by MHD's callbacks for this
+    // connection, which MHD serialises; `response` is written by the handler's task under its lock
+    // before the connection is resumed.
+    let method: String
+    let path: String
+    let headers: [HTTPHeader]
+    var body: [UInt8] = []
+    var started = false
+    let response = Locked<HTTPResponse?>(nil)
+
+    init(method: String, path: String, headers: [HTTPHeader]) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+    }
+
+    func wipe() {
+        body.withUnsafeMutableBytes { wipeSecretMemory($0) }
+        body = []
+    }
+}
+
+/// The JSON error MHD's own early answers use (the app server answers in the same shape).
+func jsonErrorResponse(status: Int, code: String, message: String) -> HTTPResponse {
+    let text = #"{"code":"\#(code)","message":"\#(message)"}"#
+    return HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", "application/json")], body: Array(text.utf8))
+}
+
+// MARK: - MHD callbacks
+
+private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
+    guard let context, let connection, let requestContext else { return MHD_Result.NO }
+    let core = Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue()
+    guard let existing = requestContext.pointee else {
+        // The head has arrived.
+        let exchange = Exchange(
+            method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/", headers: headerFields(of: connection))
+        requestContext.pointee = Unmanaged.passRetained(exchange).toOpaque()
+        if let length = exchange.headers.first(named: "Content-Length"), Int(length).map({ $0 > core.maximumBodyBytes }) ?? false {
+            // Refused before a body byte is read; MHD closes the connection after the answer.
+            return queue(
+                jsonErrorResponse(status: 413, code: "RequestTooLarge", message: "the body is longer than \(core.maximumBodyBytes) bytes"),
+                on: connection)
+        }
+        return MHD_Result.YES
+    }
+    let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
+    if let uploadSize, uploadSize.pointee > 0 {
+        let count = uploadSize.pointee
+        let (total, overflow) = exchange.body.count.addingReportingOverflow(count)
+        guard !overflow, total <= core.maximumBodyBytes, let uploadData else {
+            exchange.wipe()
+            return MHD_Result.NO  // a chunked body past the limit: the connection is closed
+        }
+        exchange.body.append(contentsOf: UnsafeRawBufferPointer(start: uploadData, count: count))
+        uploadSize.pointee = 0
+        return MHD_Result.YES
+    }
+    if let response = exchange.response.withLock({ $0.take() }) { return queue(response, on: connection) }
+    guard !exchange.started else { return MHD_Result.YES }
+    exchange.started = true
+    // Suspended before the handler can resume it: the task starts only after this.
+    MHD_suspend_connection(connection)
+    guard core.start(exchange, connection: SuspendedConnection(pointer: connection)) else {
+        exchange.response.withLock { $0 = jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping") }
+        MHD_resume_connection(connection)
+        return MHD_Result.YES
+    }
+    return MHD_Result.YES
+}
+
+private let completionHandler: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+    guard let requestContext, let existing = requestContext.pointee else { return }
+    let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeRetainedValue()
+    exchange.wipe()
+    requestContext.pointee = nil
+}
+
+/// Every request header field, in order.
+private func headerFields(of connection: OpaquePointer) -> [HTTPHeader] {
+    final class Collector { var fields: [HTTPHeader] = [] }
+    let collector = Collector()
+    withExtendedLifetime(collector) {
+        _ = MHD_get_connection_values(
+            connection, MHD_ValueKind.HEADER_KIND,
+            { context, _, key, value in
+                guard let context, let key else { return MHD_Result.YES }
+                let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
+                collector.fields.append(HTTPHeader(String(cString: key), value.map { String(cString: $0) } ?? ""))
+                return MHD_Result.YES
+            }, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return collector.fields
+}
+
+/// Queues `response` on `connection`: the body is copied into a buffer MHD owns, which is wiped
+/// when MHD frees it (it may hold a session token or credentials).
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    let count = response.body.count
+    let prefix = MemoryLayout<Int>.stride
+    guard let storage = malloc(prefix + count) else { return MHD_Result.NO }
+    storage.storeBytes(of: count, as: Int.self)
+    let body = storage + prefix
+    response.body.withUnsafeBytes { bytes in
+        if let base = bytes.baseAddress { body.copyMemory(from: base, byteCount: count) }
+    }
+    guard let answer = MHD_create_response_from_buffer_with_free_callback(count, body, wipeAndFree) else {
+        wipeAndFree(body)
+        return MHD_Result.NO
+    }
+    defer { MHD_destroy_response(answer) }
+    for header in response.headers {
+        guard MHD_add_response_header(answer, header.name, header.value) == MHD_Result.YES else { return MHD_Result.NO }
+    }
+    guard let status = UInt32(exactly: response.status), (100...599).contains(status) else { return MHD_Result.NO }
+    return MHD_queue_response(connection, status, answer)
+}
+
+/// MHD's free callback for ``queue(_:on:)``'s buffers: the length is stored just before the body.
+private let wipeAndFree: MHD_ContentReaderFreeCallback = { body in
+    guard let body else { return }
+    let storage = body - MemoryLayout<Int>.stride
+    let count = storage.load(as: Int.self)
+    wipeSecretMemory(UnsafeMutableRawBufferPointer(start: body, count: count))
+    free(storage)
+}

@@ -1,0 +1,33 @@
+public import AuthCore
+
+/// One request as ``HTTPServer`` hands it to its handler: complete, its body within the server's
+/// limit.
+public struct HTTPServerRequest: Sendable, CustomStringConvertible {
+    /// The method (`GET`, `POST`, …).
+    public let method: String
+    /// The path, without the query (as the request line has it, not percent-decoded).
+    public let path: String
+    /// The header fields in the order received (names as sent; compare them with `hasName`).
+    public let headers: [HTTPHeader]
+    /// The body.
+    public let body: [UInt8]
+
+    /// A request (the server builds these; tests may too).
+    public init(method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The method and path only: headers and body may carry credentials.
+    public var description: String { "HTTPServerRequest(\(method) \(path), \(body.count) body bytes)" }
+
+    /// The token of an `Authorization: Bearer <token>` field (RFC 6750 §2.1), nil without one.
+    public var bearerToken: String? {
+        guard let value = headers.first(named: "Authorization") else { return nil }
+        let bytes = Array(value.utf8)
+        guard bytes.count > 7, equalIgnoringASCIICase(bytes[0..<6], "bearer".utf8), bytes[6] == 0x20 else { return nil }
+        return String(decoding: bytes[7...], as: UTF8.self)
+    }
+}

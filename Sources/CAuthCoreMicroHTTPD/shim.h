@@ -1,0 +1,50 @@
+// libmicrohttpd (Debian libmicrohttpd-dev), the HTTP server under AuthCoreServer's reference app
+// server. Only what Swift cannot call is wrapped: MHD_start_daemon is variadic.
+#ifndef AUTHCORE_MICROHTTPD_SHIM_H
+#define AUTHCORE_MICROHTTPD_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+#include <microhttpd.h>
+
+/// MHD_start_daemon with the options the server uses, in one fixed order: the listening address,
+/// the completion callback, a pool of `threads` polling threads, limits on connections, idle
+/// seconds and per-connection memory, and (when `key_pem` is not NULL) TLS from PEM text.
+/// Returns NULL when the daemon cannot start (the address is in use, the key does not load, ...).
+static inline struct MHD_Daemon *authcore_mhd_start(
+    unsigned int flags, const struct sockaddr *address, MHD_AccessHandlerCallback handler, void *handler_context,
+    MHD_RequestCompletedCallback completed, unsigned int threads, unsigned int connection_limit,
+    unsigned int idle_seconds, size_t connection_memory_limit, const char *key_pem, const char *certificate_pem) {
+    if (key_pem != NULL && certificate_pem != NULL) {
+        return MHD_start_daemon(
+            flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_context,
+            MHD_OPTION_SOCK_ADDR, address,
+            MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+            MHD_OPTION_THREAD_POOL_SIZE, threads,
+            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+            MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+            MHD_OPTION_HTTPS_MEM_KEY, key_pem,
+            MHD_OPTION_HTTPS_MEM_CERT, certificate_pem,
+            MHD_OPTION_END);
+    }
+    return MHD_start_daemon(
+        flags, 0, NULL, NULL, handler, handler_context,
+        MHD_OPTION_SOCK_ADDR, address,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+        MHD_OPTION_THREAD_POOL_SIZE, threads,
+        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+        MHD_OPTION_END);
+}
+
+/// The port the daemon listens on (the one the system chose for port 0), 0 if unknown.
+static inline uint16_t authcore_mhd_bound_port(struct MHD_Daemon *daemon) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+#endif

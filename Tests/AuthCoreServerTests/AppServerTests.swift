@@ -1,0 +1,292 @@
+import AuthCore
+import AuthCoreClients
+import AuthCoreServer
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+/// The app server's endpoints over a real libmicrohttpd listener on loopback, in this process, with
+/// the in-memory store (the Redis store and two `authcore serve` processes are the integration
+/// suite's). The client side is `SRPLoginClient` over the library's HTTP/1.1 transport.
+@Suite("App server over HTTP: login, sessions, every bad request a JSON 4xx")
+final class AppServerTests {
+    let configuration = try! SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)  // test constant
+    let password = SecureBytes(Array("correct horse battery staple".utf8))
+    let ossKey = try! Credentials(accessKeyId: "LTAI5tTestKeyForSigning", secretAccessKey: "test-oss-secret-0123456789")  // test constant
+    let server: HTTPServer
+    let app: AppServer
+    let store = InMemoryHandshakeStore()
+    let client: SRPLoginClient
+
+    init() throws {
+        let users = StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)])
+        var policy = SRPLoginPolicy()
+        policy.maximumFailures = 3
+        let logins = try SRPLoginService(
+            configuration: configuration, policy: policy, verifiers: users, handshakes: store, serverSecret: SecureBytes([UInt8](repeating: 7, count: 32)))
+        let authority = try OSSSigningAuthority(
+            credentials: ossKey, policy: OSSSigningPolicy(buckets: ["photos"], keyPrefixes: ["users/alice/"], regions: ["cn-hangzhou"]))
+        let app = AppServer(logins: logins, sessions: try AppSessions(store: store), ossSigning: authority)
+        self.app = app
+        var listen = HTTPServer.Configuration()
+        listen.maximumBodyBytes = 8192
+        server = try HTTPServer(configuration: listen) { request in await app.handle(request) }
+        client = try SRPLoginClient(server: try RequestURL(server.url), configuration: configuration)
+    }
+
+    deinit {
+        let server = server
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await server.stop()
+            done.signal()
+        }
+        done.wait()
+    }
+
+
+    func send(_ method: String, _ path: String, headers: [HTTPHeader] = [], body: String = "") async throws -> (status: Int, json: JSONObject?) {
+        let response = try await HTTP1Transport().send(
+            HTTPRequest(method: method, url: try RequestURL(server.url + path), headers: headers, body: Array(body.utf8)))
+        #expect(response.headers.first(named: "Content-Type") == "application/json", "\(method) \(path)")
+        return (response.status, try? JSONObject(parsing: response.body, context: "answer"))
+    }
+
+    /// The error code (`ErrorCode` in the OSS sample's shape of `distribute-token.json`).
+    func code(_ answer: (status: Int, json: JSONObject?)) -> String? { (try? answer.json?.string("code")) ?? (try? answer.json?.string("ErrorCode")) }
+
+    @Test("a login over HTTP gives a session token that opens /oss/sign; the server's M2 is checked; the same login id is refused the second time")
+    func loginAndSession() async throws {
+        let pending = try await client.begin(username: "alice", password: password)
+        let result = try await client.finish(pending)
+        #expect(result.username == "alice")
+        #expect(result.sessionToken.count == 43)
+        #expect(result.sessionKey.count == 32)
+        #expect(!String(describing: result).contains(result.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
+        // The server's session says alice.
+        let token = result.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(try await app.sessions.username(for: token) == "alice")
+
+        // Replaying the finished login id.
+        do {
+            _ = try await client.finish(pending)
+            Issue.record("a finished login id was accepted again")
+        } catch {
+            #expect(error.serviceErrorType == "LoginExpired", "\(error)")
+            #expect(error.httpStatus == 400)
+        }
+
+        // The token signs inside the policy, and the signature is the authority's own.
+        let signer = try URLSignatureProvider(url: try RequestURL(server.url + "/oss/sign"), headers: [result.authorizationHeader])
+        let pendingSignature = try OSSDetachedSigner(version: .v4, region: "cn-hangzhou", accessKeyId: ossKey.accessKeyId).prepare(
+            OSSRequest(method: "GET", target: "/users/alice/cat.jpg", headers: [HTTPHeader("Host", "photos.oss")], bucket: "photos", key: "users/alice/cat.jpg"), at: SystemClock().now())
+        let request = OSSSignatureRequest(pendingSignature)
+        let signed = try await signer.signature(for: request)
+        let expected = try OSSSigningAuthority(credentials: ossKey, policy: OSSSigningPolicy(buckets: ["photos"], keyPrefixes: ["users/"], regions: ["cn-hangzhou"])).sign(
+            request, at: SystemClock().now())
+        #expect(signed.signature == expected.signature)
+        #expect(signed.accessKeyId == ossKey.accessKeyId)
+
+        // Outside the policy: 403 with the authority's reason.
+        let outside = try OSSDetachedSigner(version: .v4, region: "cn-hangzhou", accessKeyId: ossKey.accessKeyId).prepare(
+            OSSRequest(method: "GET", target: "/users/bob/cat.jpg", headers: [HTTPHeader("Host", "photos.oss")], bucket: "photos", key: "users/bob/cat.jpg"), at: SystemClock().now())
+        do {
+            _ = try await signer.signature(for: OSSSignatureRequest(outside))
+            Issue.record("a key outside the policy was signed")
+        } catch {
+            #expect(error.httpStatus == 403, "\(error)")
+            #expect(error.serviceErrorType == "NotPermitted")
+        }
+
+        // A revoked token no longer opens anything.
+        try await app.sessions.revoke(token)
+        let revoked = try await send("POST", "/oss/sign", headers: [result.authorizationHeader], body: "{}")
+        #expect(revoked.status == 401)
+        #expect(code(revoked) == "Unauthorized")
+    }
+
+    @Test("a wrong password and an unknown user get the same 401; the third failure locks alice out with 429 on begin")
+    func failuresAndLockout() async throws {
+        for user in ["alice", "mallory"] {
+            do {
+                _ = try await client.login(username: user, password: SecureBytes(Array("wrong".utf8)))
+                Issue.record("\(user) logged in with a wrong password")
+            } catch {
+                #expect(error.httpStatus == 401, "\(error)")
+                #expect(error.serviceErrorType == "ProofMismatch")
+            }
+        }
+        for _ in 0..<2 { _ = try? await client.login(username: "alice", password: SecureBytes(Array("wrong".utf8))) }
+        do {
+            _ = try await client.login(username: "alice", password: password)
+            Issue.record("a locked-out user logged in")
+        } catch {
+            #expect(error.httpStatus == 429, "\(error)")
+            #expect(error.serviceErrorType == "TooManyFailures")
+        }
+    }
+
+    @Test("every malformed request is a JSON 4xx naming the problem, and the server keeps answering")
+    func badRequests() async throws {
+        let n = Hex.encode(configuration.group.modulus.minimalBigEndianBytes)
+        let cases: [(String, String, [HTTPHeader], String, Int, String)] = [
+            ("GET", "/nowhere", [], "", 404, "NotFound"),
+            ("GET", "/srp/begin", [], "", 405, "MethodNotAllowed"),
+            ("POST", "/distribute-token.json", [], "", 405, "MethodNotAllowed"),
+            ("POST", "/srp/begin", [], "", 400, "MalformedRequest"),
+            ("POST", "/srp/begin", [], "not json", 400, "MalformedRequest"),
+            ("POST", "/srp/begin", [], "[1,2]", 400, "MalformedRequest"),
+            ("POST", "/srp/begin", [], #"{"A":"02"}"#, 400, "MalformedRequest"),
+            ("POST", "/srp/begin", [], #"{"username":5,"A":"02"}"#, 400, "MalformedRequest"),
+            ("POST", "/srp/begin", [], #"{"username":"alice","A":"xyz"}"#, 400, "MalformedRequest"),
+            ("POST", "/srp/begin", [], #"{"username":"alice","A":"00"}"#, 400, "MalformedRequest"),
+            ("POST", "/srp/begin", [], #"{"username":"alice","A":"\#(n)"}"#, 400, "MalformedRequest"),
+            ("POST", "/srp/begin", [], #"{"username":"","A":"02"}"#, 400, "MalformedRequest"),
+            ("POST", "/srp/begin", [], #"{"username":"alice","A":"\#(String(repeating: "ab", count: 2100))"}"#, 400, "MalformedRequest"),
+            ("POST", "/srp/finish", [], #"{"loginId":"0123456789abcdef0123456789abcdef","M1":"00"}"#, 400, "LoginExpired"),
+            ("POST", "/srp/finish", [], #"{"loginId":"../../etc","M1":"00"}"#, 400, "LoginExpired"),
+            ("POST", "/srp/finish", [], #"{"loginId":"0123456789abcdef0123456789abcdef"}"#, 400, "MalformedRequest"),
+            ("POST", "/oss/sign", [], "{}", 401, "Unauthorized"),
+            ("POST", "/oss/sign", [HTTPHeader("Authorization", "Bearer short")], "{}", 401, "Unauthorized"),
+            ("POST", "/oss/sign", [HTTPHeader("Authorization", "Basic YWxpY2U6cHc=")], "{}", 401, "Unauthorized"),
+            ("POST", "/oss/sign", [HTTPHeader("Authorization", "Bearer " + String(repeating: "A", count: 43))], "{}", 401, "Unauthorized"),
+            ("POST", "/cognito/developer-identity", [], "", 404, "NotConfigured"),
+            ("POST", "/srp/begin", [], String(repeating: " ", count: 9000), 413, "RequestTooLarge"),
+        ]
+        for (method, path, headers, body, status, expected) in cases {
+            let answer = try await send(method, path, headers: headers, body: body)
+            #expect(answer.status == status, "\(method) \(path) \(body.prefix(60))")
+            #expect(code(answer) == expected, "\(method) \(path) \(body.prefix(60))")
+        }
+        let token = try await send("GET", "/distribute-token.json")
+        #expect(token.status == 404)
+        #expect(try token.json?.string("ErrorCode") == "NotConfigured")
+        #expect(try token.json?.integer("StatusCode", in: 0...999) == 404)
+        // Still serving logins.
+        #expect(try await client.login(username: "alice", password: password).username == "alice")
+    }
+
+    @Test("a chunked body past the limit closes the connection; an over-long head is refused by MHD; the server keeps serving")
+    func oversizedStreams() async throws {
+        let chunked = try await rawExchange(
+            "POST /srp/begin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "400\r\n" + String(repeating: "a", count: 1024) + "\r\n", count: 16))
+        #expect(!chunked.hasPrefix("HTTP/1.1 200"), "\(chunked.prefix(80))")
+        let head = try await rawExchange("GET /srp/begin HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 40_000))\r\n\r\n")
+        #expect(head.isEmpty || head.hasPrefix("HTTP/1.1 4"), "\(head.prefix(80))")
+        #expect(try await client.login(username: "alice", password: password).username == "alice")
+    }
+
+    /// Writes `text` on a fresh connection and reads what comes back until the server closes (at most 64 KiB).
+    func rawExchange(_ text: String) async throws -> String {
+        let port = server.port
+        return try await Task.detached {
+            let handle = try RawSocket(port: port)
+            defer { handle.close() }
+            handle.write(Array(text.utf8))
+            return String(decoding: handle.readAll(limit: 65_536), as: UTF8.self)
+        }.value
+    }
+
+    @Test("plain http is refused on an address that is not loopback; a busy port is a transportFailure")
+    func listenChecks() throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.host = "0.0.0.0"
+        #expect(throws: AuthCoreError.self) { _ = try HTTPServer(configuration: configuration) { _ in HTTPResponse(status: 200) } }
+        configuration.host = "localhost"
+        #expect(throws: AuthCoreError.self) { _ = try HTTPServer(configuration: configuration) { _ in HTTPResponse(status: 200) } }
+        configuration.host = "127.0.0.1"
+        configuration.port = server.port
+        do {
+            _ = try HTTPServer(configuration: configuration) { _ in HTTPResponse(status: 200) }
+            Issue.record("a second server took a port in use")
+        } catch {
+            #expect(error.code == .transportFailure)
+        }
+    }
+}
+
+@Suite("App sessions and the server's configuration file")
+struct AppSessionsAndConfigurationTests {
+    @Test("a token lasts its lifetime and no longer, is 43 URL-safe characters, and the store keeps only its hash")
+    func sessionLifetime() async throws {
+        let clock = ManualClock(Timestamp(year: 2026, month: 12, day: 2)!)
+        let store = InMemoryHandshakeStore(clock: clock)
+        let sessions = try AppSessions(store: store, lifetime: .seconds(60), clock: clock)
+        let session = try await sessions.issue(for: "alice")
+        let token = session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(token.utf8.count == 43)
+        #expect(token.utf8.allSatisfy { $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        #expect(try await store.value("authcore:session:" + token) == nil)
+        #expect(try await store.value("authcore:session:" + SHA256.hash(string: token).hexLowercased) != nil)
+        #expect(!String(describing: session).contains(token))
+        #expect(!String(reflecting: session).contains(token))
+        clock.advance(seconds: 59)
+        #expect(try await sessions.username(for: token) == "alice")
+        clock.advance(seconds: 1)
+        await #expect(throws: AuthCoreError.self) { try await sessions.username(for: token) }
+        #expect(throws: AuthCoreError.self) { try AppSessions(store: store, lifetime: .seconds(0)) }
+    }
+
+    @Test("role session names: a username STS accepts is kept, any other becomes h. and 40 hex digits")
+    func roleSessionNames() {
+        #expect(DistributeTokenVendor.roleSessionName(for: "alice@example.com") == "alice@example.com")
+        #expect(DistributeTokenVendor.roleSessionName(for: "a") == "h." + SHA256.hash(string: "a").hexLowercased.prefix(40))
+        #expect(DistributeTokenVendor.roleSessionName(for: "h.abc") == "h." + SHA256.hash(string: "h.abc").hexLowercased.prefix(40))
+        #expect(DistributeTokenVendor.roleSessionName(for: "ünïcode").utf8.count == 42)
+        #expect(DistributeTokenVendor.roleSessionName(for: String(repeating: "x", count: 65)).hasPrefix("h."))
+    }
+
+    @Test("the configuration file: defaults, relative paths from its directory, and each mistake named")
+    func configurationFile() throws {
+        let minimal = try AppServerConfiguration(json: Array(#"{"srp":{"verifiersFile":"users.json"}}"#.utf8), directory: "/etc/app")
+        #expect(minimal.verifiersFile == "/etc/app/users.json")
+        #expect(minimal.srp.group.byteCount == 384)
+        #expect(minimal.redis == nil)
+        #expect(minimal.listen.host == "127.0.0.1")
+        #expect(minimal.sessionLifetime == .seconds(3600))
+        let full = try AppServerConfiguration(
+            json: Array(
+                #"""
+                {"listen":{"host":"127.0.0.1","port":8080,"threads":4},"store":{"redis":{"port":6390,"timeoutMilliseconds":250}},
+                 "srp":{"group":2048,"hash":"sha512","verifiersFile":"/u.json","handshakeLifetimeSeconds":5,"maximumFailures":2,"failureWindowSeconds":30},
+                 "sessionLifetimeSeconds":120,"distributeToken":{"roleArn":"acs:ram::1:role/app","durationSeconds":900,"signatureStyle":"acs3"},
+                 "ossSigning":{"buckets":["b"],"keyPrefixes":["p/"]},
+                 "developerIdentity":{"region":"us-east-1","identityPoolId":"us-east-1:x","providerName":"login.app","tokenDuration":600}}
+                """#.utf8))
+        #expect(full.listen.port == 8080)
+        #expect(full.redis?.port == 6390)
+        #expect(full.redis?.timeout == .milliseconds(250))
+        #expect(full.srp.hash == .sha512)
+        #expect(full.policy.maximumFailures == 2)
+        #expect(full.distributeToken?.role.durationSeconds == 900)
+        #expect(full.distributeToken?.style == .acs3)
+        #expect(full.ossSigning?.buckets == ["b"])
+        #expect(full.developerIdentity?.tokenDuration == 600)
+        let mistakes: [(String, String)] = [
+            ("[]", "not a JSON object"),
+            ("{}", "srp is required"),
+            (#"{"srp":{}}"#, "srp.verifiersFile is required"),
+            (#"{"srp":{"verifiersFile":"u","group":1000}}"#, "srp.group"),
+            (#"{"srp":{"verifiersFile":"u","hash":"md5"}}"#, "srp.group or srp.hash"),
+            (#"{"srp":{"verifiersFile":"u"},"listen":{"prot":1}}"#, "unknown option listen.prot"),
+            (#"{"srp":{"verifiersFile":"u"},"listen":{"port":70000}}"#, "listen.port must be a whole number in 0...65535"),
+            (#"{"srp":{"verifiersFile":"u"},"listen":{"certificateFile":"c"}}"#, "go together"),
+            (#"{"srp":{"verifiersFile":"u"},"sessionLifetimeSeconds":1e300}"#, "sessionLifetimeSeconds"),
+            (#"{"srp":{"verifiersFile":"u"},"distributeToken":{}}"#, "distributeToken.roleArn is required"),
+            (#"{"srp":{"verifiersFile":"u"},"distributeToken":{"roleArn":"r","durationSeconds":10}}"#, "durationSeconds"),
+            (#"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"]}}"#, "buckets and keyPrefixes are required"),
+            (#"{"srp":{"verifiersFile":"u"},"developerIdentity":{"region":"r"}}"#, "needs region, identityPoolId and providerName"),
+            (#"{"srp":{"verifiersFile":"u"},"secret":"x"}"#, "unknown option secret"),
+        ]
+        for (text, expected) in mistakes {
+            do {
+                _ = try AppServerConfiguration(json: Array(text.utf8), source: "c.json")
+                Issue.record("accepted: \(text)")
+            } catch {
+                #expect(error.code == .malformedInput, "\(text)")
+                #expect(error.reason.contains(expected), "\(text): \(error.reason)")
+                #expect(error.reason.hasPrefix("c.json"), "\(error.reason)")
+            }
+        }
+    }
+}
