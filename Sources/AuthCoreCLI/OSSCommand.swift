@@ -18,7 +18,9 @@ enum OSSCommand {
         Self-signed mode (--signer-url): no secret at all; each string to sign is posted to the app
         server's URL as JSON {"version":"v1","stringToSign":…} or {"version":"v4","stringToSign":…,
         "date":"YYYYMMDD","region":…,"canonicalRequest":…}, which answers 200 {"accessKeyId":…,"signature":…}.
-        --signer-header authenticates to that server (repeatable). A V4 presigned URL names the key id in
+        AUTHCORE_SIGNER_TOKEN (environment) sends Authorization: Bearer <token>, the app session of an
+        'authcore serve' server ('authcore srp login' prints it); --signer-header adds other fields
+        (repeatable; credential fields are refused in argv). A V4 presigned URL names the key id in
         what is signed: it comes from OSS_ACCESS_KEY_ID (an id, not a secret).
 
         sign-string is the server half: it reads one such JSON request on stdin, checks it against the
@@ -113,7 +115,11 @@ enum OSSCommand {
                 throw UsageError(error.reason)
             }
         }
-        let headers = try options.parsed.all("--signer-header").map(RequestOptions.header)
+        var headers = try options.parsed.all("--signer-header").map(RequestOptions.header)
+        // The app's session token for its own server comes from the environment, never argv.
+        if let token = takeSecretEnvironment("AUTHCORE_SIGNER_TOKEN") {
+            headers.append(HTTPHeader("Authorization", "Bearer " + token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
+        }
         do {
             let provider = try URLSignatureProvider(url: try RequestURL(signerURL), headers: headers)
             return .remote(try OSSDetachedSigner(version: version, region: region, accessKeyId: environment("OSS_ACCESS_KEY_ID")), provider)

@@ -1,4 +1,7 @@
 public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A script of `scripts/` run as a loopback server for one test: it binds a free port itself and
 /// prints one JSON line (`{"port": N, ...}`) when ready; the wait for it is bounded, and the process
@@ -13,12 +16,20 @@ public final class LoopbackScript: @unchecked Sendable {
     public private(set) var announcement: [String: Any] = [:]
 
     /// Starts `scripts/<script>` with the venv's Python and waits up to `timeout` for its line.
-    public init(script: String, arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws {
+    public convenience init(script: String, arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws {
         guard FileManager.default.isExecutableFile(atPath: venvPython.path) else {
             throw PeerError(description: "\(venvPython.path) is missing: run the tests through 'make test', which creates the venv")
         }
-        process.executableURL = venvPython
-        process.arguments = [repositoryRoot.appendingPathComponent("scripts/\(script)").path] + arguments
+        try self.init(
+            executable: venvPython, arguments: [repositoryRoot.appendingPathComponent("scripts/\(script)").path] + arguments, environment: environment,
+            timeout: timeout, name: script)
+    }
+
+    /// Starts `executable` (`authcore serve`, say) and waits up to `timeout` for its line.
+    public init(executable: URL, arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30, name: String? = nil) throws {
+        let script = name ?? executable.lastPathComponent
+        process.executableURL = executable
+        process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe()
         process.standardOutput = out
@@ -60,7 +71,14 @@ public final class LoopbackScript: @unchecked Sendable {
         guard process.isRunning else { return }
         process.terminate()
         for _ in 0..<200 where process.isRunning { Thread.sleep(forTimeInterval: 0.01) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Kills the process at once (SIGKILL), as a crash would.
+    public func kill() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
     }
 
