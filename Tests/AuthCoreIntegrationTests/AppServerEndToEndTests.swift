@@ -1,0 +1,155 @@
+import AuthCore
+import AuthCoreClients
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+/// The identity seeds' three flows through `authcore serve`, end to end on loopback, each checked by
+/// an independent peer:
+/// - `distribute-token.json`: the server calls the Alibaba STS stand-in, whose signature checks are
+///   aliyun-python-sdk-core's; the vended STS pair then signs an OSS request that the oss2-verifying
+///   server accepts (it refuses a wrong secret or a missing security token, peers.md).
+/// - `/oss/sign`: `authcore oss send --signer-url` with no key at all; the oss2-verifying server
+///   accepts what the app server signed.
+/// - `/cognito/developer-identity`: the server signs `GetOpenIdTokenForDeveloperIdentity` for moto in
+///   signature-checking mode (which refuses a wrong signature); `authcore identity credentials`
+///   turns the token into credentials on the default-mode moto (which checks neither token nor
+///   Logins: that hop proves the message shapes only; the token checks are IdentityMinistackTests').
+@Suite("authcore serve end to end: distribute-token.json, /oss/sign and developer identities against the peers", .serialized)
+final class AppServerEndToEndTests {
+    let fleet: AppServerFleet
+    let password = "open sesame, twice"
+    let secret = ["AUTHCORE_SERVER_SECRET": "end-to-end-server-secret-of-32-bytes"]
+    let ossURL: String
+    let bucket: String
+    let region: String
+
+    init() throws {
+        fleet = try AppServerFleet(passwords: ["alice": "open sesame, twice", "vend-user@example.com": "open sesame, twice"])
+        ossURL = try peerEnvironment("AUTHCORE_OSS_URL")
+        bucket = try peerEnvironment("AUTHCORE_OSS_BUCKET")
+        region = try peerEnvironment("AUTHCORE_OSS_REGION")
+    }
+
+    /// `authcore srp login`: the session token it prints.
+    func login(_ instance: LoopbackScript, _ username: String) throws -> String {
+        let result = try authcore(["srp", "login", "--server", instance.url, "--username", username], environment: ["SRP_PASSWORD": password])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try JSONObject(parsing: Array(result.stdout.utf8), context: "srp login")
+        #expect(try Timestamp(iso8601: try object.string("expiresAt")) > SystemClock().now())
+        return try object.string("sessionToken")
+    }
+
+    @Test("srp login, then distribute-token.json from STS AssumeRole (once per user, cached), then an OSS PUT and GET the oss2 server accepts")
+    func distributeTokenFlow() async throws {
+        let sts = try peerEnvironment("AUTHCORE_ALIYUN_STS_URL")
+        let serve = try fleet.start(
+            ["distributeToken": ["roleArn": try peerEnvironment("AUTHCORE_ALIYUN_ROLE_ARN"), "endpoint": sts + "/", "durationSeconds": 900]],
+            environment: secret.merging([
+                "ALIBABA_CLOUD_ACCESS_KEY_ID": try peerEnvironment("AUTHCORE_ALIYUN_ACCESS_KEY_ID"),
+                "ALIBABA_CLOUD_ACCESS_KEY_SECRET": try peerEnvironment("AUTHCORE_ALIYUN_ACCESS_KEY_SECRET"),
+            ]) { $1 })
+        let user = "vend-user@example.com"
+        let token = try login(serve, user)
+        let url = try RequestURL(serve.url + "/distribute-token.json")
+        let provider = TokenVendingCredentialsProvider {
+            HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Authorization", "Bearer " + token)])
+        }
+        let credentials = try await provider.credentials()
+        #expect(credentials.sessionToken != nil)
+        let again = try await provider.credentials()
+        #expect(again.accessKeyId == credentials.accessKeyId)
+
+        // One AssumeRole for this user, with the username as its role session name.
+        let calls = try JSONObject(parsing: Array(try await fetch(sts + "/_calls").body.utf8), context: "_calls")
+        #expect(try calls.object("sessions").integer(user, in: 0...100) == 1)
+
+        let environment: [String: String?] = [
+            "OSS_ACCESS_KEY_ID": credentials.accessKeyId,
+            "OSS_ACCESS_KEY_SECRET": credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+            "OSS_SECURITY_TOKEN": credentials.sessionToken,
+        ]
+        let object = "\(ossURL)/\(bucket)/served/distribute-token.txt"
+        let put = try authcore(["oss", "send", "--bucket", bucket, "--version", "v4", "--region", region, "-X", "PUT", "-d", "vended", object], environment: environment)
+        #expect(put.status == 0, "\(put.stderr)")
+        let get = try authcore(["oss", "send", "--bucket", bucket, "--version", "v4", "--region", region, object], environment: environment)
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.stdout == "vended")
+
+        // Without a session: the sample's error shape, 401.
+        let refused = try await fetch(serve.url + "/distribute-token.json")
+        #expect(refused.status == 401)
+        #expect(refused.body.contains(#""ErrorCode":"Unauthorized""#))
+    }
+
+    @Test("srp login, then authcore oss send --signer-url /oss/sign with no key: V1 and V4 accepted by the oss2 server; outside the policy and without a session refused", arguments: ["v1", "v4"])
+    func selfSignedFlow(version: String) async throws {
+        let serve = try fleet.start(
+            ["ossSigning": ["buckets": [bucket], "keyPrefixes": ["self-signed/"], "regions": [region]]],
+            environment: secret.merging([
+                "OSS_ACCESS_KEY_ID": try peerEnvironment("AUTHCORE_OSS_ACCESS_KEY_ID"),
+                "OSS_ACCESS_KEY_SECRET": try peerEnvironment("AUTHCORE_OSS_ACCESS_KEY_SECRET"),
+            ]) { $1 })
+        let token = try login(serve, "alice")
+        let noKey: [String: String?] = ["OSS_ACCESS_KEY_ID": nil, "OSS_ACCESS_KEY_SECRET": nil, "OSS_SECURITY_TOKEN": nil, "AUTHCORE_SIGNER_TOKEN": token]
+        func send(_ arguments: [String], key: String, environment: [String: String?]) throws -> ProcessResult {
+            try authcore(
+                ["oss", "send", "--bucket", bucket, "--version", version, "--region", region, "--signer-url", serve.url + "/oss/sign"] + arguments
+                    + ["\(ossURL)/\(bucket)/\(key)"], environment: environment)
+        }
+        let put = try send(["-X", "PUT", "-d", "signed by the app server \(version)"], key: "self-signed/\(version).txt", environment: noKey)
+        #expect(put.status == 0, "\(put.stderr)")
+        let get = try send([], key: "self-signed/\(version).txt", environment: noKey)
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(get.stdout == "signed by the app server \(version)")
+
+        let outside = try send([], key: "elsewhere/\(version).txt", environment: noKey)
+        #expect(outside.status == 1)
+        #expect(outside.stderr.contains("NotPermitted"), "\(outside.stderr)")
+        var noSession = noKey
+        noSession["AUTHCORE_SIGNER_TOKEN"] = nil
+        let anonymous = try send([], key: "self-signed/\(version).txt", environment: noSession)
+        #expect(anonymous.status == 1)
+        #expect(anonymous.stderr.contains("Unauthorized"), "\(anonymous.stderr)")
+    }
+
+    @Test("srp login, then /cognito/developer-identity (GetOpenIdTokenForDeveloperIdentity signed for moto), then authcore identity credentials")
+    func developerIdentityFlow() async throws {
+        let motoSigned = try peerEnvironment("AUTHCORE_MOTO_SIGNED_URL")
+        let developer: [String: String?] = [
+            "AWS_ACCESS_KEY_ID": try peerEnvironment("AUTHCORE_MOTO_ACCESS_KEY_ID"),
+            "AWS_SECRET_ACCESS_KEY": try peerEnvironment("AUTHCORE_MOTO_SECRET_ACCESS_KEY"), "AWS_SESSION_TOKEN": nil,
+        ]
+        let provider = "login.authcore.serve"
+        let created = try authcore(
+            ["sigv4", "send", "--region", "us-east-1", "--service", "cognito-identity", "-H", "Content-Type: application/x-amz-json-1.1",
+             "-H", "X-Amz-Target: AWSCognitoIdentityService.CreateIdentityPool",
+             "-d", #"{"IdentityPoolName":"authcore_serve","AllowUnauthenticatedIdentities":false,"DeveloperProviderName":"\#(provider)"}"#,
+             motoSigned + "/"], environment: developer)
+        #expect(created.status == 0, "\(created.stderr)")
+        let pool = try JSONObject(parsing: Array(created.stdout.utf8), context: "CreateIdentityPool").string("IdentityPoolId")
+
+        let serve = try fleet.start(
+            ["developerIdentity": ["region": "us-east-1", "identityPoolId": pool, "providerName": provider, "tokenDuration": 600, "endpoint": motoSigned + "/"]],
+            environment: secret.merging(developer.compactMapValues { $0 }) { $1 })
+        let token = try login(serve, "alice")
+        let answer = try await postJSON(serve, "/cognito/developer-identity", "", headers: [HTTPHeader("Authorization", "Bearer " + token)])
+        #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
+        let issued = try JSONObject(parsing: answer.body, context: "developer identity")
+        let identityId = try issued.string("identityId")
+        #expect(identityId.hasPrefix("us-east-1:"))
+        #expect(try issued.integer("tokenDuration", in: 1...86_400) == 600)
+
+        let tokenFile = try temporaryFile(try issued.string("token"), name: "developer-token")
+        let credentials = try authcore(
+            ["identity", "credentials", "--region", "us-east-1", "--identity-id", identityId, "--token-file", tokenFile,
+             "--logins-key", "cognito-identity.amazonaws.com", "--endpoint", try peerEnvironment("AUTHCORE_MOTO_URL") + "/"])
+        #expect(credentials.status == 0, "\(credentials.stderr)")
+        let printed = try JSONObject(parsing: Array(credentials.stdout.utf8), context: "identity credentials")
+        #expect(try !printed.string("accessKeyId").isEmpty)
+
+        let anonymous = try await postJSON(serve, "/cognito/developer-identity", "")
+        #expect(anonymous.status == 401)
+        #expect(anonymous.code == "Unauthorized")
+    }
+}
