@@ -11,7 +11,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 VENV := .venv
 MINISTACK_VENV := .venv-ministack
-APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server python3-venv locales valgrind
+APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind
 
 .PHONY: test test-unit docs bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 
@@ -54,7 +54,7 @@ docs: build
 	@set -e; rm -rf .build/symbol-graphs .build/docs; mkdir -p .build/docs; \
 	for module in $(DOC_MODULES); do \
 	  mkdir -p .build/symbol-graphs/$$module; \
-	  $(SWIFT) symbolgraph-extract -module-name $$module -I .build/debug/Modules -I Sources/CAuthCoreGMP -I Sources/CAuthCoreLibCrypto -I Sources/CAuthCoreLibSSL -I Sources/CAuthCoreHiredis \
+	  $(SWIFT) symbolgraph-extract -module-name $$module -I .build/debug/Modules -I Sources/CAuthCoreGMP -I Sources/CAuthCoreLibCrypto -I Sources/CAuthCoreLibSSL -I Sources/CAuthCoreHiredis -I Sources/CAuthCoreMicroHTTPD \
 	    -Xcc -fmodule-map-file=.build/debug/CAuthCoreBigNum.build/module.modulemap -I Sources/CAuthCoreBigNum/include \
 	    -target $$(uname -m)-unknown-linux-gnu -minimum-access-level public -output-dir .build/symbol-graphs/$$module; \
 	  $(DOCC) convert Sources/$$module/$$module.docc --fallback-display-name $$module --fallback-bundle-identifier org.authcore.$$module \

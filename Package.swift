@@ -104,7 +104,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AuthCoreBenchmarks",
-            dependencies: ["AuthCore", "CAuthCoreBaselines"],
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreServer", "CAuthCoreBaselines"],
             path: "Benchmarks/AuthCoreBenchmarks",
             swiftSettings: swiftSettings
         ),

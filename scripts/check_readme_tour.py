@@ -31,7 +31,7 @@ FREE_NAMES = {
     "clock": "any SigningClock", "clientId": "String", "poolConfiguration": "CognitoUserPoolConfiguration",
     "appSupport": "String", "appSupportDirectory": "String", "bearerToken": "String", "role": "String",
     "longTerm": "Credentials", "appServerURL": "String", "poolId": "String", "user": "TourUser",
-    "linkTo": "String?", "developerCredentials": "Credentials", "myBackend": "TourBackend",
+    "linkTo": "String?", "developerCredentials": "Credentials", "myBackend": "TourBackend", "password": "SecureBytes",
 }
 
 SUPPORT = '''
@@ -96,6 +96,8 @@ def main(argv):
                    "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreGMP/module.modulemap"),
                    "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreLibCrypto/module.modulemap"),
                    "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreLibSSL/module.modulemap"),
+                   "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreHiredis/module.modulemap"),
+                   "-Xcc", "-fmodule-map-file=" + os.path.join(ROOT, "Sources/CAuthCoreMicroHTTPD/module.modulemap"),
                    # A regular C target: SwiftPM writes its module map into the build directory.
                    "-Xcc", "-fmodule-map-file=" + os.path.join(build, "CAuthCoreBigNum.build", "module.modulemap")]
         result = subprocess.run(command, capture_output=True, text=True)

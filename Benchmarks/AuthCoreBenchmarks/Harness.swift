@@ -46,6 +46,8 @@ struct BenchmarkResult {
     var pairedRatio: Double?
     /// The row ``pairedRatio`` is against, for a row other than a C twin (``BenchmarkCase/pairedWith``).
     var pairedWith: String?
+    /// Row-specific figures written to the JSON as they are (the load run's throughput and p99).
+    var extra: [String: Any] = [:]
 
     var json: [String: Any] {
         var object: [String: Any] = [
@@ -65,6 +67,7 @@ struct BenchmarkResult {
         if let pairedRatio { object["paired_ratio"] = (pairedRatio * 1000).rounded() / 1000 }
         if let pairedWith { object["paired_with"] = pairedWith }
         if !note.isEmpty { object["note"] = note }
+        for (key, value) in extra { object[key] = value }
         return object
     }
 }

@@ -78,6 +78,8 @@ if failAbove != nil, baselinePath == nil {
 if listOnly {
     for benchmark in all { print(benchmark.name + (benchmark.note.isEmpty ? "" : "  (\(benchmark.note))")) }
     for reference in pythonReferenceScripts { for name in reference.names { print(name + "  (\(reference.script))") } }
+    print("server.srp.login.3072  (load run on loopback, in-memory store)")
+    print("server.srp.login.3072.redis  (the same with redis-server)")
     exit(0)
 }
 
@@ -95,7 +97,8 @@ let selected = all.filter { benchmark in
     guard let filter = settings.filter else { return true }
     return benchmark.name.contains(filter)
 }
-if selected.isEmpty {
+let serverRowsSelected = settings.filter.map { "server.srp.login.3072.redis".contains($0) || $0.hasPrefix("server.srp.login.3072") } ?? true
+if selected.isEmpty, !serverRowsSelected {
     FileHandle.standardError.write(Data("error: no benchmark matches the filter\n".utf8))
     exit(2)
 }
@@ -117,6 +120,7 @@ for (index, group) in groups.enumerated() {
     results += measureGroup(group, settings: settings)
 }
 results += pythonReferenceResults(settings: settings)
+results += serverLoadResults(settings: settings)
 FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
 
 let machine = machineDescription()
