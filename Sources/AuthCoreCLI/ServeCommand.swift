@@ -34,7 +34,9 @@ enum ServeCommand {
 
         When listening, prints one line {"port":N,"url":"http://HOST:N"} on stdout. Plain http is
         served only on a loopback address; any other needs listen.certificateFile and privateKeyFile.
-        SIGTERM or SIGINT stops it (in-flight requests are cancelled), exit 0.
+        Failures of the services behind it (Redis, STS, Cognito) are answered 502 with a fixed message;
+        their reasons go to stderr, one line each. SIGTERM or SIGINT stops it (in-flight requests are
+        cancelled, and answered 503 after 5 s), exit 0.
         """
 
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
@@ -61,7 +63,7 @@ enum ServeCommand {
         }
         let server: HTTPServer
         do {
-            let (listen, app) = try configuration.makeServer(secrets: secrets)
+            let (listen, app) = try configuration.makeServer(secrets: secrets, failureLog: { printError("serve: \($0)") })
             server = try HTTPServer(configuration: listen) { request in await app.handle(request) }
         } catch {
             if error.code == .invalidParameter || error.code == .malformedInput || error.code == .credentialsUnavailable {

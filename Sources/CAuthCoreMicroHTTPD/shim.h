@@ -10,22 +10,25 @@
 #include <microhttpd.h>
 
 /// MHD_start_daemon with the options the server uses, in one fixed order: the listening address,
-/// the completion callback, a pool of `threads` polling threads, limits on connections, idle
-/// seconds and per-connection memory, and (when `key_pem` is not NULL) TLS from PEM text.
+/// the completion callback (given the handler's context too), a pool of `threads` polling threads,
+/// limits on connections (in all and per client address), idle seconds and per-connection memory, and (when `key_pem` is not NULL)
+/// TLS from PEM text, TLS 1.2 or 1.3 only (a GnuTLS priority string).
 /// Returns NULL when the daemon cannot start (the address is in use, the key does not load, ...).
 static inline struct MHD_Daemon *authcore_mhd_start(
     unsigned int flags, const struct sockaddr *address, MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, unsigned int threads, unsigned int connection_limit,
-    unsigned int idle_seconds, size_t connection_memory_limit, const char *key_pem, const char *certificate_pem) {
+    unsigned int per_address_limit, unsigned int idle_seconds, size_t connection_memory_limit, const char *key_pem, const char *certificate_pem) {
     if (key_pem != NULL && certificate_pem != NULL) {
         return MHD_start_daemon(
             flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_context,
             MHD_OPTION_SOCK_ADDR, address,
-            MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+            MHD_OPTION_NOTIFY_COMPLETED, completed, handler_context,
             MHD_OPTION_THREAD_POOL_SIZE, threads,
             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
             MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds,
             MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
+            MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
             MHD_OPTION_HTTPS_MEM_KEY, key_pem,
             MHD_OPTION_HTTPS_MEM_CERT, certificate_pem,
             MHD_OPTION_END);
@@ -33,9 +36,10 @@ static inline struct MHD_Daemon *authcore_mhd_start(
     return MHD_start_daemon(
         flags, 0, NULL, NULL, handler, handler_context,
         MHD_OPTION_SOCK_ADDR, address,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, NULL,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, handler_context,
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
         MHD_OPTION_END);

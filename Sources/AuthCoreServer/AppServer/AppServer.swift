@@ -18,7 +18,8 @@ import Foundation
 /// `{"StatusCode":…,"ErrorCode":…,"ErrorMessage":…}`) with a 4xx status — 400 for a malformed
 /// request, 401 for a missing or unknown session or a wrong proof, 403 outside the signing policy,
 /// 404/405 for an unknown path or method, 429 while a user is locked out — or 502 when a service
-/// behind the server (STS, Cognito, the store) fails. Messages never hold a secret.
+/// behind the server (STS, Cognito, the store) fails, with a fixed message (the reason goes to the
+/// failure log only). Messages never hold a secret.
 public struct AppServer: Sendable {
     /// The login service.
     public let logins: SRPLoginService
@@ -31,12 +32,16 @@ public struct AppServer: Sendable {
     /// `POST /cognito/developer-identity` (absent: 404).
     public let developerIdentity: DeveloperIdentityVendor?
     private let clock: any SigningClock
+    private let failureLog: (@Sendable (String) -> Void)?
 
-    /// A server for these services.
+    /// A server for these services. `failureLog` receives the reason of each failure behind the
+    /// server (the client gets only "a service behind the server failed": a reason can name the
+    /// Redis address, a role or an account).
     public init(
         logins: SRPLoginService, sessions: AppSessions, tokenVendor: DistributeTokenVendor? = nil, ossSigning: OSSSigningAuthority? = nil,
-        developerIdentity: DeveloperIdentityVendor? = nil, clock: any SigningClock = SystemClock()
+        developerIdentity: DeveloperIdentityVendor? = nil, clock: any SigningClock = SystemClock(), failureLog: (@Sendable (String) -> Void)? = nil
     ) {
+        self.failureLog = failureLog
         self.logins = logins
         self.sessions = sessions
         self.tokenVendor = tokenVendor
@@ -61,7 +66,7 @@ public struct AppServer: Sendable {
         let isTokenRoute = request.path == "/distribute-token.json"
         do {
             guard let method = routes[request.path] else { throw Refusal(status: 404, code: "NotFound", message: "no such endpoint") }
-            guard request.method == method || (method == "GET" && request.method == "HEAD") else {
+            guard request.method == method else {
                 throw Refusal(status: 405, code: "MethodNotAllowed", message: "\(request.path) takes \(method)")
             }
             switch request.path {
@@ -74,7 +79,9 @@ public struct AppServer: Sendable {
         } catch let refusal as Refusal {
             return Self.refusalResponse(refusal, tokenShape: isTokenRoute)
         } catch let error as AuthCoreError {
-            return Self.refusalResponse(Self.refusal(for: error), tokenShape: isTokenRoute)
+            let refusal = Self.refusal(for: error)
+            if refusal.status >= 500 { failureLog?("\(request.method) \(request.path): \(error.code): \(error.reason)") }
+            return Self.refusalResponse(refusal, tokenShape: isTokenRoute)
         } catch {
             return Self.refusalResponse(Refusal(status: 500, code: "InternalError", message: "the request failed"), tokenShape: isTokenRoute)
         }
@@ -204,7 +211,7 @@ public struct AppServer: Sendable {
         case .proofMismatch: return Refusal(status: 401, code: "ProofMismatch", message: "the password is wrong or the user is unknown")
         case .notPermitted: return Refusal(status: 403, code: "NotPermitted", message: error.reason)
         case .serviceError, .transportFailure, .malformedResponse, .timedOut, .credentialsUnavailable, .redirectRefused:
-            return Refusal(status: 502, code: "UpstreamFailure", message: error.reason)
+            return Refusal(status: 502, code: "UpstreamFailure", message: "a service behind the server failed")
         default: return Refusal(status: 500, code: "InternalError", message: "the request failed")
         }
     }

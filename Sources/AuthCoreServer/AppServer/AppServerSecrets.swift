@@ -21,14 +21,15 @@ public struct AppServerSecrets: Sendable {
 }
 
 extension AppServerConfiguration {
-    /// The HTTP server's configuration and the app server, built from the files and `secrets`.
+    /// The HTTP server's configuration and the app server, built from the files and `secrets`;
+    /// `failureLog` gets the reasons of failures behind the server.
     ///
     /// - Throws: `AuthCoreError` `.malformedInput` for a file that cannot be read,
     ///   `.credentialsUnavailable` naming the secret an enabled endpoint lacks, and the components'
     ///   `.invalidParameter` errors.
-    public func makeServer(secrets: AppServerSecrets, transport: any HTTPTransport = HTTP1Transport()) throws(AuthCoreError)
-        -> (HTTPServer.Configuration, AppServer)
-    {
+    public func makeServer(
+        secrets: AppServerSecrets, transport: any HTTPTransport = HTTP1Transport(), failureLog: (@Sendable (String) -> Void)? = nil
+    ) throws(AuthCoreError) -> (HTTPServer.Configuration, AppServer) {
         var listen = self.listen
         if let certificateFile, let privateKeyFile {
             listen.tls = try HTTPServer.TLSIdentity(certificateFile: certificateFile, privateKeyFile: privateKeyFile)
@@ -70,6 +71,9 @@ extension AppServerConfiguration {
                 client: client, identityPoolId: developerIdentity.identityPoolId, providerName: developerIdentity.providerName,
                 tokenDuration: developerIdentity.tokenDuration, credentials: credentials)
         }
-        return (listen, AppServer(logins: logins, sessions: sessions, tokenVendor: vendor, ossSigning: authority, developerIdentity: developer))
+        return (
+            listen,
+            AppServer(logins: logins, sessions: sessions, tokenVendor: vendor, ossSigning: authority, developerIdentity: developer, failureLog: failureLog)
+        )
     }
 }

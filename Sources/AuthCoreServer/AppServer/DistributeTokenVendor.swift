@@ -67,7 +67,7 @@ public actor DistributeTokenVendor {
             inFlight[username] = task
         }
         let result = await task.result
-        inFlight[username] = nil
+        if inFlight[username] == task { inFlight[username] = nil }  // not a newer call's task
         switch result {
         case .success(let issued):
             store(issued, for: username)

@@ -1,6 +1,7 @@
 public import AuthCore
 public import AuthCoreClients
 internal import CAuthCoreMicroHTTPD
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,6 +13,9 @@ import Darwin
 /// suspended (MHD_suspend_connection), so a slow handler (a call to STS, to Redis) holds no MHD
 /// thread.
 ///
+/// Every handler has a time limit (``Configuration/handlerTimeout``), connections are limited in
+/// all and per client address, and idle ones are closed.
+///
 /// Limits hold while receiving: a body announced longer than ``Configuration/maximumBodyBytes``
 /// is answered `413` with a JSON error before any of it is read; a chunked body that grows past the
 /// limit closes the connection; the request head is bounded by MHD's per-connection memory
@@ -19,7 +23,8 @@ import Darwin
 /// address needs ``Configuration/tls`` (MHD's TLS, from PEM text).
 ///
 /// Answer bodies (session tokens, credentials) are copied into a buffer that is wiped when MHD
-/// releases it; request bodies are wiped when the request completes.
+/// releases it; request bodies are wiped when the request completes (best effort: header fields,
+/// a bearer token among them, are MHD's memory and are not).
 public final class HTTPServer: Sendable {
     /// Where to listen and the limits.
     public struct Configuration: Sendable {
@@ -31,6 +36,11 @@ public final class HTTPServer: Sendable {
         public var threads = 2
         /// Connections open at once; more are refused at accept.
         public var maximumConnections = 512
+        /// Connections open at once from one client address.
+        public var maximumConnectionsPerAddress = 64
+        /// The longest a handler may take; then the client gets `503` (a suspended connection has
+        /// no idle timeout of its own).
+        public var handlerTimeout: Duration = .seconds(30)
         /// A connection idle this long is closed (whole seconds).
         public var idleTimeout: Duration = .seconds(30)
         /// The longest request body.
@@ -101,18 +111,22 @@ public final class HTTPServer: Sendable {
         let idleSeconds = configuration.idleTimeout.components.seconds
         guard let threads = UInt32(exactly: configuration.threads), (1...256).contains(threads),
             let connections = UInt32(exactly: configuration.maximumConnections), connections >= 1,
+            let perAddress = UInt32(exactly: configuration.maximumConnectionsPerAddress), perAddress >= 1,
             let idle = UInt32(exactly: idleSeconds), idle >= 1, configuration.maximumBodyBytes >= 0,
-            configuration.maximumHeadBytes >= 4096
-        else { throw AuthCoreError(.invalidParameter, "threads 1...256, connections and idle seconds at least 1, head memory at least 4096 bytes") }
+            configuration.maximumHeadBytes >= 4096, configuration.handlerTimeout > .zero
+        else {
+            throw AuthCoreError(
+                .invalidParameter, "threads 1...256, connections (per address too), idle seconds and the handler time limit at least 1, head memory at least 4096 bytes")
+        }
 
-        let core = DaemonCore(handler: handler, maximumBodyBytes: configuration.maximumBodyBytes)
+        let core = DaemonCore(handler: handler, maximumBodyBytes: configuration.maximumBodyBytes, handlerTimeout: configuration.handlerTimeout)
         let context = Unmanaged.passRetained(core)
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
         let daemon: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 guard let tls = configuration.tls else {
                     return authcore_mhd_start(
-                        flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, threads, connections, idle,
+                        flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, threads, connections, perAddress, idle,
                         configuration.maximumHeadBytes, nil, nil)
                 }
                 // MHD hands both texts to the TLS library during the start; the key's NUL-terminated
@@ -126,7 +140,7 @@ public final class HTTPServer: Sendable {
                 return certificate.withUnsafeMutableBufferPointer { certificateText in
                     key.withUnsafeMutableBufferPointer { keyText in
                         authcore_mhd_start(
-                            flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, threads, connections, idle,
+                            flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, threads, connections, perAddress, idle,
                             configuration.maximumHeadBytes, keyText.baseAddress, certificateText.baseAddress)
                     }
                 }
@@ -145,18 +159,23 @@ public final class HTTPServer: Sendable {
     /// `http://host:port` or `https://host:port`.
     public var url: String { "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(port)" }
 
-    /// Stops accepting, cancels the handlers still running and waits for them, then closes every
-    /// connection. Later calls do nothing.
-    public func stop() async {
+    /// Stops accepting, cancels the handlers still running and waits for them up to `grace`; any
+    /// still running then is answered `503`. Then every connection is closed. Later calls do nothing.
+    public func stop(grace: Duration = .seconds(5)) async {
         core.quiesce()
-        while core.pendingCount > 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        let deadline = ContinuousClock.now + grace
+        while core.pendingCount > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        core.answerAllPending()
+        // The 503s go out (each exchange completes); a client that does not read is cut off after 1 s.
+        let sent = ContinuousClock.now + .seconds(1)
+        while core.pendingCount > 0, ContinuousClock.now < sent { try? await Task.sleep(for: .milliseconds(5)) }
         core.stopDaemon()
     }
 
     deinit {
-        // Handlers keep the core alive while they run, and nothing is suspended without one.
-        core.quiesce()
-        core.stopDaemon()
+        // Dropped without stop(): no new requests; the daemon stops when the last running handler
+        // has answered (or its time limit has), never with a connection suspended.
+        core.abandon()
     }
 }
 
@@ -167,24 +186,43 @@ struct SuspendedConnection: @unchecked Sendable {
 }
 
 /// The daemon and what its callbacks share: the handler and the requests in flight.
+///
+/// Every suspended connection is resumed exactly once (`Exchange.deliver`), by whichever comes
+/// first: its handler's answer, its time limit (503), or a stop that gave up waiting (503). An
+/// entry leaves `running` only when MHD reports the request completed (its answer sent), so
+/// MHD_stop_daemon is never called with a connection suspended (an API violation, microhttpd.h)
+/// nor before an answer given has gone out.
 final class DaemonCore: @unchecked Sendable {
-    // invariant (Sendable): `daemon` and `context` are set once by `attach` before MHD calls back,
-    // and cleared only by `stopDaemon` under `state`; everything else mutable is inside `state`.
+    // invariant (Sendable): everything mutable is inside `state`; `handler` and the limits are constants.
+    struct Running {
+        let handler: Task<Void, Never>
+        let timer: Task<Void, Never>
+        let exchange: Exchange
+        let connection: SuspendedConnection
+    }
+
     struct State {
-        var running: [UInt64: Task<Void, Never>] = [:]
+        var running: [UInt64: Running] = [:]
         var nextIdentifier: UInt64 = 0
         var stopping = false
+        /// The server value is gone: the last exchange to end stops the daemon.
+        var abandoned = false
         var daemon: OpaquePointer?
         var context: Unmanaged<DaemonCore>?
+        /// The listening socket MHD_quiesce_daemon gave back: closed only after MHD_stop_daemon
+        /// (a polling thread may still use it until then).
+        var listener: Int32 = -1
     }
 
     let handler: HTTPServer.Handler
     let maximumBodyBytes: Int
+    let handlerTimeout: Duration
     let state = Locked(State())
 
-    init(handler: @escaping HTTPServer.Handler, maximumBodyBytes: Int) {
+    init(handler: @escaping HTTPServer.Handler, maximumBodyBytes: Int, handlerTimeout: Duration) {
         self.handler = handler
         self.maximumBodyBytes = maximumBodyBytes
+        self.handlerTimeout = handlerTimeout
     }
 
     func attach(daemon: OpaquePointer, context: Unmanaged<DaemonCore>) {
@@ -196,63 +234,121 @@ final class DaemonCore: @unchecked Sendable {
 
     var pendingCount: Int { state.withLock { $0.running.count } }
 
-    /// Runs the handler for a suspended connection and resumes it with the answer; false when the
-    /// server is stopping (nothing was started).
+    /// Runs the handler for a suspended connection, with its time limit; false when the server is
+    /// stopping (nothing was started).
     func start(_ exchange: Exchange, connection: SuspendedConnection) -> Bool {
         state.withLock { state in
             guard !state.stopping else { return false }
             let identifier = state.nextIdentifier
             state.nextIdentifier &+= 1
+            exchange.identifier = identifier
             let request = HTTPServerRequest(method: exchange.method, path: exchange.path, headers: exchange.headers, body: exchange.body)
-            state.running[identifier] = Task { [self] in
-                let response = await handler(request)
-                exchange.response.withLock { $0 = response }
-                MHD_resume_connection(connection.pointer)
-                self.state.withLock { _ = $0.running.removeValue(forKey: identifier) }
+            let handler = Task { [self] in
+                let response = await self.handler(request)
+                answer(identifier, with: response)
             }
+            let limit = handlerTimeout
+            let timer = Task { [self] in
+                try? await Task.sleep(for: limit)
+                guard !Task.isCancelled else { return }
+                answer(identifier, with: jsonErrorResponse(status: 503, code: "Timeout", message: "the request took too long"))
+            }
+            state.running[identifier] = Running(handler: handler, timer: timer, exchange: exchange, connection: connection)
             return true
         }
     }
 
-    /// No new connections or handlers; the running handlers are cancelled.
+    /// Answers exchange `identifier`, once (a later answer is dropped): the connection is resumed,
+    /// and MHD sends the answer. The exchange stays counted until MHD reports it completed.
+    func answer(_ identifier: UInt64, with response: HTTPResponse) {
+        guard let entry = state.withLock({ $0.running[identifier] }) else { return }
+        guard entry.exchange.deliver(response) else { return }
+        MHD_resume_connection(entry.connection.pointer)
+        entry.timer.cancel()
+        entry.handler.cancel()
+    }
+
+    /// MHD's completion of exchange `identifier` (answered and sent, or its connection failed):
+    /// it is forgotten, and a server dropped without stop() stops once nothing is left. Called on
+    /// an MHD thread, which MHD_stop_daemon joins: the stop runs on another thread.
+    func completed(_ identifier: UInt64) {
+        let (entry, stopNow) = state.withLock { state in
+            let entry = state.running.removeValue(forKey: identifier)
+            return (entry, state.abandoned && state.running.isEmpty)
+        }
+        entry?.timer.cancel()
+        entry?.handler.cancel()
+        if stopNow { DispatchQueue.global().async { self.stopDaemon() } }
+    }
+
+    /// No new connections or handlers; the running handlers are cancelled (their time limits stay).
     func quiesce() {
-        let (daemon, tasks): (OpaquePointer?, [Task<Void, Never>]) = state.withLock { state in
+        let (daemon, running): (OpaquePointer?, [Running]) = state.withLock { state in
             let first = !state.stopping
             state.stopping = true
             return (first ? state.daemon : nil, Array(state.running.values))
         }
         if let daemon {
             let listener = MHD_quiesce_daemon(daemon)
-            if listener >= 0 { close(listener) }
+            state.withLock { $0.listener = listener }
         }
-        for task in tasks { task.cancel() }
+        for entry in running { entry.handler.cancel() }
     }
 
-    /// Closes every connection and releases the callbacks' reference (once all handlers ended).
+    /// Answers every exchange not yet answered with `503` (a stop that stopped waiting).
+    func answerAllPending() {
+        let identifiers = state.withLock { Array($0.running.keys) }
+        for identifier in identifiers {
+            answer(identifier, with: jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping"))
+        }
+    }
+
+    /// The server value is gone: stop now if nothing runs, else when the last exchange ends
+    /// (each has its time limit).
+    func abandon() {
+        quiesce()
+        let idle = state.withLock { state in
+            state.abandoned = true
+            return state.running.isEmpty
+        }
+        if idle { stopDaemon() }
+    }
+
+    /// Closes every connection, then the listening socket, and releases the callbacks' reference.
+    /// Later calls do nothing.
     func stopDaemon() {
-        let (daemon, context): (OpaquePointer?, Unmanaged<DaemonCore>?) = state.withLock { state in
+        let (daemon, context, listener): (OpaquePointer?, Unmanaged<DaemonCore>?, Int32) = state.withLock { state in
             defer {
                 state.daemon = nil
                 state.context = nil
+                state.listener = -1
             }
-            return (state.daemon, state.context)
+            return (state.daemon, state.context, state.listener)
         }
         if let daemon { MHD_stop_daemon(daemon) }
+        if listener >= 0 { close(listener) }
         context?.release()
     }
 }
 
-/// One request while MHD works on it: what has arrived, and the answer once the handler gave it.
+/// One request while MHD works on it: what has arrived, and the answer once there is one.
 final class Exchange: @unchecked Sendable {
-    // invariant (Sendable): everything but `response` is touched only by MHD's callbacks for this
-    // connection, which MHD serialises; `response` is written by the handler's task under its lock
-    // before the connection is resumed.
+    // invariant (Sendable): everything but `answer` is touched only by MHD's callbacks for this
+    // connection, which MHD serialises; `answer` is written under its lock, once, before the
+    // connection is resumed.
+    struct Answer {
+        var response: HTTPResponse?
+        var delivered = false
+    }
+
     let method: String
     let path: String
     let headers: [HTTPHeader]
     var body: [UInt8] = []
     var started = false
-    let response = Locked<HTTPResponse?>(nil)
+    /// Set by `DaemonCore.start` for an exchange handed to the handler.
+    var identifier: UInt64?
+    let answer = Locked(Answer())
 
     init(method: String, path: String, headers: [HTTPHeader]) {
         self.method = method
@@ -260,6 +356,22 @@ final class Exchange: @unchecked Sendable {
         self.headers = headers
     }
 
+    /// Stores the answer unless one was delivered already; true when this call delivered it (the
+    /// caller then resumes the connection, exactly once).
+    func deliver(_ response: HTTPResponse) -> Bool {
+        answer.withLock { answer in
+            guard !answer.delivered else { return false }
+            answer.delivered = true
+            answer.response = response
+            return true
+        }
+    }
+
+    /// The delivered answer, taken (nil before one is delivered, and after).
+    func takeResponse() -> HTTPResponse? { answer.withLock { $0.response.take() } }
+
+    /// Best effort: the request body's bytes here are overwritten (a copy the handler still holds,
+    /// or one left behind by a reallocation while receiving, is not).
     func wipe() {
         body.withUnsafeMutableBytes { wipeSecretMemory($0) }
         body = []
@@ -282,11 +394,16 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
         let exchange = Exchange(
             method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/", headers: headerFields(of: connection))
         requestContext.pointee = Unmanaged.passRetained(exchange).toOpaque()
-        if let length = exchange.headers.first(named: "Content-Length"), Int(length).map({ $0 > core.maximumBodyBytes }) ?? false {
-            // Refused before a body byte is read; MHD closes the connection after the answer.
-            return queue(
-                jsonErrorResponse(status: 413, code: "RequestTooLarge", message: "the body is longer than \(core.maximumBodyBytes) bytes"),
-                on: connection)
+        if let text = exchange.headers.first(named: "Content-Length") {
+            // MHD has checked the value is a number; one past Int's range is past the limit too.
+            let length = Int(text) ?? Int.max
+            guard length <= core.maximumBodyBytes else {
+                // Refused before a body byte is read; MHD closes the connection after the answer.
+                return queue(
+                    jsonErrorResponse(status: 413, code: "RequestTooLarge", message: "the body is longer than \(core.maximumBodyBytes) bytes"),
+                    on: connection)
+            }
+            exchange.body.reserveCapacity(length)  // one buffer: no reallocation leaves a copy behind
         }
         return MHD_Result.YES
     }
@@ -302,24 +419,28 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
         uploadSize.pointee = 0
         return MHD_Result.YES
     }
-    if let response = exchange.response.withLock({ $0.take() }) { return queue(response, on: connection) }
+    if let response = exchange.takeResponse() { return queue(response, on: connection) }
     guard !exchange.started else { return MHD_Result.YES }
     exchange.started = true
     // Suspended before the handler can resume it: the task starts only after this.
     MHD_suspend_connection(connection)
     guard core.start(exchange, connection: SuspendedConnection(pointer: connection)) else {
-        exchange.response.withLock { $0 = jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping") }
-        MHD_resume_connection(connection)
+        if exchange.deliver(jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping")) {
+            MHD_resume_connection(connection)
+        }
         return MHD_Result.YES
     }
     return MHD_Result.YES
 }
 
-private let completionHandler: MHD_RequestCompletedCallback = { _, _, requestContext, _ in
+private let completionHandler: MHD_RequestCompletedCallback = { context, _, requestContext, _ in
     guard let requestContext, let existing = requestContext.pointee else { return }
     let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeRetainedValue()
     exchange.wipe()
     requestContext.pointee = nil
+    if let identifier = exchange.identifier, let context {
+        Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue().completed(identifier)
+    }
 }
 
 /// Every request header field, in order.
@@ -358,7 +479,8 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     for header in response.headers {
         guard MHD_add_response_header(answer, header.name, header.value) == MHD_Result.YES else { return MHD_Result.NO }
     }
-    guard let status = UInt32(exactly: response.status), (100...599).contains(status) else { return MHD_Result.NO }
+    // A handler's status outside 100…599 is the server's fault: 500.
+    let status = UInt32(exactly: response.status).flatMap { (100...599).contains($0) ? $0 : nil } ?? 500
     return MHD_queue_response(connection, status, answer)
 }
 

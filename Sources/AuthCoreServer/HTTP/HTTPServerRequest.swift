@@ -5,7 +5,7 @@ public import AuthCore
 public struct HTTPServerRequest: Sendable, CustomStringConvertible {
     /// The method (`GET`, `POST`, …).
     public let method: String
-    /// The path, without the query (as the request line has it, not percent-decoded).
+    /// The path, without the query, percent-decoded by MHD (up to a decoded NUL, if any).
     public let path: String
     /// The header fields in the order received (names as sent; compare them with `hasName`).
     public let headers: [HTTPHeader]
