@@ -115,7 +115,7 @@ let package = Package(
         // when built with `-sanitize=fuzzer -DAUTHCORE_LIBFUZZER` (`make fuzz`).
         .executableTarget(
             name: "AuthCoreFuzz",
-            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreVectors", "AuthCoreReferenceModels"],
+            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreServer", "AuthCoreVectors", "AuthCoreReferenceModels"],
             path: "Fuzz/AuthCoreFuzz",
             swiftSettings: swiftSettings
         ),

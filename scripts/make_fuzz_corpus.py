@@ -225,7 +225,28 @@ def http1_responses():
         add("http1-response", b"\xff\x01\x01" + answer)
 
 
+def app_server():
+    # Even first byte: a configuration file. Odd: path byte, method byte, token length, token, body.
+    configurations = [
+        b'{"srp":{"verifiersFile":"u.json"}}',
+        b'{"srp":{"group":2048,"hash":"sha512","verifiersFile":"/u.json","maximumFailures":3},"store":{"redis":{"port":6390}},'
+        b'"listen":{"port":8080,"certificateFile":"c","privateKeyFile":"k"},"sessionLifetimeSeconds":60,'
+        b'"distributeToken":{"roleArn":"acs:ram::1:role/r","signatureStyle":"acs3"},"ossSigning":{"buckets":["b"],"keyPrefixes":["k/"]},'
+        b'"developerIdentity":{"region":"us-east-1","identityPoolId":"p","providerName":"n"}}',
+        b'{"srp":{"verifiersFile":"u"},"listen":{"port":1e300}}',
+    ]
+    for configuration in configurations:
+        add("app-server", b"\x00" + configuration)
+    a = b"02"
+    add("app-server", b"\x01\x00\x00\x00" + b'{"username":"alice","A":"' + a + b'"}')
+    add("app-server", b"\x01\x00\x00\x00" + b'{"username":"nobody","A":"0123456789abcdef"}')
+    add("app-server", b"\x01\x01\x00\x00" + b'{"loginId":"00112233445566778899aabbccddeeff","M1":"' + b"00" * 32 + b'"}')
+    add("app-server", b"\x01\x03\x00\x2b" + b"A" * 43 + b'{"version":"v1","stringToSign":"GET\n\n\n0\n/b/k/x"}')
+    add("app-server", b"\x01\x02\x01\x00")
+
+
 def main():
+    app_server()
     http1_responses()
     identity()
     cognito_stored()

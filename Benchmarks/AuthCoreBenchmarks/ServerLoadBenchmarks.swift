@@ -125,7 +125,7 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
         let srpClient = SRPClient(configuration: configuration)
         let verifier = try configuration.makeVerifier(username: Array("load-0".utf8), password: password)
         var mathSamples: [Double] = []
-        for _ in 0..<(settings.quick ? 5 : 20) {
+        for _ in 0..<(settings.quick ? 5 : 60) {
             let start = DispatchTime.now().uptimeNanoseconds
             let ephemeral = try srpServer.makeEphemeral(verifier: verifier)
             let b = ephemeral.serverPublicValue
@@ -141,7 +141,7 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
         // Sequential logins: the service's cost over the math.
         var sequential: [Double] = []
         var finishedIds: [String] = []
-        for _ in 0..<(settings.quick ? 5 : 20) {
+        for _ in 0..<(settings.quick ? 5 : 60) {
             let start = DispatchTime.now().uptimeNanoseconds
             let pending = try await client.begin(username: "load-\(clients)", password: password)
             _ = try await client.finish(pending)

@@ -118,6 +118,12 @@ struct ByteReader {
         return out
     }
     mutating func string(_ separator: UInt8 = 0) -> String { String(decoding: field(separator), as: UTF8.self) }
+    /// The next `count` bytes (fewer at the end).
+    mutating func take(_ count: Int) -> [UInt8] {
+        let end = Swift.min(bytes.count, index + count)
+        defer { index = Swift.max(index, end) }
+        return index < end ? Array(bytes[index..<end]) : []
+    }
     mutating func rest() -> [UInt8] {
         defer { index = bytes.count }
         return index < bytes.count ? Array(bytes[index...]) : []

@@ -1,5 +1,6 @@
 import AuthCore
 import AuthCoreClients
+import AuthCoreServer
 import AuthCoreVectors
 import AuthCoreReferenceModels
 import Foundation
@@ -22,6 +23,7 @@ enum FuzzTargets {
         FuzzTarget(name: "cognito-stored", run: cognitoStored),
         FuzzTarget(name: "identity", run: identity),
         FuzzTarget(name: "http1-response", run: http1Response),
+        FuzzTarget(name: "app-server", run: appServer),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -500,5 +502,62 @@ struct FixedIDToken: CognitoIDTokenSource {
     let chunked = whole.headers.contains { $0.name.lowercased() == "transfer-encoding" }
     if method == "GET", !chunked, let length = lengths.first.flatMap({ Int($0.value) }), ![204, 304].contains(whole.status), whole.body.count != length {
         fuzzFailure("Content-Length \(length), body \(whole.body.count)")
+    }
+}
+
+// MARK: - The app server
+
+/// One app server for every input (a 1024-bit group keeps `begin` cheap), with the in-memory store
+/// and a self-signing policy.
+let fuzzAppServer: AppServer = {
+    do {
+        let configuration = try SRPConfiguration(group: .rfc5054Group1024, hash: .sha256)
+        let store = InMemoryHandshakeStore()
+        let users = StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: SecureBytes(Array("pw".utf8)))])
+        let authority = try OSSSigningAuthority(
+            credentials: try Credentials(accessKeyId: "LTAI5tFuzz", secretAccessKey: "fuzz-secret"),
+            policy: OSSSigningPolicy(buckets: ["b"], keyPrefixes: ["k/"], regions: ["cn-hangzhou"]))
+        return AppServer(
+            logins: try SRPLoginService(
+                configuration: configuration, verifiers: users, handshakes: store, serverSecret: SecureBytes([UInt8](repeating: 1, count: 32))),
+            sessions: try AppSessions(store: store), ossSigning: authority)
+    } catch {
+        fuzzFailure("the fuzz app server cannot be made: \(error)")
+    }
+}()
+
+/// First byte even: the bytes are a server configuration file, which parses or is refused as
+/// `malformedInput` naming the source. Odd: a request — method and path chosen by the next bytes,
+/// an optional bearer token, the rest the body — which `AppServer.handle` answers with a JSON object
+/// and a status in 200…599; only `/srp/begin` and `/srp/finish` can be 200 without a session.
+@Sendable func appServer(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let selector = reader.byte()
+    if selector & 1 == 0 {
+        do {
+            _ = try AppServerConfiguration(json: reader.rest(), source: "fuzz.json", directory: "/d")
+        } catch {
+            if error.code != .malformedInput || !error.reason.hasPrefix("fuzz.json") { fuzzFailure("configuration refused as \(error.code): \(error.reason)") }
+        }
+        return
+    }
+    let paths = ["/srp/begin", "/srp/finish", "/distribute-token.json", "/oss/sign", "/cognito/developer-identity", "/", "/srp/begin/"]
+    let methods = ["POST", "GET", "HEAD", "PUT"]
+    let path = paths[Int(reader.byte()) % paths.count]
+    let method = methods[Int(reader.byte()) % methods.count]
+    var headers: [HTTPHeader] = []
+    let tokenLength = Int(reader.byte() % 64)
+    if tokenLength > 0 { headers.append(HTTPHeader("Authorization", "Bearer " + String(decoding: reader.take(tokenLength), as: UTF8.self))) }
+    let request = HTTPServerRequest(method: method, path: path, headers: headers, body: reader.rest())
+    let box = Locked<HTTPResponse?>(nil)
+    runBlocking {
+        let response = await fuzzAppServer.handle(request)
+        box.withLock { $0 = response }
+    }
+    guard let response = box.withLock({ $0 }) else { fuzzFailure("no answer") }
+    guard (200...599).contains(response.status) else { fuzzFailure("status \(response.status)") }
+    guard (try? JSONObject(parsing: response.body, context: "answer")) != nil else { fuzzFailure("a body that is not a JSON object: \(response.status)") }
+    if response.status == 200, method != "POST" || !path.hasPrefix("/srp/") || path.hasSuffix("/") {
+        fuzzFailure("200 for \(method) \(path) without a session")
     }
 }

@@ -19,8 +19,9 @@ enum OSSCommand {
         server's URL as JSON {"version":"v1","stringToSign":…} or {"version":"v4","stringToSign":…,
         "date":"YYYYMMDD","region":…,"canonicalRequest":…}, which answers 200 {"accessKeyId":…,"signature":…}.
         AUTHCORE_SIGNER_TOKEN (environment) sends Authorization: Bearer <token>, the app session of an
-        'authcore serve' server ('authcore srp login' prints it); --signer-header adds other fields
-        (repeatable; credential fields are refused in argv). A V4 presigned URL names the key id in
+        'authcore serve' server ('authcore srp login' prints it); AUTHCORE_SIGNER_HEADERS adds fields
+        given as 'Name: value' lines (an app's own session header); --signer-header adds fields that
+        are not credentials (repeatable; Authorization, cookies and tokens are refused in argv). A V4 presigned URL names the key id in
         what is signed: it comes from OSS_ACCESS_KEY_ID (an id, not a secret).
 
         sign-string is the server half: it reads one such JSON request on stdin, checks it against the
@@ -115,8 +116,21 @@ enum OSSCommand {
                 throw UsageError(error.reason)
             }
         }
-        var headers = try options.parsed.all("--signer-header").map(RequestOptions.header)
-        // The app's session token for its own server comes from the environment, never argv.
+        var headers = try options.parsed.all("--signer-header").map { raw in
+            let header = try RequestOptions.header(raw)
+            guard !header.holdsCredential else {
+                throw UsageError("--signer-header \(header.name): a credential header cannot be given in argv (AUTHCORE_SIGNER_TOKEN or AUTHCORE_SIGNER_HEADERS)")
+            }
+            return header
+        }
+        // The app's credentials for its own server come from the environment, never argv: a bearer
+        // token, and any other fields ('Name: value' lines, for a server that wants its own).
+        if let lines = takeSecretEnvironment("AUTHCORE_SIGNER_HEADERS") {
+            let text = lines.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) where !line.allSatisfy({ $0 == " " }) {
+                do { headers.append(try RequestOptions.header(String(line))) } catch { throw UsageError("AUTHCORE_SIGNER_HEADERS: each line must be 'Name: value'") }
+            }
+        }
         if let token = takeSecretEnvironment("AUTHCORE_SIGNER_TOKEN") {
             headers.append(HTTPHeader("Authorization", "Bearer " + token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
         }

@@ -36,13 +36,16 @@ struct OSSSelfSignedTests {
 
     /// No OSS variable at all in the command's environment (OSS_ACCESS_KEY_ID only when asked).
     func environment(keyId: Bool = false) -> [String: String?] {
-        ["OSS_ACCESS_KEY_ID": keyId ? accessKeyId : nil, "OSS_ACCESS_KEY_SECRET": nil, "OSS_SECURITY_TOKEN": nil]
+        [
+            "OSS_ACCESS_KEY_ID": keyId ? accessKeyId : nil, "OSS_ACCESS_KEY_SECRET": nil, "OSS_SECURITY_TOKEN": nil,
+            "AUTHCORE_SIGNER_HEADERS": "X-App-Session: \(Self.session)",  // the app's own session, from the environment
+        ]
     }
 
     func oss(_ action: String, _ version: String, _ arguments: [String], key: String, signer: String?, environment: [String: String?]) throws
         -> ProcessResult
     {
-        let signing = signer.map { ["--signer-url", $0 + "/sign", "--signer-header", "X-App-Session: \(Self.session)"] } ?? []
+        let signing = signer.map { ["--signer-url", $0 + "/sign", "--signer-header", "X-Request-Source: authcore-tests"] } ?? []
         return try authcore(
             ["oss", action, "--bucket", bucket, "--version", version, "--region", region] + signing + arguments + ["\(endpoint)/\(bucket)/\(key)"],
             environment: environment)
@@ -83,7 +86,7 @@ struct OSSSelfSignedTests {
         let env = environment(keyId: true)
         let otherBucket = try authcore(
             ["oss", "send", "--bucket", "other-bucket", "--version", version, "--region", region, "--signer-url", server.url + "/sign",
-             "--signer-header", "X-App-Session: \(Self.session)", "\(endpoint)/other-bucket/self/x.txt"], environment: env)
+             "\(endpoint)/other-bucket/self/x.txt"], environment: env)
         #expect(otherBucket.status == 1)
         #expect(otherBucket.stderr.contains("NotPermitted") && otherBucket.stderr.contains("bucket 'other-bucket' is not allowed"), "\(otherBucket.stderr)")
         let outside = try oss("send", version, [], key: "private/x.txt", signer: server.url, environment: env)

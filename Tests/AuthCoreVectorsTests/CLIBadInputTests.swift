@@ -78,6 +78,21 @@ struct CLIBadInputTests {
         }
     }
 
+    @Test("the signer's credentials never come from argv: a credential --signer-header is a usage error that does not echo it; AUTHCORE_SIGNER_HEADERS lines must be 'Name: value'")
+    func signerCredentials() throws {
+        let secret = "SIGNERSECRET0123456789"
+        let signed = ["oss", "sign", "--bucket", "b", "--version", "v4", "--region", "cn-hangzhou", "--signer-url", "http://127.0.0.1:9/oss/sign"]
+        for header in ["Authorization: Bearer \(secret)", "Cookie: session=\(secret)"] {
+            try Self.check(signed + ["--signer-header", header, "http://127.0.0.1:9/b/k"], status: 2, mention: "a credential header cannot be given in argv")
+            let result = try authcore(signed + ["--signer-header", header, "http://127.0.0.1:9/b/k"])
+            #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret), "\(result.stderr)")
+        }
+        let malformed = try authcore(signed + ["http://127.0.0.1:9/b/k"], environment: ["AUTHCORE_SIGNER_HEADERS": "no colon \(secret)"])
+        #expect(malformed.status == 2)
+        #expect(malformed.stderr.contains("AUTHCORE_SIGNER_HEADERS: each line must be 'Name: value'"), "\(malformed.stderr)")
+        #expect(!malformed.stderr.contains(secret))
+    }
+
     @Test("--verbose prints the canonical request with the session token redacted, in header and query form")
     func verboseRedaction() throws {
         let token = "SESSIONTOKEN0123456789abcdef"
