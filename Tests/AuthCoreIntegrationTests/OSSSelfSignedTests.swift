@@ -98,9 +98,11 @@ struct OSSSelfSignedTests {
         let long = try oss("presign", version, ["--expires", "7200"], key: "self/x.txt", signer: server.url, environment: env)
         #expect(long.status == 1)
         #expect(long.stderr.contains("longer than the 600 s allowed"), "\(long.stderr)")
+        var withoutSession = env
+        withoutSession["AUTHCORE_SIGNER_HEADERS"] = .some(nil)
         let anonymous = try authcore(
             ["oss", "sign", "--bucket", bucket, "--version", version, "--region", region, "--signer-url", server.url + "/sign",
-             "\(endpoint)/\(bucket)/self/x.txt"], environment: env)
+             "\(endpoint)/\(bucket)/self/x.txt"], environment: withoutSession)
         #expect(anonymous.status == 1)
         #expect(anonymous.stderr.contains("Unauthorized"), "\(anonymous.stderr)")
         let counts = try JSONSerialization.jsonObject(with: Data(try fetchSync(server.url + "/_count").utf8)) as? [String: Int]
