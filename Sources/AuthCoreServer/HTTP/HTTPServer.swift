@@ -164,11 +164,14 @@ public final class HTTPServer: Sendable {
     public func stop(grace: Duration = .seconds(5)) async {
         core.quiesce()
         let deadline = ContinuousClock.now + grace
-        while core.pendingCount > 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        // A cancelled caller stops waiting for the handlers at once.
+        while core.pendingCount > 0, ContinuousClock.now < deadline, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
         core.answerAllPending()
         // The 503s go out (each exchange completes); a client that does not read is cut off after 1 s.
         let sent = ContinuousClock.now + .seconds(1)
-        while core.pendingCount > 0, ContinuousClock.now < sent { try? await Task.sleep(for: .milliseconds(5)) }
+        while core.pendingCount > 0, ContinuousClock.now < sent {
+            if Task.isCancelled { usleep(5000) } else { try? await Task.sleep(for: .milliseconds(5)) }
+        }
         core.stopDaemon()
     }
 
@@ -261,11 +264,16 @@ final class DaemonCore: @unchecked Sendable {
     /// Answers exchange `identifier`, once (a later answer is dropped): the connection is resumed,
     /// and MHD sends the answer. The exchange stays counted until MHD reports it completed.
     func answer(_ identifier: UInt64, with response: HTTPResponse) {
-        guard let entry = state.withLock({ $0.running[identifier] }) else { return }
-        guard entry.exchange.deliver(response) else { return }
-        MHD_resume_connection(entry.connection.pointer)
-        entry.timer.cancel()
-        entry.handler.cancel()
+        // Lookup, delivery and resume under one lock: a stop snapshots the daemon under it too, so
+        // every resume begun is finished before MHD_stop_daemon, and none can follow it.
+        // MHD_resume_connection only sets flags and wakes a polling thread; it calls nothing of ours.
+        let entry: Running? = state.withLock { state in
+            guard state.daemon != nil, let entry = state.running[identifier], entry.exchange.deliver(response) else { return nil }
+            MHD_resume_connection(entry.connection.pointer)
+            return entry
+        }
+        entry?.timer.cancel()
+        entry?.handler.cancel()
     }
 
     /// MHD's completion of exchange `identifier` (answered and sent, or its connection failed):
@@ -283,14 +291,12 @@ final class DaemonCore: @unchecked Sendable {
 
     /// No new connections or handlers; the running handlers are cancelled (their time limits stay).
     func quiesce() {
-        let (daemon, running): (OpaquePointer?, [Running]) = state.withLock { state in
-            let first = !state.stopping
+        // Under the lock (MHD_quiesce_daemon calls nothing of ours): a concurrent stop cannot stop
+        // the daemon while it is being quiesced, and the listening socket is recorded before it can.
+        let running: [Running] = state.withLock { state in
+            if !state.stopping, let daemon = state.daemon { state.listener = MHD_quiesce_daemon(daemon) }
             state.stopping = true
-            return (first ? state.daemon : nil, Array(state.running.values))
-        }
-        if let daemon {
-            let listener = MHD_quiesce_daemon(daemon)
-            state.withLock { $0.listener = listener }
+            return Array(state.running.values)
         }
         for entry in running { entry.handler.cancel() }
     }
