@@ -328,25 +328,22 @@ final class HTTPServerLifecycleTests {
     func handlerTimeLimit() async throws {
         var configuration = HTTPServer.Configuration()
         configuration.handlerTimeout = .milliseconds(500)
-        let server = try HTTPServer(configuration: configuration, handler: slow(3))
-        let started = ContinuousClock.now
+        // The handler takes 60 s; the limit answers long before (no timing is asserted: the order is).
+        let server = try HTTPServer(configuration: configuration, handler: slow(60))
         let late = try await plainGet(server.port, "/slow")
         #expect(late.status == 503)
         #expect(String(decoding: late.body, as: UTF8.self).contains("Timeout"))
-        #expect(ContinuousClock.now - started < .seconds(2))
         #expect(try await plainGet(server.port, "/fast").status == 200)
         await server.stop(grace: .milliseconds(100))
     }
 
     @Test("stop() answers a handler that ignores cancellation with 503 after its grace, and returns")
     func stopWithStuckHandler() async throws {
-        let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: slow(4))
+        let server = try HTTPServer(configuration: HTTPServer.Configuration(), handler: slow(60))
         let port = server.port
         let pending = Task { try await plainGet(port, "/slow") }
         try await waitForArrival()
-        let started = ContinuousClock.now
-        await server.stop(grace: .milliseconds(300))
-        #expect(ContinuousClock.now - started < .seconds(2))
+        await server.stop(grace: .milliseconds(300))  // returns: the 60 s handler is not waited for
         let answer = try await pending.value
         #expect(answer.status == 503)
         #expect(String(decoding: answer.body, as: UTF8.self).contains("ShuttingDown"))
