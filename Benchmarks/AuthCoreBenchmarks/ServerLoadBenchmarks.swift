@@ -277,7 +277,7 @@ final class BenchRedis {
         configuration.port = port
         let probe = RedisHandshakeStore(configuration: configuration)
         for _ in 0..<100 {
-            if (try? probe.count("authcore:probe")) != nil { return }
+            if probe.answersPing() { return }
             usleep(50_000)
         }
         stop()

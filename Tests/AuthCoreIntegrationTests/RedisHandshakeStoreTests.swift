@@ -31,7 +31,7 @@ final class RedisServerProcess: @unchecked Sendable {
         configuration.port = port
         let probe = RedisHandshakeStore(configuration: configuration)
         for _ in 0..<100 {  // bounded: 5 s
-            if (try? probe.count("authcore:probe")) != nil { return }
+            if probe.answersPing() { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
         stop()
@@ -135,10 +135,10 @@ final class RedisHandshakeStoreTests {
     @Test("a counter's window runs out in Redis: the script gives every counter a lifetime")
     func counterWindow() async throws {
         let (_, store) = try instance()
-        #expect(try store.increment("authcore:test:window", window: .milliseconds(300)) == 1)
-        #expect(try store.increment("authcore:test:window", window: .seconds(100)) == 2)  // the first window stays
+        #expect(try await store.increment("authcore:test:window", window: .milliseconds(300)) == 1)
+        #expect(try await store.increment("authcore:test:window", window: .seconds(100)) == 2)  // the first window stays
         try await Task.sleep(for: .milliseconds(600))
-        #expect(try store.count("authcore:test:window") == 0)
+        #expect(try await store.count("authcore:test:window") == 0)
     }
 
     @Test("a lifetime runs out in Redis itself: the state is gone after it")
@@ -148,7 +148,7 @@ final class RedisHandshakeStoreTests {
         let (one, store) = try instance(policy: policy)
         let (challenge, session) = try await begin(one, password: password)
         try await Task.sleep(for: .milliseconds(600))
-        #expect(try store.take("authcore:srp:handshake:\(challenge.loginId)") == nil)
+        #expect(try await store.take("authcore:srp:handshake:\(challenge.loginId)") == nil)
         await #expect(throws: AuthCoreError(.expired, "")) { try await one.finish(loginId: challenge.loginId, clientProof: session.clientProof) }
     }
 
@@ -185,16 +185,16 @@ final class RedisHandshakeStoreTests {
     func storeOperations() async throws {
         let (_, store) = try instance()
         let value: [UInt8] = [0, 1, 0x0D, 0x0A, 0xFF, 0x00]
-        #expect(try store.insert(value, forKey: "authcore:test:binary", lifetime: .seconds(10)))
-        #expect(try !store.insert([1], forKey: "authcore:test:binary", lifetime: .seconds(10)))
-        #expect(try store.take("authcore:test:binary") == value)
-        #expect(try store.take("authcore:test:binary") == nil)
-        #expect(try store.increment("authcore:test:counter", window: .seconds(10)) == 1)
-        #expect(try store.increment("authcore:test:counter", window: .seconds(10)) == 2)
-        #expect(try store.count("authcore:test:counter") == 2)
-        try store.remove("authcore:test:counter")
-        #expect(try store.count("authcore:test:counter") == 0)
-        #expect(try store.insert(Array("not digits".utf8), forKey: "authcore:test:other", lifetime: .seconds(10)))
-        #expect(throws: AuthCoreError(.malformedResponse, "")) { try store.count("authcore:test:other") }
+        #expect(try await store.insert(value, forKey: "authcore:test:binary", lifetime: .seconds(10)))
+        #expect(try await !store.insert([1], forKey: "authcore:test:binary", lifetime: .seconds(10)))
+        #expect(try await store.take("authcore:test:binary") == value)
+        #expect(try await store.take("authcore:test:binary") == nil)
+        #expect(try await store.increment("authcore:test:counter", window: .seconds(10)) == 1)
+        #expect(try await store.increment("authcore:test:counter", window: .seconds(10)) == 2)
+        #expect(try await store.count("authcore:test:counter") == 2)
+        try await store.remove("authcore:test:counter")
+        #expect(try await store.count("authcore:test:counter") == 0)
+        #expect(try await store.insert(Array("not digits".utf8), forKey: "authcore:test:other", lifetime: .seconds(10)))
+        await #expect(throws: AuthCoreError(.malformedResponse, "")) { try await store.count("authcore:test:other") }
     }
 }

@@ -1,5 +1,6 @@
 public import AuthCore
 internal import CAuthCoreHiredis
+import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,7 +24,8 @@ import Darwin
 /// ``Configuration/timeout``.
 public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
     // invariant (Sendable): the hiredis context is only touched inside `connection.withLock`, so one
-    // command is on the wire at a time (hiredis contexts are not thread-safe).
+    // command is on the wire at a time (hiredis contexts are not thread-safe); the async calls run
+    // those on `queue`, off the concurrency pool.
 
     /// Where the server is and how long to wait for it.
     public struct Configuration: Sendable {
@@ -50,6 +52,8 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
 
     public let configuration: Configuration
     private let connection = Locked<OpaquePointer?>(nil)
+    /// Where the blocking hiredis calls run, one at a time.
+    private let queue = DispatchQueue(label: "authcore.redis-handshake-store")
 
     /// A store on the server `configuration` names (no connection is made until the first call).
     public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
@@ -61,24 +65,24 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         }
     }
 
-    public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) throws(AuthCoreError) -> Bool {
-        switch try command(["SET", key].map(Self.bytes) + [value] + ["PX", Self.milliseconds(lifetime), "NX"].map(Self.bytes)) {
+    public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) -> Bool {
+        switch try await command(["SET", key].map(Self.bytes) + [value] + ["PX", Self.milliseconds(lifetime), "NX"].map(Self.bytes)) {
         case .status("OK"): return true
         case .null: return false
         default: throw unexpected("SET")
         }
     }
 
-    public func take(_ key: String) throws(AuthCoreError) -> [UInt8]? {
-        switch try command(["GETDEL", key].map(Self.bytes)) {
+    public func take(_ key: String) async throws(AuthCoreError) -> [UInt8]? {
+        switch try await command(["GETDEL", key].map(Self.bytes)) {
         case .bytes(let value): return value
         case .null: return nil
         default: throw unexpected("GETDEL")
         }
     }
 
-    public func value(_ key: String) throws(AuthCoreError) -> [UInt8]? {
-        switch try command(["GET", key].map(Self.bytes)) {
+    public func value(_ key: String) async throws(AuthCoreError) -> [UInt8]? {
+        switch try await command(["GET", key].map(Self.bytes)) {
         case .bytes(let value): return value
         case .null: return nil
         default: throw unexpected("GET")
@@ -93,16 +97,16 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         return count
         """
 
-    public func increment(_ key: String, window: Duration) throws(AuthCoreError) -> Int {
-        let reply = try command(["EVAL", Self.incrementScript, "1", key, Self.milliseconds(window)].map(Self.bytes))
+    public func increment(_ key: String, window: Duration) async throws(AuthCoreError) -> Int {
+        let reply = try await command(["EVAL", Self.incrementScript, "1", key, Self.milliseconds(window)].map(Self.bytes))
         guard case .integer(let count) = reply, let value = Int(exactly: count) else {
             throw unexpected("INCR")
         }
         return value
     }
 
-    public func count(_ key: String) throws(AuthCoreError) -> Int {
-        switch try command(["GET", key].map(Self.bytes)) {
+    public func count(_ key: String) async throws(AuthCoreError) -> Int {
+        switch try await command(["GET", key].map(Self.bytes)) {
         case .null: return 0
         case .bytes(let text):
             // A counter holds decimal digits; anything else under the key is not ours.
@@ -113,8 +117,8 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         }
     }
 
-    public func remove(_ key: String) throws(AuthCoreError) {
-        _ = try command(["DEL", key].map(Self.bytes))
+    public func remove(_ key: String) async throws(AuthCoreError) {
+        _ = try await command(["DEL", key].map(Self.bytes))
     }
 
     // MARK: - Commands
@@ -131,8 +135,23 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
     /// (Had the server died mid-command instead, the retry can repeat it; each command here is one
     /// the service tolerates repeated: `SET NX` then reports the id taken, `GETDEL` finds nothing,
     /// the counter counts an attempt twice, the safe direction.)
-    func command(_ arguments: [[UInt8]]) throws(AuthCoreError) -> Reply {
-        let result: Result<Reply, AuthCoreError> = connection.withLock { slot in
+    /// The same, on the store's own serial queue: hiredis blocks while Redis answers, and the
+    /// concurrency pool's few threads (one per core) must not wait with it.
+    func command(_ arguments: [[UInt8]]) async throws(AuthCoreError) -> Reply {
+        let result: Result<Reply, AuthCoreError> = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.blockingResult(arguments)) }
+        }
+        return try result.get()
+    }
+
+    /// Whether the server answers `PING` now (a blocking call, for start-up probes).
+    package func answersPing() -> Bool {
+        if case .success(.status("PONG")) = blockingResult([Self.bytes("PING")]) { return true }
+        return false
+    }
+
+    func blockingResult(_ arguments: [[UInt8]]) -> Result<Reply, AuthCoreError> {
+        connection.withLock { slot in
             var reused = slot != nil
             while true {
                 do throws(AuthCoreError) {
@@ -151,7 +170,6 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
                 }
             }
         }
-        return try result.get()
     }
 
     private func connect() throws(AuthCoreError) -> OpaquePointer {
