@@ -52,25 +52,16 @@ func loadFailure(_ message: String) -> Never {
 }
 
 func runSynchronously<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
-    let box = LockedBox<T?>(nil)
+    let box = Locked<T?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task.detached {
-        box.set(await body())
+        let value = await body()
+        box.withLock { $0 = value }
         done.signal()
     }
     done.wait()
-    guard let value = box.get() else { loadFailure("the run produced nothing") }
+    guard let value = box.withLock({ $0 }) else { loadFailure("the run produced nothing") }
     return value
-}
-
-final class LockedBox<T>: @unchecked Sendable {
-    // invariant (Sendable): `value` only under `lock`.
-    private let lock = NSLock()
-    private var value: T
-    init(_ value: T) { self.value = value }
-    func get() -> T { lock.withLock { value } }
-    func set(_ new: T) { lock.withLock { value = new } }
-    func update(_ change: (inout T) -> Void) { lock.withLock { change(&value) } }
 }
 
 /// What the server answered, counted in its handler.
@@ -104,10 +95,10 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
             configuration: configuration, policy: policy, verifiers: StaticVerifierStore(table), handshakes: store,
             serverSecret: try SystemRandom().secureBytes(count: 32))
         let app = AppServer(logins: logins, sessions: try AppSessions(store: store, lifetime: .seconds(2)))
-        let counts = LockedBox(ServerCounts())
+        let counts = Locked(ServerCounts())
         let server = try HTTPServer(configuration: HTTPServer.Configuration()) { request in
             let response = await app.handle(request)
-            counts.update { counts in
+            counts.withLock { counts in
                 if response.status != 200 {
                     counts.refusals += 1
                 } else if request.path == "/srp/begin" {
@@ -186,7 +177,7 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
         await server.stop()
 
         // Nothing lost, nothing doubled, nothing kept.
-        let served = counts.get()
+        let served = counts.withLock { $0 }
         guard failures == 0, served.refusals == 0 else { loadFailure("\(failures) logins failed, \(served.refusals) refusals (\(name))") }
         guard served.begins == ids.count, served.finishes == ids.count else {
             loadFailure("\(served.begins) begins and \(served.finishes) finishes answered for \(ids.count) client logins (\(name))")

@@ -17,32 +17,26 @@
 static inline struct MHD_Daemon *authcore_mhd_start(
     unsigned int flags, const struct sockaddr *address, MHD_AccessHandlerCallback handler, void *handler_context,
     MHD_RequestCompletedCallback completed, unsigned int threads, unsigned int connection_limit,
-    unsigned int per_address_limit, unsigned int idle_seconds, size_t connection_memory_limit, const char *key_pem, const char *certificate_pem) {
-    if (key_pem != NULL && certificate_pem != NULL) {
-        return MHD_start_daemon(
-            flags | MHD_USE_TLS, 0, NULL, NULL, handler, handler_context,
-            MHD_OPTION_SOCK_ADDR, address,
-            MHD_OPTION_NOTIFY_COMPLETED, completed, handler_context,
-            MHD_OPTION_THREAD_POOL_SIZE, threads,
-            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-            MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
-            MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds,
-            MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-            MHD_OPTION_HTTPS_PRIORITIES, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2",
-            MHD_OPTION_HTTPS_MEM_KEY, key_pem,
-            MHD_OPTION_HTTPS_MEM_CERT, certificate_pem,
-            MHD_OPTION_END);
-    }
+    unsigned int per_address_limit, unsigned int idle_seconds, size_t connection_memory_limit, const char *key_pem,
+    const char *certificate_pem) {
+    // One option list (MHD_OPTION_ARRAY); the TLS entries are filled in only with a key and a
+    // certificate, else the list ends before them.
+    const int tls = key_pem != NULL && certificate_pem != NULL;
+    struct MHD_OptionItem options[] = {
+        {MHD_OPTION_SOCK_ADDR, 0, (void *)address},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, handler_context},
+        {MHD_OPTION_THREAD_POOL_SIZE, threads, NULL},
+        {MHD_OPTION_CONNECTION_LIMIT, connection_limit, NULL},
+        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit, NULL},
+        {MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds, NULL},
+        {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)connection_memory_limit, NULL},
+        {tls ? MHD_OPTION_HTTPS_PRIORITIES : MHD_OPTION_END, 0, (void *)"NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"},
+        {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)key_pem},
+        {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, (void *)certificate_pem},
+        {MHD_OPTION_END, 0, NULL},
+    };
     return MHD_start_daemon(
-        flags, 0, NULL, NULL, handler, handler_context,
-        MHD_OPTION_SOCK_ADDR, address,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, handler_context,
-        MHD_OPTION_THREAD_POOL_SIZE, threads,
-        MHD_OPTION_CONNECTION_LIMIT, connection_limit,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
-        MHD_OPTION_CONNECTION_TIMEOUT, idle_seconds,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, connection_memory_limit,
-        MHD_OPTION_END);
+        flags | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
 /// The port the daemon listens on (the one the system chose for port 0), 0 if unknown.

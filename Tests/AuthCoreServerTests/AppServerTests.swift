@@ -303,20 +303,12 @@ func plainGet(_ port: Int, _ path: String) async throws(AuthCoreError) -> HTTPRe
 @Suite("HTTP server: time limits, stopping, dropping", .serialized)
 final class HTTPServerLifecycleTests {
     /// How many `/slow` requests have reached the handler.
-    let arrived = Counter()
-
-    final class Counter: @unchecked Sendable {
-        // invariant (Sendable): `value` only under `lock`.
-        private let lock = NSLock()
-        private var value = 0
-        func increment() { lock.withLock { value += 1 } }
-        var count: Int { lock.withLock { value } }
-    }
+    let arrived = Locked(0)
 
     /// Waits (at most 10 s) until a `/slow` request is in the handler.
     func waitForArrival() async throws {
-        for _ in 0..<1000 where arrived.count == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(arrived.count == 1)
+        for _ in 0..<1000 where arrived.withLock({ $0 }) == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(arrived.withLock { $0 } == 1)
     }
 
     /// A handler that takes `seconds` whatever its cancellation says (work in a detached task).
@@ -324,7 +316,7 @@ final class HTTPServerLifecycleTests {
         let arrived = arrived
         return { request in
             if request.path == "/slow" {
-                arrived.increment()
+                arrived.withLock { $0 += 1 }
                 await Task.detached { try? await Task.sleep(for: .seconds(seconds)) }.value
             }
             return HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "text/plain")], body: Array("done \(request.path)".utf8))

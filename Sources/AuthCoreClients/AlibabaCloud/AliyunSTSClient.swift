@@ -33,6 +33,14 @@ public struct AliyunSTSClient: Sendable {
     /// The API version of the calls.
     public static let apiVersion = "2015-04-01"
 
+    /// STS's rule for `RoleSessionName`: 2–64 characters from `A-Za-z0-9.@-_`.
+    public static func isValidRoleSessionName(_ name: String) -> Bool {
+        (2...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy {
+                (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || [0x2E, 0x40, 0x2D, 0x5F].contains($0)
+            }
+    }
+
     /// A client for `region` (nil: the central endpoint) or an explicit `endpoint`.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed endpoint or region, or a
@@ -74,8 +82,7 @@ public struct AliyunSTSClient: Sendable {
         guard (Self.minimumDuration...Self.maximumDuration).contains(durationSeconds) else {
             throw AuthCoreError(.invalidParameter, "DurationSeconds \(durationSeconds) is outside \(Self.minimumDuration)...\(Self.maximumDuration)")
         }
-        let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.@-_".utf8)
-        guard (2...64).contains(roleSessionName.utf8.count), roleSessionName.utf8.allSatisfy(allowed.contains) else { throw AuthCoreError(.invalidParameter, "RoleSessionName must be 2-64 characters from A-Z a-z 0-9 . @ - _") }
+        guard Self.isValidRoleSessionName(roleSessionName) else { throw AuthCoreError(.invalidParameter, "RoleSessionName must be 2-64 characters from A-Z a-z 0-9 . @ - _") }
         guard !roleArn.isEmpty, roleArn.utf8.count <= 1024 else { throw AuthCoreError(.invalidParameter, "RoleArn must be 1-1024 characters") }
         if let policy, policy.isEmpty || policy.utf8.count > 2048 {
             throw AuthCoreError(.invalidParameter, "Policy must be 1-2048 bytes")

@@ -95,12 +95,7 @@ public struct SRPLoginClient: Sendable {
             headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],
             body: try ServiceJSON.encode(body, keys: .asDeclared), maximumResponseBytes: 65_536, allowsInsecureHTTP: allowInsecureHTTP)
         let response = try await transport.send(request)
-        guard response.status == 200 else {
-            let error = ServiceErrorBody(response: response)
-            throw AuthCoreError(
-                serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "the server answered \(response.status)",
-                httpStatus: response.status)
-        }
+        guard response.status == 200 else { throw response.serviceError() }
         return try JSONObject(parsing: response.body, context: "\(path) answer")
     }
 }

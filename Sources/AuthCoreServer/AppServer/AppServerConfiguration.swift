@@ -175,6 +175,11 @@ struct FieldReader {
         }
     }
 
+    func strings(_ object: JSONObject, _ key: String, at path: String) throws(AuthCoreError) -> [String]? {
+        guard object.has(key) else { return nil }
+        do { return try object.stringArray(key) } catch { throw AuthCoreError(.malformedInput, "\(source): \(path)\(key) must be an array of strings") }
+    }
+
     func path(_ object: JSONObject, _ key: String, at path: String) throws(AuthCoreError) -> String? {
         guard let value = try string(object, key, at: path) else { return nil }
         guard !value.isEmpty, !value.utf8.contains(0) else { throw AuthCoreError(.malformedInput, "\(source): \(path)\(key) is empty") }

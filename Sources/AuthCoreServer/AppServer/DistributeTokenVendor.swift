@@ -90,10 +90,7 @@ public actor DistributeTokenVendor {
     /// `A-Za-z0-9.@-_`) and it does not start with `h.`; otherwise `h.` and the first 40 hex digits of
     /// its SHA-256 (names with other characters stay distinct and traceable).
     public static func roleSessionName(for username: String) -> String {
-        let allowed = username.utf8.allSatisfy {
-            (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || [0x2E, 0x40, 0x2D, 0x5F].contains($0)
-        }
-        if allowed, (2...64).contains(username.utf8.count), !username.hasPrefix("h.") { return username }
+        if AliyunSTSClient.isValidRoleSessionName(username), !username.hasPrefix("h.") { return username }
         return "h." + SHA256.hash(string: username).hexLowercased.prefix(40)
     }
 }

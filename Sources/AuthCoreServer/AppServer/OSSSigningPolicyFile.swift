@@ -12,20 +12,11 @@ public enum OSSSigningPolicyFile {
     ///
     /// - Throws: `AuthCoreError.Code.malformedInput` naming `source` and what is wrong.
     public static func policy(from object: JSONObject, source: String) throws(AuthCoreError) -> OSSSigningPolicy {
-        let known: Set<String> = ["buckets", "keyPrefixes", "methods", "regions", "maximumURLLifetime", "maximumClockSkew", "subresources", "ossHeaders"]
-        if let unknown = object.keys.first(where: { !known.contains($0) }) {
-            throw AuthCoreError(.malformedInput, "\(source): unknown field \(unknown) (known: \(known.sorted().joined(separator: ", ")))")
-        }
-        func strings(_ key: String) throws(AuthCoreError) -> [String]? {
-            guard object.has(key) else { return nil }
-            do { return try object.stringArray(key) } catch { throw AuthCoreError(.malformedInput, "\(source): \(key) must be an array of strings") }
-        }
-        func integer(_ key: String, _ range: ClosedRange<Int64>) throws(AuthCoreError) -> Int? {
-            guard object.has(key) else { return nil }
-            do { return Int(try object.integer(key, in: range)) } catch {
-                throw AuthCoreError(.malformedInput, "\(source): \(key) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
-            }
-        }
+        let reader = FieldReader(source: source, directory: ".")
+        try reader.allow(
+            object, ["buckets", "keyPrefixes", "methods", "regions", "maximumURLLifetime", "maximumClockSkew", "subresources", "ossHeaders"], at: "")
+        func strings(_ key: String) throws(AuthCoreError) -> [String]? { try reader.strings(object, key, at: "") }
+        func integer(_ key: String, _ range: ClosedRange<Int>) throws(AuthCoreError) -> Int? { try reader.integer(object, key, range, at: "") }
         guard let buckets = try strings("buckets"), let prefixes = try strings("keyPrefixes") else {
             throw AuthCoreError(.malformedInput, "\(source): buckets and keyPrefixes are required")
         }

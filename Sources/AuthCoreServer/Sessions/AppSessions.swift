@@ -48,8 +48,7 @@ public struct AppSessions: Sendable {
     ///   or revoked (one message for all: the answer says nothing about which), and the store's errors.
     public func username(for token: String) async throws(AuthCoreError) -> String {
         let refused = AuthCoreError(.notPermitted, "the session token is missing, unknown or expired")
-        guard token.utf8.count == Self.tokenByteCount,
-            token.utf8.allSatisfy(Self.isTokenByte),
+        guard token.utf8.count == Self.tokenByteCount, (try? Base64.decode(token, alphabet: .urlSafe))?.count == 32,
             let value = try await store.value(Self.key(token)), value.count > 8
         else { throw refused }
         let expiry = value.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
@@ -61,11 +60,6 @@ public struct AppSessions: Sendable {
     public func revoke(_ token: String) async throws(AuthCoreError) {
         guard token.utf8.count == Self.tokenByteCount else { return }
         try await store.remove(Self.key(token))
-    }
-
-    /// RFC 4648 §5's alphabet.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x5F
     }
 
     static func key(_ token: String) -> String { "authcore:session:\(SHA256.hash(string: token).hexLowercased)" }
