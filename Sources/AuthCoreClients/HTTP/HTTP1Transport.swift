@@ -86,7 +86,7 @@ public struct HTTP1Transport: HTTPTransport {
                     }
                     // The watchdog: whatever the thread is blocked in (a name lookup, a slow TLS record),
                     // the call ends at the total limit; the socket is shut down so the thread ends too.
-                    DispatchQueue.global().asyncAfter(deadline: .now() + HTTP1Completion.dispatchInterval(totalTimeout)) {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + DispatchTimeInterval(clamping: totalTimeout)) {
                         cancellation.stop(.timedOut)
                         completion.resume(.failure(AuthCoreError(.timedOut, "\(what): no complete answer within \(totalTimeout)")))
                     }
@@ -121,12 +121,6 @@ final class HTTP1Completion: Sendable {
             return slot
         }) else { return }
         continuation.resume(with: result.mapError { $0 as any Error })
-    }
-
-    /// `duration` for `DispatchTime`, clamped to 30 days (a longer limit is as good as none).
-    static func dispatchInterval(_ duration: Duration) -> DispatchTimeInterval {
-        let clamped = Swift.max(.zero, Swift.min(duration, .seconds(30 * 86_400))).components
-        return .milliseconds(Int(clamped.seconds) * 1000 + Int(clamped.attoseconds / 1_000_000_000_000_000))
     }
 }
 

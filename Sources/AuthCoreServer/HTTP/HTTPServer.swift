@@ -199,7 +199,7 @@ final class DaemonCore: @unchecked Sendable {
     // invariant (Sendable): everything mutable is inside `state`; `handler` and the limits are constants.
     struct Running {
         let handler: Task<Void, Never>
-        let timer: Task<Void, Never>
+        let timer: any DispatchSourceTimer
         let exchange: Exchange
         let connection: SuspendedConnection
     }
@@ -250,12 +250,14 @@ final class DaemonCore: @unchecked Sendable {
                 let response = await self.handler(request)
                 answer(identifier, with: response)
             }
-            let limit = handlerTimeout
-            let timer = Task { [self] in
-                try? await Task.sleep(for: limit)
-                guard !Task.isCancelled else { return }
+            // The time limit is a Dispatch timer, not a sleeping task: a busy cooperative pool
+            // (handlers doing SRP arithmetic on both of a 2-core machine's threads) cannot hold it back.
+            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+            timer.schedule(deadline: .now() + DispatchTimeInterval(clamping: handlerTimeout))
+            timer.setEventHandler { [self] in
                 answer(identifier, with: jsonErrorResponse(status: 503, code: "Timeout", message: "the request took too long"))
             }
+            timer.resume()
             state.running[identifier] = Running(handler: handler, timer: timer, exchange: exchange, connection: connection)
             return true
         }
