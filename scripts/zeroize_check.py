@@ -6,7 +6,9 @@ secret. Markers reach the probe reversed and hex-encoded (AUTHCORE_ZEROIZE_MARKE
 the environment never matches; the secrets reach the programs the way real users give them (stdin
 or the documented environment variables). Each scenario has a gate:
 
-- 0 where the library or the CLI owns every byte (stdin passwords, the engine's x);
+- 0 where the library or the CLI owns every byte (stdin passwords, the engine's x, the password
+  of USER_PASSWORD_AUTH sent in a request body, a secret key parsed out of a server's answer and
+  printed);
 - at most 1 for a value read from the environment (the CLI copies it into wiping storage,
   overwrites the variable in place and unsets it; the C library's own environment block is
   outside its reach);
@@ -17,9 +19,12 @@ goes through it) into a no-op: the same scenarios must then find the marker, or 
 nothing. Exit 1 when a gate fails or the control finds nothing.
 """
 import hashlib
+import http.server
+import json
 import os
 import subprocess
 import sys
+import threading
 
 BUILD = ".build/zeroize"
 CLI = ".build/debug/authcore"
@@ -28,6 +33,39 @@ PASSWORD = "ZeroizeMarker-Passw0rd-4b1d9e"
 SECRET_KEY = "ZeroizeMarkerSecretKey0123456789abcdefGH"
 TOKEN = "ZeroizeMarkerSessionTokenFQoGZXIvYXdz0123456789"
 SESSION_TOKEN_BUDGET = 1  # measured: the one Swift String the token lives in (Credentials); the CLI writes header lines piece by piece
+
+
+class AnsweringServer(http.server.ThreadingHTTPServer):
+    """A loopback stand-in with fixed answers: GetCredentialsForIdentity gives SECRET_KEY as the
+    secret key (the client must parse it out of the answer), InitiateAuth refuses the password it
+    was sent (the client has sent it whole by then). Checks nothing: it feeds the scenarios."""
+
+    daemon_threads = True
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            if self.headers.get("X-Amz-Target", "").endswith(".InitiateAuth"):
+                status, answer = 400, {"__type": "NotAuthorizedException", "message": "Incorrect username or password."}
+            else:
+                status, answer = 200, {
+                    "IdentityId": "us-east-1:11111111-2222-3333-4444-555555555555",
+                    "Credentials": {"AccessKeyId": "ASIAZEROIZECHECK0001", "SecretKey": SECRET_KEY,
+                                    "SessionToken": "session-token", "Expiration": 1900000000}}
+            data = json.dumps(answer).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/x-amz-json-1.1")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *arguments):
+            pass
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), self.Handler)
+        self.url = f"http://127.0.0.1:{self.server_address[1]}/"
+        threading.Thread(target=self.serve_forever, daemon=True).start()
 
 
 def compile_probes():
@@ -74,7 +112,7 @@ def x_rfc5054(salt, username, password):
     return hashlib.sha256(salt + inner).digest()
 
 
-def scenarios():
+def scenarios(server):
     password = PASSWORD.encode()
     key = SECRET_KEY.encode()
     token = TOKEN.encode()
@@ -91,6 +129,14 @@ def scenarios():
         ("cli cognito sign-in, password on stdin", cognito, {"password": password}, password + b"\n", {}, {"password": 0}),
         ("cli cognito sign-in, COGNITO_PASSWORD", cognito, {"password": password}, None, {"COGNITO_PASSWORD": PASSWORD},
          {"password": 1}),
+        ("cli cognito sign-in --flow user-password (USER_PASSWORD_AUTH: the password sent whole), password on stdin",
+         cognito[:-1] + [server.url, "--flow", "user-password"], {"password": password}, password + b"\n", {}, {"password": 0}),
+        ("cli identity credentials: a secret key returned by a server",
+         [CLI, "identity", "credentials", "--region", "us-east-1", "--identity-id", "us-east-1:11111111-2222-3333-4444-555555555555",
+          "--endpoint", server.url], {"key": key}, None, {}, {"key": 0}),
+        ("cli identity credentials --format credential-process: the returned key parsed and printed",
+         [CLI, "identity", "credentials", "--region", "us-east-1", "--identity-id", "us-east-1:11111111-2222-3333-4444-555555555555",
+          "--endpoint", server.url, "--format", "credential-process"], {"key": key}, None, {}, {"key": 0}),
         ("cli sigv4 sign, AWS_SECRET_ACCESS_KEY", sigv4, {"key": key}, None,
          {"AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": SECRET_KEY}, {"key": 1}),
         ("cli sigv4 sign, AWS_SESSION_TOKEN (a header value: Swift Strings, budget)", sigv4, {"token": token}, None,
@@ -106,7 +152,8 @@ def main():
     compile_probes()
     failed = False
     control_hits = 0
-    for title, command, named, stdin, extra_env, gates in scenarios():
+    server = AnsweringServer()
+    for title, command, named, stdin, extra_env, gates in scenarios(server):
         _, counts = run(command, named, stdin, extra_env)
         verdicts = []
         for name, gate in gates.items():

@@ -84,7 +84,12 @@ enum AliyunCommand {
             if error.code == .invalidParameter { throw UsageError(error.reason) }
             throw CommandFailure(error.reason)
         }
-        printOut(try jsonText(DistributeToken.json(assumed.credentials, showingSecrets: parsed.has("--show-secrets"))))
+        guard parsed.has("--show-secrets") else {
+            printOut(try jsonText(DistributeToken.json(assumed.credentials, showingSecrets: false)))
+            return 0
+        }
+        var secrets = try SecretJSONValues()
+        try printJSON(DistributeToken.json(assumed.credentials, secrets: &secrets), secrets: secrets)
         return 0
     }
 }

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import AuthCore
+import AuthCoreClients
 import Foundation
 
 /// Writes all of `text` to a file descriptor (unbuffered, so stdout and stderr interleave in order).
@@ -23,14 +24,24 @@ func writeAll(_ fd: Int32, _ text: String) {
 
 /// Writes bytes to stdout.
 func writeOut(bytes: [UInt8]) {
-    bytes.withUnsafeBytes { buffer in
-        var offset = 0
-        while offset < buffer.count {
-            let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)  // invariant: count > 0 in loop
-            if n <= 0 { return }
-            offset += n
-        }
+    bytes.withUnsafeBytes { writeOut(raw: $0) }
+}
+
+/// Writes raw bytes to stdout.
+func writeOut(raw buffer: UnsafeRawBufferPointer) {
+    var offset = 0
+    while offset < buffer.count {
+        let n = write(1, buffer.baseAddress! + offset, buffer.count - offset)  // invariant: count > 0 in loop
+        if n <= 0 { return }
+        offset += n
     }
+}
+
+/// Prints `value` as one line of JSON, with the placeholders of `secrets` replaced by their
+/// secrets straight from wiping storage (no `String` of a secret is made).
+func printJSON(_ value: JSONValue, secrets: SecretJSONValues) throws {
+    let line = try secrets.splice(into: Array((try jsonText(value) + "\n").utf8))
+    line.withUnsafeBytes { writeOut(raw: $0) }
 }
 
 /// Writes a line to stderr.

@@ -81,21 +81,25 @@ enum IdentityCredentialsCommand {
         } catch {
             throw CommandFailure(error.reason)
         }
-        let secret = credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        // The secret key is printed from its wiping storage (a placeholder spliced after encoding).
+        var secrets = try SecretJSONValues()
         if format == "credential-process" {
             // The AWS CLI's format: Expiration and SessionToken only when there are some.
-            var object: [String: JSONValue] = ["Version": 1, "AccessKeyId": .string(credentials.accessKeyId), "SecretAccessKey": .string(secret)]
+            var object: [String: JSONValue] = [
+                "Version": 1, "AccessKeyId": .string(credentials.accessKeyId),
+                "SecretAccessKey": .string(secrets.placeholder(for: credentials.secretAccessKey)),
+            ]
             if let expires = credentials.expiration { object["Expiration"] = .string(expires.iso8601) }
             if let token = credentials.sessionToken { object["SessionToken"] = .string(token) }
-            try IdentityCommand.printJSON(object)
+            try printJSON(.object(object), secrets: secrets)
             return 0
         }
         var object: [String: JSONValue] = ["accessKeyId": .string(credentials.accessKeyId), "expiration": JSONValue(credentials.expiration?.iso8601)]
         if parsed.has("--show-secrets") {
-            object["secretAccessKey"] = .string(secret)
+            object["secretAccessKey"] = .string(secrets.placeholder(for: credentials.secretAccessKey))
             object["sessionToken"] = JSONValue(credentials.sessionToken)
         }
-        try IdentityCommand.printJSON(object)
+        try printJSON(.object(object), secrets: secrets)
         return 0
     }
 }

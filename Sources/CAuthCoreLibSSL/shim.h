@@ -18,9 +18,10 @@ static inline int authcore_ssl_ctx_require_tls12(SSL_CTX *ctx) {
 }
 
 /// SSL_CTX_set_options with SSL_OP_NO_RENEGOTIATION: a TLS 1.2 peer cannot keep a read inside
-/// OpenSSL by renegotiating.
-static inline void authcore_ssl_ctx_refuse_renegotiation(SSL_CTX *ctx) {
-    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
+/// OpenSSL by renegotiating; and SSL_OP_CLEANSE_PLAINTEXT (OpenSSL 3): the decrypted records
+/// OpenSSL buffers (answers carrying secret keys and tokens) are wiped when released.
+static inline void authcore_ssl_ctx_set_client_options(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CLEANSE_PLAINTEXT);
 }
 
 /// Whether the error at the head of this thread's queue is "unexpected EOF while reading": the peer

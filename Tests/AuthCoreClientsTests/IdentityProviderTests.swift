@@ -23,7 +23,7 @@ struct IdentityProviderTests {
     }
 
     static func body(_ request: HTTPRequest) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
+        (try? JSONSerialization.jsonObject(with: request.withBodyBytes { Data($0) })) as? [String: Any] ?? [:]
     }
 
     static func target(_ request: HTTPRequest) -> String? {

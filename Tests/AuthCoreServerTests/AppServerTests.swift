@@ -375,3 +375,31 @@ final class HTTPServerLifecycleTests {
         }
     }
 }
+
+@Suite("HTTP1Transport with secret bodies: sent from wiping storage, a successful answer delivered in it")
+struct SecretBodyTransportTests {
+    @Test("a secretBody is what is sent; answerCarriesSecrets puts a 2xx body in secretBody and leaves an error's in body")
+    func secretBodies() async throws {
+        let server = try HTTPServer(configuration: HTTPServer.Configuration()) { request in
+            // Echoes the body it received; /refuse answers 400 with it.
+            HTTPResponse(status: request.path == "/refuse" ? 400 : 200, headers: [HTTPHeader("Content-Type", "application/json")], body: request.body)
+        }
+        let sent = Array(#"{"PASSWORD":"p\"w"}"#.utf8)
+        func request(_ path: String, carries: Bool) throws -> HTTPRequest {
+            var request = HTTPRequest(method: "POST", url: try RequestURL("http://127.0.0.1:\(server.port)\(path)"), body: Array("ignored".utf8))
+            request.secretBody = SecureBytes(sent)
+            request.answerCarriesSecrets = carries
+            return request
+        }
+        let secret = try await HTTP1Transport().send(try request("/echo", carries: true))
+        #expect(secret.status == 200 && secret.body.isEmpty)
+        #expect(secret.secretBody == SecureBytes(sent))
+        #expect(secret.bodyCount == sent.count && secret.bodyInWipingStorage == SecureBytes(sent))
+        let refused = try await HTTP1Transport().send(try request("/refuse", carries: true))
+        #expect(refused.status == 400 && refused.secretBody == nil && refused.body == sent)
+        let plain = try await HTTP1Transport().send(try request("/echo", carries: false))
+        #expect(plain.secretBody == nil && plain.body == sent)
+        #expect(String(describing: try request("/echo", carries: true)).contains("body \(sent.count) bytes"))
+        await server.stop(grace: .milliseconds(100))
+    }
+}

@@ -31,7 +31,7 @@ public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDe
         throws(AuthCoreError) -> (devicePassword: SecureBytes, verifier: CognitoDeviceVerifier)
     {
         let passwordBytes = try random.secureBytes(count: 40)
-        let password = SecureBytes(Array(passwordBytes.withUnsafeBytes { Base64.encode($0) }.utf8))
+        let password = Base64.encodeSecret(passwordBytes)
         let salt = BigUInt(bigEndianBytes: try random.secureBytes(count: 16))
         return (password, try CognitoDeviceVerifier(deviceGroupKey: deviceGroupKey, deviceKey: deviceKey, devicePassword: password, salt: salt))
     }

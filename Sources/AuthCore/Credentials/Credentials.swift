@@ -40,7 +40,7 @@ public struct Credentials: Sendable, CustomStringConvertible, CustomDebugStringC
         throws(AuthCoreError)
     {
         try self.init(
-            accessKeyId: accessKeyId, secretAccessKey: SecureBytes(Array(secretAccessKey.utf8)), sessionToken: sessionToken,
+            accessKeyId: accessKeyId, secretAccessKey: SecureBytes(secretAccessKey.utf8), sessionToken: sessionToken,
             expiration: expiration)
     }
 

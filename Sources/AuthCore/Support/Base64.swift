@@ -37,43 +37,77 @@ public enum Base64 {
     {
         let pad = padding ?? !alphabet.isURLSafe
         let symbols = alphabet.isURLSafe ? urlSafeSymbols : standardSymbols
-        let fullGroups = bytes.count / 3
-        let rest = bytes.count % 3
-        let capacity = fullGroups * 4 + (rest == 0 ? 0 : 4)
-        return String(unsafeUninitializedCapacity: capacity) { out in
-            var o = 0
-            var i = 0
-            while i + 3 <= bytes.count {
-                let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-                out[o] = symbols[Int(v >> 18)]
-                out[o + 1] = symbols[Int(v >> 12 & 63)]
-                out[o + 2] = symbols[Int(v >> 6 & 63)]
-                out[o + 3] = symbols[Int(v & 63)]
-                o += 4
-                i += 3
-            }
-            if rest == 1 {
-                let v = UInt32(bytes[i]) << 16
-                out[o] = symbols[Int(v >> 18)]
-                out[o + 1] = symbols[Int(v >> 12 & 63)]
+        return String(unsafeUninitializedCapacity: encodedCount(bytes.count)) { out in
+            encode(bytes, into: out, padding: pad) { symbols[Int($0)] }
+        }
+    }
+
+    /// The number of symbols `count` bytes encode to, padded.
+    static func encodedCount(_ count: Int) -> Int { count / 3 * 4 + (count % 3 == 0 ? 0 : 4) }
+
+    /// Writes the encoding of `bytes` to `out` (room for ``encodedCount(_:)``), each 6-bit value
+    /// through `symbol`; returns the number of symbols written.
+    static func encode(
+        _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>, padding pad: Bool, symbol: (UInt32) -> UInt8
+    ) -> Int {
+        var o = 0
+        var i = 0
+        while i + 3 <= bytes.count {
+            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out[o] = symbol(v >> 18)
+            out[o + 1] = symbol(v >> 12 & 63)
+            out[o + 2] = symbol(v >> 6 & 63)
+            out[o + 3] = symbol(v & 63)
+            o += 4
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest == 1 {
+            let v = UInt32(bytes[i]) << 16
+            out[o] = symbol(v >> 18)
+            out[o + 1] = symbol(v >> 12 & 63)
+            o += 2
+            if pad {
+                out[o] = UInt8(ascii: "=")
+                out[o + 1] = UInt8(ascii: "=")
                 o += 2
-                if pad {
-                    out[o] = UInt8(ascii: "=")
-                    out[o + 1] = UInt8(ascii: "=")
-                    o += 2
-                }
-            } else if rest == 2 {
-                let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-                out[o] = symbols[Int(v >> 18)]
-                out[o + 1] = symbols[Int(v >> 12 & 63)]
-                out[o + 2] = symbols[Int(v >> 6 & 63)]
-                o += 3
-                if pad {
-                    out[o] = UInt8(ascii: "=")
-                    o += 1
-                }
             }
-            return o
+        } else if rest == 2 {
+            let v = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out[o] = symbol(v >> 18)
+            out[o + 1] = symbol(v >> 12 & 63)
+            out[o + 2] = symbol(v >> 6 & 63)
+            o += 3
+            if pad {
+                out[o] = UInt8(ascii: "=")
+                o += 1
+            }
+        }
+        return o
+    }
+
+    /// The standard-alphabet symbol of a 6-bit value computed with no table and no branch, so a
+    /// secret's bytes leave no trace in the cache or the branch predictor: `A` plus a correction
+    /// for each range the value is past (`a`, `0`, `+`, `/`), each selected by the sign of a
+    /// difference (the method of libsodium's and BoringSSL's constant-time Base64).
+    static func constantTimeStandardSymbol(_ value: UInt32) -> UInt8 {
+        let v = Int32(bitPattern: value)
+        var c = v + 65  // A..Z for 0...25
+        c += ((25 - v) >> 8) & 6  // a..z for 26...51: 'a' - 26 = 71
+        c -= ((51 - v) >> 8) & 75  // 0..9 for 52...61: '0' - 52 = -4
+        c -= ((61 - v) >> 8) & 15  // '+' for 62
+        c += ((62 - v) >> 8) & 3  // '/' for 63
+        return UInt8(truncatingIfNeeded: c)
+    }
+
+    /// The standard, padded encoding of a secret (a device password), into wiping storage through
+    /// ``constantTimeStandardSymbol(_:)``: no `String` copy, no table lookup.
+    package static func encodeSecret(_ secret: SecureBytes) -> SecureBytes {
+        secret.withUnsafeBytes { bytes in
+            SecureBytes(count: encodedCount(bytes.count)) { out in
+                let written = encode(bytes, into: out.bindMemory(to: UInt8.self), padding: true, symbol: constantTimeStandardSymbol)
+                assert(written == out.count)
+            }
         }
     }
 

@@ -99,8 +99,15 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
 
     /// Appends bytes, moving to a larger wiped buffer if needed.
     public mutating func append(contentsOf bytes: some Collection<UInt8>) {
-        let array = Array(bytes)
-        array.withUnsafeBytes { append(contentsOf: $0) }
+        let appended: Void? = bytes.withContiguousStorageIfAvailable { append(contentsOf: UnsafeRawBufferPointer($0)) }
+        guard appended == nil else { return }
+        // Not contiguous (a String's UTF-8 view of a bridged string, a lazy map): byte by byte,
+        // never through an unwiped temporary array.
+        makeUnique(reservingCapacity: storage.count + bytes.count)
+        for byte in bytes {
+            storage.pointer.storeBytes(of: byte, toByteOffset: storage.count, as: UInt8.self)
+            storage.count += 1
+        }
     }
 
     private mutating func makeUnique(reservingCapacity needed: Int) {

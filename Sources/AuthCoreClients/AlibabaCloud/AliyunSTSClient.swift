@@ -92,27 +92,33 @@ public struct AliyunSTSClient: Sendable {
         ]
         if let policy { parameters.append(("Policy", policy)) }
         if let externalId { parameters.append(("ExternalId", externalId)) }
-        let body = try await call(action: "AssumeRole", parameters: parameters, credentials: credentials)
+        let response = try await call(action: "AssumeRole", parameters: parameters, credentials: credentials, answerCarriesSecrets: true)
         let context = "AssumeRole response"
-        let answer = try ServiceJSON.decode(AssumeRoleAnswer.self, from: body, context: context)
+        let (answer, secrets) = try ServiceJSON.decode(
+            AssumeRoleAnswer.self, from: response.bodyInWipingStorage, secretMembers: [["Credentials", "AccessKeySecret"]], context: context)
+        guard let secret = secrets[0] else { throw AuthCoreError(.malformedResponse, "\(context): missing Credentials.AccessKeySecret") }
         let c = answer.credentials
         return AliyunAssumedRole(
             credentials: try Credentials(
-                accessKeyId: c.accessKeyId, secretAccessKey: c.accessKeySecret, sessionToken: c.securityToken, expiration: c.expiration.value),
+                accessKeyId: c.accessKeyId, secretAccessKey: secret, sessionToken: c.securityToken, expiration: c.expiration.value),
             assumedRoleArn: answer.assumedRoleUser?.arn, assumedRoleId: answer.assumedRoleUser?.assumedRoleId, requestId: answer.requestId)
     }
 
-    /// One signed call; the body of a 2xx answer. An `InvalidTimeStamp.Expired` answer whose `Date`
+    /// One signed call; its 2xx answer. An `InvalidTimeStamp.Expired` answer whose `Date`
     /// shows the local clock off is signed again, once, at the corrected time (``ClockSkewTracker``),
     /// with a fresh nonce.
-    func call(action: String, parameters: [(key: String, value: String)], credentials: Credentials) async throws(AuthCoreError) -> [UInt8] {
-        let unsigned = HTTPRequest(
+    /// With `answerCarriesSecrets` the answer's body is in ``HTTPResponse/secretBody``.
+    func call(
+        action: String, parameters: [(key: String, value: String)], credentials: Credentials, answerCarriesSecrets: Bool
+    ) async throws(AuthCoreError) -> HTTPResponse {
+        var unsigned = HTTPRequest(
             method: "POST", url: endpoint, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
+        unsigned.answerCarriesSecrets = answerCarriesSecrets
         let response = try await sender.send(unsigned) { request, now throws(AuthCoreError) in
             try signed(request, action: action, parameters: parameters, credentials: credentials, at: now)
         }
         guard response.isSuccess else { throw Self.serviceError(response) }
-        return response.body
+        return response
     }
 
     /// `request` with the signed call as its headers and form body.
@@ -154,7 +160,7 @@ public struct AliyunSTSClient: Sendable {
     struct AssumeRoleAnswer: Decodable {
         struct AnswerCredentials: Decodable {
             let accessKeyId: String
-            let accessKeySecret: String
+            let accessKeySecret: RedactedSecret
             let securityToken: String
             let expiration: ServiceTimestamp
         }

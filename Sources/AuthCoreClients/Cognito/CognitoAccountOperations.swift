@@ -10,11 +10,12 @@ extension CognitoIdentityProviderAPI {
         username: String, password: SecureBytes, attributes: [String: String] = [:], clientMetadata: [String: String] = [:]
     ) async throws(AuthCoreError) -> (userConfirmed: Bool, delivery: CognitoCodeDelivery?) {
         var request = user(username, clientMetadata: clientMetadata)
-        request.password = password.unwipedRequestText
+        var secrets = try requestSecrets()
+        request.password = secrets.placeholder(for: password)
         if !attributes.isEmpty {
             request.userAttributes = attributes.sorted { $0.key < $1.key }.map { .init(name: $0.key, value: $0.value) }
         }
-        let answer = try await call("SignUp", request, answer: CognitoIdentityProviderAnswers.SignUp.self)
+        let answer = try await call("SignUp", request, secrets: secrets, answer: CognitoIdentityProviderAnswers.SignUp.self)
         return (answer.userConfirmed ?? false, answer.codeDeliveryDetails?.delivery)
     }
 
@@ -37,8 +38,9 @@ extension CognitoIdentityProviderAPI {
     ) async throws(AuthCoreError) {
         var request = user(username, clientMetadata: clientMetadata)
         request.confirmationCode = code
-        request.password = newPassword.unwipedRequestText
-        _ = try await call("ConfirmForgotPassword", request, answer: CognitoIdentityProviderAnswers.Empty.self)
+        var secrets = try requestSecrets()
+        request.password = secrets.placeholder(for: newPassword)
+        _ = try await call("ConfirmForgotPassword", request, secrets: secrets, answer: CognitoIdentityProviderAnswers.Empty.self)
     }
 
     /// `AssociateSoftwareToken` for a signed-in user: the base32 TOTP secret to put in an authenticator.
@@ -77,10 +79,11 @@ extension CognitoIdentityProviderAPI {
     public func tokensFromRefreshToken(_ refreshToken: String, deviceKey: String? = nil) async throws(AuthCoreError)
         -> CognitoTokens
     {
+        var secrets = try requestSecrets()
         let request = CognitoIdentityProviderRequests.GetTokensFromRefreshToken(
-            clientId: configuration.clientId, refreshToken: refreshToken, clientSecret: configuration.clientSecret?.unwipedRequestText,
+            clientId: configuration.clientId, refreshToken: refreshToken, clientSecret: configuration.clientSecret.map { secrets.placeholder(for: $0) },
             deviceKey: deviceKey)
-        let answer = try await call("GetTokensFromRefreshToken", request, answer: CognitoIdentityProviderAnswers.Auth.self)
+        let answer = try await call("GetTokensFromRefreshToken", request, secrets: secrets, answer: CognitoIdentityProviderAnswers.Auth.self)
         guard let result = answer.authenticationResult else {
             throw AuthCoreError(.malformedResponse, "GetTokensFromRefreshToken answered without AuthenticationResult")
         }
@@ -95,9 +98,10 @@ extension CognitoIdentityProviderAPI {
 
     /// `RevokeToken`: this refresh token and the access tokens it issued stop working.
     public func revokeToken(_ refreshToken: String) async throws(AuthCoreError) {
+        var secrets = try requestSecrets()
         let request = CognitoIdentityProviderRequests.RevokeToken(
-            clientId: configuration.clientId, token: refreshToken, clientSecret: configuration.clientSecret?.unwipedRequestText)
-        _ = try await call("RevokeToken", request, answer: CognitoIdentityProviderAnswers.Empty.self)
+            clientId: configuration.clientId, token: refreshToken, clientSecret: configuration.clientSecret.map { secrets.placeholder(for: $0) })
+        _ = try await call("RevokeToken", request, secrets: secrets, answer: CognitoIdentityProviderAnswers.Empty.self)
     }
 
     /// A request about `username` from this client, with `SecretHash` when the client has a secret.

@@ -63,21 +63,27 @@ public struct CognitoIdentityProviderAPI: Sendable {
     }
 
     /// Calls `operation` with a typed request and decodes its answer as `Answer` (``ServiceJSON``);
-    /// `authFlow` names an `InitiateAuth` flow for ``repeatability(_:_:)``.
+    /// `authFlow` names an `InitiateAuth` flow for ``repeatability(_:_:)``. The placeholders of
+    /// `secrets` in `request` get their secrets in the body sent (``SecretJSONValues``).
     func call<Answer: Decodable>(
-        _ operation: String, _ request: some Encodable, authFlow: String? = nil, answer: Answer.Type
+        _ operation: String, _ request: some Encodable, authFlow: String? = nil, secrets: SecretJSONValues? = nil, answer: Answer.Type
     ) async throws(AuthCoreError) -> Answer {
         let body = try ServiceJSON.encode(request)
+        let secretBody = try secrets.flatMap { s throws(AuthCoreError) in s.isEmpty ? nil : try s.splice(into: body) }
         let bytes = try await retryPolicy.run(Self.repeatability(operation, authFlow: authFlow), random: random) {
-            () async throws(AuthCoreError) in try await answerBytes(operation, body)
+            () async throws(AuthCoreError) in try await answerBytes(operation, body, secretBody: secretBody)
         }
         return try ServiceJSON.decode(Answer.self, from: bytes, context: operation)
     }
 
-    private func answerBytes(_ operation: String, _ body: [UInt8]) async throws(AuthCoreError) -> [UInt8] {
-        let request = HTTPRequest.awsJSON(
-            configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: body,
+    /// A fresh set of request secrets (placeholders with this client's randomness).
+    func requestSecrets() throws(AuthCoreError) -> SecretJSONValues { try SecretJSONValues(random: random) }
+
+    private func answerBytes(_ operation: String, _ body: [UInt8], secretBody: SecureBytes? = nil) async throws(AuthCoreError) -> [UInt8] {
+        var request = HTTPRequest.awsJSON(
+            configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: secretBody == nil ? body : [],
             allowsInsecureHTTP: configuration.allowInsecureHTTP)
+        request.secretBody = secretBody
         let response = try await transport.send(request)
         guard response.isSuccess else { throw response.serviceError() }
         return response.body

@@ -111,6 +111,7 @@ public actor CognitoSignIn {
         self.privateValueBitCount = privateValueBitCount
         self.clientMetadata = clientMetadata
         var parameters: [String: String] = ["USERNAME": username]
+        var secrets = try api.requestSecrets()
         if let hash = configuration.secretHash(for: username) { parameters["SECRET_HASH"] = hash }
         let device = await deviceStore.device(for: username)
         if let device { parameters["DEVICE_KEY"] = device.deviceKey }
@@ -126,7 +127,7 @@ public actor CognitoSignIn {
             authFlow = flow == .userSRP ? "USER_SRP_AUTH" : "CUSTOM_AUTH"
         case .userPassword:
             guard let password else { throw AuthCoreError(.invalidParameter, "user-password needs a password") }
-            parameters["PASSWORD"] = password.unwipedRequestText
+            parameters["PASSWORD"] = secrets.placeholder(for: password)
             authFlow = "USER_PASSWORD_AUTH"
         case .customWithoutSRP:
             authFlow = "CUSTOM_AUTH"
@@ -137,7 +138,7 @@ public actor CognitoSignIn {
                 switch factor {
                 case .password:
                     guard let password else { throw AuthCoreError(.invalidParameter, "the PASSWORD factor needs a password") }
-                    parameters["PASSWORD"] = password.unwipedRequestText
+                    parameters["PASSWORD"] = secrets.placeholder(for: password)
                 case .passwordSRP:
                     guard password != nil else { throw AuthCoreError(.invalidParameter, "the PASSWORD_SRP factor needs a password") }
                     let value = try takeOrMakeEphemeral(&ephemeral)
@@ -151,7 +152,7 @@ public actor CognitoSignIn {
         let request = CognitoIdentityProviderRequests.InitiateAuth(
             authFlow: authFlow, clientId: configuration.clientId, authParameters: parameters,
             clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata)
-        let response = try await api.call("InitiateAuth", request, authFlow: authFlow, answer: CognitoIdentityProviderAnswers.Auth.self)
+        let response = try await api.call("InitiateAuth", request, authFlow: authFlow, secrets: secrets, answer: CognitoIdentityProviderAnswers.Auth.self)
         return try await handle(response, operation: "InitiateAuth", ephemeral: ephemeral)
     }
 
@@ -186,6 +187,7 @@ public actor CognitoSignIn {
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         guard var state = pending else { throw AuthCoreError(.invalidParameter, "no sign-in step is waiting for an answer") }
         var responses: [String: String] = ["USERNAME": state.username]
+        var secrets = try api.requestSecrets()
         var challenge = state.challengeName
         var ephemeral: SRPPrivateValue?
         switch state.challengeName {
@@ -214,7 +216,7 @@ public actor CognitoSignIn {
             if let selected = state.selectedFactor {
                 // The password for a factor chosen earlier.
                 factor = selected
-                password = SecureBytes(Array(challengeResponse.utf8))
+                password = SecureBytes(challengeResponse.utf8)
             } else {
                 guard let chosen = CognitoFactor(name: challengeResponse) else {
                     let factors = CognitoFactor.allCases.map(\.rawValue).joined(separator: ", ")
@@ -230,7 +232,7 @@ public actor CognitoSignIn {
                     return .nextStep(.confirmSignInWithPassword)
                 }
                 if factor == .password {
-                    responses["PASSWORD"] = password.unwipedRequestText
+                    responses["PASSWORD"] = secrets.placeholder(for: password)
                 } else {
                     let value = try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
                     responses["SRP_A"] = value.publicValue.hexLowercased
@@ -263,7 +265,7 @@ public actor CognitoSignIn {
         }
         if let hash = configuration.secretHash(for: state.username) { responses["SECRET_HASH"] = hash }
         if let device = await deviceStore.device(for: typedUsername ?? state.username) { responses["DEVICE_KEY"] = device.deviceKey }
-        let response = try await respond(challenge, responses, session: state.session)
+        let response = try await respond(challenge, responses, session: state.session, secrets: secrets)
         return try await handle(response, operation: "RespondToAuthChallenge", ephemeral: ephemeral)
     }
 
@@ -358,13 +360,13 @@ public actor CognitoSignIn {
         return try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
     }
 
-    private func respond(_ challenge: CognitoChallengeName, _ responses: [String: String], session: String?) async throws(AuthCoreError)
-        -> CognitoIdentityProviderAnswers.Auth
-    {
+    private func respond(
+        _ challenge: CognitoChallengeName, _ responses: [String: String], session: String?, secrets: SecretJSONValues? = nil
+    ) async throws(AuthCoreError) -> CognitoIdentityProviderAnswers.Auth {
         let request = CognitoIdentityProviderRequests.RespondToAuthChallenge(
             challengeName: challenge.rawValue, clientId: configuration.clientId, challengeResponses: responses, session: session,
             clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata)
-        return try await api.call("RespondToAuthChallenge", request, answer: CognitoIdentityProviderAnswers.Auth.self)
+        return try await api.call("RespondToAuthChallenge", request, secrets: secrets, answer: CognitoIdentityProviderAnswers.Auth.self)
     }
 
     /// Turns a response into tokens, an automatic answer, or a next step.

@@ -17,6 +17,17 @@ public enum DistributeToken {
         return .object(object)
     }
 
+    /// ``json(_:showingSecrets:)`` with the secrets, the secret key as a placeholder of `secrets`
+    /// (spliced in after encoding: no `String` copy of it is made).
+    package static func json(_ credentials: Credentials, secrets: inout SecretJSONValues) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "StatusCode": 200, "AccessKeyId": .string(credentials.accessKeyId), "Expiration": JSONValue(credentials.expiration?.iso8601),
+        ]
+        object["AccessKeySecret"] = .string(secrets.placeholder(for: credentials.secretAccessKey))
+        object["SecurityToken"] = JSONValue(credentials.sessionToken)
+        return .object(object)
+    }
+
     /// The sample's error shape: `{"StatusCode":…,"ErrorCode":…,"ErrorMessage":…}`.
     public static func error(status: Int, code: String, message: String) -> JSONValue {
         ["StatusCode": .integer(status), "ErrorCode": .string(code), "ErrorMessage": .string(message)]

@@ -55,6 +55,7 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
         try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: allowInsecureHTTP)
         request.allowsInsecureHTTP = allowInsecureHTTP
         request.maximumResponseBytes = Swift.min(request.maximumResponseBytes, NetworkPolicy.controlPlaneMaximumResponseBytes)
+        request.answerCarriesSecrets = true
         let response = try await transport.send(request)
         if (300..<400).contains(response.status) { throw response.serviceError() }
         let context = "token vending response"
@@ -64,19 +65,22 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
                 serviceErrorType: status?.errorCode ?? "HTTP\(response.status)",
                 message: status?.errorMessage ?? "token vending endpoint answered \(response.status)", httpStatus: response.status)
         }
-        let status = try ServiceJSON.decode(TokenVendingAnswer.Status.self, from: response.body, context: context)
+        // The secret is taken out first: the decoders read a document without it.
+        let members = try SecretJSONMembers(parsing: response.bodyInWipingStorage, paths: [["AccessKeySecret"]], context: context)
+        let status = try ServiceJSON.decode(TokenVendingAnswer.Status.self, from: members.redacted, context: context)
         guard let code = status.statusCode?.value else { throw AuthCoreError(.malformedResponse, "\(context): missing StatusCode") }
         guard code == 200 else {
             throw AuthCoreError(
                 .malformedResponse, "\(context): StatusCode is \(code), not 200 (\(status.errorCode ?? "StatusCode \(code)"))")
         }
-        let answer = try ServiceJSON.decode(TokenVendingAnswer.Credentials.self, from: response.body, context: context)
+        let answer = try ServiceJSON.decode(TokenVendingAnswer.Credentials.self, from: members.redacted, context: context)
+        guard let secret = members.values[0] else { throw AuthCoreError(.malformedResponse, "\(context): missing AccessKeySecret") }
         let expiration = answer.expiration.value
         guard expiration > clock.now() else {
             throw AuthCoreError(.expired, "\(context): Expiration \(expiration.iso8601) is in the past")
         }
         return try Credentials(
-            accessKeyId: answer.accessKeyId, secretAccessKey: answer.accessKeySecret, sessionToken: answer.securityToken, expiration: expiration)
+            accessKeyId: answer.accessKeyId, secretAccessKey: secret, sessionToken: answer.securityToken, expiration: expiration)
     }
 }
 
@@ -91,7 +95,7 @@ enum TokenVendingAnswer {
 
     struct Credentials: Decodable {
         let accessKeyId: String
-        let accessKeySecret: String
+        let accessKeySecret: RedactedSecret
         let securityToken: String
         let expiration: ServiceTimestamp
     }

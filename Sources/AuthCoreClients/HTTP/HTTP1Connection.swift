@@ -94,7 +94,7 @@ final class TLSClientContext: @unchecked Sendable {
         }
         self.context = context
         guard authcore_ssl_ctx_require_tls12(context) == 1 else { throw AuthCoreError(.transportFailure, "TLS: cannot require TLS 1.2") }
-        authcore_ssl_ctx_refuse_renegotiation(context)
+        authcore_ssl_ctx_set_client_options(context)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         if let file = trustedCertificatesFile {
             guard SSL_CTX_load_verify_locations(context, file, nil) == 1 else {

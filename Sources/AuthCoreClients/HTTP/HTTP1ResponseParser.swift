@@ -167,6 +167,14 @@ public struct HTTP1ResponseParser: Sendable {
         return false
     }
 
+    /// The body, moved into wiping storage (an answer that carries secrets); the parser's copy is
+    /// wiped and dropped.
+    public mutating func takeBodyIntoWipingStorage() -> SecureBytes {
+        let taken = body.withUnsafeBytes { SecureBytes(copying: $0) }
+        discardBody()
+        return taken
+    }
+
     /// Wipes and drops what was received of the body (the exchange failed).
     public mutating func discardBody() {
         body.withUnsafeMutableBytes { wipeSecretMemory($0) }

@@ -206,8 +206,8 @@ struct HTTP1Exchange: Sendable {
         var sendFailure: AuthCoreError?
         do throws(AuthCoreError) {
             try head.bytes.withUnsafeBytesTyped { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
-            if !request.body.isEmpty {
-                try request.body.withUnsafeBytesTyped { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
+            if request.bodyCount > 0 {
+                try request.withBodyBytes { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
             }
         } catch where error.code == .transportFailure {
             sendFailure = error
@@ -221,6 +221,9 @@ struct HTTP1Exchange: Sendable {
         } catch {
             parser.discardBody()
             throw sendFailure ?? error
+        }
+        if request.answerCarriesSecrets && (200..<300).contains(parser.status) {
+            return HTTPResponse(status: parser.status, headers: parser.headers, secretBody: parser.takeBodyIntoWipingStorage())
         }
         return HTTPResponse(status: parser.status, headers: parser.headers, body: parser.body)
     }
@@ -295,16 +298,16 @@ struct HTTP1RequestHead: Sendable {
             case "connection", "transfer-encoding":
                 throw AuthCoreError(.malformedRequest, "header '\(header.name)' is set by the transport")
             case "content-length":
-                guard header.value == String(request.body.count) else {
-                    throw AuthCoreError(.malformedRequest, "Content-Length \(header.value) does not match the \(request.body.count)-byte body")
+                guard header.value == String(request.bodyCount) else {
+                    throw AuthCoreError(.malformedRequest, "Content-Length \(header.value) does not match the \(request.bodyCount)-byte body")
                 }
                 lengthGiven = true
             default: break
             }
             text += "\(header.name): \(header.value)\r\n"
         }
-        if !lengthGiven && (!request.body.isEmpty || ["PUT", "POST", "PATCH"].contains(request.method)) {
-            text += "Content-Length: \(request.body.count)\r\n"
+        if !lengthGiven && (request.bodyCount > 0 || ["PUT", "POST", "PATCH"].contains(request.method)) {
+            text += "Content-Length: \(request.bodyCount)\r\n"
         }
         text += "Connection: close\r\n\r\n"
         bytes = Array(text.utf8)
@@ -332,6 +335,7 @@ extension RedirectPolicy {
         if answer.status == 303 || ((answer.status == 301 || answer.status == 302) && request.method == "POST") {
             next.method = request.method == "HEAD" ? "HEAD" : "GET"
             next.body = []
+            next.secretBody = nil
             next.headers = request.headers.filter { !["content-length", "content-type"].contains($0.name.lowercased()) }
         }
         return next

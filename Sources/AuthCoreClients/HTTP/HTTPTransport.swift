@@ -10,6 +10,14 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
     public var headers: [HTTPHeader]
     /// The body.
     public var body: [UInt8]
+    /// A body that carries a secret (the `PASSWORD` of `USER_PASSWORD_AUTH`): kept in wiping
+    /// storage and sent instead of ``body`` when set. A transport of your own reads the body to
+    /// send through ``withBodyBytes(_:)`` and ``bodyCount``, which take whichever is set.
+    public var secretBody: SecureBytes?
+    /// Whether a successful answer carries secrets (a secret key): ``HTTP1Transport`` and
+    /// ``URLSessionTransport`` then deliver its body in ``HTTPResponse/secretBody``, in wiping
+    /// storage, and leave ``HTTPResponse/body`` empty.
+    public var answerCarriesSecrets = false
     /// Redirects: refused unless the caller opts in for an unsigned request (``NetworkPolicy``).
     public var redirects: RedirectPolicy
     /// The most response-body bytes accepted, enforced while receiving; a larger `Content-Length`
@@ -32,17 +40,28 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
         self.allowsInsecureHTTP = allowsInsecureHTTP
     }
 
+    /// The number of body bytes to send: of ``secretBody`` when it is set, else of ``body``.
+    public var bodyCount: Int { secretBody?.count ?? body.count }
+
+    /// Calls `work` with the body to send: ``secretBody`` when it is set, else ``body``.
+    ///
+    /// - Warning: Do not escape the pointer from the closure.
+    public func withBodyBytes<R, E: Error>(_ work: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        if let secretBody { return try secretBody.withUnsafeBytes(work) }
+        return try body.withUnsafeBytesTyped(work)
+    }
+
     /// Method, origin, header names and body size: bodies carry passwords and tokens, URLs can carry
     /// tokens in their query, and credential headers are redacted.
     public var description: String {
-        "HTTPRequest(\(method) \(url.scheme)://\(url.host), headers: \(headers.map(\.name).joined(separator: ", ")), body \(body.count) bytes)"
+        "HTTPRequest(\(method) \(url.scheme)://\(url.host), headers: \(headers.map(\.name).joined(separator: ", ")), body \(bodyCount) bytes)"
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
         Mirror(
             self,
             children: [
-                "method": method, "origin": "\(url.scheme)://\(url.host)", "headers": headers, "bodyByteCount": body.count,
+                "method": method, "origin": "\(url.scheme)://\(url.host)", "headers": headers, "bodyByteCount": bodyCount,
             ], displayStyle: .struct)
     }
 }
@@ -55,6 +74,9 @@ public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugString
     public var headers: [HTTPHeader]
     /// The body.
     public var body: [UInt8]
+    /// The body of a successful answer to a request with ``HTTPRequest/answerCarriesSecrets``, in
+    /// wiping storage (``body`` is then empty); nil otherwise.
+    public var secretBody: SecureBytes?
 
     /// A response.
     public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = []) {
@@ -63,16 +85,29 @@ public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugString
         self.body = body
     }
 
+    /// A response whose body is in wiping storage (an answer that carries secrets).
+    public init(status: Int, headers: [HTTPHeader] = [], secretBody: SecureBytes) {
+        self.init(status: status, headers: headers)
+        self.secretBody = secretBody
+    }
+
+    /// The body in wiping storage: ``secretBody``, or a wiping copy of ``body`` (from a transport
+    /// that does not know ``HTTPRequest/answerCarriesSecrets``).
+    package var bodyInWipingStorage: SecureBytes { secretBody ?? SecureBytes(body) }
+
+    /// The number of body bytes, in ``secretBody`` or ``body``.
+    public var bodyCount: Int { secretBody?.count ?? body.count }
+
     /// Whether the status is 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
 
     /// Status, header names and body size: bodies carry tokens and secret keys.
     public var description: String {
-        "HTTPResponse(\(status), headers: \(headers.map(\.name).joined(separator: ", ")), body \(body.count) bytes)"
+        "HTTPResponse(\(status), headers: \(headers.map(\.name).joined(separator: ", ")), body \(bodyCount) bytes)"
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: ["status": status, "headers": headers, "bodyByteCount": body.count], displayStyle: .struct)
+        Mirror(self, children: ["status": status, "headers": headers, "bodyByteCount": bodyCount], displayStyle: .struct)
     }
 }
 

@@ -52,7 +52,9 @@ public struct URLSessionTransport: HTTPTransport {
         for header in request.headers where header.name.lowercased() != "host" {
             urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
         }
-        if !request.body.isEmpty || ["PUT", "POST", "PATCH"].contains(request.method) { urlRequest.httpBody = Data(request.body) }
+        if request.bodyCount > 0 || ["PUT", "POST", "PATCH"].contains(request.method) {
+            urlRequest.httpBody = request.withBodyBytes { Data($0) }  // a Foundation copy: not wiped (HTTP1Transport sends from the buffer)
+        }
         return try await driver.perform(urlRequest, for: request)
     }
 }
@@ -190,7 +192,7 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        guard var exchange = exchanges.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
         if let failure = exchange.failure {
             exchange.continuation.resume(throwing: failure)
         } else if let error, (error as? URLError)?.code == .cancelled {
@@ -204,7 +206,15 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
             for (name, value) in http.allHeaderFields {
                 if let name = name as? String, let value = value as? String { headers.append(HTTPHeader(name, value)) }
             }
-            exchange.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body))
+            if exchange.request.answerCarriesSecrets && (200..<300).contains(http.statusCode) {
+                var received = exchange.body
+                exchange.body = []
+                let secret = received.withUnsafeBytes { SecureBytes(copying: $0) }
+                received.withUnsafeMutableBytes { wipeSecretMemory($0) }  // the last reference: wiped in place
+                exchange.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, secretBody: secret))
+            } else {
+                exchange.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body))
+            }
         } else {
             exchange.continuation.resume(
                 throwing: AuthCoreError(.transportFailure, "not an HTTP response from \(exchange.request.url.origin)"))

@@ -30,7 +30,7 @@ enum CognitoIdentityAPI {
     struct CredentialsAnswer: Decodable {
         struct Credentials: Decodable {
             let accessKeyId: String
-            let secretKey: String
+            let secretKey: RedactedSecret  // in CognitoIdentityClient.secretKeyPath
             let sessionToken: String
             let expiration: ServiceTimestamp
         }

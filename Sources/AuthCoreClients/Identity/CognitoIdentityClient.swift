@@ -35,12 +35,23 @@ public struct CognitoIdentityClient: Sendable {
         _ operation: String, _ body: some Encodable, answer: Answer.Type, signedWith credentials: Credentials? = nil,
         repeatability: RetryPolicy.Repeatability = .idempotent
     ) async throws(AuthCoreError) -> Answer {
-        let request = HTTPRequest.awsJSON(
-            endpoint, target: "AWSCognitoIdentityService.\(operation)", body: try ServiceJSON.encode(body), allowsInsecureHTTP: allowInsecureHTTP)
-        let signer = try credentials.map { c throws(AuthCoreError) in try SigV4Signer(credentials: c, region: region, service: "cognito-identity") }
-        let response = try await sender.sendExpectingSuccess(request, signer: signer, repeatability: repeatability)
+        let response = try await send(operation, body, signedWith: credentials, repeatability: repeatability, answerCarriesSecrets: false)
         return try ServiceJSON.decode(Answer.self, from: response.body, context: operation)
     }
+
+    private func send(
+        _ operation: String, _ body: some Encodable, signedWith credentials: Credentials?, repeatability: RetryPolicy.Repeatability,
+        answerCarriesSecrets: Bool
+    ) async throws(AuthCoreError) -> HTTPResponse {
+        var request = HTTPRequest.awsJSON(
+            endpoint, target: "AWSCognitoIdentityService.\(operation)", body: try ServiceJSON.encode(body), allowsInsecureHTTP: allowInsecureHTTP)
+        request.answerCarriesSecrets = answerCarriesSecrets
+        let signer = try credentials.map { c throws(AuthCoreError) in try SigV4Signer(credentials: c, region: region, service: "cognito-identity") }
+        return try await sender.sendExpectingSuccess(request, signer: signer, repeatability: repeatability)
+    }
+
+    /// Where `GetCredentialsForIdentity` answers give the secret key.
+    static let secretKeyPath = ["Credentials", "SecretKey"]
 
     // MARK: - Backend (developer-authenticated identities)
 
@@ -167,16 +178,20 @@ public struct CognitoIdentityClient: Sendable {
     func identityAndCredentials(
         identityId: String, logins: [String: String], customRoleArn: String?
     ) async throws(AuthCoreError) -> (identityId: String?, credentials: Credentials) {
-        let answer = try await call(
-            "GetCredentialsForIdentity",
+        let operation = "GetCredentialsForIdentity"
+        let response = try await send(
+            operation,
             CognitoIdentityAPI.GetCredentialsForIdentityRequest(
                 identityId: identityId, logins: logins.isEmpty ? nil : logins, customRoleArn: customRoleArn),
-            answer: CognitoIdentityAPI.CredentialsAnswer.self)
+            signedWith: nil, repeatability: .idempotent, answerCarriesSecrets: true)
+        let (answer, secrets) = try ServiceJSON.decode(
+            CognitoIdentityAPI.CredentialsAnswer.self, from: response.bodyInWipingStorage, secretMembers: [Self.secretKeyPath], context: operation)
+        guard let secretKey = secrets[0] else { throw AuthCoreError(.malformedResponse, "\(operation): missing Credentials.SecretKey") }
         let credentials = answer.credentials
         return (
             answer.identityId.flatMap { $0.isEmpty ? nil : $0 },
             try Credentials(
-                accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretKey, sessionToken: credentials.sessionToken,
+                accessKeyId: credentials.accessKeyId, secretAccessKey: secretKey, sessionToken: credentials.sessionToken,
                 expiration: credentials.expiration.value)
         )
     }

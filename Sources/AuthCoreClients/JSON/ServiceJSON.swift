@@ -59,6 +59,21 @@ enum ServiceJSON {
         }
     }
 
+    /// An answer of `type` whose members at `paths` (wire names, outermost first) are secrets:
+    /// they are taken out of `body`, which the transport delivered in wiping storage, into
+    /// ``SecureBytes`` before the decoder sees the rest (``SecretJSONMembers``), so the decoder's
+    /// copies hold no secret. `type` declares those members as ``RedactedSecret``.
+    ///
+    /// - Returns: the answer, and each path's secret (nil where the member is absent or not a string).
+    /// - Throws: ``AuthCoreError/Code/malformedResponse`` naming `context` and the field.
+    static func decode<T: Decodable>(
+        _ type: T.Type, from body: SecureBytes, secretMembers paths: [[String]], context: String, keys: Keys = .pascalCase
+    ) throws(AuthCoreError) -> (answer: T, secrets: [SecureBytes?]) {
+        guard !body.isEmpty else { return (try decode(T.self, from: [], context: context, keys: keys), paths.map { _ in nil }) }
+        let members = try SecretJSONMembers(parsing: body, paths: paths, context: context)
+        return (try decode(T.self, from: members.redacted, context: context, keys: keys), members.values)
+    }
+
     /// What went wrong and where, from the error's kind and coding path only (a decoding error's own
     /// description may quote the value).
     static func describe(_ error: DecodingError, keys spelling: Keys = .asDeclared) -> String {
@@ -113,6 +128,15 @@ struct ServiceTimestamp: Decodable, Sendable {
             throw DecodingError.typeMismatch(
                 Timestamp.self, .init(codingPath: decoder.codingPath, debugDescription: "AuthCore: is not a date-time or a number"))
         }
+    }
+}
+
+/// The place of a secret member in a decoded answer: its value was taken out before decoding
+/// (``ServiceJSON/decode(_:from:secretMembers:context:keys:)``), and this only checks that it was
+/// a string, so a number or a missing member is named by the decoder as for any field.
+struct RedactedSecret: Decodable, Sendable {
+    init(from decoder: any Decoder) throws {
+        _ = try decoder.singleValueContainer().decode(String.self)
     }
 }
 

@@ -84,7 +84,11 @@ extension HTTPRequest {
     public func sigV4Request(payload: SigV4Payload? = nil) -> SigV4Request {
         var headers = self.headers
         if headers.first(named: "Host") == nil { headers.insert(HTTPHeader("Host", url.hostHeader), at: 0) }
-        return SigV4Request(method: method, target: url.target, headers: headers, payload: payload ?? .bytes(body))
+        // A secret body is signed by its hash: the secret never leaves its wiping storage.
+        let bodyPayload: SigV4Payload = secretBody.map { secret in
+            .precomputedHash(secret.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.hexLowercased)
+        } ?? .bytes(body)
+        return SigV4Request(method: method, target: url.target, headers: headers, payload: payload ?? bodyPayload)
     }
 
     /// A copy with the signature's headers set (replacing earlier ones of the same names).
