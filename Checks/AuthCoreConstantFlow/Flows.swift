@@ -42,6 +42,9 @@ let flows: [Flow] = [
             realm: "-ab12CD34", identity: "us-east-1_0f1e2d3c-device", password: devicePassword, verifier: verifier.verifier,
             salt: salt)
     },
+    Flow(name: "cognito.device-password.generate") {  // 40 random bytes, Base64 in constant time, then the verifier
+        _ = try CognitoDeviceVerifier.generate(deviceGroupKey: "-ab12CD34", deviceKey: "us-east-1_0f1e2d3c-device", random: SecretRandom())
+    },
     Flow(name: "sigv4.key-derivation+sign+presign+chunk") {
         let credentials = try Credentials(
             accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"),

@@ -7,7 +7,14 @@ import Foundation
 final class ScriptedTransport: HTTPTransport {
     private let state: Locked<(responses: [HTTPResponse], sent: [HTTPRequest])>
 
-    init(_ responses: [HTTPResponse]) { state = Locked((responses, [])) }
+    /// Whether the clients may give it secret bodies (as HTTP1Transport); false: as a transport
+    /// written before ``HTTPRequest/secretBody`` existed.
+    let sendsSecretBodies: Bool
+
+    init(_ responses: [HTTPResponse], sendsSecretBodies: Bool = true) {
+        state = Locked((responses, []))
+        self.sendsSecretBodies = sendsSecretBodies
+    }
 
     var sent: [HTTPRequest] { state.withLock { $0.sent } }
 

@@ -89,6 +89,55 @@ struct SecretJSONTests {
         #expect(throws: Never.self) { try members(limit) }
     }
 
+    @Test("names are read as the decoder reads them: escaped, or with a lower-case first letter, they are the member; both spellings are a duplicate")
+    func memberSpelling() throws {
+        #expect(text(try members(#"{"Credentials":{"Secret\u004bey":"escaped"}}"#).values[0]) == "escaped")
+        #expect(text(try members(#"{"credentials":{"secretKey":"lower"}}"#).values[0]) == "lower")
+        for document in [
+            #"{"Credentials":{"SecretKey":"A","secretKey":"B"}}"#,
+            #"{"credentials":{"SecretKey":"A"},"Credentials":{"SecretKey":"B"}}"#,
+        ] {
+            #expect(throws: AuthCoreError(.malformedResponse, "Test: Credentials.SecretKey appears more than once"), "\(document)") {
+                try members(document)
+            }
+        }
+        // As declared (no case mapping), another spelling is another member.
+        let exact = try SecretJSONMembers(
+            parsing: SecureBytes(Array(#"{"Credentials":{"secretKey":"x"}}"#.utf8)), paths: [path], context: "Test", keys: .asDeclared)
+        #expect(exact.values[0] == nil)
+    }
+
+    @Test("a UTF-8 byte order mark before the document is skipped and left out of the redacted copy")
+    func byteOrderMark() throws {
+        let document = [0xEF, 0xBB, 0xBF] + Array(#"{"Credentials":{"SecretKey":"s"}}"#.utf8)
+        let taken = try SecretJSONMembers(parsing: SecureBytes(document), paths: [path], context: "Test")
+        #expect(text(taken.values[0]) == "s")
+        #expect(taken.redacted == Array(#"{"Credentials":{"SecretKey":""}}"#.utf8))
+    }
+
+    @Test("RedactedSecret refuses a value that was not taken out: a member the scanner missed is never read")
+    func redactedSecretRefusesValues() throws {
+        struct Answer: Decodable { let secretKey: RedactedSecret }
+        #expect(throws: Never.self) { try ServiceJSON.decode(Answer.self, from: Array(#"{"SecretKey":""}"#.utf8), context: "Op") }
+        #expect(throws: AuthCoreError(.malformedResponse, "Op: SecretKey was not taken out of the answer before decoding")) {
+            try ServiceJSON.decode(Answer.self, from: Array(#"{"SecretKey":"leaked"}"#.utf8), context: "Op")
+        }
+    }
+
+    @Test("a transport that does not send secret bodies gets the password in body, as before")
+    func transportWithoutSecretBodies() async throws {
+        let transport = ScriptedTransport(
+            [.jsonAnswer(400, ["__type": "NotAuthorizedException", "message": "Incorrect username or password."])], sendsSecretBodies: false)
+        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_AbCdEf123", clientId: "client")
+        let signIn = CognitoSignIn(configuration: configuration, transport: transport, retryPolicy: .none)
+        await #expect(throws: AuthCoreError.self) {
+            _ = try await signIn.signIn(username: "alice", password: SecureBytes(Array("pw".utf8)), flow: .userPassword)
+        }
+        let request = try #require(transport.sent.first)
+        #expect(request.secretBody == nil)
+        #expect((parsed(request.body)?["AuthParameters"] as? NSDictionary)?["PASSWORD"] as? String == "pw")
+    }
+
     @Test("UTF-8 validation follows RFC 3629: overlong forms, surrogates and values past U+10FFFF are refused")
     func utf8() {
         func valid(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { isValidUTF8($0) } }

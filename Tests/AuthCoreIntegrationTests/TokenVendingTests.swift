@@ -86,7 +86,7 @@ struct TokenVendingTests {
             ("/sts/non200", .serviceError, "InternalError"),
             ("/sts/status-mismatch", .malformedResponse, "StatusCode is 403"),
             ("/sts/missing-secret", .malformedResponse, "AccessKeySecret"),
-            ("/sts/bad-json", .malformedResponse, "not a JSON object"),
+            ("/sts/bad-json", .malformedResponse, "the answer is not JSON"),
             ("/sts/wrong-type", .malformedResponse, "AccessKeyId"),
             ("/sts/no-such-path", .serviceError, "NotFound"),
         ])

@@ -25,7 +25,7 @@ struct SRPGroupTests {
         #expect(errorCode { try SRPGroup(named: "rfc5054-1000") } == .invalidGroup)
     }
 
-    @Test("custom groups are validated: odd N of at least 1024 bits, 1 < g < N - 1")
+    @Test("custom groups are validated: odd N of at least 1024 bits, a multiple of 64 bits long, 1 < g < N - 1")
     func customGroups() throws {
         let n = SRPGroup.rfc5054Group2048.modulus
         let custom = try SRPGroup(modulus: n, generator: BigUInt(5))
@@ -35,6 +35,17 @@ struct SRPGroupTests {
         #expect(errorCode { try SRPGroup(modulus: n, generator: BigUInt(1)) } == .invalidGroup)
         #expect(errorCode { try SRPGroup(modulus: n, generator: n - BigUInt(1)) } == .invalidGroup)
         #expect(errorCode { try SRPGroup(modulus: n, generator: BigUInt()) } == .invalidGroup)
+        // A short top word (2049 and 1087 bits) is refused: v's word count would reveal about a bit of it.
+        let longer = n + n + BigUInt(1)
+        #expect(longer.bitWidth == 2049)
+        #expect(throws: AuthCoreError(.invalidGroup, "N must be a multiple of 64 bits long, as the RFC 5054 groups are (got 2049 bits)")) {
+            try SRPGroup(modulus: longer, generator: BigUInt(2))
+        }
+        let shortTop = BigUInt(bigEndianBytes: [0x40] + [UInt8](repeating: 0, count: 134) + [0x01])
+        #expect(shortTop.bitWidth == 1087)
+        #expect(errorCode { try SRPGroup(modulus: shortTop, generator: BigUInt(2)) } == .invalidGroup)
+        let fullTop = BigUInt(bigEndianBytes: [0x80] + [UInt8](repeating: 0, count: 134) + [0x01])
+        #expect(try SRPGroup(modulus: fullTop, generator: BigUInt(2)).name == "custom-1088")
     }
 }
 

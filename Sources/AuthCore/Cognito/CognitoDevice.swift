@@ -32,7 +32,9 @@ public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDe
     {
         let passwordBytes = try random.secureBytes(count: 40)
         let password = Base64.encodeSecret(passwordBytes)
-        let salt = BigUInt(bigEndianBytes: try random.secureBytes(count: 16))
+        let saltBytes = try random.secureBytes(count: 16)
+        saltBytes.withUnsafeBytes { ConstantFlow.declassify($0) }  // sent to Cognito (ConfirmDevice)
+        let salt = BigUInt(bigEndianBytes: saltBytes)
         return (password, try CognitoDeviceVerifier(deviceGroupKey: deviceGroupKey, deviceKey: deviceKey, devicePassword: password, salt: salt))
     }
 }

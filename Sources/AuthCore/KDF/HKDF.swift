@@ -44,19 +44,18 @@ public enum HKDF<H: HashFunction> {
 }
 
 extension HashAlgorithm {
-    /// HKDF-Extract (RFC 5869 §2.2) with this hash.
+    /// HKDF-Extract (RFC 5869 §2.2) with this hash. The PRK is written by OpenSSL straight into
+    /// wiping storage: no copy of it on the stack.
     public func hkdfExtract(inputKeyMaterial: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer) -> SecureBytes {
-        let prk: Digest
-        if salt.isEmpty {
-            let zeros = [UInt8](repeating: 0, count: byteCount)
-            prk = zeros.withUnsafeBytes { authenticationCode(for: inputKeyMaterial, using: $0) }
-        } else {
-            prk = authenticationCode(for: inputKeyMaterial, using: salt)
-        }
-        return prk.withUnsafeBytes { SecureBytes(copying: $0) }
+        let zeros = [UInt8](repeating: 0, count: salt.isEmpty ? byteCount : 0)
+        let handle = zeros.withUnsafeBytes { MACHandle.makeContext(algorithm: self, key: salt.isEmpty ? $0 : salt) }
+        let mac = MACHandle(owning: handle, algorithm: self)
+        mac.update(inputKeyMaterial)
+        return mac.finalizeSecret()
     }
 
-    /// HKDF-Expand (RFC 5869 §2.3) with this hash.
+    /// HKDF-Expand (RFC 5869 §2.3) with this hash. Each block T(i) is written into a wiping
+    /// buffer, read back as T(i-1) for the next, and copied out: no block on the stack.
     ///
     /// - Throws: ``AuthCoreError/Code/invalidLength`` when `outputByteCount` is 0 or exceeds 255·HashLen.
     public func hkdfExpand(pseudoRandomKey: UnsafeRawBufferPointer, info: UnsafeRawBufferPointer, outputByteCount: Int)
@@ -66,21 +65,25 @@ extension HashAlgorithm {
             throw AuthCoreError(
                 .invalidLength, "HKDF output length \(outputByteCount) is outside 1...\(255 * byteCount) (RFC 5869 §2.3)")
         }
-        var mac = KeyedHMAC(algorithm: self, key: pseudoRandomKey)
+        let mac = MACHandle(algorithm: self, key: pseudoRandomKey)
+        let size = byteCount
+        var block = SecureBytes(count: size) { _ in }
         return SecureBytes(count: outputByteCount) { out in
-            var previous = Digest(count: 0)
             var written = 0
             var counter: UInt8 = 1
             while written < outputByteCount {
-                let block = previous.withUnsafeBytes { prev in
-                    withUnsafeBytes(of: counter) { c in mac.authenticationCode(forParts: prev, info, c) }
+                // T(i) = HMAC(PRK, T(i-1) | info | i); T(0) is empty. T(i-1) is read before T(i) overwrites it.
+                if counter > 1 { mac.reset() }
+                block.withUnsafeMutableBytes { t in
+                    mac.update(UnsafeRawBufferPointer(rebasing: t[0..<(counter > 1 ? size : 0)]))
+                    mac.update(info)
+                    withUnsafeBytes(of: counter) { mac.update($0) }
+                    mac.finalize(into: t)
+                    let take = Swift.min(size, outputByteCount - written)
+                    UnsafeMutableRawBufferPointer(rebasing: out[written..<(written + take)]).copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: t[0..<take]))
+                    written += take
                 }
-                let take = Swift.min(byteCount, outputByteCount - written)
-                block.withUnsafeBytes { b in
-                    (out.baseAddress! + written).copyMemory(from: b.baseAddress!, byteCount: take)  // invariant: take > 0
-                }
-                written += take
-                previous = block
                 counter &+= 1
             }
         }

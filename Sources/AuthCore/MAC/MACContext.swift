@@ -62,6 +62,14 @@ struct MACHandle: ~Copyable, @unchecked Sendable {
         }
     }
 
+    /// The MAC written into `out` (exactly the algorithm's byte count), caller-owned storage.
+    func finalize(into out: UnsafeMutableRawBufferPointer) {
+        precondition(out.count == algorithm.byteCount, "MAC output buffer of the wrong size")  // invariant: sized by callers
+        var length = 0
+        let ok = c_authcore_mac_final(context, out.baseAddress!, &length, out.count)  // invariant: count > 0
+        precondition(ok == 1 && length == out.count, "EVP_MAC_final failed")  // invariant: a keyed context
+    }
+
     func finalize() -> Digest {
         let count = algorithm.byteCount
         return Digest(count: count) { out in

@@ -22,12 +22,21 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
 
     /// A validated custom group.
     ///
-    /// - Throws: ``AuthCoreError/Code/invalidGroup`` unless N is odd and at least 1024 bits and
-    ///   1 < g < N - 1. (Primality of N and (N-1)/2 is the caller's responsibility: testing it costs
-    ///   seconds for large N.)
+    /// N's length must be a multiple of 64 bits, as every RFC 5054 group's is: a stored verifier
+    /// `v < N` is a ``BigUInt``, whose number of 64-bit words is public, and with a short top word
+    /// that number would tell whether `v`'s top word is zero (about one bit of a password-equivalent
+    /// value); with a full one it differs from N's with probability about 2⁻⁶³.
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidGroup`` unless N is odd, at least 1024 bits, a multiple
+    ///   of 64 bits long, and 1 < g < N - 1. (Primality of N and (N-1)/2 is the caller's
+    ///   responsibility: testing it costs seconds for large N.)
     public init(modulus: BigUInt, generator: BigUInt) throws(AuthCoreError) {
         guard modulus.isOdd, modulus.bitWidth >= 1024 else {
             throw AuthCoreError(.invalidGroup, "N must be odd and at least 1024 bits (got \(modulus.bitWidth) bits)")
+        }
+        guard modulus.bitWidth % 64 == 0 else {
+            throw AuthCoreError(
+                .invalidGroup, "N must be a multiple of 64 bits long, as the RFC 5054 groups are (got \(modulus.bitWidth) bits)")
         }
         guard modulus.bitWidth <= ModularContext.maximumModulusBitCount else {
             throw AuthCoreError(.invalidGroup, "N exceeds \(ModularContext.maximumModulusBitCount) bits")

@@ -91,12 +91,14 @@ public enum Base64 {
     /// for each range the value is past (`a`, `0`, `+`, `/`), each selected by the sign of a
     /// difference (the method of libsodium's and BoringSSL's constant-time Base64).
     static func constantTimeStandardSymbol(_ value: UInt32) -> UInt8 {
+        // Wrapping arithmetic: no overflow check (a branch) on the way. `ctgrind` checks the
+        // compiled code (the device-password flow), where LLVM could still choose a branch.
         let v = Int32(bitPattern: value)
-        var c = v + 65  // A..Z for 0...25
-        c += ((25 - v) >> 8) & 6  // a..z for 26...51: 'a' - 26 = 71
-        c -= ((51 - v) >> 8) & 75  // 0..9 for 52...61: '0' - 52 = -4
-        c -= ((61 - v) >> 8) & 15  // '+' for 62
-        c += ((62 - v) >> 8) & 3  // '/' for 63
+        var c = v &+ 65  // A..Z for 0...25
+        c = c &+ (((25 &- v) >> 8) & 6)  // a..z for 26...51: 'a' - 26 = 71
+        c = c &- (((51 &- v) >> 8) & 75)  // 0..9 for 52...61: '0' - 52 = -4
+        c = c &- (((61 &- v) >> 8) & 15)  // '+' for 62
+        c = c &+ (((62 &- v) >> 8) & 3)  // '/' for 63
         return UInt8(truncatingIfNeeded: c)
     }
 

@@ -105,6 +105,8 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
         // never through an unwiped temporary array.
         makeUnique(reservingCapacity: storage.count + bytes.count)
         for byte in bytes {
+            // invariant: a Collection yields `count` elements; checked, since a write past the buffer would be memory-unsafe.
+            precondition(storage.count < storage.capacity, "collection yielded more elements than its count")
             storage.pointer.storeBytes(of: byte, toByteOffset: storage.count, as: UInt8.self)
             storage.count += 1
         }

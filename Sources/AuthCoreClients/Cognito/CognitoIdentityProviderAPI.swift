@@ -84,7 +84,7 @@ public struct CognitoIdentityProviderAPI: Sendable {
             configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: secretBody == nil ? body : [],
             allowsInsecureHTTP: configuration.allowInsecureHTTP)
         request.secretBody = secretBody
-        let response = try await transport.send(request)
+        let response = try await transport.send(request.readied(for: transport))
         guard response.isSuccess else { throw response.serviceError() }
         return response.body
     }

@@ -205,11 +205,11 @@ public actor CognitoSignIn {
         case .smsOTP:
             responses["SMS_OTP_CODE"] = challengeResponse
         case .password:
-            responses["PASSWORD"] = challengeResponse
+            responses["PASSWORD"] = secrets.placeholder(for: SecureBytes(challengeResponse.utf8))
         case .webAuthn:
             responses["CREDENTIAL"] = challengeResponse
         case .newPasswordRequired:
-            responses["NEW_PASSWORD"] = challengeResponse
+            responses["NEW_PASSWORD"] = secrets.placeholder(for: SecureBytes(challengeResponse.utf8))
             for (name, value) in userAttributes { responses["userAttributes.\(name)"] = value }
         case .selectChallenge:
             let factor: CognitoFactor

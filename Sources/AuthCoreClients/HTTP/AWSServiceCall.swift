@@ -80,7 +80,7 @@ extension SignedRequestSender {
                 request.adding(try signer.sign(request.sigV4Request(), at: time))
             }
         } else {
-            response = try await transport.send(request)
+            response = try await transport.send(request.readied(for: transport))
         }
         guard response.isSuccess else { throw response.serviceError() }
         return response

@@ -25,6 +25,9 @@ import Darwin
 /// One connection per request (`Connection: close`); each exchange runs on a thread of its own, so
 /// blocking reads never occupy the concurrency pool. No cookies, no cache, no proxy, no compression.
 public struct HTTP1Transport: HTTPTransport {
+    /// True: a ``HTTPRequest/secretBody`` is sent from its wiping storage.
+    public var sendsSecretBodies: Bool { true }
+
     /// Timeouts, limits and trust.
     public struct Configuration: Sendable {
         /// The longest wait for a connection and TLS handshake.

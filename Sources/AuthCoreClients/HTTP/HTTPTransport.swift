@@ -11,8 +11,9 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
     /// The body.
     public var body: [UInt8]
     /// A body that carries a secret (the `PASSWORD` of `USER_PASSWORD_AUTH`): kept in wiping
-    /// storage and sent instead of ``body`` when set. A transport of your own reads the body to
-    /// send through ``withBodyBytes(_:)`` and ``bodyCount``, which take whichever is set.
+    /// storage and sent instead of ``body`` when set. The clients set it only for a transport whose
+    /// ``HTTPTransport/sendsSecretBodies`` is true (which reads the body to send through
+    /// ``withBodyBytes(_:)`` and ``bodyCount``); any other gets the same bytes in ``body``.
     public var secretBody: SecureBytes?
     /// Whether a successful answer carries secrets (a secret key): ``HTTP1Transport`` and
     /// ``URLSessionTransport`` then deliver its body in ``HTTPResponse/secretBody``, in wiping
@@ -120,4 +121,26 @@ public protocol HTTPTransport: Sendable {
     ///
     /// - Throws: `AuthCoreError.Code.transportFailure` when no response arrives.
     func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse
+
+    /// Whether this transport sends ``HTTPRequest/secretBody`` (through
+    /// ``HTTPRequest/withBodyBytes(_:)``); false by default, so a transport of your own that reads
+    /// only ``HTTPRequest/body`` is given bodies there (unwiped copies of their secrets).
+    var sendsSecretBodies: Bool { get }
+}
+
+extension HTTPTransport {
+    /// False: the body of every request is in ``HTTPRequest/body``.
+    public var sendsSecretBodies: Bool { false }
+}
+
+extension HTTPRequest {
+    /// This request for `transport`: a ``secretBody`` moves into ``body`` (an unwiped copy) when the
+    /// transport does not send secret bodies.
+    package func readied(for transport: any HTTPTransport) -> HTTPRequest {
+        guard let secretBody, !transport.sendsSecretBodies else { return self }
+        var plain = self
+        plain.body = secretBody.withUnsafeBytes { Array($0) }
+        plain.secretBody = nil
+        return plain
+    }
 }

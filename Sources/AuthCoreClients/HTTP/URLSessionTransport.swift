@@ -25,6 +25,9 @@ public import Foundation
 /// The default transport shares one process-wide session; ``init(configuration:)`` makes a session of
 /// its own (keep that transport, since a session lives as long as the process).
 public struct URLSessionTransport: HTTPTransport {
+    /// True: a ``HTTPRequest/secretBody`` is sent from its wiping storage.
+    public var sendsSecretBodies: Bool { true }
+
     /// The default cap on a response body (``NetworkPolicy/defaultMaximumResponseBytes``).
     public static let maximumResponseBytes = NetworkPolicy.defaultMaximumResponseBytes
     let driver: URLSessionDriver

@@ -8,9 +8,9 @@ import AuthCore
 ///
 /// The scan follows the grammar of RFC 8259 (§2 structure, §4 objects, §5 arrays, §6 numbers,
 /// §7 strings) strictly enough to find members by their path: every string is checked for control
-/// characters and its escapes, and the decoder then checks the redacted document whole. A secret
-/// member that appears twice (which value would a reader take?) is refused, as is a secret that
-/// is not UTF-8. Nesting deeper than ``maximumDepth`` is refused.
+/// characters and its escapes, and the decoder then checks the redacted document whole. Member
+/// names are compared unescaped and spelled as the decoder reads them. A secret member that
+/// appears twice (which value would a reader take?) is refused, as is a secret that is not UTF-8. Nesting deeper than ``maximumDepth`` is refused.
 struct SecretJSONMembers {
     /// The document with every secret member's value replaced by `""`: no secret bytes are left in it.
     let redacted: [UInt8]
@@ -26,8 +26,12 @@ struct SecretJSONMembers {
     ///
     /// - Throws: `AuthCoreError.Code.malformedResponse` naming `context` when the document is not
     ///   JSON, nests too deep, has a secret member twice or a secret that is not UTF-8.
-    init(parsing document: SecureBytes, paths: [[String]], context: String) throws(AuthCoreError) {
-        var scanner = Scanner(paths: paths)
+    ///
+    /// With `keys` ``ServiceJSON/Keys/pascalCase`` names are compared as the decoder reads them
+    /// (first letter lower-cased), so `secretKey` and `SecretKey` are the same member to both, and
+    /// both spellings in one object are a duplicate.
+    init(parsing document: SecureBytes, paths: [[String]], context: String, keys: ServiceJSON.Keys = .pascalCase) throws(AuthCoreError) {
+        var scanner = Scanner(paths: paths, lowersFirstLetters: keys == .pascalCase)
         do throws(Scanner.Failure) {
             try document.withUnsafeBytes { (bytes) throws(Scanner.Failure) in try scanner.scanDocument(bytes) }
         } catch {
@@ -46,7 +50,12 @@ extension SecretJSONMembers {
             static let notJSON = Failure(reason: "the answer is not JSON")
         }
 
+        /// The paths, spelled as the decoder reads names.
         let paths: [[String]]
+        /// The paths as given (for messages).
+        let givenPaths: [[String]]
+        /// Whether the decoder lower-cases the first letter of each name (``ServiceJSON/Keys/pascalCase``).
+        let lowersFirstLetters: Bool
         var values: [SecureBytes?]
         var redacted: [UInt8] = []
         /// The member names from the root to the value being read; nil for an array element
@@ -56,13 +65,24 @@ extension SecretJSONMembers {
         var copiedUpTo = 0
         var index = 0
 
-        init(paths: [[String]]) {
-            self.paths = paths
+        init(paths: [[String]], lowersFirstLetters: Bool) {
+            self.lowersFirstLetters = lowersFirstLetters
+            self.givenPaths = paths
+            self.paths = paths.map { path in path.map { lowersFirstLetters ? ServiceJSON.camelCase($0) : $0 } }
             self.values = Array(repeating: nil, count: paths.count)
         }
 
+        /// A member name as the decoder reads it.
+        func spelling(_ name: String) -> String { lowersFirstLetters ? ServiceJSON.camelCase(name) : name }
+
         mutating func scanDocument(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
             redacted.reserveCapacity(bytes.count)
+            // A UTF-8 byte order mark may open the document (RFC 8259 §8.1 lets a reader ignore it,
+            // and JSONDecoder does): left out of the redacted copy.
+            if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF {
+                index = 3
+                copiedUpTo = 3
+            }
             skipWhitespace(bytes)
             try scanValue(bytes, depth: 0)
             skipWhitespace(bytes)
@@ -111,7 +131,7 @@ extension SecretJSONMembers {
                 skipWhitespace(bytes)
                 try expect(UInt8(ascii: ":"), bytes)
                 skipWhitespace(bytes)
-                path.append(String(decoding: name.bytes, as: UTF8.self))
+                path.append(spelling(String(decoding: name.bytes, as: UTF8.self)))
                 try scanValue(bytes, depth: depth)
                 path.removeLast()
             } while try !closes(UInt8(ascii: "}"), bytes)
@@ -192,7 +212,7 @@ extension SecretJSONMembers {
         /// The secret string at `index`: unescaped into wiping storage, and left out of `redacted`
         /// (which gets `""` in its place).
         private mutating func takeSecret(_ bytes: UnsafeRawBufferPointer, slot: Int) throws(Failure) {
-            guard values[slot] == nil else { throw Failure(reason: "\(paths[slot].joined(separator: ".")) appears more than once") }
+            guard values[slot] == nil else { throw Failure(reason: "\(givenPaths[slot].joined(separator: ".")) appears more than once") }
             let start = index
             redacted.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[copiedUpTo..<start]))
             redacted.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "\"")])
@@ -207,7 +227,7 @@ extension SecretJSONMembers {
             if let failure { throw failure }
             let secret = value.prefix(length)
             guard secret.withUnsafeBytes({ isValidUTF8($0) }) else {
-                throw Failure(reason: "\(paths[slot].joined(separator: ".")) is not UTF-8")
+                throw Failure(reason: "\(givenPaths[slot].joined(separator: ".")) is not UTF-8")
             }
             values[slot] = secret
             copiedUpTo = index

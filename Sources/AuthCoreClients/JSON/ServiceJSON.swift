@@ -70,7 +70,7 @@ enum ServiceJSON {
         _ type: T.Type, from body: SecureBytes, secretMembers paths: [[String]], context: String, keys: Keys = .pascalCase
     ) throws(AuthCoreError) -> (answer: T, secrets: [SecureBytes?]) {
         guard !body.isEmpty else { return (try decode(T.self, from: [], context: context, keys: keys), paths.map { _ in nil }) }
-        let members = try SecretJSONMembers(parsing: body, paths: paths, context: context)
+        let members = try SecretJSONMembers(parsing: body, paths: paths, context: context, keys: keys)
         return (try decode(T.self, from: members.redacted, context: context, keys: keys), members.values)
     }
 
@@ -132,11 +132,15 @@ struct ServiceTimestamp: Decodable, Sendable {
 }
 
 /// The place of a secret member in a decoded answer: its value was taken out before decoding
-/// (``ServiceJSON/decode(_:from:secretMembers:context:keys:)``), and this only checks that it was
-/// a string, so a number or a missing member is named by the decoder as for any field.
+/// (``ServiceJSON/decode(_:from:secretMembers:context:keys:)``), so the decoder must find `""`
+/// there; anything else means the member was not taken out, and is refused rather than read. A
+/// number or a missing member is named by the decoder as for any field.
 struct RedactedSecret: Decodable, Sendable {
     init(from decoder: any Decoder) throws {
-        _ = try decoder.singleValueContainer().decode(String.self)
+        let container = try decoder.singleValueContainer()
+        guard try container.decode(String.self).isEmpty else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "AuthCore: was not taken out of the answer before decoding")
+        }
     }
 }
 

@@ -152,7 +152,7 @@ public struct SigV4RequestSigner: Sendable {
     public func presign(_ request: HTTPRequest, expires: Int, policy: SigV4Signer.ExpiryPolicy = .strict, payload: SigV4Payload? = nil)
         async throws(AuthCoreError) -> SigV4Signature
     {
-        let payload = payload ?? (options.doubleURIEncode ? .bytes(request.body) : .unsigned)
+        let payload = payload ?? (options.doubleURIEncode ? request.bodyPayload : .unsigned)
         return try sender.presign(request, signer: try signer(for: try await provider.credentials()), expires: expires, policy: policy, payload: payload)
     }
 

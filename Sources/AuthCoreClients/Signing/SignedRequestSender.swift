@@ -41,11 +41,11 @@ public struct SignedRequestSender: Sendable {
     ) async throws(AuthCoreError) -> HTTPResponse {
         let host = request.url.host
         let firstTime = signingTime(for: host)
-        let response = try await transport.send(try await sign(request, firstTime))
+        let response = try await transport.send(try await sign(request, firstTime).readied(for: transport))
         guard !response.isSuccess, let skew,
             skew.learn(from: response, host: host, signedAt: firstTime, localNow: clock.now()) != nil
         else { return response }
-        return try await transport.send(try await sign(request, signingTime(for: host)))
+        return try await transport.send(try await sign(request, signingTime(for: host)).readied(for: transport))
     }
 }
 
@@ -84,11 +84,13 @@ extension HTTPRequest {
     public func sigV4Request(payload: SigV4Payload? = nil) -> SigV4Request {
         var headers = self.headers
         if headers.first(named: "Host") == nil { headers.insert(HTTPHeader("Host", url.hostHeader), at: 0) }
-        // A secret body is signed by its hash: the secret never leaves its wiping storage.
-        let bodyPayload: SigV4Payload = secretBody.map { secret in
-            .precomputedHash(secret.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.hexLowercased)
-        } ?? .bytes(body)
         return SigV4Request(method: method, target: url.target, headers: headers, payload: payload ?? bodyPayload)
+    }
+
+    /// The body to sign: a secret body by its hash (the secret never leaves its wiping storage).
+    package var bodyPayload: SigV4Payload {
+        guard let secretBody else { return .bytes(body) }
+        return .precomputedHash(secretBody.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.hexLowercased)
     }
 
     /// A copy with the signature's headers set (replacing earlier ones of the same names).

@@ -1,0 +1,172 @@
+@testable import AuthCore
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+
+/// Issue 11's stack-residue gate: secret operations run on a thread whose stack is memory the test
+/// provides (zero-filled, `pthread_attr_setstack`); once the thread has ended, that memory is
+/// searched for the secrets the operations handled — `x`, `S` and `K` of an SRP-6a handshake,
+/// `x`, `S` and the HKDF key of a Cognito claim and its server check, `kSigning` of a SigV4
+/// signature — in big-endian and in limb (little-endian) order, by every
+/// 16-byte window, so a copy half overwritten still counts. glibc keeps the thread's descriptor and
+/// TLS in the same memory, so they are searched too. A control leaves a secret in a stack
+/// buffer on purpose and must be found, or the search proves nothing.
+@Suite("Stack residue: no secret left in a thread's stack after a handshake or a signature")
+struct StackResidueTests {
+    static let stackBytes = 1 << 20
+    static let window = 16
+
+    /// A zero-filled, page-aligned stack that `work` runs on, on a new thread; returns a copy of the
+    /// stack's bytes after the thread ended, or nil if the thread could not be made.
+    static func afterRunningOnOwnStack(_ work: @escaping () -> Void) -> [UInt8]? {
+        guard let memory = mmap(nil, stackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), memory != MAP_FAILED else {
+            return nil
+        }
+        defer { munmap(memory, stackBytes) }
+        final class Work {
+            let run: () -> Void
+            init(_ run: @escaping () -> Void) { self.run = run }
+        }
+        // Allocated, not `pthread_attr_t()`: initialised by pthread_attr_init.
+        let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
+        defer { attributes.deallocate() }
+        guard pthread_attr_init(attributes) == 0 else { return nil }
+        defer { pthread_attr_destroy(attributes) }
+        guard pthread_attr_setstack(attributes, memory, stackBytes) == 0 else { return nil }
+        let context = Unmanaged.passRetained(Work(work)).toOpaque()
+        var thread = pthread_t()
+        guard pthread_create(&thread, attributes, { context in
+            Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().run()  // invariant: pthread_create passes the context given
+            return nil
+        }, context) == 0 else {
+            Unmanaged<Work>.fromOpaque(context).release()
+            return nil
+        }
+        pthread_join(thread, nil)
+        return Array(UnsafeRawBufferPointer(start: memory, count: stackBytes))
+    }
+
+    /// Which of `secrets` (name: big-endian bytes) have a 16-byte window, in either byte order, in
+    /// `stack`. Windows are looked up by their first 8 bytes, then compared whole.
+    static func residues(of secrets: [(String, [UInt8])], in stack: [UInt8]) -> [String] {
+        func word(_ bytes: ArraySlice<UInt8>) -> UInt64 { bytes.reduce(0) { $0 << 8 | UInt64($1) } }
+        return secrets.compactMap { name, bytes in
+            var windows: [UInt64: [ArraySlice<UInt8>]] = [:]
+            for form in [bytes, Array(bytes.reversed())] where form.count >= window {
+                for start in 0...(form.count - window) {
+                    let slice = form[start..<(start + window)]
+                    windows[word(slice.prefix(8)), default: []].append(slice)
+                }
+            }
+            var rolling: UInt64 = 0
+            for index in stack.indices {
+                rolling = rolling << 8 | UInt64(stack[index])
+                let start = index - 7
+                guard start >= 0, start + window <= stack.count, rolling != 0, let candidates = windows[rolling] else { continue }
+                if candidates.contains(where: { $0.elementsEqual(stack[start..<(start + window)]) }) { return name }
+            }
+            return nil
+        }
+    }
+
+    static func bytes(_ secret: SecureBytes) -> [UInt8] { secret.withUnsafeBytes { Array($0) } }
+
+    @Test("an SRP-6a handshake (client and server) leaves none of x, S, K on the stack")
+    func srpHandshake() throws {
+        let recorded = Locked<(x: [UInt8], s: [UInt8], k: [UInt8])?>(nil)
+        let stack = try #require(Self.afterRunningOnOwnStack {
+            do {
+                let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
+                let password = SecureBytes(Array("stack-residue-password".utf8))
+                let salt = Array("stack-residue-salt".utf8)
+                let username = Array("alice".utf8)
+                let verifier = try configuration.makeVerifier(username: username, password: password, salt: salt)
+                let server = SRPServer(configuration: configuration)
+                let serverEphemeral = try server.makeEphemeral(verifier: verifier)
+                let client = SRPClient(configuration: configuration)
+                let session = try client.processChallenge(
+                    username: username, password: password, salt: salt, serverPublicValue: serverEphemeral.serverPublicValue,
+                    ephemeral: try client.makeEphemeral(), recordingIntermediates: true)
+                let serverSession = try server.verifyClient(
+                    username: username, verifier: verifier, clientPublicValue: session.clientPublicValue,
+                    clientProof: session.clientProof, ephemeral: serverEphemeral)
+                let key = try session.verifyServerProof(serverSession.serverProof)
+                if let intermediates = session.intermediates {
+                    recorded.withLock {
+                        $0 = (intermediates.privateKey.minimalBigEndianBytes, intermediates.premasterSecret.minimalBigEndianBytes, Self.bytes(key))
+                    }
+                }
+            } catch {}
+        })
+        let values = try #require(recorded.withLock { $0 })
+        #expect(values.x.count >= 24 && values.s.count >= 300 && values.k.count == 32)
+        #expect(Self.residues(of: [("x", values.x), ("S", values.s), ("K", values.k)], in: stack) == [])
+    }
+
+    @Test("a Cognito claim and its server check leave none of x, S and the HKDF key on the stack")
+    func cognitoClaim() throws {
+        let recorded = Locked<(x: [UInt8], s: [UInt8], k: [UInt8])?>(nil)
+        let stack = try #require(Self.afterRunningOnOwnStack {
+            do {
+                let password = SecureBytes(Array("stack-residue-password".utf8))
+                let salt = BigUInt(bigEndianBytes: Array("stack-residue-salt".utf8))
+                let verifier = try CognitoSRPServer.verifier(realm: "AbCdEf123", identity: "user-id", password: password, salt: salt)
+                let challenge = try CognitoSRPServer.makeChallenge(verifier: verifier)
+                let ephemeral = try CognitoSRP.makeEphemeral()
+                let a = ephemeral.publicValue
+                let time = "Tue Dec 1 12:00:00 UTC 2026"
+                let claim = try CognitoSRP.passwordClaim(
+                    realm: "AbCdEf123", identity: "user-id", password: password, ephemeral: ephemeral,
+                    serverPublicValue: challenge.serverPublicValue, salt: salt, secretBlock: challenge.secretBlock, timestamp: time,
+                    recordingIntermediates: true)
+                _ = try CognitoSRPServer.verifyClaim(
+                    realm: "AbCdEf123", identity: "user-id", verifier: verifier, clientPublicValue: a, signature: claim.signature,
+                    timestamp: time, challenge: challenge)
+                if let intermediates = claim.intermediates {
+                    recorded.withLock {
+                        $0 = (intermediates.privateKey.minimalBigEndianBytes, intermediates.premasterSecret.minimalBigEndianBytes, Self.bytes(intermediates.key))
+                    }
+                }
+            } catch {}
+        })
+        let values = try #require(recorded.withLock { $0 })
+        #expect(values.x.count >= 24 && values.s.count >= 300 && values.k.count == 16)
+        #expect(Self.residues(of: [("x", values.x), ("S", values.s), ("K", values.k)], in: stack) == [])
+    }
+
+    @Test("a SigV4 signature leaves no kSigning on the stack")
+    func sigV4Signature() throws {
+        let signed = Locked(false)
+        let stack = try #require(Self.afterRunningOnOwnStack {
+            do {
+                let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+                let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "iam")
+                let request = SigV4Request(method: "GET", target: "/?Action=ListUsers&Version=2010-05-08", headers: [HTTPHeader("Host", "iam.amazonaws.com")])
+                _ = try signer.sign(request, at: try Timestamp(iso8601: "2015-08-30T12:36:00Z"))
+                signed.withLock { $0 = true }
+            } catch {}
+        })
+        #expect(signed.withLock { $0 })
+        // kSigning by the public HMAC API, on this thread (AWS SigV4: date, region, service, aws4_request).
+        var key = Array("AWS4wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".utf8)
+        for part in ["20150830", "us-east-1", "iam", "aws4_request"] {
+            key = HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: key).bytes
+        }
+        #expect(Self.residues(of: [("kSigning", key)], in: stack) == [])
+    }
+
+    @Test("the control: a secret copied into a stack buffer and not wiped is found")
+    func control() throws {
+        let secret = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 7) }
+        let stack = try #require(Self.afterRunningOnOwnStack {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { buffer in
+                _ = buffer.initialize(from: secret)
+                // Opaque to the optimiser: the copy must really be made.
+                withExtendedLifetime(buffer) { _ = buffer.baseAddress.map { UnsafeRawPointer($0).load(as: UInt8.self) } }
+            }
+        })
+        #expect(Self.residues(of: [("control", secret)], in: stack) == ["control"])
+    }
+}
+#endif
