@@ -245,7 +245,24 @@ def app_server():
     add("app-server", b"\x01\x02\x01\x00")
 
 
+def secret_json():
+    # Answers with secret members (the scanner's paths: Credentials.SecretKey, AccessKeySecret), escapes, nesting.
+    documents = [
+        {"IdentityId": "us-east-1:x", "Credentials": {"AccessKeyId": "ASIA1", "SecretKey": "s\"e\\c/r\u00e9t\n", "SessionToken": "t",
+                                                      "Expiration": 1.8e9}},
+        {"StatusCode": 200, "AccessKeyId": "STS.1", "AccessKeySecret": "\U0001F600", "SecurityToken": "t", "Expiration": "2026-12-01T00:00:00Z"},
+        {"SecretKey": "top", "List": [{"Credentials": {"SecretKey": "in-array"}}], "Credentials": {"SecretKey": 5}},
+        [1, -0.5e+10, True, False, None, "", {}, []],
+    ]
+    for document in documents:
+        add("secret-json", json.dumps(document).encode())
+        add("secret-json", json.dumps(document, indent=2, ensure_ascii=False).encode())
+    add("secret-json", b'{"Credentials":{"Secret\\u004bey":"escaped","SecretKey":"twice"}}')
+    add("secret-json", b'\xef\xbb\xbf{"AccessKeySecret":"bom"}')
+
+
 def main():
+    secret_json()
     app_server()
     http1_responses()
     identity()

@@ -24,6 +24,7 @@ enum FuzzTargets {
         FuzzTarget(name: "identity", run: identity),
         FuzzTarget(name: "http1-response", run: http1Response),
         FuzzTarget(name: "app-server", run: appServer),
+        FuzzTarget(name: "secret-json", run: secretJSON),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -559,5 +560,71 @@ let fuzzAppServer: AppServer = {
     guard (try? JSONObject(parsing: response.body, context: "answer")) != nil else { fuzzFailure("a body that is not a JSON object: \(response.status)") }
     if response.status == 200, method != "POST" || !path.hasPrefix("/srp/") || path.hasSuffix("/") {
         fuzzFailure("200 for \(method) \(path) without a session")
+    }
+}
+
+// MARK: - Secret members of JSON answers
+
+/// The secret-member scanner against a second JSON reader (`JSONSerialization`). What the scanner
+/// accepts, the reader reads the same with the secrets blanked: the redacted document is the
+/// original with `""` at each secret path, and each secret is the string the reader finds there
+/// (so the decoder never sees a secret, and sees the member the scanner took). A refusal is a typed
+/// `malformedResponse` (the scanner follows RFC 8259 and is stricter than the reader, which takes
+/// trailing commas).
+@Sendable func secretJSON(_ bytes: [UInt8]) {
+    let paths = [["Credentials", "SecretKey"], ["AccessKeySecret"]]
+    let original = try? JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+    let members: SecretJSONMembers
+    do {
+        members = try SecretJSONMembers(parsing: SecureBytes(bytes), paths: paths, context: "fuzz", keys: .asDeclared)
+    } catch {
+        // Refused: stricter than Foundation's readers is allowed (they take trailing commas, which
+        // RFC 8259 does not); the decoder then reads nothing. The errors are typed (no trap).
+        guard error.code == .malformedResponse, error.reason.hasPrefix("fuzz: ") else { fuzzFailure("refused as \(error.code)") }
+        return
+    }
+    guard let original else { return }  // the decoder refuses it too: nothing is read
+    guard let redacted = try? JSONSerialization.jsonObject(with: Data(members.redacted), options: [.fragmentsAllowed]) else {
+        fuzzFailure("the redacted document is not JSON")
+    }
+    var expected: Any = original
+    for (index, path) in paths.enumerated() {
+        let found = secretString(in: original, at: path)
+        let taken = members.values[index].map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        guard found == taken else { fuzzFailure("secret \(index): the reader finds \(found == nil ? "none" : "one"), the scanner took \(taken == nil ? "none" : "one")") }
+        if found != nil { expected = blanking(expected, at: path) }
+    }
+    guard sameJSON(expected, redacted) else { fuzzFailure("the redacted document differs from the original beyond the secrets") }
+}
+
+/// The string at `path` (object members only) in a `JSONSerialization` tree.
+private func secretString(in tree: Any, at path: [String]) -> String? {
+    var node: Any? = tree
+    for name in path { node = (node as? [String: Any])?[name] }
+    return node as? String
+}
+
+/// `tree` with the string at `path` replaced by `""`.
+private func blanking(_ tree: Any, at path: [String]) -> Any {
+    guard let name = path.first, var object = tree as? [String: Any], let child = object[name] else { return tree }
+    object[name] = path.count == 1 ? "" : blanking(child, at: Array(path.dropFirst()))
+    return object
+}
+
+/// Whether two `JSONSerialization` trees are the same JSON value.
+private func sameJSON(_ a: Any, _ b: Any) -> Bool {
+    switch (a, b) {
+    case let (x as [String: Any], y as [String: Any]):
+        return x.count == y.count && x.allSatisfy { key, value in y[key].map { sameJSON(value, $0) } ?? false }
+    case let (x as [Any], y as [Any]):
+        return x.count == y.count && zip(x, y).allSatisfy { sameJSON($0, $1) }
+    case let (x as String, y as String):
+        return x == y
+    case (is NSNull, is NSNull):
+        return true
+    case let (x as NSNumber, y as NSNumber):
+        return x.isEqual(y)
+    default:
+        return false
     }
 }

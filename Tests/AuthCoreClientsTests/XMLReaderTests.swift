@@ -27,6 +27,14 @@ struct XMLReaderTests {
         #expect(tricky.first(named: "Code")?.text == "Real")
     }
 
+    @Test("an answer that is not UTF-8 is refused before the parser sees it (Foundation's XMLParser traps on such an element name: found by fuzzing)")
+    func notUTF8() {
+        let name = Array("<AssumeRoleResponse><Credentials".utf8) + [0xFF, 0xFE] + Array("/></AssumeRoleResponse>".utf8)
+        #expect(throws: AuthCoreError(.malformedResponse, "test: the XML answer is not UTF-8")) { try XMLReader(parsing: name, context: "test") }
+        let text = Array("<Error><Message>".utf8) + [0xC0, 0x80] + Array("</Message></Error>".utf8)
+        #expect(throws: AuthCoreError(.malformedResponse, "test: the XML answer is not UTF-8")) { try XMLReader(parsing: text, context: "test") }
+    }
+
     @Test("a DTD (entity expansion, external entities), too deep or too many elements, and broken XML are typed errors")
     func hostile() {
         let laughs = "<?xml version=\"1.0\"?><!DOCTYPE lolz [<!ENTITY lol \"lol\"><!ENTITY lol2 \"&lol;&lol;&lol;\">]><Error><Code>&lol2;</Code></Error>"

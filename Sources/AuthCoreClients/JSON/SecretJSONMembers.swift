@@ -1,4 +1,4 @@
-import AuthCore
+package import AuthCore
 
 /// The secret members of a JSON answer (a secret key), taken out of the wiping buffer the answer
 /// arrived in before anything else reads it, so no `String`, `Data` or decoder copy of the secret
@@ -11,15 +11,15 @@ import AuthCore
 /// characters and its escapes, and the decoder then checks the redacted document whole. Member
 /// names are compared unescaped and spelled as the decoder reads them. A secret member that
 /// appears twice (which value would a reader take?) is refused, as is a secret that is not UTF-8. Nesting deeper than ``maximumDepth`` is refused.
-struct SecretJSONMembers {
+package struct SecretJSONMembers {
     /// The document with every secret member's value replaced by `""`: no secret bytes are left in it.
-    let redacted: [UInt8]
+    package let redacted: [UInt8]
     /// The value at each path, unescaped, in the order the paths were given; nil where a path is
     /// absent or its value is not a string (the decoder then names the problem).
-    let values: [SecureBytes?]
+    package let values: [SecureBytes?]
 
     /// The deepest nesting of objects and arrays read.
-    static let maximumDepth = 128
+    package static let maximumDepth = 128
 
     /// The members at `paths` (member names as written on the wire, outermost first; objects only,
     /// no array elements).
@@ -30,7 +30,7 @@ struct SecretJSONMembers {
     /// With `keys` ``ServiceJSON/Keys/pascalCase`` names are compared as the decoder reads them
     /// (first letter lower-cased), so `secretKey` and `SecretKey` are the same member to both, and
     /// both spellings in one object are a duplicate.
-    init(parsing document: SecureBytes, paths: [[String]], context: String, keys: ServiceJSON.Keys = .pascalCase) throws(AuthCoreError) {
+    package init(parsing document: SecureBytes, paths: [[String]], context: String, keys: ServiceJSON.Keys = .pascalCase) throws(AuthCoreError) {
         var scanner = Scanner(paths: paths, lowersFirstLetters: keys == .pascalCase)
         do throws(Scanner.Failure) {
             try document.withUnsafeBytes { (bytes) throws(Scanner.Failure) in try scanner.scanDocument(bytes) }
@@ -345,33 +345,4 @@ struct ArraySink: StringSink {
 /// Nowhere (a value that is not a secret: the decoder reads it from the redacted document).
 struct DiscardingSink: StringSink {
     mutating func append(_ byte: UInt8) {}
-}
-
-/// Whether `bytes` are well-formed UTF-8 (RFC 3629 §4: no overlong forms, no surrogates, nothing past U+10FFFF).
-func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    var index = 0
-    while index < bytes.count {
-        let lead = bytes[index]
-        let length: Int
-        var lower: UInt8 = 0x80
-        var upper: UInt8 = 0xBF
-        switch lead {
-        case 0x00...0x7F: length = 1
-        case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lower = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upper = 0x9F
-        case 0xF0: length = 4; lower = 0x90
-        case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upper = 0x8F
-        default: return false
-        }
-        guard bytes.count - index >= length else { return false }
-        for offset in 1..<Swift.max(1, length) {
-            let byte = bytes[index + offset]
-            guard (offset == 1 ? lower...upper : 0x80...0xBF).contains(byte) else { return false }
-        }
-        index += length
-    }
-    return true
 }

@@ -13,9 +13,9 @@ import Foundation
 /// the types use the Swift names (`authenticationResult`) and the coder converts the first letter,
 /// so a type needs no `CodingKeys`. The keys of maps (`Logins`, `ChallengeParameters`,
 /// `ClientMetadata`) are never converted.
-enum ServiceJSON {
+package enum ServiceJSON {
     /// How member names are spelled on the wire.
-    enum Keys {
+    package enum Keys {
         /// PascalCase: the AWS JSON APIs and the token-vending answer.
         case pascalCase
         /// As the Swift coding keys are (bodies read field by field, such as error bodies).

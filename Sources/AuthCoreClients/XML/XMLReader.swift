@@ -8,7 +8,7 @@ import FoundationXML
 /// A small XML document read with Foundation's `XMLParser` (libxml2): the STS answers and the
 /// S3/STS/OSS error bodies, as elements with their character data and children.
 ///
-/// Hostile input: documents with a DTD (`<!DOCTYPE`, so no entity declarations and no external
+/// Hostile input: documents that are not UTF-8, documents with a DTD (`<!DOCTYPE`, so no entity declarations and no external
 /// entities, which the parser never resolves anyway), deeper than ``maximumDepth`` or with more than
 /// ``maximumElements`` elements are refused with a typed error; the caller caps the body's size
 /// (``NetworkPolicy/controlPlaneMaximumResponseBytes``) before it gets here.
@@ -47,6 +47,11 @@ package struct XMLReader {
     package init(parsing bytes: [UInt8], context: String) throws(AuthCoreError) {
         if bytes.withUnsafeBufferPointer({ Self.containsDoctype($0) }) {
             throw AuthCoreError(.malformedResponse, "\(context): the XML answer declares a DTD")
+        }
+        // Foundation's XMLParser traps on an element name that is not UTF-8 (found by fuzzing:
+        // libxml2 hands such a name on); the answers read here are UTF-8, so anything else is refused first.
+        guard bytes.withUnsafeBytes({ isValidUTF8($0) }) else {
+            throw AuthCoreError(.malformedResponse, "\(context): the XML answer is not UTF-8")
         }
         let parser = XMLParser(data: Data(bytes))
         parser.shouldResolveExternalEntities = false
