@@ -46,7 +46,9 @@ public enum Base64 {
     static func encodedCount(_ count: Int) -> Int { count / 3 * 4 + (count % 3 == 0 ? 0 : 4) }
 
     /// Writes the encoding of `bytes` to `out` (room for ``encodedCount(_:)``), each 6-bit value
-    /// through `symbol`; returns the number of symbols written.
+    /// through `symbol` (inlined, so the table lookup of the public `encode`
+    /// costs what it did before this was shared); returns the number of symbols written.
+    @inline(__always)
     static func encode(
         _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>, padding pad: Bool, symbol: (UInt32) -> UInt8
     ) -> Int {

@@ -68,12 +68,12 @@ extension SecretJSONMembers {
         init(paths: [[String]], lowersFirstLetters: Bool) {
             self.lowersFirstLetters = lowersFirstLetters
             self.givenPaths = paths
-            self.paths = paths.map { path in path.map { lowersFirstLetters ? ServiceJSON.camelCase($0) : $0 } }
+            self.paths = paths.map { path in path.map { Self.spelling($0, lowersFirstLetters: lowersFirstLetters) } }
             self.values = Array(repeating: nil, count: paths.count)
         }
 
         /// A member name as the decoder reads it.
-        func spelling(_ name: String) -> String { lowersFirstLetters ? ServiceJSON.camelCase(name) : name }
+        static func spelling(_ name: String, lowersFirstLetters: Bool) -> String { lowersFirstLetters ? ServiceJSON.camelCase(name) : name }
 
         mutating func scanDocument(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
             redacted.reserveCapacity(bytes.count)
@@ -131,7 +131,7 @@ extension SecretJSONMembers {
                 skipWhitespace(bytes)
                 try expect(UInt8(ascii: ":"), bytes)
                 skipWhitespace(bytes)
-                path.append(spelling(String(decoding: name.bytes, as: UTF8.self)))
+                path.append(Self.spelling(String(decoding: name.bytes, as: UTF8.self), lowersFirstLetters: lowersFirstLetters))
                 try scanValue(bytes, depth: depth)
                 path.removeLast()
             } while try !closes(UInt8(ascii: "}"), bytes)
