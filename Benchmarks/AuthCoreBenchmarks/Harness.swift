@@ -21,7 +21,8 @@ struct BenchmarkCase {
     /// mark reset first through /proc/self/clear_refs).
     var measuresPeakRSS: Bool = false
     /// Another engine row this one is sampled alternately with and reported against (its paired
-    /// ratio: `oss.v4.sign.get` and `sigv4.presign` against `sigv4.sign.get`).
+    /// ratio: `oss.v4.sign.get` and `sigv4.presign` against `sigv4.sign.get`). On a `c.` row whose
+    /// name is not `c.` + an engine row's, the engine row it is the twin of (`c.sigv4.sign.get.evp`).
     var pairedWith: String? = nil
     let body: (Int) -> Void
 }
@@ -44,7 +45,8 @@ struct BenchmarkResult {
     /// measured back to back, so a burst of machine noise lands on both halves of a pair; the median
     /// of these paired ratios moves far less from run to run than the ratio of the two medians.
     var pairedRatio: Double?
-    /// The row ``pairedRatio`` is against, for a row other than a C twin (``BenchmarkCase/pairedWith``).
+    /// The row ``pairedRatio`` is against (``BenchmarkCase/pairedWith``); for a C twin, its engine row
+    /// when the names do not tell.
     var pairedWith: String?
     /// Row-specific figures written to the JSON as they are (the load run's throughput and p99).
     var extra: [String: Any] = [:]
@@ -172,13 +174,17 @@ func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [Bench
             result.peakRSSGrowthBytes = after - before
         }
         result.allocations = allocationsPerIteration(benchmark, iterations: inner[index])
-        if let partner = benchmark.pairedWith, let other = group.firstIndex(where: { $0.name == partner }) {
+        if benchmark.name.hasPrefix("c."),
+            let engine = group.firstIndex(where: { row in benchmark.pairedWith.map { row.name == $0 } ?? !row.name.hasPrefix("c.") })
+        {
+            // A C twin: engine sample / twin sample (a twin with `pairedWith` names its engine row).
+            let ratios = zip(samples[engine], samples[index]).map { $0 / $1 }.sorted()
+            result.pairedRatio = ratios[ratios.count / 2]
+            result.pairedWith = benchmark.pairedWith
+        } else if let partner = benchmark.pairedWith, let other = group.firstIndex(where: { $0.name == partner }) {
             let ratios = zip(samples[index], samples[other]).map { $0 / $1 }.sorted()
             result.pairedRatio = ratios[ratios.count / 2]
             result.pairedWith = partner
-        } else if benchmark.name.hasPrefix("c."), let engine = group.firstIndex(where: { !$0.name.hasPrefix("c.") }) {
-            let ratios = zip(samples[engine], samples[index]).map { $0 / $1 }.sorted()
-            result.pairedRatio = ratios[ratios.count / 2]
         }
         return result
     }
@@ -274,10 +280,10 @@ func renderTable(_ results: [BenchmarkResult]) -> String {
     let byName = Dictionary(results.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     for result in results {
         var ratio = ""
-        if let partner = result.pairedWith, let paired = result.pairedRatio {
+        if !result.name.hasPrefix("c."), let partner = result.pairedWith, let paired = result.pairedRatio {
             ratio = "/ \(partner) " + String(format: "%.2f", paired)
         } else if result.name.hasPrefix("c.") || result.name.hasPrefix("py.") {
-            let engineName = String(result.name.drop(while: { $0 != "." }).dropFirst())
+            let engineName = result.pairedWith ?? String(result.name.drop(while: { $0 != "." }).dropFirst())
             if let engine = byName[engineName] {
                 let r = result.pairedRatio ?? engine.median / result.median
                 if result.name.hasPrefix("c.") {

@@ -52,21 +52,54 @@ func signingBenchmarks() -> [BenchmarkCase] {
     let canonical = reference?.canonicalRequestBytes ?? []
     let prefix = Array(("AWS4-HMAC-SHA256\n\(time.amzDate)\n\(service.credentialScope(time))\n").utf8)
     let signingKey = signingKeyBytes(credentials: credentials, date: time.dateStamp, region: "us-east-1", service: "execute-api")
+    let secret = credentials.secretAccessKey.withUnsafeBytes { Array($0) }
+    /// A warm twin (`c_authcore_baseline_sigv4_hashing[_evp]`) run `n` times; its signature, in hex.
+    func warmTwin(
+        _ twin: (UnsafeRawPointer?, Int, UnsafeRawPointer?, Int, UnsafeRawPointer?, Int, Int, UnsafeMutablePointer<CChar>?) -> Void, _ n: Int
+    ) -> String {
+        var out = [CChar](repeating: 0, count: 65)
+        canonical.withUnsafeBytes { c in
+            prefix.withUnsafeBytes { p in
+                signingKey.withUnsafeBytes { k in twin(c.baseAddress, c.count, p.baseAddress, p.count, k.baseAddress, k.count, n, &out) }
+            }
+        }
+        return String(decoding: out.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    /// A cold twin (`c_authcore_baseline_sigv4_cold[_evp]`) run `n` times; its signature, in hex.
+    func coldTwin(
+        _ twin: (
+            UnsafeRawPointer?, Int, UnsafeRawPointer?, Int, UnsafeRawPointer?, Int, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+            UnsafePointer<CChar>?, Int, UnsafeMutablePointer<CChar>?
+        ) -> Void, _ n: Int
+    ) -> String {
+        var out = [CChar](repeating: 0, count: 65)
+        canonical.withUnsafeBytes { c in
+            prefix.withUnsafeBytes { p in
+                secret.withUnsafeBytes { s in
+                    twin(c.baseAddress, c.count, p.baseAddress, p.count, s.baseAddress, s.count, time.dateStamp, "us-east-1", "execute-api", n, &out)
+                }
+            }
+        }
+        return String(decoding: out.prefix(64).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+    // Each twin computes the signature the signer computes, or it measures something else.
+    let twinSignatures = [
+        warmTwin(c_authcore_baseline_sigv4_hashing, 1), warmTwin(c_authcore_baseline_sigv4_hashing_evp, 1),
+        coldTwin(c_authcore_baseline_sigv4_cold, 1), coldTwin(c_authcore_baseline_sigv4_cold_evp, 1),
+    ]
+    guard let expected = reference?.signature, twinSignatures.allSatisfy({ $0 == expected }) else {
+        fatalError("a SigV4 C twin's signature differs from the signer's: \(twinSignatures) vs \(reference?.signature ?? "none")")
+    }
 
     return [
         BenchmarkCase(name: "sigv4.sign.get", note: "5 headers, empty body, warm key cache") { n in
             for _ in 0..<n { blackHole((try? service.sign(get, at: time))?.headers) }  // the headers a client adds
         },
-        BenchmarkCase(name: "c.sigv4.sign.get", note: "hashing floor: SHA-256 of the canonical request + one keyed HMAC") { n in
-            var out = [CChar](repeating: 0, count: 65)
-            canonical.withUnsafeBytes { c in
-                prefix.withUnsafeBytes { p in
-                    signingKey.withUnsafeBytes { k in
-                        c_authcore_baseline_sigv4_hashing(c.baseAddress, c.count, p.baseAddress, p.count, k.baseAddress, k.count, n, &out)
-                    }
-                }
-            }
-            blackHole(out)
+        BenchmarkCase(name: "c.sigv4.sign.get", note: "hashing floor, the signer's calls: SHA256_CTX hash + HMAC from saved states") { n in
+            blackHole(warmTwin(c_authcore_baseline_sigv4_hashing, n))
+        },
+        evpTwin(of: "sigv4.sign.get", note: "the same floor over EVP: EVP_Digest + a reused EVP_MAC_CTX (issue 14's floor)") { n in
+            blackHole(warmTwin(c_authcore_baseline_sigv4_hashing_evp, n))
         },
         // Cold: a server signing for many users' credentials — a new signer and an empty key cache
         // each time (the key is derived, its cache entry built, then the signature made).
@@ -77,19 +110,11 @@ func signingBenchmarks() -> [BenchmarkCase] {
                 blackHole((try? cold?.sign(get, at: time))?.headers)
             }
         },
-        BenchmarkCase(name: "c.sigv4.sign.get.cold", note: "four HMACs deriving the key + the hashing floor") { n in
-            var out = [CChar](repeating: 0, count: 65)
-            let secret = credentials.secretAccessKey.withUnsafeBytes { Array($0) }
-            canonical.withUnsafeBytes { c in
-                prefix.withUnsafeBytes { p in
-                    secret.withUnsafeBytes { s in
-                        c_authcore_baseline_sigv4_cold(
-                            c.baseAddress, c.count, p.baseAddress, p.count, s.baseAddress, s.count, time.dateStamp, "us-east-1", "execute-api", n,
-                            &out)
-                    }
-                }
-            }
-            blackHole(out)
+        BenchmarkCase(name: "c.sigv4.sign.get.cold", note: "the signer's calls: four HMACs from stack schedules, the key's schedule + the floor") { n in
+            blackHole(coldTwin(c_authcore_baseline_sigv4_cold, n))
+        },
+        evpTwin(of: "sigv4.sign.get.cold", note: "the same over EVP: a re-keyed EVP_MAC_CTX, a keyed one, EVP_Digest") { n in
+            blackHole(coldTwin(c_authcore_baseline_sigv4_cold_evp, n))
         },
         BenchmarkCase(name: "sigv4.sign.put.1KiB", bytesPerIteration: 1024, note: "S3 PUT, 1 KiB body hashed") { n in
             for _ in 0..<n { blackHole(try? signer.sign(put, at: time)) }
@@ -159,6 +184,12 @@ func chunkedUpload(signer: SigV4Signer, time: Timestamp, total: Int, chunkSize: 
 
 /// The SigV4 signing key, the C baseline's input: derived by the library's one key chain
 /// (``SigningScheme/aws4``), not a copy of it.
+/// A second C twin of `engine`, `c.<engine>.evp`: the same work over OpenSSL 3's EVP API, reported
+/// against the engine row (the signer left EVP for the hot path; this keeps the old floor in view).
+func evpTwin(of engine: String, note: String, _ body: @escaping (Int) -> Void) -> BenchmarkCase {
+    BenchmarkCase(name: "c.\(engine).evp", note: note, pairedWith: engine, body: body)
+}
+
 func signingKeyBytes(credentials: Credentials, date: String, region: String, service: String) -> [UInt8] {
     SigningScheme.aws4.deriveSigningKey(secret: credentials.secretAccessKey, date: date, region: region, service: service)
         .withUnsafeBytes { Array($0) }

@@ -1,6 +1,10 @@
+/* The SigV4 floors use libcrypto's low-level SHA256_CTX, as AuthCore's signer does
+ * (Sources/CAuthCoreLibCrypto/sha256_context.h): deprecated in OpenSSL 3, so the warning is off here. */
+#define OPENSSL_SUPPRESS_DEPRECATED 1
 #include "CAuthCoreBaselines.h"
 
 #include <gmp.h>
+#include <openssl/sha.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -153,15 +157,68 @@ static void to_hex(const unsigned char *bytes, size_t length, char *out) {
     out[2 * length] = 0;
 }
 
+/* HMAC-SHA256 key schedule (RFC 2104 section 2): the SHA-256 states after K0^ipad and K0^opad, for a
+ * key of at most one block (SigV4 signing keys are 32 bytes). */
+static void hmac_schedule(const void *key, size_t key_length, SHA256_CTX *inner, SHA256_CTX *outer) {
+    unsigned char block[64];
+    memset(block, 0, sizeof block);
+    memcpy(block, key, key_length);  /* callers pass at most 64 bytes (checked at the entry points) */
+    for (int i = 0; i < 64; i++) block[i] ^= 0x36;
+    SHA256_Init(inner);
+    SHA256_Update(inner, block, 64);
+    for (int i = 0; i < 64; i++) block[i] ^= 0x36 ^ 0x5c;
+    SHA256_Init(outer);
+    SHA256_Update(outer, block, 64);
+    OPENSSL_cleanse(block, sizeof block);
+}
+
+/* The low-level floor's per-signature hashing: SHA-256 of the canonical request on a stack context,
+ * its hex appended to the string-to-sign prefix, then HMAC-SHA256 from the saved states. */
+static void sigv4_floor(const void *canonical, size_t canonical_length, char *string_to_sign, size_t prefix_length,
+                        const SHA256_CTX *inner, const SHA256_CTX *outer, char signature_hex[65]) {
+    SHA256_CTX work;
+    unsigned char digest[32], tag[32];
+    /* The wipes the signer makes: the hash's context, then the MAC's working state and inner digest. */
+    SHA256_Init(&work);
+    SHA256_Update(&work, canonical, canonical_length);
+    SHA256_Final(digest, &work);
+    OPENSSL_cleanse(&work, sizeof work);
+    to_hex(digest, 32, string_to_sign + prefix_length);
+    work = *inner;
+    SHA256_Update(&work, string_to_sign, prefix_length + 64);
+    SHA256_Final(digest, &work);
+    work = *outer;
+    SHA256_Update(&work, digest, 32);
+    SHA256_Final(tag, &work);
+    OPENSSL_cleanse(&work, sizeof work);
+    OPENSSL_cleanse(digest, sizeof digest);
+    to_hex(tag, 32, signature_hex);
+}
+
 void c_authcore_baseline_sigv4_hashing(const void *canonical, size_t canonical_length, const void *prefix,
                                        size_t prefix_length, const void *key, size_t key_length, long iterations,
                                        char signature_hex[65]) {
+    SHA256_CTX inner, outer;
+    char string_to_sign[512];
+    if (prefix_length + 65 > sizeof string_to_sign || key_length > 64) return;
+    memcpy(string_to_sign, prefix, prefix_length);
+    hmac_schedule(key, key_length, &inner, &outer);
+    for (long i = 0; i < iterations; i++) {
+        sigv4_floor(canonical, canonical_length, string_to_sign, prefix_length, &inner, &outer, signature_hex);
+    }
+    OPENSSL_cleanse(&inner, sizeof inner);
+    OPENSSL_cleanse(&outer, sizeof outer);
+}
+
+void c_authcore_baseline_sigv4_hashing_evp(const void *canonical, size_t canonical_length, const void *prefix,
+                                           size_t prefix_length, const void *key, size_t key_length, long iterations,
+                                           char signature_hex[65]) {
     EVP_MD *md = sha256_md();
     EVP_MAC_CTX *mac = keyed_hmac(key, key_length);
     unsigned char digest[32], tag[32];
     char string_to_sign[512];
     size_t n = 0;
-    if (prefix_length + 64 > sizeof string_to_sign) return;
+    if (prefix_length + 65 > sizeof string_to_sign) return;
     memcpy(string_to_sign, prefix, prefix_length);
     for (long i = 0; i < iterations; i++) {
         EVP_Digest(canonical, canonical_length, digest, NULL, md, NULL);
@@ -174,38 +231,91 @@ void c_authcore_baseline_sigv4_hashing(const void *canonical, size_t canonical_l
     EVP_MAC_CTX_free(mac);
 }
 
-/* A cold SigV4 signature: the signing key derived from the secret (four HMAC-SHA256, AWS SigV4
- * "Calculating the signature": kDate, kRegion, kService, kSigning), then the hashing floor above.
- * The same OpenSSL calls a signer with an empty key cache makes, with no cache, no allocation of
- * request structures, nothing but the hashing. */
-void c_authcore_baseline_sigv4_cold(const void *canonical, size_t canonical_length, const void *prefix, size_t prefix_length,
-                                    const void *secret, size_t secret_length, const char *date, const char *region,
-                                    const char *service, long iterations, char signature_hex[65]) {
-    EVP_MD *md = sha256_md();
+/* HMAC-SHA256 of one message under a key used once, as the signer's key chain does it: the schedule
+ * in a stack pair, a working copy for the inner and outer hashes, the pair and the scratch wiped. */
+static void hmac_once(const void *key, size_t key_length, const void *message, size_t length, unsigned char out[32]) {
+    SHA256_CTX pair[2], work;
+    unsigned char digest[32];
+    hmac_schedule(key, key_length, &pair[0], &pair[1]);
+    work = pair[0];
+    SHA256_Update(&work, message, length);
+    SHA256_Final(digest, &work);
+    work = pair[1];
+    SHA256_Update(&work, digest, 32);
+    SHA256_Final(out, &work);
+    OPENSSL_cleanse(&work, sizeof work);
+    OPENSSL_cleanse(digest, sizeof digest);
+    OPENSSL_cleanse(pair, sizeof pair);
+}
+
+/* The four-step SigV4 key derivation (AWS SigV4 "Calculating the signature": kDate, kRegion,
+ * kService, kSigning) from `key` = "AWS4" + secret, in place; returns kSigning's length. With `evp`,
+ * one EVP HMAC context re-keyed for each step; else each step from a stack key schedule. */
+static size_t derive_signing_key(unsigned char key[64], size_t key_length, const char *parts[4], int evp) {
+    if (evp) {
+        EVP_MAC_CTX *step = keyed_hmac(key, key_length);
+        for (int p = 0; p < 4; p++) {
+            if (p > 0) EVP_MAC_init(step, key, key_length, NULL);
+            EVP_MAC_update(step, (const unsigned char *)parts[p], strlen(parts[p]));
+            EVP_MAC_final(step, key, &key_length, 64);
+        }
+        EVP_MAC_CTX_free(step);
+        return key_length;
+    }
+    for (int p = 0; p < 4; p++) {
+        hmac_once(key, key_length, parts[p], strlen(parts[p]), key);
+        key_length = 32;
+    }
+    return key_length;
+}
+
+/* A cold signature: the key derived from the secret, then the signature. With `evp`: a keyed EVP
+ * context for the signing key, EVP_Digest, the MAC (the EVP floor); else the signing key's schedule
+ * and the low-level floor, with the wipes the signer makes. No cache, no request structures. */
+static void sigv4_cold(const void *canonical, size_t canonical_length, const void *prefix, size_t prefix_length,
+                       const void *secret, size_t secret_length, const char *date, const char *region, const char *service,
+                       long iterations, char signature_hex[65], int evp) {
     unsigned char key[64], digest[32], tag[32];
     char string_to_sign[512];
+    SHA256_CTX inner, outer;
     size_t n = 0;
-    if (prefix_length + 64 > sizeof string_to_sign || secret_length + 4 > sizeof key) return;
+    if (prefix_length + 65 > sizeof string_to_sign || secret_length + 4 > sizeof key) return;
     memcpy(string_to_sign, prefix, prefix_length);
     const char *parts[4] = {date, region, service, "aws4_request"};
     for (long i = 0; i < iterations; i++) {
         memcpy(key, "AWS4", 4);
         memcpy(key + 4, secret, secret_length);
-        size_t key_length = secret_length + 4;
-        for (int p = 0; p < 4; p++) {
-            EVP_MAC_CTX *step = keyed_hmac(key, key_length);
-            EVP_MAC_update(step, (const unsigned char *)parts[p], strlen(parts[p]));
-            EVP_MAC_final(step, key, &key_length, sizeof key);
-            EVP_MAC_CTX_free(step);
+        size_t key_length = derive_signing_key(key, secret_length + 4, parts, evp);
+        if (evp) {
+            EVP_Digest(canonical, canonical_length, digest, NULL, sha256_md(), NULL);
+            to_hex(digest, 32, string_to_sign + prefix_length);
+            EVP_MAC_CTX *mac = keyed_hmac(key, key_length);
+            EVP_MAC_update(mac, (const unsigned char *)string_to_sign, prefix_length + 64);
+            EVP_MAC_final(mac, tag, &n, sizeof tag);
+            EVP_MAC_CTX_free(mac);
+            to_hex(tag, 32, signature_hex);
+        } else {
+            hmac_schedule(key, key_length, &inner, &outer);
+            sigv4_floor(canonical, canonical_length, string_to_sign, prefix_length, &inner, &outer, signature_hex);
+            OPENSSL_cleanse(&inner, sizeof inner);  /* the signer wipes the schedule when its entry goes */
+            OPENSSL_cleanse(&outer, sizeof outer);
         }
-        EVP_Digest(canonical, canonical_length, digest, NULL, md, NULL);
-        to_hex(digest, 32, string_to_sign + prefix_length);
-        EVP_MAC_CTX *mac = keyed_hmac(key, key_length);
-        EVP_MAC_update(mac, (const unsigned char *)string_to_sign, prefix_length + 64);
-        EVP_MAC_final(mac, tag, &n, sizeof tag);
-        EVP_MAC_CTX_free(mac);
-        to_hex(tag, 32, signature_hex);
+        OPENSSL_cleanse(key, sizeof key);
     }
+}
+
+void c_authcore_baseline_sigv4_cold(const void *canonical, size_t canonical_length, const void *prefix, size_t prefix_length,
+                                    const void *secret, size_t secret_length, const char *date, const char *region,
+                                    const char *service, long iterations, char signature_hex[65]) {
+    sigv4_cold(canonical, canonical_length, prefix, prefix_length, secret, secret_length, date, region, service, iterations,
+               signature_hex, 0);
+}
+
+void c_authcore_baseline_sigv4_cold_evp(const void *canonical, size_t canonical_length, const void *prefix,
+                                        size_t prefix_length, const void *secret, size_t secret_length, const char *date,
+                                        const char *region, const char *service, long iterations, char signature_hex[65]) {
+    sigv4_cold(canonical, canonical_length, prefix, prefix_length, secret, secret_length, date, region, service, iterations,
+               signature_hex, 1);
 }
 
 #include <openssl/bn.h>

@@ -1,5 +1,6 @@
 // CAuthCoreLibCrypto: the OpenSSL 3 libcrypto surface AuthCore uses (EVP digests and MACs, params,
-// randomness, cleansing, constant-time comparison). Only non-deprecated OpenSSL 3 APIs.
+// randomness, cleansing, constant-time comparison). Only non-deprecated OpenSSL 3 APIs; the one
+// exception, the signing hot path's SHA256_CTX, is in sha256_context.h with its reasons.
 #ifndef C_AUTHCORE_LIBCRYPTO_SHIM_H
 #define C_AUTHCORE_LIBCRYPTO_SHIM_H
 
@@ -34,13 +35,6 @@ static inline EVP_MAC_CTX *c_authcore_hmac_ctx_new(EVP_MAC *mac, const char *dig
 /// Returns a keyed HMAC context to the state right after keying (OpenSSL 3 keeps the key when
 /// `EVP_MAC_init` is called with a NULL key). 1 on success.
 static inline int c_authcore_hmac_ctx_reset(EVP_MAC_CTX *ctx) { return EVP_MAC_init(ctx, NULL, 0, NULL); }
-
-/// Re-keys a live HMAC context with `key` (the digest chosen at creation stays: no parameter, so no
-/// digest fetch). 1 on success.
-static inline int c_authcore_hmac_ctx_rekey(EVP_MAC_CTX *ctx, const void *key, size_t key_len) {
-    static const unsigned char empty = 0;
-    return EVP_MAC_init(ctx, key_len == 0 ? &empty : (const unsigned char *)key, key_len, NULL);
-}
 
 static inline int c_authcore_mac_update(EVP_MAC_CTX *ctx, const void *data, size_t len) {
     return EVP_MAC_update(ctx, (const unsigned char *)data, len);

@@ -135,7 +135,7 @@ struct StackResidueTests {
         #expect(Self.residues(of: [("x", values.x), ("S", values.s), ("K", values.k)], in: stack) == [])
     }
 
-    @Test("a SigV4 signature leaves no kSigning on the stack")
+    @Test("SigV4 signatures leave no kDate, kRegion, kService, kSigning and no state of kSigning's HMAC schedule on the stack")
     func sigV4Signature() throws {
         let signed = Locked(false)
         let stack = try #require(Self.afterRunningOnOwnStack {
@@ -144,16 +144,24 @@ struct StackResidueTests {
                 let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "iam")
                 let request = SigV4Request(method: "GET", target: "/?Action=ListUsers&Version=2010-05-08", headers: [HTTPHeader("Host", "iam.amazonaws.com")])
                 _ = try signer.sign(request, at: try Timestamp(iso8601: "2015-08-30T12:36:00Z"))
+                _ = try signer.sign(request, at: try Timestamp(iso8601: "2015-08-30T12:36:01Z"))  // the memo's path
                 signed.withLock { $0 = true }
             } catch {}
         })
         #expect(signed.withLock { $0 })
         // kSigning by the public HMAC API, on this thread (AWS SigV4: date, region, service, aws4_request).
         var key = Array("AWS4wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".utf8)
+        var intermediate: [(String, [UInt8])] = []
         for part in ["20150830", "us-east-1", "iam", "aws4_request"] {
             key = HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: key).bytes
+            intermediate.append(("key after \(part)", key))  // kDate, kRegion, kService, kSigning
         }
-        #expect(Self.residues(of: [("kSigning", key)], in: stack) == [])
+        // The key's HMAC schedule: the chaining words of its inner and outer SHA-256 states (the rest
+        // of each state is the block count and an empty buffer, mostly zeros), which the MAC copies.
+        let states = key.withUnsafeBytes { HMACSHA256Schedule(key: $0) }.withSavedStatesForTesting { Array($0) }
+        let half = states.count / 2
+        let chaining = [("inner state", Array(states[0..<32])), ("outer state", Array(states[half..<(half + 32)]))]
+        #expect(Self.residues(of: intermediate + chaining, in: stack) == [])
     }
 
     @Test("the control: a secret copied into a stack buffer and not wiped is found")

@@ -48,16 +48,30 @@ unsigned c_authcore_baseline_srp_handshake_powm_sec(const void *modulus, size_t 
 /// S with a 513-bit exponent) over the 3072-bit N with g = 2. Returns a checksum byte.
 unsigned c_authcore_baseline_cognito_client_powm_sec(const void *modulus, size_t modulus_length, long iterations);
 
-/// The hashing floor of one SigV4 signature: SHA-256 of the canonical request (hex), appended to the
-/// string-to-sign prefix, then HMAC-SHA256 under the signing key with a reused keyed context (hex).
+/// The hashing floor of one SigV4 signature, with the calls AuthCore's signer makes: SHA-256 of the
+/// canonical request on a stack `SHA256_CTX` (hex), appended to the string-to-sign prefix, then
+/// HMAC-SHA256 from the signing key's saved inner and outer states (RFC 2104 key schedule).
 void c_authcore_baseline_sigv4_hashing(const void *canonical, size_t canonical_length, const void *prefix,
                                        size_t prefix_length, const void *key, size_t key_length, long iterations,
                                        char signature_hex[65]);
 
-/// A cold SigV4 signature: the four-HMAC key derivation from the secret, then the hashing floor.
+/// The same floor over OpenSSL 3's EVP API: `EVP_Digest`, then a reused keyed `EVP_MAC_CTX` (the
+/// floor before the signer left EVP; each call allocates inside OpenSSL 3.0).
+void c_authcore_baseline_sigv4_hashing_evp(const void *canonical, size_t canonical_length, const void *prefix,
+                                           size_t prefix_length, const void *key, size_t key_length, long iterations,
+                                           char signature_hex[65]);
+
+/// A cold SigV4 signature with the signer's calls: the four-HMAC key derivation from the secret
+/// (each step from a stack key schedule), the signing key's schedule, then the floor.
 void c_authcore_baseline_sigv4_cold(const void *canonical, size_t canonical_length, const void *prefix, size_t prefix_length,
                                     const void *secret, size_t secret_length, const char *date, const char *region,
                                     const char *service, long iterations, char signature_hex[65]);
+
+/// The same cold signature over EVP: one HMAC context re-keyed per derivation step, a keyed context
+/// for the signing key, `EVP_Digest`, the MAC.
+void c_authcore_baseline_sigv4_cold_evp(const void *canonical, size_t canonical_length, const void *prefix,
+                                        size_t prefix_length, const void *secret, size_t secret_length, const char *date,
+                                        const char *region, const char *service, long iterations, char signature_hex[65]);
 
 /// Heap allocations (malloc, calloc, realloc, the aligned allocators) made by the whole process
 /// between start and stop (allocations.c; Linux/glibc). Supported: 1 where counting works.

@@ -46,11 +46,6 @@ final class DigestContext: @unchecked Sendable {
             precondition(ok == 1 && Int(length) == count, "EVP_DigestFinal_ex failed")  // invariant: as above
         }
     }
-
-    func reset(algorithm: HashAlgorithm) {
-        let ok = EVP_DigestInit_ex2(context, algorithm.evpMD, nil)
-        precondition(ok == 1, "EVP_DigestInit_ex2 failed")  // invariant: re-init of a live context cannot fail
-    }
 }
 
 extension HashAlgorithm {

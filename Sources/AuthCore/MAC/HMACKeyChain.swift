@@ -1,25 +1,30 @@
-internal import CAuthCoreLibCrypto
-
-/// A chain of HMACs where each result keys the next: `k₀ = seed`, `kᵢ = HMAC(kᵢ₋₁, partᵢ)` — the
-/// scoped signing-key derivation of every ``SigningScheme`` (AWS SigV4, OSS V4).
+/// A chain of HMAC-SHA256s where each result keys the next: `k₀ = seed`, `kᵢ = HMAC(kᵢ₋₁, partᵢ)` —
+/// the scoped signing-key derivation of every ``SigningScheme`` (AWS SigV4, OSS V4).
 ///
-/// One OpenSSL context is created for the chain and re-keyed for each step (`EVP_MAC_init` with a
-/// new key and no parameters keeps the digest: no fetch), where a context per step would fetch the
-/// digest and allocate each time. Intermediate keys live in wiping storage.
+/// Each step keys a stack `SHA256_CTX` pair (``HMACSHA256Schedule``'s one-shot form): no OpenSSL
+/// context, no allocation but the result's. Intermediate keys live in a wiped stack block.
 enum HMACKeyChain {
     /// The last key of the chain, in wiping storage.
-    static func derive(_ algorithm: HashAlgorithm, seed: SecureBytes, parts: [String]) -> SecureBytes {
-        let handle = MACHandle(owning: seed.withUnsafeBytes { MACHandle.makeContext(algorithm: algorithm, key: $0) }, algorithm: algorithm)
-        var key = seed
-        for (index, part) in parts.enumerated() {
-            if index > 0 {
-                let ok = key.withUnsafeBytes { c_authcore_hmac_ctx_rekey(handle.context, $0.baseAddress, $0.count) }
-                precondition(ok == 1, "EVP_MAC_init (re-key) failed")  // invariant: any key length is valid for HMAC
+    static func derive(seed: SecureBytes, parts: [String]) -> SecureBytes {
+        precondition(!parts.isEmpty, "a key chain has at least one step")  // invariant: the schemes have four
+        let size = LowLevelSHA256.byteCount
+        return SecureBytes(count: size) { result in
+            withUnsafeTemporaryAllocation(byteCount: 2 * size, alignment: 8) { keys in
+                // Steps alternate between the two halves; the last writes straight into the result.
+                for (index, part) in parts.enumerated() {
+                    let key = index == 0 ? nil : UnsafeRawBufferPointer(rebasing: keys[((index - 1) % 2 * size)...].prefix(size))
+                    let target = index == parts.count - 1 ? result : UnsafeMutableRawBufferPointer(rebasing: keys[(index % 2 * size)...].prefix(size))
+                    var text = part
+                    text.withUTF8 { message in
+                        if let key {
+                            HMACSHA256Schedule.authenticationCode(key: key, message: UnsafeRawBufferPointer(message), into: target)
+                        } else {
+                            seed.withUnsafeBytes { HMACSHA256Schedule.authenticationCode(key: $0, message: UnsafeRawBufferPointer(message), into: target) }
+                        }
+                    }
+                }
+                secureZero(keys)
             }
-            var text = part
-            text.withUTF8 { handle.update(UnsafeRawBufferPointer($0)) }
-            key = handle.finalizeSecret()
         }
-        return key
     }
 }

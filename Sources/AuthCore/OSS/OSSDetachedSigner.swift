@@ -120,7 +120,7 @@ public struct OSSDetachedSigner: Sendable {
                 accessKeyId: signature.accessKeyId, date: date, scopeSuffix: scopeSuffix, additional: additional,
                 signatureHex: { $0.write(value) })
             return OSSSignature(
-                headers: OSSSigner.v4Headers(date: date, token: nil, authorization: authorization), authorization: authorization,
+                headers: OSSSigner.v4Headers(dateText: date.string, token: nil, authorization: authorization), authorization: authorization,
                 signature: value, canonicalRequest: pending.canonicalRequest, intermediate: intermediate, signedURI: nil)
         case .v4URL(let path, let parameters):
             return OSSSignature(

@@ -94,7 +94,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
                 signature: signature, canonicalRequest: nil, intermediate: .text(stringToSign), signedURI: nil)
         case .v4:
             guard let keys else { preconditionFailure("a V4 signer has its keys") }  // invariant: set by init for .v4
-            let date = AmzDate(time)  // formatted once: the header, the scope and the key cache's day
+            let (date, dateText) = keys.dates.date(at: time)  // formatted once a second: the header, the scope, the key's day
             let token = credentials.sessionToken
             let additional = Self.v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
             let (hash, kept) = Self.v4HeaderCanonicalRequest(request, date: date, token: token, additional: additional) { canonical in
@@ -104,7 +104,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
             let authorization = Self.v4Authorization(
                 accessKeyId: credentials.accessKeyId, date: date, scopeSuffix: keys.scopeSuffix, additional: additional,
                 signatureHex: { out in mac.withUnsafeBytes { out.writeHex($0) } })
-            let headers = Self.v4Headers(date: date, token: token, authorization: authorization)
+            let headers = Self.v4Headers(dateText: dateText, token: token, authorization: authorization)
             return OSSSignature(
                 headers: headers, authorization: authorization, signature: mac.hexLowercased, canonicalRequest: kept,
                 intermediate: .scoped(date: date, scopeSuffix: keys.scopeSuffix, hash: hash), signedURI: nil)
@@ -141,10 +141,10 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     }
 
     /// V4 header mode's headers: `x-oss-date`, `x-oss-content-sha256`, the token if any, `Authorization`.
-    static func v4Headers(date: AmzDate, token: String?, authorization: String) -> [HTTPHeader] {
+    static func v4Headers(dateText: String, token: String?, authorization: String) -> [HTTPHeader] {
         var headers: [HTTPHeader] = []
         headers.reserveCapacity(token == nil ? 3 : 4)  // one allocation
-        headers.append(HTTPHeader("x-oss-date", date.string))
+        headers.append(HTTPHeader("x-oss-date", dateText))
         headers.append(HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD"))
         if let token { headers.append(HTTPHeader("x-oss-security-token", token)) }
         headers.append(HTTPHeader("Authorization", authorization))
@@ -374,7 +374,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
 extension OSSSigner {
     /// The access key id, version and region: never the secret, the token or the key cache (whose
-    /// keyed MAC contexts cannot be reflected).
+    /// keyed MAC states are not reflected).
     public var description: String {
         "OSSSigner(\(credentials.accessKeyId), \(version == .v1 ? "V1" : "V4")\(region.map { ", \($0)" } ?? ""))"
     }

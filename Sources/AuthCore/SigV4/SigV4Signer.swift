@@ -12,7 +12,7 @@
 /// 1. canonical request = `METHOD \n URI \n QUERY \n HEADERS \n SIGNED-HEADERS \n PAYLOAD-HASH`;
 /// 2. string to sign = `AWS4-HMAC-SHA256 \n X-Amz-Date \n date/region/service/aws4_request \n hex(SHA256(canonical request))`;
 /// 3. signing key = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request"),
-///    cached in a ``SigningKeyCache`` with its keyed HMAC context;
+///    cached in a ``SigningKeyCache`` as its keyed HMAC-SHA256 state (inner and outer SHA-256 states);
 /// 4. signature = hex(HMAC(signing key, string to sign)).
 ///
 /// The signer does no I/O and reads no clock: the caller passes the signing time (an injected clock
@@ -122,7 +122,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         -> SigV4Signature
     {
         try request.validate(checksTargetBytes: false)
-        let date = AmzDate(time)
+        let (date, dateText) = storage.keys.dates.date(at: time)
         let payloadHash = try PayloadHashText(request.payload)
         let addsHash = addsContentSHA256(request)
         var problem: CanonicalHeaderProblem?
@@ -143,11 +143,11 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         let headers: [HTTPHeader]
         let token = storage.keys.credentials.sessionToken
         if token == nil && !addsHash {
-            headers = [HTTPHeader("X-Amz-Date", date.string), HTTPHeader("Authorization", authorization)]  // one allocation
+            headers = [HTTPHeader("X-Amz-Date", dateText), HTTPHeader("Authorization", authorization)]  // one allocation
         } else {
             var list: [HTTPHeader] = []
             list.reserveCapacity(4)  // one allocation
-            list.append(HTTPHeader("X-Amz-Date", date.string))
+            list.append(HTTPHeader("X-Amz-Date", dateText))
             if let token { list.append(HTTPHeader("X-Amz-Security-Token", token)) }
             if addsHash { list.append(HTTPHeader("X-Amz-Content-SHA256", payloadHash.string)) }
             list.append(HTTPHeader("Authorization", authorization))
@@ -246,7 +246,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 }
             }
         }
-        let date = AmzDate(time)
+        let date = storage.keys.dates.date(at: time).date
         let payloadHash = try PayloadHashText(request.payload)
         // The signed-header list is the request's headers (minus any Authorization/X-Amz-Date).
         var problem: CanonicalHeaderProblem?
@@ -377,7 +377,7 @@ public struct SigV4Signature: Sendable, CustomStringConvertible, CustomDebugStri
 
 extension SigV4Signer {
     /// The access key id, region and service: never the secret, the token or the key cache (whose
-    /// keyed MAC contexts cannot be reflected).
+    /// keyed MAC states are not reflected).
     public var description: String { "SigV4Signer(\(credentials.accessKeyId), \(region), \(service))" }
     public var debugDescription: String { description }
     public var customMirror: Mirror {

@@ -321,16 +321,24 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     private mutating func add(_ name: StaticString, _ value: UnsafeRawBufferPointer) {
         let lineStart = used
         precondition(used &+ name.utf8CodeUnitCount &+ value.count &+ 2 <= scratch.count, "canonical header scratch too small")
-        name.withUTF8Buffer { for byte in $0 { base[used] = byte; used &+= 1 } }
+        name.withUTF8Buffer { copy(UnsafeRawBufferPointer($0)) }
         base[used] = UInt8(ascii: ":")
         used &+= 1
-        for byte in value { base[used] = byte; used &+= 1 }
+        copy(value)
         base[used] = UInt8(ascii: "\n")
         used &+= 1
         addSlot(lineStart: lineStart, nameLength: name.utf8CodeUnitCount)
     }
 
     // MARK: - Pieces
+
+    /// Copies `bytes` at the end of the lines (room checked by the caller).
+    @inline(__always)
+    private mutating func copy(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        UnsafeMutableRawPointer(base + used).copyMemory(from: source, byteCount: bytes.count)
+        used &+= bytes.count
+    }
 
     /// Copies a name lower-cased; returns whether it is a non-empty HTTP token (RFC 9110 §5.6.2).
     /// Eight bytes at a time while they are letters, digits or `-` (SWAR); any other byte goes

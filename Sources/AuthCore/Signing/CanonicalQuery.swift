@@ -25,6 +25,10 @@ package enum CanonicalQuery {
         var q = query
         q.withUTF8 { raw in
             encoded.reserveCapacity(raw.count + 16 + additions.reduce(0) { $0 + $1.key.count + $1.value.count })
+            // One pair per `&`-separated part at most, plus the additions: the list grows once.
+            var separators = 0
+            for byte in raw where byte == UInt8(ascii: "&") { separators &+= 1 }
+            pairs.reserveCapacity(separators &+ 1 &+ additions.count)
             var start = 0
             while start <= raw.count {
                 var end = start
@@ -54,7 +58,7 @@ package enum CanonicalQuery {
             encoded.append(contentsOf: value)
             pairs.append((keyStart..<valueStart, valueStart..<encoded.count))
         }
-        return joined(encoded, pairs, emptyValue: .keyEquals)
+        return joined(encoded, &pairs, emptyValue: .keyEquals)
     }
 
     /// The canonical query of decoded pairs (OSS V4's canonical query, OSS signed URLs): each side
@@ -72,7 +76,7 @@ package enum CanonicalQuery {
             PercentEncoding.encode(value.utf8, .unreserved, into: &encoded)
             pairs.append((keyStart..<valueStart, valueStart..<encoded.count))
         }
-        return joined(encoded, pairs, emptyValue: emptyValue)
+        return joined(encoded, &pairs, emptyValue: emptyValue)
     }
 
     /// How a parameter with an empty value is written.
@@ -84,9 +88,8 @@ package enum CanonicalQuery {
     }
 
     /// The pairs (ranges of `encoded`) sorted by key, then value, in byte order, joined with `&`.
-    private static func joined(_ encoded: [UInt8], _ pairs: [(key: Range<Int>, value: Range<Int>)], emptyValue: EmptyValue) -> [UInt8] {
+    private static func joined(_ encoded: [UInt8], _ pairs: inout [(key: Range<Int>, value: Range<Int>)], emptyValue: EmptyValue) -> [UInt8] {
         if pairs.isEmpty { return [] }
-        var pairs = pairs
         return encoded.withUnsafeBufferPointer { buffer in
             pairs.sort { bytesLess(buffer, $0.key, $1.key) || (bytesEqual(buffer, $0.key, $1.key) && bytesLess(buffer, $0.value, $1.value)) }
             var out: [UInt8] = []

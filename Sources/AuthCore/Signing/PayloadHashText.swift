@@ -35,7 +35,7 @@ package struct PayloadHashText {
             guard bytes.count <= SigV4Request.maximumInMemoryPayload else {
                 throw AuthCoreError(.inputTooLarge, "payload exceeds \(SigV4Request.maximumInMemoryPayload) bytes")
             }
-            self = bytes.isEmpty ? .emptyBody : PayloadHashText(hexOf: bytes.withUnsafeBytes { SHA256.hash(bufferPointer: $0) })
+            self = bytes.isEmpty ? .emptyBody : PayloadHashText(hexOf: bytes.withUnsafeBytes { LowLevelSHA256.hash($0) })
         case .precomputedHash(let hex):
             guard hex.utf8.count == 64, let bytes = try? Hex.decode(hex) else {
                 throw AuthCoreError(.malformedRequest, "payload hash must be 64 hex digits")

@@ -1,11 +1,12 @@
 
-/// A bounded, thread-safe cache of scoped signing keys (SigV4, OSS V4) and their keyed HMAC contexts.
+/// A bounded, thread-safe cache of scoped signing keys (SigV4, OSS V4), kept as keyed HMAC states.
 ///
 /// Deriving a signing key costs four HMACs (kDate → kRegion → kService → kSigning;
-/// ``SigningScheme``); keying the final HMAC costs two more compression calls. The cache keeps both
-/// per (scheme, access key id, SHA-256 fingerprint of the secret, date, region, service) — never
-/// keyed by the secret itself — evicts the least recently used entry beyond its capacity, and wipes
-/// an entry's key and context when it is freed.
+/// ``SigningScheme``); keying the final HMAC costs two more compression calls. The cache keeps the
+/// keyed HMAC-SHA256 state of the result (its inner and outer SHA-256 states, RFC 2104 §2) per
+/// (scheme, access key id, SHA-256 fingerprint of the secret, date, region, service) — never keyed
+/// by the secret itself — evicts the least recently used entry beyond its capacity, and wipes an
+/// entry's state when it is freed.
 public final class SigningKeyCache: Sendable, CustomReflectable {
     struct Key: Hashable {
         let scheme: SigningScheme
@@ -16,19 +17,18 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
         let service: String
     }
 
-    /// A signing key and its keyed HMAC-SHA256 context.
+    /// A signing key's HMAC-SHA256 schedule (the key itself is not kept: the schedule is all a
+    /// signature needs). Immutable, so signatures under it need no lock.
     final class Entry: Sendable {
-        let signingKey: SecureBytes
-        let mac: Locked<KeyedHMAC>
+        let schedule: HMACSHA256Schedule
 
         init(signingKey: SecureBytes) {
-            self.signingKey = signingKey
-            self.mac = Locked(KeyedHMAC(algorithm: .sha256, key: signingKey))
+            self.schedule = HMACSHA256Schedule(key: signingKey)
         }
 
         /// HMAC-SHA256 under the signing key.
         func authenticate(_ message: UnsafeRawBufferPointer) -> Digest {
-            mac.withLock { $0.authenticationCode(for: message) }
+            schedule.authenticationCode(for: message)
         }
     }
 
@@ -81,6 +81,6 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
 }
 
 extension SigningKeyCache {
-    /// The capacity only: entries hold signing keys and keyed MAC contexts.
+    /// The capacity only: entries hold keyed MAC states.
     public var customMirror: Mirror { Mirror(self, children: ["capacity": capacity], displayStyle: .class) }
 }

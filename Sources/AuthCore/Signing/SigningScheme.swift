@@ -61,6 +61,6 @@ public enum SigningScheme: Sendable, Hashable {
     package func deriveSigningKey(secret: SecureBytes, date: String, region: String, service: String) -> SecureBytes {
         var seed = keyPrefix.withUTF8Buffer { SecureBytes(copying: UnsafeRawBufferPointer($0)) }
         secret.withUnsafeBytes { seed.append(contentsOf: $0) }
-        return HMACKeyChain.derive(.sha256, seed: seed, parts: [date, region, service, terminator.description])
+        return HMACKeyChain.derive(seed: seed, parts: [date, region, service, terminator.description])
     }
 }

@@ -43,13 +43,4 @@ package final class Locked<State: ~Copyable>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
-
-    /// Runs `body` with exclusive access when the lock is free at once; nil (and `body` not run)
-    /// when another thread holds it.
-    @inline(__always)
-    package func withLockIfAvailable<Result>(_ body: (inout State) -> Result) -> Result? {
-        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
-        defer { pthread_mutex_unlock(mutex) }
-        return body(&state)
-    }
 }
