@@ -75,10 +75,13 @@ bench: deps build-release
 
 # The whole suite under ThreadSanitizer, unit suites first as in `make test` (not part of `make test`: about 2 minutes more from scratch).
 # The app server's suites run apart, one test at a time: under TSan its SRP handlers are slow
-# enough to hold both threads of the cooperative pool while other suites wait on it.
+# enough to hold both threads of the cooperative pool while other suites wait on it. The
+# stack-residue suite is left to `make test` and `make asan`: under TSan its control (a secret left
+# in a local on purpose) is not found in the stack the test provides, so the suite would prove nothing.
 tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --skip 'AuthCoreIntegrationTests\.' --skip 'AuthCoreServerTests\.'
+	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --skip 'AuthCoreIntegrationTests\.' --skip 'AuthCoreServerTests\.' \
+	  --skip 'StackResidueTests'
 	$(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan --filter 'AuthCoreServerTests\.'
 	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --no-parallel --sanitize=thread --scratch-path .build/tsan \
 	  --filter 'AuthCoreIntegrationTests\.'
