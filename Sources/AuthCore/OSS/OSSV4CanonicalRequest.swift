@@ -25,14 +25,13 @@ enum OSSV4CanonicalRequest {
         let fields = HTTPHeader.utf8Counts(headers)
         let additionalBytes = additional.reduce(0) { $0 &+ $1.utf8.count &+ 1 }
         let policy = OSSV4HeaderPolicy(additional: additional, ownsSignerNames: ownsNames, replacesToken: signer.replacesToken)
-        let holdsSecret = signer.holdsSecret || headers.contains { $0.hasName("x-oss-security-token") }
         // The output: method, the resource (tripled at most by encoding, plus its two slashes), the
         // query, the lines, the additional list, the payload marker, and the five newlines.
         let lines = CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signer)
         let resource = 3 &* ((bucket?.utf8.count ?? 0) &+ key.utf8.count) &+ 2
         let capacity = method.utf8.count &+ resource &+ query.count &+ lines &+ additionalBytes &+ payload.utf8.count &+ 8
         return CanonicalHeaders.withTable(
-            headers, fieldBytes: fields.both, policy: policy, signer: signer, wipes: holdsSecret, outputCapacity: capacity
+            headers, fieldBytes: fields.both, policy: policy, signer: signer, outputCapacity: capacity
         ) { table, _, out in  // header fields were validated by the signer (HTTPHeader.validate)
             out.write(method)
             out.writeByte(UInt8(ascii: "\n"))

@@ -75,6 +75,7 @@ package struct SignerHeaderValues {
     var holdsSecret: Bool { securityToken != nil || replacesToken }
 
     /// Bytes these headers take as lines (`name:value\n`; names are at most 21 bytes).
+    @inline(__always)
     var lineBytes: Int {
         (date.map { 22 + $0.count } ?? 0) + (securityToken.map { 22 + $0.utf8.count } ?? 0) + (contentHash.map { 22 + $0.count } ?? 0)
             + (nonce.map { 22 + $0.count } ?? 0)
@@ -114,7 +115,7 @@ enum CanonicalHeaders {
                 let problem = table.collect(headers, signer: signer)
                 table.sort()
                 let result = body(table, problem)
-                if signer.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }  // the token's copy
+                if signer.holdsSecret || table.copiedSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }  // a token's copy
                 return result
             }
         }
@@ -122,25 +123,32 @@ enum CanonicalHeaders {
 
     /// ``withTable(_:fieldBytes:policy:signer:_:)`` with an output buffer of
     /// `outputCapacity` bytes carved from the same stack allocation (one allocation, one closure
-    /// level on the hot path); the whole allocation is wiped afterwards when it held a secret.
+    /// level on the hot path); the whole allocation is wiped afterwards when it held a secret (the
+    /// signer's session token, or a request field named like the policy's token header).
     @inline(__always)
     static func withTable<P: CanonicalHeaderPolicy, R>(
-        _ headers: [HTTPHeader], fieldBytes: Int, policy: P, signer: SignerHeaderValues, wipes: Bool, outputCapacity: Int,
+        _ headers: [HTTPHeader], fieldBytes: Int, policy: P, signer: SignerHeaderValues, outputCapacity: Int,
         _ body: (CanonicalHeaderTable<P>, CanonicalHeaderProblem?, inout OutputCursor) -> R
     ) -> R {
         let scratchCapacity = CanonicalHeaderTable<P>.scratchCapacity(
             fieldBytes: fieldBytes, fieldCount: headers.count, signerLineBytes: signer.lineBytes)
+        let slotCount = headers.count &+ SignerHeaderValues.maximumCount
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchCapacity &+ outputCapacity) { bytes in
-            withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: headers.count &+ SignerHeaderValues.maximumCount) { slots in
+            @inline(__always) func build(_ slots: UnsafeMutableBufferPointer<HeaderSlot>) -> R {
                 var table = CanonicalHeaderTable(
                     scratch: UnsafeMutableBufferPointer(rebasing: bytes[..<scratchCapacity]), slots: slots, policy: policy)
                 let problem = table.collect(headers, signer: signer)
                 table.sort()
                 var out = OutputCursor(buffer: UnsafeMutableBufferPointer(rebasing: bytes[scratchCapacity...]))
                 let result = body(table, problem, &out)
-                if wipes || signer.holdsSecret { secureZero(UnsafeMutableRawBufferPointer(bytes)) }  // a token's copies
+                if signer.holdsSecret || table.copiedSecret { secureZero(UnsafeMutableRawBufferPointer(bytes)) }  // a token's copies
                 return result
             }
+            // A fixed count for the common case: a constant-size stack block, no run-time size check.
+            if slotCount <= 16 {
+                return withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: 16) { build(UnsafeMutableBufferPointer(rebasing: $0[..<slotCount])) }
+            }
+            return withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: slotCount, build)
         }
     }
 
@@ -186,6 +194,11 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     let policy: Policy
     var used = 0
     var slotCount = 0
+    /// Whether a line holds a session token (a request field named like the policy's token
+    /// header): the scratch and any output holding the lines are wiped afterwards.
+    private(set) var copiedSecret = false
+    /// Whether no two lines share a name (set by ``sort()``, which every user calls before writing).
+    private(set) var namesAreDistinct = true
 
     init(scratch: UnsafeMutableBufferPointer<UInt8>, slots: UnsafeMutableBufferPointer<HeaderSlot>, policy: Policy) {
         precondition(scratch.count >= Self.wordSlack, "canonical header scratch too small")
@@ -206,10 +219,7 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
             for index in headers.indices {
                 let lineStart = used
                 let header = UnsafePointer(headers.baseAddress! + index)  // invariant: index is in bounds
-                // Room for this field's line and the word overshoot of its stores (see the type's comment).
-                precondition(
-                    used &+ header.pointee.name.utf8.count &+ header.pointee.value.utf8.count &+ 2 &+ 8 <= scratch.count,
-                    "canonical header scratch too small")
+                // Each copy checks its own room (bytes, separator and word overshoot) before it stores.
                 let nameOK = header.pointee.name.utf8.withContiguousStorageIfAvailable { copyLowercasedName($0) }
                     ?? Array(header.pointee.name.utf8).withUnsafeBufferPointer { copyLowercasedName($0) }
                 let nameLength = used &- lineStart
@@ -217,6 +227,9 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
                 guard policy.signs(base + lineStart, count: nameLength) else {
                     used = lineStart
                     continue
+                }
+                if Policy.signerNames.token.utf8CodeUnitCount > 0, asciiEqual(base + lineStart, nameLength, Policy.signerNames.token) {
+                    copiedSecret = true  // the request's own session token: the caller wipes the scratch
                 }
                 if !nameOK, problem == nil { problem = .invalidName(header.pointee.name) }
                 base[used] = UInt8(ascii: ":")
@@ -248,7 +261,8 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
         return problem
     }
 
-    /// Stable insertion sort by name (few headers; repeated names keep their order).
+    /// Stable insertion sort by name (few headers; repeated names keep their order); then notes
+    /// whether any name repeats (rare: most requests take the writers' fast paths).
     mutating func sort() {
         guard slotCount > 1 else { return }
         for i in 1..<slotCount {
@@ -260,22 +274,20 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
             }
             slots[j &+ 1] = slot
         }
-    }
-
-    /// Whether two slots in a row share a name (rare: most requests take the fast path).
-    private var hasRepeatedNames: Bool {
         var k = 1
         while k < slotCount {
-            if sameName(slots[k], slots[k &- 1]) { return true }
+            if sameName(slots[k], slots[k &- 1]) {
+                namesAreDistinct = false
+                return
+            }
             k &+= 1
         }
-        return false
     }
 
     /// The lines in order, a repeated name's values joined with `,` on its first line.
     func writeLines(into out: inout OutputCursor) {
         let buffer = UnsafeBufferPointer(scratch)
-        if !hasRepeatedNames {
+        if namesAreDistinct {
             for index in 0..<slotCount {
                 let line = slots[index].line
                 out.writeWords(base + line.lowerBound, count: line.count, sourceSlack: scratch.count &- line.upperBound)
@@ -305,6 +317,14 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     /// The distinct names joined with `;` (SigV4's signed-header list); returns their range in `out`.
     func writeNames(into out: inout OutputCursor) -> Range<Int> {
         let start = out.position
+        if namesAreDistinct {
+            for index in 0..<slotCount {
+                if index > 0 { out.writeByte(UInt8(ascii: ";")) }
+                let name = slots[index].name
+                out.writeWords(base + name.lowerBound, count: name.count, sourceSlack: scratch.count &- name.upperBound)
+            }
+            return start..<out.position
+        }
         var i = 0
         while i < slotCount {
             if i > 0 { out.writeByte(UInt8(ascii: ";")) }
@@ -345,6 +365,8 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     /// through the exact per-byte check.
     @inline(__always)
     private mutating func copyLowercasedName(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Room: the name, the `:` after it, and the overshoot of the last word store (at most 7).
+        precondition(used &+ bytes.count &+ 8 <= scratch.count, "canonical header scratch too small")
         var ok: UInt64 = bytes.isEmpty ? 0 : 1
         var position = used
         var index = 0
@@ -382,6 +404,7 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     /// Copies a header value as it is (OSS); returns whether it was free of control bytes.
     @inline(__always)
     private mutating func copyVerbatimValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        precondition(used &+ bytes.count &+ 1 <= scratch.count, "canonical header scratch too small")  // the value and `\n`
         var valid = true
         for byte in bytes {
             valid = valid && (byte >= 0x20 || byte == 0x09) && byte != 0x7F
@@ -407,6 +430,9 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     /// "Trimall"); returns whether it was free of control bytes (0x00–0x1F other than HTAB, and 0x7F).
     @inline(__always)
     private mutating func copyTrimmedValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Room: the value (trimming only shortens it), the `\n` after it, and the overshoot of the
+        // last word store (at most 7).
+        precondition(used &+ bytes.count &+ 8 <= scratch.count, "canonical header scratch too small")
         let start = used
         var position = start
         var pendingSpace = false

@@ -112,54 +112,60 @@ package enum CanonicalQuery {
 
     /// Whether a raw query is already canonical: only unreserved characters, every pair has an `=`,
     /// no empty pair, and pairs in sorted order (the common case: no re-encoding, no sorting).
+    ///
+    /// One pass, eight bytes at a time: each word's bytes are checked against the allowed set, and
+    /// its `&` and `=` bytes (SWAR masks, walked lowest bit first) end pairs and split them.
     package static func isAlreadyCanonical(_ raw: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let source = UnsafeRawPointer(raw.baseAddress) else { return true }
-        if raw.last == UInt8(ascii: "&") { return false }  // a trailing empty pair is dropped, not copied
-        // The bytes: unreserved, `=` or `&` (eight at a time).
-        var index = 0
-        while index &+ 8 <= raw.count {
-            let word = UInt64(littleEndian: source.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            let allowed = SWAR.unreservedOrSlashMask(word) & ~SWAR.equalMask(word, UInt8(ascii: "/"))
-                | SWAR.equalMask(word, UInt8(ascii: "=")) | SWAR.equalMask(word, UInt8(ascii: "&"))
+        guard let source = UnsafeRawPointer(raw.baseAddress), raw.count > 0 else { return true }
+        if raw[raw.count &- 1] == UInt8(ascii: "&") { return false }  // a trailing empty pair is dropped, not copied
+        var pairs = SortedPairCheck()
+        var offset = 0
+        while offset < raw.count {
+            // The last one to seven bytes padded with `a` (unreserved, no separator).
+            let word = SWAR.loadPartial(source, offset: offset, count: Swift.min(8, raw.count &- offset), padding: UInt8(ascii: "a"))
+            let ampersands = SWAR.equalMask(word, UInt8(ascii: "&"))
+            let equals = SWAR.equalMask(word, UInt8(ascii: "="))
+            let allowed = SWAR.unreservedOrSlashMask(word) & ~SWAR.equalMask(word, UInt8(ascii: "/")) | ampersands | equals
             if allowed != SWAR.highs { return false }
-            index &+= 8
+            var separators = ampersands | equals
+            while separators != 0 {
+                let position = offset &+ separators.trailingZeroBitCount &>> 3
+                separators &= separators &- 1
+                if equals & (0x80 &<< UInt64((position &- offset) &<< 3)) != 0 {
+                    guard pairs.equals < 0 else { return false }  // a second `=` in one pair
+                    pairs.equals = position
+                } else if !pairs.close(at: position, in: raw) {
+                    return false
+                }
+            }
+            offset &+= 8
         }
-        var allowed: UInt64 = 1
-        while index < raw.count {
-            let byte = raw[index]
-            allowed &= ASCIISet.unreserved.memberBit(byte) | UInt64(byte == UInt8(ascii: "=") || byte == UInt8(ascii: "&") ? 1 : 0)
-            index &+= 1
-        }
-        if allowed == 0 { return false }
-        // The pairs: `key=value`, one `=` each, none empty, in order (key, then value).
+        return pairs.close(at: raw.count, in: raw)
+    }
+
+    /// The pair walk of ``isAlreadyCanonical(_:)``: the current pair's start and `=`, and the
+    /// previous pair's key and value.
+    private struct SortedPairCheck {
+        var start = 0
+        var equals = -1
         var previousKey = 0..<0
         var previousValue = 0..<0
-        var start = 0
-        while start < raw.count {
-            var equals = -1
-            var end = start
-            while end < raw.count {
-                let byte = raw[end]
-                if byte == UInt8(ascii: "&") { break }
-                if byte == UInt8(ascii: "=") {
-                    if equals >= 0 { return false }
-                    equals = end
-                }
-                end &+= 1
-            }
-            guard equals >= 0 else { return false }  // also rejects an empty pair
+
+        /// Ends the pair at `end` (an `&` or the end of the query): whether it has an `=` (an empty
+        /// pair has none) and sorts after the previous one (key, then value).
+        @inline(__always)
+        mutating func close(at end: Int, in raw: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard equals >= 0 else { return false }
             let key = start..<equals
             let value = (equals &+ 1)..<end
-            if start > 0 {
-                let buffer = raw
-                if !bytesLess(buffer, previousKey, key) {
-                    guard bytesEqual(buffer, previousKey, key), !bytesLess(buffer, value, previousValue) else { return false }
-                }
+            if start > 0, !bytesLess(raw, previousKey, key) {
+                guard bytesEqual(raw, previousKey, key), !bytesLess(raw, value, previousValue) else { return false }
             }
             previousKey = key
             previousValue = value
             start = end &+ 1
+            equals = -1
+            return true
         }
-        return true
     }
 }

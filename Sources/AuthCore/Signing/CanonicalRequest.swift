@@ -7,7 +7,8 @@
 /// METHOD \n CanonicalURI \n CanonicalQueryString \n (lowercase(name):value \n)* \n SignedHeaders \n HashedPayload
 /// ```
 ///
-/// The request is built in temporary (stack) memory and handed to a closure; header problems are
+/// The request is built in temporary (stack) memory and handed to a closure, and wiped afterwards
+/// when it holds a session token (the signer's, or a token field the caller set); header problems are
 /// found while canonicalising (validation costs no extra pass). The pieces come from the signing
 /// toolkit (`Signing/`): ``CanonicalQuery``, ``CanonicalHeaders`` under the scheme's policy, and
 /// the URI rules of ``SigV4CanonicalURI`` (ACS3 takes the path as sent, as S3 does).
@@ -39,9 +40,6 @@ package enum CanonicalRequest {
         }
         let rawQueryCount = copiesRawQuery ? rawQuery.utf8.count : 0
         let fields = HTTPHeader.utf8Counts(headers)
-        // A session token is a secret: stack copies of a canonical request that holds one (the
-        // signer's, or a token header the caller set) are wiped.
-        let holdsSecret = signerHeaders.holdsSecret || headers.contains { $0.hasName(Policy.signerNames.token) }
         // The output: method, the path (tripled at most by encoding), the query, the lines (at most
         // the table's bytes), the signed-header list (at most the names again, with `;`), the
         // payload hash, and the five newlines.
@@ -49,7 +47,7 @@ package enum CanonicalRequest {
         let capacity = method.utf8.count &+ 3 &* Swift.max(path.utf8.count, 1) &+ query.count &+ rawQueryCount &+ 2 &* lines
             &+ payloadHash.count &+ 8
         return CanonicalHeaders.withTable(
-            headers, fieldBytes: fields.both, policy: policy, signer: signerHeaders, wipes: holdsSecret, outputCapacity: capacity
+            headers, fieldBytes: fields.both, policy: policy, signer: signerHeaders, outputCapacity: capacity
         ) { table, headerProblem, out in
             var problem = targetProblem
             out.write(method)
