@@ -85,16 +85,27 @@ struct LowLevelSHA256Tests {
         #expect(HMACKeyChain.derive(seed: SecureBytes(seed), parts: parts).withUnsafeBytes { Array($0) } == key)
     }
 
-    @Test("the date memo gives each second its own date and text, the same second the same (t, t + 1 s, t, across a day)")
-    func dateMemo() throws {
-        let memo = AmzDateMemo()
+    @Test("the signer's memo gives each second its own date and text and each day its own key (t, t + 1 s, t, across a day)")
+    func signingMemo() throws {
+        let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+        let keys = ScopedSigningKeys(
+            scheme: .aws4, credentials: credentials, region: "us-east-1", service: "iam", cache: SigningKeyCache(capacity: 4))
         let t = try Timestamp(iso8601: "2026-12-01T23:59:59Z")
         let next = try Timestamp(iso8601: "2026-12-02T00:00:00Z")
-        for time in [t, t, next, t, Timestamp(secondsSince1970: t.secondsSince1970, nanoseconds: 999_000_000), next] {
-            let (date, text) = memo.date(at: time)
+        let message = Array("string to sign".utf8)
+        for time in [t, t, next, t, Timestamp(secondsSince1970: t.secondsSince1970, nanoseconds: 999_000_000), next, next] {
+            let (date, text, entry) = keys.dated(time)
             #expect(text == AmzDate(time).string && date.day == AmzDate(time).day && text == time.amzDate)
+            // The entry is that day's key: its MAC equals HMAC under the key derived by EVP HMACs.
+            var key = Array("AWS4wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".utf8)
+            for part in [time.dateStamp, "us-east-1", "iam", "aws4_request"] {
+                key = HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: key).bytes
+            }
+            let mac = message.withUnsafeBytes { entry.authenticate($0) }
+            #expect(mac == HMAC<SHA256>.authenticationCode(for: message, using: key))
+            #expect(keys.entry(for: date) === entry)
         }
-        #expect(memo.date(at: t).text == "20261201T235959Z" && memo.date(at: next).date.day == 20_261_202)
+        #expect(keys.dated(t).text == "20261201T235959Z" && keys.dated(next).date.day == 20_261_202)
     }
 
     @Test("the key chain gives the SigV4 signing key of the AWS example (kSigning by EVP HMACs, step by step)")

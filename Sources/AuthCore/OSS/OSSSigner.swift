@@ -94,13 +94,13 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
                 signature: signature, canonicalRequest: nil, intermediate: .text(stringToSign), signedURI: nil)
         case .v4:
             guard let keys else { preconditionFailure("a V4 signer has its keys") }  // invariant: set by init for .v4
-            let (date, dateText) = keys.dates.date(at: time)  // formatted once a second: the header, the scope, the key's day
+            let (date, dateText, entry) = keys.dated(time)  // formatted once a second: the header, the scope, the key's day
             let token = credentials.sessionToken
             let additional = Self.v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
             let (hash, kept) = Self.v4HeaderCanonicalRequest(request, date: date, token: token, additional: additional) { canonical in
                 (keys.hash(canonicalRequest: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
             }
-            let mac = keys.signature(date: date, hash: hash)
+            let mac = keys.signature(date: date, hash: hash, entry: entry)
             let authorization = Self.v4Authorization(
                 accessKeyId: credentials.accessKeyId, date: date, scopeSuffix: keys.scopeSuffix, additional: additional,
                 signatureHex: { out in mac.withUnsafeBytes { out.writeHex($0) } })

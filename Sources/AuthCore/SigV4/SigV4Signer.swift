@@ -31,8 +31,20 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
             self.options = options
             self.keys = ScopedSigningKeys(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache)
-            self.authorizationPrefix = Array("AWS4-HMAC-SHA256 Credential=\(credentials.accessKeyId)/".utf8)
-            self.authorizationScope = keys.scopeSuffix + Array(", SignedHeaders=".utf8)
+            // Each in one allocation (a signer built per request, on a server, pays for these).
+            let label: StaticString = "AWS4-HMAC-SHA256 Credential="
+            var prefix: [UInt8] = []
+            prefix.reserveCapacity(label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1)
+            label.withUTF8Buffer { prefix.append(contentsOf: $0) }
+            prefix.append(contentsOf: credentials.accessKeyId.utf8)
+            prefix.append(UInt8(ascii: "/"))
+            self.authorizationPrefix = prefix
+            let signedHeadersLabel: StaticString = ", SignedHeaders="
+            var scope: [UInt8] = []
+            scope.reserveCapacity(keys.scopeSuffix.count + signedHeadersLabel.utf8CodeUnitCount)
+            scope.append(contentsOf: keys.scopeSuffix)
+            signedHeadersLabel.withUTF8Buffer { scope.append(contentsOf: $0) }
+            self.authorizationScope = scope
         }
 
         /// A presigned URL's `X-Amz-Credential` for `date`, percent-encoded:
@@ -96,12 +108,16 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         credentials: Credentials, region: String, service: String, options: SigV4Options = .standard,
         keyCache: SigningKeyCache = .shared
     ) throws(AuthCoreError) {
-        for (name, value) in [("region", region), ("service", service)] {
-            guard !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") }) else {
-                throw AuthCoreError(.invalidParameter, "\(name) must be non-empty, without '/', spaces or control characters")
-            }
-        }
+        try Self.checkScopePart(region, name: "region")
+        try Self.checkScopePart(service, name: "service")
         storage = Storage(credentials: credentials, region: region, service: service, options: options, keyCache: keyCache)
+    }
+
+    /// A region or service: non-empty, without `/`, whitespace or control characters.
+    private static func checkScopePart(_ value: String, name: StaticString) throws(AuthCoreError) {
+        guard !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") }) else {
+            throw AuthCoreError(.invalidParameter, "\(name) must be non-empty, without '/', spaces or control characters")
+        }
     }
 
     // MARK: - Header signing
@@ -122,7 +138,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         -> SigV4Signature
     {
         try request.validate(checksTargetBytes: false)
-        let (date, dateText) = storage.keys.dates.date(at: time)
+        let (date, dateText, entry) = storage.keys.dated(time)  // one lock: the memo's
         let payloadHash = try PayloadHashText(request.payload)
         let addsHash = addsContentSHA256(request)
         var problem: CanonicalHeaderProblem?
@@ -135,7 +151,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 problem = found
                 return ""
             }
-            (hash, mac) = signatureOf(canonicalRequest: canonical, date: date)
+            hash = storage.keys.hash(canonicalRequest: canonical)
+            mac = storage.keys.signature(date: date, hash: hash, entry: entry)
             if keepingCanonicalRequest { kept = Array(canonical) }
             return authorizationHeader(date: date, signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
         }
@@ -154,7 +171,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             headers = list
         }
         return SigV4Signature(
-            headers: headers, authorization: authorization, mac: mac,
+            headers: headers, mac: mac,
             canonicalRequestBytes: kept, canonicalRequestHash: hash, signedURI: nil, expires: nil, scopeSuffix: scopeSuffix, date: date)
     }
 
@@ -246,7 +263,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 }
             }
         }
-        let date = storage.keys.dates.date(at: time).date
+        let (date, _, entry) = storage.keys.dated(time)
         let payloadHash = try PayloadHashText(request.payload)
         // The signed-header list is the request's headers (minus any Authorization/X-Amz-Date).
         var problem: CanonicalHeaderProblem?
@@ -277,7 +294,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes
             ) { canonical, _, _ in
                 // Header problems were found above, by signedHeaderList.
-                let (hash, mac) = signatureOf(canonicalRequest: canonical, date: date)
+                let hash = storage.keys.hash(canonicalRequest: canonical)
+                let mac = storage.keys.signature(date: date, hash: hash, entry: entry)
                 return (hash, mac, keepingCanonicalRequest ? Array(canonical) : nil)
             }
         }
@@ -292,7 +310,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             mac.withUnsafeBytes { out.writeHex($0) }
         }
         return SigV4Signature(
-            headers: [], authorization: nil, mac: mac, canonicalRequestBytes: kept, canonicalRequestHash: hash,
+            headers: [], mac: mac, canonicalRequestBytes: kept, canonicalRequestHash: hash,
             signedURI: uri, expires: effectiveExpires, scopeSuffix: scopeSuffix, date: date)
     }
 
@@ -332,8 +350,8 @@ public struct SigV4Signature: Sendable, CustomStringConvertible, CustomDebugStri
     /// Headers to add to the request, in this order: `X-Amz-Date`, `X-Amz-Security-Token` (if any),
     /// `X-Amz-Content-SHA256` (if any), `Authorization`. Empty for presigned URLs.
     public let headers: [HTTPHeader]
-    /// The `Authorization` header value (header mode).
-    public let authorization: String?
+    /// The `Authorization` header value (header mode): the last of ``headers``.
+    public var authorization: String? { signedURI == nil ? headers.last?.value : nil }
     let mac: Digest
     /// The canonical request, as bytes, when signing was asked to keep it (`keepingCanonicalRequest`).
     public let canonicalRequestBytes: [UInt8]?

@@ -10,9 +10,8 @@ final class ScopedSigningKeys: Sendable {
     let scopeSuffix: [UInt8]
     let fingerprint: [UInt8]
     let cache: SigningKeyCache
-    let memo = SigningKeyMemo()
-    /// The date (and its header value, `X-Amz-Date` or `x-oss-date`) of the last second signed at.
-    let dates = AmzDateMemo()
+    /// The last second's date and header value, and the last day's signing key.
+    let memo = SigningMemo()
 
     init(scheme: SigningScheme, credentials: Credentials, region: String, service: String, cache: SigningKeyCache) {
         self.scheme = scheme
@@ -24,9 +23,21 @@ final class ScopedSigningKeys: Sendable {
         self.fingerprint = credentials.secretFingerprint.bytes
     }
 
+    /// The date of `time`, its header value (`X-Amz-Date`, `x-oss-date`) and its day's signing
+    /// key: on the hot path one lock (the memo's), no formatting and no cache lookup.
+    @inline(__always)
+    func dated(_ time: Timestamp) -> (date: AmzDate, text: String, entry: SigningKeyCache.Entry) {
+        let (date, text, remembered) = memo.lookup(at: time)
+        return (date, text, remembered ?? derivedEntry(for: date))
+    }
+
     /// The keyed HMAC state of `date`'s day signing key.
     func entry(for date: AmzDate) -> SigningKeyCache.Entry {
-        if let hit = memo.lookup(day: date.day) { return hit }
+        memo.lookup(day: date.day) ?? derivedEntry(for: date)
+    }
+
+    /// The shared cache's entry for `date`'s day (deriving the key on a miss), remembered in the memo.
+    private func derivedEntry(for date: AmzDate) -> SigningKeyCache.Entry {
         let dateText = date.dateString
         let key = SigningKeyCache.Key(
             scheme: scheme, accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, date: dateText, region: region,
@@ -44,31 +55,13 @@ final class ScopedSigningKeys: Sendable {
     /// HMAC-SHA256 of the string to sign for `date` and the canonical request's `hash`
     /// (``StringToSign``), declassified: the signature is published in the request.
     func signature(date: AmzDate, hash: Digest) -> Digest {
+        signature(date: date, hash: hash, entry: entry(for: date))  // the memo's entry, or the cache's (filling the memo)
+    }
+
+    /// ``signature(date:hash:)`` under `entry`, `date`'s day signing key (from ``dated(_:)``).
+    func signature(date: AmzDate, hash: Digest, entry: SigningKeyCache.Entry) -> Digest {
         StringToSign.with(algorithm: scheme.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) { stringToSign in
-            entry(for: date).authenticate(stringToSign).published  // the memo's entry, or the cache's (filling the memo)
-        }
-    }
-}
-
-/// A signer's memo of the signing key for the last day it signed on: the hot path is one lock and
-/// one integer compare, skipping the shared cache's hashing of its key. The entry's schedule is
-/// immutable, so the MAC itself runs outside any lock.
-final class SigningKeyMemo: Sendable {
-    private struct Remembered {
-        var day: Int
-        var entry: SigningKeyCache.Entry?
-    }
-
-    private let state = Locked(Remembered(day: Int.min, entry: nil))
-
-    func lookup(day: Int) -> SigningKeyCache.Entry? {
-        state.withLock { $0.day == day ? $0.entry : nil }
-    }
-
-    func store(day: Int, entry: SigningKeyCache.Entry) {
-        state.withLock { remembered in
-            remembered.day = day
-            remembered.entry = entry
+            entry.authenticate(stringToSign).published
         }
     }
 }
