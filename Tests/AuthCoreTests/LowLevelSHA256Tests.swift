@@ -101,11 +101,29 @@ struct LowLevelSHA256Tests {
             for part in [time.dateStamp, "us-east-1", "iam", "aws4_request"] {
                 key = HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: key).bytes
             }
-            let mac = message.withUnsafeBytes { entry.authenticate($0) }
+            let mac = message.withUnsafeBytes { entry.authenticationCode(for: $0) }
             #expect(mac == HMAC<SHA256>.authenticationCode(for: message, using: key))
             #expect(keys.entry(for: date) === entry)
         }
         #expect(keys.dated(t).text == "20261201T235959Z" && keys.dated(next).date.day == 20_261_202)
+    }
+
+    @Test("a signer's cache fingerprint is the credentials' secret fingerprint (stack context = EVP), and the signing-key schedule MACs as the derived key does")
+    func fingerprintAndSchedule() throws {
+        for secret in ["wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "s", String(repeating: "k", count: 200)] {
+            let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret)
+            let keys = ScopedSigningKeys(
+                scheme: .aliyunV4, credentials: credentials, region: "cn-hangzhou", service: "oss", cache: SigningKeyCache(capacity: 1))
+            #expect(keys.fingerprint == credentials.secretFingerprint.bytes)
+            #expect(keys.fingerprint == SHA256.hash(bytes: Array(secret.utf8)).bytes)
+            let schedule = SigningScheme.aliyunV4.signingKeySchedule(
+                secret: credentials.secretAccessKey, date: "20261203", region: "cn-hangzhou", service: "oss")
+            let key = SigningScheme.aliyunV4.deriveSigningKey(
+                secret: credentials.secretAccessKey, date: "20261203", region: "cn-hangzhou", service: "oss")
+            let message = Array("OSS4-HMAC-SHA256\n20261203T000000Z".utf8)
+            let expected = key.withUnsafeBytes { HMAC<SHA256>.authenticationCode(for: message, using: Array($0)) }
+            #expect(message.withUnsafeBytes { schedule.authenticationCode(for: $0) } == expected)
+        }
     }
 
     @Test("the key chain gives the SigV4 signing key of the AWS example (kSigning by EVP HMACs, step by step)")

@@ -6,25 +6,26 @@
 enum HMACKeyChain {
     /// The last key of the chain, in wiping storage.
     static func derive(seed: SecureBytes, parts: [String]) -> SecureBytes {
+        SecureBytes(count: LowLevelSHA256.byteCount) { result in
+            seed.withUnsafeBytes { derive(seed: $0, parts: parts, into: result) }
+        }
+    }
+
+    /// The last key of the chain, written to `result` (32 bytes); the intermediate keys alternate
+    /// between the halves of a stack block that is wiped before returning, and the last step writes
+    /// straight into `result`.
+    static func derive(seed: UnsafeRawBufferPointer, parts: [String], into result: UnsafeMutableRawBufferPointer) {
         precondition(!parts.isEmpty, "a key chain has at least one step")  // invariant: the schemes have four
         let size = LowLevelSHA256.byteCount
-        return SecureBytes(count: size) { result in
-            withUnsafeTemporaryAllocation(byteCount: 2 * size, alignment: 8) { keys in
-                // Steps alternate between the two halves; the last writes straight into the result.
-                for (index, part) in parts.enumerated() {
-                    let key = index == 0 ? nil : UnsafeRawBufferPointer(rebasing: keys[((index - 1) % 2 * size)...].prefix(size))
-                    let target = index == parts.count - 1 ? result : UnsafeMutableRawBufferPointer(rebasing: keys[(index % 2 * size)...].prefix(size))
-                    var text = part
-                    text.withUTF8 { message in
-                        if let key {
-                            HMACSHA256Schedule.authenticationCode(key: key, message: UnsafeRawBufferPointer(message), into: target)
-                        } else {
-                            seed.withUnsafeBytes { HMACSHA256Schedule.authenticationCode(key: $0, message: UnsafeRawBufferPointer(message), into: target) }
-                        }
-                    }
-                }
-                secureZero(keys)
+        precondition(result.count == size, "a key chain's result is 32 bytes")
+        withUnsafeTemporaryAllocation(byteCount: 2 * size, alignment: 8) { keys in
+            for (index, part) in parts.enumerated() {
+                let key = index == 0 ? seed : UnsafeRawBufferPointer(rebasing: keys[((index - 1) % 2 * size)...].prefix(size))
+                let target = index == parts.count - 1 ? result : UnsafeMutableRawBufferPointer(rebasing: keys[(index % 2 * size)...].prefix(size))
+                var text = part
+                text.withUTF8 { HMACSHA256Schedule.authenticationCode(key: key, message: UnsafeRawBufferPointer($0), into: target) }
             }
+            secureZero(keys)
         }
     }
 }

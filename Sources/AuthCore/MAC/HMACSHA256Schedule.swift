@@ -78,7 +78,12 @@ final class HMACSHA256Schedule: @unchecked Sendable {
                 UnsafeMutableRawBufferPointer(block).copyMemory(from: key)
             }
             func absorb(xoring pad: UInt8, into state: UnsafeMutablePointer<c_authcore_sha256_ctx>) {
-                for offset in 0..<blockSize { block[offset] ^= pad }
+                // Eight bytes at a time: the block is 64 bytes, a multiple of eight.
+                let words = UnsafeMutableRawPointer(block.baseAddress!)  // invariant: blockSize > 0
+                let pads = SWAR.ones &* UInt64(pad)
+                for offset in stride(from: 0, to: blockSize, by: 8) {
+                    words.storeBytes(of: words.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pads, toByteOffset: offset, as: UInt64.self)
+                }
                 c_authcore_sha256_init(state)
                 c_authcore_sha256_update(state, block.baseAddress, blockSize)
             }

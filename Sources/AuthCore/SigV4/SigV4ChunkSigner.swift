@@ -44,7 +44,7 @@ public struct SigV4ChunkSigner: Sendable {
                 out.write(newline)
                 dataHash.withUnsafeBytes { out.write($0) }
             }
-        ) { entry.authenticate($0) }
+        ) { entry.authenticationCode(for: $0) }
         previousSignature = mac.publishedHexLowercased
         return previousSignature
     }

@@ -20,7 +20,9 @@ final class ScopedSigningKeys: Sendable {
         self.service = service
         self.cache = cache
         self.scopeSuffix = scheme.scopeSuffix(region: region, service: service)
-        self.fingerprint = credentials.secretFingerprint.bytes
+        // The secret's SHA-256 fingerprint (``Credentials/secretFingerprint``), on a stack context:
+        // a signer made per request pays no EVP context and its allocations for it.
+        self.fingerprint = credentials.secretAccessKey.withUnsafeBytes { LowLevelSHA256.hash($0) }.published.bytes
     }
 
     /// The date of `time`, its header value (`X-Amz-Date`, `x-oss-date`) and its day's signing
@@ -43,7 +45,7 @@ final class ScopedSigningKeys: Sendable {
             scheme: scheme, accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, date: dateText, region: region,
             service: service)
         let entry = cache.entry(for: key) {
-            scheme.deriveSigningKey(secret: credentials.secretAccessKey, date: dateText, region: region, service: service)
+            scheme.signingKeySchedule(secret: credentials.secretAccessKey, date: dateText, region: region, service: service)
         }
         memo.store(day: date.day, entry: entry)
         return entry
@@ -61,7 +63,7 @@ final class ScopedSigningKeys: Sendable {
     /// ``signature(date:hash:)`` under `entry`, `date`'s day signing key (from ``dated(_:)``).
     func signature(date: AmzDate, hash: Digest, entry: SigningKeyCache.Entry) -> Digest {
         StringToSign.with(algorithm: scheme.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) { stringToSign in
-            entry.authenticate(stringToSign).published
+            entry.authenticationCode(for: stringToSign).published
         }
     }
 }

@@ -8,6 +8,8 @@
 /// by the secret itself — evicts the least recently used entry beyond its capacity, and wipes an
 /// entry's state when it is freed.
 public final class SigningKeyCache: Sendable, CustomReflectable {
+    /// What a signing key is cached under. Its hash is computed once, when it is made: one cold
+    /// signature looks the key up to four times (hit, race check, eviction, insert).
     struct Key: Hashable {
         let scheme: SigningScheme
         let accessKeyId: String
@@ -15,22 +17,36 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
         let date: String
         let region: String
         let service: String
+        private let hashCode: Int
+
+        init(scheme: SigningScheme, accessKeyId: String, fingerprint: [UInt8], date: String, region: String, service: String) {
+            self.scheme = scheme
+            self.accessKeyId = accessKeyId
+            self.fingerprint = fingerprint
+            self.date = date
+            self.region = region
+            self.service = service
+            var hasher = Hasher()
+            hasher.combine(scheme)
+            hasher.combine(accessKeyId)
+            fingerprint.withUnsafeBytes { hasher.combine(bytes: $0) }
+            hasher.combine(date)
+            hasher.combine(region)
+            hasher.combine(service)
+            hashCode = hasher.finalize()
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
+
+        static func == (a: Key, b: Key) -> Bool {
+            a.hashCode == b.hashCode && a.scheme == b.scheme && a.accessKeyId == b.accessKeyId && a.fingerprint == b.fingerprint
+                && a.date == b.date && a.region == b.region && a.service == b.service
+        }
     }
 
     /// A signing key's HMAC-SHA256 schedule (the key itself is not kept: the schedule is all a
-    /// signature needs). Immutable, so signatures under it need no lock.
-    final class Entry: Sendable {
-        let schedule: HMACSHA256Schedule
-
-        init(signingKey: SecureBytes) {
-            self.schedule = HMACSHA256Schedule(key: signingKey)
-        }
-
-        /// HMAC-SHA256 under the signing key.
-        func authenticate(_ message: UnsafeRawBufferPointer) -> Digest {
-            schedule.authenticationCode(for: message)
-        }
-    }
+    /// signature needs). Immutable, so signatures under it need no lock; one object, no wrapper.
+    typealias Entry = HMACSHA256Schedule
 
     private struct State {
         var entries: [Key: (entry: Entry, lastUse: UInt64)] = [:]
@@ -53,7 +69,7 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
     /// Drops every entry (their keys are wiped when the last signer using them lets go).
     public func removeAll() { state.withLock { $0.entries.removeAll() } }
 
-    func entry(for key: Key, derive: () -> SecureBytes) -> Entry {
+    func entry(for key: Key, derive: () -> Entry) -> Entry {
         if let found = state.withLock({ state -> Entry? in
             guard let hit = state.entries[key] else { return nil }
             state.clock &+= 1
@@ -62,7 +78,7 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
         }) {
             return found
         }
-        let entry = Entry(signingKey: derive())  // derived outside the lock
+        let entry = derive()  // derived outside the lock
         return state.withLock { state in
             state.clock &+= 1
             if let raced = state.entries[key] {

@@ -59,8 +59,35 @@ public enum SigningScheme: Sendable, Hashable {
 
     /// The scoped signing key (four HMAC-SHA256 steps, ``HMACKeyChain``).
     package func deriveSigningKey(secret: SecureBytes, date: String, region: String, service: String) -> SecureBytes {
-        var seed = keyPrefix.withUTF8Buffer { SecureBytes(copying: UnsafeRawBufferPointer($0)) }
-        secret.withUnsafeBytes { seed.append(contentsOf: $0) }
-        return HMACKeyChain.derive(seed: seed, parts: [date, region, service, terminator.description])
+        SecureBytes(count: LowLevelSHA256.byteCount) { key in
+            deriveSigningKey(secret: secret, date: date, region: region, service: service, into: key)
+        }
+    }
+
+    /// The scoped signing key's HMAC-SHA256 schedule, what a cache keeps: the key itself lives only
+    /// in a stack block, wiped once the schedule is keyed.
+    func signingKeySchedule(secret: SecureBytes, date: String, region: String, service: String) -> HMACSHA256Schedule {
+        withUnsafeTemporaryAllocation(byteCount: LowLevelSHA256.byteCount, alignment: 8) { key in
+            deriveSigningKey(secret: secret, date: date, region: region, service: service, into: key)
+            let schedule = HMACSHA256Schedule(key: UnsafeRawBufferPointer(key))
+            secureZero(key)
+            return schedule
+        }
+    }
+
+    /// The chain seeded with `prefix ‖ secret` (built in a stack block, wiped afterwards), its key
+    /// written to `key` (32 bytes).
+    private func deriveSigningKey(
+        secret: SecureBytes, date: String, region: String, service: String, into key: UnsafeMutableRawBufferPointer
+    ) {
+        secret.withUnsafeBytes { secretBytes in
+            let prefixCount = keyPrefix.utf8CodeUnitCount
+            withUnsafeTemporaryAllocation(byteCount: prefixCount + secretBytes.count, alignment: 8) { seed in
+                keyPrefix.withUTF8Buffer { seed.copyMemory(from: UnsafeRawBufferPointer($0)) }
+                UnsafeMutableRawBufferPointer(rebasing: seed[prefixCount...]).copyMemory(from: secretBytes)
+                HMACKeyChain.derive(seed: UnsafeRawBufferPointer(seed), parts: [date, region, service, terminator.description], into: key)
+                secureZero(seed)
+            }
+        }
     }
 }
