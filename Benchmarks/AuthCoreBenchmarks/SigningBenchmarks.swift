@@ -155,7 +155,7 @@ func chunkedUpload(signer: SigV4Signer, time: Timestamp, total: Int, chunkSize: 
             HTTPHeader("x-amz-decoded-content-length", String(total)),
         ], payload: .streaming)
     guard let seed = try? signer.sign(request, at: time) else { return "" }
-    var chunks = SigV4ChunkSigner(signer: signer, seed: seed, at: time)
+    var chunks = SigV4ChunkSigner(signer: signer, seed: seed)
     var buffer = [UInt8](repeating: 0, count: chunkSize)
     var produced = 0
     var generator: UInt64 = 0x9E37_79B9_7F4A_7C15

@@ -60,7 +60,7 @@ let flows: [Flow] = [
         var streaming = request
         streaming.payload = .streaming
         let seed = try signer.sign(streaming, at: time)
-        var chunks = SigV4ChunkSigner(signer: signer, seed: seed, at: time)
+        var chunks = SigV4ChunkSigner(signer: signer, seed: seed)
         _ = Array("abc".utf8).withUnsafeBytes { chunks.sign(chunk: $0) }
         _ = chunks.sign(chunk: UnsafeRawBufferPointer(start: nil, count: 0))
     },

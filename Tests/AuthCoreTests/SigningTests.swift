@@ -23,7 +23,7 @@ struct SigV4SignerTests {
         #expect(seed.signature == "4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9")
         #expect(seed.headers.map(\.name) == ["X-Amz-Date", "X-Amz-Content-SHA256", "Authorization"])
         #expect(seed.headers[1].value == "STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
-        var chunks = SigV4ChunkSigner(signer: signer, seed: seed, at: time)
+        var chunks = SigV4ChunkSigner(signer: signer, seed: seed)
         let data = [UInt8](repeating: UInt8(ascii: "a"), count: 66560)
         let first = data[0..<65536].withUnsafeBytes { chunks.header(forChunk: $0) }
         #expect(String(decoding: first, as: UTF8.self)
@@ -34,6 +34,35 @@ struct SigV4SignerTests {
         #expect(String(decoding: final, as: UTF8.self)
             == "0;chunk-signature=b6c6ea8a5354eaf15b3cb7646744f4275b71ea724fed81ceb9323e279d449df9\r\n\r\n")
         #expect(try SigV4ChunkSigner.encodedLength(decodedLength: 66560, chunkSize: 65536) == 66824)
+    }
+
+    @available(*, deprecated, message: "exercises the deprecated initialiser on purpose")
+    @Test("the chunk chain is keyed by the seed's day: the deprecated init's time, a day later, changes nothing (the AWS example's signatures)")
+    func chunkChainKeyedBySeedDate() throws {
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
+        let request = SigV4Request(
+            method: "PUT", target: "/examplebucket/chunkObject.txt",
+            headers: [
+                HTTPHeader("Host", "s3.amazonaws.com"), HTTPHeader("x-amz-storage-class", "REDUCED_REDUNDANCY"),
+                HTTPHeader("Content-Encoding", "aws-chunked"), HTTPHeader("x-amz-decoded-content-length", "66560"),
+                HTTPHeader("Content-Length", "66824"),
+            ], payload: .streaming)
+        let seed = try signer.sign(request, at: time)
+        var chunks = SigV4ChunkSigner(signer: signer, seed: seed, at: time.adding(seconds: 86_400))
+        let data = [UInt8](repeating: UInt8(ascii: "a"), count: 65536)
+        #expect(data.withUnsafeBytes { chunks.sign(chunk: $0) } == "ad80c730a21e5b8d04586a2213dd63b9a0e99e0e2307b0ade35a65485a288648")
+    }
+
+    @Test("the key cache tells canonically equivalent regions apart (é precomposed and decomposed): each signs as with a cache of its own")
+    func keyCacheComparesBytes() throws {
+        let shared = SigningKeyCache(capacity: 4)
+        let request = SigV4Request(method: "GET", target: "/", headers: [HTTPHeader("Host", "example.com")])
+        for region in ["r\u{E9}gion", "re\u{301}gion", "r\u{E9}gion"] {
+            let viaShared = try SigV4Signer(credentials: credentials, region: region, service: "s3", keyCache: shared).sign(request, at: time)
+            let alone = try SigV4Signer(credentials: credentials, region: region, service: "s3", keyCache: SigningKeyCache(capacity: 1))
+                .sign(request, at: time)
+            #expect(viaShared.signature == alone.signature)
+        }
     }
 
     func presignRequest() -> SigV4Request {

@@ -164,6 +164,40 @@ struct StackResidueTests {
         #expect(Self.residues(of: intermediate + chaining, in: stack) == [])
     }
 
+    @Test("credentials in what is signed leave no copy on the stack: a Cookie and a Proxy-Authorization value, a request's own session token, and a presigned URL's token (SigV4 and OSS V4)")
+    func credentialFieldsAndPresignedTokens() throws {
+        // Markers of 40 bytes (past a small string's 15), none a substring of another.
+        let cookie = "session=C00KIE-0123456789abcdefghijklmnopq"
+        let proxy = "Basic UFJPWFktMDEyMzQ1Njc4OWFiY2RlZmdoaWpr"
+        let requestToken = "REQUEST-TOKEN-0123456789abcdefghijklmnopqrst"
+        let sessionToken = "SESSION-TOKEN-0123456789abcdefghijklmnopqrst"
+        let signed = Locked(0)
+        let stack = try #require(Self.afterRunningOnOwnStack {
+            do {
+                let time = try Timestamp(iso8601: "2015-08-30T12:36:00Z")
+                let plain = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+                let temporary = try Credentials(
+                    accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", sessionToken: sessionToken)
+                let headers = [
+                    HTTPHeader("Host", "iam.amazonaws.com"), HTTPHeader("Cookie", cookie), HTTPHeader("Proxy-Authorization", proxy),
+                    HTTPHeader("X-Amz-Security-Token", requestToken),
+                ]
+                let request = SigV4Request(method: "GET", target: "/?Action=ListUsers&Version=2010-05-08", headers: headers)
+                _ = try SigV4Signer(credentials: plain, region: "us-east-1", service: "iam").sign(request, at: time)
+                let get = SigV4Request(method: "GET", target: "/bucket/key", headers: [HTTPHeader("Host", "s3.amazonaws.com")], payload: .unsigned)
+                _ = try SigV4Signer(credentials: temporary, region: "us-east-1", service: "s3", options: .s3).presign(get, at: time, expires: 60)
+                let oss = OSSRequest(
+                    method: "GET", target: "/key", headers: [HTTPHeader("Host", "bucket.oss-cn-hangzhou.aliyuncs.com")], bucket: "bucket",
+                    key: "key")
+                _ = try OSSSigner(credentials: temporary, version: .v4, region: "cn-hangzhou").presign(oss, at: time, expires: 60)
+                signed.withLock { $0 = 3 }
+            } catch {}
+        })
+        #expect(signed.withLock { $0 } == 3)
+        let markers = [("cookie", cookie), ("proxy credential", proxy), ("request's token", requestToken), ("session token", sessionToken)]
+        #expect(Self.residues(of: markers.map { ($0.0, Array($0.1.utf8)) }, in: stack) == [])
+    }
+
     @Test("the control: a secret copied into a stack buffer and not wiped is found")
     func control() throws {
         let secret = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 7) }

@@ -68,7 +68,7 @@ public struct OSSDetachedSigner: Sendable {
             let additional = OSSSigner.v4URLAdditionalHeaders(request)
             let parameters = OSSSigner.v4URLParameters(
                 request, date: date, expires: expires, accessKeyId: accessKeyId, token: nil, scopeSuffix: scopeSuffix, additional: additional)
-            let canonical = OSSSigner.v4URLCanonicalRequest(request, parameters: parameters, additional: additional) { Array($0) }
+            let canonical = OSSSigner.v4URLCanonicalRequest(request, parameters: parameters, additional: additional, holdsToken: false) { Array($0) }
             return v4Pending(canonical: canonical, date: date, finish: .v4URL(path: request.path, parameters: parameters))
         }
     }

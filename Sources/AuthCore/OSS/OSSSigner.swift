@@ -192,12 +192,13 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
     /// V4 URL mode's canonical request (the request's headers signed as they are).
     static func v4URLCanonicalRequest<R>(
-        _ request: OSSRequest, parameters: [(key: String, value: String)], additional: [String], _ body: (UnsafeRawBufferPointer) -> R
+        _ request: OSSRequest, parameters: [(key: String, value: String)], additional: [String], holdsToken: Bool,
+        _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
         let payload = request.headers.firstValue(namedIgnoringCase: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
         return OSSV4CanonicalRequest.withCanonicalRequest(
             method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: request.headers,
-            additional: additional, signer: .none, ownsNames: false, payload: payload, body)
+            additional: additional, signer: .none, ownsNames: false, payload: payload, queryHoldsSecret: holdsToken, body)
     }
 
     /// The V1 `Expires` limit and V4's: signed URL lifetimes accepted.
@@ -260,7 +261,9 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         let parameters = Self.v4URLParameters(
             request, date: date, expires: expires, accessKeyId: credentials.accessKeyId, token: credentials.sessionToken,
             scopeSuffix: keys.scopeSuffix, additional: additional)
-        let (hash, kept) = Self.v4URLCanonicalRequest(request, parameters: parameters, additional: additional) { canonical in
+        let (hash, kept) = Self.v4URLCanonicalRequest(
+            request, parameters: parameters, additional: additional, holdsToken: credentials.sessionToken != nil
+        ) { canonical in
             (keys.hash(canonicalRequest: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
         }
         let signature = keys.signature(date: date, hash: hash).hexLowercased

@@ -16,12 +16,15 @@ enum OSSV4CanonicalRequest {
     ///   - signer: the signer's own headers (header mode: date, content hash, token), which replace
     ///     the request's fields of those names and its `Authorization`; `.none` for signed URLs,
     ///     which sign the request's headers as they are.
+    ///   - queryHoldsSecret: a parameter is a session token (signed URLs): the query's bytes and
+    ///     the stack copy are wiped afterwards.
     static func withCanonicalRequest<R>(
         method: String, bucket: String?, key: String, parameters: [(key: String, value: String)], headers: [HTTPHeader],
-        additional: [String], signer: SignerHeaderValues, ownsNames: Bool, payload: String,
+        additional: [String], signer: SignerHeaderValues, ownsNames: Bool, payload: String, queryHoldsSecret: Bool = false,
         _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
-        let query = CanonicalQuery.fromPairs(parameters, emptyValue: .keyOnly)
+        var query = CanonicalQuery.fromPairs(parameters, emptyValue: .keyOnly)
+        defer { if queryHoldsSecret { query.secureZeroize() } }  // a presigned URL's token parameter
         let fields = HTTPHeader.utf8Counts(headers)
         let additionalBytes = additional.reduce(0) { $0 &+ $1.utf8.count &+ 1 }
         let policy = OSSV4HeaderPolicy(additional: additional, ownsSignerNames: ownsNames, replacesToken: signer.replacesToken)
@@ -31,7 +34,8 @@ enum OSSV4CanonicalRequest {
         let resource = 3 &* ((bucket?.utf8.count ?? 0) &+ key.utf8.count) &+ 2
         let capacity = method.utf8.count &+ resource &+ query.count &+ lines &+ additionalBytes &+ payload.utf8.count &+ 8
         return CanonicalHeaders.withTable(
-            headers, fieldBytes: fields.both, policy: policy, signer: signer, outputCapacity: capacity
+            headers, fieldBytes: fields.both, policy: policy, signer: signer, outputCapacity: capacity,
+            outputHoldsSecret: queryHoldsSecret
         ) { table, _, out in  // header fields were validated by the signer (HTTPHeader.validate)
             out.write(method)
             out.writeByte(UInt8(ascii: "\n"))

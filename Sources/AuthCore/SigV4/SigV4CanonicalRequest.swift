@@ -10,6 +10,12 @@ enum SigV4CanonicalRequest {
                 var out = OutputCursor(buffer: buffer)
                 _ = table.writeNames(into: &out)
                 initialized = out.position
+                // The names' word stores may reach up to seven bytes past the list: scratch bytes of
+                // the line after the last name (`:` and its value, perhaps a token's). Spare capacity
+                // is never read, but it lives on in the heap: wipe it.
+                if out.position < buffer.count {
+                    secureZero(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[out.position...])))
+                }
             }, found)
         }
         if problem == nil { problem = found }

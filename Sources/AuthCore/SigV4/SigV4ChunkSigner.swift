@@ -21,12 +21,20 @@ public struct SigV4ChunkSigner: Sendable {
     /// The signature of the last chunk signed (the seed signature before the first chunk).
     public private(set) var previousSignature: String
 
-    /// Starts the chain from a request signed with ``SigV4Payload/streaming``.
-    public init(signer: SigV4Signer, seed: SigV4Signature, at time: Timestamp) {
-        entry = signer.keyEntry(time)
+    /// Starts the chain from a request signed with ``SigV4Payload/streaming`` by `signer`: the
+    /// chunks are signed at the seed's `X-Amz-Date`, under that day's signing key.
+    public init(signer: SigV4Signer, seed: SigV4Signature) {
+        entry = signer.keyEntry(day: seed.date)
         date = seed.date
         scopeSuffix = seed.scopeSuffix
         previousSignature = seed.signature
+    }
+
+    /// ``init(signer:seed:)``; `time` is not used. (It chose the signing key, which then disagreed
+    /// with the seed's date for a `time` on another UTC day: every chunk signature was wrong.)
+    @available(*, deprecated, renamed: "init(signer:seed:)", message: "the chunks are signed at the seed's date")
+    public init(signer: SigV4Signer, seed: SigV4Signature, at time: Timestamp) {
+        self.init(signer: signer, seed: seed)
     }
 
     /// Signs the next chunk (an empty buffer is the final chunk) and returns its signature.

@@ -281,17 +281,17 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         ]
         let token = credentials.sessionToken
         if let token, !options.omitSessionToken { additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token))) }
-        let signedQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter)
-        var fullQuery = signedQuery
+        var signedQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter)
+        var sentQuery: [UInt8]?  // the query sent, when it is not the one signed
         if let token, options.omitSessionToken {  // the token is sent but not signed
             additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token)))
-            fullQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter)
+            sentQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter)
         }
         let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
             CanonicalRequest.with(
                 method: request.method, path: request.path, rawQuery: "", canonicalQuery: signedQuery, headers: request.headers,
                 policy: SigV4HeaderPolicy(signer: .none), signerHeaders: .none, normalizePath: options.normalizePath,
-                doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes
+                doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes, queryHoldsSecret: token != nil
             ) { canonical, _, _ in
                 // Header problems were found above, by signedHeaderList.
                 let hash = storage.keys.hash(canonicalRequest: canonical)
@@ -302,12 +302,20 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         // path ? query &X-Amz-Signature= hex, written in one allocation.
         let signatureLabel: StaticString = "&X-Amz-Signature="
         let path = request.path.isEmpty ? "/" : request.path
-        let uri = String(writing: path.utf8.count + 1 + fullQuery.count + signatureLabel.utf8CodeUnitCount + 64) { out in
-            out.write(path)
-            out.writeByte(UInt8(ascii: "?"))
-            out.write(fullQuery)
-            out.write(signatureLabel)
-            mac.withUnsafeBytes { out.writeHex($0) }
+        func signedURI(query: [UInt8]) -> String {  // no binding of its own: the queries stay unique for the wipe below
+            String(writing: path.utf8.count + 1 + query.count + signatureLabel.utf8CodeUnitCount + 64) { out in
+                out.write(path)
+                out.writeByte(UInt8(ascii: "?"))
+                out.write(query)
+                out.write(signatureLabel)
+                mac.withUnsafeBytes { out.writeHex($0) }
+            }
+        }
+        let uri = if let sentQuery { signedURI(query: sentQuery) } else { signedURI(query: signedQuery) }
+        if token != nil {  // the token's byte copies (the URL itself carries it: it is the caller's to keep)
+            signedQuery.secureZeroize()
+            sentQuery?.secureZeroize()
+            for index in additions.indices { additions[index].value.secureZeroize() }
         }
         return SigV4Signature(
             headers: [], mac: mac, canonicalRequestBytes: kept, canonicalRequestHash: hash,
@@ -321,8 +329,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         "\(time.dateStamp)/\(region)/\(service)/aws4_request"
     }
 
-    /// The signing key of `time`'s day (the chunk signer keys its chain with it).
-    func keyEntry(_ time: Timestamp) -> SigningKeyCache.Entry { storage.keys.entry(for: AmzDate(time)) }
+    /// The signing key of `date`'s day (the chunk signer keys its chain with its seed's date).
+    func keyEntry(day date: AmzDate) -> SigningKeyCache.Entry { storage.keys.entry(for: date) }
 
     /// The hash of the canonical request and the signature: hex(SHA256(canonical request)) goes into
     /// the string to sign (``SigV4Signature/stringToSign``), which is MACed with the signing key.

@@ -124,10 +124,12 @@ enum CanonicalHeaders {
     /// ``withTable(_:fieldBytes:policy:signer:_:)`` with an output buffer of
     /// `outputCapacity` bytes carved from the same stack allocation (one allocation, one closure
     /// level on the hot path); the whole allocation is wiped afterwards when it held a secret (the
-    /// signer's session token, or a request field named like the policy's token header).
+    /// signer's session token, a request field named as a credential, or — `outputHoldsSecret` —
+    /// something secret the caller writes, such as a presigned URL's token parameter).
     @inline(__always)
     static func withTable<P: CanonicalHeaderPolicy, R>(
         _ headers: [HTTPHeader], fieldBytes: Int, policy: P, signer: SignerHeaderValues, outputCapacity: Int,
+        outputHoldsSecret: Bool = false,
         _ body: (CanonicalHeaderTable<P>, CanonicalHeaderProblem?, inout OutputCursor) -> R
     ) -> R {
         let scratchCapacity = CanonicalHeaderTable<P>.scratchCapacity(
@@ -141,7 +143,7 @@ enum CanonicalHeaders {
                 table.sort()
                 var out = OutputCursor(buffer: UnsafeMutableBufferPointer(rebasing: bytes[scratchCapacity...]))
                 let result = body(table, problem, &out)
-                if signer.holdsSecret || table.copiedSecret { secureZero(UnsafeMutableRawBufferPointer(bytes)) }  // a token's copies
+                if signer.holdsSecret || table.copiedSecret || outputHoldsSecret { secureZero(UnsafeMutableRawBufferPointer(bytes)) }  // a token's copies
                 return result
             }
             // A fixed count for the common case: a constant-size stack block, no run-time size check.
@@ -178,8 +180,8 @@ struct HeaderSlot {
 /// Memory safety: the scratch holds every line (name + value + 2 per field, plus the signer's lines)
 /// and ``wordSlack`` bytes more (``scratchCapacity(fieldBytes:fieldCount:signerLineBytes:)``). The
 /// eight-byte stores of a name or value overshoot its end by at most seven bytes, and the sort
-/// keys' eight-byte loads start at most one byte before a line's end; `collect` checks each field's
-/// room before copying it, and `sortKey` its load.
+/// keys' eight-byte loads start at most one byte before a line's end; each copy function checks its
+/// own room (bytes, separator and overshoot) before it stores, and `sortKey` its load.
 struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     /// Bytes past the last line that word-wide stores and loads may touch.
     static var wordSlack: Int { 16 }
@@ -194,8 +196,8 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     let policy: Policy
     var used = 0
     var slotCount = 0
-    /// Whether a line holds a session token (a request field named like the policy's token
-    /// header): the scratch and any output holding the lines are wiped afterwards.
+    /// Whether a line holds a credential (a request field named as one, ``HTTPHeader/isCredentialName(lowercased:count:)``:
+    /// a session token, a cookie, `Proxy-Authorization`): the scratch and any output holding the lines are wiped afterwards.
     private(set) var copiedSecret = false
     /// Whether no two lines share a name (set by ``sort()``, which every user calls before writing).
     private(set) var namesAreDistinct = true
@@ -228,8 +230,8 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
                     used = lineStart
                     continue
                 }
-                if Policy.signerNames.token.utf8CodeUnitCount > 0, asciiEqual(base + lineStart, nameLength, Policy.signerNames.token) {
-                    copiedSecret = true  // the request's own session token: the caller wipes the scratch
+                if HTTPHeader.isCredentialName(lowercased: base + lineStart, count: nameLength) {
+                    copiedSecret = true  // a session token, cookie or proxy credential: the caller wipes the scratch
                 }
                 if !nameOK, problem == nil { problem = .invalidName(header.pointee.name) }
                 base[used] = UInt8(ascii: ":")
@@ -380,7 +382,7 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
                 index &+= 8
             }
             // The last one to seven bytes as one word padded with `a` (a token byte); all eight bytes
-            // are stored, and the padding is overwritten by what follows (room checked in `collect`).
+            // are stored, and the padding is overwritten by what follows (room checked above).
             let rest = count &- index
             if rest > 0 && rest < 8,
                 let lowered = SWAR.lowercasedIfSimpleToken(SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a")))

@@ -24,7 +24,7 @@ package enum CanonicalRequest {
     static func with<Policy: CanonicalHeaderPolicy, R>(
         method: String, path: String, rawQuery: String, canonicalQuery canonical: [UInt8]? = nil, headers: [HTTPHeader],
         policy: Policy, signerHeaders: SignerHeaderValues, normalizePath: Bool, doubleURIEncode: Bool,
-        payloadHash: UnsafeRawBufferPointer,
+        payloadHash: UnsafeRawBufferPointer, queryHoldsSecret: Bool = false,
         _ body: (UnsafeRawBufferPointer, Range<Int>, CanonicalHeaderProblem?) -> R
     ) -> R {
         var query: [UInt8] = []
@@ -47,7 +47,8 @@ package enum CanonicalRequest {
         let capacity = method.utf8.count &+ 3 &* Swift.max(path.utf8.count, 1) &+ query.count &+ rawQueryCount &+ 2 &* lines
             &+ payloadHash.count &+ 8
         return CanonicalHeaders.withTable(
-            headers, fieldBytes: fields.both, policy: policy, signer: signerHeaders, outputCapacity: capacity
+            headers, fieldBytes: fields.both, policy: policy, signer: signerHeaders, outputCapacity: capacity,
+            outputHoldsSecret: queryHoldsSecret
         ) { table, headerProblem, out in
             var problem = targetProblem
             out.write(method)

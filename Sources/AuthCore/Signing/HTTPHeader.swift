@@ -11,14 +11,34 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
         self.value = value
     }
 
-    /// The names whose values are credentials: printed as `<redacted>`.
-    static let credentialNames: Set<String> = [
-        "authorization", "proxy-authorization", "x-amz-security-token", "x-oss-security-token", "x-acs-security-token",
-        "cookie", "set-cookie", "x-amz-target-token",
-    ]
+    /// Whether `count` lower-case name bytes at `name` are a credential's name — `authorization`,
+    /// `proxy-authorization`, a session token (`x-amz-`, `x-oss-`, `x-acs-security-token`),
+    /// `x-amz-target-token`, `cookie`, `set-cookie` — whose value is printed as `<redacted>` and
+    /// whose copies a signer wipes. The one list of those names; a switch on the length first (the
+    /// canonical-header table asks this of every field it signs).
+    @inline(__always)
+    static func isCredentialName(lowercased name: UnsafePointer<UInt8>, count: Int) -> Bool {
+        switch count {
+        case 6: asciiEqual(name, count, "cookie")
+        case 10: asciiEqual(name, count, "set-cookie")
+        case 13: asciiEqual(name, count, "authorization")
+        case 18: asciiEqual(name, count, "x-amz-target-token")
+        case 19: asciiEqual(name, count, "proxy-authorization")
+        case 20:
+            asciiEqual(name, count, "x-amz-security-token") || asciiEqual(name, count, "x-oss-security-token")
+                || asciiEqual(name, count, "x-acs-security-token")
+        default: false
+        }
+    }
 
     /// Whether the value is a credential (`Authorization`, a session token, a cookie).
-    public var holdsCredential: Bool { Self.credentialNames.contains(name.lowercased()) }
+    public var holdsCredential: Bool {
+        var lowered = name.lowercased()
+        return lowered.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return Self.isCredentialName(lowercased: base, count: bytes.count)
+        }
+    }
 
     /// `name: value`, with the value of a credential header shown as `<redacted>`.
     public var description: String { "\(name): \(holdsCredential ? "<redacted>" : value)" }

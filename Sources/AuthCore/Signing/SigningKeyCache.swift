@@ -38,10 +38,15 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
 
         func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
 
+        /// Byte for byte: the key is derived from the UTF-8 bytes, and String's `==` would equate
+        /// canonically equivalent spellings (`é` and `e` + U+0301) of a region or service whose keys
+        /// differ. (Byte-equal strings are `==`, so equal keys still hash alike.)
         static func == (a: Key, b: Key) -> Bool {
-            a.hashCode == b.hashCode && a.scheme == b.scheme && a.accessKeyId == b.accessKeyId && a.fingerprint == b.fingerprint
-                && a.date == b.date && a.region == b.region && a.service == b.service
+            a.hashCode == b.hashCode && a.scheme == b.scheme && a.fingerprint == b.fingerprint && sameBytes(a.accessKeyId, b.accessKeyId)
+                && sameBytes(a.date, b.date) && sameBytes(a.region, b.region) && sameBytes(a.service, b.service)
         }
+
+        private static func sameBytes(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
     }
 
     /// A signing key's HMAC-SHA256 schedule (the key itself is not kept: the schedule is all a
