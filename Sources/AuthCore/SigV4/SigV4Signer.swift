@@ -115,7 +115,10 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// A region or service: non-empty, without `/`, whitespace or control characters.
     private static func checkScopePart(_ value: String, name: StaticString) throws(AuthCoreError) {
-        guard !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") }) else {
+        @inline(__always) func allowed(_ byte: UInt8) -> Bool { byte > 0x20 && byte != 0x7F && byte != UInt8(ascii: "/") }
+        // On the string's bytes in place: a signer made per request checks two parts each time.
+        let ok = value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(allowed) } ?? value.utf8.allSatisfy(allowed)
+        guard !value.isEmpty, ok else {
             throw AuthCoreError(.invalidParameter, "\(name) must be non-empty, without '/', spaces or control characters")
         }
     }

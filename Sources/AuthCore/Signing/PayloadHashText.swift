@@ -29,7 +29,7 @@ package struct PayloadHashText {
     ///
     /// - Throws: ``AuthCoreError/Code/inputTooLarge`` for a larger body,
     ///   ``AuthCoreError/Code/malformedRequest`` for a precomputed hash that is not 64 hex digits.
-    package init(_ payload: SigV4Payload) throws(AuthCoreError) {
+    package init(_ payload: borrowing SigV4Payload) throws(AuthCoreError) {  // borrowed: no copy (retain) of the body per signature
         switch payload {
         case .bytes(let bytes):
             guard bytes.count <= SigV4Request.maximumInMemoryPayload else {
