@@ -63,29 +63,31 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
         let authorization = dateText.withUTF8 { dateBytes in
             nonceText.withUTF8 { nonceBytes in
                 payloadHash.withUnsafeBytes { hashBytes in
-                    let signer = SignerHeaderValues(
-                        date: UnsafeRawBufferPointer(dateBytes), securityToken: token, contentHash: hashBytes,
-                        nonce: UnsafeRawBufferPointer(nonceBytes), replacesToken: token != nil)
-                    return CanonicalRequest.with(
-                        method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
-                        policy: ACS3HeaderPolicy(replacesToken: token != nil), signerHeaders: signer, normalizePath: false,
-                        doubleURIEncode: false, payloadHash: hashBytes
-                    ) { canonical, signedHeaders, found -> String in
-                        if let found {
-                            problem = found
-                            return ""
+                    SignerHeaderValues.withTokenBytes(token) { tokenBytes in
+                        let signer = SignerHeaderValues(
+                            date: UnsafeRawBufferPointer(dateBytes), securityToken: tokenBytes, contentHash: hashBytes,
+                            nonce: UnsafeRawBufferPointer(nonceBytes), replacesToken: token != nil)
+                        return CanonicalRequest.with(
+                            method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
+                            policy: ACS3HeaderPolicy(replacesToken: token != nil), signerHeaders: signer, normalizePath: false,
+                            doubleURIEncode: false, payloadHash: hashBytes
+                        ) { canonical, signedHeaders, found -> String in
+                            if let found {
+                                problem = found
+                                return ""
+                            }
+                            hash = SHA256.hash(bufferPointer: canonical)
+                            if keepingCanonicalRequest { kept = Array(canonical) }
+                            let mac = Self.withStringToSign(hash: hash) { stringToSign in
+                                credentials.secretAccessKey.withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: stringToSign, using: $0) }
+                            }.published  // the signature is published in the request
+                            return authorizationHeader(signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
                         }
-                        hash = SHA256.hash(bufferPointer: canonical)
-                        if keepingCanonicalRequest { kept = Array(canonical) }
-                        let mac = Self.withStringToSign(hash: hash) { stringToSign in
-                            credentials.secretAccessKey.withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: stringToSign, using: $0) }
-                        }.published  // the signature is published in the request
-                        return authorizationHeader(signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
                     }
                 }
             }
         }
-        if let problem { throw problem.error }
+        if let problem { throw problem.error(request.headers) }
         var headers = [
             HTTPHeader("x-acs-date", date), HTTPHeader("x-acs-signature-nonce", nonce),
             HTTPHeader("x-acs-content-sha256", payloadHash.string),

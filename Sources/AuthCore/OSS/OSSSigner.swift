@@ -159,12 +159,14 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         let unsigned: StaticString = "UNSIGNED-PAYLOAD"
         return date.withBytes { dateBytes in
             unsigned.withUTF8Buffer { payload in
-                OSSV4CanonicalRequest.withCanonicalRequest(
-                    method: request.method, bucket: request.bucket, key: request.key, parameters: request.parameters,
-                    headers: request.headers, additional: additional,
-                    signer: SignerHeaderValues(
-                        date: dateBytes, securityToken: token, contentHash: UnsafeRawBufferPointer(payload), replacesToken: token != nil),
-                    ownsNames: true, payload: "UNSIGNED-PAYLOAD", body)
+                SignerHeaderValues.withTokenBytes(token) { tokenBytes in
+                    OSSV4CanonicalRequest.withCanonicalRequest(
+                        method: request.method, bucket: request.bucket, key: request.key, parameters: request.parameters,
+                        headers: request.headers, additional: additional,
+                        signer: SignerHeaderValues(
+                            date: dateBytes, securityToken: tokenBytes, contentHash: UnsafeRawBufferPointer(payload), replacesToken: token != nil),
+                        ownsNames: true, payload: "UNSIGNED-PAYLOAD", body)
+                }
             }
         }
     }
@@ -286,14 +288,17 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         out += (headers.first(named: "content-md5") ?? "") + "\n"
         out += (headers.first(named: "content-type") ?? "") + "\n"
         out += date + "\n"
-        let signer = SignerHeaderValues(securityToken: securityToken, replacesToken: securityToken != nil)
         let fields = HTTPHeader.utf8Counts(headers)
-        out += CanonicalHeaders.withTable(headers, fieldBytes: fields.both, policy: OSSV1HeaderPolicy(replacesToken: securityToken != nil), signer: signer) {
-            table, _ in  // fields were validated by the signer
-            String(unsafeUninitializedCapacity: CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signer)) {
-                var cursor = OutputCursor(buffer: $0)
-                table.writeLines(into: &cursor)
-                return cursor.position
+        out += SignerHeaderValues.withTokenBytes(securityToken) { tokenBytes in
+            let signer = SignerHeaderValues(securityToken: tokenBytes, replacesToken: securityToken != nil)
+            return CanonicalHeaders.withTable(
+                headers, fieldBytes: fields.both, policy: OSSV1HeaderPolicy(replacesToken: securityToken != nil), signer: signer
+            ) { table, _ in  // fields were validated by the signer
+                String(unsafeUninitializedCapacity: CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signer)) {
+                    var cursor = OutputCursor(buffer: $0)
+                    table.writeLines(into: &cursor)
+                    return cursor.position
+                }
             }
         }
         var resource = "/"

@@ -43,7 +43,7 @@ extension SigV4Request {
         guard methodOK else { throw AuthCoreError(.malformedRequest, "method '\(method)' is not an HTTP token") }
         let hasControl = CanonicalQuery.containsControlByte
         guard !checksTargetBytes || (!hasControl(path) && !hasControl(query)) else {
-            throw CanonicalHeaderProblem.controlCharactersInTarget.error
+            throw CanonicalHeaderProblem.controlCharactersInTarget.error(headers)
         }
         guard path.isEmpty || path.utf8.first == UInt8(ascii: "/") else {
             throw AuthCoreError(.malformedRequest, "request path must start with '/'")

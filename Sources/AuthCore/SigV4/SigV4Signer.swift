@@ -28,8 +28,11 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         /// the fixed parts of the `Authorization` header around the date.
         let authorizationPrefix: [UInt8]
         let authorizationScope: [UInt8]
+        /// The session token's bytes, lent to each canonical request (nil without a token).
+        let token: SessionTokenBytes?
         init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
             self.options = options
+            self.token = SessionTokenBytes(credentials.sessionToken)
             self.keys = ScopedSigningKeys(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache)
             // Each in one allocation (a signer built per request, on a server, pays for these).
             let label: StaticString = "AWS4-HMAC-SHA256 Credential="
@@ -159,7 +162,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             if keepingCanonicalRequest { kept = Array(canonical) }
             return authorizationHeader(date: date, signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
         }
-        if let problem { throw problem.error }
+        if let problem { throw problem.error(request.headers) }
         let headers: [HTTPHeader]
         let token = storage.keys.credentials.sessionToken
         if token == nil && !addsHash {
@@ -187,10 +190,11 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     ) -> R {
         let token = storage.keys.credentials.sessionToken
         let options = self.options
+        let storage = self.storage
         return date.withBytes { dateBytes in
             payloadHash.withUnsafeBytes { hash in
                 let signer = SignerHeaderValues(
-                    date: dateBytes, securityToken: options.omitSessionToken ? nil : token, contentHash: addsHash ? hash : nil,
+                    date: dateBytes, securityToken: options.omitSessionToken ? nil : storage.token?.bytes, contentHash: addsHash ? hash : nil,
                     replacesToken: token != nil)
                 return CanonicalRequest.with(
                     method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
@@ -271,7 +275,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         // The signed-header list is the request's headers (minus any Authorization/X-Amz-Date).
         var problem: CanonicalHeaderProblem?
         let signedHeaders = SigV4CanonicalRequest.signedHeaderList(request.headers, problem: &problem)
-        if let problem { throw problem.error }
+        if let problem { throw problem.error(request.headers) }
         var signedHeadersValue: [UInt8] = []
         signedHeadersValue.reserveCapacity(signedHeaders.count + 16)
         PercentEncoding.encode(signedHeaders, .unreserved, into: &signedHeadersValue)

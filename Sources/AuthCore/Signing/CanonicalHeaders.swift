@@ -42,17 +42,21 @@ protocol CanonicalHeaderPolicy {
     func signs(_ name: UnsafePointer<UInt8>, count: Int) -> Bool
 }
 
-/// A header the request cannot be signed with.
+/// A header the request cannot be signed with. A field is named by its index in the request's
+/// headers, so the problem is a plain value (no string to copy or release on the signing path).
 package enum CanonicalHeaderProblem {
-    case invalidName(String)
-    case invalidValue(String)
+    case invalidName(header: Int)
+    case invalidValue(header: Int)
     case missingHost
     case controlCharactersInTarget
 
-    var error: AuthCoreError {
-        switch self {
-        case .invalidName(let name): AuthCoreError(.malformedRequest, "header name '\(name)' is not an HTTP token")
-        case .invalidValue(let name): AuthCoreError(.malformedRequest, "header '\(name)' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
+    /// The error, naming the field from `headers` (the list the problem was found in).
+    func error(_ headers: [HTTPHeader]) -> AuthCoreError {
+        func name(_ index: Int) -> String { headers.indices.contains(index) ? headers[index].name : "#\(index)" }
+        return switch self {
+        case .invalidName(let index): AuthCoreError(.malformedRequest, "header name '\(name(index))' is not an HTTP token")
+        case .invalidValue(let index):
+            AuthCoreError(.malformedRequest, "header '\(name(index))' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
         case .missingHost: AuthCoreError(.malformedRequest, "the Host header is required (the signature covers it)")
         case .controlCharactersInTarget: AuthCoreError(.malformedRequest, "request target contains control characters")
         }
@@ -63,7 +67,8 @@ package enum CanonicalHeaderProblem {
 /// ``CanonicalHeaderPolicy/signerNames``.
 package struct SignerHeaderValues {
     package var date: UnsafeRawBufferPointer?
-    var securityToken: String?
+    /// The session token's UTF-8 bytes (``withTokenBytes(_:_:)`` lends them).
+    var securityToken: UnsafeRawBufferPointer?
     var contentHash: UnsafeRawBufferPointer?
     /// A once-only request identifier (ACS3 `x-acs-signature-nonce`).
     var nonce: UnsafeRawBufferPointer?
@@ -77,7 +82,7 @@ package struct SignerHeaderValues {
     /// Bytes these headers take as lines (`name:value\n`; names are at most 21 bytes).
     @inline(__always)
     var lineBytes: Int {
-        (date.map { 22 + $0.count } ?? 0) + (securityToken.map { 22 + $0.utf8.count } ?? 0) + (contentHash.map { 22 + $0.count } ?? 0)
+        (date.map { 22 + $0.count } ?? 0) + (securityToken.map { 22 + $0.count } ?? 0) + (contentHash.map { 22 + $0.count } ?? 0)
             + (nonce.map { 22 + $0.count } ?? 0)
     }
 
@@ -87,7 +92,7 @@ package struct SignerHeaderValues {
 
     package static var none: SignerHeaderValues { SignerHeaderValues() }
     package init(
-        date: UnsafeRawBufferPointer? = nil, securityToken: String? = nil, contentHash: UnsafeRawBufferPointer? = nil,
+        date: UnsafeRawBufferPointer? = nil, securityToken: UnsafeRawBufferPointer? = nil, contentHash: UnsafeRawBufferPointer? = nil,
         nonce: UnsafeRawBufferPointer? = nil, replacesToken: Bool = false
     ) {
         self.date = date
@@ -95,6 +100,14 @@ package struct SignerHeaderValues {
         self.contentHash = contentHash
         self.nonce = nonce
         self.replacesToken = replacesToken
+    }
+
+    /// Passes the UTF-8 bytes of `token` (nil without one) to `body`: the form ``securityToken``
+    /// takes, so these values are plain (copying them touches no reference count).
+    @inline(__always)
+    static func withTokenBytes<R>(_ token: String?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
+        guard var token else { return body(nil) }
+        return token.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 }
 
@@ -233,7 +246,7 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
                 if HTTPHeader.isCredentialName(lowercased: base + lineStart, count: nameLength) {
                     copiedSecret = true  // a session token, cookie or proxy credential: the caller wipes the scratch
                 }
-                if !nameOK, problem == nil { problem = .invalidName(header.pointee.name) }
+                if !nameOK, problem == nil { problem = .invalidName(header: index) }
                 base[used] = UInt8(ascii: ":")
                 used &+= 1
                 let valueOK: Bool
@@ -248,7 +261,7 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
                     valueOK = header.pointee.value.utf8.withContiguousStorageIfAvailable { copyVerbatimValue($0) }
                         ?? Array(header.pointee.value.utf8).withUnsafeBufferPointer { copyVerbatimValue($0) }
                 }
-                if !valueOK, problem == nil { problem = .invalidValue(header.pointee.name) }
+                if !valueOK, problem == nil { problem = .invalidValue(header: index) }
                 base[used] = UInt8(ascii: "\n")
                 used &+= 1
                 addSlot(lineStart: lineStart, nameLength: nameLength)
@@ -257,7 +270,7 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
         if Policy.requiresHost, !sawHost, problem == nil { problem = .missingHost }
         let names = Policy.signerNames
         if let date = signer.date { add(names.date, date) }
-        if var token = signer.securityToken { token.withUTF8 { add(names.token, UnsafeRawBufferPointer($0)) } }
+        if let token = signer.securityToken { add(names.token, token) }
         if let hash = signer.contentHash { add(names.contentHash, hash) }
         if let nonce = signer.nonce { add(names.nonce, nonce) }
         return problem

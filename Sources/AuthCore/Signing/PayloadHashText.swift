@@ -57,7 +57,7 @@ package struct PayloadHashText {
     /// The text as a `String` (for the `X-Amz-Content-SHA256` header).
     var string: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 
-    static let emptyBody = PayloadHashText("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-    static let unsigned = PayloadHashText("UNSIGNED-PAYLOAD")
-    static let streaming = PayloadHashText("STREAMING-AWS4-HMAC-SHA256-PAYLOAD")
+    static var emptyBody: PayloadHashText { PayloadHashText("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") }
+    static var unsigned: PayloadHashText { PayloadHashText("UNSIGNED-PAYLOAD") }
+    static var streaming: PayloadHashText { PayloadHashText("STREAMING-AWS4-HMAC-SHA256-PAYLOAD") }
 }

@@ -1,0 +1,31 @@
+/// A session token's UTF-8 bytes at a stable address, owned by a signer: its canonical request's
+/// token line (`x-amz-security-token`) is copied from here, so the signing path lends the token
+/// with no closure and no reference count (``SignerHeaderValues/securityToken``).
+///
+/// Memory safety: the bytes are allocated and written once in `init`, only read afterwards, and
+/// wiped and freed in `deinit`; a borrower reads them while it holds the owner (a signer's storage
+/// for the duration of a signature), so concurrent readers never meet a writer.
+final class SessionTokenBytes: @unchecked Sendable {
+    private let base: UnsafeMutableRawPointer
+    private let count: Int
+
+    /// A copy of `token`'s bytes, or nil without a token.
+    init?(_ token: String?) {
+        guard let token else { return nil }
+        count = token.utf8.count
+        base = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(count, 1), alignment: 1)
+        var copied = 0
+        for byte in token.utf8 {
+            base.storeBytes(of: byte, toByteOffset: copied, as: UInt8.self)
+            copied &+= 1
+        }
+    }
+
+    deinit {
+        secureZero(base, count: count)
+        base.deallocate()
+    }
+
+    /// The bytes, valid while this object is alive.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+}
