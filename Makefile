@@ -13,7 +13,7 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind
 
-.PHONY: test test-unit docs bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test test-unit docs alloc-check bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
@@ -33,6 +33,7 @@ test: deps build
 	$(MAKE) --no-print-directory ct-count
 	$(MAKE) --no-print-directory dudect DUDECT_MEASUREMENTS=20000
 	$(MAKE) --no-print-directory zeroize-check
+	$(MAKE) --no-print-directory alloc-check
 
 # Every test that needs no peer, no venv and no apt (the system's GMP and OpenSSL only): for
 # contributors on a machine without Debian's packages or a network (macOS with Homebrew's gmp and
@@ -164,6 +165,11 @@ ct-count: ctgrind-build
 DUDECT_MEASUREMENTS ?= 1000000
 dudect: ctgrind-build
 	@$(CT_BINARY) dudect $(DUDECT_MEASUREMENTS)
+
+# Heap allocations per signature of the release build's signing rows, each against its budget
+# (scripts/alloc_check.py): a count, the same on every run, so it is gated; timings are not.
+alloc-check: build-release
+	@$(PYTHON) scripts/alloc_check.py
 
 # Freed heap blocks that still hold a marker secret (LD_PRELOAD probe, Checks/zeroize), per scenario
 # with its gate, and a control with OPENSSL_cleanse disabled that must find them (scripts/zeroize_check.py).

@@ -32,7 +32,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         let token: SessionTokenBytes?
         init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
             self.options = options
-            self.token = SessionTokenBytes(credentials.sessionToken)
+            self.token = SessionTokenBytes.copying(credentials.sessionToken)
             self.keys = ScopedSigningKeys(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache)
             // Each in one allocation (a signer built per request, on a server, pays for these).
             let label: StaticString = "AWS4-HMAC-SHA256 Credential="

@@ -9,9 +9,14 @@ final class SessionTokenBytes: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     private let count: Int
 
-    /// A copy of `token`'s bytes, or nil without a token.
-    init?(_ token: String?) {
+    /// A copy of `token`'s bytes, or nil without a token (a factory: a failable class initialiser
+    /// would allocate the object before it fails, one allocation per signer without a token).
+    static func copying(_ token: String?) -> SessionTokenBytes? {
         guard let token else { return nil }
+        return SessionTokenBytes(token)
+    }
+
+    private init(_ token: String) {
         count = token.utf8.count
         base = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(count, 1), alignment: 1)
         var copied = 0

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""make alloc-check: heap allocations per signature, gated (a deterministic count, not a timing).
+
+Runs the release `authcore-bench --quick` over the signing rows and reads the `allocations` each row
+reports (benchmark binary's interposed malloc, counted in one untimed pass: the same figure on every
+run for the same code). Each row has a budget: the count issue 14 brought it to. A row above its
+budget, or missing, fails the check (exit 1), so an allocation added to a signing path is caught by
+`make test` rather than by the next benchmark table.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BENCH = os.environ.get("AUTHCORE_BENCH", ".build/release/authcore-bench")
+# row -> allocations per iteration at most
+BUDGETS = {
+    "sigv4.sign.get": 2,          # the X-Amz-Date/Authorization header array and the Authorization string
+    "sigv4.sign.get.cold": 18,    # a new signer, an empty key cache: derivation and the cache entry
+    "sigv4.presign": 10,
+    "sigv4.sign.put.1KiB": 3,
+    "oss.v4.sign.get": 3,
+}
+FILTERS = ["sigv4.sign.get", "sigv4.presign", "sigv4.sign.put", "oss.v4.sign.get"]
+
+
+def main():
+    found = {}
+    for substring in FILTERS:
+        with tempfile.NamedTemporaryFile(suffix=".json") as out:
+            run = subprocess.run([BENCH, "--quick", "--filter", substring, "--json", out.name], capture_output=True, text=True)
+            if run.returncode != 0:
+                print(run.stdout + run.stderr)
+                print(f"alloc-check: authcore-bench --filter {substring} exited {run.returncode}")
+                return 1
+            for row in json.load(open(out.name))["results"]:
+                if "allocations" in row:
+                    found[row["name"]] = row["allocations"]
+    failed = False
+    for name, budget in BUDGETS.items():
+        count = found.get(name)
+        if count is None:
+            print(f"alloc-check {name}: no allocation count reported (counting unsupported here?)")
+            failed = True
+            continue
+        ok = count <= budget + 0.01
+        failed |= not ok
+        print(f"alloc-check {name}: {count:g} allocations per iteration (budget {budget}){'' if ok else '  FAILED'}")
+    print("alloc-check: FAILED" if failed else "alloc-check: every signing row is within its allocation budget")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
