@@ -28,11 +28,12 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         /// the fixed parts of the `Authorization` header around the date.
         let authorizationPrefix: [UInt8]
         let authorizationScope: [UInt8]
-        /// The session token's bytes, lent to each canonical request (nil without a token).
+        /// The session token's bytes, lent to each header-mode canonical request (nil without a
+        /// token, or with ``SigV4Options/omitSessionToken``, where the token is sent but not signed).
         let token: SessionTokenBytes?
         init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
             self.options = options
-            self.token = SessionTokenBytes.copying(credentials.sessionToken)
+            self.token = SessionTokenBytes.copying(options.omitSessionToken ? nil : credentials.sessionToken)
             self.keys = ScopedSigningKeys(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache)
             // Each in one allocation (a signer built per request, on a server, pays for these).
             let label: StaticString = "AWS4-HMAC-SHA256 Credential="
@@ -193,9 +194,10 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         let storage = self.storage
         return date.withBytes { dateBytes in
             payloadHash.withUnsafeBytes { hash in
+                // The token's bytes stay valid for the call: `self` is borrowed until it returns, and
+                // holds `storage` (a `let`), which holds `token` (a `let`): SessionTokenBytes.
                 let signer = SignerHeaderValues(
-                    date: dateBytes, securityToken: options.omitSessionToken ? nil : storage.token?.bytes, contentHash: addsHash ? hash : nil,
-                    replacesToken: token != nil)
+                    date: dateBytes, securityToken: storage.token?.bytes, contentHash: addsHash ? hash : nil, replacesToken: token != nil)
                 return CanonicalRequest.with(
                     method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
                     policy: SigV4HeaderPolicy(signer: signer), signerHeaders: signer, normalizePath: options.normalizePath,

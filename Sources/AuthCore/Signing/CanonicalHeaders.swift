@@ -67,7 +67,8 @@ package enum CanonicalHeaderProblem {
 /// ``CanonicalHeaderPolicy/signerNames``.
 package struct SignerHeaderValues {
     package var date: UnsafeRawBufferPointer?
-    /// The session token's UTF-8 bytes (``withTokenBytes(_:_:)`` lends them).
+    /// The session token's UTF-8 bytes, valid only while their lender lives: a SigV4 signer's
+    /// ``SessionTokenBytes``, or ``withTokenBytes(_:_:)`` for the length of its closure.
     var securityToken: UnsafeRawBufferPointer?
     var contentHash: UnsafeRawBufferPointer?
     /// A once-only request identifier (ACS3 `x-acs-signature-nonce`).

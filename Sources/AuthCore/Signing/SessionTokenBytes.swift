@@ -1,10 +1,13 @@
 /// A session token's UTF-8 bytes at a stable address, owned by a signer: its canonical request's
 /// token line (`x-amz-security-token`) is copied from here, so the signing path lends the token
-/// with no closure and no reference count (``SignerHeaderValues/securityToken``).
+/// with no closure and no reference count (``SignerHeaderValues/securityToken``). Two allocations
+/// per signer that signs with a token (this object and its bytes); none without one.
 ///
 /// Memory safety: the bytes are allocated and written once in `init`, only read afterwards, and
-/// wiped and freed in `deinit`; a borrower reads them while it holds the owner (a signer's storage
-/// for the duration of a signature), so concurrent readers never meet a writer.
+/// wiped and freed in `deinit`. A borrower may read ``bytes`` only while the owner is alive: a
+/// signer's storage holds this object in a `let`, and the storage is a `let` of the signer, which
+/// a signing method borrows for the whole call, so the bytes outlive every canonical request built
+/// in it. Concurrent readers never meet a writer.
 final class SessionTokenBytes: @unchecked Sendable {
     private let base: UnsafeMutableRawPointer
     private let count: Int
