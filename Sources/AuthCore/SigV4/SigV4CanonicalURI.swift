@@ -17,6 +17,11 @@ enum SigV4CanonicalURI {
             return true
         }
         if copied == true { return true }
+        // S3's rules (no normalising, no encoding): a non-empty path is its own canonical form.
+        if !normalize && !doubleEncode && !path.isEmpty {
+            out.write(path)
+            return false
+        }
         var bytes: [UInt8] = []
         if appendCanonicalURIIfNeeded(path: path, normalize: normalize, doubleEncode: doubleEncode, into: &bytes) {
             out.write(bytes)

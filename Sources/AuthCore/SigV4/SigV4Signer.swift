@@ -56,13 +56,20 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         /// headers, or signs once, never pays for it).
         func encodedCredential(date: AmzDate) -> [UInt8] {
             let accessKeyId = keys.credentials.accessKeyId
-            var value: [UInt8] = []
-            value.reserveCapacity(3 * accessKeyId.utf8.count + 3 + 8 + 3 * keys.scopeSuffix.count)
-            PercentEncoding.encode(accessKeyId.utf8, .unreserved, into: &value)
-            value.append(contentsOf: "%2F".utf8)
-            date.withDateBytes { value.append(contentsOf: $0) }
-            PercentEncoding.encode(keys.scopeSuffix, .unreserved, into: &value)
-            return value
+            let scopeSuffix = keys.scopeSuffix
+            // Written in place into one allocation (each encoded byte is at most three): no
+            // per-byte append with its uniqueness and capacity checks.
+            let capacity = 3 &* accessKeyId.utf8.count &+ 3 &+ 8 &+ 3 &* scopeSuffix.count
+            return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                var out = OutputCursor(buffer: buffer)
+                if accessKeyId.utf8.withContiguousStorageIfAvailable({ PercentEncoding.encode($0, .unreserved, into: &out) }) == nil {
+                    PercentEncoding.encode(accessKeyId.utf8, .unreserved, into: &out)
+                }
+                out.write("%2F" as StaticString)
+                date.withDateBytes { out.write($0) }
+                scopeSuffix.withUnsafeBufferPointer { PercentEncoding.encode($0, .unreserved, into: &out) }
+                initialized = out.position
+            }
         }
     }
 
@@ -290,11 +297,12 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         ]
         let token = credentials.sessionToken
         if let token, !options.omitSessionToken { additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token))) }
-        var signedQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter)
+        var signedQuery = CanonicalQuery.fromRawQuery(
+            request.query, adding: additions, excluding: Presign.isOwnParameter, holdsSecret: token != nil && !options.omitSessionToken)
         var sentQuery: [UInt8]?  // the query sent, when it is not the one signed
         if let token, options.omitSessionToken {  // the token is sent but not signed
             additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token)))
-            sentQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter)
+            sentQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter, holdsSecret: true)
         }
         let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
             CanonicalRequest.with(

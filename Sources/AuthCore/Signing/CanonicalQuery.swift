@@ -9,56 +9,63 @@ package enum CanonicalQuery {
     /// sort by key then value, `key=value` even for empty values.
     package static func fromRawQuery(
         _ query: String, adding additions: [(key: [UInt8], value: [UInt8])] = [],
-        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false }
+        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false }, holdsSecret: Bool = false
     ) -> [UInt8] {
         if additions.isEmpty, query.utf8.withContiguousStorageIfAvailable(isAlreadyCanonical) ?? false { return Array(query.utf8) }
-        return reencoded(query, adding: additions, excluding: excluding)
+        return reencoded(query, adding: additions, excluding: excluding, holdsSecret: holdsSecret)
     }
 
-    /// ``fromRawQuery(_:adding:excluding:)`` without the fast path: every pair decoded and re-encoded.
+    /// ``fromRawQuery(_:adding:excluding:holdsSecret:)`` without the fast path: every pair decoded
+    /// and re-encoded. The pairs are encoded into one buffer of their final size at most (a byte
+    /// becomes three at most, a `%XX` one), written in place; `holdsSecret` (a presigned URL's
+    /// token among the additions) wipes that intermediate buffer before it is freed.
     package static func reencoded(
         _ query: String, adding additions: [(key: [UInt8], value: [UInt8])] = [],
-        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false }
+        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false }, holdsSecret: Bool = false
     ) -> [UInt8] {
-        var encoded: [UInt8] = []
         var pairs: [(key: Range<Int>, value: Range<Int>)] = []
         var q = query
-        q.withUTF8 { raw in
-            encoded.reserveCapacity(raw.count + 16 + additions.reduce(0) { $0 + $1.key.count + $1.value.count })
+        var encoded = q.withUTF8 { raw in
+            let capacity = 3 &* raw.count &+ additions.reduce(0) { $0 &+ $1.key.count &+ $1.value.count }
             // One pair per `&`-separated part at most, plus the additions: the list grows once.
             var separators = 0
             for byte in raw where byte == UInt8(ascii: "&") { separators &+= 1 }
             pairs.reserveCapacity(separators &+ 1 &+ additions.count)
-            var start = 0
-            while start <= raw.count {
-                var end = start
-                while end < raw.count && raw[end] != UInt8(ascii: "&") { end += 1 }
-                if end > start {
-                    var eq = start
-                    while eq < end && raw[eq] != UInt8(ascii: "=") { eq += 1 }
-                    let keyStart = encoded.count
-                    PercentEncoding.reencode(UnsafeBufferPointer(rebasing: raw[start..<eq]), .unreserved, into: &encoded)
-                    let keyRange = keyStart..<encoded.count
-                    let excluded = encoded.withUnsafeBufferPointer { excluding(UnsafeBufferPointer(rebasing: $0[keyRange])) }
-                    if excluded {
-                        encoded.removeSubrange(keyStart...)
-                    } else {
-                        let valueStart = encoded.count
-                        if eq < end { PercentEncoding.reencode(UnsafeBufferPointer(rebasing: raw[(eq + 1)..<end]), .unreserved, into: &encoded) }
-                        pairs.append((keyRange, valueStart..<encoded.count))
+            return [UInt8](unsafeUninitializedCapacity: Swift.max(capacity, 1)) { buffer, initialized in
+                var out = OutputCursor(buffer: buffer)
+                var start = 0
+                while start <= raw.count {
+                    var end = start
+                    while end < raw.count && raw[end] != UInt8(ascii: "&") { end += 1 }
+                    if end > start {
+                        var eq = start
+                        while eq < end && raw[eq] != UInt8(ascii: "=") { eq += 1 }
+                        let keyStart = out.position
+                        PercentEncoding.reencode(UnsafeBufferPointer(rebasing: raw[start..<eq]), .unreserved, into: &out)
+                        let keyRange = keyStart..<out.position
+                        if excluding(UnsafeBufferPointer(rebasing: buffer[keyRange])) {
+                            out.position = keyStart
+                        } else {
+                            let valueStart = out.position
+                            if eq < end { PercentEncoding.reencode(UnsafeBufferPointer(rebasing: raw[(eq + 1)..<end]), .unreserved, into: &out) }
+                            pairs.append((keyRange, valueStart..<out.position))
+                        }
                     }
+                    start = end + 1
                 }
-                start = end + 1
+                for (key, value) in additions {
+                    let keyStart = out.position
+                    out.write(key)
+                    let valueStart = out.position
+                    out.write(value)
+                    pairs.append((keyStart..<valueStart, valueStart..<out.position))
+                }
+                initialized = out.position
             }
         }
-        for (key, value) in additions {
-            let keyStart = encoded.count
-            encoded.append(contentsOf: key)
-            let valueStart = encoded.count
-            encoded.append(contentsOf: value)
-            pairs.append((keyStart..<valueStart, valueStart..<encoded.count))
-        }
-        return joined(encoded, &pairs, emptyValue: .keyEquals)
+        let result = joined(encoded, &pairs, emptyValue: .keyEquals)
+        if holdsSecret { encoded.secureZeroize() }
+        return result
     }
 
     /// The canonical query of decoded pairs (OSS V4's canonical query, OSS signed URLs): each side
@@ -92,17 +99,21 @@ package enum CanonicalQuery {
         if pairs.isEmpty { return [] }
         return encoded.withUnsafeBufferPointer { buffer in
             pairs.sort { bytesLess(buffer, $0.key, $1.key) || (bytesEqual(buffer, $0.key, $1.key) && bytesLess(buffer, $0.value, $1.value)) }
-            var out: [UInt8] = []
-            out.reserveCapacity(buffer.count &+ pairs.count &* 2)
-            for (index, pair) in pairs.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: "&")) }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[pair.key]))
-                if emptyValue == .keyEquals || !pair.value.isEmpty {
-                    out.append(UInt8(ascii: "="))
-                    out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[pair.value]))
+            // Room: every encoded byte once (each pair's key and value are disjoint ranges of the
+            // buffer), and per pair at most a `&` and a `=`.
+            return [UInt8](unsafeUninitializedCapacity: buffer.count &+ pairs.count &* 2) { out, initialized in
+                var cursor = OutputCursor(buffer: out)
+                for index in pairs.indices {
+                    let pair = pairs[index]
+                    if index > 0 { cursor.writeByte(UInt8(ascii: "&")) }
+                    cursor.write(buffer, pair.key)
+                    if emptyValue == .keyEquals || !pair.value.isEmpty {
+                        cursor.writeByte(UInt8(ascii: "="))
+                        cursor.write(buffer, pair.value)
+                    }
                 }
+                initialized = cursor.position
             }
-            return out
         }
     }
 

@@ -66,6 +66,14 @@ package struct OutputCursor {
         position &+= count
     }
 
+    /// Writes the eight bytes of `word` as they lie in memory (a word loaded from a byte buffer).
+    @inline(__always)
+    mutating func writeWord(_ word: UInt64) {
+        precondition(position &+ 8 <= buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
+        UnsafeMutableRawPointer(buffer.baseAddress! + position).storeBytes(of: word, as: UInt64.self)  // invariant: checked above
+        position &+= 8
+    }
+
     @inline(__always)
     mutating func writeByte(_ byte: UInt8) {
         precondition(position < buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs

@@ -21,6 +21,32 @@ package enum PercentEncoding {
         for byte in bytes { append(byte, set, into: &out) }
     }
 
+    /// ``encode(_:_:into:)`` of contiguous bytes into a cursor, eight at a time while all eight are
+    /// kept (SWAR: one mask per word instead of a set test and a store per byte); a word with a byte
+    /// to escape, and the last one to seven bytes, go byte by byte. Differential-tested against the
+    /// per-byte form (`SigningDifferentialTests`).
+    @inline(__always)
+    package static func encode(_ bytes: UnsafeBufferPointer<UInt8>, _ set: EncodeSet, into out: inout OutputCursor) {
+        guard let source = UnsafeRawPointer(bytes.baseAddress) else { return }
+        let count = bytes.count
+        var index = 0
+        while index &+ 8 <= count {
+            let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            var kept = SWAR.unreservedOrSlashMask(word)
+            if set == .unreserved { kept &= ~SWAR.equalMask(word, UInt8(ascii: "/")) }
+            if kept == SWAR.highs {
+                out.writeWord(word)
+            } else {
+                for lane in 0..<8 { append(bytes[index &+ lane], set, into: &out) }
+            }
+            index &+= 8
+        }
+        while index < count {
+            append(bytes[index], set, into: &out)
+            index &+= 1
+        }
+    }
+
     /// `text` encoded under `set`.
     package static func encoded(_ text: some StringProtocol, _ set: EncodeSet = .unreserved) -> String {
         String(decoding: encodedBytes(text, set), as: UTF8.self)
@@ -37,7 +63,7 @@ package enum PercentEncoding {
     /// Appends the encoding of the percent-decoded `raw` (a `%` not followed by two hex digits stays
     /// literal and is encoded as `%25`): SigV4's canonical form of a query written any way.
     @inline(__always)
-    static func reencode(_ raw: UnsafeBufferPointer<UInt8>, _ set: EncodeSet, into out: inout [UInt8]) {
+    static func reencode<Sink: ByteSink>(_ raw: UnsafeBufferPointer<UInt8>, _ set: EncodeSet, into out: inout Sink) {
         let digits = Hex.digitValues
         var i = 0
         while i < raw.count {
