@@ -17,11 +17,6 @@ enum SigV4CanonicalURI {
             return true
         }
         if copied == true { return true }
-        // S3's rules (no normalising, no encoding): a non-empty path is its own canonical form.
-        if !normalize && !doubleEncode && !path.isEmpty {
-            out.write(path)
-            return false
-        }
         var bytes: [UInt8] = []
         if appendCanonicalURIIfNeeded(path: path, normalize: normalize, doubleEncode: doubleEncode, into: &bytes) {
             out.write(bytes)
@@ -73,6 +68,8 @@ enum SigV4CanonicalURI {
                 out.append(UInt8(ascii: "/"))
                 return true
             }
+            // S3's rules (no normalising, no encoding): a non-empty path is its own canonical form.
+            guard normalize || doubleEncode else { return false }
             var needsNormalizing = false
             var needsEncoding = false
             var previous: UInt8 = 0

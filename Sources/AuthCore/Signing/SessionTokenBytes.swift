@@ -1,6 +1,7 @@
 /// A session token's UTF-8 bytes at a stable address, owned by a signer: its canonical request's
 /// token line (`x-amz-security-token`) is copied from here, so the signing path lends the token
-/// with no closure and no reference count (``SignerHeaderValues/securityToken``). Two allocations
+/// with no closure and no reference count (``SignerHeaderValues/securityToken``; ``SecureBytes``
+/// lends its bytes only inside a closure, which stops the signer's canonical request being inlined). Two allocations
 /// per signer that signs with a token (this object and its bytes); none without one.
 ///
 /// Memory safety: the bytes are allocated and written once in `init`, only read afterwards, and
@@ -22,11 +23,7 @@ final class SessionTokenBytes: @unchecked Sendable {
     private init(_ token: String) {
         count = token.utf8.count
         base = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(count, 1), alignment: 1)
-        var copied = 0
-        for byte in token.utf8 {
-            base.storeBytes(of: byte, toByteOffset: copied, as: UInt8.self)
-            copied &+= 1
-        }
+        UnsafeMutableRawBufferPointer(start: base, count: count).copyBytes(from: token.utf8)
     }
 
     deinit {
