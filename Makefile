@@ -13,7 +13,7 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind
 
-.PHONY: test test-unit docs alloc-check bench tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test test-unit docs alloc-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
@@ -165,6 +165,14 @@ ct-count: ctgrind-build
 DUDECT_MEASUREMENTS ?= 1000000
 dudect: ctgrind-build
 	@$(CT_BINARY) dudect $(DUDECT_MEASUREMENTS)
+
+# The working tree's benchmarks against another commit's, the two release binaries run alternately
+# in ABBA order (scripts/bench_ab.py; the base is built once in .build/bench-ab/): for changes of a
+# few percent, which one run cannot tell from noise. BASE=<rev> (default HEAD), RUNS=<rounds>
+# (default 6), FILTER=<rows> (default sign.get).
+bench-ab: deps build-release
+	AUTHCORE_VENV=$(VENV) $(PYTHON) scripts/bench_ab.py --bench .build/release/authcore-bench \
+	  --base "$(or $(BASE),HEAD)" --runs "$(or $(RUNS),6)" --filter "$(or $(FILTER),sign.get)"
 
 # Heap allocations per signature of the release build's signing rows, each against its budget
 # (scripts/alloc_check.py): a count, the same on every run, so it is gated; timings are not.
