@@ -51,7 +51,8 @@ def measure(binary, filter_text):
     """One run's rows: name -> (median ns, paired ratio or None)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         run([binary, "--filter", filter_text, "--json", out.name], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        results = json.load(open(out.name))["results"]
+        with open(out.name) as written:
+            results = json.load(written)["results"]
     return {row["name"]: (row["median"], row.get("paired_ratio")) for row in results if "median" in row}
 
 
