@@ -169,9 +169,9 @@ dudect: ctgrind-build
 # The working tree's benchmarks against another commit's, the two release binaries run alternately
 # in ABBA order (scripts/bench_ab.py; the base is built once in .build/bench-ab/): for changes of a
 # few percent, which one run cannot tell from noise. BASE=<rev> (default HEAD), RUNS=<rounds>
-# (default 6), FILTER=<rows> (default sign.get).
+# (default 6), FILTER=<rows> (default sign.get). AUTHCORE_VENV reaches the benchmarks' Python rows.
 bench-ab: deps build-release
-	AUTHCORE_VENV=$(VENV) $(PYTHON) scripts/bench_ab.py --bench .build/release/authcore-bench \
+	AUTHCORE_VENV=$(VENV) $(PYTHON) scripts/bench_ab.py --bench .build/release/authcore-bench --swift "$(SWIFT)" \
 	  --base "$(or $(BASE),HEAD)" --runs "$(or $(RUNS),6)" --filter "$(or $(FILTER),sign.get)"
 
 # Heap allocations per signature of the release build's signing rows, each against its budget
