@@ -37,9 +37,8 @@ def run(cmd, **kwargs):
 def fail(message, error=None):
     """Exits 1 with `message` and the end of the failing command's stderr."""
     detail = ""
-    if isinstance(error, subprocess.CalledProcessError) and error.stderr:
-        text = error.stderr if isinstance(error.stderr, str) else error.stderr.decode(errors="replace")
-        detail = "\n  " + "\n  ".join(text.strip().splitlines()[-5:])
+    if isinstance(error, subprocess.CalledProcessError) and error.stderr:  # every command here runs with text=True
+        detail = "\n  " + "\n  ".join(error.stderr.strip().splitlines()[-5:])
     sys.exit(f"bench-ab: {message}{detail}")
 
 
@@ -88,6 +87,11 @@ def measure(binary, filter_text):
     return {row["name"]: (row["median"], row.get("paired_ratio")) for row in results if "median" in row}
 
 
+def column(runs, name, field):
+    """Row `name`'s `field` (0: median, 1: paired ratio) in each run that has it."""
+    return [run_[name][field] for run_ in runs if run_[name][field] is not None]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", required=True)
@@ -125,14 +129,12 @@ def main():
     print(f"bench-ab: the working tree against {commit[:12]}, {args.runs} interleaved rounds (ABBA), filter '{args.filter}'")
     print(f"{'row':<34} {'base':>10} {'tree':>10} {'change':>8} {'faster':>7}{'':<8} paired ratio base -> tree")
     for name in rows:
-        base_medians = [run_[name][0] for run_ in samples["base"]]
-        tree_medians = [run_[name][0] for run_ in samples["tree"]]
+        base_medians, tree_medians = column(samples["base"], name, 0), column(samples["tree"], name, 0)
         base_median = statistics.median(base_medians)
         tree_median = statistics.median(tree_medians)
         change = (tree_median / base_median - 1) * 100 if base_median else 0.0
         ratio_text = ""
-        base_ratios = [run_[name][1] for run_ in samples["base"] if run_[name][1] is not None]
-        tree_ratios = [run_[name][1] for run_ in samples["tree"] if run_[name][1] is not None]
+        base_ratios, tree_ratios = column(samples["base"], name, 1), column(samples["tree"], name, 1)
         # Rounds the tree won: by the paired ratio where the row has one (it cancels the machine's
         # state, which moves a median by tens of percent between runs), else by the median.
         pairs = list(zip(base_ratios, tree_ratios)) if len(base_ratios) == len(tree_ratios) == args.runs else list(zip(base_medians, tree_medians))
