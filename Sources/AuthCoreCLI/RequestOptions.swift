@@ -102,14 +102,9 @@ struct RequestOptions {
     /// The canonical request as `--verbose` prints it: the values of credential headers (the
     /// session token) and of session-token query parameters shown as `<redacted>`.
     static func redactedCanonicalRequest(_ text: String) -> String {
-        let parameters: Set<String> = ["x-amz-security-token", "security-token", "x-oss-security-token"]
-        return text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line -> String in
-            if index == 2 {  // the canonical query (SigV4 and OSS V4 layout: method, path, query, ...)
-                return line.split(separator: "&", omittingEmptySubsequences: false).map { piece -> String in
-                    guard let equals = piece.firstIndex(of: "="), parameters.contains(piece[..<equals].lowercased()) else { return String(piece) }
-                    return "\(piece[..<equals])=<redacted>"
-                }.joined(separator: "&")
-            }
+        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line -> String in
+            // The canonical query (SigV4 and OSS V4 layout: method, path, query, ...).
+            if index == 2 { return RequestURL.redactingCredentials(query: line) }
             guard let colon = line.firstIndex(of: ":"), HTTPHeader(String(line[..<colon]), "").holdsCredential else { return String(line) }
             return "\(line[..<colon]):<redacted>"
         }.joined(separator: "\n")

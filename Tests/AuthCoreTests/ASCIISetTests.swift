@@ -22,8 +22,8 @@ struct ASCIISetTests {
         let lower = Array("0123456789abcdef".utf8)
         let upper = Array("0123456789ABCDEF".utf8)
         for nibble in UInt8(0)..<16 {
-            #expect(lowerHexDigit(nibble) == lower[Int(nibble)])
-            #expect(upperHexDigit(nibble) == upper[Int(nibble)])
+            #expect(Hex.lowerDigit(nibble) == lower[Int(nibble)])
+            #expect(Hex.upperDigit(nibble) == upper[Int(nibble)])
         }
     }
 }

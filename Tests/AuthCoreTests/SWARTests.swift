@@ -78,7 +78,7 @@ struct SWARTests {
 
     @Test("the hex pair table holds 00 ... ff")
     func hexPairTable() {
-        let table = lowerHexPairs.withUTF8Buffer { Array($0) }
+        let table = Hex.lowerPairs.withUTF8Buffer { Array($0) }
         #expect(table == Array(Hex.encode((0...255).map { UInt8($0) }).utf8))
     }
 }

@@ -116,14 +116,16 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     static func v4Authorization(
         accessKeyId: String, date: AmzDate, scopeSuffix: [UInt8], additional: [String], signatureHex: (inout OutputCursor) -> Void
     ) -> String {
-        let prefix: StaticString = "OSS4-HMAC-SHA256 Credential="
+        let algorithm = SigningScheme.aliyunV4.algorithm
+        let credentialLabel: StaticString = " Credential="
         let signatureLabel: StaticString = ", Signature="
         let additionalLabel: StaticString = ", AdditionalHeaders="
         let additionalBytes = additional.isEmpty ? 0 : additional.reduce(additionalLabel.utf8CodeUnitCount) { $0 &+ $1.utf8.count &+ 1 }
-        let length = prefix.utf8CodeUnitCount + accessKeyId.utf8.count + 1 + 8 + scopeSuffix.count
-            + signatureLabel.utf8CodeUnitCount + 64 + additionalBytes
+        let length = algorithm.utf8CodeUnitCount + credentialLabel.utf8CodeUnitCount + accessKeyId.utf8.count + 1 + 8
+            + scopeSuffix.count + signatureLabel.utf8CodeUnitCount + 64 + additionalBytes
         return String(writing: length) { out in
-            out.write(prefix)
+            out.write(algorithm)
+            out.write(credentialLabel)
             out.write(accessKeyId)
             out.writeByte(UInt8(ascii: "/"))
             date.withDateBytes { out.write($0) }
@@ -180,7 +182,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         if let token { parameters.append(("x-oss-security-token", token)) }
         parameters.append(("x-oss-date", date.string))
         parameters.append(("x-oss-expires", String(expires)))
-        parameters.append(("x-oss-signature-version", "OSS4-HMAC-SHA256"))
+        parameters.append(("x-oss-signature-version", SigningScheme.aliyunV4.algorithm.description))
         parameters.append(("x-oss-credential", accessKeyId + "/" + date.dateString + String(decoding: scopeSuffix, as: UTF8.self)))
         if !additional.isEmpty { parameters.append(("x-oss-additional-headers", additional.joined(separator: ";"))) }
         return parameters
@@ -327,7 +329,11 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         parameters + extra + [("OSSAccessKeyId", accessKeyId), ("Expires", expires)]
     }
 
-    func v1Signature(_ stringToSign: String) -> String {
+    func v1Signature(_ stringToSign: String) -> String { Self.v1Signature(stringToSign, credentials: credentials) }
+
+    /// `base64(HMAC-SHA1(secret, string to sign))` (OSS V1): the signer's, and the self-signed
+    /// mode's authority's.
+    static func v1Signature(_ stringToSign: String, credentials: Credentials) -> String {
         credentials.secretAccessKey.withUnsafeBytes { key in
             Array(stringToSign.utf8).withUnsafeBytes { HashAlgorithm.sha1.authenticationCode(for: $0, using: key) }
         }.publishedBase64  // the signature is published in the request
@@ -340,8 +346,9 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         if requested.isEmpty { return [] }
         var names = Set<String>()
         for name in requested {
-            let lower = name.lowercased()
-            if lower.hasPrefix("x-oss-") || lower == "content-type" || lower == "content-md5" { continue }
+            var lower = name.lowercased()
+            let signedAnyway = lower.withUTF8 { bytes in bytes.baseAddress.map { OSSV4HeaderPolicy.isAlwaysSigned($0, count: bytes.count) } ?? false }
+            if signedAnyway { continue }
             if let present, !present.contains(lower) { continue }
             names.insert(lower)
         }

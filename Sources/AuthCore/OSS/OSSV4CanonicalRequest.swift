@@ -77,6 +77,13 @@ struct OSSV4HeaderPolicy: CanonicalHeaderPolicy {
     let ownsSignerNames: Bool
     let replacesToken: Bool
 
+    /// Whether OSS V4 signs the lower-cased name whatever the request lists: `x-oss-*`,
+    /// `content-type` and `content-md5` (so additional headers never name them).
+    @inline(__always)
+    static func isAlwaysSigned(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
+        asciiHasPrefix(name, count, "x-oss-") || asciiEqual(name, count, "content-type") || asciiEqual(name, count, "content-md5")
+    }
+
     func signs(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
         if ownsSignerNames {
             if asciiEqual(name, count, "x-oss-date") || asciiEqual(name, count, "x-oss-content-sha256")
@@ -85,9 +92,7 @@ struct OSSV4HeaderPolicy: CanonicalHeaderPolicy {
                 return false
             }
         }
-        if asciiHasPrefix(name, count, "x-oss-") || asciiEqual(name, count, "content-type") || asciiEqual(name, count, "content-md5") {
-            return true
-        }
+        if Self.isAlwaysSigned(name, count: count) { return true }
         let bytes = UnsafeBufferPointer(start: name, count: count)
         return additional.contains { $0.utf8.elementsEqual(bytes) }
     }

@@ -36,9 +36,11 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             self.token = SessionTokenBytes.copying(options.omitSessionToken ? nil : credentials.sessionToken)
             self.keys = ScopedSigningKeys(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache)
             // Each in one allocation (a signer built per request, on a server, pays for these).
-            let label: StaticString = "AWS4-HMAC-SHA256 Credential="
+            let algorithm = SigningScheme.aws4.algorithm
+            let label: StaticString = " Credential="
             var prefix: [UInt8] = []
-            prefix.reserveCapacity(label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1)
+            prefix.reserveCapacity(algorithm.utf8CodeUnitCount + label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1)
+            algorithm.withUTF8Buffer { prefix.append(contentsOf: $0) }
             label.withUTF8Buffer { prefix.append(contentsOf: $0) }
             prefix.append(contentsOf: credentials.accessKeyId.utf8)
             prefix.append(UInt8(ascii: "/"))
@@ -90,7 +92,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     /// using query parameters"), as bytes.
     enum Presign {
         static let algorithmKey = Array("X-Amz-Algorithm".utf8)
-        static let algorithmValue = Array("AWS4-HMAC-SHA256".utf8)
+        static let algorithmValue = SigningScheme.aws4.algorithm.withUTF8Buffer { Array($0) }
         static let credentialKey = Array("X-Amz-Credential".utf8)
         static let dateKey = Array("X-Amz-Date".utf8)
         static let expiresKey = Array("X-Amz-Expires".utf8)
@@ -343,7 +345,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// `date/region/service/aws4_request`.
     public func credentialScope(_ time: Timestamp) -> String {
-        "\(time.dateStamp)/\(region)/\(service)/aws4_request"
+        AmzDate(time).dateString + String(decoding: scopeSuffix, as: UTF8.self)
     }
 
     /// The signing key of `date`'s day (the chunk signer keys its chain with its seed's date).

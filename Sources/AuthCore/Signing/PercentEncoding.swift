@@ -84,8 +84,8 @@ package enum PercentEncoding {
             out.appendByte(byte)
         } else {
             out.appendByte(UInt8(ascii: "%"))
-            out.appendByte(upperHexDigit(byte >> 4))
-            out.appendByte(upperHexDigit(byte & 0x0F))
+            out.appendByte(Hex.upperDigit(byte >> 4))
+            out.appendByte(Hex.upperDigit(byte & 0x0F))
         }
     }
 

@@ -90,18 +90,26 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// The whole URL, exactly as parsed (what a transport sends).
     public var absoluteString: String { origin + target }
 
-    /// Query parameters whose values are credentials (presigned URLs carry the session token).
+    /// Query parameters whose values are credentials (presigned URLs carry the session token),
+    /// lower case.
     static let credentialParameters: Set<String> = ["x-amz-security-token", "security-token", "x-oss-security-token"]
+
+    /// `query` with the value of each session-token parameter (``credentialParameters``, any case)
+    /// shown as `<redacted>`: the one redaction of a query, for URLs and the CLI's printed canonical
+    /// requests.
+    package static func redactingCredentials(query: Substring) -> String {
+        query.split(separator: "&", omittingEmptySubsequences: false).map { piece -> String in
+            guard let equals = piece.firstIndex(of: "="), credentialParameters.contains(piece[..<equals].lowercased()) else {
+                return String(piece)
+            }
+            return "\(piece[..<equals])=<redacted>"
+        }.joined(separator: "&")
+    }
 
     /// The URL with the value of a session-token query parameter shown as `<redacted>`.
     public var description: String {
         guard !query.isEmpty else { return origin + path }
-        let pieces = query.split(separator: "&", omittingEmptySubsequences: false).map { piece -> String in
-            guard let equals = piece.firstIndex(of: "=") else { return String(piece) }
-            let name = piece[..<equals].lowercased()
-            return Self.credentialParameters.contains(name) ? "\(piece[..<equals])=<redacted>" : String(piece)
-        }
-        return origin + path + "?" + pieces.joined(separator: "&")
+        return origin + path + "?" + Self.redactingCredentials(query: query[...])
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["url": description], displayStyle: .struct) }

@@ -8,62 +8,44 @@ package struct AmzDate {
     /// `YYYYMMDD` as a number (the signing-key memo's key).
     package let day: Int
 
-    init(_ c: Timestamp.Components) {
-        day = c.year * 10_000 + c.month * 100 + c.day
-        let zero = UInt8(ascii: "0")
-        withUnsafeMutableBytes(of: &storage) { out in
-            let year = c.year % 10_000
-            out[0] = zero &+ UInt8(year / 1000)
-            out[1] = zero &+ UInt8(year / 100 % 10)
-            out[2] = zero &+ UInt8(year / 10 % 10)
-            out[3] = zero &+ UInt8(year % 10)
-            out[4] = zero &+ UInt8(c.month / 10)
-            out[5] = zero &+ UInt8(c.month % 10)
-            out[6] = zero &+ UInt8(c.day / 10)
-            out[7] = zero &+ UInt8(c.day % 10)
-            out[8] = UInt8(ascii: "T")
-            out[9] = zero &+ UInt8(c.hour / 10)
-            out[10] = zero &+ UInt8(c.hour % 10)
-            out[11] = zero &+ UInt8(c.minute / 10)
-            out[12] = zero &+ UInt8(c.minute % 10)
-            out[13] = zero &+ UInt8(c.second / 10)
-            out[14] = zero &+ UInt8(c.second % 10)
-            out[15] = UInt8(ascii: "Z")
-        }
-    }
-
     package init(_ time: Timestamp) {
         let seconds = time.secondsSince1970
-        // 1970-01-01 ... 9999-12-31: no weekday, no Components value, digits two at a time;
-        // anything else through the general calendar code.
+        // 1970-01-01 ... 9999-12-31 by integer arithmetic on the seconds (no weekday, no
+        // Components value); earlier instants (years 1 ... 1969) through the general calendar code.
         guard seconds >= 0, seconds < 253_402_300_800 else {
-            self.init(time.components)
+            let c = time.components  // a Timestamp's year is 1 ... 9999 and every field in range: clamping never changes one
+            self.init(
+                year: UInt64(clamping: c.year), month: UInt64(clamping: c.month), day: UInt64(clamping: c.day),
+                hour: UInt64(clamping: c.hour), minute: UInt64(clamping: c.minute), second: UInt64(clamping: c.second))
             return
         }
         let s = UInt64(seconds)
         let days = s / 86_400
         let secondOfDay = s - days * 86_400
         let civil = Timestamp.civilDate(daysSince1970: Int(days))
-        let (year, month, day) = (UInt64(civil.year), UInt64(civil.month), UInt64(civil.day))
         let hour = secondOfDay / 3600
         let minute = secondOfDay / 60 - hour * 60
-        let second = secondOfDay - secondOfDay / 60 * 60
+        self.init(
+            year: UInt64(civil.year), month: UInt64(civil.month), day: UInt64(civil.day),
+            hour: hour, minute: minute, second: secondOfDay - secondOfDay / 60 * 60)
+    }
+
+    /// Packs the 16 bytes, two digits at a time, from fields already in range (year < 10000, the
+    /// others < 100): the one formatter.
+    private init(year: UInt64, month: UInt64, day: UInt64, hour: UInt64, minute: UInt64, second: UInt64) {
         /// Two ASCII digits of `v` < 100, first digit in the low byte.
         @inline(__always) func digits(_ v: UInt64) -> UInt64 {
             let tens = v / 10
             return (0x30 + tens) | (0x30 + v - tens * 10) << 8
         }
+        let year = year % 10_000
         // Little-endian: byte i of the string is bits 8i..8i+7.
         let high = year / 100
-        let first = digits(high) | digits(year - high * 100) << 16 | digits(month) << 32 | digits(day) << 48
-        let second8 = UInt64(UInt8(ascii: "T")) | digits(hour) << 8 | digits(minute) << 24 | digits(second) << 40
+        let first = digits(high) | digits(year - high * 100) << 16 | digits(month % 100) << 32 | digits(day % 100) << 48
+        let second8 = UInt64(UInt8(ascii: "T")) | digits(hour % 100) << 8 | digits(minute % 100) << 24 | digits(second % 100) << 40
             | UInt64(UInt8(ascii: "Z")) << 56
-        self.init(day: Int(year * 10_000 + month * 100 + day), storage: (UInt64(littleEndian: first), UInt64(littleEndian: second8)))
-    }
-
-    private init(day: Int, storage: (UInt64, UInt64)) {
-        self.day = day
-        self.storage = storage
+        self.day = Int(year * 10_000 + month * 100 + day)
+        self.storage = (UInt64(littleEndian: first), UInt64(littleEndian: second8))
     }
 
     /// All 16 bytes (`YYYYMMDDTHHMMSSZ`).

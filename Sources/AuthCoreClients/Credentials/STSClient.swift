@@ -66,13 +66,13 @@ public struct STSClient: Sendable {
     }
 
     private func call(_ parameters: [String: String], result: String, signer: SigV4Signer?) async throws(AuthCoreError) -> Credentials {
-        let body = (parameters.merging(["Version": "2011-06-15"]) { a, _ in a })
-            .sorted { $0.key < $1.key }
-            .map { "\($0.key)=\(PercentEncoding.encoded($0.value))" }  // RFC 3986 unreserved kept, ASCII only
-            .joined(separator: "&")
+        // The form body: the toolkit's query builder (each side RFC 3986-encoded, sorted), as the
+        // Alibaba STS client writes its own.
+        let body = CanonicalQuery.fromPairs(
+            parameters.merging(["Version": "2011-06-15"]) { a, _ in a }.map { (key: $0.key, value: $0.value) }, emptyValue: .keyEquals)
         let request = HTTPRequest(
             method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")],
-            body: Array(body.utf8), maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
+            body: body, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
         let response = try await sender.sendExpectingSuccess(request, signer: signer)
         return try Self.parseCredentials(response.body, result: result)
     }

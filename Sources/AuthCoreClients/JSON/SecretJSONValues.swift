@@ -84,7 +84,6 @@ package struct SecretJSONValues: Sendable {
 
     /// Writes `bytes` escaped at `offset` of `output`; returns the offset after them.
     static func escape(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
-        func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 0x30 + nibble : 0x61 - 10 + nibble }
         var at = offset
         for byte in bytes {
             switch byte {
@@ -97,8 +96,8 @@ package struct SecretJSONValues: Sendable {
                 output[at + 1] = UInt8(ascii: "u")
                 output[at + 2] = UInt8(ascii: "0")
                 output[at + 3] = UInt8(ascii: "0")
-                output[at + 4] = hexDigit(byte >> 4)
-                output[at + 5] = hexDigit(byte & 15)
+                output[at + 4] = Hex.lowerDigit(byte >> 4)
+                output[at + 5] = Hex.lowerDigit(byte & 15)
                 at += 6
             default:
                 output[at] = byte
