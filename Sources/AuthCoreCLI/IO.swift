@@ -84,7 +84,5 @@ func environment(_ name: String) -> String? {
 /// A JSON value as the CLI prints it: compact, keys sorted, `/` escaped (as JSONSerialization wrote
 /// it before; scripts compare these lines).
 func jsonText(_ value: JSONValue) throws -> String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    return String(decoding: try encoder.encode(value), as: UTF8.self)
+    String(decoding: try ServiceJSON.encoder(keys: .asDeclared).encode(value), as: UTF8.self)
 }

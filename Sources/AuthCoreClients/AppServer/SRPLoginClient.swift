@@ -51,23 +51,24 @@ public struct SRPLoginClient: Sendable {
         let client = SRPClient(configuration: configuration)
         let ephemeral = try client.makeEphemeral()
         let a = Hex.encode(ephemeral.publicValue.minimalBigEndianBytes)
-        let answer = try await post("srp/begin", ["username": .string(username), "A": .string(a)])
         let context = "srp/begin answer"
-        let group = try answer.integer("group", in: 1...65_536)
-        let hash = try answer.string("hash")
-        guard group == Int64(configuration.group.byteCount * 8), hash == configuration.hash.name else {
+        let answer = try ServiceJSON.decode(
+            SRPLoginWire.BeginAnswer.self, from: try await post("srp/begin", ["username": .string(username), "A": .string(a)]),
+            context: context, keys: .asDeclared)
+        let (group, hash) = (answer.group, answer.hash)
+        guard group == configuration.group.byteCount * 8, hash == configuration.hash.name else {
             throw AuthCoreError(
                 .unsupported, "\(context): the server uses a \(group)-bit group with \(hash); this client insists on \(configuration.group.byteCount * 8) bits with \(configuration.hash.name)")
         }
         let salt: [UInt8]
         let b: [UInt8]
         do {
-            salt = try Hex.decode(try answer.string("salt"))
-            b = try Hex.decode(try answer.string("B"))
+            salt = try Hex.decode(answer.salt)
+            b = try Hex.decode(answer.serverPublicValue)
         } catch { throw AuthCoreError(.malformedResponse, "\(context): salt and B must be hexadecimal") }
         let session = try client.processChallenge(
             username: Array(username.utf8), password: password, salt: salt, serverPublicValue: b, ephemeral: ephemeral)
-        return SRPPendingLogin(loginId: try answer.string("loginId"), username: username, session: session)
+        return SRPPendingLogin(loginId: answer.loginId, username: username, session: session)
     }
 
     /// The second round trip: sends `M1`, checks `M2`, and only then takes the session token.
@@ -76,19 +77,22 @@ public struct SRPLoginClient: Sendable {
     ///   wrong password, `LoginExpired`, `TooManyFailures`); `.proofMismatch` when the server's
     ///   `M2` is wrong (it does not know the verifier); `.malformedResponse`.
     public func finish(_ login: SRPPendingLogin) async throws(AuthCoreError) -> SRPLoginResult {
-        let answer = try await post("srp/finish", ["loginId": .string(login.loginId), "M1": .string(Hex.encode(login.session.clientProof))])
+        let answer = try ServiceJSON.decode(
+            SRPLoginWire.FinishAnswer.self,
+            from: try await post("srp/finish", ["loginId": .string(login.loginId), "M1": .string(Hex.encode(login.session.clientProof))]),
+            context: "srp/finish answer", keys: .asDeclared)
         let m2: [UInt8]
-        do { m2 = try Hex.decode(try answer.string("M2")) } catch { throw AuthCoreError(.malformedResponse, "srp/finish answer: M2 must be hexadecimal") }
+        do { m2 = try Hex.decode(answer.serverProof) } catch { throw AuthCoreError(.malformedResponse, "srp/finish answer: M2 must be hexadecimal") }
         let key = try login.session.verifyServerProof(m2)
-        let token = try answer.string("sessionToken")
+        let token = answer.sessionToken
         let expiresAt: Timestamp
-        do { expiresAt = try Timestamp(iso8601: try answer.string("expiresAt")) } catch {
+        do { expiresAt = try Timestamp(iso8601: answer.expiresAt) } catch {
             throw AuthCoreError(.malformedResponse, "srp/finish answer: expiresAt is not an ISO 8601 time")
         }
         return SRPLoginResult(sessionToken: SecureBytes(Array(token.utf8)), username: login.username, expiresAt: expiresAt, sessionKey: key)
     }
 
-    private func post(_ path: String, _ body: JSONValue) async throws(AuthCoreError) -> JSONObject {
+    private func post(_ path: String, _ body: JSONValue) async throws(AuthCoreError) -> [UInt8] {
         let base = server.absoluteString.hasSuffix("/") ? server.absoluteString : server.absoluteString + "/"
         let request = HTTPRequest(
             method: "POST", url: try RequestURL(base + path),
@@ -96,7 +100,7 @@ public struct SRPLoginClient: Sendable {
             body: try ServiceJSON.encode(body, keys: .asDeclared), maximumResponseBytes: 65_536, allowsInsecureHTTP: allowInsecureHTTP)
         let response = try await transport.send(request)
         guard response.status == 200 else { throw response.serviceError() }
-        return try JSONObject(parsing: response.body, context: "\(path) answer")
+        return response.body
     }
 }
 

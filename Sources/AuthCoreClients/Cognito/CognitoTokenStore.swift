@@ -192,9 +192,7 @@ func readingStoredInput<T>(_ body: () throws(AuthCoreError) -> T) throws(AuthCor
 
 /// `object` as JSON in wiping storage; the encoder's output buffer is wiped.
 func secretJSON(_ object: [String: JSONValue]) throws(AuthCoreError) -> SecureBytes {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys]
-    guard var data = try? encoder.encode(JSONValue.object(object)) else {
+    guard var data = try? ServiceJSON.encoder(keys: .asDeclared).encode(JSONValue.object(object)) else {
         throw AuthCoreError(.malformedRequest, "the store contents cannot be encoded as JSON")
     }
     let bytes = data.withUnsafeBytes { SecureBytes(copying: $0) }

@@ -1,5 +1,5 @@
 import AuthCore
-import Foundation
+package import Foundation
 
 /// The JSON of the typed service edges: `Codable` request and response types (``CognitoIdentityAPI``,
 /// the token-vending answer, service error bodies), encoded with sorted keys, decoded with errors
@@ -36,12 +36,19 @@ package enum ServiceJSON {
     ///
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` when a value cannot be encoded.
     static func encode(_ value: some Encodable, keys: Keys = .pascalCase) throws(AuthCoreError) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]  // as JSONSerialization wrote them: `/` escaped
-        if keys == .pascalCase { encoder.keyEncodingStrategy = .custom { path in Key(stringValue: pascalCase(path.last?.stringValue ?? "")) } }
-        do { return [UInt8](try encoder.encode(value)) } catch {
+        do { return [UInt8](try encoder(keys: keys).encode(value)) } catch {
             throw AuthCoreError(.malformedRequest, "request body cannot be encoded as JSON")
         }
+    }
+
+    /// The package's one JSON encoder set-up: compact, keys sorted, `/` escaped (as
+    /// JSONSerialization wrote them; scripts compare the CLI's lines), member names per `keys`.
+    /// Request bodies, stored files, the app server's answers and the CLI's output use it.
+    package static func encoder(keys: Keys) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        if keys == .pascalCase { encoder.keyEncodingStrategy = .custom { path in Key(stringValue: pascalCase(path.last?.stringValue ?? "")) } }
+        return encoder
     }
 
     /// An answer of `type`; an empty body reads as `{}`.

@@ -95,10 +95,10 @@ public struct AppServer: Sendable {
         let a = try Self.hexField(body, "A")
         let challenge = try await Self.lockoutAware { () async throws(AuthCoreError) in try await logins.begin(username: username, clientPublicValue: a) }
         let configuration = logins.configuration
-        return Self.json([
-            "loginId": .string(challenge.loginId), "salt": .string(Hex.encode(challenge.salt)), "B": .string(Hex.encode(challenge.serverPublicValue)),
-            "group": .integer(configuration.group.byteCount * 8), "hash": .string(configuration.hash.name),
-        ])
+        return Self.jsonAnswer(
+            SRPLoginWire.BeginAnswer(
+                loginId: challenge.loginId, salt: Hex.encode(challenge.salt), serverPublicValue: Hex.encode(challenge.serverPublicValue),
+                group: configuration.group.byteCount * 8, hash: configuration.hash.name))
     }
 
     private func finish(_ request: HTTPServerRequest) async throws -> HTTPResponse {
@@ -107,11 +107,10 @@ public struct AppServer: Sendable {
         let m1 = try Self.hexField(body, "M1")
         let success = try await Self.lockoutAware { () async throws(AuthCoreError) in try await logins.finish(loginId: loginId, clientProof: m1) }
         let session = try await sessions.issue(for: success.username)
-        return Self.json([
-            "M2": .string(Hex.encode(success.serverProof)), "username": .string(success.username),
-            "sessionToken": .string(session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }),
-            "expiresAt": .string(session.expiresAt.iso8601),
-        ])
+        return Self.jsonAnswer(
+            SRPLoginWire.FinishAnswer(
+                serverProof: Hex.encode(success.serverProof), username: success.username,
+                sessionToken: session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, expiresAt: session.expiresAt.iso8601))
     }
 
     private func distributeToken(_ request: HTTPServerRequest) async throws -> HTTPResponse {
@@ -185,10 +184,11 @@ public struct AppServer: Sendable {
         return bytes
     }
 
-    static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let body = (try? encoder.encode(value)).map { Array($0) } ?? Array(#"{"code":"InternalError","message":"the answer cannot be encoded"}"#.utf8)
+    static func json(_ value: JSONValue, status: Int = 200) -> HTTPResponse { jsonAnswer(value, status: status) }
+
+    /// A JSON answer of a typed value (keys sorted, as declared).
+    static func jsonAnswer(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
+        let body = (try? ServiceJSON.encoder(keys: .asDeclared).encode(value)).map { Array($0) } ?? Array(#"{"code":"InternalError","message":"the answer cannot be encoded"}"#.utf8)
         return HTTPResponse(
             status: status, headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")], body: body)
     }
