@@ -47,7 +47,18 @@ extension BigUInt {
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` when `modulus` is zero.
     public func powerVariableTime(_ exponent: BigUInt, modulo modulus: BigUInt) throws(AuthCoreError) -> BigUInt {
         guard !modulus.isZero else { throw AuthCoreError(.invalidParameter, "modulus is zero") }
-        return BigUInt.result { c_authcore_mpz_powm($0, storage.pointer, exponent.storage.pointer, modulus.storage.pointer) }
+        return powerVariableTime(exponent, nonzeroModulus: modulus)
+    }
+
+    /// `self^exponent mod modulus` by `mpz_powm` (**public exponents only**), the package's one
+    /// variable-time exponentiation: ``ModularContext`` and the SRP engine's public constants use it.
+    func powerVariableTime(_ exponent: BigUInt, nonzeroModulus modulus: BigUInt) -> BigUInt {
+        BigUInt.result { c_authcore_mpz_powm($0, storage.pointer, exponent.storage.pointer, modulus.storage.pointer) }
+    }
+
+    /// 2^`bits`.
+    static func powerOfTwo(_ bits: Int) -> BigUInt {
+        BigUInt.result { c_authcore_mpz_set_ui($0, 1); c_authcore_mpz_mul_2exp($0, $0, mp_bitcnt_t(bits)) }
     }
 
     /// `self^exponent mod modulus` with a secret exponent, in time independent of the exponent's

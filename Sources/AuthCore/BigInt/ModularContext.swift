@@ -102,7 +102,7 @@ public final class ModularContext {
     ///
     /// The corresponding GMP function is `mpz_powm`.
     public func powerVariableTime(_ base: BigUInt, publicExponent exponent: BigUInt) -> BigUInt {
-        BigUInt.result { c_authcore_mpz_powm($0, base.storage.pointer, exponent.storage.pointer, modulus.storage.pointer) }
+        base.powerVariableTime(exponent, nonzeroModulus: modulus)
     }
 
     /// Copies `value` (reduced mod N when `reducing`) into `limbs`, zero-extended to the buffer's length.

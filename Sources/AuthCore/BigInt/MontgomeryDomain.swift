@@ -31,7 +31,7 @@ package final class MontgomeryDomain: @unchecked Sendable {
         limbCount = n
         modulusLimbs = LimbBuffer(modulus, count: n)
         minusInverse = c_authcore_mont_minus_inverse(modulusLimbs.pointer[0])
-        let r = BigUInt.result { c_authcore_mpz_set_ui($0, 1); c_authcore_mpz_mul_2exp($0, $0, mp_bitcnt_t(64 * n)) }
+        let r = BigUInt.powerOfTwo(64 * n)
         one = LimbBuffer(BigUInt.result { c_authcore_mpz_mod($0, r.storage.pointer, modulus.storage.pointer) }, count: n)
         let r2 = BigUInt.result { c_authcore_mpz_mul($0, r.storage.pointer, r.storage.pointer); c_authcore_mpz_mod($0, $0, modulus.storage.pointer) }
         rSquared = LimbBuffer(r2, count: n)

@@ -31,10 +31,6 @@ public enum CognitoSRP {
     /// The default number of random bits in `a` (RFC 5054's minimum; the Amplify Swift client's choice).
     public static let defaultPrivateValueBitCount = 256
 
-    /// The public offset for a client's `a` (see ``SRPPrivateValue``): `a + u·x` then always has a fixed
-    /// number of 64-bit words.
-    static func offsetBits(forRandomBits bits: Int) -> Int { 64 * ((Swift.max(bits, 512) + 63) / 64) }
-
     /// Draws a fresh `(a, A)`: can be prepared before the password is known, used once.
     ///
     /// - Parameters:
@@ -45,7 +41,7 @@ public enum CognitoSRP {
         randomBitCount: Int = defaultPrivateValueBitCount, random: some SecureRandomGenerator = SystemRandom()
     ) throws(AuthCoreError) -> SRPPrivateValue {
         try group.engine.generatePrivateValue(
-            group: group, randomBitCount: randomBitCount, offsetBits: offsetBits(forRandomBits: randomBitCount), random: random)
+            group: group, randomBitCount: randomBitCount, offsetBits: configuration.clientOffsetBits(randomBits: randomBitCount), random: random)
     }
 
     /// An ephemeral from an explicit `a` (test vectors). Package API: an explicit value is used at its
@@ -195,7 +191,7 @@ extension CognitoSRP {
         let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
         let x = privateKey(salt: salt, realm: realm, identity: identity, password: password)
         let s = try group.engine.clientPremaster(
-            serverPublicValue: b, k: multiplier, x: x, xBitCount: 256, u: uDigest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) },
+            serverPublicValue: b, k: multiplier, x: x, xBitCount: configuration.hashBitCount, u: configuration.scalar(uDigest),
             privateValue: ephemeral)
         let key = try claimKey(premasterSecret: s, scramblingParameter: u)
         let signature = claimSignature(key: key, realm: realm, identity: identity, secretBlock: secretBlock, timestamp: timestamp)

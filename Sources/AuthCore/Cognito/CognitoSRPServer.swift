@@ -19,7 +19,8 @@ public enum CognitoSRPServer {
         verifier: BigUInt, secretBlockByteCount: Int = 64, random: some SecureRandomGenerator = SystemRandom()
     ) throws(AuthCoreError) -> Challenge {
         let b = try CognitoSRP.group.engine.generatePrivateValue(
-            group: CognitoSRP.group, randomBitCount: 256, offsetBits: 256, random: random)
+            group: CognitoSRP.group, randomBitCount: CognitoSRP.configuration.privateValueBitCount,
+            offsetBits: CognitoSRP.configuration.serverOffsetBits, random: random)
         return try challenge(privateValue: b, verifier: verifier, secretBlock: random.secureBytes(count: secretBlockByteCount).withUnsafeBytes { Array($0) })
     }
 
@@ -53,8 +54,8 @@ public enum CognitoSRPServer {
         let uDigest = try CognitoSRP.scramblingParameter(a, challenge.serverPublicValue)
         let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
         let s = try CognitoSRP.group.engine.serverPremaster(
-            clientPublicValue: a, verifier: v, u: uDigest.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) },
-            uBitCount: 256, privateValue: challenge.privateValue)
+            clientPublicValue: a, verifier: v, u: CognitoSRP.configuration.scalar(uDigest),
+            uBitCount: CognitoSRP.configuration.hashBitCount, privateValue: challenge.privateValue)
         let key = try CognitoSRP.claimKey(premasterSecret: s, scramblingParameter: u)
         let expected = CognitoSRP.claimSignature(
             key: key, realm: realm, identity: identity, secretBlock: challenge.secretBlock, timestamp: timestamp)
@@ -67,6 +68,6 @@ public enum CognitoSRPServer {
     /// The verifier for a user: `v = g^x`, `x = H(PADs(salt) | H(poolName | userId | ":" | password))`.
     public static func verifier(realm: String, identity: String, password: SecureBytes, salt: BigUInt) throws(AuthCoreError) -> BigUInt {
         let x = CognitoSRP.privateKey(salt: salt, realm: realm, identity: identity, password: password)
-        return try CognitoSRP.group.engine.verifierValue(privateKey: x, bitCount: 256)
+        return try CognitoSRP.group.engine.verifierValue(privateKey: x, bitCount: CognitoSRP.configuration.hashBitCount)
     }
 }

@@ -147,7 +147,10 @@ public struct SRPConfiguration: Sendable {
 
     /// The public offset exponent for a client's `a`: the exponent `a + u·x` then always has
     /// `clientOffsetBits / 64 + 1` words (see ``SRPPrivateValue``).
-    var clientOffsetBits: Int { 64 * ((Swift.max(privateValueBitCount, 2 * hashBitCount) + 63) / 64) }
+    var clientOffsetBits: Int { clientOffsetBits(randomBits: privateValueBitCount) }
+    /// The same for an `a` of `randomBits` random bits (Cognito's callers may draw more than the
+    /// default): the one formula.
+    func clientOffsetBits(randomBits: Int) -> Int { 64 * ((Swift.max(randomBits, 2 * hashBitCount) + 63) / 64) }
     /// The public offset exponent for a server's `b`.
     var serverOffsetBits: Int { 64 * ((privateValueBitCount + 63) / 64) }
 

@@ -42,13 +42,7 @@ final class SRPGroupEngine: Sendable {
     func offsetPower(bits: Int) -> LimbBuffer {
         offsetPowers.withLock { cache in
             if let cached = cache[bits] { return cached }
-            let exponent = BigUInt.result {
-                c_authcore_mpz_set_ui($0, 1)
-                c_authcore_mpz_mul_2exp($0, $0, mp_bitcnt_t(bits))
-            }
-            let value = BigUInt.result {
-                c_authcore_mpz_powm($0, generator.storage.pointer, exponent.storage.pointer, modulus.storage.pointer)
-            }
+            let value = generator.powerVariableTime(BigUInt.powerOfTwo(bits), nonzeroModulus: modulus)
             let limbs = LimbBuffer(value, count: limbCount)
             domain.enter(limbs.pointer, limbs.pointer)
             cache[bits] = limbs
