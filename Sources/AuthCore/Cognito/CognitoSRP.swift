@@ -72,11 +72,6 @@ public enum CognitoSRP {
 
     // MARK: - Formulas
 
-    /// `u = H(PADs(A) | PADs(B))` (``SRPConfiguration`` under the Cognito convention).
-    static func scramblingParameter(_ a: BigUInt, _ b: BigUInt) throws(AuthCoreError) -> Digest {
-        try configuration.scramblingParameter(clientPublicValue: a, serverPublicValue: b)
-    }
-
     /// `x = H(PADs(salt) | H(realm | identity | ":" | password))` as a fixed-width secret scalar:
     /// RFC 5054's `x` with `I = realm | identity` and the salt's sign-padded bytes.
     static func privateKey(salt: BigUInt, realm: String, identity: String, password: SecureBytes) -> LimbBuffer {
@@ -186,13 +181,9 @@ extension CognitoSRP {
             throw AuthCoreError(.invalidParameter, "the ephemeral belongs to \(ephemeral.group.name), not Cognito's group")
         }
         let b = try group.validatedPublicValue(serverPublicValue, field: "SRP_B")
-        let a = ephemeral.publicValue
-        let uDigest = try scramblingParameter(a, b)
-        let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
         let x = privateKey(salt: salt, realm: realm, identity: identity, password: password)
-        let s = try group.engine.clientPremaster(
-            serverPublicValue: b, k: multiplier, x: x, xBitCount: configuration.hashBitCount, u: configuration.scalar(uDigest),
-            privateValue: ephemeral)
+        let premaster = try configuration.clientPremaster(serverPublicValue: b, x: x, ephemeral: ephemeral)
+        let (s, u) = (premaster.secret, premaster.scramblingParameter)
         let key = try claimKey(premasterSecret: s, scramblingParameter: u)
         let signature = claimSignature(key: key, realm: realm, identity: identity, secretBlock: secretBlock, timestamp: timestamp)
         return CognitoPasswordClaim(

@@ -51,11 +51,9 @@ public enum CognitoSRPServer {
         let a = try CognitoSRP.group.validatedPublicValue(clientPublicValue, field: "SRP_A")
         let v = try CognitoSRP.group.engine.checkedVerifier(verifier)
         let received = try Base64.decode(signature, field: "PASSWORD_CLAIM_SIGNATURE")
-        let uDigest = try CognitoSRP.scramblingParameter(a, challenge.serverPublicValue)
-        let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
-        let s = try CognitoSRP.group.engine.serverPremaster(
-            clientPublicValue: a, verifier: v, u: CognitoSRP.configuration.scalar(uDigest),
-            uBitCount: CognitoSRP.configuration.hashBitCount, privateValue: challenge.privateValue)
+        let premaster = try CognitoSRP.configuration.serverPremaster(
+            clientPublicValue: a, serverPublicValue: challenge.serverPublicValue, verifier: v, privateValue: challenge.privateValue)
+        let (s, u) = (premaster.secret, premaster.scramblingParameter)
         let key = try CognitoSRP.claimKey(premasterSecret: s, scramblingParameter: u)
         let expected = CognitoSRP.claimSignature(
             key: key, realm: realm, identity: identity, secretBlock: challenge.secretBlock, timestamp: timestamp)

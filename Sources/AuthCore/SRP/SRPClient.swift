@@ -79,12 +79,9 @@ public struct SRPClient: Sendable {
         }
         let b = try c.group.validatedPublicValue(serverPublicValue, field: "B")
         let a = ephemeral.publicValue
-        let uDigest = try c.scramblingParameter(clientPublicValue: a, serverPublicValue: b)
-        let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
         let x = c.privateKeyScalar(username: user, password: password, salt: saltBytes)
-        let s = try c.group.engine.clientPremaster(
-            serverPublicValue: b, k: c.multiplier, x: x, xBitCount: c.hashBitCount, u: c.scalar(uDigest),
-            privateValue: ephemeral)
+        let premaster = try c.clientPremaster(serverPublicValue: b, x: x, ephemeral: ephemeral)
+        let (s, u) = (premaster.secret, premaster.scramblingParameter)
         let key = c.sessionKey(premasterSecret: s)
         let m1 = try c.clientProof(username: user, salt: saltBytes, clientPublicValue: a, serverPublicValue: b, key: key)
         let m2 = try c.serverProof(clientPublicValue: a, clientProof: m1, key: key)

@@ -80,12 +80,9 @@ public struct SRPServer: Sendable {
             throw AuthCoreError(.invalidLength, "M1 must be \(c.hash.byteCount) bytes, got \(clientProof.count)")
         }
         let b = ephemeral.serverPublicValue
-        let uDigest = try c.scramblingParameter(clientPublicValue: a, serverPublicValue: b)
-        let u = try SRPConfiguration.checkedScramblingParameter(uDigest.bytes)
         let v = try c.group.engine.checkedVerifier(verifier.verifier)
-        let s = try c.group.engine.serverPremaster(
-            clientPublicValue: a, verifier: v, u: c.scalar(uDigest), uBitCount: c.hashBitCount,
-            privateValue: ephemeral.privateValue)
+        let premaster = try c.serverPremaster(clientPublicValue: a, serverPublicValue: b, verifier: v, privateValue: ephemeral.privateValue)
+        let (s, u) = (premaster.secret, premaster.scramblingParameter)
         let key = c.sessionKey(premasterSecret: s)
         let expected = try c.clientProof(username: user, salt: verifier.salt, clientPublicValue: a, serverPublicValue: b, key: key)
         let matches = expected.withUnsafeBytes { constantTimeEqual($0, clientProof) }
