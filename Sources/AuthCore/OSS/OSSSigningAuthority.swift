@@ -111,7 +111,7 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         let time: Timestamp
         do { time = try Timestamp(amzDate: amzDate) } catch { throw Self.malformed("the date is not YYYYMMDDTHHMMSSZ") }
         let scope = lines[2].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard scope.count == 4, scope[2] == "oss", scope[3] == SigningScheme.aliyunV4.terminator.description, scope[0] == time.dateStamp
+        guard scope.count == 4, scope[2] == "oss", scope[3] == SigningScheme.aliyunV4.terminator.description, scope[0].utf8.elementsEqual(amzDate.utf8.prefix(8))
         else { throw Self.malformed("the scope is not date/region/oss/aliyun_v4_request for the date signed") }
         if let date = request.date, date != scope[0] { throw Self.malformed("the date does not match the scope's") }
         if let region = request.region, region != scope[1] { throw Self.malformed("the region does not match the scope's") }

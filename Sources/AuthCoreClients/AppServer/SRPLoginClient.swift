@@ -56,6 +56,7 @@ public struct SRPLoginClient: Sendable {
             SRPLoginWire.BeginAnswer.self, from: try await post("srp/begin", ["username": .string(username), "A": .string(a)]),
             context: context, keys: .asDeclared)
         let (group, hash) = (answer.group, answer.hash)
+        guard (1...65_536).contains(group) else { throw AuthCoreError(.malformedResponse, "\(context): group is not a whole number in 1...65536") }
         guard group == configuration.group.byteCount * 8, hash == configuration.hash.name else {
             throw AuthCoreError(
                 .unsupported, "\(context): the server uses a \(group)-bit group with \(hash); this client insists on \(configuration.group.byteCount * 8) bits with \(configuration.hash.name)")
@@ -84,9 +85,13 @@ public struct SRPLoginClient: Sendable {
         let m2: [UInt8]
         do { m2 = try Hex.decode(answer.serverProof) } catch { throw AuthCoreError(.malformedResponse, "srp/finish answer: M2 must be hexadecimal") }
         let key = try login.session.verifyServerProof(m2)
-        let token = answer.sessionToken
+        // The session only once M2 has verified: a server that cannot prove the verifier gets a
+        // proof mismatch, whatever else its answer lacks.
+        guard let token = answer.sessionToken, let expiresText = answer.expiresAt else {
+            throw AuthCoreError(.malformedResponse, "srp/finish answer: missing sessionToken or expiresAt")
+        }
         let expiresAt: Timestamp
-        do { expiresAt = try Timestamp(iso8601: answer.expiresAt) } catch {
+        do { expiresAt = try Timestamp(iso8601: expiresText) } catch {
             throw AuthCoreError(.malformedResponse, "srp/finish answer: expiresAt is not an ISO 8601 time")
         }
         return SRPLoginResult(sessionToken: SecureBytes(Array(token.utf8)), username: login.username, expiresAt: expiresAt, sessionKey: key)

@@ -32,19 +32,21 @@ package enum SRPLoginWire {
         }
     }
 
-    /// `/srp/finish`'s answer: the server's proof and, behind it, the session.
+    /// `/srp/finish`'s answer: the server's proof and, behind it, the session (optional in the
+    /// type so that the client checks the proof before it asks for them; the server always sends
+    /// both).
     package struct FinishAnswer: Codable, Sendable {
         package var serverProof: String
-        package var username: String
-        package var sessionToken: String
-        package var expiresAt: String
+        package var username: String?
+        package var sessionToken: String?
+        package var expiresAt: String?
 
         enum CodingKeys: String, CodingKey {
             case username, sessionToken, expiresAt
             case serverProof = "M2"
         }
 
-        package init(serverProof: String, username: String, sessionToken: String, expiresAt: String) {
+        package init(serverProof: String, username: String?, sessionToken: String?, expiresAt: String?) {
             self.serverProof = serverProof
             self.username = username
             self.sessionToken = sessionToken
