@@ -173,4 +173,18 @@ struct SigningDifferentialTests {
             #expect(signed.stringToSign == fixed + ReferenceOSS.v1HeaderLines(headers, token: token) + "/bucket/k", "\(headers)")
         }
     }
+
+    @Test("a raw query's decoded pairs: split on & bytes (a combining mark after & still separates), the first = only, both sides percent-decoded, empty parts kept or skipped")
+    func decodedQueryPairs() {
+        func pairs(_ query: String, omittingEmpty: Bool) -> [String] {
+            CanonicalQuery.decodedPairs(query, omittingEmpty: omittingEmpty).map { "\($0.key)|\($0.value)" }
+        }
+        #expect(pairs("a=1&b&c=%20x%3D&d==2", omittingEmpty: true) == ["a|1", "b|", "c| x=", "d|=2"])
+        #expect(pairs("a=1&&b=", omittingEmpty: true) == ["a|1", "b|"])
+        #expect(pairs("a=1&&b=", omittingEmpty: false) == ["a|1", "|", "b|"])
+        #expect(pairs("", omittingEmpty: true).isEmpty)
+        // "&\u{301}" is one grapheme cluster: a Character split would read one pair, x = "1&\u{301}acl".
+        #expect(pairs("x=1&\u{301}acl", omittingEmpty: true) == ["x|1", "\u{301}acl|"])
+        #expect(pairs("k=%E2%82%AC&%FF=v", omittingEmpty: true) == ["k|€", "\u{FFFD}|v"])
+    }
 }

@@ -78,7 +78,7 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
                             }
                             hash = SHA256.hash(bufferPointer: canonical)
                             if keepingCanonicalRequest { kept = Array(canonical) }
-                            let mac = Self.withStringToSign(hash: hash) { stringToSign in
+                            let mac = StringToSign.withUnscoped(algorithm: Self.algorithm, hash: hash) { stringToSign in
                                 credentials.secretAccessKey.withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: stringToSign, using: $0) }
                             }.published  // the signature is published in the request
                             return authorizationHeader(signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
@@ -95,17 +95,6 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
         if let token { headers.append(HTTPHeader("x-acs-security-token", token)) }
         headers.append(HTTPHeader("Authorization", authorization))
         return AliyunACS3Signature(headers: headers, authorization: authorization, canonicalRequestBytes: kept, canonicalRequestHash: hash)
-    }
-
-    /// `ACS3-HMAC-SHA256 \n hex(hash)`, on the stack.
-    static func withStringToSign<R>(hash: Digest, _ body: (UnsafeRawBufferPointer) -> R) -> R {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: algorithm.utf8CodeUnitCount + 1 + 64) { buffer in
-            var out = OutputCursor(buffer: buffer)
-            out.write(algorithm)
-            out.writeByte(UInt8(ascii: "\n"))
-            hash.withUnsafeBytes { out.writeHex($0) }
-            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[0..<out.position])))
-        }
     }
 
     /// `ACS3-HMAC-SHA256 Credential=<id>,SignedHeaders=<names>,Signature=<hex>`, in one allocation.
@@ -171,7 +160,7 @@ public struct AliyunACS3Signature: Sendable, CustomStringConvertible, CustomDebu
     public var canonicalRequest: String? { canonicalRequestBytes.map { String(decoding: $0, as: UTF8.self) } }
     /// `ACS3-HMAC-SHA256 \n hex(SHA-256(canonical request))`.
     public var stringToSign: String {
-        AliyunACS3Signer.withStringToSign(hash: canonicalRequestHash) { String(decoding: $0, as: UTF8.self) }
+        StringToSign.withUnscoped(algorithm: AliyunACS3Signer.algorithm, hash: canonicalRequestHash) { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The header names only: the token and the canonical request (which holds it) are never shown.

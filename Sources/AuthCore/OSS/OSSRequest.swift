@@ -21,25 +21,13 @@ public struct OSSRequest: Sendable, CustomReflectable {
         self.headers = headers
         self.bucket = bucket
         self.key = key
-        var path = target
-        var parameters: [(String, String)] = []
         if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = String(target[..<q])
-            let query = Array(target.utf8[target.utf8.index(after: q)...])
-            for piece in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-                let pair = Array(piece)
-                if let eq = pair.firstIndex(of: UInt8(ascii: "=")) {
-                    parameters.append((
-                        String(decoding: PercentEncoding.decode(Array(pair[..<eq])), as: UTF8.self),
-                        String(decoding: PercentEncoding.decode(Array(pair[(eq + 1)...])), as: UTF8.self)
-                    ))
-                } else {
-                    parameters.append((String(decoding: PercentEncoding.decode(pair), as: UTF8.self), ""))
-                }
-            }
+            parameters = CanonicalQuery.decodedPairs(target[target.utf8.index(after: q)...], omittingEmpty: true)
+        } else {
+            path = target
+            parameters = []
         }
-        self.path = path
-        self.parameters = parameters
     }
 }
 

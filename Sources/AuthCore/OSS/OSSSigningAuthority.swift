@@ -135,10 +135,7 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
             bucket: String(decoding: decoded[..<slash], as: UTF8.self), key: String(decoding: decoded[(slash + 1)...], as: UTF8.self))
         var query: [String: String] = [:]
         if !parts[2].isEmpty {
-            for item in parts[2].split(separator: "&", omittingEmptySubsequences: false) {
-                let (rawName, rawValue) = Self.queryPair(item)
-                let name = String(decoding: PercentEncoding.decode(Array(rawName.utf8)), as: UTF8.self)
-                let value = String(decoding: PercentEncoding.decode(Array(rawValue.utf8)), as: UTF8.self)
+            for (name, value) in CanonicalQuery.decodedPairs(parts[2], omittingEmpty: false) {
                 guard query.updateValue(value, forKey: name) == nil else { throw Self.malformed("parameter \(Self.shown(name)) appears twice") }
                 if !Self.urlParameters.contains(name) && name != "x-oss-additional-headers" { try policy.check(subresource: name) }
             }

@@ -86,6 +86,21 @@ package enum CanonicalQuery {
         return joined(encoded, &pairs, emptyValue: emptyValue)
     }
 
+    /// The pairs of a raw query (`a=1&b&c=%20`): split on `&` bytes, then on the first `=` (none:
+    /// an empty value), each side percent-decoded (bytes that are not UTF-8 read as replacement
+    /// characters). The one reader of a query's pairs: OSS requests and the self-signed authority's
+    /// V4 check. Split on bytes, as a server does, never on grapheme clusters (`&` followed by a
+    /// combining mark still separates).
+    /// - Parameter omittingEmpty: skip empty parts (`a=1&&b`) instead of reading them as an empty key.
+    package static func decodedPairs(_ query: some StringProtocol, omittingEmpty: Bool) -> [(key: String, value: String)] {
+        query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: omittingEmpty).map { piece in
+            let equals = piece.firstIndex(of: UInt8(ascii: "="))
+            let key = PercentEncoding.decode(Array(piece[..<(equals ?? piece.endIndex)]))
+            let value = equals.map { PercentEncoding.decode(Array(piece[piece.index(after: $0)...])) } ?? []
+            return (String(decoding: key, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        }
+    }
+
     /// How a parameter with an empty value is written.
     package enum EmptyValue {
         /// `key=` (SigV4).

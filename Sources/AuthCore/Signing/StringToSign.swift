@@ -1,8 +1,9 @@
-/// The string to sign of a scoped signature, built on the stack: the one builder for SigV4 headers
-/// and URLs, OSS V4 and aws-chunked chunks.
+/// The string to sign, built on the stack: the one builder for SigV4 headers and URLs, OSS V4,
+/// aws-chunked chunks (scoped) and Alibaba Cloud ACS3 (unscoped).
 ///
 /// ```
-/// ALGORITHM \n YYYYMMDDTHHMMSSZ \n YYYYMMDD/region/service/terminator \n TRAILER
+/// ALGORITHM \n YYYYMMDDTHHMMSSZ \n YYYYMMDD/region/service/terminator \n TRAILER     (scoped)
+/// ALGORITHM \n hex(SHA256(canonical request))                                      (unscoped, ACS3)
 /// ```
 ///
 /// The trailer is `hex(SHA256(canonical request))` for a request (AWS General Reference, "Create a
@@ -41,6 +42,19 @@ enum StringToSign {
             out.write(scopeSuffix)
             out.write(newline)
             trailer(&out)
+            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[0..<out.position])))
+        }
+    }
+
+    /// The unscoped string to sign `ALGORITHM \n hex(hash)` (Alibaba Cloud ACS3, "Request syntax and
+    /// signature method V3", step 2: its key is the secret itself, with no date or scope).
+    @inline(__always)
+    static func withUnscoped<R>(algorithm: StaticString, hash: Digest, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: algorithm.utf8CodeUnitCount + 1 + 64) { buffer in
+            var out = OutputCursor(buffer: buffer)
+            out.write(algorithm)
+            out.writeByte(UInt8(ascii: "\n"))
+            hash.withUnsafeBytes { out.writeHex($0) }
             return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[0..<out.position])))
         }
     }

@@ -247,7 +247,7 @@ public actor CognitoSignIn {
                 pending = state
                 return try await startMFASetup(kind: kind, state: state)
             }
-            if kind == "SOFTWARE_TOKEN_MFA" {
+            if CognitoMFAType(name: kind) == .totp {
                 let verify = CognitoIdentityProviderRequests.VerifySoftwareToken(
                     session: state.session, userCode: challengeResponse, friendlyDeviceName: friendlyDeviceName)
                 let verified = try await api.call("VerifySoftwareToken", verify, answer: CognitoIdentityProviderAnswers.VerifySoftwareToken.self)
@@ -420,7 +420,7 @@ public actor CognitoSignIn {
                 let offered = try stringList(parameters, "MFAS_CAN_SETUP")
                 let options = offered.filter { CognitoMFAType(name: $0) != .sms }
                 guard options.count <= 1 else { return .nextStep(.continueSignInWithMFASetupSelection(allowed: options)) }
-                let kind = options.first ?? offered.first ?? "SOFTWARE_TOKEN_MFA"
+                let kind = options.first ?? offered.first ?? CognitoMFAType.totp.rawValue
                 pending?.mfaSetupKind = kind
                 guard let state = pending else { throw AuthCoreError(.malformedResponse, "MFA_SETUP without a session state") }
                 return try await startMFASetup(kind: kind, state: state)
