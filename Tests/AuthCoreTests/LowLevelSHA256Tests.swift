@@ -114,8 +114,8 @@ struct LowLevelSHA256Tests {
             let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret)
             let keys = ScopedSigningKeys(
                 scheme: .aliyunV4, credentials: credentials, region: "cn-hangzhou", service: "oss", cache: SigningKeyCache(capacity: 1))
-            #expect(keys.fingerprint == credentials.secretFingerprint.bytes)
-            #expect(keys.fingerprint == SHA256.hash(bytes: Array(secret.utf8)).bytes)
+            #expect(keys.fingerprint.bytes == credentials.secretFingerprint.bytes)
+            #expect(keys.fingerprint.bytes == SHA256.hash(bytes: Array(secret.utf8)).bytes)
             let schedule = SigningScheme.aliyunV4.signingKeySchedule(
                 secret: credentials.secretAccessKey, date: "20261203", region: "cn-hangzhou", service: "oss")
             let key = SigningScheme.aliyunV4.deriveSigningKey(

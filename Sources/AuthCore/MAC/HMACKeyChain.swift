@@ -15,15 +15,26 @@ enum HMACKeyChain {
     /// between the halves of a stack block that is wiped before returning, and the last step writes
     /// straight into `result`.
     static func derive(seed: UnsafeRawBufferPointer, parts: [String], into result: UnsafeMutableRawBufferPointer) {
-        precondition(!parts.isEmpty, "a key chain has at least one step")  // invariant: the schemes have four
+        derive(seed: seed, stepCount: parts.count, into: result) { index, step in
+            var text = parts[index]
+            text.withUTF8 { step(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
+    /// The chain of `stepCount` steps whose part `i` `withPart(i, step)` lends to `step`: the
+    /// scopes' four parts without an array of them (a signer made per request allocates none).
+    static func derive(
+        seed: UnsafeRawBufferPointer, stepCount: Int, into result: UnsafeMutableRawBufferPointer,
+        withPart: (Int, (UnsafeRawBufferPointer) -> Void) -> Void
+    ) {
+        precondition(stepCount > 0, "a key chain has at least one step")  // invariant: the schemes have four
         let size = LowLevelSHA256.byteCount
         precondition(result.count == size, "a key chain's result is 32 bytes")
         withUnsafeTemporaryAllocation(byteCount: 2 * size, alignment: 8) { keys in
-            for (index, part) in parts.enumerated() {
+            for index in 0..<stepCount {
                 let key = index == 0 ? seed : UnsafeRawBufferPointer(rebasing: keys[((index - 1) % 2 * size)...].prefix(size))
-                let target = index == parts.count - 1 ? result : UnsafeMutableRawBufferPointer(rebasing: keys[(index % 2 * size)...].prefix(size))
-                var text = part
-                text.withUTF8 { HMACSHA256Schedule.authenticationCode(key: key, message: UnsafeRawBufferPointer($0), into: target) }
+                let target = index == stepCount - 1 ? result : UnsafeMutableRawBufferPointer(rebasing: keys[(index % 2 * size)...].prefix(size))
+                withPart(index) { HMACSHA256Schedule.authenticationCode(key: key, message: $0, into: target) }
             }
             secureZero(keys)
         }

@@ -24,10 +24,11 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         let options: SigV4Options
         /// The scope's signing keys (``SigningScheme/aws4``): memo, shared cache, derivation.
         let keys: ScopedSigningKeys
-        /// `AWS4-HMAC-SHA256 Credential=AKID/` and `/region/service/aws4_request, SignedHeaders=`:
-        /// the fixed parts of the `Authorization` header around the date.
-        let authorizationPrefix: [UInt8]
-        let authorizationScope: [UInt8]
+        /// `AWS4-HMAC-SHA256 Credential=AKID/` ‖ `/region/service/aws4_request, SignedHeaders=`:
+        /// the fixed parts of the `Authorization` header before and after the date, in one array
+        /// (one allocation per signer); the first `authorizationPrefixCount` bytes come before it.
+        let authorizationParts: [UInt8]
+        let authorizationPrefixCount: Int
         /// The session token's bytes, lent to each header-mode canonical request (nil without a
         /// token, or with ``SigV4Options/omitSessionToken``, where the token is sent but not signed).
         let token: SessionTokenBytes?
@@ -35,22 +36,21 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             self.options = options
             self.token = SessionTokenBytes.copying(options.omitSessionToken ? nil : credentials.sessionToken)
             self.keys = ScopedSigningKeys(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache)
-            // Each in one allocation (a signer built per request, on a server, pays for these).
+            // In one allocation (a signer built per request, on a server, pays for it).
             let algorithm = SigningScheme.aws4.algorithm
             let label: StaticString = " Credential="
-            var prefix: [UInt8] = []
-            prefix.reserveCapacity(algorithm.utf8CodeUnitCount + label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1)
-            algorithm.withUTF8Buffer { prefix.append(contentsOf: $0) }
-            label.withUTF8Buffer { prefix.append(contentsOf: $0) }
-            prefix.append(contentsOf: credentials.accessKeyId.utf8)
-            prefix.append(UInt8(ascii: "/"))
-            self.authorizationPrefix = prefix
             let signedHeadersLabel: StaticString = ", SignedHeaders="
-            var scope: [UInt8] = []
-            scope.reserveCapacity(keys.scopeSuffix.count + signedHeadersLabel.utf8CodeUnitCount)
-            scope.append(contentsOf: keys.scopeSuffix)
-            signedHeadersLabel.withUTF8Buffer { scope.append(contentsOf: $0) }
-            self.authorizationScope = scope
+            let prefixCount = algorithm.utf8CodeUnitCount + label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1
+            var parts: [UInt8] = []
+            parts.reserveCapacity(prefixCount + keys.scopeSuffix.count + signedHeadersLabel.utf8CodeUnitCount)
+            algorithm.withUTF8Buffer { parts.append(contentsOf: $0) }
+            label.withUTF8Buffer { parts.append(contentsOf: $0) }
+            parts.append(contentsOf: credentials.accessKeyId.utf8)
+            parts.append(UInt8(ascii: "/"))
+            parts.append(contentsOf: keys.scopeSuffix)
+            signedHeadersLabel.withUTF8Buffer { parts.append(contentsOf: $0) }
+            self.authorizationParts = parts
+            self.authorizationPrefixCount = prefixCount
         }
 
         /// A presigned URL's `X-Amz-Credential` for `date`, percent-encoded:
@@ -220,12 +220,16 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     func authorizationHeader(date: AmzDate, signedHeaders: UnsafeRawBufferPointer, mac: Digest) -> String {
         let signatureLabel: StaticString = ", Signature="
         let storage = self.storage
-        let length = storage.authorizationPrefix.count + 8 + storage.authorizationScope.count + signedHeaders.count
+        let parts = storage.authorizationParts
+        let prefixCount = storage.authorizationPrefixCount
+        let length = parts.count + 8 + signedHeaders.count
             + signatureLabel.utf8CodeUnitCount + 64
         return String(writing: length) { out in
-            out.write(storage.authorizationPrefix)
-            date.withDateBytes { out.write($0) }
-            out.write(storage.authorizationScope)
+            parts.withUnsafeBytes { parts in
+                out.write(UnsafeRawBufferPointer(rebasing: parts[..<prefixCount]))
+                date.withDateBytes { out.write($0) }
+                out.write(UnsafeRawBufferPointer(rebasing: parts[prefixCount...]))
+            }
             out.write(signedHeaders)
             out.write(signatureLabel)
             mac.withUnsafeBytes { out.writeHex($0) }

@@ -8,7 +8,8 @@ final class ScopedSigningKeys: Sendable {
     let service: String
     /// `/region/service/terminator`.
     let scopeSuffix: [UInt8]
-    let fingerprint: [UInt8]
+    /// The secret's SHA-256 fingerprint, inline (no array to allocate per signer).
+    let fingerprint: Digest
     let cache: SigningKeyCache
     /// The last second's date and header value, and the last day's signing key.
     let memo = SigningMemo()
@@ -22,7 +23,7 @@ final class ScopedSigningKeys: Sendable {
         self.scopeSuffix = scheme.scopeSuffix(region: region, service: service)
         // The secret's SHA-256 fingerprint (``Credentials/secretFingerprint``), on a stack context:
         // a signer made per request pays no EVP context and its allocations for it.
-        self.fingerprint = credentials.secretAccessKey.withUnsafeBytes { LowLevelSHA256.hash($0) }.published.bytes
+        self.fingerprint = credentials.secretAccessKey.withUnsafeBytes { LowLevelSHA256.hash($0) }.published
     }
 
     /// The date of `time`, its header value (`X-Amz-Date`, `x-oss-date`) and its day's signing

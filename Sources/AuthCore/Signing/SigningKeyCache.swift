@@ -13,13 +13,13 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
     struct Key: Hashable {
         let scheme: SigningScheme
         let accessKeyId: String
-        let fingerprint: [UInt8]
+        let fingerprint: Digest
         let date: String
         let region: String
         let service: String
         private let hashCode: Int
 
-        init(scheme: SigningScheme, accessKeyId: String, fingerprint: [UInt8], date: String, region: String, service: String) {
+        init(scheme: SigningScheme, accessKeyId: String, fingerprint: Digest, date: String, region: String, service: String) {
             self.scheme = scheme
             self.accessKeyId = accessKeyId
             self.fingerprint = fingerprint

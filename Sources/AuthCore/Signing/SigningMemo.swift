@@ -5,7 +5,10 @@
 /// 16-byte header string (one byte over a native small string, so each new one is a heap
 /// allocation), and no hashing of the shared ``SigningKeyCache``'s key. The entry's schedule is
 /// immutable, so the MAC itself runs outside any lock.
-final class SigningMemo: Sendable {
+///
+/// A value around its ``Locked`` state (one heap object, the lock's): a signer made per request
+/// allocates no memo object of its own.
+struct SigningMemo: Sendable {
     private struct Remembered {
         var second = Int64.min
         /// `second`'s date and header value (nil until the first signature).

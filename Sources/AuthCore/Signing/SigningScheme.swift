@@ -85,9 +85,24 @@ public enum SigningScheme: Sendable, Hashable {
             withUnsafeTemporaryAllocation(byteCount: prefixCount + secretBytes.count, alignment: 8) { seed in
                 keyPrefix.withUTF8Buffer { seed.copyMemory(from: UnsafeRawBufferPointer($0)) }
                 UnsafeMutableRawBufferPointer(rebasing: seed[prefixCount...]).copyMemory(from: secretBytes)
-                HMACKeyChain.derive(seed: UnsafeRawBufferPointer(seed), parts: [date, region, service, terminator.description], into: key)
+                HMACKeyChain.derive(seed: UnsafeRawBufferPointer(seed), stepCount: 4, into: key) { index, step in
+                    switch index {
+                    case 0: Self.lend(date, to: step)
+                    case 1: Self.lend(region, to: step)
+                    case 2: Self.lend(service, to: step)
+                    default: terminator.withUTF8Buffer { step(UnsafeRawBufferPointer($0)) }
+                    }
+                }
                 secureZero(seed)
             }
+        }
+    }
+
+    /// A string's UTF-8 bytes, in place when it is native (no copy of the value).
+    private static func lend(_ text: String, to step: (UnsafeRawBufferPointer) -> Void) {
+        if text.utf8.withContiguousStorageIfAvailable({ step(UnsafeRawBufferPointer($0)) }) == nil {
+            var text = text
+            text.withUTF8 { step(UnsafeRawBufferPointer($0)) }
         }
     }
 }

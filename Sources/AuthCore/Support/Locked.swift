@@ -14,33 +14,49 @@ import Darwin
 /// reports and the right total). pthread locks are intercepted by the sanitizer, so
 /// `swift test --sanitize=thread` reports only real races. Uncontended, the cost is one
 /// `pthread_mutex_lock`/`unlock` pair, like `Mutex`'s atomic compare-and-swap pair.
-package final class Locked<State: ~Copyable>: @unchecked Sendable {
-    // invariant (Sendable): `state` is only touched between lock and unlock of `mutex`.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    // The mutex already makes every access exclusive; the runtime's dynamic exclusivity check
-    // (swift_beginAccess on each withLock) would only repeat it.
-    @exclusivity(unchecked) private var state: State
+///
+/// A value holding a reference: copies of one `Locked` guard the same state with the same mutex.
+package struct Locked<State>: @unchecked Sendable {
+    // invariant (Sendable): the state is only touched between lock and unlock of the mutex.
 
-    /// A lock around `initial`.
-    package init(_ initial: consuming State) {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        // invariant: pthread_mutex_init with default attributes cannot fail on Linux (it only sets fields).
-        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-        state = initial
+    /// The state and its mutex in one heap object: the state is the buffer's header, the mutex its
+    /// one tail element, at a fixed address for the object's life (pthread mutexes must not move).
+    /// One allocation per lock: the mutex is not a second `malloc`.
+    private final class Storage: ManagedBuffer<State, pthread_mutex_t> {
+        deinit {
+            // ManagedBuffer deinitialises the header (the state); the elements are ours.
+            withUnsafeMutablePointerToElements { mutex in
+                pthread_mutex_destroy(mutex)
+                mutex.deinitialize(count: 1)
+            }
+        }
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+    private let storage: Storage
+
+    /// A lock around `initial`.
+    package init(_ initial: State) {
+        // `create` on the subclass makes a `Storage` (the documented ManagedBuffer pattern).
+        storage = unsafeDowncast(Storage.create(minimumCapacity: 1) { _ in initial }, to: Storage.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            // invariant: pthread_mutex_init with default attributes cannot fail on Linux (it only sets fields).
+            precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+        }
     }
 
     /// Runs `body` with exclusive access to the state.
     @inline(__always)
     package func withLock<Result: ~Copyable, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        // The header and element addresses are fixed for the object's life, and `storage` (a
+        // `let` of this value, which the caller holds for the call) keeps the object alive until
+        // this returns: the pointers stay valid outside ManagedBuffer's closure. The mutex already
+        // makes every access exclusive, so no dynamic exclusivity check runs on the state.
+        let (state, mutex) = storage.withUnsafeMutablePointers { ($0, $1) }
+        return try withExtendedLifetime(storage) { () throws(Failure) -> Result in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state.pointee)
+        }
     }
 }
