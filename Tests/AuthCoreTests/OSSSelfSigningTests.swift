@@ -127,6 +127,14 @@ struct OSSSelfSigningTests {
         // 7. Dot segments in keys.
         #expect(Self.refusal(v1("GET\n\n\n\(date)\n/app-bucket/users/alice/../bob/a")) == .notPermitted)
         #expect(Self.refusal(v1("GET\n\n\n\(date)\n/app-bucket/users/alice/./a")) == .notPermitted)
+        // 8. Separators inside grapheme clusters (U+0600 ARABIC NUMBER SIGN prepends to what follows):
+        // OSS reads bytes, so `?acl` and `&acl` are sub-resources however they render.
+        #expect(Self.refusal(v1("PUT\n\n\n\(date)\n/app-bucket/users/alice/x\u{600}?acl")) == .notPermitted)
+        #expect(Self.refusal(v1("PUT\n\n\n\(date)\n/app-bucket/users/alice/x?partNumber=\u{600}&acl")) == .notPermitted)
+        #expect(Self.refusal(v1("PUT\n\n\n\(date)\n/app-bucket/users/alice/x?partNumber=1\u{600}&uploadId=x")) == nil)
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\n/app-bucket\u{600}/users/alice/a")) == .notPermitted)
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\nx-oss-meta-a:\u{301}v\n/app-bucket/users/alice/a")) == nil)
+        #expect(Self.refusal(v1("GET\n\n\n\(date)\n/app-bucket/users/alice/x\u{600}/../\u{301}b")) == .notPermitted)
     }
 
     @Test("V4 refusals: no canonical request, a forged one, another region or date, policy rules read from the canonical request")

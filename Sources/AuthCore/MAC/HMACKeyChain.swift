@@ -34,7 +34,13 @@ enum HMACKeyChain {
             for index in 0..<stepCount {
                 let key = index == 0 ? seed : UnsafeRawBufferPointer(rebasing: keys[((index - 1) % 2 * size)...].prefix(size))
                 let target = index == stepCount - 1 ? result : UnsafeMutableRawBufferPointer(rebasing: keys[(index % 2 * size)...].prefix(size))
-                withPart(index) { HMACSHA256Schedule.authenticationCode(key: key, message: $0, into: target) }
+                var steps = 0
+                withPart(index) {
+                    HMACSHA256Schedule.authenticationCode(key: key, message: $0, into: target)
+                    steps &+= 1
+                }
+                // invariant: every caller lends each part once (the schemes' four, the array form's).
+                precondition(steps == 1, "a key chain's part was not lent exactly once")
             }
             secureZero(keys)
         }

@@ -77,17 +77,24 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
             // OSS may take the request time from x-oss-date instead of Date: it is held to the same skew.
             if name == "x-oss-date" { try policy.check(signedAt: try Self.rfc1123(value), now: now) }
         }
-        guard resource.hasPrefix("/") else { throw Self.malformed("the resource does not start with '/'") }
+        // The resource is read on bytes, as OSS reads it: a `/`, `?`, `&` or `=` joined to its
+        // neighbour in one grapheme cluster (U+0600 before it, a combining mark after it) still
+        // separates. (Read on Characters, `x\u{600}?acl` hid the `?acl` sub-resource inside the key.)
+        // Cutting at ASCII bytes never splits a UTF-8 sequence, so each piece decodes losslessly.
+        let bytes = Array(resource.utf8)
+        guard bytes.first == UInt8(ascii: "/") else { throw Self.malformed("the resource does not start with '/'") }
         // The first `?` ends the key as far as the policy is concerned: the key checked is then a
         // prefix of the real one, so a prefix rule cannot be escaped through a `?` in a key.
-        let question = resource.firstIndex(of: "?")
-        let path = resource[..<(question ?? resource.endIndex)].dropFirst()
-        guard let slash = path.firstIndex(of: "/") else { throw AuthCoreError(.notPermitted, "service-level requests (no bucket) are not signed") }
-        try policy.check(bucket: String(path[..<slash]), key: String(path[path.index(after: slash)...]))
+        let question = bytes.firstIndex(of: UInt8(ascii: "?"))
+        let path = bytes[1..<(question ?? bytes.count)]
+        guard let slash = path.firstIndex(of: UInt8(ascii: "/")) else {
+            throw AuthCoreError(.notPermitted, "service-level requests (no bucket) are not signed")
+        }
+        try policy.check(bucket: String(decoding: path[..<slash], as: UTF8.self), key: String(decoding: path[(slash + 1)...], as: UTF8.self))
         if let question {
             var seen = Set<String>()
-            for item in resource[resource.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false) {
-                let name = Self.queryPair(item).name
+            for item in bytes[(question + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+                let name = String(decoding: item.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
                 guard seen.insert(name).inserted else { throw Self.malformed("sub-resource \(Self.shown(name)) appears twice") }
                 try policy.check(subresource: name)
             }
@@ -110,7 +117,7 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         let amzDate = lines[1]
         let time: Timestamp
         do { time = try Timestamp(amzDate: amzDate) } catch { throw Self.malformed("the date is not YYYYMMDDTHHMMSSZ") }
-        let scope = lines[2].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let scope = lines[2].utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
         guard scope.count == 4, scope[2] == "oss", scope[3] == SigningScheme.aliyunV4.terminator.description, scope[0].utf8.elementsEqual(amzDate.utf8.prefix(8))
         else { throw Self.malformed("the scope is not date/region/oss/aliyun_v4_request for the date signed") }
         if let date = request.date, date != scope[0] { throw Self.malformed("the date does not match the scope's") }
@@ -126,7 +133,7 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         guard parts.count >= 6, parts[parts.count - 3].isEmpty else { throw Self.malformed("the canonical request has the wrong shape") }
         try policy.check(method: parts[0])
         let resource = parts[1]
-        guard resource.hasPrefix("/") else { throw Self.malformed("the canonical URI does not start with '/'") }
+        guard resource.utf8.first == UInt8(ascii: "/") else { throw Self.malformed("the canonical URI does not start with '/'") }
         let decoded = PercentEncoding.decode(Array(resource.utf8).dropFirst())
         guard let slash = decoded.firstIndex(of: UInt8(ascii: "/")) else {
             throw AuthCoreError(.notPermitted, "service-level requests (no bucket) are not signed")
@@ -178,17 +185,13 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
 
     /// `name:value`, the name lower-case ASCII.
     static func headerLine(_ line: String) throws(AuthCoreError) -> (name: String, value: String) {
-        guard let colon = line.firstIndex(of: ":") else { throw malformed("a header line has no ':'") }
+        // On bytes (a `:` followed by a combining mark is still the separator); an ASCII byte's index
+        // is a scalar boundary, so it slices the String.
+        guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else { throw malformed("a header line has no ':'") }
         let name = String(line[..<colon])
         guard !name.isEmpty, name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
         else { throw malformed("header name \(shown(name)) is not a lower-case token") }
         return (name, String(line[line.index(after: colon)...]))
-    }
-
-    /// `name=value` or `name` (an empty value).
-    static func queryPair(_ item: Substring) -> (name: String, value: String) {
-        guard let eq = item.firstIndex(of: "=") else { return (String(item), "") }
-        return (String(item[..<eq]), String(item[item.index(after: eq)...]))
     }
 
     static func rfc1123(_ text: String) throws(AuthCoreError) -> Timestamp {
@@ -304,8 +307,12 @@ public struct OSSSigningPolicy: Sendable, CustomStringConvertible {
         guard keyPrefixes.contains(where: { key.utf8.starts(with: $0.utf8) }) else {
             throw AuthCoreError(.notPermitted, "key \(OSSSigningAuthority.shown(key)) is outside the allowed prefixes")
         }
-        // OSS keys are literal, but a proxy that normalises paths would not treat them so.
-        guard !key.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == "." || $0 == ".." }) else {
+        // OSS keys are literal, but a proxy that normalises paths would not treat them so. Segments
+        // are cut at `/` bytes, as such a proxy cuts them (not at Characters, where `x\u{600}/../\u{301}`
+        // is one segment).
+        guard !key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains(where: {
+            $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8)
+        }) else {
             throw AuthCoreError(.notPermitted, "key \(OSSSigningAuthority.shown(key)) has a '.' or '..' segment")
         }
     }

@@ -48,12 +48,10 @@ package struct Locked<State>: @unchecked Sendable {
     /// Runs `body` with exclusive access to the state.
     @inline(__always)
     package func withLock<Result: ~Copyable, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
-        // The header and element addresses are fixed for the object's life, and `storage` (a
-        // `let` of this value, which the caller holds for the call) keeps the object alive until
-        // this returns: the pointers stay valid outside ManagedBuffer's closure. The mutex already
-        // makes every access exclusive, so no dynamic exclusivity check runs on the state.
-        let (state, mutex) = storage.withUnsafeMutablePointers { ($0, $1) }
-        return try withExtendedLifetime(storage) { () throws(Failure) -> Result in
+        // The pointers are used only inside ManagedBuffer's closure, which keeps the object alive.
+        // The mutex makes every access to the state exclusive, so no dynamic exclusivity check
+        // runs on it (it is reached through a pointer).
+        try storage.withUnsafeMutablePointers { (state, mutex) throws(Failure) -> Result in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
             return try body(&state.pointee)
