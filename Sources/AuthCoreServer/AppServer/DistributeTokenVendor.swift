@@ -33,8 +33,11 @@ public actor DistributeTokenVendor {
     private let role: Role
     private let credentials: Credentials
     private let clock: any SigningClock
-    private var cache: [String: Credentials] = [:]
-    private var inFlight: [String: Task<Credentials, any Error>] = [:]
+    // Keyed by the username's UTF-8 bytes, as the verifier store and the session name are: String
+    // keys compare by canonical equivalence, so "jos\u{E9}" and "jose\u{301}" (two accounts) would
+    // share one user's credentials.
+    private var cache: [[UInt8]: Credentials] = [:]
+    private var inFlight: [[UInt8]: Task<Credentials, any Error>] = [:]
 
     /// A vendor calling `client` with the long-term `credentials`.
     public init(client: AliyunSTSClient, role: Role, credentials: Credentials, clock: any SigningClock = SystemClock(), maximumCachedUsers: Int = 10_000) {
@@ -50,11 +53,12 @@ public actor DistributeTokenVendor {
     /// - Throws: what `AliyunSTSClient.assumeRole` throws.
     public func credentials(for username: String) async throws(AuthCoreError) -> Credentials {
         let now = clock.now()
-        if let cached = cache[username], let expiration = cached.expiration, expiration > now.adding(seconds: Int64(Self.refreshMargin)) {
+        let key = Array(username.utf8)
+        if let cached = cache[key], let expiration = cached.expiration, expiration > now.adding(seconds: Int64(Self.refreshMargin)) {
             return cached
         }
         let task: Task<Credentials, any Error>
-        if let running = inFlight[username] {
+        if let running = inFlight[key] {
             task = running
         } else {
             let (client, role, credentials, name) = (client, role, credentials, Self.roleSessionName(for: username))
@@ -64,26 +68,26 @@ public actor DistributeTokenVendor {
                     externalId: role.externalId, credentials: credentials
                 ).credentials
             }
-            inFlight[username] = task
+            inFlight[key] = task
         }
         let result = await task.result
-        if inFlight[username] == task { inFlight[username] = nil }  // not a newer call's task
+        if inFlight[key] == task { inFlight[key] = nil }  // not a newer call's task
         switch result {
         case .success(let issued):
-            store(issued, for: username)
+            store(issued, for: key)
             return issued
         case .failure(let error as AuthCoreError): throw error
         case .failure(let error): throw AuthCoreError(.credentialsUnavailable, "AssumeRole failed: \(type(of: error))").causedBy(error)
         }
     }
 
-    private func store(_ issued: Credentials, for username: String) {
-        if cache.count >= maximumCachedUsers, cache[username] == nil {
+    private func store(_ issued: Credentials, for key: [UInt8]) {
+        if cache.count >= maximumCachedUsers, cache[key] == nil {
             let now = clock.now()
             cache = cache.filter { $0.value.expiration.map { $0 > now } ?? false }
             if cache.count >= maximumCachedUsers, let some = cache.keys.first { cache[some] = nil }
         }
-        cache[username] = issued
+        cache[key] = issued
     }
 
     /// The `RoleSessionName` for a user: the username itself when STS accepts it (2–64 characters of
