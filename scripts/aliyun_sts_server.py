@@ -25,7 +25,8 @@ OSS requests), Expiration = now + DurationSeconds (whole seconds), except for a 
 "short-N-…" (N from 2 to 120): now + N s (refresh tests: a cache refreshing at half the lifetime asks
 again every ~N/2 s).
 
-  GET /_calls    200 {"AssumeRole": N, "sessions": {name: count}}: accepted AssumeRole calls
+  GET /_calls    200 {"AssumeRole": N, "sessions": {name: count}, "policies": {name: Policy or null}}: accepted
+                 AssumeRole calls, and the session policy each role session name was last given
   POST /_reset   200 {}: counters back to zero
 
 Usage: .venv/bin/python scripts/aliyun_sts_server.py --port PORT --ak ID --sk SECRET --role-arn ARN
@@ -95,14 +96,15 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if urlsplit(self.path).path == "/_calls":
             with self.server.lock:
-                return self._send(200, {"AssumeRole": self.server.calls, "sessions": dict(self.server.sessions)})
+                return self._send(200, {"AssumeRole": self.server.calls, "sessions": dict(self.server.sessions),
+                                        "policies": dict(self.server.policies)})
         self._handle(b"")
 
     def do_POST(self):
         if urlsplit(self.path).path == "/_reset":
             self._body()
             with self.server.lock:
-                self.server.calls, self.server.sessions = 0, {}
+                self.server.calls, self.server.sessions, self.server.policies = 0, {}, {}
             return self._send(200, {})
         try:
             body = self._body()
@@ -222,6 +224,7 @@ class Handler(BaseHTTPRequestHandler):
         with self.server.lock:
             self.server.calls += 1
             self.server.sessions[name] = self.server.sessions.get(name, 0) + 1
+            self.server.policies[name] = params.get("Policy")
         return {
             "RequestId": str(uuid.uuid4()).upper(),
             "AssumedRoleUser": {"Arn": "%s/%s" % (cfg.role_arn, name), "AssumedRoleId": "3000000000000000:" + name},
@@ -247,7 +250,7 @@ def main(argv=None):
     server.cfg = cfg
     server.lock = threading.Lock()
     server.nonces = set()
-    server.calls, server.sessions = 0, {}
+    server.calls, server.sessions, server.policies = 0, {}, {}
     return peer_server.serve(server, "aliyun_sts_server: listening on http://%s:%d" % (cfg.host, server.server_address[1]))
 
 

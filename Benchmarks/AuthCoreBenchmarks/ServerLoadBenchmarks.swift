@@ -91,10 +91,11 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
         }
         var policy = SRPLoginPolicy()
         policy.handshakeLifetime = .seconds(2)
-        let logins = try SRPLoginService(
-            configuration: configuration, policy: policy, verifiers: StaticVerifierStore(table), handshakes: store,
-            serverSecret: try SystemRandom().secureBytes(count: 32))
-        let app = AppServer(logins: logins, sessions: try AppSessions(store: store, lifetime: .seconds(2)))
+        let keys = try ServerKeys(serverSecret: try SystemRandom().secureBytes(count: 32))
+        let logins = SRPLoginService(
+            configuration: configuration, policy: policy, verifiers: try StaticVerifierStore(table, configuration: configuration), handshakes: store,
+            keys: keys)
+        let app = AppServer(logins: logins, sessions: try AppSessions(store: store, keys: keys, lifetime: .seconds(2)))
         let counts = Locked(ServerCounts())
         let server = try HTTPServer(configuration: HTTPServer.Configuration()) { request in
             let response = await app.handle(request)

@@ -514,14 +514,15 @@ let fuzzAppServer: AppServer = {
     do {
         let configuration = try SRPConfiguration(group: .rfc5054Group1024, hash: .sha256)
         let store = InMemoryHandshakeStore()
-        let users = StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: SecureBytes(Array("pw".utf8)))])
-        let authority = try OSSSigningAuthority(
+        let users = try StaticVerifierStore(
+            ["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: SecureBytes(Array("pw".utf8)))], configuration: configuration)
+        let authority = try PerUserOSSSigning(
             credentials: try Credentials(accessKeyId: "LTAI5tFuzz", secretAccessKey: "fuzz-secret"),
-            policy: OSSSigningPolicy(buckets: ["b"], keyPrefixes: ["k/"], regions: ["cn-hangzhou"]))
+            template: OSSSigningPolicy(buckets: ["b"], keyPrefixes: ["k/${username}/"], regions: ["cn-hangzhou"]))
+        let keys = try ServerKeys(serverSecret: SecureBytes([UInt8](repeating: 1, count: 32)))
         return AppServer(
-            logins: try SRPLoginService(
-                configuration: configuration, verifiers: users, handshakes: store, serverSecret: SecureBytes([UInt8](repeating: 1, count: 32))),
-            sessions: try AppSessions(store: store), ossSigning: authority)
+            logins: SRPLoginService(configuration: configuration, verifiers: users, handshakes: store, keys: keys),
+            sessions: try AppSessions(store: store, keys: keys), ossSigning: authority)
     } catch {
         fuzzFailure("the fuzz app server cannot be made: \(error)")
     }
@@ -542,7 +543,7 @@ let fuzzAppServer: AppServer = {
         }
         return
     }
-    let paths = ["/srp/begin", "/srp/finish", "/distribute-token.json", "/oss/sign", "/cognito/developer-identity", "/", "/srp/begin/"]
+    let paths = ["/srp/begin", "/srp/finish", "/distribute-token.json", "/oss/sign", "/cognito/developer-identity", "/", "/srp/begin/", "/session/revoke"]
     let methods = ["POST", "GET", "HEAD", "PUT"]
     let path = paths[Int(reader.byte()) % paths.count]
     let method = methods[Int(reader.byte()) % methods.count]

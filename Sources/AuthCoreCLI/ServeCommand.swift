@@ -64,7 +64,7 @@ enum ServeCommand {
         let server: HTTPServer
         do {
             let (listen, app) = try configuration.makeServer(secrets: secrets, failureLog: { printError("serve: \($0)") })
-            server = try HTTPServer(configuration: listen) { request in await app.handle(request) }
+            server = try HTTPServer(configuration: listen, admission: app.admission) { request in await app.handle(request) }
         } catch {
             if error.code == .invalidParameter || error.code == .malformedInput || error.code == .credentialsUnavailable {
                 throw UsageError(error.reason)

@@ -25,7 +25,7 @@ final class AppServerEndToEndTests {
     let region: String
 
     init() throws {
-        fleet = try AppServerFleet(passwords: ["alice": "open sesame, twice", "vend-user@example.com": "open sesame, twice"])
+        fleet = try AppServerFleet(passwords: ["alice": "open sesame, twice", "bob": "open sesame, twice", "vend-user@example.com": "open sesame, twice"])
         ossURL = try peerEnvironment("AUTHCORE_OSS_URL")
         bucket = try peerEnvironment("AUTHCORE_OSS_BUCKET")
         region = try peerEnvironment("AUTHCORE_OSS_REGION")
@@ -40,11 +40,18 @@ final class AppServerEndToEndTests {
         return try object.string("sessionToken")
     }
 
-    @Test("srp login, then distribute-token.json from STS AssumeRole (once per user, cached), then an OSS PUT and GET the oss2 server accepts")
+    static let userPolicy =
+        #"{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:GetObject","oss:PutObject"],"Resource":["acs:oss:*:*:b/users/${username}/*"]}]}"#
+
+    @Test("srp login, then distribute-token.json from STS AssumeRole (once per user, cached, each user's own session policy), then an OSS PUT and GET the oss2 server accepts")
     func distributeTokenFlow() async throws {
         let sts = try peerEnvironment("AUTHCORE_ALIYUN_STS_URL")
         let serve = try fleet.start(
-            ["distributeToken": ["roleArn": try peerEnvironment("AUTHCORE_ALIYUN_ROLE_ARN"), "endpoint": sts + "/", "durationSeconds": 900]],
+            [
+                "distributeToken": [
+                    "roleArn": try peerEnvironment("AUTHCORE_ALIYUN_ROLE_ARN"), "endpoint": sts + "/", "durationSeconds": 900, "policy": Self.userPolicy,
+                ]
+            ],
             environment: secret.merging([
                 "ALIBABA_CLOUD_ACCESS_KEY_ID": try peerEnvironment("AUTHCORE_ALIYUN_ACCESS_KEY_ID"),
                 "ALIBABA_CLOUD_ACCESS_KEY_SECRET": try peerEnvironment("AUTHCORE_ALIYUN_ACCESS_KEY_SECRET"),
@@ -63,6 +70,15 @@ final class AppServerEndToEndTests {
         // One AssumeRole for this user, with the username as its role session name.
         let calls = try JSONObject(parsing: Array(try await fetch(sts + "/_calls").body.utf8), context: "_calls")
         #expect(try calls.object("sessions").integer(user, in: 0...100) == 1)
+        // Each user's credentials carry that user's own session policy: the STS stand-in saw both.
+        let bobToken = try login(serve, "bob")
+        let bobProvider = TokenVendingCredentialsProvider {
+            HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Authorization", "Bearer " + bobToken)])
+        }
+        _ = try await bobProvider.credentials()
+        let policies = try JSONObject(parsing: Array(try await fetch(sts + "/_calls").body.utf8), context: "_calls").object("policies")
+        #expect(try policies.string(user) == Self.userPolicy.replacingOccurrences(of: "${username}", with: user))
+        #expect(try policies.string("bob") == Self.userPolicy.replacingOccurrences(of: "${username}", with: "bob"))
 
         let environment: [String: String?] = [
             "OSS_ACCESS_KEY_ID": credentials.accessKeyId,
@@ -85,7 +101,7 @@ final class AppServerEndToEndTests {
     @Test("srp login, then authcore oss send --signer-url /oss/sign with no key: V1 and V4 accepted by the oss2 server; outside the policy and without a session refused", arguments: ["v1", "v4"])
     func selfSignedFlow(version: String) async throws {
         let serve = try fleet.start(
-            ["ossSigning": ["buckets": [bucket], "keyPrefixes": ["self-signed/"], "regions": [region]]],
+            ["ossSigning": ["buckets": [bucket], "keyPrefixes": ["self-signed/${username}/"], "regions": [region]]],
             environment: secret.merging([
                 "OSS_ACCESS_KEY_ID": try peerEnvironment("AUTHCORE_OSS_ACCESS_KEY_ID"),
                 "OSS_ACCESS_KEY_SECRET": try peerEnvironment("AUTHCORE_OSS_ACCESS_KEY_SECRET"),
@@ -97,15 +113,23 @@ final class AppServerEndToEndTests {
                 ["oss", "send", "--bucket", bucket, "--version", version, "--region", region, "--signer-url", serve.url + "/oss/sign"] + arguments
                     + ["\(ossURL)/\(bucket)/\(key)"], environment: environment)
         }
-        let put = try send(["-X", "PUT", "-d", "signed by the app server \(version)"], key: "self-signed/\(version).txt", environment: noKey)
+        let put = try send(["-X", "PUT", "-d", "signed by the app server \(version)"], key: "self-signed/alice/\(version).txt", environment: noKey)
         #expect(put.status == 0, "\(put.stderr)")
-        let get = try send([], key: "self-signed/\(version).txt", environment: noKey)
+        let get = try send([], key: "self-signed/alice/\(version).txt", environment: noKey)
         #expect(get.status == 0, "\(get.stderr)")
         #expect(get.stdout == "signed by the app server \(version)")
 
-        let outside = try send([], key: "elsewhere/\(version).txt", environment: noKey)
-        #expect(outside.status == 1)
-        #expect(outside.stderr.contains("NotPermitted"), "\(outside.stderr)")
+        // Another user's prefix: refused for alice (read and write), and bob is refused alice's.
+        for (key, arguments) in [("self-signed/bob/\(version).txt", ["-X", "PUT", "-d", "x"]), ("self-signed/bob/private.jpg", []), ("elsewhere/\(version).txt", [])] {
+            let outside = try send(arguments, key: key, environment: noKey)
+            #expect(outside.status == 1, "\(key)")
+            #expect(outside.stderr.contains("NotPermitted"), "\(outside.stderr)")
+        }
+        var asBob = noKey
+        asBob["AUTHCORE_SIGNER_TOKEN"] = try login(serve, "bob")
+        let bobReads = try send([], key: "self-signed/alice/\(version).txt", environment: asBob)
+        #expect(bobReads.status == 1)
+        #expect(bobReads.stderr.contains("NotPermitted"), "\(bobReads.stderr)")
         var noSession = noKey
         noSession["AUTHCORE_SIGNER_TOKEN"] = nil
         let anonymous = try send([], key: "self-signed/\(version).txt", environment: noSession)
@@ -139,6 +163,26 @@ final class AppServerEndToEndTests {
         let identityId = try issued.string("identityId")
         #expect(identityId.hasPrefix("us-east-1:"))
         #expect(try issued.integer("tokenDuration", in: 1...86_400) == 600)
+        // The Logins key for us-east-1's pools (moto's token is no JWT: the region's documented issuer).
+        #expect(try issued.string("loginsKey") == "cognito-identity.amazonaws.com")
+
+        // Linking: alice's own identity again; a guest identity; bob may not link either of them.
+        let bobToken = try login(serve, "bob")
+        func link(_ token: String, _ id: String) async throws -> (status: Int, code: String?, body: [UInt8]) {
+            try await postJSON(serve, "/cognito/developer-identity", #"{"identityId":"\#(id)"}"#, headers: [HTTPHeader("Authorization", "Bearer " + token)])
+        }
+        let again = try await link(token, identityId)
+        #expect(again.status == 200)
+        #expect(try JSONObject(parsing: again.body, context: "link").string("identityId") == identityId)
+        let stolen = try await link(bobToken, identityId)
+        #expect(stolen.status == 403, "moto would link it: the server's record of whose identity it is refuses")
+        #expect(stolen.code == "NotPermitted")
+        let guest = "us-east-1:" + UUID().uuidString.lowercased()
+        let linked = try await link(token, guest)
+        #expect(linked.status == 200)
+        #expect(try JSONObject(parsing: linked.body, context: "link").string("identityId") == guest)
+        #expect(try await link(bobToken, guest).status == 403)
+        #expect(try await link(token, "not an identity id").status == 400)
 
         let tokenFile = try temporaryFile(try issued.string("token"), name: "developer-token")
         let credentials = try authcore(

@@ -26,7 +26,7 @@ final class AppServerInstancesTests {
         [
             "store": ["redis": ["port": redis.port]],
             "srp": ["handshakeLifetimeSeconds": 3, "maximumFailures": 3, "failureWindowSeconds": 60],
-            "ossSigning": ["buckets": ["photos"], "keyPrefixes": ["users/"], "regions": ["cn-hangzhou"]],
+            "ossSigning": ["buckets": ["photos"], "keyPrefixes": ["users/"], "regions": ["cn-hangzhou"], "sharedAcrossUsers": true],
         ]
     }
 

@@ -24,7 +24,12 @@ final class AppServerFleet: @unchecked Sendable {
             guard made.status == 0 else { throw PeerError(description: "srp verifier: \(made.stderr)") }
             users.append("\"\(name)\": \(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
-        try Data("{\"users\": {\(users.joined(separator: ", "))}}".utf8).write(to: directory.appendingPathComponent("users.json"))
+        // Written as an operator would: readable by the server's user only (the server refuses a
+        // verifier table others may read, like any secret file).
+        let table = directory.appendingPathComponent("users.json")
+        guard FileManager.default.createFile(
+            atPath: table.path, contents: Data("{\"users\": {\(users.joined(separator: ", "))}}".utf8), attributes: [.posixPermissions: 0o600])
+        else { throw PeerError(description: "cannot write \(table.path)") }
     }
 
     deinit {

@@ -36,9 +36,10 @@ final class AppServerTLSTests {
         let app = AppServer(
             logins: try SRPLoginService(
                 configuration: configuration,
-                verifiers: StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)]),
+                verifiers: try StaticVerifierStore(
+                    ["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)], configuration: configuration),
                 handshakes: store, serverSecret: SecureBytes([UInt8](repeating: 9, count: 32))),
-            sessions: try AppSessions(store: store))
+            sessions: try AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 9, count: 32))))
         var listen = HTTPServer.Configuration()
         listen.tls = try HTTPServer.TLSIdentity(certificateFile: directory.appendingPathComponent("good.pem").path, privateKeyFile: keyFile)
         let server = try HTTPServer(configuration: listen) { request in await app.handle(request) }

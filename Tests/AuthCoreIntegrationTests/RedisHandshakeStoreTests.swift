@@ -72,7 +72,7 @@ final class RedisHandshakeStoreTests {
 
     init() throws {
         redis = try RedisServerProcess()
-        users = StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)])
+        users = try StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)], configuration: configuration)
     }
 
     deinit { redis.stop() }

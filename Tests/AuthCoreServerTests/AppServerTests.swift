@@ -19,14 +19,15 @@ final class AppServerTests {
     let client: SRPLoginClient
 
     init() throws {
-        let users = StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)])
+        let users = try StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)], configuration: configuration)
         var policy = SRPLoginPolicy()
         policy.maximumFailures = 3
         let logins = try SRPLoginService(
             configuration: configuration, policy: policy, verifiers: users, handshakes: store, serverSecret: SecureBytes([UInt8](repeating: 7, count: 32)))
-        let authority = try OSSSigningAuthority(
-            credentials: ossKey, policy: OSSSigningPolicy(buckets: ["photos"], keyPrefixes: ["users/alice/"], regions: ["cn-hangzhou"]))
-        let app = AppServer(logins: logins, sessions: try AppSessions(store: store), ossSigning: authority)
+        let authority = try PerUserOSSSigning(
+            credentials: ossKey, template: OSSSigningPolicy(buckets: ["photos"], keyPrefixes: ["users/${username}/"], regions: ["cn-hangzhou"]))
+        let app = AppServer(
+            logins: logins, sessions: try AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 7, count: 32))), ossSigning: authority)
         self.app = app
         var listen = HTTPServer.Configuration()
         listen.maximumBodyBytes = 8192
@@ -213,7 +214,7 @@ struct AppSessionsAndConfigurationTests {
     func sessionLifetime() async throws {
         let clock = ManualClock(Timestamp(year: 2026, month: 12, day: 2)!)
         let store = InMemoryHandshakeStore(clock: clock)
-        let sessions = try AppSessions(store: store, lifetime: .seconds(60), clock: clock)
+        let sessions = try AppSessions(store: store, keys: try ServerKeys(serverSecret: SecureBytes([UInt8](repeating: 1, count: 32))), lifetime: .seconds(60), clock: clock)
         let session = try await sessions.issue(for: "alice")
         let token = session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         #expect(token.utf8.count == 43)
@@ -226,7 +227,7 @@ struct AppSessionsAndConfigurationTests {
         #expect(try await sessions.username(for: token) == "alice")
         clock.advance(seconds: 1)
         await #expect(throws: AuthCoreError.self) { try await sessions.username(for: token) }
-        #expect(throws: AuthCoreError.self) { try AppSessions(store: store, lifetime: .seconds(0)) }
+        #expect(throws: AuthCoreError.self) { try AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 1, count: 32)), lifetime: .seconds(0)) }
     }
 
     @Test("role session names: a username STS accepts is kept, any other becomes h. and 40 hex digits")
@@ -251,8 +252,8 @@ struct AppSessionsAndConfigurationTests {
                 #"""
                 {"listen":{"host":"127.0.0.1","port":8080,"threads":4},"store":{"redis":{"port":6390,"timeoutMilliseconds":250}},
                  "srp":{"group":2048,"hash":"sha512","verifiersFile":"/u.json","handshakeLifetimeSeconds":5,"maximumFailures":2,"failureWindowSeconds":30},
-                 "sessionLifetimeSeconds":120,"distributeToken":{"roleArn":"acs:ram::1:role/app","durationSeconds":900,"signatureStyle":"acs3"},
-                 "ossSigning":{"buckets":["b"],"keyPrefixes":["p/"]},
+                 "sessionLifetimeSeconds":120,"distributeToken":{"roleArn":"acs:ram::1:role/app","durationSeconds":900,"signatureStyle":"acs3","sharedAcrossUsers":true},
+                 "ossSigning":{"buckets":["b"],"keyPrefixes":["p/${username}/"]},
                  "developerIdentity":{"region":"us-east-1","identityPoolId":"us-east-1:x","providerName":"login.app","tokenDuration":600}}
                 """#.utf8))
         #expect(full.listen.port == 8080)
@@ -262,7 +263,7 @@ struct AppSessionsAndConfigurationTests {
         #expect(full.policy.maximumFailures == 2)
         #expect(full.distributeToken?.role.durationSeconds == 900)
         #expect(full.distributeToken?.style == .acs3)
-        #expect(full.ossSigning?.buckets == ["b"])
+        #expect(full.ossSigning?.template.buckets == ["b"])
         #expect(full.developerIdentity?.tokenDuration == 600)
         let mistakes: [(String, String)] = [
             ("[]", "not a JSON object"),

@@ -16,7 +16,7 @@ struct SRPLoginServiceTests {
     let table: StaticVerifierStore
 
     init() throws {
-        table = StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: alicePassword)])
+        table = try StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: alicePassword)], configuration: configuration)
     }
 
     func users() throws -> StaticVerifierStore { table }
@@ -52,7 +52,7 @@ struct SRPLoginServiceTests {
         #expect(key == success.sessionKey)
         #expect(challenge.loginId.utf8.count == 32)
         #expect(challenge.serverPublicValue.count == configuration.group.byteCount)
-        #expect(await store.liveEntryCount == 0, "the state was taken, and a success clears the failure counter")
+        #expect(await store.liveEntryCount == 1, "the state was taken, a success clears the address's count; the user-wide count of attempts without a device token stays")
         await #expect(throws: AuthCoreError(.expired, "")) { try await two.finish(loginId: challenge.loginId, clientProof: [UInt8](repeating: 0, count: 32)) }
     }
 
@@ -183,9 +183,9 @@ struct SRPLoginServiceTests {
         let decomposed = "jose\u{301}"  // NFD: equal as Swift Strings, different bytes
         #expect(composed == decomposed && Array(composed.utf8) != Array(decomposed.utf8))
         let store = InMemoryHandshakeStore(clock: clock)
-        let table = StaticVerifierStore([composed: try configuration.makeVerifier(username: Array(composed.utf8), password: alicePassword)])
+        let table = try StaticVerifierStore([composed: try configuration.makeVerifier(username: Array(composed.utf8), password: alicePassword)], configuration: configuration)
         let server = try SRPLoginService(configuration: configuration, verifiers: table, handshakes: store, serverSecret: secret, clock: clock)
-        #expect(try table.verifier(for: decomposed) == nil)
+        #expect(table.verifier(for: decomposed) == nil)
         let real = try await server.begin(username: composed, clientPublicValue: [2])
         let other = try await server.begin(username: decomposed, clientPublicValue: [2])
         #expect(real.salt != other.salt)
@@ -225,16 +225,19 @@ struct SRPLoginServiceTests {
 
     @Test("the verifier table reads `authcore srp verifier` JSON and refuses other shapes without echoing values")
     func verifierTable() throws {
-        let store = try StaticVerifierStore(json: Array(#"{"users":{"alice":{"salt_hex":"0a0b","verifier_hex":"0F"}}}"#.utf8))
-        #expect(try store.verifier(for: "alice")?.salt == [0x0A, 0x0B])
-        #expect(try store.verifier(for: "alice")?.verifier == BigUInt(bigEndianBytes: [0x0F]))
-        #expect(try store.verifier(for: "bob") == nil)
+        let v = "0F"
+        let store = try StaticVerifierStore(
+            json: Array(#"{"users":{"alice":{"salt_hex":"0a0b","verifier_hex":"\#(v)"}}}"#.utf8), configuration: configuration)
+        #expect(store.verifier(for: "alice")?.salt == [0x0A, 0x0B])
+        #expect(store.verifier(for: "alice")?.verifier == BigUInt(bigEndianBytes: [0x0F]))
+        #expect(store.verifier(for: "bob") == nil)
+        #expect(store.uniformSaltByteCount == 2)
         for bad in [#"{"users":{"a":{"salt_hex":"zz","verifier_hex":"0f"}}}"#, #"[]"#, #"{"users":{"a":{"salt_hex":"00"}}}"#] {
-            #expect(throws: AuthCoreError(.malformedInput, "")) { try StaticVerifierStore(json: Array(bad.utf8)) }
+            #expect(throws: AuthCoreError(.malformedInput, "")) { try StaticVerifierStore(json: Array(bad.utf8), configuration: configuration) }
         }
     }
-}
 
+    }
 /// A store that keeps values forever (ignores lifetimes), to show the service's own expiry check.
 actor ForgetfulStore: HandshakeStore {
     var values: [String: [UInt8]] = [:]
@@ -248,6 +251,9 @@ actor ForgetfulStore: HandshakeStore {
     func increment(_ key: String, window: Duration) -> Int { 1 }
     func count(_ key: String) -> Int { 0 }
     func remove(_ key: String) {}
+    func values(_ keys: [String]) -> [[UInt8]?] { keys.map { values[$0] } }
+    func counter(_ key: String, keepingFor lifetime: Duration) -> Int { 0 }
+    func advance(_ key: String, keepingFor lifetime: Duration) -> Int { 1 }
 }
 
 /// A store whose server is unreachable.
@@ -260,4 +266,7 @@ struct FailingStore: HandshakeStore {
     func increment(_ key: String, window: Duration) throws(AuthCoreError) -> Int { throw AuthCoreError(.transportFailure, "store unreachable") }
     func count(_ key: String) throws(AuthCoreError) -> Int { 0 }
     func remove(_ key: String) throws(AuthCoreError) { throw AuthCoreError(.transportFailure, "store unreachable") }
+    func values(_ keys: [String]) throws(AuthCoreError) -> [[UInt8]?] { keys.map { _ in nil } }
+    func counter(_ key: String, keepingFor lifetime: Duration) throws(AuthCoreError) -> Int { throw AuthCoreError(.transportFailure, "store unreachable") }
+    func advance(_ key: String, keepingFor lifetime: Duration) throws(AuthCoreError) -> Int { throw AuthCoreError(.transportFailure, "store unreachable") }
 }

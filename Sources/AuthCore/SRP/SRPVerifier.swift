@@ -43,3 +43,17 @@ extension SRPConfiguration {
         return SRPVerifier(salt: salt, verifier: try group.engine.verifierValue(privateKey: x, bitCount: hashBitCount))
     }
 }
+
+extension SRPConfiguration {
+    /// Whether `verifier` may be stored for a user: a value in 2…N−2. Variable time (a table's
+    /// values are checked when it is loaded, not per login).
+    ///
+    /// 0 and values of N or more are not `g^x mod N`; 1 and N−1 are, but only for `x` a multiple of
+    /// the group's order (or half of it), and with them `S = (A·v^u)^b` is `A^b` or `±A^b`, which a
+    /// client computes from `B − k·v` without the password (RFC 5054 §2.6's formula, with `v^u`
+    /// known). Safe-prime groups have no other elements of order below q.
+    public func isAcceptableVerifier(_ verifier: BigUInt) -> Bool {
+        let two = BigUInt(2)
+        return !(verifier < two) && !(group.modulus - two < verifier)
+    }
+}

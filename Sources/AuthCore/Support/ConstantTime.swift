@@ -26,3 +26,21 @@ func withContiguousSecretBytes<C: Collection<UInt8>, R>(_ bytes: C, _ body: (Uns
     if let result = bytes.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
     return SecureBytes(bytes).withUnsafeBytes(body)
 }
+
+/// 1 when `lhs` is below `rhs` in lexicographic byte order, else 0, reading every byte and branching
+/// on none (buffers of one length; a longer one is compared as far as the shorter goes).
+///
+/// Each byte pair's verdict replaces the running one unless the bytes are equal, from the last
+/// byte to the first, so the first differing byte decides: with `d = l − r` in `-255…255`,
+/// `d >> 8` is −1 exactly when `l < r`, and `((l ^ r) − 1) >> 8` is −1 exactly when `l == r`.
+package func constantTimeLessThan(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Int {
+    var verdict = 0
+    for index in stride(from: Swift.min(lhs.count, rhs.count) - 1, through: 0, by: -1) {
+        let l = Int(lhs[index])
+        let r = Int(rhs[index])
+        let less = ((l - r) >> 8) & 1
+        let equal = ((l ^ r) - 1) >> 8
+        verdict = (verdict & equal) | (less & ~equal)
+    }
+    return verdict
+}

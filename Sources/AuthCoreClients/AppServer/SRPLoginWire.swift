@@ -5,7 +5,7 @@
 /// | endpoint | answer |
 /// |---|---|
 /// | `POST /srp/begin` | `{"B":hex,"group":bits,"hash":name,"loginId":…,"salt":hex}` |
-/// | `POST /srp/finish` | `{"M2":hex,"expiresAt":ISO 8601,"sessionToken":…,"username":…}` |
+/// | `POST /srp/finish` | `{"M2":hex,"deviceToken":…,"expiresAt":ISO 8601,"sessionToken":…,"username":…}` |
 package enum SRPLoginWire {
     /// `/srp/begin`'s answer: the login's handle, the user's salt, the server's public value and
     /// the SRP parameters the server uses (the client refuses others).
@@ -40,17 +40,20 @@ package enum SRPLoginWire {
         package var username: String?
         package var sessionToken: String?
         package var expiresAt: String?
+        /// The device token for the next logins (servers before it was added send none).
+        package var deviceToken: String?
 
         enum CodingKeys: String, CodingKey {
-            case username, sessionToken, expiresAt
+            case username, sessionToken, expiresAt, deviceToken
             case serverProof = "M2"
         }
 
-        package init(serverProof: String, username: String?, sessionToken: String?, expiresAt: String?) {
+        package init(serverProof: String, username: String?, sessionToken: String?, expiresAt: String?, deviceToken: String? = nil) {
             self.serverProof = serverProof
             self.username = username
             self.sessionToken = sessionToken
             self.expiresAt = expiresAt
+            self.deviceToken = deviceToken
         }
     }
 }

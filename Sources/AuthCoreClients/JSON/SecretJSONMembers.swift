@@ -64,6 +64,10 @@ extension SecretJSONMembers {
         /// The document bytes before this offset have been copied to `redacted` (or left out).
         var copiedUpTo = 0
         var index = 0
+        /// The path of an object whose member names are collected (``JSONMemberNames``), if any.
+        var namesPath: [String]?
+        /// That object's member names, unescaped, in document order (each once: a repeat is refused).
+        var names: [[UInt8]] = []
 
         init(paths: [[String]], lowersFirstLetters: Bool) {
             self.lowersFirstLetters = lowersFirstLetters
@@ -124,10 +128,15 @@ extension SecretJSONMembers {
 
         private mutating func scanObject(_ bytes: UnsafeRawBufferPointer, depth: Int) throws(Failure) {
             guard !opensEmpty(closedBy: UInt8(ascii: "}"), bytes) else { return }
+            let collecting = namesPath.map { wanted in wanted.count == path.count && zip(wanted, path).allSatisfy { $0 == $1 } } ?? false
             repeat {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw .notJSON }
                 var name = ArraySink()
                 try scanString(bytes, into: &name)
+                if collecting {
+                    guard !names.contains(name.bytes) else { throw Failure(reason: "a member name appears twice") }
+                    names.append(name.bytes)
+                }
                 skipWhitespace(bytes)
                 try expect(UInt8(ascii: ":"), bytes)
                 skipWhitespace(bytes)

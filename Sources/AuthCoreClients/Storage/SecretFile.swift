@@ -12,25 +12,29 @@ import Darwin
 ///   from the start, never wider), `fsync`, then `rename` over the old one, so a crash leaves the old
 ///   contents or the new, never a torn file; the written bytes are wiped from memory afterwards.
 /// - Read only if it is a regular file (not a symlink: `O_NOFOLLOW`) of the current user that no
-///   group or other user may read or write, and of at most ``maximumBytes``; the bytes come into
-///   wiping storage.
+///   group or other user may read or write, and of at most ``byteLimit`` bytes (by default
+///   ``maximumBytes``, 1 MiB); the bytes come into wiping storage.
 public struct SecretFile: Sendable {
     /// The path.
     public let path: String
-    /// The largest file read: 1 MiB.
+    /// The largest file read by default: 1 MiB.
     public static let maximumBytes = 1 << 20
+    /// The largest file this one reads or writes.
+    public let byteLimit: Int
 
-    /// A secret file at `path`.
-    public init(path: String) throws(AuthCoreError) {
+    /// A secret file at `path` of at most `byteLimit` bytes (1 byte … 64 MiB).
+    public init(path: String, byteLimit: Int = SecretFile.maximumBytes) throws(AuthCoreError) {
         guard !path.isEmpty, !path.utf8.contains(0) else { throw AuthCoreError(.invalidParameter, "the store path is empty or holds NUL") }
+        guard (1...(64 << 20)).contains(byteLimit) else { throw AuthCoreError(.invalidParameter, "a secret file's limit is 1 byte to 64 MiB") }
         self.path = path
+        self.byteLimit = byteLimit
     }
 
     /// The contents, or nil when there is no file.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a file that is not a regular
     ///   file, belongs to another user or is readable or writable by others;
-    ///   `AuthCoreError.Code.inputTooLarge` above ``maximumBytes``;
+    ///   `AuthCoreError.Code.inputTooLarge` above ``byteLimit``;
     ///   `AuthCoreError.Code.malformedInput` when it cannot be read.
     public func read() throws(AuthCoreError) -> SecureBytes? {
         // O_NONBLOCK: a FIFO or device at the path must not block the open before the type check.
@@ -47,13 +51,13 @@ public struct SecretFile: Sendable {
         guard status.st_mode & 0o077 == 0 else {
             throw AuthCoreError(.invalidParameter, "\(path) is accessible to other users (mode \(String(status.st_mode & 0o777, radix: 8))); it must be 0600")
         }
-        guard status.st_size >= 0, status.st_size <= Self.maximumBytes else {
-            throw AuthCoreError(.inputTooLarge, "\(path) is larger than \(Self.maximumBytes) bytes")
+        guard status.st_size >= 0, status.st_size <= byteLimit else {
+            throw AuthCoreError(.inputTooLarge, "\(path) is larger than \(byteLimit) bytes")
         }
-        // One byte more than the limit, to notice a file that grew after fstat.
+        // One byte more than fstat's size, to notice a file that grew after it.
         var total = 0
         var complete = false
-        let contents = SecureBytes(count: Self.maximumBytes + 1) { buffer in
+        let contents = SecureBytes(count: Int(status.st_size) + 1) { buffer in
             while total < buffer.count {
                 let count = systemRead(descriptor, buffer.baseAddress! + total, buffer.count - total)
                 if count < 0 && errno == EINTR { continue }
@@ -64,17 +68,19 @@ public struct SecretFile: Sendable {
             complete = true
         }
         guard complete else { throw AuthCoreError(.malformedInput, "\(path): read failed") }
-        guard total <= Self.maximumBytes else { throw AuthCoreError(.inputTooLarge, "\(path) is larger than \(Self.maximumBytes) bytes") }
+        guard total <= byteLimit, total <= Int(status.st_size) else {
+            throw AuthCoreError(.inputTooLarge, "\(path) grew while it was read, or is larger than \(byteLimit) bytes")
+        }
         return contents.prefix(total)
     }
 
     /// Replaces the contents atomically (see the type's documentation).
     ///
-    /// - Throws: `AuthCoreError.Code.inputTooLarge` above ``maximumBytes``,
+    /// - Throws: `AuthCoreError.Code.inputTooLarge` above ``byteLimit``,
     ///   `AuthCoreError.Code.invalidParameter` when the file cannot be written; the old
     ///   contents then stay.
     public func write(_ contents: SecureBytes) throws(AuthCoreError) {
-        guard contents.count <= Self.maximumBytes else { throw AuthCoreError(.inputTooLarge, "the store contents exceed \(Self.maximumBytes) bytes") }
+        guard contents.count <= byteLimit else { throw AuthCoreError(.inputTooLarge, "the store contents exceed \(byteLimit) bytes") }
         var suffix: UInt64 = 0
         try withUnsafeMutableBytes(of: &suffix) { buffer throws(AuthCoreError) in try SystemRandom().fill(buffer) }
         let temporary = "\(path).tmp-\(String(suffix, radix: 16))"

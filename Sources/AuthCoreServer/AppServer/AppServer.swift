@@ -7,19 +7,20 @@ import Foundation
 ///
 /// | Endpoint | Body | Answer (200) |
 /// |---|---|---|
-/// | `POST /srp/begin` | `{"username":…,"A":hex}` | `{"loginId":…,"salt":hex,"B":hex,"group":3072,"hash":"sha256"}` |
-/// | `POST /srp/finish` | `{"loginId":…,"M1":hex}` | `{"M2":hex,"username":…,"sessionToken":…,"expiresAt":ISO 8601}` |
-/// | `GET /distribute-token.json` | — | the OSS sample's `{"StatusCode":200,"AccessKeyId",…}` |
-/// | `POST /oss/sign` | `OSSSignatureRequest` JSON | `{"accessKeyId":…,"signature":…}` |
-/// | `POST /cognito/developer-identity` | empty or `{}` | `{"identityId":…,"token":…,"tokenDuration":…}` |
+/// | `POST /srp/begin` | `{"username":…,"A":hex[,"deviceToken":…]}` | `{"loginId":…,"salt":hex,"B":hex,"group":3072,"hash":"sha256"}` |
+/// | `POST /srp/finish` | `{"loginId":…,"M1":hex}` | `{"M2":hex,"username":…,"sessionToken":…,"expiresAt":ISO 8601,"deviceToken":…}` |
+/// | `GET /distribute-token.json` | — | the OSS sample's `{"StatusCode":200,"AccessKeyId",…}` for this user's policy |
+/// | `POST /oss/sign` | `OSSSignatureRequest` JSON | `{"accessKeyId":…,"signature":…}` under this user's policy |
+/// | `POST /cognito/developer-identity` | empty, `{}` or `{"identityId":…}` | `{"identityId":…,"token":…,"tokenDuration":…,"loginsKey":…}` |
+/// | `POST /session/revoke` | empty, `{}` or `{"all":true}` | `{"revoked":"session"}` or `{"revoked":"all"}` |
 ///
-/// The last three need `Authorization: Bearer <sessionToken>`. Every refusal is JSON
-/// `{"code":…,"message":…}` (for `distribute-token.json`, the sample's
-/// `{"StatusCode":…,"ErrorCode":…,"ErrorMessage":…}`) with a 4xx status — 400 for a malformed
-/// request, 401 for a missing or unknown session or a wrong proof, 403 outside the signing policy,
-/// 404/405 for an unknown path or method, 429 while a user is locked out — or 502 when a service
-/// behind the server (STS, Cognito, the store) fails, with a fixed message (the reason goes to the
-/// failure log only). Messages never hold a secret.
+/// The last four need `Authorization: Bearer <sessionToken>`, and act for that session's user only
+/// (``PerUserPolicy``). Every refusal is JSON `{"code":…,"message":…}` (for
+/// `distribute-token.json`, the sample's `{"StatusCode":…,"ErrorCode":…,"ErrorMessage":…}`) with a
+/// 4xx status — 400 for a malformed request, 401 for a missing or unknown session or a wrong proof,
+/// 403 outside the user's policy, 404/405 for an unknown path or method, 429 while a client is
+/// refused for a user — or 502 when a service behind the server (STS, Cognito, the store) fails,
+/// with a fixed message (the reason goes to the failure log only). Messages never hold a secret.
 public struct AppServer: Sendable {
     /// The login service.
     public let logins: SRPLoginService
@@ -28,9 +29,11 @@ public struct AppServer: Sendable {
     /// `GET /distribute-token.json` (absent: 404).
     public let tokenVendor: DistributeTokenVendor?
     /// `POST /oss/sign` (absent: 404).
-    public let ossSigning: OSSSigningAuthority?
+    public let ossSigning: PerUserOSSSigning?
     /// `POST /cognito/developer-identity` (absent: 404).
     public let developerIdentity: DeveloperIdentityVendor?
+    /// The limits on `/srp/*` per address and network (absent: none), applied by ``admission(_:)``.
+    public let rateLimiter: RateLimiter?
     private let clock: any SigningClock
     private let failureLog: (@Sendable (String) -> Void)?
 
@@ -38,10 +41,12 @@ public struct AppServer: Sendable {
     /// server (the client gets only "a service behind the server failed": a reason can name the
     /// Redis address, a role or an account).
     public init(
-        logins: SRPLoginService, sessions: AppSessions, tokenVendor: DistributeTokenVendor? = nil, ossSigning: OSSSigningAuthority? = nil,
-        developerIdentity: DeveloperIdentityVendor? = nil, clock: any SigningClock = SystemClock(), failureLog: (@Sendable (String) -> Void)? = nil
+        logins: SRPLoginService, sessions: AppSessions, tokenVendor: DistributeTokenVendor? = nil, ossSigning: PerUserOSSSigning? = nil,
+        developerIdentity: DeveloperIdentityVendor? = nil, rateLimiter: RateLimiter? = nil, clock: any SigningClock = SystemClock(),
+        failureLog: (@Sendable (String) -> Void)? = nil
     ) {
         self.failureLog = failureLog
+        self.rateLimiter = rateLimiter
         self.logins = logins
         self.sessions = sessions
         self.tokenVendor = tokenVendor
@@ -57,11 +62,24 @@ public struct AppServer: Sendable {
         let message: String
     }
 
+    /// The check made when a request's head has arrived, before its body is read: a `/srp/` request
+    /// over its address's or network's rate is answered `429` with `Retry-After` (whole seconds)
+    /// and costs nothing more. Give it to ``HTTPServer/init(configuration:admission:handler:)``.
+    public func admission(_ head: HTTPServerRequest) -> HTTPResponse? {
+        guard let rateLimiter, let address = head.clientAddress, head.path.utf8.starts(with: "/srp/".utf8),
+            let wait = rateLimiter.admit(address)
+        else { return nil }
+        let seconds = Swift.max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+        var answer = Self.json(["code": "TooManyRequests", "message": "too many login requests from this address or network; retry later"], status: 429)
+        answer.headers.append(HTTPHeader("Retry-After", String(seconds)))
+        return answer
+    }
+
     /// Answers one request; never throws, never traps.
     public func handle(_ request: HTTPServerRequest) async -> HTTPResponse {
         let routes: [String: String] = [
             "/srp/begin": "POST", "/srp/finish": "POST", "/distribute-token.json": "GET", "/oss/sign": "POST",
-            "/cognito/developer-identity": "POST",
+            "/cognito/developer-identity": "POST", "/session/revoke": "POST",
         ]
         let isTokenRoute = request.path == "/distribute-token.json"
         do {
@@ -74,6 +92,7 @@ public struct AppServer: Sendable {
             case "/srp/finish": return try await finish(request)
             case "/distribute-token.json": return try await distributeToken(request)
             case "/oss/sign": return try await signOSS(request)
+            case "/session/revoke": return try await revokeSession(request)
             default: return try await developerToken(request)
             }
         } catch let refusal as Refusal {
@@ -93,7 +112,11 @@ public struct AppServer: Sendable {
         let body = try Self.jsonBody(request)
         let username = try Self.field { () throws(AuthCoreError) in try body.string("username") }
         let a = try Self.hexField(body, "A")
-        let challenge = try await Self.lockoutAware { () async throws(AuthCoreError) in try await logins.begin(username: username, clientPublicValue: a) }
+        let origin = LoginOrigin(
+            address: request.clientAddress, deviceToken: try Self.field { () throws(AuthCoreError) in try body.optionalString("deviceToken") })
+        let challenge = try await Self.lockoutAware { () async throws(AuthCoreError) in
+            try await logins.begin(username: username, clientPublicValue: a, origin: origin)
+        }
         let configuration = logins.configuration
         return Self.jsonAnswer(
             SRPLoginWire.BeginAnswer(
@@ -105,12 +128,16 @@ public struct AppServer: Sendable {
         let body = try Self.jsonBody(request)
         let loginId = try Self.field { () throws(AuthCoreError) in try body.string("loginId") }
         let m1 = try Self.hexField(body, "M1")
-        let success = try await Self.lockoutAware { () async throws(AuthCoreError) in try await logins.finish(loginId: loginId, clientProof: m1) }
+        let origin = LoginOrigin(address: request.clientAddress)
+        let success = try await Self.lockoutAware { () async throws(AuthCoreError) in
+            try await logins.finish(loginId: loginId, clientProof: m1, origin: origin)
+        }
         let session = try await sessions.issue(for: success.username)
         return Self.jsonAnswer(
             SRPLoginWire.FinishAnswer(
                 serverProof: Hex.encode(success.serverProof), username: success.username,
-                sessionToken: session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, expiresAt: session.expiresAt.iso8601))
+                sessionToken: session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, expiresAt: session.expiresAt.iso8601,
+                deviceToken: success.deviceToken))
     }
 
     private func distributeToken(_ request: HTTPServerRequest) async throws -> HTTPResponse {
@@ -121,26 +148,49 @@ public struct AppServer: Sendable {
 
     private func signOSS(_ request: HTTPServerRequest) async throws -> HTTPResponse {
         guard let ossSigning else { throw Refusal(status: 404, code: "NotConfigured", message: "this server does not sign for OSS") }
-        _ = try await authenticatedUser(request)
+        let username = try await authenticatedUser(request)
         let signingRequest: OSSSignatureRequest
         do { signingRequest = try JSONDecoder().decode(OSSSignatureRequest.self, from: Data(request.body)) } catch {
             throw Refusal(status: 400, code: "MalformedRequest", message: "the body is not {\"version\":…,\"stringToSign\":…} JSON")
         }
-        let signed = try ossSigning.sign(signingRequest, at: clock.now())
+        let signed = try ossSigning.sign(signingRequest, for: username, at: clock.now())
         return Self.json(["accessKeyId": .string(signed.accessKeyId), "signature": .string(signed.signature)])
     }
 
     private func developerToken(_ request: HTTPServerRequest) async throws -> HTTPResponse {
         guard let developerIdentity else { throw Refusal(status: 404, code: "NotConfigured", message: "this server has no developer identity pool") }
         let username = try await authenticatedUser(request)
+        var linking: String?
         if !request.body.isEmpty {
             let body = try Self.jsonBody(request)
-            guard body.keys.isEmpty else { throw Refusal(status: 400, code: "MalformedRequest", message: "the body must be empty or {}") }
+            guard body.keys.allSatisfy({ $0 == "identityId" }) else {
+                throw Refusal(status: 400, code: "MalformedRequest", message: "the body must be empty, {} or {\"identityId\":…}")
+            }
+            linking = try Self.field { () throws(AuthCoreError) in try body.optionalString("identityId") }
         }
-        let issued = try await developerIdentity.token(for: username)
+        let issued = try await developerIdentity.token(for: username, linking: linking)
         return Self.json([
             "identityId": .string(issued.identityId), "token": .string(issued.token), "tokenDuration": .integer(developerIdentity.tokenDuration),
+            "loginsKey": .string(issued.loginsKey),
         ])
+    }
+
+    private func revokeSession(_ request: HTTPServerRequest) async throws -> HTTPResponse {
+        let username = try await authenticatedUser(request)
+        var everywhere = false
+        if !request.body.isEmpty {
+            let body = try Self.jsonBody(request)
+            guard body.keys.allSatisfy({ $0 == "all" }) else {
+                throw Refusal(status: 400, code: "MalformedRequest", message: "the body must be empty, {} or {\"all\":true}")
+            }
+            everywhere = try Self.field { () throws(AuthCoreError) in try body.optionalBool("all") } ?? false
+        }
+        if everywhere {
+            try await sessions.revokeAll(for: username)
+        } else if let token = request.bearerToken {
+            try await sessions.revoke(token)
+        }
+        return Self.json(["revoked": .string(everywhere ? "all" : "session")])
     }
 
     /// The user of the request's session.

@@ -8,13 +8,19 @@ public import AuthCoreClients
 /// ```json
 /// {
 ///   "listen": {"host": "127.0.0.1", "port": 8080, "threads": 2, "maximumBodyBytes": 65536,
-///              "certificateFile": "server.pem", "privateKeyFile": "server.key"},
+///              "certificateFile": "server.pem", "privateKeyFile": "server.key",
+///              "requestTimeoutSeconds": 10, "idleTimeoutSeconds": 30,
+///              "maximumConnections": 512, "maximumConnectionsPerAddress": 32},
 ///   "store": {"redis": {"host": "127.0.0.1", "port": 6379, "timeoutMilliseconds": 1000}},
 ///   "srp": {"group": 3072, "hash": "sha256", "verifiersFile": "users.json",
-///           "handshakeLifetimeSeconds": 60, "maximumFailures": 5, "failureWindowSeconds": 900},
+///           "handshakeLifetimeSeconds": 60, "maximumFailures": 5, "maximumFailuresPerUser": 20,
+///           "failureWindowSeconds": 900, "deviceTokenLifetimeSeconds": 2592000},
+///   "rateLimits": {"perAddress": {"requestsPerSecond": 5, "burst": 20},
+///                  "perNetwork": {"requestsPerSecond": 50, "burst": 200, "ipv4PrefixLength": 24, "ipv6PrefixLength": 48}},
 ///   "sessionLifetimeSeconds": 3600,
-///   "distributeToken": {"roleArn": "acs:ram::1234:role/app", "durationSeconds": 3600, "endpoint": "https://sts.aliyuncs.com/"},
-///   "ossSigning": {"buckets": ["photos"], "keyPrefixes": ["users/"], "methods": ["GET", "PUT"]},
+///   "distributeToken": {"roleArn": "acs:ram::1234:role/app", "durationSeconds": 3600, "endpoint": "https://sts.aliyuncs.com/",
+///                       "policy": "{… \"acs:oss:*:*:photos/users/${username}/*\" …}"},
+///   "ossSigning": {"buckets": ["photos"], "keyPrefixes": ["users/${username}/"], "methods": ["GET", "PUT"]},
 ///   "developerIdentity": {"region": "us-east-1", "identityPoolId": "us-east-1:…", "providerName": "login.example.app",
 ///                         "tokenDuration": 900}
 /// }
@@ -22,9 +28,13 @@ public import AuthCoreClients
 ///
 /// Only `srp` is required. Without `store` the logins and sessions stay in this process; without
 /// `certificateFile`/`privateKeyFile` the server listens only on loopback. Relative paths are read
-/// from the configuration file's directory. `distributeToken` also takes `policy`, `externalId`,
-/// `region` and `signatureStyle` (`rpc` or `acs3`); `developerIdentity` takes `endpoint`.
-/// `ossSigning` has the fields of `authcore oss sign-string`'s policy file.
+/// from the configuration file's directory. `distributeToken` also takes `externalId`, `region`,
+/// `signatureStyle` (`rpc` or `acs3`) and `sharedAcrossUsers`; `developerIdentity` takes
+/// `endpoint`. `ossSigning` has the fields of `authcore oss sign-string`'s policy file and
+/// `sharedAcrossUsers`. `${username}` in `ossSigning.buckets`/`keyPrefixes` and in
+/// `distributeToken.policy` is the session's user (``PerUserPolicy``); a section that would give
+/// every user the same access is refused unless it says `"sharedAcrossUsers": true`.
+/// `rateLimits.perAddress` or `perNetwork` set to `null` turns that limit off.
 public struct AppServerConfiguration: Sendable {
     /// Where to listen.
     public var listen: HTTPServer.Configuration
@@ -38,14 +48,16 @@ public struct AppServerConfiguration: Sendable {
     public var srp: SRPConfiguration
     /// The login limits.
     public var policy: SRPLoginPolicy
+    /// The rate limits on `/srp/*`.
+    public var rateLimits = AddressRateLimits()
     /// The verifier table (`{"users": {name: {"salt_hex", "verifier_hex"}}}`).
     public var verifiersFile: String
     /// How long a session token lasts.
     public var sessionLifetime: Duration
     /// `distribute-token.json`'s role and STS endpoint.
     public var distributeToken: (role: DistributeTokenVendor.Role, region: String?, endpoint: String?, style: AliyunSTSClient.SignatureStyle)?
-    /// `/oss/sign`'s policy.
-    public var ossSigning: OSSSigningPolicy?
+    /// `/oss/sign`'s policy template, and whether it may be the same for every user.
+    public var ossSigning: (template: OSSSigningPolicy, sharedAcrossUsers: Bool)?
     /// `/cognito/developer-identity`'s pool.
     public var developerIdentity: (region: String, identityPoolId: String, providerName: String, tokenDuration: Int, endpoint: String?)?
 
@@ -64,15 +76,26 @@ public struct AppServerConfiguration: Sendable {
         let root: JSONObject
         do { root = try JSONObject(parsing: json, context: source) } catch { throw AuthCoreError(.malformedInput, "\(source): not a JSON object") }
         let reader = FieldReader(source: source, directory: directory)
-        try reader.allow(root, ["listen", "store", "srp", "sessionLifetimeSeconds", "distributeToken", "ossSigning", "developerIdentity"], at: "")
+        try reader.allow(
+            root, ["listen", "store", "srp", "rateLimits", "sessionLifetimeSeconds", "distributeToken", "ossSigning", "developerIdentity"], at: "")
 
         listen = HTTPServer.Configuration()
         if let object = try reader.object(root, "listen") {
-            try reader.allow(object, ["host", "port", "threads", "maximumBodyBytes", "certificateFile", "privateKeyFile"], at: "listen.")
+            try reader.allow(
+                object,
+                [
+                    "host", "port", "threads", "maximumBodyBytes", "certificateFile", "privateKeyFile", "requestTimeoutSeconds", "idleTimeoutSeconds",
+                    "maximumConnections", "maximumConnectionsPerAddress",
+                ], at: "listen.")
             listen.host = try reader.string(object, "host", at: "listen.") ?? listen.host
             listen.port = try reader.integer(object, "port", 0...65_535, at: "listen.") ?? listen.port
             listen.threads = try reader.integer(object, "threads", 1...256, at: "listen.") ?? listen.threads
             listen.maximumBodyBytes = try reader.integer(object, "maximumBodyBytes", 1024...(16 << 20), at: "listen.") ?? listen.maximumBodyBytes
+            if let seconds = try reader.integer(object, "requestTimeoutSeconds", 1...600, at: "listen.") { listen.requestTimeout = .seconds(seconds) }
+            if let seconds = try reader.integer(object, "idleTimeoutSeconds", 1...3600, at: "listen.") { listen.idleTimeout = .seconds(seconds) }
+            listen.maximumConnections = try reader.integer(object, "maximumConnections", 1...65_536, at: "listen.") ?? listen.maximumConnections
+            listen.maximumConnectionsPerAddress =
+                try reader.integer(object, "maximumConnectionsPerAddress", 1...65_536, at: "listen.") ?? listen.maximumConnectionsPerAddress
             certificateFile = try reader.path(object, "certificateFile", at: "listen.")
             privateKeyFile = try reader.path(object, "privateKeyFile", at: "listen.")
             guard (certificateFile == nil) == (privateKeyFile == nil) else {
@@ -95,7 +118,12 @@ public struct AppServerConfiguration: Sendable {
         }
 
         guard let srpObject = try reader.object(root, "srp") else { throw AuthCoreError(.malformedInput, "\(source): srp is required") }
-        try reader.allow(srpObject, ["group", "hash", "verifiersFile", "handshakeLifetimeSeconds", "maximumFailures", "failureWindowSeconds"], at: "srp.")
+        try reader.allow(
+            srpObject,
+            [
+                "group", "hash", "verifiersFile", "handshakeLifetimeSeconds", "maximumFailures", "maximumFailuresPerUser", "failureWindowSeconds",
+                "deviceTokenLifetimeSeconds",
+            ], at: "srp.")
         let bits = try reader.integer(srpObject, "group", 1024...8192, at: "srp.") ?? 3072
         do {
             srp = try SRPConfiguration(group: try SRPGroup(named: String(bits)), hash: try HashAlgorithm(named: try reader.string(srpObject, "hash", at: "srp.") ?? "sha256"))
@@ -109,12 +137,20 @@ public struct AppServerConfiguration: Sendable {
         policy = SRPLoginPolicy()
         if let seconds = try reader.integer(srpObject, "handshakeLifetimeSeconds", 1...3600, at: "srp.") { policy.handshakeLifetime = .seconds(seconds) }
         policy.maximumFailures = try reader.integer(srpObject, "maximumFailures", 1...1000, at: "srp.") ?? policy.maximumFailures
+        policy.maximumFailuresPerUser = try reader.integer(srpObject, "maximumFailuresPerUser", 1...100_000, at: "srp.") ?? policy.maximumFailuresPerUser
         if let seconds = try reader.integer(srpObject, "failureWindowSeconds", 1...86_400, at: "srp.") { policy.failureWindow = .seconds(seconds) }
+        if let seconds = try reader.integer(srpObject, "deviceTokenLifetimeSeconds", 60...(400 * 86_400), at: "srp.") {
+            policy.deviceTokenLifetime = .seconds(seconds)
+        }
+
+        if let object = try reader.object(root, "rateLimits") { rateLimits = try reader.rateLimits(object) }
 
         sessionLifetime = .seconds(try reader.integer(root, "sessionLifetimeSeconds", 1...(7 * 86_400), at: "") ?? 3600)
 
         if let object = try reader.object(root, "distributeToken") {
-            try reader.allow(object, ["roleArn", "durationSeconds", "policy", "externalId", "region", "endpoint", "signatureStyle"], at: "distributeToken.")
+            try reader.allow(
+                object, ["roleArn", "durationSeconds", "policy", "externalId", "region", "endpoint", "signatureStyle", "sharedAcrossUsers"],
+                at: "distributeToken.")
             guard let arn = try reader.string(object, "roleArn", at: "distributeToken.") else {
                 throw AuthCoreError(.malformedInput, "\(source): distributeToken.roleArn is required")
             }
@@ -124,6 +160,8 @@ public struct AppServerConfiguration: Sendable {
                 ?? role.durationSeconds
             role.policy = try reader.string(object, "policy", at: "distributeToken.")
             role.externalId = try reader.string(object, "externalId", at: "distributeToken.")
+            role.sharedAcrossUsers = try reader.bool(object, "sharedAcrossUsers", at: "distributeToken.") ?? false
+            do { try role.checked() } catch { throw AuthCoreError(.malformedInput, "\(source): \(error.reason)") }
             let style: AliyunSTSClient.SignatureStyle
             switch try reader.string(object, "signatureStyle", at: "distributeToken.") {
             case nil, "rpc": style = .rpc
@@ -135,7 +173,14 @@ public struct AppServerConfiguration: Sendable {
             )
         }
 
-        if let object = try reader.object(root, "ossSigning") { ossSigning = try OSSSigningPolicyFile.policy(from: object, source: "\(source): ossSigning") }
+        if let object = try reader.object(root, "ossSigning") {
+            let template = try OSSSigningPolicyFile.policy(from: object, source: "\(source): ossSigning", alsoAllowing: ["sharedAcrossUsers"])
+            let shared = try reader.bool(object, "sharedAcrossUsers", at: "ossSigning.") ?? false
+            do { try PerUserOSSSigning.check(template: template, sharedAcrossUsers: shared) } catch {
+                throw AuthCoreError(.malformedInput, "\(source): \(error.reason)")
+            }
+            ossSigning = (template, shared)
+        }
 
         if let object = try reader.object(root, "developerIdentity") {
             let at = "developerIdentity."
@@ -173,6 +218,35 @@ struct FieldReader {
         do { return Int(try object.integer(key, in: Int64(range.lowerBound)...Int64(range.upperBound))) } catch {
             throw AuthCoreError(.malformedInput, "\(source): \(path)\(key) must be a whole number in \(range.lowerBound)...\(range.upperBound)")
         }
+    }
+
+    func bool(_ object: JSONObject, _ key: String, at path: String) throws(AuthCoreError) -> Bool? {
+        do { return try object.optionalBool(key) } catch { throw AuthCoreError(.malformedInput, "\(source): \(path)\(key) must be true or false") }
+    }
+
+    /// `rateLimits`: `perAddress` and `perNetwork`, each `{"requestsPerSecond": r, "burst": b}` (the
+    /// network's also with its prefix lengths), absent for the default, `null` for none.
+    func rateLimits(_ object: JSONObject) throws(AuthCoreError) -> AddressRateLimits {
+        var limits = AddressRateLimits()
+        try allow(object, ["perAddress", "perNetwork"], at: "rateLimits.")
+        func limit(_ key: String, _ fallback: RateLimit?, extra: Set<String>) throws(AuthCoreError) -> (RateLimit?, JSONObject?) {
+            guard object.keys.contains(key) else { return (fallback, nil) }
+            guard object.has(key), let fields = try self.object(object, key) else { return (nil, nil) }  // null: off
+            let at = "rateLimits.\(key)."
+            try allow(fields, Set(["requestsPerSecond", "burst"]).union(extra), at: at)
+            let rate = try integer(fields, "requestsPerSecond", 1...1_000_000, at: at).map(Double.init) ?? fallback?.requestsPerSecond ?? 1
+            let burst = try integer(fields, "burst", 1...1_000_000, at: at).map(Double.init) ?? fallback?.burst ?? 1
+            return (RateLimit(requestsPerSecond: rate, burst: burst), fields)
+        }
+        limits.perAddress = try limit("perAddress", limits.perAddress, extra: []).0
+        let (network, fields) = try limit("perNetwork", limits.perNetwork, extra: ["ipv4PrefixLength", "ipv6PrefixLength"])
+        limits.perNetwork = network
+        if let fields {
+            let at = "rateLimits.perNetwork."
+            limits.ipv4NetworkPrefixLength = try integer(fields, "ipv4PrefixLength", 8...32, at: at) ?? limits.ipv4NetworkPrefixLength
+            limits.ipv6NetworkPrefixLength = try integer(fields, "ipv6PrefixLength", 16...128, at: at) ?? limits.ipv6NetworkPrefixLength
+        }
+        return limits
     }
 
     func strings(_ object: JSONObject, _ key: String, at path: String) throws(AuthCoreError) -> [String]? {

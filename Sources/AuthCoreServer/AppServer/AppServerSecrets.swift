@@ -41,10 +41,11 @@ extension AppServerConfiguration {
         } else {
             store = InMemoryHandshakeStore()
         }
-        let logins = try SRPLoginService(
-            configuration: srp, policy: policy, verifiers: try StaticVerifierStore(contentsOfFile: verifiersFile), handshakes: store,
-            serverSecret: secrets.serverSecret)
-        let sessions = try AppSessions(store: store, lifetime: sessionLifetime)
+        let keys = try ServerKeys(serverSecret: secrets.serverSecret)
+        let logins = SRPLoginService(
+            configuration: srp, policy: policy, verifiers: try StaticVerifierStore(contentsOfFile: verifiersFile, configuration: srp), handshakes: store,
+            keys: keys)
+        let sessions = try AppSessions(store: store, keys: keys, lifetime: sessionLifetime)
 
         var vendor: DistributeTokenVendor?
         if let distributeToken {
@@ -53,12 +54,12 @@ extension AppServerConfiguration {
             }
             let client = try AliyunSTSClient(
                 region: distributeToken.region, endpoint: distributeToken.endpoint, transport: transport, signatureStyle: distributeToken.style)
-            vendor = DistributeTokenVendor(client: client, role: distributeToken.role, credentials: credentials)
+            vendor = try DistributeTokenVendor(client: client, role: distributeToken.role, credentials: credentials)
         }
-        var authority: OSSSigningAuthority?
+        var authority: PerUserOSSSigning?
         if let ossSigning {
             guard let credentials = secrets.ossCredentials else { throw AuthCoreError(.credentialsUnavailable, "ossSigning needs the OSS key to sign with") }
-            authority = try OSSSigningAuthority(credentials: credentials, policy: ossSigning)
+            authority = try PerUserOSSSigning(credentials: credentials, template: ossSigning.template, sharedAcrossUsers: ossSigning.sharedAcrossUsers)
         }
         var developer: DeveloperIdentityVendor?
         if let developerIdentity {
@@ -69,11 +70,13 @@ extension AppServerConfiguration {
                 region: developerIdentity.region, endpoint: developerIdentity.endpoint, sender: SignedRequestSender(transport: transport))
             developer = try DeveloperIdentityVendor(
                 client: client, identityPoolId: developerIdentity.identityPoolId, providerName: developerIdentity.providerName,
-                tokenDuration: developerIdentity.tokenDuration, credentials: credentials)
+                tokenDuration: developerIdentity.tokenDuration, credentials: credentials, store: store, keys: keys)
         }
         return (
             listen,
-            AppServer(logins: logins, sessions: sessions, tokenVendor: vendor, ossSigning: authority, developerIdentity: developer, failureLog: failureLog)
+            AppServer(
+                logins: logins, sessions: sessions, tokenVendor: vendor, ossSigning: authority, developerIdentity: developer,
+                rateLimiter: RateLimiter(limits: rateLimits), failureLog: failureLog)
         )
     }
 }

@@ -3,8 +3,17 @@ public import AuthCoreClients
 
 /// What `POST /cognito/developer-identity` hands a logged-in user: a Cognito identity and an OpenID
 /// token from `GetOpenIdTokenForDeveloperIdentity`, with the user as the developer user identifier
-/// under the pool's developer provider name. The app then calls `GetCredentialsForIdentity`
-/// with `Logins` = `{"cognito-identity.amazonaws.com": token}`.
+/// under the pool's developer provider name, and the `Logins` key the app must use with it in
+/// `GetCredentialsForIdentity` (the token's `iss` without `https://`: `cognito-identity.amazonaws.com`
+/// in the regions with the global issuer, `cognito-identity.<region>.amazonaws.com` elsewhere — using
+/// the global key for a regional pool is refused by the service, `Issuer doesn't match providerName`).
+///
+/// **Linking.** The app may send the identity id it already has (a guest identity from `GetId`), to
+/// have the login linked to it (`IdentityId`). The vendor records, in the shared store and sealed,
+/// which user each identity it handed out belongs to (`authcore:identity:owner:<id>`); an identity
+/// recorded as another user's is never linked (that would give the caller the other user's
+/// identity and its credentials). Identities the server never handed out (guest identities) are
+/// passed on; the service's own rules apply to them.
 public struct DeveloperIdentityVendor: Sendable {
     /// The pool (`us-east-1:…`).
     public let identityPoolId: String
@@ -12,16 +21,19 @@ public struct DeveloperIdentityVendor: Sendable {
     public let providerName: String
     /// The token's lifetime, 1…86400 seconds.
     public let tokenDuration: Int
+    /// The pool's region.
+    public let region: String
     private let client: CognitoIdentityClient
     private let credentials: Credentials
+    private let owners: IdentityOwners
 
-    /// A vendor calling `client` signed with the developer's `credentials`.
+    /// A vendor calling `client` signed with the developer's `credentials`, recording owners in `store`.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for an empty pool or provider name or a
     ///   duration outside 1…86400.
     public init(
         client: CognitoIdentityClient, identityPoolId: String, providerName: String,
-        tokenDuration: Int = CognitoIdentityClient.defaultTokenDuration, credentials: Credentials
+        tokenDuration: Int = CognitoIdentityClient.defaultTokenDuration, credentials: Credentials, store: any HandshakeStore, keys: ServerKeys
     ) throws(AuthCoreError) {
         guard !identityPoolId.isEmpty, !providerName.isEmpty else { throw AuthCoreError(.invalidParameter, "the identity pool id and provider name must be non-empty") }
         guard CognitoIdentityClient.tokenDurationRange.contains(tokenDuration) else {
@@ -31,14 +43,71 @@ public struct DeveloperIdentityVendor: Sendable {
         self.identityPoolId = identityPoolId
         self.providerName = providerName
         self.tokenDuration = tokenDuration
+        self.region = client.region
         self.credentials = credentials
+        self.owners = IdentityOwners(store: store, key: keys.records)
     }
 
-    /// The identity id and token for `username`.
-    ///
-    /// - Throws: what `CognitoIdentityClient.developerToken` throws.
-    public func token(for username: String) async throws(AuthCoreError) -> (identityId: String, token: String) {
-        try await client.developerToken(
-            identityPoolId: identityPoolId, providerName: providerName, userIdentifier: username, tokenDuration: tokenDuration, credentials: credentials)
+    /// What the app gets.
+    public struct Issued: Sendable {
+        /// The identity.
+        public let identityId: String
+        /// The OpenID token (secret).
+        public let token: String
+        /// The `Logins` key for the token.
+        public let loginsKey: String
     }
+
+    /// The identity id and token for `username`, linked to `identityId` when given.
+    ///
+    /// - Throws: `AuthCoreError.Code.notPermitted` when `identityId` belongs to another user;
+    ///   `.invalidParameter` for an identity id that is not `<region>:<id>`; what
+    ///   `CognitoIdentityClient.developerToken` throws.
+    public func token(for username: String, linking identityId: String? = nil) async throws(AuthCoreError) -> Issued {
+        if let identityId {
+            guard Self.isIdentityId(identityId) else { throw AuthCoreError(.invalidParameter, "identityId is not <region>:<id>") }
+            if let owner = try await owners.owner(of: identityId), owner != Array(username.utf8) {
+                throw AuthCoreError(.notPermitted, "that identity belongs to another user")
+            }
+        }
+        let (issuedId, token) = try await client.developerToken(
+            identityPoolId: identityPoolId, providerName: providerName, userIdentifier: username, identityId: identityId,
+            tokenDuration: tokenDuration, credentials: credentials)
+        try await owners.record(owner: Array(username.utf8), of: issuedId)
+        let loginsKey = try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: CognitoIdentityIssuer.issuer(forRegion: region), region: region)
+        return Issued(identityId: issuedId, token: token, loginsKey: loginsKey)
+    }
+
+    /// Cognito's identity id: `<region>:<uuid>`, 1…55 bytes of `[A-Za-z0-9-]` and one `:`.
+    static func isIdentityId(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard (3...55).contains(bytes.count), bytes.filter({ $0 == UInt8(ascii: ":") }).count == 1, bytes.first != UInt8(ascii: ":"),
+            bytes.last != UInt8(ascii: ":")
+        else { return false }
+        return bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x3A }
+    }
+}
+
+/// Which user each identity the server handed out belongs to: `authcore:identity:owner:<id>` →
+/// the username, sealed (``StoreSeal``, the store key as associated data), kept a year from the
+/// first issue. A record that does not open (forged, moved) counts as another user's.
+struct IdentityOwners: Sendable {
+    let store: any HandshakeStore
+    let key: SecureBytes
+    static let lifetime: Duration = .seconds(365 * 86_400)
+    static let unreadable: [UInt8] = [0]
+
+    func owner(of identityId: String) async throws(AuthCoreError) -> [UInt8]? {
+        let place = Self.key(identityId)
+        guard let sealed = try await store.value(place) else { return nil }
+        guard let name = try? StoreSeal.open(sealed, key: key, associatedData: Array(place.utf8)) else { return Self.unreadable }
+        return name.withUnsafeBytes { Array($0) }
+    }
+
+    func record(owner: [UInt8], of identityId: String) async throws(AuthCoreError) {
+        let place = Self.key(identityId)
+        _ = try await store.insert(try StoreSeal.seal(SecureBytes(owner), key: key, associatedData: Array(place.utf8)), forKey: place, lifetime: Self.lifetime)
+    }
+
+    static func key(_ identityId: String) -> String { "authcore:identity:owner:\(Hex.encode(Array(identityId.utf8)))" }
 }

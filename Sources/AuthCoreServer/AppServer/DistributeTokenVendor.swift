@@ -1,9 +1,12 @@
 public import AuthCore
 public import AuthCoreClients
+import Foundation
 
 /// What `GET /distribute-token.json` hands a logged-in user: OSS STS credentials from Alibaba Cloud
-/// STS `AssumeRole`, with a role session name per user (so STS and OSS logs name who acted), kept in
-/// this instance's memory until five minutes before they expire.
+/// STS `AssumeRole`, with a role session name per user (so STS and OSS logs name who acted) and a
+/// session policy per user (``Role/policy`` with `${username}` placed, ``PerUserPolicy``), so the
+/// credentials reach only that user's objects; kept in this instance's memory until five minutes
+/// before they expire.
 ///
 /// Concurrent requests for one user share one `AssumeRole` call. The cache holds at most
 /// ``maximumCachedUsers`` users (expired entries are dropped first when it is full); credentials
@@ -15,13 +18,57 @@ public actor DistributeTokenVendor {
         public var roleArn: String
         /// 900…43200 seconds.
         public var durationSeconds = 3600
-        /// A policy narrowing the role's (JSON text, at most 2048 bytes).
+        /// The session policy narrowing the role's (JSON text, at most 2048 bytes once a name is
+        /// placed), with `${username}` where each user's name goes:
+        /// `{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:GetObject","oss:PutObject"],
+        /// "Resource":["acs:oss:*:*:photos/users/${username}/*"]}]}`.
         public var policy: String?
         /// The role's external id, when its trust policy asks for one.
         public var externalId: String?
+        /// Whether every user may get the same credentials (no policy, or one without
+        /// `${username}`); without it such a role is refused.
+        public var sharedAcrossUsers = false
 
         /// A role with 1-hour credentials and no narrowing policy.
         public init(roleArn: String) { self.roleArn = roleArn }
+
+        /// Checks the policy template (see ``DistributeTokenVendor/init(client:role:credentials:clock:maximumCachedUsers:)``).
+        func checked() throws(AuthCoreError) {
+            guard let policy else {
+                guard sharedAcrossUsers else {
+                    throw AuthCoreError(
+                        .malformedInput,
+                        "distributeToken: without a policy every user's credentials reach every user's objects; give a policy with ${username} (or set sharedAcrossUsers)")
+                }
+                return
+            }
+            try PerUserPolicy.checkTemplate(policy, boundedBySlash: false, what: "distributeToken.policy")
+            guard sharedAcrossUsers || PerUserPolicy.mentionsPlaceholder(policy) else {
+                throw AuthCoreError(
+                    .malformedInput, "distributeToken.policy: the policy must contain ${username} so that each user's credentials reach only their objects (or set sharedAcrossUsers)")
+            }
+            let bytes = Array(policy.utf8)
+            for index in bytes.indices where bytes[index...].starts(with: PerUserPolicy.placeholder.utf8) {
+                let after = index + PerUserPolicy.placeholder.utf8.count
+                guard after < bytes.count, bytes[after] == UInt8(ascii: "/") || bytes[after] == UInt8(ascii: "\"") else {
+                    throw AuthCoreError(.malformedInput, "distributeToken.policy: ${username} must be followed by '/' or end its string (users/${username}/*)")
+                }
+            }
+            // The longest name that can be placed must still give a JSON policy STS accepts.
+            let longest = try PerUserPolicy.place(String(repeating: "x", count: 128), in: policy)
+            guard longest.utf8.count <= 2048 else {
+                throw AuthCoreError(.malformedInput, "distributeToken.policy: longer than 2048 bytes once a 128-byte username is placed")
+            }
+            guard (try? JSONSerialization.jsonObject(with: Data(longest.utf8))) is [String: Any] else {
+                throw AuthCoreError(.malformedInput, "distributeToken.policy: not a JSON object")
+            }
+        }
+
+        /// The session policy of `username`.
+        func policy(for username: String) throws(AuthCoreError) -> String? {
+            guard let policy, PerUserPolicy.mentionsPlaceholder(policy) else { return policy }
+            return try PerUserPolicy.place(username, in: policy)
+        }
     }
 
     /// How long before expiry cached credentials are replaced.
@@ -40,7 +87,15 @@ public actor DistributeTokenVendor {
     private var inFlight: [[UInt8]: Task<Credentials, any Error>] = [:]
 
     /// A vendor calling `client` with the long-term `credentials`.
-    public init(client: AliyunSTSClient, role: Role, credentials: Credentials, clock: any SigningClock = SystemClock(), maximumCachedUsers: Int = 10_000) {
+    ///
+    /// - Throws: `AuthCoreError.Code.malformedInput` for a role without a per-user policy (unless
+    ///   ``Role/sharedAcrossUsers``), a policy that misspells the placeholder, puts it anywhere
+    ///   but before a `/` or at the end of a string, is not JSON, or is over 2048 bytes with a
+    ///   128-byte name placed.
+    public init(client: AliyunSTSClient, role: Role, credentials: Credentials, clock: any SigningClock = SystemClock(), maximumCachedUsers: Int = 10_000)
+        throws(AuthCoreError)
+    {
+        try role.checked()
         self.client = client
         self.role = role
         self.credentials = credentials
@@ -50,8 +105,10 @@ public actor DistributeTokenVendor {
 
     /// Credentials for `username`, from the cache while they have more than five minutes left.
     ///
-    /// - Throws: what `AliyunSTSClient.assumeRole` throws.
+    /// - Throws: `AuthCoreError.Code.notPermitted` for a name that cannot be placed in the policy;
+    ///   what `AliyunSTSClient.assumeRole` throws.
     public func credentials(for username: String) async throws(AuthCoreError) -> Credentials {
+        let policy = try role.policy(for: username)
         let now = clock.now()
         let key = Array(username.utf8)
         if let cached = cache[key], let expiration = cached.expiration, expiration > now.adding(seconds: Int64(Self.refreshMargin)) {
@@ -64,7 +121,7 @@ public actor DistributeTokenVendor {
             let (client, role, credentials, name) = (client, role, credentials, Self.roleSessionName(for: username))
             task = Task {
                 try await client.assumeRole(
-                    roleArn: role.roleArn, roleSessionName: name, durationSeconds: role.durationSeconds, policy: role.policy,
+                    roleArn: role.roleArn, roleSessionName: name, durationSeconds: role.durationSeconds, policy: policy,
                     externalId: role.externalId, credentials: credentials
                 ).credentials
             }

@@ -11,10 +11,13 @@ public enum OSSSigningPolicyFile {
     /// The policy in `object`.
     ///
     /// - Throws: `AuthCoreError.Code.malformedInput` naming `source` and what is wrong.
-    public static func policy(from object: JSONObject, source: String) throws(AuthCoreError) -> OSSSigningPolicy {
+    /// (`alsoAllowing` names keys the caller reads itself, such as the server's `sharedAcrossUsers`.)
+    public static func policy(from object: JSONObject, source: String, alsoAllowing: Set<String> = []) throws(AuthCoreError) -> OSSSigningPolicy {
         let reader = FieldReader(source: source, directory: ".")
         try reader.allow(
-            object, ["buckets", "keyPrefixes", "methods", "regions", "maximumURLLifetime", "maximumClockSkew", "subresources", "ossHeaders"], at: "")
+            object,
+            Set(["buckets", "keyPrefixes", "methods", "regions", "maximumURLLifetime", "maximumClockSkew", "subresources", "ossHeaders"]).union(alsoAllowing),
+            at: "")
         func strings(_ key: String) throws(AuthCoreError) -> [String]? { try reader.strings(object, key, at: "") }
         func integer(_ key: String, _ range: ClosedRange<Int>) throws(AuthCoreError) -> Int? { try reader.integer(object, key, range, at: "") }
         guard let buckets = try strings("buckets"), let prefixes = try strings("keyPrefixes") else {

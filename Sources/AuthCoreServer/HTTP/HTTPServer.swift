@@ -13,8 +13,11 @@ import Darwin
 /// suspended (MHD_suspend_connection), so a slow handler (a call to STS, to Redis) holds no MHD
 /// thread.
 ///
-/// Every handler has a time limit (``Configuration/handlerTimeout``), connections are limited in
-/// all and per client address, and idle ones are closed.
+/// Every handler has a time limit (``Configuration/handlerTimeout``), every request a deadline to
+/// arrive in (``Configuration/requestTimeout``, head and body: a slow sender is cut off however
+/// steadily it trickles), connections are limited in all and per client address, and idle ones
+/// are closed. A request whose framing two readers could disagree on is refused
+/// (``RequestFraming``), and an ``Admission`` check can refuse a request from its head alone.
 ///
 /// Limits hold while receiving: a body announced longer than ``Configuration/maximumBodyBytes``
 /// is answered `413` with a JSON error before any of it is read; a chunked body that grows past the
@@ -36,13 +39,18 @@ public final class HTTPServer: Sendable {
         public var threads = 2
         /// Connections open at once; more are refused at accept.
         public var maximumConnections = 512
-        /// Connections open at once from one client address.
-        public var maximumConnectionsPerAddress = 64
+        /// Connections open at once from one client address (behind a proxy or a carrier's NAT, one
+        /// address is many clients: raise it there).
+        public var maximumConnectionsPerAddress = 32
         /// The longest a handler may take; then the client gets `503` (a suspended connection has
         /// no idle timeout of its own).
         public var handlerTimeout: Duration = .seconds(30)
         /// A connection idle this long is closed (whole seconds).
         public var idleTimeout: Duration = .seconds(30)
+        /// The longest a request may take to arrive, head and body, from its connection's start
+        /// (or from the end of the connection's previous exchange): a slow sender is cut off then,
+        /// however steadily it trickles bytes.
+        public var requestTimeout: Duration = .seconds(10)
         /// The longest request body.
         public var maximumBodyBytes = 65_536
         /// MHD's memory per connection, which bounds the request line and header fields.
@@ -84,6 +92,11 @@ public final class HTTPServer: Sendable {
     /// Answers one request. It must not throw: every failure is an answer (a JSON error).
     public typealias Handler = @Sendable (HTTPServerRequest) async -> HTTPResponse
 
+    /// Looks at a request when its head has arrived (the request's body is empty here) and may
+    /// answer it at once, before its body is read and without a handler: for limits that must cost
+    /// the server almost nothing. Called on the server's polling threads: it must not block.
+    public typealias Admission = @Sendable (HTTPServerRequest) -> HTTPResponse?
+
     /// What the server was started with.
     public let configuration: Configuration
     /// The port it listens on (the system's choice when ``Configuration/port`` was 0).
@@ -96,7 +109,7 @@ public final class HTTPServer: Sendable {
     ///   outside 0…65535, limits that are not positive, or plain http on an address that is not
     ///   loopback; `.transportFailure` when MHD cannot start (the port is in use, the key does not
     ///   match the certificate, …).
-    public init(configuration: Configuration, handler: @escaping Handler) throws(AuthCoreError) {
+    public init(configuration: Configuration, admission: Admission? = nil, handler: @escaping Handler) throws(AuthCoreError) {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
@@ -109,25 +122,30 @@ public final class HTTPServer: Sendable {
             throw AuthCoreError(.invalidParameter, "plain http is only served on a loopback address; give a certificate and key for \(configuration.host)")
         }
         let idleSeconds = configuration.idleTimeout.components.seconds
+        let requestNanoseconds = configuration.requestTimeout.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
         guard let threads = UInt32(exactly: configuration.threads), (1...256).contains(threads),
             let connections = UInt32(exactly: configuration.maximumConnections), connections >= 1,
             let perAddress = UInt32(exactly: configuration.maximumConnectionsPerAddress), perAddress >= 1,
             let idle = UInt32(exactly: idleSeconds), idle >= 1, configuration.maximumBodyBytes >= 0,
-            configuration.maximumHeadBytes >= 4096, configuration.handlerTimeout > .zero
+            configuration.maximumHeadBytes >= 4096, configuration.handlerTimeout > .zero, !requestNanoseconds.overflow,
+            let requestTimeout = UInt64(exactly: requestNanoseconds.partialValue), requestTimeout >= 1_000_000_000
         else {
             throw AuthCoreError(
-                .invalidParameter, "threads 1...256, connections (per address too), idle seconds and the handler time limit at least 1, head memory at least 4096 bytes")
+                .invalidParameter,
+                "threads 1...256, connections (per address too), idle seconds, request seconds and the handler time limit at least 1, head memory at least 4096 bytes")
         }
 
-        let core = DaemonCore(handler: handler, maximumBodyBytes: configuration.maximumBodyBytes, handlerTimeout: configuration.handlerTimeout)
+        let core = DaemonCore(
+            handler: handler, admission: admission, maximumBodyBytes: configuration.maximumBodyBytes, handlerTimeout: configuration.handlerTimeout,
+            requestTimeout: requestTimeout)
         let context = Unmanaged.passRetained(core)
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
         let daemon: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 guard let tls = configuration.tls else {
                     return authcore_mhd_start(
-                        flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, threads, connections, perAddress, idle,
-                        configuration.maximumHeadBytes, nil, nil)
+                        flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, connectionEvents, threads, connections, perAddress,
+                        idle, configuration.maximumHeadBytes, nil, nil)
                 }
                 // MHD hands both texts to the TLS library during the start; the key's NUL-terminated
                 // copy is wiped as soon as it returns.
@@ -140,8 +158,8 @@ public final class HTTPServer: Sendable {
                 return certificate.withUnsafeMutableBufferPointer { certificateText in
                     key.withUnsafeMutableBufferPointer { keyText in
                         authcore_mhd_start(
-                            flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, threads, connections, perAddress, idle,
-                            configuration.maximumHeadBytes, keyText.baseAddress, certificateText.baseAddress)
+                            flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, connectionEvents, threads, connections,
+                            perAddress, idle, configuration.maximumHeadBytes, keyText.baseAddress, certificateText.baseAddress)
                     }
                 }
             }
@@ -151,6 +169,7 @@ public final class HTTPServer: Sendable {
             throw AuthCoreError(.transportFailure, "the HTTP server cannot listen on \(configuration.host):\(configuration.port) (in use, or the TLS key and certificate do not load)")
         }
         core.attach(daemon: daemon, context: context)
+        core.startReaper()
         self.core = core
         self.configuration = configuration
         self.port = Int(authcore_mhd_bound_port(daemon))
@@ -215,15 +234,29 @@ final class DaemonCore: @unchecked Sendable {
         /// The listening socket MHD_quiesce_daemon gave back: closed only after MHD_stop_daemon
         /// (a polling thread may still use it until then).
         var listener: Int32 = -1
+        /// The sockets of open connections (MHD's: added when a connection starts, removed when MHD
+        /// is about to close it, both on its thread, so a socket here is never one MHD closed).
+        var sockets: Set<Int32> = []
+        /// The sockets receiving a request, with the uptime (ns) by which it must have arrived.
+        var deadlines: [Int32: UInt64] = [:]
+        /// The timer that cuts off requests past their deadline.
+        var reaper: (any DispatchSourceTimer)?
     }
 
     let handler: HTTPServer.Handler
+    let admission: HTTPServer.Admission?
     let maximumBodyBytes: Int
     let handlerTimeout: Duration
+    /// Nanoseconds a request has to arrive.
+    let requestTimeout: UInt64
     let state = Locked(State())
 
-    init(handler: @escaping HTTPServer.Handler, maximumBodyBytes: Int, handlerTimeout: Duration) {
+    init(
+        handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, maximumBodyBytes: Int, handlerTimeout: Duration, requestTimeout: UInt64
+    ) {
         self.handler = handler
+        self.admission = admission
+        self.requestTimeout = requestTimeout
         self.maximumBodyBytes = maximumBodyBytes
         self.handlerTimeout = handlerTimeout
     }
@@ -237,6 +270,58 @@ final class DaemonCore: @unchecked Sendable {
 
     var pendingCount: Int { state.withLock { $0.running.count } }
 
+    // MARK: - Request deadlines
+
+    /// A connection opened (MHD's thread): its first request must arrive by the deadline.
+    func connectionStarted(_ socket: Int32) {
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ requestTimeout
+        state.withLock { state in
+            state.sockets.insert(socket)
+            state.deadlines[socket] = deadline
+        }
+    }
+
+    /// MHD is about to close a connection (its thread, before close()): the socket is forgotten.
+    func connectionClosed(_ socket: Int32) {
+        state.withLock { state in
+            state.sockets.remove(socket)
+            state.deadlines[socket] = nil
+        }
+    }
+
+    /// A request has arrived whole (or an exchange ended and the next may come): no deadline while a
+    /// handler runs, a fresh one for the next request of a kept-alive connection.
+    func requestArrived(_ socket: Int32) { _ = state.withLock { $0.deadlines.removeValue(forKey: socket) } }
+
+    func exchangeEnded(_ socket: Int32) {
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ requestTimeout
+        state.withLock { state in
+            if state.sockets.contains(socket) { state.deadlines[socket] = deadline }
+        }
+    }
+
+    /// Every 100 ms, on a Dispatch queue (never the concurrency pool), connections past their
+    /// deadline are shut down; MHD then closes them on its thread. The sockets are shut down under
+    /// the lock that ``connectionClosed(_:)`` takes before MHD closes a socket, so a number MHD has
+    /// reused for a new connection is never touched.
+    func startReaper() {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100), leeway: .milliseconds(20))
+        timer.setEventHandler { [weak self] in self?.reap() }
+        state.withLock { $0.reaper = timer }
+        timer.resume()
+    }
+
+    func reap() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { state in
+            for (socket, deadline) in state.deadlines where deadline <= now {
+                state.deadlines[socket] = nil
+                _ = shutdown(socket, Int32(SHUT_RDWR))
+            }
+        }
+    }
+
     /// Runs the handler for a suspended connection, with its time limit; false when the server is
     /// stopping (nothing was started).
     func start(_ exchange: Exchange, connection: SuspendedConnection) -> Bool {
@@ -245,7 +330,8 @@ final class DaemonCore: @unchecked Sendable {
             let identifier = state.nextIdentifier
             state.nextIdentifier &+= 1
             exchange.identifier = identifier
-            let request = HTTPServerRequest(method: exchange.method, path: exchange.path, headers: exchange.headers, body: exchange.body)
+            let request = HTTPServerRequest(
+                method: exchange.method, path: exchange.path, headers: exchange.headers, body: exchange.body, clientAddress: exchange.clientAddress)
             let handler = Task { [self] in
                 let response = await self.handler(request)
                 answer(identifier, with: response)
@@ -325,14 +411,16 @@ final class DaemonCore: @unchecked Sendable {
     /// Closes every connection, then the listening socket, and releases the callbacks' reference.
     /// Later calls do nothing.
     func stopDaemon() {
-        let (daemon, context, listener): (OpaquePointer?, Unmanaged<DaemonCore>?, Int32) = state.withLock { state in
+        let (daemon, context, listener, reaper): (OpaquePointer?, Unmanaged<DaemonCore>?, Int32, (any DispatchSourceTimer)?) = state.withLock { state in
             defer {
                 state.daemon = nil
                 state.context = nil
                 state.listener = -1
+                state.reaper = nil
             }
-            return (state.daemon, state.context, state.listener)
+            return (state.daemon, state.context, state.listener, state.reaper)
         }
+        reaper?.cancel()
         if let daemon { MHD_stop_daemon(daemon) }
         if listener >= 0 { close(listener) }
         context?.release()
@@ -352,16 +440,18 @@ final class Exchange: @unchecked Sendable {
     let method: String
     let path: String
     let headers: [HTTPHeader]
+    let clientAddress: ClientAddress?
     var body: [UInt8] = []
     var started = false
     /// Set by `DaemonCore.start` for an exchange handed to the handler.
     var identifier: UInt64?
     let answer = Locked(Answer())
 
-    init(method: String, path: String, headers: [HTTPHeader]) {
+    init(method: String, path: String, headers: [HTTPHeader], clientAddress: ClientAddress?) {
         self.method = method
         self.path = path
         self.headers = headers
+        self.clientAddress = clientAddress
     }
 
     /// Stores the answer unless one was delivered already; true when this call delivered it (the
@@ -392,6 +482,14 @@ func jsonErrorResponse(status: Int, code: String, message: String) -> HTTPRespon
     return HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", "application/json")], body: Array(text.utf8))
 }
 
+/// An answer given when the head arrives, before the body: the connection is closed after it
+/// (whatever of the body is on its way is never read).
+func earlyAnswer(_ response: HTTPResponse) -> HTTPResponse {
+    var answer = response
+    answer.headers.append(HTTPHeader("Connection", "close"))
+    return answer
+}
+
 // MARK: - MHD callbacks
 
 private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
@@ -400,19 +498,24 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     guard let existing = requestContext.pointee else {
         // The head has arrived.
         let exchange = Exchange(
-            method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/", headers: headerFields(of: connection))
+            method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/", headers: headerFields(of: connection),
+            clientAddress: clientAddress(of: connection))
         requestContext.pointee = Unmanaged.passRetained(exchange).toOpaque()
-        if let text = exchange.headers.first(named: "Content-Length") {
-            // MHD has checked the value is a number; one past Int's range is past the limit too.
-            let length = Int(text) ?? Int.max
-            guard length <= core.maximumBodyBytes else {
-                // Refused before a body byte is read; MHD closes the connection after the answer.
-                return queue(
-                    jsonErrorResponse(status: 413, code: "RequestTooLarge", message: "the body is longer than \(core.maximumBodyBytes) bytes"),
-                    on: connection)
-            }
-            exchange.body.reserveCapacity(length)  // one buffer: no reallocation leaves a copy behind
+        // Refused before a body byte is read; MHD closes the connection after the answer.
+        if let refusal = RequestFraming.refusal(exchange.headers) { return queue(earlyAnswer(refusal), on: connection) }
+        let length = RequestFraming.contentLength(exchange.headers)
+        if let length, length > core.maximumBodyBytes {
+            return queue(
+                earlyAnswer(jsonErrorResponse(status: 413, code: "RequestTooLarge", message: "the body is longer than \(core.maximumBodyBytes) bytes")),
+                on: connection)
         }
+        if let admission = core.admission,
+            let answer = admission(
+                HTTPServerRequest(method: exchange.method, path: exchange.path, headers: exchange.headers, clientAddress: exchange.clientAddress))
+        {
+            return queue(earlyAnswer(answer), on: connection)
+        }
+        if let length { exchange.body.reserveCapacity(length) }  // one buffer: no reallocation leaves a copy behind
         return MHD_Result.YES
     }
     let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeUnretainedValue()
@@ -430,6 +533,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     if let response = exchange.takeResponse() { return queue(response, on: connection) }
     guard !exchange.started else { return MHD_Result.YES }
     exchange.started = true
+    core.requestArrived(authcore_mhd_connection_fd(connection))
     // Suspended before the handler can resume it: the task starts only after this.
     MHD_suspend_connection(connection)
     guard core.start(exchange, connection: SuspendedConnection(pointer: connection)) else {
@@ -441,7 +545,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     return MHD_Result.YES
 }
 
-private let completionHandler: MHD_RequestCompletedCallback = { context, _, requestContext, _ in
+private let completionHandler: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+    if let context, let connection {
+        Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue().exchangeEnded(authcore_mhd_connection_fd(connection))
+    }
     guard let requestContext, let existing = requestContext.pointee else { return }
     let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeRetainedValue()
     exchange.wipe()
@@ -449,6 +556,27 @@ private let completionHandler: MHD_RequestCompletedCallback = { context, _, requ
     if let identifier = exchange.identifier, let context {
         Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue().completed(identifier)
     }
+}
+
+/// MHD's connection events: a connection's socket is followed from its start until MHD closes it.
+private let connectionEvents: MHD_NotifyConnectionCallback = { context, connection, _, event in
+    guard let context, let connection else { return }
+    let core = Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue()
+    let socket = authcore_mhd_connection_fd(connection)
+    guard socket >= 0 else { return }
+    // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED 1 (microhttpd.h).
+    switch event.rawValue {
+    case 0: core.connectionStarted(socket)
+    case 1: core.connectionClosed(socket)
+    default: break
+    }
+}
+
+/// The connection's peer address.
+private func clientAddress(of connection: OpaquePointer) -> ClientAddress? {
+    var bytes = [UInt8](repeating: 0, count: 16)
+    let count = Int(authcore_mhd_client_address(connection, &bytes))
+    return try? ClientAddress(bytes: Array(bytes.prefix(count)))
 }
 
 /// Every request header field, in order.

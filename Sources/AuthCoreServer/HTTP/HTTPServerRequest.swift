@@ -11,13 +11,16 @@ public struct HTTPServerRequest: Sendable, CustomStringConvertible {
     public let headers: [HTTPHeader]
     /// The body.
     public let body: [UInt8]
+    /// The address the connection came from (nil for a request made in this process).
+    public let clientAddress: ClientAddress?
 
     /// A request (the server builds these; tests may too).
-    public init(method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = []) {
+    public init(method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [], clientAddress: ClientAddress? = nil) {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
+        self.clientAddress = clientAddress
     }
 
     /// The method and path only: headers and body may carry credentials.

@@ -3,41 +3,64 @@ public import AuthCore
 /// The two round trips of an RFC 5054 SRP-6a login as a service that any number of instances can
 /// share through a ``HandshakeStore``:
 ///
-/// 1. ``begin(username:clientPublicValue:)`` takes `A` and returns a login id, the salt and `B`
-///    (RFC 5054 §2.5.3). The server's secret `b` leaves the process only sealed (AES-256-GCM, the
-///    login id as associated data) inside the store, with a lifetime.
-/// 2. ``finish(loginId:clientProof:)`` takes the state out once (a finished, expired or replayed
-///    id finds nothing), checks `M1` (RFC 2945 §3, constant time) and returns `M2` and the user.
+/// 1. ``begin(username:clientPublicValue:origin:)`` takes `A` and returns a login id, the salt and
+///    `B` (RFC 5054 §2.5.3). The server's secret `b` leaves the process only sealed (AES-256-GCM,
+///    the login id as associated data) inside the store, with a lifetime.
+/// 2. ``finish(loginId:clientProof:origin:)`` takes the state out once (a finished, expired or
+///    replayed id finds nothing), checks `M1` (RFC 2945 §3, constant time) and returns `M2`, the
+///    user and a device token for the client's next logins.
 ///
-/// Unknown users get a salt and a verifier derived from the server secret (HKDF-SHA256, RFC 5869),
-/// so `begin` answers them as it answers real users and their logins fail only at the proof (decoy
-/// salts are `SRPConfiguration.saltByteCount` long: enrol users with that length). Proof attempts
-/// are counted per user in the store before each check, across instances, and a success clears the
-/// count; after ``SRPLoginPolicy/maximumFailures`` within ``SRPLoginPolicy/failureWindow`` the
-/// user's logins are refused (`notPermitted`) until the window ends.
+/// **Unknown users** get a salt and a verifier derived from the server secret (HKDF-SHA256, RFC
+/// 5869), the same on every instance and every call, with the salt length of the verifier table
+/// (``VerifierStore/uniformSaltByteCount``). The decoy is derived for every login, enrolled or not,
+/// and the stored verifier or the decoy is then used with the same work (`make ct-count`'s
+/// `login-begin` and `login-finish` gates: equal instruction counts for an enrolled and an unknown
+/// name of one length), so neither the answers nor the work tell who exists; an unknown user's
+/// login fails at the proof, as a wrong password does.
+///
+/// **Failures** are counted in the store before each proof is checked (a success clears its
+/// count), across instances, as ``SRPLoginPolicy`` describes: per user and client address, per
+/// user and device token, and per user for every client without a token. A refused client gets
+/// `notPermitted` at `begin` and `finish` until its window ends; an outsider's guesses never block
+/// a client that shows one of the user's device tokens.
 ///
 /// Usernames are compared as exact UTF-8 bytes everywhere (lookup, counters, decoys, proofs): give
-/// the service the canonical form your app enrols (for example NFC, lower-cased), and a
-/// ``VerifierStore`` that matches bytes exactly, or equivalent spellings get separate counters.
+/// the service the canonical form your app enrols (for example NFC, lower-cased).
 ///
 /// Trust: one-time use rests on the store (`GETDEL`) and on the expiry sealed in each state. A
 /// store that is rolled back, or an attacker who can write to it, can replay a taken state within
-/// its lifetime or clear counters (it cannot forge, move or read one): keep the store private,
-/// and treat a login as a key agreement (use `K`), not as a bearer token.
+/// its lifetime or clear counters (it cannot forge, move or read one).
 public struct SRPLoginService: Sendable {
     /// The SRP parameters (group, hash, private-value size).
     public let configuration: SRPConfiguration
     /// The limits.
     public let policy: SRPLoginPolicy
+    /// The length of unknown users' decoy salts: the table's one salt length.
+    public let decoySaltByteCount: Int
     private let verifiers: any VerifierStore
     private let handshakes: any HandshakeStore
-    private let sealingKey: SecureBytes
-    private let decoyKey: SecureBytes
+    private let keys: ServerKeys
     private let random: any SecureRandomGenerator
     private let clock: any SigningClock
 
-    /// A service over `verifiers` and `handshakes`, keyed by `serverSecret` (at least 32 bytes, the
-    /// same on every instance; from the environment, never from a file in the repository).
+    /// A service over `verifiers` and `handshakes`, keyed by `keys` (the same on every instance).
+    public init(
+        configuration: SRPConfiguration, policy: SRPLoginPolicy = SRPLoginPolicy(), verifiers: any VerifierStore,
+        handshakes: any HandshakeStore, keys: ServerKeys, random: any SecureRandomGenerator = SystemRandom(),
+        clock: any SigningClock = SystemClock()
+    ) {
+        self.configuration = configuration
+        self.policy = policy
+        self.verifiers = verifiers
+        self.handshakes = handshakes
+        self.keys = keys
+        self.random = random
+        self.clock = clock
+        decoySaltByteCount = verifiers.uniformSaltByteCount ?? configuration.saltByteCount
+    }
+
+    /// A service keyed by `serverSecret` (at least 32 bytes, the same on every instance; from the
+    /// environment, never from a file in the repository).
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a secret shorter than 32 bytes.
     public init(
@@ -45,26 +68,9 @@ public struct SRPLoginService: Sendable {
         handshakes: any HandshakeStore, serverSecret: SecureBytes, random: any SecureRandomGenerator = SystemRandom(),
         clock: any SigningClock = SystemClock()
     ) throws(AuthCoreError) {
-        guard serverSecret.count >= 32 else { throw AuthCoreError(.invalidParameter, "the server secret must be at least 32 bytes") }
-        self.configuration = configuration
-        self.policy = policy
-        self.verifiers = verifiers
-        self.handshakes = handshakes
-        self.random = random
-        self.clock = clock
-        // Two independent keys from one secret (RFC 5869 §3.1: one PRK, distinct `info`).
-        let prk = serverSecret.withUnsafeBytes { secret in
-            Array("AuthCore SRP login service".utf8).withUnsafeBytes { salt in HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: secret, salt: salt) }
-        }
-        func expand(_ info: String, _ count: Int) throws(AuthCoreError) -> SecureBytes {
-            try prk.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in
-                try Array(info.utf8).withUnsafeBytesTyped { (info) throws(AuthCoreError) -> SecureBytes in
-                    try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: key, info: info, outputByteCount: count)
-                }
-            }
-        }
-        sealingKey = try expand("handshake sealing key", AES256GCM.keyByteCount)
-        decoyKey = try expand("unknown-user decoy key", 32)
+        self.init(
+            configuration: configuration, policy: policy, verifiers: verifiers, handshakes: handshakes, keys: try ServerKeys(serverSecret: serverSecret),
+            random: random, clock: clock)
     }
 
     private var server: SRPServer { SRPServer(configuration: configuration) }
@@ -72,61 +78,175 @@ public struct SRPLoginService: Sendable {
     /// The first round trip.
     ///
     /// - Throws: `AuthCoreError` `.invalidParameter` for an empty or over-long username,
-    ///   `.unsafePublicValue` for an `A` that is not in 1…N−1, `.notPermitted` while the user is
-    ///   locked out, and the store's errors (then nothing was stored).
-    public func begin(username: String, clientPublicValue: [UInt8]) async throws(AuthCoreError) -> SRPLoginChallenge {
+    ///   `.unsafePublicValue` for an `A` that is not in 1…N−1, `.notPermitted` while this origin is
+    ///   refused for the user, and the store's errors (then nothing was stored).
+    public func begin(username: String, clientPublicValue: [UInt8], origin: LoginOrigin = LoginOrigin()) async throws(AuthCoreError)
+        -> SRPLoginChallenge
+    {
         try checkUsername(username)
         let a = try configuration.group.validatedPublicValue(clientPublicValue, field: "A")
-        try await refuseIfLockedOut(username)
-        let verifier = try await verifierOrDecoy(for: username)
-        let ephemeral = try server.makeEphemeral(verifier: verifier, random: random)
-        let b = ephemeral.serverPublicValue
+        let now = clock.now()
+        let deviceId = origin.deviceToken.flatMap {
+            DeviceTokens.deviceId(of: $0, username: Array(username.utf8), nowMilliseconds: Self.milliseconds(now), key: keys.deviceTokens)
+        }
+        let counters = FailureCounters(username: username, deviceId: deviceId, address: origin.address)
+        try await refuseIfLimited(counters)
+        let stored = try await verifiers.verifier(for: username)
         let loginId = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }
-        let expiry = clock.now().adding(policy.handshakeLifetime)
-        let state = SealedHandshake(
-            username: username, clientPublicValue: try a.bigEndianBytes(paddedTo: configuration.group.byteCount),
-            expiresAtMilliseconds: Self.milliseconds(expiry), ephemeralState: ephemeral.exportedState())
-        let sealed = try state.sealed(key: try loginKey(loginId), loginId: loginId, random: SystemRandom())
+        let (challenge, sealed) = try prepareChallenge(
+            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: deviceId, now: now)
         guard try await handshakes.insert(sealed, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime) else {
             // 128 random bits collided: the generator is broken, not the caller.
             throw AuthCoreError(.randomFailure, "a fresh login id was already in use")
         }
-        return SRPLoginChallenge(loginId: loginId, salt: verifier.salt, serverPublicValue: try b.bigEndianBytes(paddedTo: configuration.group.byteCount))
+        return challenge
     }
 
     /// The second round trip.
     ///
     /// - Throws: `AuthCoreError` `.expired` for a login id that is unknown, expired or already used;
-    ///   `.proofMismatch` for a wrong `M1` (counted as a failure for the user); `.invalidLength` for
-    ///   an `M1` of the wrong size; `.notPermitted` while the user is locked out.
-    public func finish(loginId: String, clientProof: [UInt8]) async throws(AuthCoreError) -> SRPLoginSuccess {
+    ///   `.proofMismatch` for a wrong `M1` (counted as a failure); `.invalidLength` for an `M1` of
+    ///   the wrong size; `.notPermitted` while this origin is refused for the user.
+    public func finish(loginId: String, clientProof: [UInt8], origin: LoginOrigin = LoginOrigin()) async throws(AuthCoreError)
+        -> SRPLoginSuccess
+    {
         guard loginId.utf8.count == 32, loginId.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
             let stored = try await handshakes.take(Self.handshakeKey(loginId))
         else { throw AuthCoreError(.expired, "login id is unknown, expired or already used") }
-        let state = try SealedHandshake.open(
-            stored, key: try loginKey(loginId), loginId: loginId, publicValueByteCount: configuration.group.byteCount,
-            stateByteCount: server.exportedEphemeralStateByteCount)
+        let state = try openState(stored, loginId: loginId)
         guard Self.milliseconds(clock.now()) < state.expiresAtMilliseconds else {
             throw AuthCoreError(.expired, "login id is unknown, expired or already used")
         }
         guard clientProof.count == configuration.hash.byteCount else {
             throw AuthCoreError(.invalidLength, "M1 must be \(configuration.hash.byteCount) bytes, got \(clientProof.count)")
         }
-        // Every proof checked is counted first, as an attempt (a success clears the count): counting
+        // Every proof checked is counted first, as an attempt (a success clears its count): counting
         // only failures, after the check, would let many logins begun at once all be checked before
         // the first failure is recorded.
-        let attempts = try await handshakes.increment(Self.failureKey(state.username), window: policy.failureWindow)
-        guard attempts <= policy.maximumFailures else {
-            throw AuthCoreError(.notPermitted, "too many failed logins for this user; try again later")
-        }
-        let verifier = try await verifierOrDecoy(for: state.username)
-        let ephemeral = try server.importEphemeral(state.ephemeralState)
-        let session = try server.verifyClient(
-            username: Array(state.username.utf8), verifier: verifier, clientPublicValue: state.clientPublicValue,
-            clientProof: clientProof, ephemeral: ephemeral)
-        try await handshakes.remove(Self.failureKey(state.username))
-        return SRPLoginSuccess(username: state.username, serverProof: session.serverProof, sessionKey: session.sessionKey)
+        let counters = FailureCounters(username: state.username, deviceId: state.deviceId, address: origin.address)
+        try await countAttempt(counters)
+        let session = try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.verifier(for: state.username))
+        try await handshakes.remove(counters.clearedOnSuccess)
+        var deviceId = state.deviceId ?? []
+        if deviceId.isEmpty { deviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
+        let token = try DeviceTokens.issue(
+            username: Array(state.username.utf8), deviceId: deviceId,
+            expiresAtMilliseconds: Self.milliseconds(clock.now().adding(policy.deviceTokenLifetime)), key: keys.deviceTokens)
+        return SRPLoginSuccess(username: state.username, serverProof: session.serverProof, sessionKey: session.sessionKey, deviceToken: token)
     }
+
+    // MARK: - The work on secrets (synchronous: the instruction-count gate runs it)
+
+    /// `B` for the stored verifier or the decoy, and the sealed state, with the same work for both.
+    package func prepareChallenge(
+        username: String, clientPublicValue a: BigUInt, stored: SRPVerifier?, loginId: String, deviceId: [UInt8]?, now: Timestamp
+    ) throws(AuthCoreError) -> (SRPLoginChallenge, sealed: [UInt8]) {
+        let verifier = try chosenVerifier(stored, for: username)
+        let ephemeral = try server.makeEphemeral(verifier: verifier, random: random)
+        let b = ephemeral.serverPublicValue
+        let state = SealedHandshake(
+            username: username, clientPublicValue: try a.bigEndianBytes(paddedTo: configuration.group.byteCount),
+            expiresAtMilliseconds: Self.milliseconds(now.adding(policy.handshakeLifetime)), deviceId: deviceId,
+            ephemeralState: ephemeral.exportedState())
+        let sealed = try state.sealed(key: try loginKey(loginId), loginId: loginId)
+        let challenge = SRPLoginChallenge(
+            loginId: loginId, salt: verifier.salt, serverPublicValue: try b.bigEndianBytes(paddedTo: configuration.group.byteCount))
+        return (challenge, sealed)
+    }
+
+    /// The state `finish` took from the store, opened.
+    ///
+    /// - Throws: `.signatureMismatch` for a state not sealed for this id by this server's secret.
+    package func openState(_ stored: [UInt8], loginId: String) throws(AuthCoreError) -> SealedHandshake {
+        try SealedHandshake.open(
+            stored, key: try loginKey(loginId), loginId: loginId, publicValueByteCount: configuration.group.byteCount,
+            stateByteCount: server.exportedEphemeralStateByteCount)
+    }
+
+    /// `M1` checked against the stored verifier or the decoy, with the same work for both.
+    package func verifiedProof(state: SealedHandshake, clientProof: [UInt8], stored: SRPVerifier?) throws(AuthCoreError) -> SRPServerSession {
+        let verifier = try chosenVerifier(stored, for: state.username)
+        let ephemeral = try server.importEphemeral(state.ephemeralState)
+        return try server.verifyClient(
+            username: Array(state.username.utf8), verifier: verifier, clientPublicValue: state.clientPublicValue, clientProof: clientProof,
+            ephemeral: ephemeral)
+    }
+
+    /// The stored verifier when there is one, else the decoy; the decoy is derived either way.
+    ///
+    /// - Throws: `.unsupported` (a deployment error, answered 500) for a stored salt whose length is
+    ///   not the decoys': the length would tell enrolled users from unknown ones.
+    func chosenVerifier(_ stored: SRPVerifier?, for username: String) throws(AuthCoreError) -> SRPVerifier {
+        let decoy = try decoyVerifier(for: username)
+        let chosen = stored ?? decoy
+        guard chosen.salt.count == decoy.salt.count else {
+            throw AuthCoreError(.unsupported, "a stored salt is \(chosen.salt.count) bytes, the decoys' \(decoy.salt.count): use one salt length")
+        }
+        return chosen
+    }
+
+    /// A salt and a verifier below N derived from the decoy key and the username: HKDF-Expand
+    /// (RFC 5869 §2.3) with `info = "unknown user " ‖ username`.
+    func decoyVerifier(for username: String) throws(AuthCoreError) -> SRPVerifier {
+        let byteCount = configuration.group.byteCount
+        let saltCount = decoySaltByteCount
+        let material = try keys.decoy.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in
+            try (Array("unknown user ".utf8) + Array(username.utf8)).withUnsafeBytesTyped { (info) throws(AuthCoreError) -> SecureBytes in
+                try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: key, info: info, outputByteCount: saltCount + byteCount)
+            }
+        }
+        return material.withUnsafeBytes { bytes in
+            // Below N: the top bit of N's width is cleared, and N's top bit is set; the lowest bit is
+            // set, so it is never 0 or 1 either (a 2^-(8·width) chance of 1 was the only other case).
+            var value = Array(bytes[saltCount...])
+            value[0] &= 0x7F
+            value[value.count - 1] |= 0x02
+            return SRPVerifier(salt: Array(bytes[..<saltCount]), verifier: BigUInt(bigEndianBytes: value))
+        }
+    }
+
+    // MARK: - Failure counting
+
+    /// The counters one attempt touches.
+    struct FailureCounters {
+        /// Per user and device (trusted) or per user and address (untrusted).
+        let own: String
+        /// Per user for every client without a device token; nil for a trusted client.
+        let userWide: String?
+
+        init(username: String, deviceId: [UInt8]?, address: ClientAddress?) {
+            let user = "authcore:srp:failures:\(Hex.encode(Array(username.utf8)))"
+            if let deviceId {
+                own = "\(user):device:\(Hex.encode(deviceId))"
+                userWide = nil
+            } else {
+                // IPv6 clients are counted per /64, the block one subscriber holds.
+                let network = address.map { Hex.encode($0.network(prefixBits: $0.isIPv4 ? 32 : 64)) } ?? "local"
+                own = "\(user):address:\(network)"
+                userWide = "\(user):untrusted"
+            }
+        }
+
+        /// What a success clears: the client's own count (the user-wide one keeps counting).
+        var clearedOnSuccess: String { own }
+    }
+
+    private func refuseIfLimited(_ counters: FailureCounters) async throws(AuthCoreError) {
+        let keys = [counters.own] + (counters.userWide.map { [$0] } ?? [])
+        let counts = try await handshakes.values(keys).map { $0.flatMap(StoredCounter.parse) ?? 0 }
+        guard counts[0] < policy.maximumFailures, counts.count < 2 || counts[1] < policy.maximumFailuresPerUser else {
+            throw Self.refused
+        }
+    }
+
+    private func countAttempt(_ counters: FailureCounters) async throws(AuthCoreError) {
+        guard try await handshakes.increment(counters.own, window: policy.failureWindow) <= policy.maximumFailures else { throw Self.refused }
+        if let userWide = counters.userWide {
+            guard try await handshakes.increment(userWide, window: policy.failureWindow) <= policy.maximumFailuresPerUser else { throw Self.refused }
+        }
+    }
+
+    static let refused = AuthCoreError(.notPermitted, "too many failed logins for this user from here; try again later")
 
     // MARK: - Pieces
 
@@ -134,7 +254,7 @@ public struct SRPLoginService: Sendable {
     /// (RFC 5869 §2.3). One key seals one state, so even a repeated nonce could not repeat under a
     /// key; the nonces come from the system generator whatever `random` is.
     private func loginKey(_ loginId: String) throws(AuthCoreError) -> SecureBytes {
-        try sealingKey.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in
+        try keys.handshakeSealing.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in
             try Array("login \(loginId)".utf8).withUnsafeBytesTyped { (info) throws(AuthCoreError) -> SecureBytes in
                 try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: key, info: info, outputByteCount: AES256GCM.keyByteCount)
             }
@@ -148,34 +268,7 @@ public struct SRPLoginService: Sendable {
         }
     }
 
-    private func refuseIfLockedOut(_ username: String) async throws(AuthCoreError) {
-        guard try await handshakes.count(Self.failureKey(username)) < policy.maximumFailures else {
-            throw AuthCoreError(.notPermitted, "too many failed logins for this user; try again later")
-        }
-    }
-
-    /// The stored verifier, or for an unknown user a decoy: a salt and a verifier below N derived
-    /// from the decoy key and the username, the same on every instance and every call.
-    private func verifierOrDecoy(for username: String) async throws(AuthCoreError) -> SRPVerifier {
-        if let stored = try await verifiers.verifier(for: username) { return stored }
-        let byteCount = configuration.group.byteCount
-        let material = try decoyKey.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in
-            try Array("unknown user \(username)".utf8).withUnsafeBytesTyped { (info) throws(AuthCoreError) -> SecureBytes in
-                try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: key, info: info, outputByteCount: configuration.saltByteCount + byteCount)
-            }
-        }
-        return material.withUnsafeBytes { bytes in
-            let salt = Array(bytes[..<configuration.saltByteCount])
-            // Below N: the top bit of N's width is cleared, and N's top bit is set.
-            var value = Array(bytes[configuration.saltByteCount...])
-            value[0] &= 0x7F
-            if value.allSatisfy({ $0 == 0 }) { value[value.count - 1] = 1 }
-            return SRPVerifier(salt: salt, verifier: BigUInt(bigEndianBytes: value))
-        }
-    }
-
     static func handshakeKey(_ loginId: String) -> String { "authcore:srp:handshake:\(loginId)" }
-    static func failureKey(_ username: String) -> String { "authcore:srp:failures:\(Hex.encode(Array(username.utf8)))" }
 
     static func milliseconds(_ time: Timestamp) -> Int64 {
         time.secondsSince1970.multipliedReportingOverflow(by: 1000).partialValue + Int64(time.nanoseconds / 1_000_000)

@@ -5,27 +5,54 @@ public import AuthCore
 ///
 /// A token is 32 bytes from the system generator, URL-safe Base64 without padding (43 characters,
 /// RFC 4648 §5), sent as `Authorization: Bearer <token>` (RFC 6750 §2.1). The store holds only its
-/// SHA-256 (a copy of the store gives no usable token) mapped to the user and the expiry; the
-/// expiry is checked on each lookup as well as set as the entry's lifetime.
+/// SHA-256 (a copy of the store gives no usable token) under `authcore:session:<hex>`, mapped to a
+/// record sealed with AES-256-GCM under a key of the server secret (``ServerKeys``), with that
+/// store key as associated data: `version (1) ‖ expiry, ms since 1970 (8) ‖ the user's session
+/// generation (8) ‖ username`. So a store writer can delete a session, or put back one it saw
+/// within its lifetime, but cannot make one for any user, extend one, or move one to another
+/// token: each is a record that does not open, and the request is refused as if the token were
+/// unknown.
+///
+/// Ending sessions: ``revoke(_:)`` removes one; ``revokeAll(for:)`` advances the user's session
+/// generation (a counter in the store under `authcore:session:generation:<hex username>`), and a
+/// session sealed with an older generation than the current one is refused. The counter lives as
+/// long as any session that may carry it (it is kept for a lifetime from each issue and each
+/// advance), so when it finally expires and reads 0 again, every session sealed with a higher
+/// value has expired too.
 public struct AppSessions: Sendable {
     /// How long a token is valid.
     public let lifetime: Duration
     private let store: any HandshakeStore
+    private let sealingKey: SecureBytes
     private let clock: any SigningClock
 
     /// The characters of a token.
     static let tokenByteCount = 43
+    static let recordVersion: UInt8 = 1
 
-    /// Sessions in `store` lasting `lifetime` (1 s … 7 days).
+    /// Sessions in `store` lasting `lifetime` (1 s … 7 days), sealed under `keys`.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a lifetime outside that range.
-    public init(store: any HandshakeStore, lifetime: Duration = .seconds(3600), clock: any SigningClock = SystemClock()) throws(AuthCoreError) {
+    public init(store: any HandshakeStore, keys: ServerKeys, lifetime: Duration = .seconds(3600), clock: any SigningClock = SystemClock())
+        throws(AuthCoreError)
+    {
         guard lifetime >= .seconds(1), lifetime <= .seconds(7 * 86_400) else {
             throw AuthCoreError(.invalidParameter, "a session lifetime is 1 second to 7 days")
         }
         self.lifetime = lifetime
         self.store = store
+        self.sealingKey = keys.sessionSealing
         self.clock = clock
+    }
+
+    /// Sessions in `store` sealed under the keys of `serverSecret` (see ``ServerKeys``).
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a lifetime outside 1 s … 7 days or a
+    ///   secret shorter than 32 bytes.
+    public init(
+        store: any HandshakeStore, serverSecret: SecureBytes, lifetime: Duration = .seconds(3600), clock: any SigningClock = SystemClock()
+    ) throws(AuthCoreError) {
+        try self.init(store: store, keys: try ServerKeys(serverSecret: serverSecret), lifetime: lifetime, clock: clock)
     }
 
     /// A new session for `username`.
@@ -34,9 +61,16 @@ public struct AppSessions: Sendable {
     public func issue(for username: String) async throws(AuthCoreError) -> AppSession {
         let token = Base64.encode(try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) }, alphabet: .urlSafe, padding: false)
         let expiresAt = clock.now().adding(lifetime)
-        var value = withUnsafeBytes(of: SRPLoginService.milliseconds(expiresAt).bigEndian) { Array($0) }
-        value.append(contentsOf: username.utf8)
-        guard try await store.insert(value, forKey: Self.key(token), lifetime: lifetime) else {
+        // Read, and kept alive for this session's lifetime: a revocation that comes later advances it.
+        let generation = try await store.counter(Self.generationKey(username), keepingFor: lifetime)
+        var record = RecordWriter()
+        record.byte(Self.recordVersion)
+        record.uint64(UInt64(bitPattern: SRPLoginService.milliseconds(expiresAt)))
+        record.uint64(UInt64(generation))
+        record.raw(username.utf8)
+        let key = Self.key(token)
+        let sealed = try StoreSeal.seal(record.bytes, key: sealingKey, associatedData: Array(key.utf8))
+        guard try await store.insert(sealed, forKey: key, lifetime: lifetime) else {
             throw AuthCoreError(.randomFailure, "a fresh session token was already in use")
         }
         return AppSession(token: SecureBytes(Array(token.utf8)), username: username, expiresAt: expiresAt)
@@ -44,25 +78,53 @@ public struct AppSessions: Sendable {
 
     /// The user of a live session.
     ///
-    /// - Throws: `AuthCoreError.Code.notPermitted` for a token that is malformed, unknown, expired
-    ///   or revoked (one message for all: the answer says nothing about which), and the store's errors.
+    /// - Throws: `AuthCoreError.Code.notPermitted` for a token that is malformed, unknown, expired,
+    ///   revoked or whose record does not open (one message for all: the answer says nothing about
+    ///   which), and the store's errors.
     public func username(for token: String) async throws(AuthCoreError) -> String {
         let refused = AuthCoreError(.notPermitted, "the session token is missing, unknown or expired")
-        guard token.utf8.count == Self.tokenByteCount, (try? Base64.decode(token, alphabet: .urlSafe))?.count == 32,
-            let value = try await store.value(Self.key(token)), value.count > 8
+        guard Self.isWellFormed(token) else { throw refused }
+        let key = Self.key(token)
+        guard let sealed = try await store.value(key) else { throw refused }
+        let username: [UInt8]
+        let generation: UInt64
+        do {
+            var record = RecordReader(try StoreSeal.open(sealed, key: sealingKey, associatedData: Array(key.utf8)).withUnsafeBytes { Array($0) })
+            guard try record.byte() == Self.recordVersion else { throw refused }
+            guard SRPLoginService.milliseconds(clock.now()) < Int64(bitPattern: try record.uint64()) else { throw refused }
+            generation = try record.uint64()
+            username = record.rest()
+        } catch {
+            throw refused
+        }
+        // The generation is read only for a record that opened: a forged entry costs one round trip.
+        let name = String(decoding: username, as: UTF8.self)
+        guard let current = try await store.values([Self.generationKey(name)]).first, generation >= UInt64(StoredCounter.parse(current ?? Array("0".utf8)) ?? Int.max)
         else { throw refused }
-        let expiry = value.prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
-        guard SRPLoginService.milliseconds(clock.now()) < expiry else { throw refused }
-        return String(decoding: value.dropFirst(8), as: UTF8.self)
+        return name
     }
 
     /// Ends a session (a later lookup fails); nothing happens for an unknown token.
     public func revoke(_ token: String) async throws(AuthCoreError) {
-        guard token.utf8.count == Self.tokenByteCount else { return }
+        guard Self.isWellFormed(token) else { return }
         try await store.remove(Self.key(token))
     }
 
+    /// Ends every session of `username` issued so far, on every instance (sessions issued later
+    /// are not affected).
+    ///
+    /// - Throws: the store's errors (then nothing changed).
+    public func revokeAll(for username: String) async throws(AuthCoreError) {
+        _ = try await store.advance(Self.generationKey(username), keepingFor: lifetime)
+    }
+
+    /// 43 characters of the URL-safe alphabet that decode to 32 bytes.
+    static func isWellFormed(_ token: String) -> Bool {
+        token.utf8.count == tokenByteCount && (try? Base64.decode(token, alphabet: .urlSafe))?.count == 32
+    }
+
     static func key(_ token: String) -> String { "authcore:session:\(SHA256.hash(string: token).hexLowercased)" }
+    static func generationKey(_ username: String) -> String { "authcore:session:generation:\(Hex.encode(Array(username.utf8)))" }
 }
 
 /// A session just issued: the bearer token for the app, and whose it is.

@@ -1,11 +1,13 @@
 public import AuthCore
 
-/// Where a login service keeps what must outlive one request and be seen by every instance: sealed
-/// handshake states (one-time, with a lifetime) and failure counters (with a window).
+/// Where the app server keeps what must outlive one request and be seen by every instance: sealed
+/// handshake states (one-time, with a lifetime), sealed sessions, failure counters (with a window)
+/// and per-user session generations (kept alive while they are in use).
 ///
 /// The operations are the ones Redis gives atomically (`SET … PX … NX`, `GETDEL`, `INCR` +
-/// `PEXPIRE`, `GET`, `DEL`), so an implementation over a shared server lets any instance finish a
-/// login another began, and counts failures made on all of them.
+/// `PEXPIRE`, `GET`, `MGET`, `DEL`), so an implementation over a shared server lets any instance
+/// finish a login another began, and counts failures made on all of them. Nothing read from a store
+/// is trusted for integrity: what the server must not have forged is sealed before it is stored.
 public protocol HandshakeStore: Sendable {
     /// Stores `value` under `key` for `lifetime`, unless `key` is present.
     ///
@@ -23,6 +25,26 @@ public protocol HandshakeStore: Sendable {
     func count(_ key: String) async throws(AuthCoreError) -> Int
     /// Removes whatever is under `key`.
     func remove(_ key: String) async throws(AuthCoreError)
+    /// The values under `keys`, in order, read at one instant (nil where absent or expired; a
+    /// counter reads as its decimal digits).
+    func values(_ keys: [String]) async throws(AuthCoreError) -> [[UInt8]?]
+    /// The counter under `key` (0 when absent or expired); a present counter is kept at least
+    /// `lifetime` from now.
+    func counter(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int
+    /// Adds one to the counter under `key` (creating it at 1) and keeps it at least `lifetime` from
+    /// now; returns the new count.
+    func advance(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int
+}
+
+/// A counter as a store holds it: 1 to 18 decimal digits (Redis keeps `INCR` counters so).
+enum StoredCounter {
+    /// The count in `bytes`, nil when they are not a counter's.
+    static func parse(_ bytes: some Collection<UInt8>) -> Int? {
+        guard !bytes.isEmpty, bytes.count <= 18, bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return bytes.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+    }
+
+    static func text(_ count: Int) -> [UInt8] { Array(String(count).utf8) }
 }
 
 /// A ``HandshakeStore`` in this process's memory: the embedded default for one instance. Expired
@@ -90,6 +112,37 @@ public actor InMemoryHandshakeStore: HandshakeStore {
 
     public func remove(_ key: String) throws(AuthCoreError) {
         entries[key] = nil
+    }
+
+    public func values(_ keys: [String]) throws(AuthCoreError) -> [[UInt8]?] {
+        let now = clock.now()
+        return keys.map { key in
+            switch entries[key] {
+            case .value(let value, let expires)? where expires > now: value
+            case .counter(let count, let expires)? where expires > now: StoredCounter.text(count)
+            default: nil
+            }
+        }
+    }
+
+    public func counter(_ key: String, keepingFor lifetime: Duration) throws(AuthCoreError) -> Int {
+        let now = clock.now()
+        guard let entry = entries[key], entry.expires > now, case .counter(let count, let expires) = entry else { return 0 }
+        entries[key] = .counter(count, expires: Swift.max(expires, now.adding(lifetime)))
+        return count
+    }
+
+    public func advance(_ key: String, keepingFor lifetime: Duration) throws(AuthCoreError) -> Int {
+        let now = clock.now()
+        var next = 1
+        var expires = now.adding(lifetime)
+        if let entry = entries[key], entry.expires > now, case .counter(let count, let current) = entry {
+            next = count.addingReportingOverflow(1).overflow ? count : count + 1
+            expires = Swift.max(current, expires)
+        }
+        entries[key] = .counter(next, expires: expires)
+        sweepIfDue(now)
+        return next
     }
 
     private func sweepIfDue(_ now: Timestamp) {

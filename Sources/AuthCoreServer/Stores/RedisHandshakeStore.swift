@@ -15,7 +15,9 @@ import Darwin
 /// - `take`: `GETDEL key` (at most one of several instances gets the value);
 /// - `increment`: one script, `INCR` and `PEXPIRE` when the counter has no lifetime yet (a counter
 ///   without an expiry would lock its user out for good);
-/// - `value` and `count`: `GET`; `remove`: `DEL`.
+/// - `value` and `count`: `GET`; `values`: `MGET`; `remove`: `DEL`;
+/// - `counter` and `advance`: one script each, `GET` or `INCR` and `PEXPIRE … GT` (a lifetime is
+///   only ever extended).
 ///
 /// The connection is made on first use and again after a failure: when Redis restarts, a call that
 /// meets the old connection closed sends its command again on a new one, so a restart costs only
@@ -43,10 +45,11 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
     }
 
     /// A reply, as far as the store's commands need one.
-    enum Reply {
+    package enum Reply {
         case bytes([UInt8])
         case integer(Int64)
         case status(String)
+        case array([Reply])
         case null
     }
 
@@ -110,11 +113,53 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         case .null: return 0
         case .bytes(let text):
             // A counter holds decimal digits; anything else under the key is not ours.
-            guard text.count <= 18, !text.isEmpty, text.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(String(decoding: text, as: UTF8.self))
-            else { throw unexpected("GET (not a counter)") }
+            guard let value = StoredCounter.parse(text) else { throw unexpected("GET (not a counter)") }
             return value
         default: throw unexpected("GET")
         }
+    }
+
+    public func values(_ keys: [String]) async throws(AuthCoreError) -> [[UInt8]?] {
+        guard !keys.isEmpty else { return [] }
+        guard case .array(let replies) = try await command((["MGET"] + keys).map(Self.bytes)), replies.count == keys.count else {
+            throw unexpected("MGET")
+        }
+        return try replies.map { reply throws(AuthCoreError) -> [UInt8]? in
+            switch reply {
+            case .bytes(let value): return value
+            case .null: return nil
+            default: throw unexpected("MGET")
+            }
+        }
+    }
+
+    /// `GET`, and a longer lifetime for a counter that is there, in one script.
+    static let counterScript = """
+        local count = redis.call('GET', KEYS[1])
+        if count then redis.call('PEXPIRE', KEYS[1], ARGV[1], 'GT') return count end
+        return '0'
+        """
+
+    public func counter(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int {
+        guard case .bytes(let text) = try await command(["EVAL", Self.counterScript, "1", key, Self.milliseconds(lifetime)].map(Self.bytes)),
+            let value = StoredCounter.parse(text)
+        else { throw unexpected("GET (not a counter)") }
+        return value
+    }
+
+    /// `INCR`, and a lifetime at least `ARGV[1]` from now, in one script (`GT` never shortens one;
+    /// a counter `INCR` creates has none, which `GT` counts as infinite, hence `PTTL` first).
+    static let advanceScript = """
+        local count = redis.call('INCR', KEYS[1])
+        if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1])
+        else redis.call('PEXPIRE', KEYS[1], ARGV[1], 'GT') end
+        return count
+        """
+
+    public func advance(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int {
+        let reply = try await command(["EVAL", Self.advanceScript, "1", key, Self.milliseconds(lifetime)].map(Self.bytes))
+        guard case .integer(let count) = reply, let value = Int(exactly: count) else { throw unexpected("INCR") }
+        return value
     }
 
     public func remove(_ key: String) async throws(AuthCoreError) {
@@ -137,7 +182,7 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
     /// the counter counts an attempt twice, the safe direction.)
     /// The same, on the store's own serial queue: hiredis blocks while Redis answers, and the
     /// concurrency pool's few threads (one per core) must not wait with it.
-    func command(_ arguments: [[UInt8]]) async throws(AuthCoreError) -> Reply {
+    package func command(_ arguments: [[UInt8]]) async throws(AuthCoreError) -> Reply {
         let result: Result<Reply, AuthCoreError> = await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: self.blockingResult(arguments)) }
         }
@@ -226,7 +271,11 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
             throw AuthCoreError(timedOut ? .timedOut : .transportFailure, "\(origin): \(timedOut ? "no reply in time" : why)")
         }
         defer { freeReplyObject(reply) }
-        let value = reply.pointee
+        return try Self.reply(reply.pointee, from: origin)
+    }
+
+    /// A hiredis reply as a ``Reply`` (arrays one level deep: `MGET`'s).
+    private static func reply(_ value: redisReply, from origin: String, nested: Bool = false) throws(AuthCoreError) -> Reply {
         switch value.type {
         case REDIS_REPLY_STRING:
             return .bytes(value.len == 0 ? [] : Array(UnsafeRawBufferPointer(start: value.str, count: value.len)))
@@ -239,6 +288,14 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         case REDIS_REPLY_ERROR:
             let text = String(decoding: UnsafeRawBufferPointer(start: value.str, count: Swift.min(value.len, 200)), as: UTF8.self)
             throw AuthCoreError(.serviceError, "\(origin): \(text)")
+        case REDIS_REPLY_ARRAY where !nested:
+            guard value.elements == 0 || value.element != nil else { throw AuthCoreError(.malformedResponse, "\(origin): an array reply without elements") }
+            var elements: [Reply] = []
+            for index in 0..<value.elements {
+                guard let element = value.element[index] else { throw AuthCoreError(.malformedResponse, "\(origin): an array reply with a missing element") }
+                elements.append(try reply(element.pointee, from: origin, nested: true))
+            }
+            return .array(elements)
         default:
             throw AuthCoreError(.malformedResponse, "\(origin): reply of type \(value.type)")
         }

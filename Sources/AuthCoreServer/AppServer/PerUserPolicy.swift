@@ -1,0 +1,149 @@
+public import AuthCore
+
+/// Policies bound to the session's user: `${username}` in a policy (the buckets and key prefixes of
+/// `/oss/sign`, the STS session policy of `distribute-token.json`) is replaced by the user's name
+/// before anything is signed or vended, so each user reaches only their own objects.
+///
+/// A name is placed only when it cannot change what the policy means: 1…128 bytes of
+/// `A–Z a–z 0–9 . _ - @ +`, and not `.` or `..`. Anything else (`*` and `?`, wildcards to OSS and
+/// RAM; `/`, which leaves the prefix; quotes and backslashes, which leave a JSON string; control
+/// bytes; `$`; non-ASCII, which policy engines may normalise) is refused at the endpoint — never
+/// escaped, which could only make a name mean another.
+public enum PerUserPolicy {
+    /// The placeholder.
+    public static let placeholder = "${username}"
+
+    /// Whether `username` can be placed in a policy.
+    public static func canPlace(_ username: String) -> Bool {
+        let bytes = Array(username.utf8)
+        guard (1...128).contains(bytes.count), bytes != [0x2E], bytes != [0x2E, 0x2E] else { return false }
+        return bytes.allSatisfy { byte in
+            switch byte {
+            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2E, 0x5F, 0x2D, 0x40, 0x2B: true
+            default: false
+            }
+        }
+    }
+
+    /// `template` with every `${username}` replaced (the name checked by ``canPlace(_:)`` first).
+    ///
+    /// - Throws: `AuthCoreError.Code.notPermitted` for a name that cannot be placed.
+    public static func place(_ username: String, in template: String) throws(AuthCoreError) -> String {
+        guard canPlace(username) else {
+            throw AuthCoreError(.notPermitted, "this username cannot be placed in a per-user policy (1-128 bytes of A-Z a-z 0-9 . _ - @ +)")
+        }
+        return replacingPlaceholder(in: template, with: Array(username.utf8))
+    }
+
+    /// Whether `template` mentions the placeholder.
+    static func mentionsPlaceholder(_ template: String) -> Bool { ranges(in: Array(template.utf8)).count > 0 }
+
+    /// Checks a template: every `${` opens a `${username}` (a misspelt placeholder would otherwise
+    /// stay literal and match nothing, or worse), and, where `boundedBySlash`, every placeholder is
+    /// followed by `/` (a key prefix `users/${username}` would give `alice` the objects of `alice2`).
+    ///
+    /// - Throws: `AuthCoreError.Code.malformedInput` naming `what`.
+    static func checkTemplate(_ template: String, boundedBySlash: Bool, what: String) throws(AuthCoreError) {
+        let bytes = Array(template.utf8)
+        let opens = bytes.indices.filter { bytes[$0] == UInt8(ascii: "$") && $0 + 1 < bytes.count && bytes[$0 + 1] == UInt8(ascii: "{") }
+        let placeholders = ranges(in: bytes)
+        guard opens.count == placeholders.count else {
+            throw AuthCoreError(.malformedInput, "\(what): the only placeholder is ${username}")
+        }
+        if boundedBySlash, placeholders.contains(where: { $0.upperBound >= bytes.count || bytes[$0.upperBound] != UInt8(ascii: "/") }) {
+            throw AuthCoreError(.malformedInput, "\(what): ${username} must be followed by '/' (users/${username}/)")
+        }
+    }
+
+    /// The byte ranges of the placeholder in `bytes`.
+    private static func ranges(in bytes: [UInt8]) -> [Range<Int>] {
+        let needle = Array(placeholder.utf8)
+        var found: [Range<Int>] = []
+        var index = 0
+        while index + needle.count <= bytes.count {
+            if bytes[index..<(index + needle.count)].elementsEqual(needle) {
+                found.append(index..<(index + needle.count))
+                index += needle.count
+            } else {
+                index += 1
+            }
+        }
+        return found
+    }
+
+    private static func replacingPlaceholder(in template: String, with name: [UInt8]) -> String {
+        let bytes = Array(template.utf8)
+        var result: [UInt8] = []
+        var last = 0
+        for range in ranges(in: bytes) {
+            result += bytes[last..<range.lowerBound]
+            result += name
+            last = range.upperBound
+        }
+        result += bytes[last...]
+        return String(decoding: result, as: UTF8.self)
+    }
+}
+
+/// `/oss/sign`'s authority for every user: the key, and an ``OSSSigningPolicy`` whose buckets and
+/// key prefixes may hold `${username}` (`"keyPrefixes": ["users/${username}/"]`). Each request is
+/// checked against the policy of the session's user.
+public struct PerUserOSSSigning: Sendable, CustomStringConvertible {
+    /// The policy as configured, placeholders and all.
+    public let template: OSSSigningPolicy
+    /// Whether every user gets the same policy (the configuration said so; otherwise every key
+    /// prefix, or every bucket, names the user).
+    public let sharedAcrossUsers: Bool
+    private let credentials: Credentials
+
+    /// An authority signing with `credentials` (long-term) under `template`.
+    ///
+    /// - Throws: `AuthCoreError.Code.malformedInput` for a template that misspells the placeholder,
+    ///   places it in a key prefix without a `/` after it, or (unless `sharedAcrossUsers`) leaves a
+    ///   key prefix and a bucket without it; `.invalidParameter` for credentials with a session token.
+    public init(credentials: Credentials, template: OSSSigningPolicy, sharedAcrossUsers: Bool = false) throws(AuthCoreError) {
+        try Self.check(template: template, sharedAcrossUsers: sharedAcrossUsers)
+        _ = try OSSSigningAuthority(credentials: credentials, policy: template)  // the key's own check
+        self.template = template
+        self.sharedAcrossUsers = sharedAcrossUsers
+        self.credentials = credentials
+    }
+
+    /// Checks a template (see ``init(credentials:template:sharedAcrossUsers:)``).
+    public static func check(template: OSSSigningPolicy, sharedAcrossUsers: Bool) throws(AuthCoreError) {
+        for bucket in template.buckets { try PerUserPolicy.checkTemplate(bucket, boundedBySlash: false, what: "ossSigning.buckets") }
+        for prefix in template.keyPrefixes { try PerUserPolicy.checkTemplate(prefix, boundedBySlash: true, what: "ossSigning.keyPrefixes") }
+        let perUser = !template.keyPrefixes.isEmpty && template.keyPrefixes.allSatisfy(PerUserPolicy.mentionsPlaceholder)
+            || !template.buckets.isEmpty && template.buckets.allSatisfy(PerUserPolicy.mentionsPlaceholder)
+        guard perUser || sharedAcrossUsers else {
+            throw AuthCoreError(
+                .malformedInput,
+                "ossSigning: every key prefix (or every bucket) must contain ${username}, so that each user signs only for their own objects; set sharedAcrossUsers to give every user the same policy")
+        }
+    }
+
+    /// The policy of `username`.
+    ///
+    /// - Throws: `AuthCoreError.Code.notPermitted` for a name that cannot be placed.
+    public func policy(for username: String) throws(AuthCoreError) -> OSSSigningPolicy {
+        var policy = template
+        policy.buckets = Set(try template.buckets.map { (bucket) throws(AuthCoreError) in try place(username, in: bucket) })
+        policy.keyPrefixes = try template.keyPrefixes.map { (prefix) throws(AuthCoreError) in try place(username, in: prefix) }
+        return policy
+    }
+
+    /// Checks `request` against `username`'s policy at `now` and signs it.
+    ///
+    /// - Throws: what ``OSSSigningAuthority/sign(_:at:)`` throws, and `.notPermitted` for a name
+    ///   that cannot be placed.
+    public func sign(_ request: OSSSignatureRequest, for username: String, at now: Timestamp) throws(AuthCoreError) -> OSSProvidedSignature {
+        try OSSSigningAuthority(credentials: credentials, policy: try policy(for: username)).sign(request, at: now)
+    }
+
+    private func place(_ username: String, in template: String) throws(AuthCoreError) -> String {
+        PerUserPolicy.mentionsPlaceholder(template) ? try PerUserPolicy.place(username, in: template) : template
+    }
+
+    /// The key id and the template: never the secret.
+    public var description: String { "PerUserOSSSigning(\(credentials.accessKeyId), \(template))" }
+}
