@@ -126,7 +126,7 @@ let package = Package(
         // -DAUTHCORE_CONSTANT_FLOW_CHECK) and instruction counts per secret class (`make ct-count`).
         .executableTarget(
             name: "AuthCoreConstantFlow",
-            dependencies: ["AuthCore"],
+            dependencies: ["AuthCore", "AuthCoreServer"],
             path: "Checks/AuthCoreConstantFlow",
             swiftSettings: swiftSettings
         ),

@@ -25,9 +25,13 @@ OPERATIONS = {
     "client-premaster": ["random", "x-zero", "x-top-bit-only", "a-random-bits-zero", "base-top-byte-zero"],
     "server-premaster": ["random", "v-small", "b-random-bits-zero"],
     "proof-compare": ["equal", "differ-first-byte", "differ-last-byte"],
+    # The login service for an enrolled and an unknown user of one name length: unknown users are
+    # indistinguishable in the work done (issue 36).
+    "login-begin": ["enrolled", "unknown"],
+    "login-finish": ["enrolled", "unknown"],
 }
 # Deliberately variable-time controls: their classes must differ.
-CONTROLS = {"control-mpz_powm": ["random", "one"]}
+CONTROLS = {"control-mpz_powm": ["random", "one"], "control-login-begin": ["enrolled", "longer-name"]}
 
 
 def instructions(operation, secret_class):

@@ -1,4 +1,5 @@
 import AuthCore
+import AuthCoreServer
 
 /// Instruction counts per secret class (`make ct-count`): each run prepares one operation for one
 /// class of secret input, then runs it once between callgrind's collection toggles. A constant-time
@@ -8,9 +9,45 @@ let countedOperations: [String: [String]] = [
     "client-premaster": ["random", "x-zero", "x-top-bit-only", "a-random-bits-zero", "base-top-byte-zero"],
     "server-premaster": ["random", "v-small", "b-random-bits-zero"],
     "proof-compare": ["equal", "differ-first-byte", "differ-last-byte"],
-    // The control: GMP's variable-time mpz_powm, whose counts must differ (or the method proves nothing).
+    // The login service's work on secrets for an enrolled user and an unknown one of the same name
+    // length (the table lookup, the decoy, B or the proof check, sealing or opening the state).
+    "login-begin": ["enrolled", "unknown"],
+    "login-finish": ["enrolled", "unknown"],
+    // The controls: GMP's variable-time mpz_powm, whose counts must differ (or the method proves
+    // nothing), and a login for a longer name (more HKDF and hash blocks), which must differ too.
     "control-mpz_powm": ["random", "one"],
+    "control-login-begin": ["enrolled", "longer-name"],
 ]
+
+/// A login service over a table of 40 users (2048-bit group), the in-memory store (not counted:
+/// the gate counts the service's own work, not the store's), a fixed clock.
+let countedLogins: (service: SRPLoginService, table: StaticVerifierStore, configuration: SRPConfiguration)? = {
+    guard let configuration = try? SRPConfiguration(group: .rfc5054Group2048, hash: .sha256) else { return nil }
+    var entries: [(username: String, verifier: SRPVerifier)] = []
+    for index in 0..<40 {
+        let name = "user\(String(index + 10))"  // 6 bytes each
+        guard let verifier = try? configuration.makeVerifier(username: Array(name.utf8), password: SecureBytes(Array("pw-\(index)".utf8))) else { return nil }
+        entries.append((name, verifier))
+    }
+    guard let table = try? StaticVerifierStore(entries, configuration: configuration),
+        let keys = try? ServerKeys(serverSecret: SecureBytes([UInt8](repeating: 0x3C, count: 32)))
+    else { return nil }
+    let service = SRPLoginService(configuration: configuration, verifiers: table, handshakes: InMemoryHandshakeStore(), keys: keys, clock: FixedClock())
+    return (service, table, configuration)
+}()
+
+struct FixedClock: SigningClock {
+    func now() -> Timestamp { Timestamp(secondsSince1970: 1_796_000_000) }
+}
+
+/// The name each login class uses: an enrolled one, an unknown one of the same length, a longer unknown one.
+func loginName(_ secretClass: String) -> String {
+    switch secretClass {
+    case "enrolled": "user23"
+    case "unknown": "user99"
+    default: "user-with-a-much-longer-name-" + String(repeating: "x", count: 100)
+    }
+}
 
 /// A generator that returns one byte value (the "random bits zero" classes).
 struct ConstantRandom: SecureRandomGenerator {
@@ -78,6 +115,27 @@ func prepared(_ operation: String, class secretClass: String) throws -> () -> Vo
             : try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n)
         let random: any SecureRandomGenerator = secretClass == "b-random-bits-zero" ? ConstantRandom(byte: 0) : SystemRandom()
         return try group.preparedServerPremaster(clientPublicValue: a, verifier: v, u: u, random: random)
+    case "login-begin", "control-login-begin":
+        guard let (service, table, configuration) = countedLogins else { throw AuthCoreError(.invalidParameter, "the counted login service cannot be made") }
+        let name = loginName(secretClass)
+        let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: configuration.group.byteCount)).modulo(configuration.group.modulus)
+        return {
+            _ = try? service.prepareChallenge(
+                username: name, clientPublicValue: a, stored: table.lookup(name), loginId: "0123456789abcdef0123456789abcdef", deviceId: nil,
+                now: FixedClock().now())
+        }
+    case "login-finish":
+        guard let (service, table, configuration) = countedLogins else { throw AuthCoreError(.invalidParameter, "the counted login service cannot be made") }
+        let name = loginName(secretClass)
+        let loginId = "0123456789abcdef0123456789abcdef"
+        let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: configuration.group.byteCount)).modulo(configuration.group.modulus)
+        let (_, sealed) = try service.prepareChallenge(
+            username: name, clientPublicValue: a, stored: table.lookup(name), loginId: loginId, deviceId: nil, now: FixedClock().now())
+        let wrongProof = [UInt8](repeating: 0x5A, count: 32)
+        return {
+            guard let state = try? service.openState(sealed, loginId: loginId) else { return }
+            _ = try? service.verifiedProof(state: state, clientProof: wrongProof, stored: table.lookup(state.username))
+        }
     case "control-mpz_powm":
         let exponent = BigUInt(bigEndianBytes: secretClass == "one" ? [UInt8](repeating: 0, count: 31) + [1] : randomBytes(32))
         return { _ = try? group.generator.powerVariableTime(exponent, modulo: n) }

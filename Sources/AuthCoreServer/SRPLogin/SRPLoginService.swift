@@ -91,7 +91,7 @@ public struct SRPLoginService: Sendable {
         }
         let counters = FailureCounters(username: username, deviceId: deviceId, address: origin.address)
         try await refuseIfLimited(counters)
-        let stored = try await verifiers.verifier(for: username)
+        let stored = try await verifiers.lookup(username)
         let loginId = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }
         let (challenge, sealed) = try prepareChallenge(
             username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: deviceId, now: now)
@@ -125,7 +125,7 @@ public struct SRPLoginService: Sendable {
         // the first failure is recorded.
         let counters = FailureCounters(username: state.username, deviceId: state.deviceId, address: origin.address)
         try await countAttempt(counters)
-        let session = try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.verifier(for: state.username))
+        let session = try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.lookup(state.username))
         try await handshakes.remove(counters.clearedOnSuccess)
         var deviceId = state.deviceId ?? []
         if deviceId.isEmpty { deviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
@@ -139,7 +139,7 @@ public struct SRPLoginService: Sendable {
 
     /// `B` for the stored verifier or the decoy, and the sealed state, with the same work for both.
     package func prepareChallenge(
-        username: String, clientPublicValue a: BigUInt, stored: SRPVerifier?, loginId: String, deviceId: [UInt8]?, now: Timestamp
+        username: String, clientPublicValue a: BigUInt, stored: VerifierLookup, loginId: String, deviceId: [UInt8]?, now: Timestamp
     ) throws(AuthCoreError) -> (SRPLoginChallenge, sealed: [UInt8]) {
         let verifier = try chosenVerifier(stored, for: username)
         let ephemeral = try server.makeEphemeral(verifier: verifier, random: random)
@@ -164,7 +164,7 @@ public struct SRPLoginService: Sendable {
     }
 
     /// `M1` checked against the stored verifier or the decoy, with the same work for both.
-    package func verifiedProof(state: SealedHandshake, clientProof: [UInt8], stored: SRPVerifier?) throws(AuthCoreError) -> SRPServerSession {
+    package func verifiedProof(state: SealedHandshake, clientProof: [UInt8], stored: VerifierLookup) throws(AuthCoreError) -> SRPServerSession {
         let verifier = try chosenVerifier(stored, for: state.username)
         let ephemeral = try server.importEphemeral(state.ephemeralState)
         return try server.verifyClient(
@@ -172,17 +172,27 @@ public struct SRPLoginService: Sendable {
             ephemeral: ephemeral)
     }
 
-    /// The stored verifier when there is one, else the decoy; the decoy is derived either way.
+    /// The stored verifier for an enrolled user, else the decoy: the decoy is derived either way,
+    /// and the two are chosen between byte by byte under a mask (no branch on whether the user exists).
     ///
     /// - Throws: `.unsupported` (a deployment error, answered 500) for a stored salt whose length is
     ///   not the decoys': the length would tell enrolled users from unknown ones.
-    func chosenVerifier(_ stored: SRPVerifier?, for username: String) throws(AuthCoreError) -> SRPVerifier {
+    func chosenVerifier(_ stored: VerifierLookup, for username: String) throws(AuthCoreError) -> SRPVerifier {
         let decoy = try decoyVerifier(for: username)
-        let chosen = stored ?? decoy
-        guard chosen.salt.count == decoy.salt.count else {
-            throw AuthCoreError(.unsupported, "a stored salt is \(chosen.salt.count) bytes, the decoys' \(decoy.salt.count): use one salt length")
+        let width = configuration.group.byteCount
+        // Equal lengths first: a store with one salt length (the verifier table) never branches on the user.
+        let sameShape = stored.verifier.salt.count == decoy.salt.count && stored.verifier.verifier.byteWidth <= width
+        guard sameShape || !stored.isEnrolled else {
+            throw AuthCoreError(.unsupported, "a stored salt is \(stored.verifier.salt.count) bytes, the decoys' \(decoy.salt.count): use one salt length")
         }
-        return chosen
+        let enrolled: UInt8 = stored.isEnrolled ? 1 : 0  // a select, not a branch
+        let mask = 0 &- (enrolled & (sameShape ? 1 : 0))
+        let storedSalt = sameShape ? stored.verifier.salt : decoy.salt
+        let storedValue = try (sameShape ? stored.verifier.verifier : decoy.verifier).bigEndianBytes(paddedTo: width)
+        let decoyValue = try decoy.verifier.bigEndianBytes(paddedTo: width)
+        let salt = zip(storedSalt, decoy.salt).map { ($0 & mask) | ($1 & ~mask) }
+        let value = zip(storedValue, decoyValue).map { ($0 & mask) | ($1 & ~mask) }
+        return SRPVerifier(salt: salt, verifier: BigUInt(bigEndianBytes: value))
     }
 
     /// A salt and a verifier below N derived from the decoy key and the username: HKDF-Expand

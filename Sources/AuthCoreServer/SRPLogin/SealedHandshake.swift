@@ -11,7 +11,7 @@ package struct SealedHandshake {
     static let version: UInt8 = 2
     static let noDevice = [UInt8](repeating: 0, count: DeviceTokens.deviceIdByteCount)
 
-    let username: String
+    package let username: String
     let clientPublicValue: [UInt8]
     let expiresAtMilliseconds: Int64
     /// The device id of the token the client showed at begin (valid for this user), or nil.

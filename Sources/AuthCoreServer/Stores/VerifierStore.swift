@@ -14,11 +14,37 @@ public protocol VerifierStore: Sendable {
     /// The one length of every stored salt, which unknown users' decoy salts then take; nil when
     /// the store cannot promise one (decoys then take `SRPConfiguration.saltByteCount`).
     var uniformSaltByteCount: Int? { get }
+
+    /// The lookup as the login service makes it: always a verifier, and whether it is `username`'s
+    /// (for an unknown user, any other entry of the same shape), so that the service does the same
+    /// work with it either way. A store that can find any entry in the same work should return one.
+    func lookup(_ username: String) async throws(AuthCoreError) -> VerifierLookup
+}
+
+/// What ``VerifierStore/lookup(_:)`` found.
+public struct VerifierLookup: Sendable {
+    /// The user's verifier when ``isEnrolled``, else a stand-in the service does not use (other than
+    /// to do the same work).
+    public let verifier: SRPVerifier
+    /// Whether ``verifier`` is the user's.
+    public let isEnrolled: Bool
+
+    /// A lookup's result.
+    public init(verifier: SRPVerifier, isEnrolled: Bool) {
+        self.verifier = verifier
+        self.isEnrolled = isEnrolled
+    }
 }
 
 extension VerifierStore {
     /// No promise: decoys take the configuration's salt length.
     public var uniformSaltByteCount: Int? { nil }
+
+    /// ``verifier(for:)``, with an empty stand-in for an unknown user.
+    public func lookup(_ username: String) async throws(AuthCoreError) -> VerifierLookup {
+        guard let stored = try await verifier(for: username) else { return VerifierLookup(verifier: SRPVerifier(salt: [], verifier: BigUInt()), isEnrolled: false) }
+        return VerifierLookup(verifier: stored, isEnrolled: true)
+    }
 }
 
 /// A ``VerifierStore`` over a fixed table (tests, small deployments, the reference server), checked
@@ -129,11 +155,18 @@ public struct StaticVerifierStore: VerifierStore {
         try self.init(entries, configuration: configuration, source: source)
     }
 
-    /// The entry whose name has `username`'s bytes: a branch-free lower bound over the sorted
-    /// digests (the loop's trip count depends only on the table's size; each step's comparison and
-    /// move are computed, not branched on), then one constant-time equality.
+    /// The entry whose name has `username`'s bytes, nil for an unknown name.
     public func verifier(for username: String) -> SRPVerifier? {
-        guard !digests.isEmpty else { return nil }
+        let found = lookup(username)
+        return found.isEnrolled ? found.verifier : nil
+    }
+
+    /// The entry whose name has `username`'s bytes, or for an unknown name the entry where it would
+    /// be: a branch-free lower bound over the sorted digests (the loop's trip count depends only on
+    /// the table's size; each step's comparison and move are computed, not branched on), one
+    /// constant-time equality, and the entry read either way.
+    public func lookup(_ username: String) -> VerifierLookup {
+        guard !digests.isEmpty else { return VerifierLookup(verifier: SRPVerifier(salt: [], verifier: BigUInt()), isEnrolled: false) }
         let target = SHA256.hash(bytes: Array(username.utf8))
         return target.withUnsafeBytes { target in
             var base = 0
@@ -148,7 +181,7 @@ public struct StaticVerifierStore: VerifierStore {
             // Past the last digest only when the target is above them all: clamped without a branch.
             let index = base + below - (((digests.count - 1 - base - below) >> (Int.bitWidth - 1)) & 1)
             let found = digests[index].withUnsafeBytes { constantTimeEqual($0, target) }
-            return found ? entries[index] : nil
+            return VerifierLookup(verifier: entries[index], isEnrolled: found)
         }
     }
 
