@@ -135,7 +135,7 @@ let package = Package(
 
         .target(
             name: "AuthCoreTestSupport",
-            dependencies: ["AuthCore"],
+            dependencies: ["AuthCore", "AuthCoreClients"],
             path: "Tests/AuthCoreTestSupport",
             swiftSettings: swiftSettings
         ),

@@ -193,7 +193,16 @@ func checkCredentials(_ credentials: Credentials) {
 @Sendable func requestURL(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
     guard let parsed = try? RequestURL(text) else { return }
-    guard let again = try? RequestURL(parsed.description), again.origin == parsed.origin, again.target == parsed.target else { fuzzFailure("round trip: \(text)") }
+    // The description is the URL with session tokens redacted: it parses to the same origin and path,
+    // and redacting again changes nothing (a URL without a credential parameter comes back whole).
+    guard let again = try? RequestURL(parsed.description), again.origin == parsed.origin, again.path == parsed.path,
+        again.description == parsed.description
+    else { fuzzFailure("round trip: \(text)") }
+    let redacts = parsed.query.utf8.split(separator: UInt8(ascii: "&")).contains { piece in
+        let name = piece.prefix { $0 != UInt8(ascii: "=") }
+        return ["x-amz-security-token", "security-token", "x-oss-security-token"].contains { $0.utf8.elementsEqual(name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }) } && name.count < piece.count
+    }
+    if !redacts, again.target != parsed.target { fuzzFailure("round trip changed the target: \(text)") }
     guard let foundation = URL(string: parsed.description), let host = foundation.host else { return }
     let ours = parsed.host.hasPrefix("[") ? String(parsed.host.dropFirst().dropLast()) : parsed.host
     guard foundation.scheme?.lowercased() == parsed.scheme, host.lowercased() == ours else {

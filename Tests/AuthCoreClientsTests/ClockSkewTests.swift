@@ -1,5 +1,6 @@
 import AuthCore
 import AuthCoreClients
+import AuthCoreTestSupport
 import Testing
 
 @Suite("Clock-skew correction")

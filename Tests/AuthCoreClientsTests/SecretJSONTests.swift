@@ -1,5 +1,6 @@
 @testable import AuthCore
 @testable import AuthCoreClients
+import AuthCoreTestSupport
 import Foundation
 import Testing
 

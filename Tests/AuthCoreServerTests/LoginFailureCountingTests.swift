@@ -126,6 +126,28 @@ struct LoginFailureCountingTests {
         }
     }
 
+    @Test("signing out everywhere forgets the user's device tokens: an old token counts as none, a token from a later login counts")
+    func signOutEverywhere() async throws {
+        let store = InMemoryHandshakeStore(clock: clock)
+        let server = try service(store, perAddress: 2, perUser: 100)
+        guard case .success(let before) = await login(server, "alice", password, from: LoginOrigin(address: Self.address(1))) else {
+            Issue.record("the first login failed")
+            return
+        }
+        try await AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 9, count: 32)), clock: clock).revokeAll(for: "alice")
+        // The old token no longer sets its holder apart: two guesses from one address, then refused.
+        let stale = LoginOrigin(address: Self.address(30), deviceToken: before.deviceToken)
+        let codes = [await login(server, "alice", wrong, from: stale), await login(server, "alice", wrong, from: stale), await login(server, "alice", wrong, from: stale)].map(code)
+        #expect(codes == [.proofMismatch, .proofMismatch, .notPermitted])
+        guard case .success(let after) = await login(server, "alice", password, from: LoginOrigin(address: Self.address(31))) else {
+            Issue.record("the login after signing out failed")
+            return
+        }
+        // A token from after the sign-out counts: guesses with it are counted per device, not per address 30.
+        let fresh = LoginOrigin(address: Self.address(30), deviceToken: after.deviceToken)
+        #expect(code(await login(server, "alice", wrong, from: fresh)) == .proofMismatch)
+    }
+
     @Test("an enrolled user and an unknown one are counted alike: the same refusals at the same counts")
     func unknownUsersCountedAlike() async throws {
         let server = try service(InMemoryHandshakeStore(clock: clock), perAddress: 2, perUser: 100)

@@ -61,6 +61,13 @@ struct PerUserPolicyTests {
         _ = try make(["users/"], shared: true)
         _ = try make(["public/"], buckets: ["${username}-photos"])
         _ = try make(["users/${username}/", "shared/${username}/"])
+        // Two users' prefixes must never overlap: a user named "users" under "${username}/" would get users/*.
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["users/${username}/", "${username}/"]) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["u${username}/", "users/${username}/"]) }
+        _ = try make(["users/${username}/", "users/${username}/archive/"])
+        // A wildcard before the placeholder, and a bare bucket placeholder.
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["*/${username}/"]) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["users/${username}/"], buckets: ["${username}"]) }
     }
 
     @Test("the STS session policy: ${username} placed per user; a role without one, a misspelt one, or one that is not JSON is refused")
@@ -80,6 +87,17 @@ struct PerUserPolicyTests {
         #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(policy.replacingOccurrences(of: "${username}/*", with: "${username}*")) }
         #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(policy.replacingOccurrences(of: "${username}", with: "${user}")) }
         #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor("not json ${username}/") }
+        // A wildcard in the path before the placeholder; a statement with a resource for everyone beside the user's.
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(policy.replacingOccurrences(of: "photos/users/${username}/*", with: "photos/*/${username}/*")) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) {
+            try vendor(policy.replacingOccurrences(of: #"["acs:oss:*:*:photos/users/${username}/*"]"#, with: #"["acs:oss:*:*:photos/users/${username}/*","acs:oss:*:*:photos/*"]"#))
+        }
+        #expect(throws: AuthCoreError(.malformedInput, "")) {
+            try vendor(#"{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:GetObject"],"Resource":["acs:oss:*:*:photos/users/${username}/*"]},{"Effect":"Allow","Action":["oss:GetObject"],"Resource":"acs:oss:*:*:photos/*"}]}"#)
+        }
+        // Bucket-level listing bound by a condition on the prefix is accepted; so is a Deny for everyone.
+        _ = try vendor(
+            #"{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:ListObjects"],"Resource":["acs:oss:*:*:photos"],"Condition":{"StringLike":{"oss:Prefix":["users/${username}/*"]}}},{"Effect":"Deny","Action":["oss:DeleteObject"],"Resource":["acs:oss:*:*:photos/*"]}]}"#)
         #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(#"{"a":"${username}/"# + String(repeating: "x", count: 2000) + #""}"#) }
     }
 }

@@ -246,6 +246,7 @@ actor ForgetfulStore: HandshakeStore {
         values[key] = value
         return true
     }
+    func put(_ value: [UInt8], forKey key: String, lifetime: Duration) { values[key] = value }
     func take(_ key: String) -> [UInt8]? { values.removeValue(forKey: key) }
     func value(_ key: String) -> [UInt8]? { values[key] }
     func increment(_ key: String, window: Duration) -> Int { 1 }
@@ -261,6 +262,7 @@ struct FailingStore: HandshakeStore {
     func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) throws(AuthCoreError) -> Bool {
         throw AuthCoreError(.transportFailure, "store unreachable")
     }
+    func put(_ value: [UInt8], forKey key: String, lifetime: Duration) throws(AuthCoreError) { throw AuthCoreError(.transportFailure, "store unreachable") }
     func take(_ key: String) throws(AuthCoreError) -> [UInt8]? { throw AuthCoreError(.transportFailure, "store unreachable") }
     func value(_ key: String) throws(AuthCoreError) -> [UInt8]? { throw AuthCoreError(.transportFailure, "store unreachable") }
     func increment(_ key: String, window: Duration) throws(AuthCoreError) -> Int { throw AuthCoreError(.transportFailure, "store unreachable") }

@@ -31,10 +31,12 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
         }
     }
 
-    /// Whether the value is a credential (`Authorization`, a session token, a cookie).
+    /// Whether the value is a credential (`Authorization`, a session token, a cookie): the name's
+    /// bytes lower-cased in ASCII only (a Unicode lower-casing maps U+212A KELVIN SIGN to `k`, and a
+    /// name no server reads as `cookie` would be redacted, or the reverse).
     public var holdsCredential: Bool {
-        var lowered = name.lowercased()
-        return lowered.withUTF8 { bytes in
+        var lowered = Array(name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+        return lowered.withUnsafeMutableBufferPointer { bytes in
             guard let base = bytes.baseAddress else { return false }
             return Self.isCredentialName(lowercased: base, count: bytes.count)
         }
@@ -101,9 +103,9 @@ extension Array where Element == HTTPHeader {
         filter { field in !others.contains { equalIgnoringASCIICase($0.name.utf8, field.name.utf8) } }
     }
 
-    /// The value of the first field named `name` (case-insensitive), or nil.
+    /// The value of the first field named `name` (ASCII case-insensitive, byte by byte: HTTP field
+    /// names are ASCII tokens, and a Unicode case mapping would match names no server matches), or nil.
     public func first(named name: String) -> String? {
-        let lower = name.lowercased()
-        return first(where: { $0.name.lowercased() == lower })?.value
+        first(where: { equalIgnoringASCIICase($0.name.utf8, name.utf8) })?.value
     }
 }

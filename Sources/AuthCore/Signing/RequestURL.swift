@@ -16,60 +16,69 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// Parses `scheme://host[:port][/path][?query]` (a `#fragment` is dropped; user info is refused).
     ///
+    /// Read on UTF-8 bytes: every delimiter (`:`, `/`, `?`, `#`, `@`, `[`, `]`) is an ASCII byte,
+    /// found as a byte, so a delimiter joined to its neighbour in one grapheme cluster (a combining
+    /// mark after `?`, U+0600 before `#`) still delimits, as it does for every other URL reader.
+    ///
     /// - Throws: ``AuthCoreError/Code/malformedInput`` for anything else.
     public init(_ text: String) throws(AuthCoreError) {
         func fail(_ why: String) -> AuthCoreError { AuthCoreError(.malformedInput, "URL \(why)") }
-        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw fail("contains spaces or control characters") }
-        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else {
+        let bytes = Array(text.utf8)
+        guard !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw fail("contains spaces or control characters") }
+        func string(_ slice: ArraySlice<UInt8>) -> String { String(decoding: slice, as: UTF8.self) }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else {
             throw fail("needs a scheme (http:// or https://)")
         }
-        let scheme = text[..<colon].lowercased()
+        let scheme = string(bytes[..<colon].lazy.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }[...])
         guard scheme == "http" || scheme == "https" else { throw fail("scheme must be http or https") }
-        var rest = text[text.index(colon, offsetBy: 3)...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        var rest = bytes[(colon + 3)...]
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
+        let authorityEnd = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         let target = rest[authorityEnd...]
-        guard !authority.isEmpty, !authority.contains("@") else { throw fail("needs a host (and no user info)") }
-        var host = Substring(authority)
+        guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")) else { throw fail("needs a host (and no user info)") }
+        var host = authority
         var port: Int?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw fail("has an unterminated IPv6 literal") }
+        func number(_ digits: ArraySlice<UInt8>) -> Int? {
+            guard (1...5).contains(digits.count), digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+            let value = digits.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            return (1...65535).contains(value) ? value : nil
+        }
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { throw fail("has an unterminated IPv6 literal") }
             host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if after.hasPrefix(":") {
-                guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { throw fail("has an invalid port") }
+            let after = authority[(close + 1)...]
+            if after.first == UInt8(ascii: ":") {
+                guard let p = number(after.dropFirst()) else { throw fail("has an invalid port") }
                 port = p
             } else if !after.isEmpty {
                 throw fail("has an invalid host")
             }
-        } else if let colon = authority.lastIndex(of: ":") {
+        } else if let colon = authority.lastIndex(of: UInt8(ascii: ":")) {
             host = authority[..<colon]
-            guard let p = Int(authority[authority.index(after: colon)...]), (1...65535).contains(p) else {
-                throw fail("has an invalid port")
-            }
+            guard let p = number(authority[(colon + 1)...]) else { throw fail("has an invalid port") }
             port = p
         }
         guard !host.isEmpty else { throw fail("needs a host") }
         // The host is signed (`Host`) and is where the transport connects, so it must read the same
         // to every URL parser: ASCII letters, digits, `-`, `.` and `_` (a non-ASCII name in its
         // punycode `xn--` form), or an IPv6 literal of hex digits, `:` and `.` in brackets.
-        let bracketed = host.hasPrefix("[")
-        guard host.utf8.allSatisfy({ byte in
+        let bracketed = host.first == UInt8(ascii: "[")
+        guard host.allSatisfy({ byte in
             bracketed ? (Self.ipv6Bytes.contains(byte) || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")) : Self.hostBytes.contains(byte)
-        }), !bracketed || (host.utf8.count > 2 && host.hasSuffix("]"))
+        }), !bracketed || (host.count > 2 && host.last == UInt8(ascii: "]"))
         else { throw fail("has a host with characters other than ASCII letters, digits, '-', '.' and '_' (use the punycode form of a non-ASCII name)") }
         var path = target
-        var query = Substring("")
-        if let q = target.firstIndex(of: "?") {
+        var query = target[target.endIndex...]
+        if let q = target.firstIndex(of: UInt8(ascii: "?")) {
             path = target[..<q]
-            query = target[target.index(after: q)...]
+            query = target[(q + 1)...]
         }
         self.scheme = scheme
-        self.host = String(decoding: host.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        self.host = string(host.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }[...])
         self.port = port
-        self.path = path.isEmpty ? "/" : String(path)
-        self.query = String(query)
+        self.path = path.isEmpty ? "/" : string(path)
+        self.query = string(query)
     }
 
     private static let hostBytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._".utf8)
@@ -94,15 +103,15 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// lower case.
     static let credentialParameters: Set<String> = ["x-amz-security-token", "security-token", "x-oss-security-token"]
 
-    /// `query` with the value of each session-token parameter (``credentialParameters``, any case)
-    /// shown as `<redacted>`: the one redaction of a query, for URLs and the CLI's printed canonical
-    /// requests.
+    /// `query` with the value of each session-token parameter (``credentialParameters``, ASCII
+    /// case-insensitive) shown as `<redacted>`: the one redaction of a query, for URLs and the CLI's
+    /// printed canonical requests. Split at `&` and `=` bytes, as a server splits it.
     package static func redactingCredentials(query: Substring) -> String {
-        query.split(separator: "&", omittingEmptySubsequences: false).map { piece -> String in
-            guard let equals = piece.firstIndex(of: "="), credentialParameters.contains(piece[..<equals].lowercased()) else {
-                return String(piece)
-            }
-            return "\(piece[..<equals])=<redacted>"
+        Array(query.utf8).split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map { piece -> String in
+            guard let equals = piece.firstIndex(of: UInt8(ascii: "=")),
+                credentialParameters.contains(where: { equalIgnoringASCIICase(piece[..<equals], $0.utf8) })
+            else { return String(decoding: piece, as: UTF8.self) }
+            return String(decoding: piece[...equals], as: UTF8.self) + "<redacted>"
         }.joined(separator: "&")
     }
 

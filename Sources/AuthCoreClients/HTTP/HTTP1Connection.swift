@@ -272,44 +272,51 @@ final class HTTP1Connection {
     private static func openConnectedSocket(
         host: String, port: Int, timeout: Duration, cancellation: ConnectionCancellation, origin: String, totalLimit: Duration
     ) throws(AuthCoreError) -> Int32 {
+        // `localhost` and `*.localhost` are loopback by definition (RFC 6761 §6.3): connected to
+        // 127.0.0.1, then ::1, without a DNS lookup that could answer another address.
+        let localhost = NetworkPolicy.isLocalhostName(host)
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = streamSocket
-        var found: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &found)
-        guard status == 0, let first = found else {
-            let why = gai_strerror(status).map { String(cString: $0) } ?? "error \(status)"
-            throw AuthCoreError(.transportFailure, "\(origin): cannot resolve the host: \(why)")
-        }
-        defer { freeaddrinfo(first) }
+        if localhost { hints.ai_flags = AI_NUMERICHOST }
         let deadline = ContinuousClock.now + timeout
         var lastError = ECONNREFUSED
-        var next: UnsafeMutablePointer<addrinfo>? = first
-        while let entry = next {
-            next = entry.pointee.ai_next
-            let descriptor = socket(entry.pointee.ai_family, streamSocket | closeOnExec, 0)
-            guard descriptor >= 0 else {
-                lastError = errno
-                continue
+        for name in localhost ? ["127.0.0.1", "::1"] : [host] {
+            var found: UnsafeMutablePointer<addrinfo>?
+            let status = getaddrinfo(name, String(port), &hints, &found)
+            guard status == 0, let first = found else {
+                if localhost { continue }
+                let why = gai_strerror(status).map { String(cString: $0) } ?? "error \(status)"
+                throw AuthCoreError(.transportFailure, "\(origin): cannot resolve the host: \(why)")
             }
-            // Not inherited by child processes (SOCK_CLOEXEC where it exists; FD_CLOEXEC either way).
-            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-            guard cancellation.attach(descriptor) else {
-                throw cancellation.stopError(origin, limit: totalLimit) ?? AuthCoreError(.cancelled, "\(origin): cancelled")
+            defer { freeaddrinfo(first) }
+            var next: UnsafeMutablePointer<addrinfo>? = first
+            while let entry = next {
+                next = entry.pointee.ai_next
+                let descriptor = socket(entry.pointee.ai_family, streamSocket | closeOnExec, 0)
+                guard descriptor >= 0 else {
+                    lastError = errno
+                    continue
+                }
+                // Not inherited by child processes (SOCK_CLOEXEC where it exists; FD_CLOEXEC either way).
+                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+                guard cancellation.attach(descriptor) else {
+                    throw cancellation.stopError(origin, limit: totalLimit) ?? AuthCoreError(.cancelled, "\(origin): cancelled")
+                }
+                let outcome = connectOne(descriptor, entry.pointee, deadline: deadline, cancellation: cancellation)
+                if outcome == 0 {
+                    var one: Int32 = 1
+                    // TCP_NODELAY (<netinet/tcp.h>, value 1): the head and the body go out without waiting.
+                    _ = setsockopt(descriptor, Int32(IPPROTO_TCP), 1, &one, socklen_t(MemoryLayout<Int32>.size))
+                    return descriptor
+                }
+                cancellation.closeSocket()
+                if let error = cancellation.stopError(origin, limit: totalLimit) { throw error }
+                if outcome == ETIMEDOUT {
+                    throw AuthCoreError(.timedOut, "\(origin): no connection within \(timeout)")
+                }
+                lastError = outcome
             }
-            let outcome = connectOne(descriptor, entry.pointee, deadline: deadline, cancellation: cancellation)
-            if outcome == 0 {
-                var one: Int32 = 1
-                // TCP_NODELAY (<netinet/tcp.h>, value 1): the head and the body go out without waiting.
-                _ = setsockopt(descriptor, Int32(IPPROTO_TCP), 1, &one, socklen_t(MemoryLayout<Int32>.size))
-                return descriptor
-            }
-            cancellation.closeSocket()
-            if let error = cancellation.stopError(origin, limit: totalLimit) { throw error }
-            if outcome == ETIMEDOUT {
-                throw AuthCoreError(.timedOut, "\(origin): no connection within \(timeout)")
-            }
-            lastError = outcome
         }
         throw AuthCoreError(.transportFailure, "\(origin): cannot connect: \(describe(lastError))")
     }

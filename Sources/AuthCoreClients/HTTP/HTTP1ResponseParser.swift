@@ -12,8 +12,11 @@ public import AuthCore
 /// coding is `chunked` is decoded (§7.1, extensions ignored, trailers read and dropped); any other
 /// `Transfer-Encoding`, and an answer without `Content-Length`, runs until the peer closes;
 /// otherwise exactly `Content-Length` bytes, which must be one decimal value (repeats must agree).
-/// Interim 1xx answers (other than 101) are skipped. A field line that starts with white space
-/// (obsolete folding) or has white space before its colon is refused (§5.1, §5.2).
+/// Interim 1xx answers (other than 101) are skipped, at most ``maximumInterimAnswers`` of them; a
+/// chunk-size line (size, extensions) is at most ``maximumChunkLineBytes``. A field line that starts
+/// with white space (obsolete folding) or has white space before its colon is refused (§5.1, §5.2).
+/// Field values are split at `,` bytes (a comma joined to a neighbour in one grapheme cluster is
+/// still a comma to every other reader).
 public struct HTTP1ResponseParser: Sendable {
     /// Why a response cannot be accepted.
     public enum Failure: Error, Sendable, Equatable {
@@ -52,6 +55,14 @@ public struct HTTP1ResponseParser: Sendable {
     private var state = State.head
     private var pending: [UInt8] = []  // head or trailer bytes not yet ended by an empty line
     private var trailerBytes = 0
+    private var interimAnswers = 0
+    private var chunkLineBytes = 0
+
+    /// The most interim (1xx) answers skipped before the final one: a server that sends them
+    /// endlessly is refused, not followed.
+    public static let maximumInterimAnswers = 16
+    /// The longest chunk-size line, extensions included.
+    public static let maximumChunkLineBytes = 4096
 
     /// The status code, once the head is parsed.
     public private(set) var status = 0
@@ -234,9 +245,14 @@ public struct HTTP1ResponseParser: Sendable {
 
     private mutating func consumeChunkSizeByte(_ byte: UInt8, value: UInt64, digits: Int, phase: ChunkSizePhase) throws(Failure) {
         // chunk-size [BWS ";" chunk-ext] CRLF (RFC 9112 §7.1, §7.1.1).
+        chunkLineBytes += 1
+        guard chunkLineBytes <= Self.maximumChunkLineBytes else {
+            throw .malformed("chunk size line longer than \(Self.maximumChunkLineBytes) bytes")
+        }
         switch phase {
         case .lineFeed:
             guard byte == 0x0A else { throw .malformed("chunk size line not ended by CRLF") }
+            chunkLineBytes = 0
             guard digits > 0 else { throw .malformed("chunk size missing") }
             if value == 0 {
                 state = .trailers
@@ -302,6 +318,8 @@ public struct HTTP1ResponseParser: Sendable {
         }
         if (100..<200).contains(status) {
             guard status != 101 else { throw .malformed("the server switched protocols unasked (101)") }
+            interimAnswers += 1
+            guard interimAnswers <= Self.maximumInterimAnswers else { throw .malformed("more than \(Self.maximumInterimAnswers) interim (1xx) answers") }
             return  // interim answer: the final one follows
         }
         self.status = status
@@ -344,16 +362,18 @@ public struct HTTP1ResponseParser: Sendable {
             return
         }
         let codings = headers.filter { $0.hasName("transfer-encoding") }.flatMap { field in
-            field.value.split(separator: ",").map { $0.trimmingASCIIWhitespace() }
-        }
+            Array(field.value.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).map(Self.trimmingASCIIWhitespace)
+        }.filter { !$0.isEmpty }
         if !codings.isEmpty {
             state =
-                codings.last.map { equalIgnoringASCIICase($0.utf8, "chunked".utf8) } == true
+                codings.last.map { equalIgnoringASCIICase($0, "chunked".utf8) } == true
                 ? .chunkSize(value: 0, digits: 0, phase: .digits) : .untilClose
             reserveForUnannouncedBody()
             return
         }
-        let lengths = headers.filter { $0.hasName("content-length") }.flatMap { $0.value.split(separator: ",", omittingEmptySubsequences: false) }
+        let lengths = headers.filter { $0.hasName("content-length") }.flatMap {
+            Array($0.value.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+        }
         guard !lengths.isEmpty else {
             state = .untilClose
             reserveForUnannouncedBody()
@@ -361,10 +381,11 @@ public struct HTTP1ResponseParser: Sendable {
         }
         var announced: UInt64?
         for text in lengths {
-            let digits = text.trimmingASCIIWhitespace()
-            guard !digits.isEmpty, digits.utf8.count <= 19, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-                let value = UInt64(digits)
-            else { throw .malformed("Content-Length is not a decimal number") }
+            let digits = Self.trimmingASCIIWhitespace(text)
+            guard !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                throw .malformed("Content-Length is not a decimal number")
+            }
+            let value = digits.reduce(UInt64(0)) { $0 * 10 + UInt64($1 - UInt8(ascii: "0")) }  // ≤ 19 digits: below 10^19 < 2^64
             guard announced == nil || announced == value else { throw .malformed("Content-Length values disagree") }
             announced = value
         }
@@ -376,11 +397,12 @@ public struct HTTP1ResponseParser: Sendable {
     }
 }
 
-extension Substring {
-    fileprivate func trimmingASCIIWhitespace() -> String {
-        var slice = self[...]
-        while let c = slice.first, c == " " || c == "\t" { slice = slice.dropFirst() }
-        while let c = slice.last, c == " " || c == "\t" { slice = slice.dropLast() }
-        return String(slice)
+extension HTTP1ResponseParser {
+    /// `bytes` without spaces and tabs around them.
+    fileprivate static func trimmingASCIIWhitespace(_ bytes: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        var slice = bytes
+        while let byte = slice.first, byte == 0x20 || byte == 0x09 { slice = slice.dropFirst() }
+        while let byte = slice.last, byte == 0x20 || byte == 0x09 { slice = slice.dropLast() }
+        return slice
     }
 }

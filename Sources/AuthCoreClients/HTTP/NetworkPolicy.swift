@@ -15,16 +15,24 @@ public enum NetworkPolicy {
     public static let controlPlaneMaximumResponseBytes = 1 << 20
 
     /// Whether `host` is a loopback host: `localhost` (and names under `.localhost`, RFC 6761 §6.3),
-    /// an IPv4 address in 127.0.0.0/8, or `[::1]`.
+    /// an IPv4 address in 127.0.0.0/8, or `[::1]`. Read on bytes, ASCII case-insensitive.
     public static func isLoopback(host: String) -> Bool {
-        let host = host.lowercased()
-        if host == "localhost" || host.hasSuffix(".localhost") || host == "[::1]" { return true }
-        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts[0] == "127" else { return false }
+        if isLocalhostName(host) || host.utf8.elementsEqual("[::1]".utf8) { return true }
+        let parts = Array(host.utf8).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0].elementsEqual("127".utf8) else { return false }
         return parts.allSatisfy { part in
-            part.count >= 1 && part.count <= 3 && part.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-                && Int(part).map { $0 <= 255 } == true
+            (1...3).contains(part.count) && part.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+                && part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
         }
+    }
+
+    /// Whether `host` is `localhost` or a name under `.localhost` (ASCII case-insensitive): names that
+    /// are loopback by definition (RFC 6761 §6.3), which a transport connects to 127.0.0.1 and ::1
+    /// without asking DNS (a resolver could answer anything for them).
+    public static func isLocalhostName(_ host: String) -> Bool {
+        let bytes = Array(host.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+        let name = Array("localhost".utf8)
+        return bytes == name || (bytes.count > name.count + 1 && bytes.suffix(name.count + 1).elementsEqual([UInt8(ascii: ".")] + name))
     }
 
     /// Refuses plain `http` to a host that is not loopback, unless `allowInsecureHTTP`.

@@ -71,6 +71,15 @@ enum CognitoIdentityAPI {
         let developerUserIdentifier: String
     }
 
+    struct DescribeIdentityRequest: Encodable {
+        let identityId: String
+    }
+
+    struct DescribeIdentityAnswer: Decodable {
+        let identityId: String
+        let logins: [String]?
+    }
+
     /// An answer whose fields are not used (`UnlinkDeveloperIdentity`: `{}`).
     struct EmptyAnswer: Decodable {}
 }

@@ -141,6 +141,15 @@ public struct CognitoIdentityClient: Sendable {
             answer: CognitoIdentityAPI.EmptyAnswer.self, signedWith: credentials)
     }
 
+    /// `DescribeIdentity`, signed with the developer's credentials: the login providers linked to an
+    /// identity (none for an unauthenticated, guest identity).
+    public func describeIdentity(identityId: String, credentials: Credentials) async throws(AuthCoreError) -> (identityId: String, logins: [String]) {
+        let answer = try await call(
+            "DescribeIdentity", CognitoIdentityAPI.DescribeIdentityRequest(identityId: identityId), answer: CognitoIdentityAPI.DescribeIdentityAnswer.self,
+            signedWith: credentials)
+        return (answer.identityId, answer.logins ?? [])
+    }
+
     // MARK: - App
 
     /// `GetId`: the identity id for `logins` (empty for an unauthenticated identity).

@@ -9,10 +9,11 @@ public struct RateLimit: Sendable, Equatable {
     /// How many requests may come at once.
     public var burst: Double
 
-    /// A limit of `requestsPerSecond` with bursts of `burst` (both above 0; a burst below 1 is 1).
+    /// A limit of `requestsPerSecond` (at least one request in 1,000 seconds) with bursts of `burst`
+    /// (at least 1); values outside are taken to those bounds.
     public init(requestsPerSecond: Double, burst: Double) {
-        self.requestsPerSecond = requestsPerSecond
-        self.burst = Swift.max(1, burst)
+        self.requestsPerSecond = requestsPerSecond.isFinite ? Swift.max(0.001, requestsPerSecond) : 0.001
+        self.burst = burst.isFinite ? Swift.max(1, burst) : 1
     }
 }
 

@@ -9,11 +9,15 @@ public import AuthCoreClients
 /// the global key for a regional pool is refused by the service, `Issuer doesn't match providerName`).
 ///
 /// **Linking.** The app may send the identity id it already has (a guest identity from `GetId`), to
-/// have the login linked to it (`IdentityId`). The vendor records, in the shared store and sealed,
-/// which user each identity it handed out belongs to (`authcore:identity:owner:<id>`); an identity
-/// recorded as another user's is never linked (that would give the caller the other user's
-/// identity and its credentials). Identities the server never handed out (guest identities) are
-/// passed on; the service's own rules apply to them.
+/// have the login linked to it (`IdentityId`). Linking someone else's identity would give the caller
+/// that identity's credentials, so an identity is linked only when it is this user's or nobody's:
+/// - the vendor records, in the shared store and sealed, which user each identity it handed out
+///   belongs to (`authcore:identity:owner:<id>`, kept a year from the last issue): one recorded as
+///   this user's is linked at once, one recorded as another user's is refused;
+/// - an identity with no record (a guest identity; or a record lost with the store) is asked about
+///   first, signed with the developer credentials: it is linked only when `DescribeIdentity` lists
+///   no login provider but this pool's developer provider and `LookupDeveloperIdentity` lists no
+///   developer user but this one. If Cognito cannot be asked, the link is refused (502).
 public struct DeveloperIdentityVendor: Sendable {
     /// The pool (`us-east-1:…`).
     public let identityPoolId: String
@@ -66,8 +70,10 @@ public struct DeveloperIdentityVendor: Sendable {
     public func token(for username: String, linking identityId: String? = nil) async throws(AuthCoreError) -> Issued {
         if let identityId {
             guard Self.isIdentityId(identityId) else { throw AuthCoreError(.invalidParameter, "identityId is not <region>:<id>") }
-            if let owner = try await owners.owner(of: identityId), owner != Array(username.utf8) {
-                throw AuthCoreError(.notPermitted, "that identity belongs to another user")
+            switch try await owners.owner(of: identityId) {
+            case Array(username.utf8)?: break
+            case _?: throw AuthCoreError(.notPermitted, "that identity belongs to another user")
+            case nil: try await checkUnowned(identityId, for: username)
             }
         }
         let (issuedId, token) = try await client.developerToken(
@@ -76,6 +82,19 @@ public struct DeveloperIdentityVendor: Sendable {
         try await owners.record(owner: Array(username.utf8), of: issuedId)
         let loginsKey = try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: CognitoIdentityIssuer.issuer(forRegion: region), region: region)
         return Issued(identityId: issuedId, token: token, loginsKey: loginsKey)
+    }
+
+    /// An identity with no record: linked only if Cognito says it has no login but, at most, this
+    /// user's developer identifier.
+    private func checkUnowned(_ identityId: String, for username: String) async throws(AuthCoreError) {
+        let described = try await client.describeIdentity(identityId: identityId, credentials: credentials)
+        guard described.logins.allSatisfy({ $0.utf8.elementsEqual(providerName.utf8) }) else {
+            throw AuthCoreError(.notPermitted, "that identity belongs to another user")
+        }
+        let developers = try await client.lookupDeveloperIdentity(identityPoolId: identityPoolId, identityId: identityId, credentials: credentials)
+        guard developers.developerUserIdentifiers.allSatisfy({ $0.utf8.elementsEqual(username.utf8) }) else {
+            throw AuthCoreError(.notPermitted, "that identity belongs to another user")
+        }
     }
 
     /// Cognito's identity id: `<region>:<uuid>`, 1…55 bytes of `[A-Za-z0-9-]` and one `:`.
@@ -90,7 +109,7 @@ public struct DeveloperIdentityVendor: Sendable {
 
 /// Which user each identity the server handed out belongs to: `authcore:identity:owner:<id>` →
 /// the username, sealed (``StoreSeal``, the store key as associated data), kept a year from the
-/// first issue. A record that does not open (forged, moved) counts as another user's.
+/// last issue. A record that does not open (forged, moved) counts as another user's.
 struct IdentityOwners: Sendable {
     let store: any HandshakeStore
     let key: SecureBytes
@@ -104,9 +123,12 @@ struct IdentityOwners: Sendable {
         return name.withUnsafeBytes { Array($0) }
     }
 
+    /// Records `owner` (kept a year from now); a record of another owner is left as it is.
     func record(owner: [UInt8], of identityId: String) async throws(AuthCoreError) {
         let place = Self.key(identityId)
-        _ = try await store.insert(try StoreSeal.seal(SecureBytes(owner), key: key, associatedData: Array(place.utf8)), forKey: place, lifetime: Self.lifetime)
+        let current = try await self.owner(of: identityId)
+        guard current == nil || current == owner else { return }
+        try await store.put(try StoreSeal.seal(SecureBytes(owner), key: key, associatedData: Array(place.utf8)), forKey: place, lifetime: Self.lifetime)
     }
 
     static func key(_ identityId: String) -> String { "authcore:identity:owner:\(Hex.encode(Array(identityId.utf8)))" }

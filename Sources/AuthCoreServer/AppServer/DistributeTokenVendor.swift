@@ -42,7 +42,6 @@ public actor DistributeTokenVendor {
                 }
                 return
             }
-            try PerUserPolicy.checkTemplate(policy, boundedBySlash: false, what: "distributeToken.policy")
             guard sharedAcrossUsers || PerUserPolicy.mentionsPlaceholder(policy) else {
                 throw AuthCoreError(
                     .malformedInput, "distributeToken.policy: the policy must contain ${username} so that each user's credentials reach only their objects (or set sharedAcrossUsers)")
@@ -59,8 +58,37 @@ public actor DistributeTokenVendor {
             guard longest.utf8.count <= 2048 else {
                 throw AuthCoreError(.malformedInput, "distributeToken.policy: longer than 2048 bytes once a 128-byte username is placed")
             }
-            guard (try? JSONSerialization.jsonObject(with: Data(longest.utf8))) is [String: Any] else {
-                throw AuthCoreError(.malformedInput, "distributeToken.policy: not a JSON object")
+            guard let document = (try? JSONSerialization.jsonObject(with: Data(policy.utf8))) as? [String: Any],
+                (try? JSONSerialization.jsonObject(with: Data(longest.utf8))) is [String: Any]
+            else { throw AuthCoreError(.malformedInput, "distributeToken.policy: not a JSON object") }
+            try Self.checkStrings(document, at: "distributeToken.policy")
+            if !sharedAcrossUsers { try Self.checkStatements(document) }
+        }
+
+        /// Every string of the document (values, not member names) as a template (``PerUserPolicy``).
+        private static func checkStrings(_ value: Any, at what: String) throws(AuthCoreError) {
+            switch value {
+            case let text as String: try PerUserPolicy.checkTemplate(text, boundedBySlash: false, what: what)
+            case let array as [Any]: for element in array { try checkStrings(element, at: what) }
+            case let object as [String: Any]: for (_, element) in object { try checkStrings(element, at: what) }
+            default: break
+            }
+        }
+
+        /// Every `Allow` statement is bound to the user: its resources all name `${username}`, or
+        /// (for bucket-level actions such as listing) none does and its `Condition` does. A statement
+        /// that mixes per-user resources with others, or names none, would reach every user's objects.
+        private static func checkStatements(_ document: [String: Any]) throws(AuthCoreError) {
+            let statements = (document["Statement"] as? [Any]) ?? (document["Statement"].map { [$0] } ?? [])
+            for case let statement as [String: Any] in statements where (statement["Effect"] as? String) != "Deny" {
+                let resources = (statement["Resource"] as? [String]) ?? ((statement["Resource"] as? String).map { [$0] } ?? [])
+                let bound = resources.filter(PerUserPolicy.mentionsPlaceholder).count
+                let condition = (try? JSONSerialization.data(withJSONObject: statement["Condition"] ?? [:])).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                guard bound == resources.count && bound > 0 || bound == 0 && PerUserPolicy.mentionsPlaceholder(condition) else {
+                    throw AuthCoreError(
+                        .malformedInput,
+                        "distributeToken.policy: every Allow statement's resources must all contain ${username} (or its Condition must, for bucket-level actions); set sharedAcrossUsers to vend the same access to every user")
+                }
             }
         }
 

@@ -39,8 +39,10 @@ public enum PerUserPolicy {
     static func mentionsPlaceholder(_ template: String) -> Bool { ranges(in: Array(template.utf8)).count > 0 }
 
     /// Checks a template: every `${` opens a `${username}` (a misspelt placeholder would otherwise
-    /// stay literal and match nothing, or worse), and, where `boundedBySlash`, every placeholder is
-    /// followed by `/` (a key prefix `users/${username}` would give `alice` the objects of `alice2`).
+    /// stay literal and match nothing, or worse), no `*` or `?` comes before a placeholder in its
+    /// path (a wildcard there reaches other users' names: `photos/*/${username}/`), and, where
+    /// `boundedBySlash`, every placeholder is followed by `/` (a key prefix `users/${username}` would
+    /// give `alice` the objects of `alice2`).
     ///
     /// - Throws: `AuthCoreError.Code.malformedInput` naming `what`.
     static func checkTemplate(_ template: String, boundedBySlash: Bool, what: String) throws(AuthCoreError) {
@@ -52,6 +54,14 @@ public enum PerUserPolicy {
         }
         if boundedBySlash, placeholders.contains(where: { $0.upperBound >= bytes.count || bytes[$0.upperBound] != UInt8(ascii: "/") }) {
             throw AuthCoreError(.malformedInput, "\(what): ${username} must be followed by '/' (users/${username}/)")
+        }
+        // In a resource name (`acs:oss:*:*:photos/users/${username}/*`) the region and account fields
+        // before the last `:` may be wildcards; the path up to the placeholder may not.
+        if let first = placeholders.first {
+            let path = bytes[..<first.lowerBound].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).last ?? []
+            if path.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }) {
+                throw AuthCoreError(.malformedInput, "\(what): a wildcard before ${username} reaches other users' names")
+            }
         }
     }
 
@@ -109,10 +119,28 @@ public struct PerUserOSSSigning: Sendable, CustomStringConvertible {
         self.credentials = credentials
     }
 
-    /// Checks a template (see ``init(credentials:template:sharedAcrossUsers:)``).
+    /// Checks a template (see ``init(credentials:template:sharedAcrossUsers:)``). Besides the
+    /// placeholder's spelling, two users' policies must not overlap: the key prefixes' texts before
+    /// `${username}` are equal or none starts another (with `users/${username}/` and
+    /// `${username}/`, a user named `users` would get every user's objects), and a bucket template
+    /// has text besides the placeholder (a bare `${username}` would let a user named like any bucket
+    /// of the account sign for it).
     public static func check(template: OSSSigningPolicy, sharedAcrossUsers: Bool) throws(AuthCoreError) {
-        for bucket in template.buckets { try PerUserPolicy.checkTemplate(bucket, boundedBySlash: false, what: "ossSigning.buckets") }
+        for bucket in template.buckets {
+            try PerUserPolicy.checkTemplate(bucket, boundedBySlash: false, what: "ossSigning.buckets")
+            guard !bucket.utf8.elementsEqual(PerUserPolicy.placeholder.utf8) else {
+                throw AuthCoreError(.malformedInput, "ossSigning.buckets: a bucket template needs text besides ${username} (photos-${username})")
+            }
+        }
         for prefix in template.keyPrefixes { try PerUserPolicy.checkTemplate(prefix, boundedBySlash: true, what: "ossSigning.keyPrefixes") }
+        let leads = template.keyPrefixes.filter(PerUserPolicy.mentionsPlaceholder).map { Array($0.utf8).prefix { $0 != UInt8(ascii: "$") } }
+        for first in leads {
+            for second in leads where first != second && (first.starts(with: second) || second.starts(with: first)) {
+                throw AuthCoreError(
+                    .malformedInput,
+                    "ossSigning.keyPrefixes: '\(String(decoding: first, as: UTF8.self))${username}' and '\(String(decoding: second, as: UTF8.self))${username}' overlap for some names: give every per-user prefix the same text before ${username}, or texts that do not start one another")
+            }
+        }
         let perUser = !template.keyPrefixes.isEmpty && template.keyPrefixes.allSatisfy(PerUserPolicy.mentionsPlaceholder)
             || !template.buckets.isEmpty && template.buckets.allSatisfy(PerUserPolicy.mentionsPlaceholder)
         guard perUser || sharedAcrossUsers else {

@@ -86,15 +86,26 @@ public struct SRPLoginService: Sendable {
         try checkUsername(username)
         let a = try configuration.group.validatedPublicValue(clientPublicValue, field: "A")
         let now = clock.now()
-        let deviceId = origin.deviceToken.flatMap {
-            DeviceTokens.deviceId(of: $0, username: Array(username.utf8), nowMilliseconds: Self.milliseconds(now), key: keys.deviceTokens)
+        let device = origin.deviceToken.flatMap {
+            DeviceTokens.open($0, username: Array(username.utf8), nowMilliseconds: Self.milliseconds(now), key: keys.deviceTokens)
         }
-        let counters = FailureCounters(username: username, deviceId: deviceId, address: origin.address)
-        try await refuseIfLimited(counters)
+        // One read: the counts that may refuse this client, and the user's sign-out generation (a
+        // device token from before the user's last "sign out everywhere" no longer counts).
+        let untrusted = FailureCounters(username: username, deviceId: nil, address: origin.address)
+        let trusted = device.map { FailureCounters(username: username, deviceId: $0.deviceId, address: origin.address) }
+        let read = try await handshakes.values([UserGeneration.key(username), untrusted.own, untrusted.userWide ?? "", trusted?.own ?? ""])
+        let counts = read.map { $0.flatMap(StoredCounter.parse) ?? 0 }
+        let generation = UInt64(counts[0])
+        let deviceId = device.flatMap { $0.generation >= generation ? $0.deviceId : nil }
+        if deviceId != nil {
+            guard counts[3] < policy.maximumFailures else { throw Self.refused }
+        } else {
+            guard counts[1] < policy.maximumFailures, counts[2] < policy.maximumFailuresPerUser else { throw Self.refused }
+        }
         let stored = try await verifiers.lookup(username)
         let loginId = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }
         let (challenge, sealed) = try prepareChallenge(
-            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: deviceId, now: now)
+            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: deviceId, generation: generation, now: now)
         guard try await handshakes.insert(sealed, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime) else {
             // 128 random bits collided: the generator is broken, not the caller.
             throw AuthCoreError(.randomFailure, "a fresh login id was already in use")
@@ -130,7 +141,7 @@ public struct SRPLoginService: Sendable {
         var deviceId = state.deviceId ?? []
         if deviceId.isEmpty { deviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
         let token = try DeviceTokens.issue(
-            username: Array(state.username.utf8), deviceId: deviceId,
+            username: Array(state.username.utf8), deviceId: deviceId, generation: state.generation,
             expiresAtMilliseconds: Self.milliseconds(clock.now().adding(policy.deviceTokenLifetime)), key: keys.deviceTokens)
         return SRPLoginSuccess(username: state.username, serverProof: session.serverProof, sessionKey: session.sessionKey, deviceToken: token)
     }
@@ -139,14 +150,15 @@ public struct SRPLoginService: Sendable {
 
     /// `B` for the stored verifier or the decoy, and the sealed state, with the same work for both.
     package func prepareChallenge(
-        username: String, clientPublicValue a: BigUInt, stored: VerifierLookup, loginId: String, deviceId: [UInt8]?, now: Timestamp
+        username: String, clientPublicValue a: BigUInt, stored: VerifierLookup, loginId: String, deviceId: [UInt8]?, generation: UInt64 = 0,
+        now: Timestamp
     ) throws(AuthCoreError) -> (SRPLoginChallenge, sealed: [UInt8]) {
         let verifier = try chosenVerifier(stored, for: username)
         let ephemeral = try server.makeEphemeral(verifier: verifier, random: random)
         let b = ephemeral.serverPublicValue
         let state = SealedHandshake(
             username: username, clientPublicValue: try a.bigEndianBytes(paddedTo: configuration.group.byteCount),
-            expiresAtMilliseconds: Self.milliseconds(now.adding(policy.handshakeLifetime)), deviceId: deviceId,
+            expiresAtMilliseconds: Self.milliseconds(now.adding(policy.handshakeLifetime)), generation: generation, deviceId: deviceId,
             ephemeralState: ephemeral.exportedState())
         let sealed = try state.sealed(key: try loginKey(loginId), loginId: loginId)
         let challenge = SRPLoginChallenge(
@@ -225,7 +237,7 @@ public struct SRPLoginService: Sendable {
         let userWide: String?
 
         init(username: String, deviceId: [UInt8]?, address: ClientAddress?) {
-            let user = "authcore:srp:failures:\(Hex.encode(Array(username.utf8)))"
+            let user = "authcore:srp:failures:\(UserGeneration.userKey(username))"
             if let deviceId {
                 own = "\(user):device:\(Hex.encode(deviceId))"
                 userWide = nil
@@ -239,14 +251,6 @@ public struct SRPLoginService: Sendable {
 
         /// What a success clears: the client's own count (the user-wide one keeps counting).
         var clearedOnSuccess: String { own }
-    }
-
-    private func refuseIfLimited(_ counters: FailureCounters) async throws(AuthCoreError) {
-        let keys = [counters.own] + (counters.userWide.map { [$0] } ?? [])
-        let counts = try await handshakes.values(keys).map { $0.flatMap(StoredCounter.parse) ?? 0 }
-        guard counts[0] < policy.maximumFailures, counts.count < 2 || counts[1] < policy.maximumFailuresPerUser else {
-            throw Self.refused
-        }
     }
 
     private func countAttempt(_ counters: FailureCounters) async throws(AuthCoreError) {

@@ -5,15 +5,18 @@ import AuthCore
 /// associated data (so a state cannot be replayed under another id).
 ///
 /// Plaintext layout (all lengths fixed by the configuration except the username's):
-/// `version (1) ‖ username length (2, big-endian) ‖ username ‖ expiry ms since 1970 (8) ‖
-/// device id (16; all zero without a device token) ‖ A (N width) ‖ SRPServerEphemeral.exportedState()`.
+/// `version (1) ‖ username length (2, big-endian) ‖ username ‖ expiry ms since 1970 (8) ‖ the
+/// user's sign-out generation (8) ‖ device id (16; all zero without a device token) ‖ A (N width) ‖
+/// SRPServerEphemeral.exportedState()`.
 package struct SealedHandshake {
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
     static let noDevice = [UInt8](repeating: 0, count: DeviceTokens.deviceIdByteCount)
 
     package let username: String
     let clientPublicValue: [UInt8]
     let expiresAtMilliseconds: Int64
+    /// The user's sign-out generation when the login began (the device token given at the end carries it).
+    let generation: UInt64
     /// The device id of the token the client showed at begin (valid for this user), or nil.
     let deviceId: [UInt8]?
     let ephemeralState: SecureBytes
@@ -24,6 +27,7 @@ package struct SealedHandshake {
         plaintext.byte(Self.version)
         plaintext.lengthPrefixed(username.utf8)
         plaintext.uint64(UInt64(bitPattern: expiresAtMilliseconds))
+        plaintext.uint64(generation)
         plaintext.raw(deviceId ?? Self.noDevice)
         plaintext.raw(clientPublicValue)
         ephemeralState.withUnsafeBytes { plaintext.raw($0) }
@@ -44,18 +48,20 @@ package struct SealedHandshake {
             guard bytes.count >= 3, bytes[0] == version else { throw malformed() }
             let nameCount = Int(bytes[1]) << 8 | Int(bytes[2])
             let deviceCount = DeviceTokens.deviceIdByteCount
-            let (fixed, overflow) = (3 + nameCount + 8 + deviceCount).addingReportingOverflow(publicValueByteCount + stateByteCount)
+            let (fixed, overflow) = (3 + nameCount + 16 + deviceCount).addingReportingOverflow(publicValueByteCount + stateByteCount)
             guard !overflow, bytes.count == fixed else { throw malformed() }
             let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[3..<(3 + nameCount)]), as: UTF8.self)
             var expiry: UInt64 = 0
             for index in (3 + nameCount)..<(3 + nameCount + 8) { expiry = expiry << 8 | UInt64(bytes[index]) }
-            let deviceStart = 3 + nameCount + 8
+            var generation: UInt64 = 0
+            for index in (3 + nameCount + 8)..<(3 + nameCount + 16) { generation = generation << 8 | UInt64(bytes[index]) }
+            let deviceStart = 3 + nameCount + 16
             let device = Array(bytes[deviceStart..<(deviceStart + deviceCount)])
             let aStart = deviceStart + deviceCount
             let stateStart = aStart + publicValueByteCount
             return SealedHandshake(
                 username: name, clientPublicValue: Array(bytes[aStart..<stateStart]), expiresAtMilliseconds: Int64(bitPattern: expiry),
-                deviceId: device == noDevice ? nil : device,
+                generation: generation, deviceId: device == noDevice ? nil : device,
                 ephemeralState: SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[stateStart...])))
         }
     }

@@ -13,12 +13,9 @@ public import AuthCore
 /// token: each is a record that does not open, and the request is refused as if the token were
 /// unknown.
 ///
-/// Ending sessions: ``revoke(_:)`` removes one; ``revokeAll(for:)`` advances the user's session
-/// generation (a counter in the store under `authcore:session:generation:<hex username>`), and a
-/// session sealed with an older generation than the current one is refused. The counter lives as
-/// long as any session that may carry it (it is kept for a lifetime from each issue and each
-/// advance), so when it finally expires and reads 0 again, every session sealed with a higher
-/// value has expired too.
+/// Ending sessions: ``revoke(_:)`` removes one; ``revokeAll(for:)`` advances the user's sign-out
+/// generation (``UserGeneration``), and a session sealed with an older generation than the current
+/// one is refused; so are the user's device tokens (``SRPLoginService``).
 public struct AppSessions: Sendable {
     /// How long a token is valid.
     public let lifetime: Duration
@@ -62,7 +59,7 @@ public struct AppSessions: Sendable {
         let token = Base64.encode(try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) }, alphabet: .urlSafe, padding: false)
         let expiresAt = clock.now().adding(lifetime)
         // Read, and kept alive for this session's lifetime: a revocation that comes later advances it.
-        let generation = try await store.counter(Self.generationKey(username), keepingFor: lifetime)
+        let generation = try await store.counter(UserGeneration.key(username), keepingFor: lifetime)
         var record = RecordWriter()
         record.byte(Self.recordVersion)
         record.uint64(UInt64(bitPattern: SRPLoginService.milliseconds(expiresAt)))
@@ -99,7 +96,7 @@ public struct AppSessions: Sendable {
         }
         // The generation is read only for a record that opened: a forged entry costs one round trip.
         let name = String(decoding: username, as: UTF8.self)
-        guard let current = try await store.values([Self.generationKey(name)]).first, generation >= UInt64(StoredCounter.parse(current ?? Array("0".utf8)) ?? Int.max)
+        guard let current = try await store.values([UserGeneration.key(name)]).first, generation >= UInt64(StoredCounter.parse(current ?? Array("0".utf8)) ?? Int.max)
         else { throw refused }
         return name
     }
@@ -110,12 +107,12 @@ public struct AppSessions: Sendable {
         try await store.remove(Self.key(token))
     }
 
-    /// Ends every session of `username` issued so far, on every instance (sessions issued later
-    /// are not affected).
+    /// Ends every session of `username` issued so far and forgets the user's device tokens, on
+    /// every instance (sessions issued later are not affected).
     ///
     /// - Throws: the store's errors (then nothing changed).
     public func revokeAll(for username: String) async throws(AuthCoreError) {
-        _ = try await store.advance(Self.generationKey(username), keepingFor: lifetime)
+        _ = try await store.advance(UserGeneration.key(username), keepingFor: UserGeneration.lifetime)
     }
 
     /// 43 characters of the URL-safe alphabet that decode to 32 bytes.
@@ -124,7 +121,6 @@ public struct AppSessions: Sendable {
     }
 
     static func key(_ token: String) -> String { "authcore:session:\(SHA256.hash(string: token).hexLowercased)" }
-    static func generationKey(_ username: String) -> String { "authcore:session:generation:\(Hex.encode(Array(username.utf8)))" }
 }
 
 /// A session just issued: the bearer token for the app, and whose it is.

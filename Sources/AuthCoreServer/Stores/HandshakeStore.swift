@@ -13,6 +13,8 @@ public protocol HandshakeStore: Sendable {
     ///
     /// - Returns: false when `key` was present (nothing changed).
     func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) -> Bool
+    /// Stores `value` under `key` for `lifetime`, replacing whatever is there.
+    func put(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError)
     /// Removes the value under `key` and returns it; nil when absent or expired. Of several callers
     /// taking the same key at once, at most one gets the value.
     func take(_ key: String) async throws(AuthCoreError) -> [UInt8]?
@@ -81,6 +83,12 @@ public actor InMemoryHandshakeStore: HandshakeStore {
         entries[key] = .value(value, expires: now.adding(lifetime))
         sweepIfDue(now)
         return true
+    }
+
+    public func put(_ value: [UInt8], forKey key: String, lifetime: Duration) throws(AuthCoreError) {
+        let now = clock.now()
+        entries[key] = .value(value, expires: now.adding(lifetime))
+        sweepIfDue(now)
     }
 
     public func take(_ key: String) throws(AuthCoreError) -> [UInt8]? {

@@ -11,12 +11,12 @@ import Darwin
 /// that points at it.
 ///
 /// Each operation is one atomic Redis command or two safe ones:
-/// - `insert`: `SET key value PX ms NX`;
+/// - `insert`: `SET key value PX ms NX`; `put`: `SET key value PX ms`;
 /// - `take`: `GETDEL key` (at most one of several instances gets the value);
 /// - `increment`: one script, `INCR` and `PEXPIRE` when the counter has no lifetime yet (a counter
 ///   without an expiry would lock its user out for good);
 /// - `value` and `count`: `GET`; `values`: `MGET`; `remove`: `DEL`;
-/// - `counter` and `advance`: one script each, `GET` or `INCR` and `PEXPIRE … GT` (a lifetime is
+/// - `counter` and `advance`: one script each, `GET` or `INCR`, `PTTL` and `PEXPIRE` (a lifetime is
 ///   only ever extended).
 ///
 /// The connection is made on first use and again after a failure: when Redis restarts, a call that
@@ -73,6 +73,12 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         case .status("OK"): return true
         case .null: return false
         default: throw unexpected("SET")
+        }
+    }
+
+    public func put(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) {
+        guard case .status("OK") = try await command(["SET", key].map(Self.bytes) + [value] + ["PX", Self.milliseconds(lifetime)].map(Self.bytes)) else {
+            throw unexpected("SET")
         }
     }
 
@@ -133,11 +139,14 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         }
     }
 
-    /// `GET`, and a longer lifetime for a counter that is there, in one script.
+    /// `GET`, and a longer lifetime for a counter that is there, in one script (a lifetime is only
+    /// ever extended; written without `PEXPIRE … GT`, so Redis before 7.0 runs it too).
     static let counterScript = """
         local count = redis.call('GET', KEYS[1])
-        if count then redis.call('PEXPIRE', KEYS[1], ARGV[1], 'GT') return count end
-        return '0'
+        if not count then return '0' end
+        local ttl = redis.call('PTTL', KEYS[1])
+        if ttl >= 0 and ttl < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+        return count
         """
 
     public func counter(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int {
@@ -147,12 +156,12 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         return value
     }
 
-    /// `INCR`, and a lifetime at least `ARGV[1]` from now, in one script (`GT` never shortens one;
-    /// a counter `INCR` creates has none, which `GT` counts as infinite, hence `PTTL` first).
+    /// `INCR`, and a lifetime at least `ARGV[1]` from now, in one script (never shortened; a
+    /// counter `INCR` creates has none yet).
     static let advanceScript = """
         local count = redis.call('INCR', KEYS[1])
-        if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1])
-        else redis.call('PEXPIRE', KEYS[1], ARGV[1], 'GT') end
+        local ttl = redis.call('PTTL', KEYS[1])
+        if ttl < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
         return count
         """
 

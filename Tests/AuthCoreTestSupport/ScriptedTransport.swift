@@ -1,24 +1,24 @@
-import AuthCore
-import AuthCoreClients
+public import AuthCore
+public import AuthCoreClients
 import Foundation
 
 /// A transport that answers from a script and records what it was sent (for state-machine and
 /// retry tests; the real-server tests are in AuthCoreIntegrationTests).
-final class ScriptedTransport: HTTPTransport {
+public final class ScriptedTransport: HTTPTransport {
     private let state: Locked<(responses: [HTTPResponse], sent: [HTTPRequest])>
 
     /// Whether the clients may give it secret bodies (as HTTP1Transport); false: as a transport
     /// written before ``HTTPRequest/secretBody`` existed.
-    let sendsSecretBodies: Bool
+    public let sendsSecretBodies: Bool
 
-    init(_ responses: [HTTPResponse], sendsSecretBodies: Bool = true) {
+    public init(_ responses: [HTTPResponse], sendsSecretBodies: Bool = true) {
         state = Locked((responses, []))
         self.sendsSecretBodies = sendsSecretBodies
     }
 
-    var sent: [HTTPRequest] { state.withLock { $0.sent } }
+    public var sent: [HTTPRequest] { state.withLock { $0.sent } }
 
-    func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
+    public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
         try state.withLock { state throws(AuthCoreError) -> HTTPResponse in
             state.sent.append(request)
             guard !state.responses.isEmpty else { throw AuthCoreError(.transportFailure, "script exhausted") }
@@ -29,7 +29,7 @@ final class ScriptedTransport: HTTPTransport {
 
 extension HTTPResponse {
     /// A JSON 1.1 answer of `status` with `object` as its body and a request id.
-    static func jsonAnswer(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
+    public static func jsonAnswer(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
         HTTPResponse(
             status: status,
             headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1"), HTTPHeader("x-amzn-RequestId", "req-\(status)")],
