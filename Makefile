@@ -13,7 +13,7 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind
 
-.PHONY: test test-unit docs alloc-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test test-unit lint-bytes docs alloc-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
@@ -23,6 +23,7 @@ APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhire
 # The integration suites run one test at a time for the same reason: one waiting for subprocesses
 # starved another's real-time checks (moto's 90-second credentials arrived 60 s late).
 test: deps build
+	$(PYTHON) scripts/check_byte_parsing.py
 	$(SWIFT) test --skip-build --skip 'AuthCoreIntegrationTests\.'
 	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --no-parallel --filter 'AuthCoreIntegrationTests\.'
 	.build/debug/authcore vectors vectors
@@ -44,6 +45,12 @@ test-unit:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build $(UNIT_SKIPS)
 	.build/debug/authcore vectors vectors
+
+# The byte-parsing lint (scripts/check_byte_parsing.py): no Character-level splitting, searching or
+# Unicode case comparison in the code that reads wire formats, paths and headers, and no identity keyed
+# by String; justified exceptions carry "// bytes-lint: why". Part of `make test` (a second).
+lint-bytes:
+	@$(PYTHON) scripts/check_byte_parsing.py
 
 # DocC for every public module with the toolchain's docc (no plugin package can be fetched): symbol
 # graphs extracted from the debug build, each catalogue (Sources/<Module>/<Module>.docc) converted with

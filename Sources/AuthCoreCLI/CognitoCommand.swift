@@ -166,6 +166,7 @@ enum CognitoCommand {
         }
         let tokens = answer.tokens, status = answer.status
         guard case .signedIn(_, let expiresAt) = status else { throw CommandFailure("signed out") }
+        // bytes-lint: an output document's member names (fixed ASCII).
         var object: [String: JSONValue] = ["status": "signedIn", "expiresAt": .string(expiresAt.iso8601)]
         if showSecrets {
             object["tokens"] = [
@@ -254,6 +255,7 @@ enum CognitoCommand {
             ]
             object = ["status": "signedIn", "tokens": values]
         case .nextStep(let step):
+            // bytes-lint: an output document's member names (fixed ASCII).
             var values: [String: JSONValue] = ["type": .string(step.typeName)]
             switch step {
             case .confirmSignInWithCustomChallenge(let parameters): values["additionalInfo"] = JSONValue(parameters)

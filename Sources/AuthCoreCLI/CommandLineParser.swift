@@ -1,3 +1,5 @@
+import AuthCore
+
 /// A usage error: exit status 2, one line on stderr.
 struct UsageError: Error {
     let message: String
@@ -27,7 +29,9 @@ struct OptionSpec {
 
 /// Parsed arguments: options by their long name, and positionals.
 struct ParsedArguments {
+    // bytes-lint: option names from the command's own table (fixed ASCII).
     var values: [String: [String]] = [:]
+    // bytes-lint: option names from the command's own table (fixed ASCII).
     var flags: Set<String> = []
     var positionals: [String] = []
 
@@ -66,9 +70,9 @@ func parseArguments(_ arguments: ArraySlice<String>, specs: [OptionSpec], help: 
         if argument == "-h" || argument == "--help" { throw HelpRequested(text: help) }
         var name = argument
         var inlineValue: String?
-        if argument.hasPrefix("--"), let eq = argument.firstIndex(of: "=") {
-            name = String(argument[..<eq])
-            inlineValue = String(argument[argument.index(after: eq)...])
+        if argument.hasPrefix("--"), let (option, value) = argument.cutOnce(atFirst: UInt8(ascii: "=")) {
+            name = option
+            inlineValue = value
         }
         guard let spec = specs.first(where: { $0.names.contains(name) }) else {
             throw UsageError("unknown option \(name)\(didYouMean(name, among: specs.flatMap(\.names) + ["--help"]))")

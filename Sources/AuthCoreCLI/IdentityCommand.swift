@@ -77,19 +77,20 @@ enum IdentityCommand {
         try credentialsFromEnvironment(id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN")
     }
 
+    // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused before).
     static func printJSON(_ object: [String: JSONValue]) throws {
         printOut(try jsonText(.object(object)))
     }
 
+    // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused before).
     /// `--login NAME=@FILE` or `--login NAME=env:VAR`: a login to link, its token never in argv.
     static func linkedLogins(_ values: [String]) throws -> [String: String] {
+        // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused before).
         var logins: [String: String] = [:]
         for value in values {
-            guard let eq = value.firstIndex(of: "="), eq != value.startIndex else {
+            guard let (name, source) = value.cutOnce(atFirst: UInt8(ascii: "=")), !name.isEmpty else {
                 throw UsageError("--login expects NAME=@FILE or NAME=env:VAR (its value is not shown: it may be a token)")
             }
-            let name = String(value[..<eq])
-            let source = value[value.index(after: eq)...]
             let token: String
             if source.hasPrefix("@"), source.count > 1 {
                 let path = String(source.dropFirst())
@@ -150,6 +151,7 @@ enum IdentityCommand {
             let found = try await identity.lookupDeveloperIdentity(
                 identityPoolId: pool, identityId: parsed.value("--identity-id"), developerUserIdentifier: parsed.value("--user-identifier"),
                 maxResults: maximum, nextToken: parsed.value("--next-token"), credentials: credentials)
+            // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused before).
             var object: [String: JSONValue] = [
                 "identityId": .string(found.identityId), "developerUserIdentifiers": .array(found.developerUserIdentifiers.map(JSONValue.string)),
             ]

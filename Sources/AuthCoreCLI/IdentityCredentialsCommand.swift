@@ -85,6 +85,7 @@ enum IdentityCredentialsCommand {
         var secrets = try SecretJSONValues()
         if format == "credential-process" {
             // The AWS CLI's format: Expiration and SessionToken only when there are some.
+            // bytes-lint: an output document's member names (fixed ASCII).
             var object: [String: JSONValue] = [
                 "Version": 1, "AccessKeyId": .string(credentials.accessKeyId),
                 "SecretAccessKey": .string(secrets.placeholder(for: credentials.secretAccessKey)),
@@ -94,6 +95,7 @@ enum IdentityCredentialsCommand {
             try printJSON(.object(object), secrets: secrets)
             return 0
         }
+        // bytes-lint: an output document's member names (fixed ASCII).
         var object: [String: JSONValue] = ["accessKeyId": .string(credentials.accessKeyId), "expiration": JSONValue(credentials.expiration?.iso8601)]
         if parsed.has("--show-secrets") {
             object["secretAccessKey"] = .string(secrets.placeholder(for: credentials.secretAccessKey))

@@ -127,8 +127,9 @@ enum OSSCommand {
         // token, and any other fields ('Name: value' lines, for a server that wants its own).
         if let lines = takeSecretEnvironment("AUTHCORE_SIGNER_HEADERS") {
             let text = lines.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-            for line in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }) where !line.allSatisfy({ $0 == " " }) {
-                do { headers.append(try RequestOptions.header(String(line))) } catch { throw UsageError("AUTHCORE_SIGNER_HEADERS: each line must be 'Name: value'") }
+            for line in text.pieces(separatedBy: UInt8(ascii: "\n"), omittingEmpty: true) where !line.trimmingASCIISpaces.isEmpty && line != "\r" {
+                let field = line.utf8.last == UInt8(ascii: "\r") ? String(decoding: line.utf8.dropLast(), as: UTF8.self) : line
+                do { headers.append(try RequestOptions.header(field)) } catch { throw UsageError("AUTHCORE_SIGNER_HEADERS: each line must be 'Name: value'") }
             }
         }
         if let token = takeSecretEnvironment("AUTHCORE_SIGNER_TOKEN") {

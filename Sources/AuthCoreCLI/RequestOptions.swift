@@ -77,11 +77,11 @@ struct RequestOptions {
     ///
     /// Errors never echo the argument: a mistyped value may be a secret.
     static func header(_ raw: String) throws -> HTTPHeader {
-        guard let colon = raw.firstIndex(of: ":") else {
+        guard let (rawName, rawValue) = raw.cutOnce(atFirst: UInt8(ascii: ":")) else {
             throw UsageError("a header must be 'Name: value' (an argument of \(raw.utf8.count) bytes has no ':')")
         }
-        let name = String(raw[..<colon]).trimmingCharacters(in: .whitespaces)
-        let value = String(raw[raw.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        let name = rawName.trimmingASCIISpaces
+        let value = rawValue.trimmingASCIISpaces
         guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
             throw UsageError("a header name must be printable ASCII without spaces or ':'")
         }
@@ -102,11 +102,11 @@ struct RequestOptions {
     /// The canonical request as `--verbose` prints it: the values of credential headers (the
     /// session token) and of session-token query parameters shown as `<redacted>`.
     static func redactedCanonicalRequest(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { index, line -> String in
+        text.pieces(separatedBy: UInt8(ascii: "\n")).enumerated().map { index, line -> String in
             // The canonical query (SigV4 and OSS V4 layout: method, path, query, ...).
-            if index == 2 { return RequestURL.redactingCredentials(query: line) }
-            guard let colon = line.firstIndex(of: ":"), HTTPHeader(String(line[..<colon]), "").holdsCredential else { return String(line) }
-            return "\(line[..<colon]):<redacted>"
+            if index == 2 { return RequestURL.redactingCredentials(query: line[...]) }
+            guard let (name, _) = line.cutOnce(atFirst: UInt8(ascii: ":")), HTTPHeader(name, "").holdsCredential else { return line }
+            return "\(name):<redacted>"
         }.joined(separator: "\n")
     }
 

@@ -116,4 +116,22 @@ struct CognitoStoreTests {
         #expect(await store.device(for: "alice") == nil)
         #expect(await store.lastError?.code == .malformedInput)
     }
+
+    @Test("canonically equivalent usernames (two accounts) keep their own devices; a version 1 file is still read")
+    func deviceStoreKeysByBytes() async throws {
+        let path = try Self.directory() + "/devices-bytes.json"
+        let store = try FileCognitoDeviceStore(path: path)
+        let composed = CognitoRememberedDevice(deviceKey: "us-east-1_composed", deviceGroupKey: "-g1", devicePassword: SecureBytes(Array("one".utf8)))
+        let decomposed = CognitoRememberedDevice(deviceKey: "us-east-1_decomposed", deviceGroupKey: "-g2", devicePassword: SecureBytes(Array("two".utf8)))
+        await store.save(composed, for: "jos\u{E9}")
+        await store.save(decomposed, for: "jose\u{301}")
+        let again = try FileCognitoDeviceStore(path: path)
+        #expect(await again.device(for: "jos\u{E9}")?.deviceKey == "us-east-1_composed")
+        #expect(await again.device(for: "jose\u{301}")?.deviceKey == "us-east-1_decomposed")
+        let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
+        #expect(text.contains(#""version":2"#) && text.contains(Hex.encode(Array("jos\u{E9}".utf8))))
+        let legacy = #"{"version":1,"devices":{"alice":{"deviceKey":"us-east-1_old","deviceGroupKey":"-g","devicePassword":"cHc="}}}"#
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(legacy.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(await again.device(for: "alice")?.deviceKey == "us-east-1_old")
+    }
 }

@@ -24,6 +24,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// derivation. Nil for V1, which MACs with the secret itself.
     let keys: ScopedSigningKeys?
 
+    // bytes-lint: the published list; a parameter is looked up in ``v1SubResourceBytes`` by its bytes.
     /// The sub-resources a V1 signature covers (query parameters outside this set are not signed);
     /// the set of the OSS documentation and oss2 2.19.1.
     public static let v1SubResources: Set<String> = [
@@ -191,7 +192,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// URL mode lists only the additional headers the request has (their names looked up only when some are asked for).
     static func v4URLAdditionalHeaders(_ request: OSSRequest) -> [String] {
         request.additionalHeaders.isEmpty
-            ? [] : v4AdditionalHeaders(requested: request.additionalHeaders, present: Set(request.headers.map { $0.name.lowercased() }))
+            ? [] : v4AdditionalHeaders(requested: request.additionalHeaders, present: Set(request.headers.map { Array($0.name.asciiLowercased.utf8) }))
     }
 
     /// V4 URL mode's canonical request (the request's headers signed as they are).
@@ -306,7 +307,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         var resource = "/"
         if let bucket = request.bucket, !bucket.isEmpty { resource = "/\(bucket)/\(request.key)" }
         let subresources = (request.parameters + extraResource)
-            .filter { Self.v1SubResources.contains($0.key) }
+            .filter { Self.v1SubResourceBytes.contains(Array($0.key.utf8)) }
             .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         if !subresources.isEmpty {
             resource += "?" + subresources.map { $0.value.isEmpty ? $0.key : "\($0.key)=\($0.value)" }.joined(separator: "&")
@@ -342,18 +343,23 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     // MARK: - V4
 
     /// Lower-cased additional headers, without the ones signed anyway, sorted; in URL mode only those present.
-    static func v4AdditionalHeaders(requested: [String], present: Set<String>?) -> [String] {
+    static func v4AdditionalHeaders(requested: [String], present: Set<[UInt8]>?) -> [String] {
         if requested.isEmpty { return [] }
-        var names = Set<String>()
+        var names = Set<[UInt8]>()
         for name in requested {
-            var lower = name.lowercased()
-            let signedAnyway = lower.withUTF8 { bytes in bytes.baseAddress.map { OSSV4HeaderPolicy.isAlwaysSigned($0, count: bytes.count) } ?? false }
+            var lower = Array(name.asciiLowercased.utf8)
+            let signedAnyway = lower.withUnsafeMutableBufferPointer { bytes in
+                bytes.baseAddress.map { OSSV4HeaderPolicy.isAlwaysSigned($0, count: bytes.count) } ?? false
+            }
             if signedAnyway { continue }
             if let present, !present.contains(lower) { continue }
             names.insert(lower)
         }
-        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }.map { String(decoding: $0, as: UTF8.self) }
     }
+
+    /// ``v1SubResources`` as bytes, for membership by bytes.
+    static let v1SubResourceBytes = Set(v1SubResources.map { Array($0.utf8) })
 
     // MARK: - Shared
 

@@ -68,14 +68,14 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         } else {
             try policy.check(signedAt: try Self.rfc1123(date), now: now)
         }
-        var names = Set<String>()
+        var names = Set<[UInt8]>()
         for line in lines[4..<(lines.count - 1)] {
             let (name, value) = try Self.headerLine(line)
             // OSS merges repeated fields into one line: a repeated name is not a real request's.
-            guard names.insert(name).inserted else { throw Self.malformed("header \(Self.shown(name)) appears twice") }
+            guard names.insert(Array(name.utf8)).inserted else { throw Self.malformed("header \(Self.shown(name)) appears twice") }
             try policy.check(ossHeader: name)
             // OSS may take the request time from x-oss-date instead of Date: it is held to the same skew.
-            if name == "x-oss-date" { try policy.check(signedAt: try Self.rfc1123(value), now: now) }
+            if name.utf8.elementsEqual("x-oss-date".utf8) { try policy.check(signedAt: try Self.rfc1123(value), now: now) }
         }
         // The resource is read on bytes, as OSS reads it: a `/`, `?`, `&` or `=` joined to its
         // neighbour in one grapheme cluster (U+0600 before it, a combining mark after it) still
@@ -92,10 +92,11 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         }
         try policy.check(bucket: String(decoding: path[..<slash], as: UTF8.self), key: String(decoding: path[(slash + 1)...], as: UTF8.self))
         if let question {
-            var seen = Set<String>()
+            var seen = Set<[UInt8]>()
             for item in bytes[(question + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
-                let name = String(decoding: item.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
-                guard seen.insert(name).inserted else { throw Self.malformed("sub-resource \(Self.shown(name)) appears twice") }
+                let nameBytes = Array(item.prefix { $0 != UInt8(ascii: "=") })
+                let name = String(decoding: nameBytes, as: UTF8.self)
+                guard seen.insert(nameBytes).inserted else { throw Self.malformed("sub-resource \(Self.shown(name)) appears twice") }
                 try policy.check(subresource: name)
             }
         }
@@ -104,7 +105,12 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
     // MARK: - V4
 
     /// The query parameters of a V4 URL (each exactly once; refused in header mode).
-    static let urlParameters: Set<String> = ["x-oss-date", "x-oss-expires", "x-oss-signature-version", "x-oss-credential"]
+    static let urlParameters = ["x-oss-date", "x-oss-expires", "x-oss-signature-version", "x-oss-credential"]
+
+    /// Whether `name` is one of ``urlParameters`` or `x-oss-additional-headers`, by its bytes.
+    static func isURLParameter(_ name: [UInt8], orAdditionalHeaders: Bool) -> Bool {
+        urlParameters.contains { $0.utf8.elementsEqual(name) } || (orAdditionalHeaders && name.elementsEqual("x-oss-additional-headers".utf8))
+    }
 
     /// The string to sign's scope against the policy, the canonical request against its hash, then
     /// the canonical request (`METHOD \n /bucket/key \n query \n headers \n \n additional \n payload`)
@@ -140,33 +146,38 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         }
         try policy.check(
             bucket: String(decoding: decoded[..<slash], as: UTF8.self), key: String(decoding: decoded[(slash + 1)...], as: UTF8.self))
-        var query: [String: String] = [:]
+        // Names and values as bytes, as OSS reads them (String equality would merge canonically
+        // equivalent spellings OSS tells apart).
+        var query: [[UInt8]: [UInt8]] = [:]
         if !parts[2].isEmpty {
             for (name, value) in CanonicalQuery.decodedPairs(parts[2], omittingEmpty: false) {
-                guard query.updateValue(value, forKey: name) == nil else { throw Self.malformed("parameter \(Self.shown(name)) appears twice") }
-                if !Self.urlParameters.contains(name) && name != "x-oss-additional-headers" { try policy.check(subresource: name) }
+                let key = Array(name.utf8)
+                guard query.updateValue(Array(value.utf8), forKey: key) == nil else { throw Self.malformed("parameter \(Self.shown(name)) appears twice") }
+                if !Self.isURLParameter(key, orAdditionalHeaders: true) { try policy.check(subresource: name) }
             }
         }
-        var headers: [String: String] = [:]
+        var headers: [[UInt8]: [UInt8]] = [:]
         for line in parts[3..<(parts.count - 3)] {
             let (name, value) = try Self.headerLine(line)
-            guard headers.updateValue(value, forKey: name) == nil else { throw Self.malformed("header \(Self.shown(name)) appears twice") }
-            if name.hasPrefix("x-oss-") { try policy.check(ossHeader: name) }
+            guard headers.updateValue(Array(value.utf8), forKey: Array(name.utf8)) == nil else { throw Self.malformed("header \(Self.shown(name)) appears twice") }
+            if name.utf8.starts(with: "x-oss-".utf8) { try policy.check(ossHeader: name) }
         }
-        if let expiresText = query["x-oss-expires"] {
+        func value(_ table: [[UInt8]: [UInt8]], _ name: String) -> [UInt8]? { table[Array(name.utf8)] }
+        if let expiresText = value(query, "x-oss-expires") {
             // URL mode: every URL parameter once, the version and this authority's credential.
-            guard Self.urlParameters.allSatisfy({ query[$0] != nil }) else { throw Self.malformed("a V4 URL needs x-oss-date, x-oss-expires, x-oss-signature-version and x-oss-credential") }
-            guard query["x-oss-signature-version"] == SigningScheme.aliyunV4.algorithm.description else { throw Self.malformed("x-oss-signature-version is not OSS4-HMAC-SHA256") }
-            guard query["x-oss-credential"] == credentials.accessKeyId + "/" + lines[2] else { throw Self.malformed("x-oss-credential is not this key's and the scope's") }
-            guard query["x-oss-date"] == amzDate else { throw Self.malformed("a URL's x-oss-date is not the date signed") }
-            guard let expires = Int(expiresText) else { throw Self.malformed("x-oss-expires is not a number") }
+            guard Self.urlParameters.allSatisfy({ value(query, $0) != nil }) else { throw Self.malformed("a V4 URL needs x-oss-date, x-oss-expires, x-oss-signature-version and x-oss-credential") }
+            guard value(query, "x-oss-signature-version") == Array(SigningScheme.aliyunV4.algorithm.description.utf8) else { throw Self.malformed("x-oss-signature-version is not OSS4-HMAC-SHA256") }
+            guard value(query, "x-oss-credential") == Array((credentials.accessKeyId + "/" + lines[2]).utf8) else { throw Self.malformed("x-oss-credential is not this key's and the scope's") }
+            guard value(query, "x-oss-date") == Array(amzDate.utf8) else { throw Self.malformed("a URL's x-oss-date is not the date signed") }
+            guard (1...10).contains(expiresText.count), expiresText.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { throw Self.malformed("x-oss-expires is not a number") }
+            let expires = expiresText.reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
             try policy.check(signedAt: time, now: now)
-            try policy.check(urlExpiresIn: now.seconds(until: time.adding(seconds: Int64(clamping: expires))))
+            try policy.check(urlExpiresIn: now.seconds(until: time.adding(seconds: expires)))
         } else {
-            guard query.keys.allSatisfy({ !Self.urlParameters.contains($0) && $0 != "x-oss-additional-headers" }) else {
+            guard query.keys.allSatisfy({ !Self.isURLParameter($0, orAdditionalHeaders: true) }) else {
                 throw Self.malformed("a header signature carries a URL parameter")
             }
-            guard headers["x-oss-date"] == amzDate else { throw Self.malformed("the x-oss-date header is not the date signed") }
+            guard value(headers, "x-oss-date") == Array(amzDate.utf8) else { throw Self.malformed("the x-oss-date header is not the date signed") }
             try policy.check(signedAt: time, now: now)
         }
         return (scope[0], scope[1])
@@ -249,21 +260,26 @@ extension OSSSigner.Version: Codable {}
 /// headers a request may carry, the longest URL lifetime and how far a signing time may be from the
 /// authority's clock.
 public struct OSSSigningPolicy: Sendable, CustomStringConvertible {
+    // bytes-lint: configuration sets; a name is matched against them by its bytes (``contains(_:_:)``).
     /// The buckets (exact names).
     public var buckets: Set<String>
     /// The key prefixes (a key must start with one; `""` allows every key, including bucket-level requests).
     public var keyPrefixes: [String]
+    // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
     /// The methods (`GET`, `PUT`, …).
     public var methods: Set<String>
+    // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
     /// The V4 regions (the scope's).
     public var regions: Set<String>
     /// The longest signed-URL lifetime, in seconds from now.
     public var maximumURLLifetime: Int
     /// How far (seconds) a header signature's date may be from now (OSS's own limit is 15 minutes).
     public var maximumClockSkew: Int
+    // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
     /// The query sub-resources allowed besides `response-*` (multipart upload's by default; `acl`,
     /// `policy`, `lifecycle` and the rest are refused unless listed).
     public var subresources: Set<String>
+    // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
     /// The `x-oss-*` headers a request may carry besides `x-oss-meta-*` (by default the date, the
     /// content hash, storage class and server-side encryption; `x-oss-copy-source`, which reads another
     /// object, and `x-oss-object-acl`, which publishes one, are refused unless listed).
@@ -271,9 +287,12 @@ public struct OSSSigningPolicy: Sendable, CustomStringConvertible {
 
     /// A policy; the defaults allow GET, HEAD and PUT, URLs of at most 1 hour, 15 minutes of skew.
     public init(
+        // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
         buckets: Set<String>, keyPrefixes: [String], methods: Set<String> = ["GET", "HEAD", "PUT"], regions: Set<String> = [],
         maximumURLLifetime: Int = 3600, maximumClockSkew: Int = 900,
+        // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
         subresources: Set<String> = ["uploads", "uploadId", "partNumber", "versionId"],
+        // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
         ossHeaders: Set<String> = [
             "x-oss-date", "x-oss-content-sha256", "x-oss-storage-class", "x-oss-server-side-encryption", "x-oss-forbid-overwrite",
         ]
@@ -296,6 +315,7 @@ public struct OSSSigningPolicy: Sendable, CustomStringConvertible {
     /// an allowed name is another name to OSS).
     static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
 
+    // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
     static func contains(_ set: Set<String>, _ name: String) -> Bool { isASCII(name) && set.contains { $0.utf8.elementsEqual(name.utf8) } }
 
     func check(method: String) throws(AuthCoreError) {

@@ -101,7 +101,7 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// Query parameters whose values are credentials (presigned URLs carry the session token),
     /// lower case.
-    static let credentialParameters: Set<String> = ["x-amz-security-token", "security-token", "x-oss-security-token"]
+    static let credentialParameters = ["x-amz-security-token", "security-token", "x-oss-security-token"]
 
     /// `query` with the value of each session-token parameter (``credentialParameters``, ASCII
     /// case-insensitive) shown as `<redacted>`: the one redaction of a query, for URLs and the CLI's

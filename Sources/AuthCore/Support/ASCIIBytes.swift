@@ -56,3 +56,40 @@ func asciiEqual(_ bytes: UnsafePointer<UInt8>, _ count: Int, _ text: StaticStrin
 func asciiHasPrefix(_ bytes: UnsafePointer<UInt8>, _ count: Int, _ prefix: StaticString) -> Bool {
     count >= prefix.utf8CodeUnitCount && asciiEqual(bytes, prefix.utf8CodeUnitCount, prefix)
 }
+
+/// Text cut at ASCII bytes: the one way protocol text (URLs, header lines, `name=value` arguments,
+/// paths) is split. A delimiter is found as a byte, so one joined to its neighbour in a grapheme
+/// cluster (a combining mark after `=`, U+0600 before `/`) still delimits, as it does for every
+/// other reader; cutting at an ASCII byte never splits a UTF-8 sequence, so the pieces decode as
+/// they were written.
+extension StringProtocol {
+    /// The text before and after the first `delimiter` byte, nil when there is none.
+    package func cutOnce(atFirst delimiter: UInt8) -> (before: String, after: String)? {
+        let bytes = Array(utf8)
+        guard let index = bytes.firstIndex(of: delimiter) else { return nil }
+        return (String(decoding: bytes[..<index], as: UTF8.self), String(decoding: bytes[(index + 1)...], as: UTF8.self))
+    }
+
+    /// The text before and after the last `delimiter` byte, nil when there is none.
+    package func cutOnce(atLast delimiter: UInt8) -> (before: String, after: String)? {
+        let bytes = Array(utf8)
+        guard let index = bytes.lastIndex(of: delimiter) else { return nil }
+        return (String(decoding: bytes[..<index], as: UTF8.self), String(decoding: bytes[(index + 1)...], as: UTF8.self))
+    }
+
+    /// The pieces between `delimiter` bytes (empty pieces kept unless `omittingEmpty`).
+    package func pieces(separatedBy delimiter: UInt8, omittingEmpty: Bool = false) -> [String] {
+        Array(utf8).split(separator: delimiter, omittingEmptySubsequences: omittingEmpty).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Without ASCII spaces and tabs at either end (nothing else: Unicode white space is content).
+    package var trimmingASCIISpaces: String {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        let bytes = Array(utf8)
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+
+    /// ASCII lower-case (other bytes as they are): the one lower-casing of protocol names.
+    package var asciiLowercased: String { String(decoding: utf8.map(asciiLowercase), as: UTF8.self) }
+}

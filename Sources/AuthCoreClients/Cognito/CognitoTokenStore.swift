@@ -116,8 +116,11 @@ public actor FileCognitoTokenStore: CognitoTokenStore {
 }
 
 /// A ``CognitoDeviceStore`` in a file (``SecretFile``), so remembered devices survive a restart: one
-/// JSON map from username to device key, group key and password (Base64). The device store's calls do
-/// not throw: a failure leaves the store as it was and is kept in ``lastError``.
+/// JSON map from username to device key, group key and password (Base64). Usernames are keyed by
+/// their bytes — in the file as the hex of their UTF-8 (version 2), so two accounts whose names are
+/// canonically equivalent Unicode (`jos\u{E9}`, `jose\u{301}`) keep their own devices; a version 1
+/// file (names as JSON member names) is still read. The device store's calls do not throw: a
+/// failure leaves the store as it was and is kept in ``lastError``.
 public actor FileCognitoDeviceStore: CognitoDeviceStore {
     /// The file.
     public nonisolated let file: SecretFile
@@ -128,7 +131,7 @@ public actor FileCognitoDeviceStore: CognitoDeviceStore {
     public init(path: String) throws(AuthCoreError) { file = try SecretFile(path: path) }
 
     public func device(for username: String) async -> CognitoRememberedDevice? {
-        do { return try devices()[username] } catch {
+        do { return try devices()[Array(username.utf8)] } catch {
             lastError = error
             return nil
         }
@@ -137,7 +140,7 @@ public actor FileCognitoDeviceStore: CognitoDeviceStore {
     public func save(_ device: CognitoRememberedDevice, for username: String) async {
         do {
             var all = try devices()
-            all[username] = device
+            all[Array(username.utf8)] = device
             try write(all)
         } catch { lastError = error }
     }
@@ -145,24 +148,31 @@ public actor FileCognitoDeviceStore: CognitoDeviceStore {
     public func removeDevice(for username: String) async {
         do {
             var all = try devices()
-            guard all.removeValue(forKey: username) != nil else { return }
+            guard all.removeValue(forKey: Array(username.utf8)) != nil else { return }
             try write(all)
         } catch { lastError = error }
     }
 
-    private func devices() throws(AuthCoreError) -> [String: CognitoRememberedDevice] {
+    private func devices() throws(AuthCoreError) -> [[UInt8]: CognitoRememberedDevice] {
         guard let bytes = try file.read() else { return [:] }
         return try readingStoredInput { () throws(AuthCoreError) in try Self.decode(bytes) }
     }
 
-    private static func decode(_ bytes: SecureBytes) throws(AuthCoreError) -> [String: CognitoRememberedDevice] {
+    private static func decode(_ bytes: SecureBytes) throws(AuthCoreError) -> [[UInt8]: CognitoRememberedDevice] {
         let object = try parseSecretJSON(bytes, context: "device store")
-        guard try object.integer("version", in: 1...1) == 1 else { throw AuthCoreError(.malformedInput, "unknown device store version") }
-        var devices: [String: CognitoRememberedDevice] = [:]
+        let version = try object.integer("version", in: 1...2)
+        var devices: [[UInt8]: CognitoRememberedDevice] = [:]
         let entries = try object.object("devices")
-        for username in entries.keys {
-            let entry = try entries.object(username)
+        for name in entries.keys {
+            let entry = try entries.object(name)
             let password = try Base64.decode(try entry.string("devicePassword"), field: "devicePassword")
+            // Version 2 names users by the hex of their bytes; version 1 by the name itself.
+            let username: [UInt8]
+            if version == 2 {
+                do { username = try Hex.decode(name) } catch { throw AuthCoreError(.malformedInput, "device store: a user key is not hexadecimal") }
+            } else {
+                username = Array(name.utf8)
+            }
             devices[username] = CognitoRememberedDevice(
                 deviceKey: try entry.string("deviceKey"), deviceGroupKey: try entry.string("deviceGroupKey"),
                 devicePassword: SecureBytes(password))
@@ -170,15 +180,16 @@ public actor FileCognitoDeviceStore: CognitoDeviceStore {
         return devices
     }
 
-    private func write(_ devices: [String: CognitoRememberedDevice]) throws(AuthCoreError) {
+    private func write(_ devices: [[UInt8]: CognitoRememberedDevice]) throws(AuthCoreError) {
+        // bytes-lint: JSON member names of the file: the hex of each username's bytes (ASCII).
         var entries: [String: JSONValue] = [:]
         for (username, device) in devices {
-            entries[username] = [
+            entries[Hex.encode(username)] = [
                 "deviceKey": .string(device.deviceKey), "deviceGroupKey": .string(device.deviceGroupKey),
                 "devicePassword": .string(device.devicePassword.withUnsafeBytes { Base64.encode($0) }),
             ]
         }
-        try file.write(try secretJSON(["version": 1, "devices": .object(entries)]))
+        try file.write(try secretJSON(["version": 2, "devices": .object(entries)]))
     }
 }
 

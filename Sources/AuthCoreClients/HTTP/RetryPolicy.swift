@@ -41,12 +41,14 @@ public struct RetryPolicy: Sendable {
     /// One attempt.
     public static let none = RetryPolicy(maximumAttempts: 1)
 
+    // bytes-lint: error type names the retry decision looks up; a look-alike spelling changes only whether a request is retried.
     /// The throttling types: the service refused the request before doing anything.
     public static let throttlingErrorTypes: Set<String> = [
         "Throttling", "ThrottlingException", "ThrottledException", "TooManyRequestsException", "RequestThrottled",
         "RequestThrottledException", "RequestLimitExceeded", "ProvisionedThroughputExceededException", "SlowDown",
     ]
 
+    // bytes-lint: error type names the retry decision looks up; a look-alike spelling changes only whether a request is retried.
     /// Error types that mean "slow down" or a passing failure of the service (which may have
     /// processed the request).
     public static let retryableErrorTypes: Set<String> = throttlingErrorTypes.union([

@@ -61,11 +61,10 @@ public struct ServiceErrorBody: Sendable, Equatable {
         !id.isEmpty && id.utf8.count <= 128 && id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? id : nil
     }
 
+    /// `aws.protocol#Code:detail` → `Code` (the service's error type; cut at `:` and `#` bytes).
     static func shortType(_ type: String) -> String {
-        var name = Substring(type)
-        if let colon = name.firstIndex(of: ":") { name = name[..<colon] }
-        if let hash = name.lastIndex(of: "#") { name = name[name.index(after: hash)...] }
-        return String(name)
+        let name = type.cutOnce(atFirst: UInt8(ascii: ":"))?.before ?? type
+        return name.cutOnce(atLast: UInt8(ascii: "#"))?.after ?? name
     }
 
     /// `Code: message` with placeholders for missing parts.

@@ -52,7 +52,7 @@ public struct URLSessionTransport: HTTPTransport {
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = request.method
-        for header in request.headers where header.name.lowercased() != "host" {
+        for header in request.headers where !header.hasName("host") {
             urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
         }
         if request.bodyCount > 0 || ["PUT", "POST", "PATCH"].contains(request.method) {

@@ -8,9 +8,11 @@ import Foundation
 /// claims, stored sessions, `amplify_outputs.json`, Cognito user-pool answers); fixed-shape answers
 /// are `Codable` types (`ServiceJSON`).
 public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with JSONMemberNames.
     let values: [String: JSONValue]
     let context: String
 
+    // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with JSONMemberNames.
     init(_ values: [String: JSONValue], context: String) {
         self.values = values
         self.context = context
@@ -97,10 +99,12 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
         return try object(key)
     }
 
+    // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with JSONMemberNames.
     /// A map of strings (`ChallengeParameters`).
     public func stringMap(_ key: String) throws(AuthCoreError) -> [String: String] {
         guard has(key) else { return [:] }
         guard case .object(let members)? = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an object") }
+        // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with JSONMemberNames.
         var map: [String: String] = [:]
         for (name, value) in members {
             guard case .string(let text) = value else {

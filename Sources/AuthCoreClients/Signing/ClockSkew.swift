@@ -1,6 +1,8 @@
 public import AuthCore
 
-/// Clock-skew offsets learned per endpoint host.
+/// Clock-skew offsets learned per endpoint host: the host name or address without a port, ASCII
+/// lower-case, as bytes — so a `Host` header (`bucket.oss:8443`) and a URL's host (`bucket.oss`)
+/// name the same entry.
 ///
 /// An offset is learned only from a recognised skew answer (``isSkewAnswer(_:)``): a 4xx whose error
 /// says the request time is off — AWS `RequestTimeTooSkewed` and `RequestExpired`, Alibaba Cloud's
@@ -12,7 +14,7 @@ public import AuthCore
 /// (default ±7 days). Any other 4xx, however far its `Date`, changes nothing, so a server cannot make
 /// the client sign for a time of its choosing.
 public final class ClockSkewTracker: Sendable {
-    private let offsets = Locked<[String: Int64]>([:])
+    private let offsets = Locked<[[UInt8]: Int64]>([:])
     /// The tolerance beyond which a `Date` header counts as skew (AWS allows 15 minutes; a 5-minute
     /// threshold catches skew before requests start failing).
     public let threshold: Int64
@@ -31,11 +33,24 @@ public final class ClockSkewTracker: Sendable {
     /// The process-wide tracker.
     public static let shared = ClockSkewTracker()
 
-    /// The learned offset for `host` (seconds to add to the local clock), 0 if none.
-    public func offset(for host: String) -> Int64 { offsets.withLock { $0[host.lowercased()] ?? 0 } }
+    /// The learned offset for `host` (a host, or a `Host` header value with its port; seconds to add
+    /// to the local clock), 0 if none.
+    public func offset(for host: String) -> Int64 { offsets.withLock { $0[Self.hostKey(host)] ?? 0 } }
 
     /// Forgets the offset for `host`.
-    public func reset(host: String) { _ = offsets.withLock { $0.removeValue(forKey: host.lowercased()) } }
+    public func reset(host: String) { _ = offsets.withLock { $0.removeValue(forKey: Self.hostKey(host)) } }
+
+    /// `host` without a `:port` (after an IPv6 literal's `]`, or after a name's only `:`), ASCII
+    /// lower-cased, as bytes.
+    static func hostKey(_ host: String) -> [UInt8] {
+        var bytes = Array(host.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+        if bytes.first == UInt8(ascii: "[") {
+            if let close = bytes.firstIndex(of: UInt8(ascii: "]")) { bytes = Array(bytes[...close]) }
+        } else if bytes.filter({ $0 == UInt8(ascii: ":") }).count == 1, let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+            bytes = Array(bytes[..<colon])
+        }
+        return bytes
+    }
 
     /// Learns from a response: returns the new offset when the response is a recognised skew answer
     /// whose `Date` header differs from `signedAt` by more than the threshold and from `localNow` by
@@ -54,7 +69,7 @@ public final class ClockSkewTracker: Sendable {
         guard abs(signedAt.seconds(until: serverTime)) > threshold else { return nil }
         let offset = localNow.seconds(until: serverTime)  // |offset| < 3.2e11: the years 0001-9999
         guard abs(offset) <= maximumOffset else { return nil }
-        offsets.withLock { $0[host.lowercased()] = offset }
+        offsets.withLock { $0[Self.hostKey(host)] = offset }
         return offset
     }
 

@@ -20,7 +20,7 @@ extension URLRequest {
             throw AuthCoreError(.malformedRequest, "the request needs an absolute http(s) URL")
         }
         var headers = [HTTPHeader("Host", parsed.hostHeader)]
-        for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) where name.lowercased() != "host" {
+        for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) where !equalIgnoringASCIICase(name.utf8, "host".utf8) {
             headers.append(HTTPHeader(name, value))
         }
         let request = SigV4Request(

@@ -111,8 +111,7 @@ public struct SecretFile: Sendable {
     /// Makes a rename or unlink in the file's directory durable (best effort: a directory that cannot
     /// be opened leaves the change atomic, only perhaps not yet on disk).
     private func syncDirectory() {
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let directory = path.cutOnce(atLast: UInt8(ascii: "/")).map { $0.before.isEmpty ? "/" : $0.before } ?? "."
         let descriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard descriptor >= 0 else { return }
         _ = fsync(descriptor)

@@ -55,6 +55,12 @@ public struct AppServer: Sendable {
         self.clock = clock
     }
 
+    /// The endpoints and their methods.
+    static let routes: [(path: String, method: String)] = [
+        ("/srp/begin", "POST"), ("/srp/finish", "POST"), ("/distribute-token.json", "GET"), ("/oss/sign", "POST"),
+        ("/cognito/developer-identity", "POST"), ("/session/revoke", "POST"),
+    ]
+
     /// A refusal: the status, a short code and a message for the client.
     struct Refusal: Error {
         let status: Int
@@ -77,17 +83,16 @@ public struct AppServer: Sendable {
 
     /// Answers one request; never throws, never traps.
     public func handle(_ request: HTTPServerRequest) async -> HTTPResponse {
-        let routes: [String: String] = [
-            "/srp/begin": "POST", "/srp/finish": "POST", "/distribute-token.json": "GET", "/oss/sign": "POST",
-            "/cognito/developer-identity": "POST", "/session/revoke": "POST",
-        ]
-        let isTokenRoute = request.path == "/distribute-token.json"
+        let isTokenRoute = request.path.utf8.elementsEqual("/distribute-token.json".utf8)
         do {
-            guard let method = routes[request.path] else { throw Refusal(status: 404, code: "NotFound", message: "no such endpoint") }
-            guard request.method == method else {
+            // The path and method matched by their bytes.
+            guard let (path, method) = Self.routes.first(where: { $0.path.utf8.elementsEqual(request.path.utf8) }) else {
+                throw Refusal(status: 404, code: "NotFound", message: "no such endpoint")
+            }
+            guard request.method.utf8.elementsEqual(method.utf8) else {
                 throw Refusal(status: 405, code: "MethodNotAllowed", message: "\(request.path) takes \(method)")
             }
-            switch request.path {
+            switch path {
             case "/srp/begin": return try await begin(request)
             case "/srp/finish": return try await finish(request)
             case "/distribute-token.json": return try await distributeToken(request)

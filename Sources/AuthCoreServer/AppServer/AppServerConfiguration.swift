@@ -65,7 +65,7 @@ public struct AppServerConfiguration: Sendable {
     ///
     /// - Throws: `AuthCoreError.Code.malformedInput` naming the file and the field.
     public init(contentsOfFile path: String) throws(AuthCoreError) {
-        let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let directory = path.cutOnce(atLast: UInt8(ascii: "/")).map { $0.before.isEmpty ? "/" : $0.before } ?? "."
         try self.init(json: try ConfigurationFile.read(path, limit: 1 << 20, what: "configuration file"), source: path, directory: directory)
     }
 
@@ -199,6 +199,7 @@ struct FieldReader {
     let source: String
     let directory: String
 
+    // bytes-lint: option names of the configuration file (fixed ASCII).
     func allow(_ object: JSONObject, _ keys: Set<String>, at path: String) throws(AuthCoreError) {
         if let unknown = object.keys.first(where: { !keys.contains($0) }) {
             throw AuthCoreError(.malformedInput, "\(source): unknown option \(path)\(unknown) (known: \(keys.sorted().joined(separator: ", ")))")
@@ -229,6 +230,7 @@ struct FieldReader {
     func rateLimits(_ object: JSONObject) throws(AuthCoreError) -> AddressRateLimits {
         var limits = AddressRateLimits()
         try allow(object, ["perAddress", "perNetwork"], at: "rateLimits.")
+        // bytes-lint: option names of the configuration file (fixed ASCII).
         func limit(_ key: String, _ fallback: RateLimit?, extra: Set<String>) throws(AuthCoreError) -> (RateLimit?, JSONObject?) {
             guard object.keys.contains(key) else { return (fallback, nil) }
             guard object.has(key), let fields = try self.object(object, key) else { return (nil, nil) }  // null: off

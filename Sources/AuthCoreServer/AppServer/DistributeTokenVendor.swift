@@ -75,6 +75,7 @@ public actor DistributeTokenVendor {
             }
         }
 
+        // bytes-lint: a policy document read to check its shape (member names fixed ASCII).
         /// Every `Allow` statement is bound to the user: its resources all name `${username}`, or
         /// (for bucket-level actions such as listing) none does and its `Condition` does. A statement
         /// that mixes per-user resources with others, or names none, would reach every user's objects.

@@ -8,6 +8,7 @@ public import AuthCoreClients
 /// `ossHeaders` (arrays of strings), `maximumURLLifetime` (1…604800 s) and `maximumClockSkew`
 /// (0…3600 s); what is left out takes `OSSSigningPolicy`'s defaults.
 public enum OSSSigningPolicyFile {
+    // bytes-lint: option names of the policy file (fixed ASCII).
     /// The policy in `object`.
     ///
     /// - Throws: `AuthCoreError.Code.malformedInput` naming `source` and what is wrong.

@@ -64,6 +64,7 @@ public actor InMemoryHandshakeStore: HandshakeStore {
         }
     }
 
+    // bytes-lint: store keys: ASCII (prefixes and hex digests), never a name as written.
     private var entries: [String: Entry] = [:]
     private var writesSinceSweep = 0
     private let clock: any SigningClock

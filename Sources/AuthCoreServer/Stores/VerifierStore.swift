@@ -112,6 +112,7 @@ public struct StaticVerifierStore: VerifierStore {
         uniformSaltByteCount = saltByteCount
     }
 
+    // bytes-lint: a caller's dictionary; the pairs initialiser is the one that sees equivalent names.
     /// A store over `table`.
     ///
     /// - Throws: as ``init(_:configuration:source:)-(Array,_,_)``.

@@ -1,0 +1,149 @@
+import AuthCore
+import AuthCoreClients
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Protocol text read as bytes: a delimiter joined to its neighbour in one grapheme cluster (U+0600
+/// before it, a combining mark after it) still delimits, as it does for every other reader; names
+/// are compared in ASCII case only; interim answers and chunk lines are bounded; `localhost` names
+/// connect to loopback without a lookup; clock skew is one entry per host, port or not. Each case
+/// failed before the reading moved to bytes (Characters, Unicode case mapping, DNS).
+@Suite("Protocol text as bytes: response framing, header names, URLs, localhost, skew per host")
+struct ProtocolBytesTests {
+    func parse(_ text: String, method: String = "GET") throws(HTTP1ResponseParser.Failure) -> HTTP1ResponseParser {
+        var parser = HTTP1ResponseParser(method: method, maximumHeadBytes: 1 << 20, maximumBodyBytes: 1 << 20)
+        _ = try Array(text.utf8).withUnsafeBytesTyped { (raw) throws(HTTP1ResponseParser.Failure) in try parser.consume(raw) }
+        try parser.finishAtEndOfStream()
+        return parser
+    }
+
+    @Test("Transfer-Encoding 'x\\u{600},chunked' is two codings, the last chunked, as to any byte reader (it was one unknown coding, read to close)")
+    func transferEncodingOnBytes() throws {
+        let parser = try parse("HTTP/1.1 200 OK\r\nTransfer-Encoding: x\u{600},chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\ntrailing garbage")
+        #expect(parser.isComplete)
+        #expect(parser.body == Array("hello".utf8))
+    }
+
+    @Test("at most 16 interim answers; a chunk-size line of at most 4096 bytes")
+    func interimAndChunkLines() throws {
+        let interim = String(repeating: "HTTP/1.1 100 Continue\r\n\r\n", count: 16)
+        #expect(try parse(interim + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").body == Array("ok".utf8))
+        #expect(throws: HTTP1ResponseParser.Failure.malformed("more than 16 interim (1xx) answers")) {
+            try parse(interim + "HTTP/1.1 103 Early Hints\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        }
+        let long = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;" + String(repeating: "e", count: 4100) + "\r\nhello\r\n0\r\n\r\n"
+        #expect(throws: HTTP1ResponseParser.Failure.malformed("chunk size line longer than 4096 bytes")) { try parse(long) }
+        let fits = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;" + String(repeating: "e", count: 4000) + "\r\nhello\r\n0\r\n\r\n"
+        #expect(try parse(fits).body == Array("hello".utf8))
+    }
+
+    @Test("header names match in ASCII case only: U+212A KELVIN SIGN is not 'k' (Unicode lower-casing made 'Coo\\u{212A}ie' a cookie)")
+    func headerNamesASCII() {
+        let headers = [HTTPHeader("Coo\u{212A}ie", "not a cookie"), HTTPHeader("X-\u{212A}ey", "v"), HTTPHeader("CONTENT-type", "text/plain")]
+        #expect(headers.first(named: "cookie") == nil)
+        #expect(headers.first(named: "x-key") == nil)
+        #expect(headers.first(named: "Content-Type") == "text/plain")
+        #expect(!headers[0].holdsCredential)
+        #expect(HTTPHeader("COOKIE", "a=b").holdsCredential)
+    }
+
+    @Test("URLs split at bytes: '?' and '#' after U+0600 still delimit; a session token after one is still redacted")
+    func urlsOnBytes() throws {
+        let url = try RequestURL("https://bucket.example.com/a\u{600}?x=1#frag")
+        #expect(url.path == "/a\u{600}")
+        #expect(url.query == "x=1")
+        let token = try RequestURL("https://s3.example.com/k?a=1\u{600}&X-Amz-Security-Token=SECRETTOKEN&b=2")
+        #expect(!token.description.contains("SECRETTOKEN"))
+        #expect(token.description.contains("X-Amz-Security-Token=<redacted>"))
+        #expect(try RequestURL("HTTPS://Host.Example.COM:8443/p").origin == "https://host.example.com:8443")
+        #expect(throws: AuthCoreError.self) { try RequestURL("https://host:+443/") }
+        #expect(throws: AuthCoreError.self) { try RequestURL("https://host:0x1bb/") }
+    }
+
+    @Test("localhost and *.localhost are loopback by name, in ASCII case only")
+    func localhostNames() {
+        for name in ["localhost", "LocalHost", "api.localhost", "a.b.LOCALHOST"] { #expect(NetworkPolicy.isLocalhostName(name), "\(name)") }
+        for name in ["localhost.example.com", "notlocalhost", ".localhost", "localhos\u{212A}", "127.0.0.1"] {
+            #expect(!NetworkPolicy.isLocalhostName(name), "\(name)")
+        }
+        #expect(NetworkPolicy.isLoopback(host: "127.0.0.255"))
+        #expect(!NetworkPolicy.isLoopback(host: "127.0.0.256"))
+        #expect(!NetworkPolicy.isLoopback(host: "127.0.0.1\u{301}"))
+    }
+
+    @Test("a request to http://api.localhost:PORT reaches the loopback listener without a DNS lookup")
+    func localhostConnects() async throws {
+        let listener = try OneShotListener()
+        let port = listener.port
+        let served = Task.detached { listener.serveOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok") }
+        let response = try await HTTP1Transport().send(HTTPRequest(method: "GET", url: try RequestURL("http://api.localhost:\(port)/")))
+        #expect(response.status == 200)
+        #expect(response.body == Array("ok".utf8))
+        #expect(await served.value.contains("Host: api.localhost:\(port)"))
+    }
+
+    @Test("clock skew is one entry per host: learned from a URL's host, applied to a Host header with its port (OSS signers look it up so)")
+    func skewPerHost() {
+        let tracker = ClockSkewTracker()
+        let signedAt = Timestamp(year: 2026, month: 12, day: 5, hour: 12)!
+        let serverTime = signedAt.adding(seconds: 3600)
+        let refusal = HTTPResponse(
+            status: 403, headers: [HTTPHeader("Date", serverTime.rfc1123), HTTPHeader("Content-Type", "application/xml")],
+            body: Array("<Error><Code>RequestTimeTooSkewed</Code><Message>too skewed</Message></Error>".utf8))
+        #expect(tracker.learn(from: refusal, host: "bucket.oss-cn-hangzhou.aliyuncs.com", signedAt: signedAt, localNow: signedAt) == 3600)
+        #expect(tracker.offset(for: "bucket.oss-cn-hangzhou.aliyuncs.com:8443") == 3600)
+        #expect(tracker.offset(for: "BUCKET.oss-cn-hangzhou.aliyuncs.com") == 3600)
+        #expect(tracker.offset(for: "other.oss-cn-hangzhou.aliyuncs.com") == 0)
+        #expect(tracker.learn(from: refusal, host: "[::1]:9000", signedAt: signedAt, localNow: signedAt) == 3600)
+        #expect(tracker.offset(for: "[::1]") == 3600)
+    }
+}
+
+/// A listener on 127.0.0.1 that answers one connection with a fixed text (on a thread of its own).
+final class OneShotListener: @unchecked Sendable {
+    // invariant (Sendable): the descriptor is used by one thread at a time (serveOnce).
+    let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.descriptor = descriptor
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ready = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && listen(descriptor, 4) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard ready else {
+            close(descriptor)
+            throw PeerError(description: "no loopback listener")
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+
+    /// Accepts one connection, reads the request head, answers `text`; returns the head.
+    func serveOnce(_ text: String) -> String {
+        let client = accept(descriptor, nil, nil)
+        guard client >= 0 else { return "" }
+        defer { close(client) }
+        var head: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
+            let count = buffer.withUnsafeMutableBytes { recv(client, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            head += buffer[0..<count]
+        }
+        _ = Array(text.utf8).withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return String(decoding: head, as: UTF8.self)
+    }
+}
