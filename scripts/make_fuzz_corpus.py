@@ -231,7 +231,7 @@ def app_server():
         b'{"srp":{"verifiersFile":"u.json"}}',
         b'{"srp":{"group":2048,"hash":"sha512","verifiersFile":"/u.json","maximumFailures":3},"store":{"redis":{"port":6390}},'
         b'"listen":{"port":8080,"certificateFile":"c","privateKeyFile":"k"},"sessionLifetimeSeconds":60,'
-        b'"distributeToken":{"roleArn":"acs:ram::1:role/r","signatureStyle":"acs3"},"ossSigning":{"buckets":["b"],"keyPrefixes":["k/"]},'
+        b'"distributeToken":{"roleArn":"acs:ram::1:role/r","signatureStyle":"acs3","sharedAcrossUsers":true},"ossSigning":{"buckets":["b"],"keyPrefixes":["k/${username}/"]},'
         b'"developerIdentity":{"region":"us-east-1","identityPoolId":"p","providerName":"n"}}',
         b'{"srp":{"verifiersFile":"u"},"listen":{"port":1e300}}',
     ]
@@ -243,6 +243,9 @@ def app_server():
     add("app-server", b"\x01\x01\x00\x00" + b'{"loginId":"00112233445566778899aabbccddeeff","M1":"' + b"00" * 32 + b'"}')
     add("app-server", b"\x01\x03\x00\x2b" + b"A" * 43 + b'{"version":"v1","stringToSign":"GET\n\n\n0\n/b/k/x"}')
     add("app-server", b"\x01\x02\x01\x00")
+    add("app-server", b"\x01\x07\x00\x2b" + b"A" * 43 + b'{"all":true}')
+    add("app-server", b"\x01\x04\x00\x2b" + b"A" * 43 + b'{"identityId":"us-east-1:11111111-2222-3333-4444-555555555555"}')
+    add("app-server", b"\x01\x00\x00\x00" + b'{"username":"alice","A":"02","deviceToken":"AAAA"}')
 
 
 def secret_json():
@@ -261,7 +264,31 @@ def secret_json():
     add("secret-json", b'\xef\xbb\xbf{"AccessKeySecret":"bom"}')
 
 
+def server_input():
+    # 0: header fields name\0value\0...; 1: a verifier table; 2: name\0template\0flag; 3: address bytes.
+    for fields in [[b"Host", b"x", b"Content-Length", b"5"], [b"Content-Length", b"5", b"Content-Length", b"5"],
+                   [b"Content-Length", b"5", b"Transfer-Encoding", b"chunked"], [b"Transfer-Encoding", b"gzip, chunked"],
+                   [b"X-Atwo three", b"one"], [b"Content-Length0", b"5"], [b"Content-Length", b" 12 "], [b"Host", b"a", b"Host", b"b"]]:
+        add("server-input", b"\x00" + b"\x00".join(fields) + b"\x00")
+    tables = [
+        b'{"users":{"alice":{"salt_hex":"0011","verifier_hex":"0f0f"}}}',
+        b'{"users":{"jos\\u00e9":{"salt_hex":"0011","verifier_hex":"0f"},"jose\\u0301":{"salt_hex":"0011","verifier_hex":"0e"}}}',
+        b'{"users":{"a":{"salt_hex":"00","verifier_hex":"01"},"b":{"salt_hex":"0000","verifier_hex":"0f"}}}',
+        b'{"users":{"a":{"salt_hex":"00","verifier_hex":"02"},"a":{"salt_hex":"00","verifier_hex":"03"}}}',
+    ]
+    for table in tables:
+        add("server-input", b"\x01" + table)
+    for name, template in [(b"alice", b"users/${username}/"), (b"*", b"${username}/"), (b"a/b", b"x/${username}/"), (b"users", b"${username}/")]:
+        add("server-input", b"\x02" + name + b"\x00" + template + b"\x00\x01")
+    add("server-input", b"\x03\x00\x7f\x00\x00\x02\x18")
+    add("server-input", b"\x03\x01" + bytes(10) + b"\xff\xff\x7f\x00\x00\x01\x40")
+    add("server-input", b"\x03\x01\x20\x01\x0d\xb8" + bytes(12) + b"\x30")
+
+
 def main():
+    # The input that stopped `make fuzz` in request-url (issue 36): a credential parameter in the query.
+    add("request-url", b"https://azonaws.com/?a_b=1&x-oss-security-token=&XAmz-Foo=7&x-amb=8")
+    server_input()
     secret_json()
     app_server()
     http1_responses()

@@ -25,6 +25,7 @@ enum FuzzTargets {
         FuzzTarget(name: "http1-response", run: http1Response),
         FuzzTarget(name: "app-server", run: appServer),
         FuzzTarget(name: "secret-json", run: secretJSON),
+        FuzzTarget(name: "server-input", run: serverInput),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -636,5 +637,76 @@ private func sameJSON(_ a: Any, _ b: Any) -> Bool {
         return x.isEqual(y)
     default:
         return false
+    }
+}
+
+// MARK: - The app server's own readers
+
+/// A 2048-bit configuration for the verifier tables read here (only their checks run, no SRP).
+let fuzzTableConfiguration: SRPConfiguration = {
+    do { return try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256) } catch { fuzzFailure("configuration: \(error)") }
+}()
+
+/// First byte selects what the rest is:
+/// - 0: a request head's fields (`name\0value\0…`): RequestFraming refuses it with a 400 JSON answer
+///   that names the problem, or accepts it, and then its Content-Length is 1…18 digits read as bytes;
+/// - 1: a verifier table: it loads, and every name in it is found by its bytes and no other name of
+///   the input is, or it is refused as `malformedInput`;
+/// - 2: a username and a policy template: a name placed is one `canPlace` accepts, and the result
+///   holds it where the placeholder was; a template is checked without a crash;
+/// - 3: 4 or 16 address bytes and a prefix length: a network key is the family, the length and the
+///   masked address, the same for every address of that network.
+@Sendable func serverInput(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    switch reader.byte() % 4 {
+    case 0:
+        var headers: [HTTPHeader] = []
+        while !reader.isAtEnd && headers.count < 32 { headers.append(HTTPHeader(reader.string(), reader.string())) }
+        if let refusal = RequestFraming.refusal(headers) {
+            guard refusal.status == 400, (try? JSONObject(parsing: refusal.body, context: "refusal"))?.has("message") == true else {
+                fuzzFailure("a framing refusal that is not a 400 JSON answer")
+            }
+        } else if let length = headers.first(where: { $0.hasName("content-length") }) {
+            let digits = length.value.trimmingASCIISpaces
+            guard !digits.isEmpty, digits.utf8.count <= 18, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                fuzzFailure("accepted Content-Length '\(length.value)'")
+            }
+        }
+    case 1:
+        let json = reader.rest()
+        do {
+            let table = try StaticVerifierStore(json: json, configuration: fuzzTableConfiguration, source: "fuzz")
+            if let members = try? JSONMemberNames.members(of: json, at: ["users"]) {
+                for (name, _) in members where table.verifier(for: String(decoding: name, as: UTF8.self)) == nil {
+                    fuzzFailure("a loaded name is not found")
+                }
+                let probe = String(decoding: json.prefix(16), as: UTF8.self)
+                if table.verifier(for: probe) != nil, !members.contains(where: { $0.name == Array(probe.utf8) }) { fuzzFailure("found a name that is not in the table") }
+            }
+        } catch {
+            guard error.code == .malformedInput else { fuzzFailure("table refused as \(error.code)") }
+        }
+    case 2:
+        let name = reader.string()
+        let template = reader.string()
+        if let placed = try? PerUserPolicy.place(name, in: template) {
+            guard PerUserPolicy.canPlace(name) else { fuzzFailure("placed a name canPlace refuses") }
+            if template.utf8.elementsEqual("${username}".utf8), !placed.utf8.elementsEqual(name.utf8) { fuzzFailure("placement changed the name") }
+        }
+        _ = try? PerUserOSSSigning.check(
+            template: OSSSigningPolicy(buckets: ["b"], keyPrefixes: [template, name]), sharedAcrossUsers: reader.byte() & 1 == 1)
+    default:
+        let family = reader.byte()
+        let raw = reader.take(family & 1 == 0 ? 4 : 16)
+        let bits = Int(reader.byte())
+        guard let address = try? ClientAddress(bytes: raw) else { return }
+        let key = address.network(prefixBits: bits)
+        guard key.count == 2 + address.bytes.count, key[0] == (address.isIPv4 ? 4 : 6) else { fuzzFailure("network key layout") }
+        var other = address.bytes
+        let kept = Swift.max(0, Swift.min(bits, other.count * 8))
+        if kept < other.count * 8 { other[other.count - 1] ^= 1 }  // a bit past the prefix
+        if let neighbour = try? ClientAddress(bytes: other), neighbour.isIPv4 == address.isIPv4, neighbour.network(prefixBits: bits) != key {
+            fuzzFailure("two addresses of one network got different keys")
+        }
     }
 }

@@ -6,13 +6,16 @@ enum SRPCommand {
         OVERVIEW: SRP-6a tools (RFC 5054).
 
         USAGE: authcore srp verifier --group BITS --hash ALG --username U   (password on stdin, or a prompt)
-               authcore srp login --server URL --username U [--group BITS] [--hash ALG]
+               authcore srp login --server URL --username U [--group BITS] [--hash ALG] [--device-token-file FILE]
                                   (password from SRP_PASSWORD, or stdin, or a prompt)
 
         OPTIONS:
           --group BITS      RFC 5054 group: 1024, 1536, 2048, 3072, 4096, 6144 or 8192.
           --hash ALG        sha1, sha256 or sha512.
           --username U      The identity I.
+          --device-token-file FILE
+                            login: the device token kept from this user's last login here (mode 0600;
+                            read if it exists, replaced by the new one after a login).
           -h, --help        Show this help.
 
         Reads the password from stdin (one trailing newline is dropped; on a terminal it prompts on
@@ -67,8 +70,13 @@ enum SRPCommand {
             specs: [
                 OptionSpec(names: ["--server"], kind: .value), OptionSpec(names: ["--username"], kind: .value),
                 OptionSpec(names: ["--group"], kind: .value), OptionSpec(names: ["--hash"], kind: .value),
+                OptionSpec(names: ["--device-token-file"], kind: .value),
             ], help: help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
+        let deviceFile: SecretFile?
+        do { deviceFile = try parsed.value("--device-token-file").map { path throws(AuthCoreError) in try SecretFile(path: path, byteLimit: 4096) } } catch {
+            throw UsageError("--device-token-file: \(error.reason)")
+        }
         let configuration: SRPConfiguration
         do {
             configuration = try SRPConfiguration(
@@ -84,7 +92,8 @@ enum SRPCommand {
         let password = try takeSecretEnvironment("SRP_PASSWORD") ?? readSecretStandardInput(limit: 65_536, prompt: "Password for \(username): ")
         guard password.count > 0 else { throw UsageError("the password is empty (it comes from SRP_PASSWORD or stdin, one trailing newline dropped)") }
         do {
-            let result = try await client.login(username: username, password: password)
+            let result = try await client.login(username: username, password: password, deviceToken: try deviceFile?.read())
+            if let deviceFile, let deviceToken = result.deviceToken { try deviceFile.write(deviceToken) }
             let token = result.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
             printOut(try jsonText(["sessionToken": .string(token), "expiresAt": .string(result.expiresAt.iso8601)]))
             return 0

@@ -31,9 +31,15 @@ final class AppServerEndToEndTests {
         region = try peerEnvironment("AUTHCORE_OSS_REGION")
     }
 
-    /// `authcore srp login`: the session token it prints.
+    /// `authcore srp login` (keeping the device token in a 0600 file of the fleet's directory): the
+    /// session token it prints.
     func login(_ instance: LoopbackScript, _ username: String) throws -> String {
-        let result = try authcore(["srp", "login", "--server", instance.url, "--username", username], environment: ["SRP_PASSWORD": password])
+        let deviceFile = fleet.directory.appendingPathComponent("device-\(username)").path
+        let result = try authcore(
+            ["srp", "login", "--server", instance.url, "--username", username, "--device-token-file", deviceFile], environment: ["SRP_PASSWORD": password])
+        let attributes = try FileManager.default.attributesOfItem(atPath: deviceFile)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect(((attributes[.size] as? Int) ?? 0) > 40)
         #expect(result.status == 0, "\(result.stderr)")
         let object = try JSONObject(parsing: Array(result.stdout.utf8), context: "srp login")
         #expect(try Timestamp(iso8601: try object.string("expiresAt")) > SystemClock().now())

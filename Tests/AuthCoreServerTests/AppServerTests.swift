@@ -56,6 +56,10 @@ final class AppServerTests {
         #expect(result.username == "alice")
         #expect(result.sessionToken.count == 43)
         #expect(result.sessionKey.count == 32)
+        #expect((result.deviceToken?.count ?? 0) > 40, "a device token for the next logins")
+        // The next login shows it (and succeeds); a tampered one is ignored, not an error.
+        #expect(try await client.login(username: "alice", password: password, deviceToken: result.deviceToken).username == "alice")
+        #expect(try await client.login(username: "alice", password: password, deviceToken: SecureBytes(Array("forged".utf8))).username == "alice")
         #expect(!String(describing: result).contains(result.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
         // The server's session says alice.
         let token = result.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }

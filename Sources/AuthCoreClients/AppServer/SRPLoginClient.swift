@@ -10,7 +10,7 @@ public import AuthCore
 /// // Authorization: Bearer <session.token> on /distribute-token.json, /oss/sign, …
 /// ```
 ///
-/// The two round trips are also separate calls (``begin(username:password:)`` and
+/// The two round trips are also separate calls (``begin(username:password:deviceToken:)`` and
 /// ``finish(_:)``), for a client that must finish on another instance, or prepare while the user types.
 public struct SRPLoginClient: Sendable {
     /// The server's base URL (`/srp/begin` and `/srp/finish` are under it).
@@ -37,24 +37,32 @@ public struct SRPLoginClient: Sendable {
 
     /// Both round trips.
     ///
-    /// - Throws: see ``begin(username:password:)`` and ``finish(_:)``.
-    public func login(username: String, password: SecureBytes) async throws(AuthCoreError) -> SRPLoginResult {
-        try await finish(try await begin(username: username, password: password))
+    /// - Parameters:
+    ///   - username: who logs in.
+    ///   - password: the password (it never leaves this process).
+    ///   - deviceToken: the ``SRPLoginResult/deviceToken`` of this user's last login on this device,
+    ///     if the app kept it: the server then counts this device's failures apart from anyone
+    ///     else's, so guesses at the user from elsewhere never lock this device out.
+    /// - Throws: see ``begin(username:password:deviceToken:)`` and ``finish(_:)``.
+    public func login(username: String, password: SecureBytes, deviceToken: SecureBytes? = nil) async throws(AuthCoreError) -> SRPLoginResult {
+        try await finish(try await begin(username: username, password: password, deviceToken: deviceToken))
     }
 
-    /// The first round trip: sends `A`, answers the challenge, and returns what the second needs.
+    /// The first round trip: sends `A` (and the device token, if any), answers the challenge, and
+    /// returns what the second needs.
     ///
     /// - Throws: `AuthCoreError` `.serviceError` with the server's code (`TooManyFailures`, …);
     ///   `.malformedResponse` for an answer that is not the endpoint's JSON; `.unsupported` when the
     ///   server names other SRP parameters; `.unsafePublicValue` for a `B` the client must refuse.
-    public func begin(username: String, password: SecureBytes) async throws(AuthCoreError) -> SRPPendingLogin {
+    public func begin(username: String, password: SecureBytes, deviceToken: SecureBytes? = nil) async throws(AuthCoreError) -> SRPPendingLogin {
         let client = SRPClient(configuration: configuration)
         let ephemeral = try client.makeEphemeral()
         let a = Hex.encode(ephemeral.publicValue.minimalBigEndianBytes)
         let context = "srp/begin answer"
+        var fields: [String: JSONValue] = ["username": .string(username), "A": .string(a)]
+        if let deviceToken { fields["deviceToken"] = .string(deviceToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }) }
         let answer = try ServiceJSON.decode(
-            SRPLoginWire.BeginAnswer.self, from: try await post("srp/begin", ["username": .string(username), "A": .string(a)]),
-            context: context, keys: .asDeclared)
+            SRPLoginWire.BeginAnswer.self, from: try await post("srp/begin", .object(fields)), context: context, keys: .asDeclared)
         let (group, hash) = (answer.group, answer.hash)
         guard (1...65_536).contains(group) else { throw AuthCoreError(.malformedResponse, "\(context): group is not a whole number in 1...65536") }
         guard group == configuration.group.byteCount * 8, hash == configuration.hash.name else {
@@ -94,7 +102,9 @@ public struct SRPLoginClient: Sendable {
         do { expiresAt = try Timestamp(iso8601: expiresText) } catch {
             throw AuthCoreError(.malformedResponse, "srp/finish answer: expiresAt is not an ISO 8601 time")
         }
-        return SRPLoginResult(sessionToken: SecureBytes(Array(token.utf8)), username: login.username, expiresAt: expiresAt, sessionKey: key)
+        return SRPLoginResult(
+            sessionToken: SecureBytes(Array(token.utf8)), username: login.username, expiresAt: expiresAt, sessionKey: key,
+            deviceToken: answer.deviceToken.map { SecureBytes(Array($0.utf8)) })
     }
 
     private func post(_ path: String, _ body: JSONValue) async throws(AuthCoreError) -> [UInt8] {
@@ -131,6 +141,9 @@ public struct SRPLoginResult: Sendable, CustomStringConvertible, CustomDebugStri
     public let expiresAt: Timestamp
     /// `K`, the SRP session key (secret).
     public let sessionKey: SecureBytes
+    /// The device token for this user's next logins from this device (secret; nil from a server
+    /// that gives none): pass it to ``SRPLoginClient/login(username:password:deviceToken:)``.
+    public let deviceToken: SecureBytes?
 
     /// The bearer header value for the server's other endpoints.
     public var authorizationHeader: HTTPHeader {

@@ -95,7 +95,7 @@ public enum PerUserPolicy {
     }
 }
 
-/// `/oss/sign`'s authority for every user: the key, and an ``OSSSigningPolicy`` whose buckets and
+/// `/oss/sign`'s authority for every user: the key, and an `OSSSigningPolicy` whose buckets and
 /// key prefixes may hold `${username}` (`"keyPrefixes": ["users/${username}/"]`). Each request is
 /// checked against the policy of the session's user.
 public struct PerUserOSSSigning: Sendable, CustomStringConvertible {
@@ -162,7 +162,7 @@ public struct PerUserOSSSigning: Sendable, CustomStringConvertible {
 
     /// Checks `request` against `username`'s policy at `now` and signs it.
     ///
-    /// - Throws: what ``OSSSigningAuthority/sign(_:at:)`` throws, and `.notPermitted` for a name
+    /// - Throws: what `OSSSigningAuthority.sign(_:at:)` throws, and `.notPermitted` for a name
     ///   that cannot be placed.
     public func sign(_ request: OSSSignatureRequest, for username: String, at now: Timestamp) throws(AuthCoreError) -> OSSProvidedSignature {
         try OSSSigningAuthority(credentials: credentials, policy: try policy(for: username)).sign(request, at: now)

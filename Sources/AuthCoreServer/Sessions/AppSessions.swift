@@ -14,7 +14,7 @@ public import AuthCore
 /// unknown.
 ///
 /// Ending sessions: ``revoke(_:)`` removes one; ``revokeAll(for:)`` advances the user's sign-out
-/// generation (``UserGeneration``), and a session sealed with an older generation than the current
+/// generation (a counter in the store, kept 400 days), and a session sealed with an older generation than the current
 /// one is refused; so are the user's device tokens (``SRPLoginService``).
 public struct AppSessions: Sendable {
     /// How long a token is valid.

@@ -115,7 +115,7 @@ public struct StaticVerifierStore: VerifierStore {
     // bytes-lint: a caller's dictionary; the pairs initialiser is the one that sees equivalent names.
     /// A store over `table`.
     ///
-    /// - Throws: as ``init(_:configuration:source:)-(Array,_,_)``.
+    /// - Throws: as the initialiser over pairs (`malformedInput` naming the rule an entry breaks).
     public init(_ table: [String: SRPVerifier], configuration: SRPConfiguration) throws(AuthCoreError) {
         try self.init(table.map { (username: $0.key, verifier: $0.value) }, configuration: configuration)
     }
@@ -132,11 +132,10 @@ public struct StaticVerifierStore: VerifierStore {
         try self.init(json: contents.withUnsafeBytes { Array($0) }, configuration: configuration, source: path)
     }
 
-    /// A store from the JSON bytes described above. Member names are read as bytes
-    /// (``JSONMemberNames``), never through a String-keyed dictionary.
+    /// A store from the JSON bytes described above. Member names are read as bytes, never through a
+    /// String-keyed dictionary.
     ///
-    /// - Throws: as ``init(_:configuration:source:)-(Array,_,_)``, and `.malformedInput` for JSON of
-    ///   another shape.
+    /// - Throws: `.malformedInput` for JSON of another shape, and as the initialiser over pairs.
     public init(json: [UInt8], configuration: SRPConfiguration, source: String = "verifier table") throws(AuthCoreError) {
         let shape = "\(source): not {\"users\": {name: {\"salt_hex\", \"verifier_hex\"}}}"
         let users: [(name: [UInt8], value: JSONValue)]

@@ -4,13 +4,13 @@ public import AuthCore
 /// purpose: HKDF-SHA256 (RFC 5869) with one extract and a distinct `info` per key (§3.1), so no
 /// key can be computed from another and a purpose added later changes none of them.
 ///
-/// | key | seals or derives |
+/// | key (`info`) | seals or derives |
 /// |---|---|
-/// | ``handshakeSealing`` | begun logins in the shared store (``SealedHandshake``) |
-/// | ``decoy`` | unknown users' salts and verifiers |
-/// | ``sessionSealing`` | app sessions in the shared store (``AppSessions``) |
-/// | ``deviceTokens`` | the device tokens of ``SRPLoginService`` (known devices keep logging in while a user is guessed at) |
-/// | ``records`` | other records of the server in the shared store (the identities it linked) |
+/// | `handshake sealing key` | begun logins in the shared store (``SRPLoginService``) |
+/// | `unknown-user decoy key` | unknown users' salts and verifiers |
+/// | `session sealing key` | app sessions in the shared store (``AppSessions``) |
+/// | `device token key` | the device tokens of ``SRPLoginService`` (known devices keep logging in while a user is guessed at) |
+/// | `server record key` | other records of the server in the shared store (the identities it linked) |
 public struct ServerKeys: Sendable {
     let handshakeSealing: SecureBytes
     let decoy: SecureBytes
