@@ -269,6 +269,28 @@ struct AppSessionsAndConfigurationTests {
         #expect(full.distributeToken?.style == .acs3)
         #expect(full.ossSigning?.template.buckets == ["b"])
         #expect(full.developerIdentity?.tokenDuration == 600)
+        // The abuse limits and per-user options.
+        let limits = try AppServerConfiguration(
+            json: Array(
+                #"""
+                {"srp":{"verifiersFile":"u","maximumFailuresPerUser":7,"deviceTokenLifetimeSeconds":3600},
+                 "listen":{"requestTimeoutSeconds":4,"idleTimeoutSeconds":9,"maximumConnections":100,"maximumConnectionsPerAddress":3},
+                 "rateLimits":{"perAddress":{"requestsPerSecond":2,"burst":6},"perNetwork":null},
+                 "ossSigning":{"buckets":["b"],"keyPrefixes":["shared/"],"sharedAcrossUsers":true}}
+                """#.utf8))
+        #expect(limits.policy.maximumFailuresPerUser == 7)
+        #expect(limits.policy.deviceTokenLifetime == .seconds(3600))
+        #expect(limits.listen.requestTimeout == .seconds(4))
+        #expect(limits.listen.idleTimeout == .seconds(9))
+        #expect(limits.listen.maximumConnections == 100 && limits.listen.maximumConnectionsPerAddress == 3)
+        #expect(limits.rateLimits.perAddress == RateLimit(requestsPerSecond: 2, burst: 6))
+        #expect(limits.rateLimits.perNetwork == nil)
+        #expect(limits.ossSigning?.sharedAcrossUsers == true)
+        let defaults = try AppServerConfiguration(json: Array(#"{"srp":{"verifiersFile":"u"},"rateLimits":{"perNetwork":{"ipv4PrefixLength":16}}}"#.utf8))
+        #expect(defaults.rateLimits.perAddress == AddressRateLimits().perAddress)
+        #expect(defaults.rateLimits.perNetwork == AddressRateLimits().perNetwork)
+        #expect(defaults.rateLimits.ipv4NetworkPrefixLength == 16)
+        #expect(defaults.listen.requestTimeout == .seconds(10) && defaults.listen.maximumConnectionsPerAddress == 32)
         let mistakes: [(String, String)] = [
             ("[]", "not a JSON object"),
             ("{}", "srp is required"),
@@ -284,6 +306,13 @@ struct AppSessionsAndConfigurationTests {
             (#"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"]}}"#, "buckets and keyPrefixes are required"),
             (#"{"srp":{"verifiersFile":"u"},"developerIdentity":{"region":"r"}}"#, "needs region, identityPoolId and providerName"),
             (#"{"srp":{"verifiersFile":"u"},"secret":"x"}"#, "unknown option secret"),
+            (#"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"],"keyPrefixes":["users/"]}}"#, "must contain ${username}"),
+            (#"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"],"keyPrefixes":["users/${username}"]}}"#, "must be followed by '/'"),
+            (#"{"srp":{"verifiersFile":"u"},"distributeToken":{"roleArn":"r"}}"#, "without a policy"),
+            (#"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"],"keyPrefixes":["p/"],"sharedAcrossUsers":"yes"}}"#, "sharedAcrossUsers must be true or false"),
+            (#"{"srp":{"verifiersFile":"u"},"rateLimits":{"perAddress":{"requestsPerSecond":0}}}"#, "requestsPerSecond must be a whole number"),
+            (#"{"srp":{"verifiersFile":"u"},"rateLimits":{"perHost":{}}}"#, "unknown option rateLimits.perHost"),
+            (#"{"srp":{"verifiersFile":"u"},"listen":{"requestTimeoutSeconds":0}}"#, "requestTimeoutSeconds"),
         ]
         for (text, expected) in mistakes {
             do {

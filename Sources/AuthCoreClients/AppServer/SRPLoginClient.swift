@@ -59,6 +59,7 @@ public struct SRPLoginClient: Sendable {
         let ephemeral = try client.makeEphemeral()
         let a = Hex.encode(ephemeral.publicValue.minimalBigEndianBytes)
         let context = "srp/begin answer"
+        // bytes-lint: a request document's member names (fixed ASCII).
         var fields: [String: JSONValue] = ["username": .string(username), "A": .string(a)]
         if let deviceToken { fields["deviceToken"] = .string(deviceToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }) }
         let answer = try ServiceJSON.decode(
