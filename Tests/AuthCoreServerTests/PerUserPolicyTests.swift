@@ -59,7 +59,11 @@ struct PerUserPolicyTests {
         #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["users/"]) }
         #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["users/${username}/", "public/"]) }
         _ = try make(["users/"], shared: true)
-        _ = try make(["public/"], buckets: ["${username}-photos"])
+        _ = try make(["public/"], buckets: ["photos-${username}"])
+        // Bucket templates: text then the placeholder at the end, and no two that overlap.
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["public/"], buckets: ["${username}-photos"]) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["public/"], buckets: ["app-${username}-logs"]) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["public/"], buckets: ["app-${username}", "app-logs-${username}"]) }
         _ = try make(["users/${username}/", "shared/${username}/"])
         // Two users' prefixes must never overlap: a user named "users" under "${username}/" would get users/*.
         #expect(throws: AuthCoreError(.malformedInput, "")) { try make(["users/${username}/", "${username}/"]) }
@@ -95,9 +99,24 @@ struct PerUserPolicyTests {
         #expect(throws: AuthCoreError(.malformedInput, "")) {
             try vendor(#"{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:GetObject"],"Resource":["acs:oss:*:*:photos/users/${username}/*"]},{"Effect":"Allow","Action":["oss:GetObject"],"Resource":"acs:oss:*:*:photos/*"}]}"#)
         }
-        // Bucket-level listing bound by a condition on the prefix is accepted; so is a Deny for everyone.
+        // A statement bound only through a Condition is refused (its operator could invert it); a Deny for everyone is fine.
+        #expect(throws: AuthCoreError(.malformedInput, "")) {
+            try vendor(
+                #"{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:ListObjects"],"Resource":["acs:oss:*:*:photos"],"Condition":{"StringNotLike":{"oss:Prefix":["users/${username}/*"]}}}]}"#)
+        }
         _ = try vendor(
-            #"{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:ListObjects"],"Resource":["acs:oss:*:*:photos"],"Condition":{"StringLike":{"oss:Prefix":["users/${username}/*"]}}},{"Effect":"Deny","Action":["oss:DeleteObject"],"Resource":["acs:oss:*:*:photos/*"]}]}"#)
+            #"{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:GetObject"],"Resource":["acs:oss:*:*:photos/users/${username}/*"]},{"Effect":"Deny","Action":["oss:DeleteObject"],"Resource":["acs:oss:*:*:photos/*"]}]}"#)
+        // JSON escapes (a parser reads \u0024{username} as the placeholder, the placement does not),
+        // NotResource, no Statement, resources whose users overlap, a bucket named by the user, a
+        // wildcard hidden behind a ':' in the resource.
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(policy.replacingOccurrences(of: "${username}", with: "\\u0024{username}")) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(policy.replacingOccurrences(of: "\"Resource\"", with: "\"NotResource\"")) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(#"{"Version":"1","Note":"${username}/"}"#) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) {
+            try vendor(policy.replacingOccurrences(of: #"["acs:oss:*:*:photos/users/${username}/*"]"#, with: #"["acs:oss:*:*:photos/users/${username}/*","acs:oss:*:*:photos/${username}/*"]"#))
+        }
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(policy.replacingOccurrences(of: "photos/users/${username}/*", with: "${username}/*")) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(policy.replacingOccurrences(of: "photos/users/${username}/*", with: "photos/*:${username}/*")) }
         #expect(throws: AuthCoreError(.malformedInput, "")) { try vendor(#"{"a":"${username}/"# + String(repeating: "x", count: 2000) + #""}"#) }
     }
 }

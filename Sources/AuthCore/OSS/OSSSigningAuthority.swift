@@ -202,7 +202,7 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         let name = String(line[..<colon])
         guard !name.isEmpty, name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
         else { throw malformed("header name \(shown(name)) is not a lower-case token") }
-        return (name, String(line[line.index(after: colon)...]))
+        return (name, String(line[line.utf8.index(after: colon)...]))  // the byte after ':', not the next Character
     }
 
     static func rfc1123(_ text: String) throws(AuthCoreError) -> Timestamp {

@@ -294,7 +294,7 @@ struct HTTP1RequestHead: Sendable {
             guard !header.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
                 throw AuthCoreError(.malformedRequest, "header '\(header.name)' has a control character in its value")
             }
-            switch header.name.lowercased() {
+            switch header.name.asciiLowercased {  // a validated token: ASCII
             case "host":
                 guard !hostGiven else { throw AuthCoreError(.malformedRequest, "more than one Host header") }
                 hostGiven = true
@@ -339,7 +339,7 @@ extension RedirectPolicy {
             next.method = request.method == "HEAD" ? "HEAD" : "GET"
             next.body = []
             next.secretBody = nil
-            next.headers = request.headers.filter { !["content-length", "content-type"].contains($0.name.lowercased()) }
+            next.headers = request.headers.filter { !$0.hasName("content-length") && !$0.hasName("content-type") }
         }
         return next
     }

@@ -20,9 +20,11 @@ public enum NetworkPolicy {
         if isLocalhostName(host) || host.utf8.elementsEqual("[::1]".utf8) { return true }
         let parts = Array(host.utf8).split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].elementsEqual("127".utf8) else { return false }
+        // Dotted decimal only, no leading zeros: `127.0.0.09` is no address to the C library (a
+        // leading 0 is octal there), so it would be looked up in DNS.
         return parts.allSatisfy { part in
             (1...3).contains(part.count) && part.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-                && part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
+                && (part.count == 1 || part.first != UInt8(ascii: "0")) && part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
         }
     }
 

@@ -5,9 +5,9 @@ import Dispatch
 /// `requestsPerSecond` on average.
 public struct RateLimit: Sendable, Equatable {
     /// The sustained rate.
-    public var requestsPerSecond: Double
+    public let requestsPerSecond: Double
     /// How many requests may come at once.
-    public var burst: Double
+    public let burst: Double
 
     /// A limit of `requestsPerSecond` (at least one request in 1,000 seconds) with bursts of `burst`
     /// (at least 1); values outside are taken to those bounds.

@@ -14,10 +14,15 @@ public import AuthCoreClients
 /// - the vendor records, in the shared store and sealed, which user each identity it handed out
 ///   belongs to (`authcore:identity:owner:<id>`, kept a year from the last issue): one recorded as
 ///   this user's is linked at once, one recorded as another user's is refused;
-/// - an identity with no record (a guest identity; or a record lost with the store) is asked about
-///   first, signed with the developer credentials: it is linked only when `DescribeIdentity` lists
-///   no login provider but this pool's developer provider and `LookupDeveloperIdentity` lists no
-///   developer user but this one. If Cognito cannot be asked, the link is refused (502).
+/// - an identity with no record (a guest identity; or a record lost with the store) is first claimed
+///   for this user in the store (`SET … NX`: of two users racing for it, one gets it), then asked
+///   about, signed with the developer credentials: it is linked only when `DescribeIdentity` lists no
+///   login provider but this pool's developer provider and `LookupDeveloperIdentity` (one page, for
+///   this identity) lists no developer user but this one — and this user when the developer provider
+///   is listed. If Cognito cannot be asked, or answers for another identity, the link is refused
+///   (the claim is dropped). A user may ask about at most ``maximumUnrecordedLinks`` identities the
+///   server has no record of per hour (each costs two Cognito calls, which AWS throttles);
+/// - whatever Cognito answers, an identity recorded as another user's is never handed out.
 public struct DeveloperIdentityVendor: Sendable {
     /// The pool (`us-east-1:…`).
     public let identityPoolId: String
@@ -30,6 +35,10 @@ public struct DeveloperIdentityVendor: Sendable {
     private let client: CognitoIdentityClient
     private let credentials: Credentials
     private let owners: IdentityOwners
+    private let store: any HandshakeStore
+
+    /// The identities without a record one user may ask to link per hour.
+    public static let maximumUnrecordedLinks = 10
 
     /// A vendor calling `client` signed with the developer's `credentials`, recording owners in `store`.
     ///
@@ -50,6 +59,7 @@ public struct DeveloperIdentityVendor: Sendable {
         self.region = client.region
         self.credentials = credentials
         self.owners = IdentityOwners(store: store, key: keys.records)
+        self.store = store
     }
 
     /// What the app gets.
@@ -68,32 +78,52 @@ public struct DeveloperIdentityVendor: Sendable {
     ///   `.invalidParameter` for an identity id that is not `<region>:<id>`; what
     ///   `CognitoIdentityClient.developerToken` throws.
     public func token(for username: String, linking identityId: String? = nil) async throws(AuthCoreError) -> Issued {
+        let user = Array(username.utf8)
         if let identityId {
             guard Self.isIdentityId(identityId) else { throw AuthCoreError(.invalidParameter, "identityId is not <region>:<id>") }
             switch try await owners.owner(of: identityId) {
-            case Array(username.utf8)?: break
+            case user?: break
             case _?: throw AuthCoreError(.notPermitted, "that identity belongs to another user")
-            case nil: try await checkUnowned(identityId, for: username)
+            case nil: try await claimUnowned(identityId, for: username)
             }
         }
         let (issuedId, token) = try await client.developerToken(
             identityPoolId: identityPoolId, providerName: providerName, userIdentifier: username, identityId: identityId,
             tokenDuration: tokenDuration, credentials: credentials)
-        try await owners.record(owner: Array(username.utf8), of: issuedId)
+        // Whatever was linked before (a race, a record restored later): another user's identity is not handed out.
+        if let owner = try await owners.owner(of: issuedId), owner != user {
+            throw AuthCoreError(.notPermitted, "that identity belongs to another user")
+        }
+        try await owners.record(owner: user, of: issuedId)
         let loginsKey = try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: CognitoIdentityIssuer.issuer(forRegion: region), region: region)
         return Issued(identityId: issuedId, token: token, loginsKey: loginsKey)
     }
 
-    /// An identity with no record: linked only if Cognito says it has no login but, at most, this
-    /// user's developer identifier.
-    private func checkUnowned(_ identityId: String, for username: String) async throws(AuthCoreError) {
-        let described = try await client.describeIdentity(identityId: identityId, credentials: credentials)
-        guard described.logins.allSatisfy({ $0.utf8.elementsEqual(providerName.utf8) }) else {
+    /// An identity with no record: claimed for this user in the store first, then linked only if
+    /// Cognito says it has no login but, at most, this user's developer identifier; the claim is
+    /// dropped when it is refused.
+    private func claimUnowned(_ identityId: String, for username: String) async throws(AuthCoreError) {
+        let checks = try await store.increment("authcore:identity:checks:\(UserGeneration.userKey(username))", window: .seconds(3600))
+        guard checks <= Self.maximumUnrecordedLinks else {
+            throw AuthCoreError(.notPermitted, "too many identities to link in an hour; try again later")
+        }
+        let user = Array(username.utf8)
+        guard try await owners.claim(identityId, for: user) else {
             throw AuthCoreError(.notPermitted, "that identity belongs to another user")
         }
-        let developers = try await client.lookupDeveloperIdentity(identityPoolId: identityPoolId, identityId: identityId, credentials: credentials)
-        guard developers.developerUserIdentifiers.allSatisfy({ $0.utf8.elementsEqual(username.utf8) }) else {
-            throw AuthCoreError(.notPermitted, "that identity belongs to another user")
+        do throws(AuthCoreError) {
+            let described = try await client.describeIdentity(identityId: identityId, credentials: credentials)
+            let ours = described.logins.contains { $0.utf8.elementsEqual(providerName.utf8) }
+            guard described.identityId.utf8.elementsEqual(identityId.utf8), described.logins.allSatisfy({ $0.utf8.elementsEqual(providerName.utf8) })
+            else { throw AuthCoreError(.notPermitted, "that identity belongs to another user") }
+            let developers = try await client.lookupDeveloperIdentity(identityPoolId: identityPoolId, identityId: identityId, credentials: credentials)
+            guard developers.identityId.utf8.elementsEqual(identityId.utf8), developers.nextToken == nil,
+                developers.developerUserIdentifiers.allSatisfy({ $0.utf8.elementsEqual(user) }),
+                !ours || developers.developerUserIdentifiers.contains(where: { $0.utf8.elementsEqual(user) })
+            else { throw AuthCoreError(.notPermitted, "that identity belongs to another user") }
+        } catch {
+            try? await owners.release(identityId, from: user)
+            throw error
         }
     }
 
@@ -121,6 +151,22 @@ struct IdentityOwners: Sendable {
         guard let sealed = try await store.value(place) else { return nil }
         guard let name = try? StoreSeal.open(sealed, key: key, associatedData: Array(place.utf8)) else { return Self.unreadable }
         return name.withUnsafeBytes { Array($0) }
+    }
+
+    /// Claims a record-less identity for `owner` (`SET … NX`); false when a record is there already
+    /// and names someone else.
+    func claim(_ identityId: String, for owner: [UInt8]) async throws(AuthCoreError) -> Bool {
+        let place = Self.key(identityId)
+        if try await store.insert(try StoreSeal.seal(SecureBytes(owner), key: key, associatedData: Array(place.utf8)), forKey: place, lifetime: Self.lifetime) {
+            return true
+        }
+        return try await self.owner(of: identityId) == owner
+    }
+
+    /// Drops `owner`'s claim (a refused link); another owner's record is left.
+    func release(_ identityId: String, from owner: [UInt8]) async throws(AuthCoreError) {
+        guard try await self.owner(of: identityId) == owner else { return }
+        try await store.remove(Self.key(identityId))
     }
 
     /// Records `owner` (kept a year from now); a record of another owner is left as it is.

@@ -46,6 +46,12 @@ public actor DistributeTokenVendor {
                 throw AuthCoreError(
                     .malformedInput, "distributeToken.policy: the policy must contain ${username} so that each user's credentials reach only their objects (or set sharedAcrossUsers)")
             }
+            // JSON escapes are refused: the checks read the parsed document and the placeholder is
+            // placed in the text, so the two must be the same text (`\u0024{username}` is
+            // `${username}` to a parser, and nothing to the placement).
+            guard !policy.utf8.contains(UInt8(ascii: "\\")) else {
+                throw AuthCoreError(.malformedInput, "distributeToken.policy: write the policy without JSON escapes (\\)")
+            }
             let bytes = Array(policy.utf8)
             for index in bytes.indices where bytes[index...].starts(with: PerUserPolicy.placeholder.utf8) {
                 let after = index + PerUserPolicy.placeholder.utf8.count
@@ -61,35 +67,50 @@ public actor DistributeTokenVendor {
             guard let document = (try? JSONSerialization.jsonObject(with: Data(policy.utf8))) as? [String: Any],
                 (try? JSONSerialization.jsonObject(with: Data(longest.utf8))) is [String: Any]
             else { throw AuthCoreError(.malformedInput, "distributeToken.policy: not a JSON object") }
-            try Self.checkStrings(document, at: "distributeToken.policy")
+            var strings: [String] = []
+            try Self.collectStrings(document, into: &strings)
+            for text in strings { try PerUserPolicy.checkTemplate(text, boundedBySlash: false, what: "distributeToken.policy") }
+            try PerUserPolicy.checkDisjoint(strings, what: "distributeToken.policy")
             if !sharedAcrossUsers { try Self.checkStatements(document) }
         }
 
-        /// Every string of the document (values, not member names) as a template (``PerUserPolicy``).
-        private static func checkStrings(_ value: Any, at what: String) throws(AuthCoreError) {
+        /// Every string value of the document; a member name with the placeholder is refused.
+        private static func collectStrings(_ value: Any, into strings: inout [String]) throws(AuthCoreError) {
             switch value {
-            case let text as String: try PerUserPolicy.checkTemplate(text, boundedBySlash: false, what: what)
-            case let array as [Any]: for element in array { try checkStrings(element, at: what) }
-            case let object as [String: Any]: for (_, element) in object { try checkStrings(element, at: what) }
+            case let text as String: strings.append(text)
+            case let array as [Any]: for element in array { try collectStrings(element, into: &strings) }
+            // bytes-lint: a policy document read to check its shape (member names fixed ASCII).
+            case let object as [String: Any]:
+                for (name, element) in object {
+                    guard !PerUserPolicy.mentionsPlaceholder(name) else {
+                        throw AuthCoreError(.malformedInput, "distributeToken.policy: ${username} belongs in values, not member names")
+                    }
+                    try collectStrings(element, into: &strings)
+                }
             default: break
             }
         }
 
+        /// Every statement that is not a `Deny` is bound to the user: it has a `Resource` (a string or
+        /// strings, never `NotResource`) and every resource names `${username}`. A statement that
+        /// names none, mixes per-user resources with others, or binds the user only in a `Condition`
+        /// (whose operator could invert it) would reach every user's objects.
         // bytes-lint: a policy document read to check its shape (member names fixed ASCII).
-        /// Every `Allow` statement is bound to the user: its resources all name `${username}`, or
-        /// (for bucket-level actions such as listing) none does and its `Condition` does. A statement
-        /// that mixes per-user resources with others, or names none, would reach every user's objects.
         private static func checkStatements(_ document: [String: Any]) throws(AuthCoreError) {
+            func refuse() -> AuthCoreError {
+                AuthCoreError(
+                    .malformedInput,
+                    "distributeToken.policy: every Allow statement needs a Resource whose every entry contains ${username}; set sharedAcrossUsers to vend the same access to every user")
+            }
             let statements = (document["Statement"] as? [Any]) ?? (document["Statement"].map { [$0] } ?? [])
-            for case let statement as [String: Any] in statements where (statement["Effect"] as? String) != "Deny" {
+            guard !statements.isEmpty else { throw refuse() }
+            for statement in statements {
+                // bytes-lint: a policy document read to check its shape (member names fixed ASCII).
+                guard let statement = statement as? [String: Any] else { throw refuse() }
+                if (statement["Effect"] as? String) == "Deny" { continue }
+                guard statement["NotResource"] == nil else { throw refuse() }
                 let resources = (statement["Resource"] as? [String]) ?? ((statement["Resource"] as? String).map { [$0] } ?? [])
-                let bound = resources.filter(PerUserPolicy.mentionsPlaceholder).count
-                let condition = (try? JSONSerialization.data(withJSONObject: statement["Condition"] ?? [:])).map { String(decoding: $0, as: UTF8.self) } ?? ""
-                guard bound == resources.count && bound > 0 || bound == 0 && PerUserPolicy.mentionsPlaceholder(condition) else {
-                    throw AuthCoreError(
-                        .malformedInput,
-                        "distributeToken.policy: every Allow statement's resources must all contain ${username} (or its Condition must, for bucket-level actions); set sharedAcrossUsers to vend the same access to every user")
-                }
+                guard !resources.isEmpty, resources.allSatisfy(PerUserPolicy.mentionsPlaceholder) else { throw refuse() }
             }
         }
 

@@ -39,10 +39,12 @@ public enum PerUserPolicy {
     static func mentionsPlaceholder(_ template: String) -> Bool { ranges(in: Array(template.utf8)).count > 0 }
 
     /// Checks a template: every `${` opens a `${username}` (a misspelt placeholder would otherwise
-    /// stay literal and match nothing, or worse), no `*` or `?` comes before a placeholder in its
-    /// path (a wildcard there reaches other users' names: `photos/*/${username}/`), and, where
-    /// `boundedBySlash`, every placeholder is followed by `/` (a key prefix `users/${username}` would
-    /// give `alice` the objects of `alice2`).
+    /// stay literal and match nothing, or worse); no `*` or `?` comes before a placeholder in the
+    /// resource (a wildcard there reaches other users' names: `photos/*/${username}/`; in a resource
+    /// name `acs:oss:*:*:photos/users/${username}/*` the resource is what follows the fourth `:`, and
+    /// there a bucket must come before the placeholder, `acs:oss:*:*:${username}/*` being any
+    /// bucket named like a user); and, where `boundedBySlash`, every placeholder is followed by `/`
+    /// (a key prefix `users/${username}` would give `alice` the objects of `alice2`).
     ///
     /// - Throws: `AuthCoreError.Code.malformedInput` naming `what`.
     static func checkTemplate(_ template: String, boundedBySlash: Bool, what: String) throws(AuthCoreError) {
@@ -55,12 +57,44 @@ public enum PerUserPolicy {
         if boundedBySlash, placeholders.contains(where: { $0.upperBound >= bytes.count || bytes[$0.upperBound] != UInt8(ascii: "/") }) {
             throw AuthCoreError(.malformedInput, "\(what): ${username} must be followed by '/' (users/${username}/)")
         }
-        // In a resource name (`acs:oss:*:*:photos/users/${username}/*`) the region and account fields
-        // before the last `:` may be wildcards; the path up to the placeholder may not.
-        if let first = placeholders.first {
-            let path = bytes[..<first.lowerBound].split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false).last ?? []
-            if path.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }) {
-                throw AuthCoreError(.malformedInput, "\(what): a wildcard before ${username} reaches other users' names")
+        guard let first = placeholders.first else { return }
+        let resource = resourcePart(bytes[..<first.lowerBound])
+        if resource.contains(where: { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }) {
+            throw AuthCoreError(.malformedInput, "\(what): a wildcard before ${username} reaches other users' names")
+        }
+        if bytes.starts(with: "acs:".utf8), !resource.contains(UInt8(ascii: "/")) {
+            throw AuthCoreError(.malformedInput, "\(what): a resource needs its bucket before ${username} (acs:oss:*:*:bucket/users/${username}/*)")
+        }
+    }
+
+    /// The resource of a resource name (`acs:service:region:account:resource`: what follows the
+    /// fourth `:`), or the whole text when it is not one.
+    private static func resourcePart(_ text: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard text.starts(with: "acs:".utf8) else { return text }
+        var colons = 0
+        for index in text.indices where text[index] == UInt8(ascii: ":") {
+            colons += 1
+            if colons == 4 { return text[(index + 1)...] }
+        }
+        return text[text.endIndex...]
+    }
+
+    /// Refuses templates whose users could overlap: the texts before `${username}` must be equal or
+    /// none may start another (with `users/${username}/` and `${username}/`, a user named `users`
+    /// would get every user's objects; with `app-${username}` and `app-logs-${username}`, a user named
+    /// `logs-x` would get `x`'s).
+    ///
+    /// - Throws: `AuthCoreError.Code.malformedInput` naming `what`.
+    static func checkDisjoint(_ templates: [String], what: String) throws(AuthCoreError) {
+        let leads = templates.compactMap { template -> [UInt8]? in
+            let bytes = Array(template.utf8)
+            return ranges(in: bytes).first.map { Array(bytes[..<$0.lowerBound]) }
+        }
+        for first in leads {
+            for second in leads where first != second && (first.starts(with: second) || second.starts(with: first)) {
+                throw AuthCoreError(
+                    .malformedInput,
+                    "\(what): '\(String(decoding: first, as: UTF8.self))${username}' and '\(String(decoding: second, as: UTF8.self))${username}' overlap for some names: give every per-user template the same text before ${username}, or texts that do not start one another")
             }
         }
     }
@@ -120,27 +154,21 @@ public struct PerUserOSSSigning: Sendable, CustomStringConvertible {
     }
 
     /// Checks a template (see ``init(credentials:template:sharedAcrossUsers:)``). Besides the
-    /// placeholder's spelling, two users' policies must not overlap: the key prefixes' texts before
-    /// `${username}` are equal or none starts another (with `users/${username}/` and
-    /// `${username}/`, a user named `users` would get every user's objects), and a bucket template
-    /// has text besides the placeholder (a bare `${username}` would let a user named like any bucket
-    /// of the account sign for it).
+    /// placeholder's spelling, two users' policies must not overlap (``PerUserPolicy``'s rules for
+    /// texts before `${username}`), and a bucket template is text then the placeholder, at its end (a
+    /// bare `${username}` would let a user named like any bucket of the account sign for it;
+    /// `app-${username}-logs` would be `x`'s logs and user `x-logs`'s bucket).
     public static func check(template: OSSSigningPolicy, sharedAcrossUsers: Bool) throws(AuthCoreError) {
         for bucket in template.buckets {
             try PerUserPolicy.checkTemplate(bucket, boundedBySlash: false, what: "ossSigning.buckets")
-            guard !bucket.utf8.elementsEqual(PerUserPolicy.placeholder.utf8) else {
-                throw AuthCoreError(.malformedInput, "ossSigning.buckets: a bucket template needs text besides ${username} (photos-${username})")
+            guard !PerUserPolicy.mentionsPlaceholder(bucket) || (bucket.utf8.count > PerUserPolicy.placeholder.utf8.count && bucket.hasSuffix(PerUserPolicy.placeholder))
+            else {
+                throw AuthCoreError(.malformedInput, "ossSigning.buckets: a bucket template is text then ${username}, at its end (photos-${username})")
             }
         }
+        try PerUserPolicy.checkDisjoint(Array(template.buckets), what: "ossSigning.buckets")
         for prefix in template.keyPrefixes { try PerUserPolicy.checkTemplate(prefix, boundedBySlash: true, what: "ossSigning.keyPrefixes") }
-        let leads = template.keyPrefixes.filter(PerUserPolicy.mentionsPlaceholder).map { Array($0.utf8).prefix { $0 != UInt8(ascii: "$") } }
-        for first in leads {
-            for second in leads where first != second && (first.starts(with: second) || second.starts(with: first)) {
-                throw AuthCoreError(
-                    .malformedInput,
-                    "ossSigning.keyPrefixes: '\(String(decoding: first, as: UTF8.self))${username}' and '\(String(decoding: second, as: UTF8.self))${username}' overlap for some names: give every per-user prefix the same text before ${username}, or texts that do not start one another")
-            }
-        }
+        try PerUserPolicy.checkDisjoint(template.keyPrefixes, what: "ossSigning.keyPrefixes")
         let perUser = !template.keyPrefixes.isEmpty && template.keyPrefixes.allSatisfy(PerUserPolicy.mentionsPlaceholder)
             || !template.buckets.isEmpty && template.buckets.allSatisfy(PerUserPolicy.mentionsPlaceholder)
         guard perUser || sharedAcrossUsers else {

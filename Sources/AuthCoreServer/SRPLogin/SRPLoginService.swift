@@ -93,9 +93,12 @@ public struct SRPLoginService: Sendable {
         // device token from before the user's last "sign out everywhere" no longer counts).
         let untrusted = FailureCounters(username: username, deviceId: nil, address: origin.address)
         let trusted = device.map { FailureCounters(username: username, deviceId: $0.deviceId, address: origin.address) }
-        let read = try await handshakes.values([UserGeneration.key(username), untrusted.own, untrusted.userWide ?? "", trusted?.own ?? ""])
+        let counterKeys = [UserGeneration.key(username), untrusted.own, untrusted.userWide].compactMap { $0 } + (trusted.map { [$0.own] } ?? [])
+        let read = try await handshakes.values(counterKeys)
+        // A counter that does not read as one counts as zero failures, and as a generation no device
+        // token reaches (a store that lost or garbled it trusts no device: the safe way round).
         let counts = read.map { $0.flatMap(StoredCounter.parse) ?? 0 }
-        let generation = UInt64(counts[0])
+        let generation = read[0] == nil ? 0 : read[0].flatMap(StoredCounter.parse).map(UInt64.init) ?? UInt64.max
         let deviceId = device.flatMap { $0.generation >= generation ? $0.deviceId : nil }
         if deviceId != nil {
             guard counts[3] < policy.maximumFailures else { throw Self.refused }
@@ -138,6 +141,10 @@ public struct SRPLoginService: Sendable {
         try await countAttempt(counters)
         let session = try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.lookup(state.username))
         try await handshakes.remove(counters.clearedOnSuccess)
+        // A user who signed out everywhere has a generation counter: it is kept alive as long as the
+        // device token given now (else, once it expired and a later sign-out restarted it, this
+        // token's generation would count again).
+        if state.generation > 0 { _ = try await handshakes.counter(UserGeneration.key(state.username), keepingFor: policy.deviceTokenLifetime) }
         var deviceId = state.deviceId ?? []
         if deviceId.isEmpty { deviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
         let token = try DeviceTokens.issue(
