@@ -80,12 +80,18 @@ struct ProtocolBytesTests {
     func localhostConnects() async throws {
         let listener = try OneShotListener()
         let port = listener.port
-        // The listener blocks in accept and recv: on a thread of its own, never the concurrency pool's.
-        let served = Task { try await RawHTTP.onThread { listener.serveOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok") } }
+        // The listener blocks in accept and recv: on a thread of its own, started now (not when the
+        // concurrency pool, busy under TSan, gets round to a task).
+        let head = Locked<String?>(nil)
+        Thread.detachNewThread {
+            let received = listener.serveOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
+            head.withLock { $0 = received }
+        }
         let response = try await HTTP1Transport().send(HTTPRequest(method: "GET", url: try RequestURL("http://api.localhost:\(port)/")))
         #expect(response.status == 200)
         #expect(response.body == Array("ok".utf8))
-        #expect(try await served.value.contains("Host: api.localhost:\(port)"))
+        for _ in 0..<1000 where head.withLock({ $0 }) == nil { try await Task.sleep(for: .milliseconds(10)) }  // bounded: 10 s
+        #expect(head.withLock { $0 }?.contains("Host: api.localhost:\(port)") == true)
     }
 
     @Test("clock skew is one entry per host: learned from a URL's host, applied to a Host header with its port (OSS signers look it up so)")
