@@ -107,8 +107,11 @@ public struct SRPLoginService: Sendable {
         }
         let stored = try await verifiers.lookup(username)
         let loginId = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }
+        // The token given at the end carries the generation read now; a garbled one gives it 0, which
+        // no later reading of that counter (garbled still, or restored) lets count.
         let (challenge, sealed) = try prepareChallenge(
-            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: deviceId, generation: generation, now: now)
+            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: deviceId,
+            generation: generation == UInt64.max ? 0 : generation, now: now)
         guard try await handshakes.insert(sealed, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime) else {
             // 128 random bits collided: the generator is broken, not the caller.
             throw AuthCoreError(.randomFailure, "a fresh login id was already in use")
