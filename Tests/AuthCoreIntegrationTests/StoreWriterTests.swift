@@ -101,6 +101,15 @@ final class StoreWriterTests {
             return
         }
         #expect(milliseconds > 500_000)
+        // decrement takes one back and removes the counter at 0; nothing for an absent one.
+        #expect(try await store.increment("t:fail", window: .seconds(60)) == 1)
+        #expect(try await store.increment("t:fail", window: .seconds(60)) == 2)
+        try await store.decrement("t:fail")
+        #expect(try await store.count("t:fail") == 1)
+        try await store.decrement("t:fail")
+        #expect(try await store.values(["t:fail"]) == [nil])
+        try await store.decrement("t:absent")
+        #expect(try await store.values(["t:absent"]) == [nil])
         // A value that is not a counter is refused, not read as one.
         #expect(try await store.insert(Array("x".utf8), forKey: "t:text", lifetime: .seconds(60)))
         await #expect(throws: AuthCoreError(.malformedResponse, "")) { try await store.counter("t:text", keepingFor: .seconds(60)) }

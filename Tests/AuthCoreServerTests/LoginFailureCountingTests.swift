@@ -71,7 +71,7 @@ struct LoginFailureCountingTests {
             Issue.record("the first login failed")
             return
         }
-        // 6 guesses the bound allows after the real login (which counted as one untrusted attempt): 5.
+        // The bound: 6 failed proofs (the real login, a success, is not counted).
         var refused = 0
         var checked = 0
         for last in UInt8(10)..<UInt8(40) {
@@ -81,8 +81,8 @@ struct LoginFailureCountingTests {
             default: Issue.record("unexpected answer from 127.0.0.\(last)")
             }
         }
-        #expect(checked == 5, "proofs checked for the distributed guesser: the bound minus the real login")
-        #expect(refused == 25)
+        #expect(checked == 6, "proofs checked for the distributed guesser: the bound")
+        #expect(refused == 24)
         // A new device of the real user is refused while the bound holds (the documented price)...
         #expect(code(await login(server, "alice", password, from: LoginOrigin(address: Self.address(200)))) == .notPermitted)
         // ...but the device that logged in before is counted apart and logs in, from any address.
@@ -95,6 +95,14 @@ struct LoginFailureCountingTests {
         // After the window, new devices log in again.
         clock.advance(seconds: 901)
         #expect(code(await login(server, "alice", password, from: LoginOrigin(address: Self.address(200)))) == nil)
+    }
+
+    @Test("successful logins do not use up the per-user bound: 12 logins from new devices pass a bound of 6")
+    func successesNotCounted() async throws {
+        let server = try service(InMemoryHandshakeStore(clock: clock), perAddress: 3, perUser: 6)
+        for last in UInt8(100)..<UInt8(112) {
+            #expect(code(await login(server, "alice", password, from: LoginOrigin(address: Self.address(last)))) == nil, "127.0.0.\(last)")
+        }
     }
 
     @Test("a device token counts only for its own user and only until it expires; a stolen one still gets only K guesses")

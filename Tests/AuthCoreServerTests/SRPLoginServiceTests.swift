@@ -52,7 +52,7 @@ struct SRPLoginServiceTests {
         #expect(key == success.sessionKey)
         #expect(challenge.loginId.utf8.count == 32)
         #expect(challenge.serverPublicValue.count == configuration.group.byteCount)
-        #expect(await store.liveEntryCount == 1, "the state was taken, a success clears the address's count; the user-wide count of attempts without a device token stays")
+        #expect(await store.liveEntryCount == 0, "the state was taken, and a success clears its counts")
         await #expect(throws: AuthCoreError(.expired, "")) { try await two.finish(loginId: challenge.loginId, clientProof: [UInt8](repeating: 0, count: 32)) }
     }
 
@@ -251,6 +251,7 @@ actor ForgetfulStore: HandshakeStore {
     func value(_ key: String) -> [UInt8]? { values[key] }
     func increment(_ key: String, window: Duration) -> Int { 1 }
     func count(_ key: String) -> Int { 0 }
+    func decrement(_ key: String) {}
     func remove(_ key: String) {}
     func values(_ keys: [String]) -> [[UInt8]?] { keys.map { values[$0] } }
     func counter(_ key: String, keepingFor lifetime: Duration) -> Int { 0 }
@@ -267,6 +268,7 @@ struct FailingStore: HandshakeStore {
     func value(_ key: String) throws(AuthCoreError) -> [UInt8]? { throw AuthCoreError(.transportFailure, "store unreachable") }
     func increment(_ key: String, window: Duration) throws(AuthCoreError) -> Int { throw AuthCoreError(.transportFailure, "store unreachable") }
     func count(_ key: String) throws(AuthCoreError) -> Int { 0 }
+    func decrement(_ key: String) throws(AuthCoreError) { throw AuthCoreError(.transportFailure, "store unreachable") }
     func remove(_ key: String) throws(AuthCoreError) { throw AuthCoreError(.transportFailure, "store unreachable") }
     func values(_ keys: [String]) throws(AuthCoreError) -> [[UInt8]?] { keys.map { _ in nil } }
     func counter(_ key: String, keepingFor lifetime: Duration) throws(AuthCoreError) -> Int { throw AuthCoreError(.transportFailure, "store unreachable") }

@@ -18,8 +18,8 @@ public import AuthCore
 /// name of one length), so neither the answers nor the work tell who exists; an unknown user's
 /// login fails at the proof, as a wrong password does.
 ///
-/// **Failures** are counted in the store before each proof is checked (a success clears its
-/// count), across instances, as ``SRPLoginPolicy`` describes: per user and client address, per
+/// **Failures** are counted in the store before each proof is checked (a success clears the
+/// client's own count and takes its attempt back from the user-wide one), across instances, as ``SRPLoginPolicy`` describes: per user and client address, per
 /// user and device token, and per user for every client without a token. A refused client gets
 /// `notPermitted` at `begin` and `finish` until its window ends; an outsider's guesses never block
 /// a client that shows one of the user's device tokens.
@@ -143,7 +143,10 @@ public struct SRPLoginService: Sendable {
         let counters = FailureCounters(username: state.username, deviceId: state.deviceId, address: origin.address)
         try await countAttempt(counters)
         let session = try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.lookup(state.username))
-        try await handshakes.remove(counters.clearedOnSuccess)
+        // A success is no guess: the client's own count is cleared, and the attempt taken back from the
+        // user-wide one (which keeps counting everyone else's failures).
+        try await handshakes.remove(counters.own)
+        if let userWide = counters.userWide { try await handshakes.decrement(userWide) }
         // A user who signed out everywhere has a generation counter: it is kept alive as long as the
         // device token given now (else, once it expired and a later sign-out restarted it, this
         // token's generation would count again).
@@ -259,8 +262,6 @@ public struct SRPLoginService: Sendable {
             }
         }
 
-        /// What a success clears: the client's own count (the user-wide one keeps counting).
-        var clearedOnSuccess: String { own }
     }
 
     private func countAttempt(_ counters: FailureCounters) async throws(AuthCoreError) {

@@ -16,7 +16,8 @@ public struct SRPLoginPolicy: Sendable {
     /// ``failureWindow``; past it that address (or token) is refused for that user until the window ends.
     public var maximumFailures = 5
     /// Failed proofs allowed per user within ``failureWindow`` from every client without a device
-    /// token together; past it only clients with one of the user's device tokens are served.
+    /// token together (successful logins are not counted); past it only clients with one of the
+    /// user's device tokens are served.
     public var maximumFailuresPerUser = 20
     /// The window failures are counted in, from the first failure (also how long a refused client waits).
     public var failureWindow: Duration = .seconds(900)

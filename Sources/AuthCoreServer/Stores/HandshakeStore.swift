@@ -23,6 +23,9 @@ public protocol HandshakeStore: Sendable {
     /// Adds one to the counter under `key` and returns the new count; a counter created by this call
     /// expires `window` later (later increments do not extend it).
     func increment(_ key: String, window: Duration) async throws(AuthCoreError) -> Int
+    /// Takes one back from the counter under `key` (an attempt that succeeded), removing it at 0;
+    /// nothing for an absent counter. Its lifetime is left as it is.
+    func decrement(_ key: String) async throws(AuthCoreError)
     /// The counter under `key`, 0 when absent or expired.
     func count(_ key: String) async throws(AuthCoreError) -> Int
     /// Removes whatever is under `key`.
@@ -112,6 +115,11 @@ public actor InMemoryHandshakeStore: HandshakeStore {
         entries[key] = .counter(1, expires: now.adding(window))
         sweepIfDue(now)
         return 1
+    }
+
+    public func decrement(_ key: String) throws(AuthCoreError) {
+        guard let entry = entries[key], entry.expires > clock.now(), case .counter(let count, let expires) = entry else { return }
+        entries[key] = count > 1 ? .counter(count - 1, expires: expires) : nil
     }
 
     public func count(_ key: String) throws(AuthCoreError) -> Int {

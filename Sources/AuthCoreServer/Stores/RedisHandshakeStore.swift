@@ -15,7 +15,8 @@ import Darwin
 /// - `take`: `GETDEL key` (at most one of several instances gets the value);
 /// - `increment`: one script, `INCR` and `PEXPIRE` when the counter has no lifetime yet (a counter
 ///   without an expiry would lock its user out for good);
-/// - `value` and `count`: `GET`; `values`: `MGET`; `remove`: `DEL`;
+/// - `value` and `count`: `GET`; `values`: `MGET`; `remove`: `DEL`; `decrement`: one script, `DECR` or
+///   `DEL` at 0;
 /// - `counter` and `advance`: one script each, `GET` or `INCR`, `PTTL` and `PEXPIRE` (a lifetime is
 ///   only ever extended).
 ///
@@ -112,6 +113,18 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
             throw unexpected("INCR")
         }
         return value
+    }
+
+    /// `DECR`, and `DEL` at 0, in one script; nothing for an absent key.
+    static let decrementScript = """
+        local count = redis.call('GET', KEYS[1])
+        if not count then return 0 end
+        if tonumber(count) <= 1 then redis.call('DEL', KEYS[1]) return 0 end
+        return redis.call('DECR', KEYS[1])
+        """
+
+    public func decrement(_ key: String) async throws(AuthCoreError) {
+        guard case .integer = try await command(["EVAL", Self.decrementScript, "1", key].map(Self.bytes)) else { throw unexpected("DECR") }
     }
 
     public func count(_ key: String) async throws(AuthCoreError) -> Int {
