@@ -11,7 +11,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 VENV := .venv
 MINISTACK_VENV := .venv-ministack
-APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind
+APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind squid
 
 .PHONY: test test-unit lint-bytes docs alloc-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 

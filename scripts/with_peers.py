@@ -529,6 +529,9 @@ def main(argv):
     no_proxy = ",".join(x for x in [os.environ.get("NO_PROXY") or os.environ.get("no_proxy"),
                                     "127.0.0.1", "127.0.0.2", "localhost"] if x)
     command_env = dict(os.environ, NO_PROXY=no_proxy, no_proxy=no_proxy)
+    # the tests reach only loopback: a machine's proxy is not theirs (the proxy tests start squid)
+    for k in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"):
+        command_env.pop(k, None)
     # our own process (boto3 checks) and the servers: no AWS profile/config files, no proxies
     for k in list(os.environ):
         if k.startswith("AWS_") and k != "AWS_CA_BUNDLE":

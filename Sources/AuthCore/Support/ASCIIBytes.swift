@@ -2,7 +2,7 @@
 
 /// ASCII lower-casing of one byte.
 @inline(__always)
-func asciiLowercase(_ byte: UInt8) -> UInt8 {
+package func asciiLowercase(_ byte: UInt8) -> UInt8 {
     byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
 }
 

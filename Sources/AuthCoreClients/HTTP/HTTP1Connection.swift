@@ -9,12 +9,8 @@ internal import Darwin
 #endif
 
 #if canImport(Glibc) || canImport(Musl)
-private let streamSocket = Int32(SOCK_STREAM.rawValue)
-private let closeOnExec = Int32(SOCK_CLOEXEC.rawValue)
 private let noSignal = Int32(MSG_NOSIGNAL)
 #else
-private let streamSocket = SOCK_STREAM
-private let closeOnExec: Int32 = 0
 private let noSignal: Int32 = 0
 #endif
 
@@ -136,32 +132,39 @@ final class HTTP1Connection {
     /// have been cut by someone on the path: see ``HTTP1Exchange``).
     private(set) var endedWithoutCloseNotify = false
 
-    /// Connects to `url`'s host and port, and for `https` completes a verified TLS handshake.
+    /// Connects to `url`'s host and port (or to `proxy`, through a `CONNECT` tunnel for `https`), and
+    /// for `https` completes a verified TLS handshake with the origin.
     ///
     /// - Throws: `AuthCoreError` `.transportFailure` (name resolution, refused, TLS or certificate
-    ///   failure), `.timedOut`, `.cancelled`.
+    ///   failure, a proxy's refusal), `.notPermitted` (the proxy's 407), `.timedOut`, `.cancelled`.
     init(
-        to url: RequestURL, tls context: TLSClientContext?, connectTimeout: Duration, totalLimit: Duration,
+        to url: RequestURL, proxy: HTTPProxy?, tls context: TLSClientContext?, connectTimeout: Duration, totalLimit: Duration,
         cancellation: ConnectionCancellation
     ) throws(AuthCoreError) {
         self.cancellation = cancellation
         self.totalLimit = totalLimit
-        origin = url.origin
-        let host = url.host.hasPrefix("[") ? String(url.host.dropFirst().dropLast()) : url.host
+        origin = proxy.map { "\(url.origin) (through the proxy \($0))" } ?? url.origin
+        let host = Self.unbracketed(url.host)
         let port = url.port ?? (url.scheme == "https" ? 443 : 80)
         descriptor = try Self.openConnectedSocket(
-            host: host, port: port, timeout: connectTimeout, cancellation: cancellation, origin: origin, totalLimit: totalLimit)
+            host: proxy.map { Self.unbracketed($0.host) } ?? host, port: proxy?.port ?? port, timeout: connectTimeout, cancellation: cancellation,
+            origin: origin, totalLimit: totalLimit)
         guard url.scheme == "https" else { return }
         guard let context else {
             cancellation.closeSocket()
             throw AuthCoreError(.transportFailure, "\(origin): TLS is not available")
         }
         do throws(AuthCoreError) {
+            if let proxy { try openTunnel(to: "\(url.host):\(port)", through: proxy, timeout: connectTimeout) }
             try handshake(host: host, context: context, timeout: connectTimeout)
         } catch {
             close()
             throw error
         }
+    }
+
+    private static func unbracketed(_ host: String) -> String {
+        host.utf8.first == UInt8(ascii: "[") ? String(host.dropFirst().dropLast()) : host
     }
 
     /// Ends the connection (no TLS close_notify: the request said `Connection: close`).
@@ -269,85 +272,73 @@ final class HTTP1Connection {
 
     // MARK: - Connect and handshake
 
+    /// Resolves `host` and races connections to its addresses (``HappyEyeballs``); the winner is
+    /// registered with `cancellation`.
     private static func openConnectedSocket(
         host: String, port: Int, timeout: Duration, cancellation: ConnectionCancellation, origin: String, totalLimit: Duration
     ) throws(AuthCoreError) -> Int32 {
         // `localhost` and `*.localhost` are loopback by definition (RFC 6761 §6.3): connected to
-        // 127.0.0.1, then ::1, without a DNS lookup that could answer another address.
-        let localhost = NetworkPolicy.isLocalhostName(host)
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = streamSocket
-        if localhost { hints.ai_flags = AI_NUMERICHOST }
-        let deadline = ContinuousClock.now + timeout
-        var lastError = ECONNREFUSED
-        for name in localhost ? ["127.0.0.1", "::1"] : [host] {
-            var found: UnsafeMutablePointer<addrinfo>?
-            let status = getaddrinfo(name, String(port), &hints, &found)
-            guard status == 0, let first = found else {
-                if localhost { continue }
-                let why = gai_strerror(status).map { String(cString: $0) } ?? "error \(status)"
-                throw AuthCoreError(.transportFailure, "\(origin): cannot resolve the host: \(why)")
-            }
-            defer { freeaddrinfo(first) }
-            var next: UnsafeMutablePointer<addrinfo>? = first
-            while let entry = next {
-                next = entry.pointee.ai_next
-                let descriptor = socket(entry.pointee.ai_family, streamSocket | closeOnExec, 0)
-                guard descriptor >= 0 else {
-                    lastError = errno
-                    continue
-                }
-                // Not inherited by child processes (SOCK_CLOEXEC where it exists; FD_CLOEXEC either way).
-                _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
-                guard cancellation.attach(descriptor) else {
-                    throw cancellation.stopError(origin, limit: totalLimit) ?? AuthCoreError(.cancelled, "\(origin): cancelled")
-                }
-                let outcome = connectOne(descriptor, entry.pointee, deadline: deadline, cancellation: cancellation)
-                if outcome == 0 {
-                    var one: Int32 = 1
-                    // TCP_NODELAY (<netinet/tcp.h>, value 1): the head and the body go out without waiting.
-                    _ = setsockopt(descriptor, Int32(IPPROTO_TCP), 1, &one, socklen_t(MemoryLayout<Int32>.size))
-                    return descriptor
-                }
-                cancellation.closeSocket()
-                if let error = cancellation.stopError(origin, limit: totalLimit) { throw error }
-                if outcome == ETIMEDOUT {
-                    throw AuthCoreError(.timedOut, "\(origin): no connection within \(timeout)")
-                }
-                lastError = outcome
-            }
+        // 127.0.0.1 and ::1, without a DNS lookup that could answer another address.
+        let addresses: [SocketAddress]
+        if NetworkPolicy.isLocalhostName(host) {
+            addresses = ["127.0.0.1", "::1"].compactMap { SocketAddress(numericHost: $0, port: port) }
+        } else {
+            addresses = try SocketAddress.resolve(host: host, port: port, origin: origin)
         }
-        throw AuthCoreError(.transportFailure, "\(origin): cannot connect: \(describe(lastError))")
+        let deadline = ContinuousClock.now + timeout
+        switch HappyEyeballs.connect(to: addresses, deadline: deadline, isCancelled: { cancellation.isCancelled }) {
+        case .connected(let descriptor, _):
+            guard cancellation.attach(descriptor) else {
+                throw cancellation.stopError(origin, limit: totalLimit) ?? AuthCoreError(.cancelled, "\(origin): cancelled")
+            }
+            return descriptor
+        case .cancelled:
+            throw cancellation.stopError(origin, limit: totalLimit) ?? AuthCoreError(.cancelled, "\(origin): cancelled")
+        case .timedOut:
+            throw AuthCoreError(.timedOut, "\(origin): no connection within \(timeout)")
+        case .failed(let code):
+            throw AuthCoreError(.transportFailure, "\(origin): cannot connect: \(describe(code))")
+        }
     }
 
-    /// Connects without blocking and polls in slices of at most 100 ms until `deadline`; returns 0
-    /// or an errno value (ETIMEDOUT at the deadline).
-    private static func connectOne(_ descriptor: Int32, _ entry: addrinfo, deadline: ContinuousClock.Instant, cancellation: ConnectionCancellation)
-        -> Int32
-    {
-        let flags = fcntl(descriptor, F_GETFL)
-        guard flags >= 0, fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) == 0 else { return errno }
-        if connect(descriptor, entry.ai_addr, entry.ai_addrlen) != 0 {
-            guard errno == EINPROGRESS else { return errno }
-            while true {
-                if cancellation.isCancelled { return ECANCELED }
-                let left = deadline - ContinuousClock.now
-                guard left > .zero else { return ETIMEDOUT }
-                var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                let slice = Swift.min(left, .milliseconds(100)).components  // ≤ 100 ms: no overflow below
-                let milliseconds = Int32(Swift.max(1, slice.seconds * 1000 + slice.attoseconds / 1_000_000_000_000_000))
-                let ready = poll(&poller, 1, milliseconds)
-                if ready < 0, errno != EINTR { return errno }
-                if ready > 0 { break }
-            }
-            var failure: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            guard getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &failure, &length) == 0 else { return errno }
-            if failure != 0 { return failure }
+    /// Asks `proxy` for a tunnel to `authority` (`CONNECT`, RFC 9110 §9.3.6) and reads its answer:
+    /// a 2xx head and nothing after it (the origin speaks first only after the TLS hello), or a
+    /// refusal. The `Proxy-Authorization` line is written from wiping storage and wiped after.
+    private func openTunnel(to authority: String, through proxy: HTTPProxy, timeout: Duration) throws(AuthCoreError) {
+        setTimeout(timeout)
+        var head = SecureBytes(Array("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n".utf8))
+        if let authorization = proxy.authorization {
+            head.append(contentsOf: Array("Proxy-Authorization: ".utf8))
+            authorization.withUnsafeBytes { head.append(contentsOf: $0) }
+            head.append(contentsOf: Array("\r\n".utf8))
         }
-        guard fcntl(descriptor, F_SETFL, flags) == 0 else { return errno }
-        return 0
+        head.append(contentsOf: Array("\r\n".utf8))
+        try head.withUnsafeBytes { (bytes) throws(AuthCoreError) in try write(bytes) }
+        var parser = HTTP1ResponseParser(method: "CONNECT", maximumHeadBytes: 16 << 10, maximumBodyBytes: 1 << 20)
+        var byte: UInt8 = 0
+        // One byte at a time: nothing past the answer's head may be read (it would be the origin's).
+        while !parser.hasHead {
+            let count = try withUnsafeMutableBytes(of: &byte) { (raw) throws(AuthCoreError) in try read(into: raw) }
+            guard count == 1 else { throw AuthCoreError(.transportFailure, "\(origin): the proxy closed the connection before answering CONNECT") }
+            do throws(HTTP1ResponseParser.Failure) {
+                try withUnsafeBytes(of: byte) { (raw) throws(HTTP1ResponseParser.Failure) in _ = try parser.consume(raw) }
+            } catch {
+                throw AuthCoreError(.transportFailure, "\(origin): the proxy's answer to CONNECT is not valid HTTP/1.1")
+            }
+        }
+        switch parser.status {
+        case 200..<300:
+            return
+        case 407:
+            throw AuthCoreError(
+                .notPermitted,
+                proxy.hasCredentials
+                    ? "\(origin): the proxy refused its credentials (407 Proxy Authentication Required)"
+                    : "\(origin): the proxy requires credentials (407 Proxy Authentication Required); give them in the proxy URL",
+                httpStatus: 407)
+        default:
+            throw AuthCoreError(.transportFailure, "\(origin): the proxy refused the tunnel to \(authority) (\(parser.status))", httpStatus: parser.status)
+        }
     }
 
     private func handshake(host: String, context: TLSClientContext, timeout: Duration) throws(AuthCoreError) {

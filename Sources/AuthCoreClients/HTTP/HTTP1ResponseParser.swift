@@ -8,7 +8,7 @@ public import AuthCore
 /// read, before the bytes it announces, and a body that grows past the cap is refused before it is
 /// kept. So memory stays within the caps whatever the peer sends.
 ///
-/// Framing (RFC 9112 §6.3): no body for `HEAD` and for 1xx/204/304; a `Transfer-Encoding` whose last
+/// Framing (RFC 9112 §6.3): no body for `HEAD`, for a 2xx answer to `CONNECT` and for 1xx/204/304; a `Transfer-Encoding` whose last
 /// coding is `chunked` is decoded (§7.1, extensions ignored, trailers read and dropped); any other
 /// `Transfer-Encoding`, and an answer without `Content-Length`, runs until the peer closes;
 /// otherwise exactly `Content-Length` bytes, which must be one decimal value (repeats must agree).
@@ -52,6 +52,7 @@ public struct HTTP1ResponseParser: Sendable {
     /// The most body bytes accepted.
     public let maximumBodyBytes: Int
     private let requestMethodIsHead: Bool
+    private let requestMethodIsConnect: Bool
     private var state = State.head
     private var pending: [UInt8] = []  // head or trailer bytes not yet ended by an empty line
     private var trailerBytes = 0
@@ -76,6 +77,7 @@ public struct HTTP1ResponseParser: Sendable {
         self.maximumHeadBytes = Swift.max(0, maximumHeadBytes)
         self.maximumBodyBytes = Swift.max(0, maximumBodyBytes)
         requestMethodIsHead = method == "HEAD"
+        requestMethodIsConnect = method == "CONNECT"
     }
 
     /// Whether the whole response has been read.
@@ -357,7 +359,8 @@ public struct HTTP1ResponseParser: Sendable {
     }
 
     private mutating func chooseFraming() throws(Failure) {
-        if requestMethodIsHead || status == 204 || status == 304 {
+        // A 2xx answer to CONNECT has no body: the tunnel starts after its head (RFC 9112 §6.3).
+        if requestMethodIsHead || status == 204 || status == 304 || (requestMethodIsConnect && (200..<300).contains(status)) {
             state = .complete
             return
         }

@@ -22,8 +22,12 @@ import Darwin
 /// - every wait bounded: connect, idle time between bytes, and the whole exchange;
 /// - cancelling the calling task stops the exchange at once (the socket is shut down).
 ///
+/// Proxies (``Configuration/proxies``): by default those of `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`,
+/// `https` through a `CONNECT` tunnel (``HTTPProxy``). Connections race the host's addresses
+/// (Happy Eyeballs, RFC 8305), so a black-holed address costs 250 ms, not the connect limit.
+///
 /// One connection per request (`Connection: close`); each exchange runs on a thread of its own, so
-/// blocking reads never occupy the concurrency pool. No cookies, no cache, no proxy, no compression.
+/// blocking reads never occupy the concurrency pool. No cookies, no cache, no compression.
 public struct HTTP1Transport: HTTPTransport {
     /// True: a ``HTTPRequest/secretBody`` is sent from its wiping storage.
     public var sendsSecretBodies: Bool { true }
@@ -41,37 +45,68 @@ public struct HTTP1Transport: HTTPTransport {
         /// A PEM file of the certificates to trust instead of the system store (a private CA, a
         /// test server's self-signed certificate); nil for the system store.
         public var trustedCertificatesFile: String?
+        /// The proxies requests go through: by default those the environment names
+        /// (``ProxyConfiguration/fromEnvironment(_:)``, read when the transport is made).
+        public var proxies: ProxySelection = .environment
 
-        /// The defaults: 30 s connect, 60 s idle, 300 s in all, 64 KiB of head, the system store.
+        /// The defaults: 30 s connect, 60 s idle, 300 s in all, 64 KiB of head, the system store,
+        /// the environment's proxies.
         public init() {}
+    }
+
+    /// Where a transport's proxies come from.
+    public enum ProxySelection: Sendable, Hashable {
+        /// `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY` (``ProxyConfiguration/fromEnvironment(_:)``).
+        /// A malformed value fails every request with its typed error rather than bypass the proxy.
+        case environment
+        /// These proxies (``ProxyConfiguration/direct`` for none), whatever the environment says.
+        case configured(ProxyConfiguration)
     }
 
     /// This transport's settings.
     public let configuration: Configuration
     private let tls: TLSClientContext?
+    private let proxies: Result<ProxyConfiguration, AuthCoreError>
 
     /// A transport with the default ``Configuration``.
     public init() {
         configuration = Configuration()
         tls = TLSClientContext.system
+        proxies = Self.proxies(configuration.proxies, environment: ProcessInfo.processInfo.environment)
+    }
+
+    // bytes-lint: the process environment, looked up by fixed ASCII variable names.
+    private static func proxies(_ selection: ProxySelection, environment: [String: String]) -> Result<ProxyConfiguration, AuthCoreError> {
+        switch selection {
+        case .configured(let proxies): .success(proxies)
+        case .environment: Result { () throws(AuthCoreError) in try ProxyConfiguration.fromEnvironment(environment) }
+        }
     }
 
     /// A transport with `configuration`.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` when the trusted-certificates file cannot be loaded.
     public init(configuration: Configuration) throws(AuthCoreError) {
+        try self.init(configuration: configuration, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// A transport with `configuration`, reading proxies from `environment` when it says so.
+    // bytes-lint: the process environment, looked up by fixed ASCII variable names.
+    init(configuration: Configuration, environment: [String: String]) throws(AuthCoreError) {
         self.configuration = configuration
         tls =
             configuration.trustedCertificatesFile == nil
             ? TLSClientContext.system : try TLSClientContext(trustedCertificatesFile: configuration.trustedCertificatesFile)
+        proxies = Self.proxies(configuration.proxies, environment: environment)
     }
 
     public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
         try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: request.allowsInsecureHTTP)
-        let head = try HTTP1RequestHead(request)
+        let proxies = try proxies.get()
+        let head = try HTTP1RequestHead(request, proxy: proxies.proxy(for: request.url))
         let what = "\(request.method) \(request.url.origin)"
         let cancellation = ConnectionCancellation()
-        let exchange = HTTP1Exchange(configuration: configuration, tls: tls, cancellation: cancellation)
+        let exchange = HTTP1Exchange(configuration: configuration, tls: tls, proxies: proxies, cancellation: cancellation)
         let completion = HTTP1Completion()
         let totalTimeout = configuration.totalTimeout
         guard !Task.isCancelled else { throw AuthCoreError(.cancelled, "\(what): cancelled") }
@@ -162,6 +197,7 @@ private func startExchangeThread(_ body: @escaping @Sendable () -> Void) -> Bool
 struct HTTP1Exchange: Sendable {
     let configuration: HTTP1Transport.Configuration
     let tls: TLSClientContext?
+    let proxies: ProxyConfiguration
     let cancellation: ConnectionCancellation
 
     /// Blocks SIGPIPE on the calling thread: OpenSSL writes with `write(2)`, which raises it when the
@@ -186,7 +222,7 @@ struct HTTP1Exchange: Sendable {
             else { return response }
             followed += 1
             current = next
-            currentHead = try HTTP1RequestHead(next)
+            currentHead = try HTTP1RequestHead(next, proxy: proxies.proxy(for: next.url))
         }
     }
 
@@ -194,8 +230,9 @@ struct HTTP1Exchange: Sendable {
         -> HTTPResponse
     {
         let what = "\(request.method) \(request.url.origin)"
+        let proxy = proxies.proxy(for: request.url)
         let connection = try HTTP1Connection(
-            to: request.url, tls: tls, connectTimeout: Swift.min(configuration.connectTimeout, deadline - ContinuousClock.now),
+            to: request.url, proxy: proxy, tls: tls, connectTimeout: Swift.min(configuration.connectTimeout, deadline - ContinuousClock.now),
             totalLimit: configuration.totalTimeout, cancellation: cancellation)
         defer { connection.close() }
         func waitLimit() throws(AuthCoreError) -> Duration {
@@ -208,7 +245,7 @@ struct HTTP1Exchange: Sendable {
         // is reported only if no answer can be read after it.
         var sendFailure: AuthCoreError?
         do throws(AuthCoreError) {
-            try head.bytes.withUnsafeBytesTyped { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
+            try head.write(to: connection)
             if request.bodyCount > 0 {
                 try request.withBodyBytes { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
             }
@@ -274,18 +311,40 @@ struct HTTP1Exchange: Sendable {
 }
 
 /// A request's status line and header block as sent: what the caller gave, checked, plus `Host`
-/// (unless given: a signer may have signed it), `Content-Length` and `Connection: close`.
+/// (unless given: a signer may have signed it), `Content-Length` and `Connection: close`. A plain
+/// `http` request through a proxy names its target in absolute form and carries the proxy's
+/// credentials (RFC 9112 §3.2.2); an `https` one goes through a tunnel, so its head is the origin's.
 struct HTTP1RequestHead: Sendable {
-    let bytes: [UInt8]
+    /// The head without its final empty line.
+    let fields: [UInt8]
+    /// The proxy whose `Proxy-Authorization` is written after the fields, from wiping storage.
+    let proxy: HTTPProxy?
+
+    /// Writes the head: the fields, the proxy's credentials, the empty line.
+    func write(to connection: HTTP1Connection) throws(AuthCoreError) {
+        var bytes = fields
+        if let authorization = proxy?.authorization {
+            var line = SecureBytes(Array("Proxy-Authorization: ".utf8))
+            authorization.withUnsafeBytes { line.append(contentsOf: $0) }
+            line.append(contentsOf: Array("\r\n\r\n".utf8))
+            try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
+            try line.withUnsafeBytes { (raw) throws(AuthCoreError) in try connection.write(raw) }
+            return
+        }
+        bytes += Array("\r\n".utf8)
+        try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
+    }
 
     /// - Throws: `AuthCoreError.Code.malformedRequest` for a method that is not a token, a field
     ///   with a control character other than HTAB, more than one `Host`, a `Content-Length` that disagrees with the body, or a field the
     ///   transport owns (`Connection`, `Transfer-Encoding`).
-    init(_ request: HTTPRequest) throws(AuthCoreError) {
+    init(_ request: HTTPRequest, proxy: HTTPProxy?) throws(AuthCoreError) {
         do { try HTTPHeader(request.method, "").validate() } catch {
             throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token")
         }
-        var text = "\(request.method) \(request.url.target) HTTP/1.1\r\n"
+        let absoluteForm = proxy != nil && request.url.scheme == "http"
+        self.proxy = absoluteForm ? proxy : nil
+        var text = "\(request.method) \(absoluteForm ? request.url.absoluteString : request.url.target) HTTP/1.1\r\n"
         if request.headers.first(named: "host") == nil { text += "Host: \(request.url.hostHeader)\r\n" }
         var lengthGiven = false
         var hostGiven = false
@@ -298,7 +357,7 @@ struct HTTP1RequestHead: Sendable {
             case "host":
                 guard !hostGiven else { throw AuthCoreError(.malformedRequest, "more than one Host header") }
                 hostGiven = true
-            case "connection", "transfer-encoding":
+            case "connection", "transfer-encoding", "proxy-authorization":
                 throw AuthCoreError(.malformedRequest, "header '\(header.name)' is set by the transport")
             case "content-length":
                 guard header.value == String(request.bodyCount) else {
@@ -312,8 +371,8 @@ struct HTTP1RequestHead: Sendable {
         if !lengthGiven && (request.bodyCount > 0 || ["PUT", "POST", "PATCH"].contains(request.method)) {
             text += "Content-Length: \(request.bodyCount)\r\n"
         }
-        text += "Connection: close\r\n\r\n"
-        bytes = Array(text.utf8)
+        text += "Connection: close\r\n"
+        fields = Array(text.utf8)
     }
 }
 
