@@ -201,6 +201,11 @@ system-deps:
 	if [ -n "$$missing" ]; then \
 	  echo "==> installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
+	  case " $$missing " in *" squid "*) \
+	    echo "==> the tests start squid themselves: the system squid service is stopped and disabled"; \
+	    (command -v systemctl >/dev/null 2>&1 && systemctl disable --now squid >/dev/null 2>&1) || true; \
+	    (command -v service >/dev/null 2>&1 && service squid stop >/dev/null 2>&1) || true;; \
+	  esac; \
 	fi
 
 venv: $(VENV)/.requirements-installed

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """squid (Debian's `squid`) as the proxy peer of the transport's proxy tests, on a free loopback port.
 
-Usage: python3 scripts/squid_proxy.py --dir DIR --user USER --password PASSWORD
+Usage: SQUID_TEST_PASSWORD=... python3 scripts/squid_proxy.py --dir DIR --user USER [--alias NAME ...]
 
-Writes, in DIR, a squid configuration and an htpasswd file (`openssl passwd -apr1`), starts
+Writes, in DIR, a squid configuration, an htpasswd file (`openssl passwd -apr1`, the password from the
+environment, never on a command line) and a hosts file that maps each `--alias NAME` to 127.0.0.1 (squid
+resolves those names itself, without DNS: the client sends them in CONNECT and absolute-form requests
+because loopback addresses never go through a proxy), starts
 `squid -N` on 127.0.0.1:PORT, waits (bounded) until the port accepts connections, and prints one JSON
 line: {"port": N, "accessLog": "DIR/access.log", "pid": P}. On SIGTERM it stops squid by PID (SIGTERM,
 then SIGKILL after 1 s) and exits.
@@ -63,8 +66,14 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", required=True)
     parser.add_argument("--user", required=True)
-    parser.add_argument("--password", required=True)
+    parser.add_argument("--alias", action="append", default=[])
     args = parser.parse_args()
+    password = os.environ.get("SQUID_TEST_PASSWORD", "")
+    if not password:
+        sys.stderr.write("squid_proxy: SQUID_TEST_PASSWORD is not set\n")
+        return 2
+    # The test runner's threads may hand down a blocked SIGTERM: unblock it, or stop() never runs.
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM, signal.SIGINT])
     squid = shutil.which("squid") or "/usr/sbin/squid"
     helper = "/usr/lib/squid/basic_ncsa_auth"
     if not os.access(squid, os.X_OK) or not os.access(helper, os.X_OK):
@@ -72,14 +81,23 @@ def main():
         return 1
     directory = os.path.abspath(args.dir)
     os.makedirs(directory, exist_ok=True)
-    # squid started as root runs as the `proxy` user: it must reach and write the directory.
-    os.chmod(directory, 0o777)
-    hashed = subprocess.run(["openssl", "passwd", "-apr1", args.password], check=True, capture_output=True,
+    os.chmod(directory, 0o750)
+    hashed = subprocess.run(["openssl", "passwd", "-apr1", "-stdin"], input=password, check=True, capture_output=True,
                             text=True).stdout.strip()
     passwords = os.path.join(directory, "passwd")
     with open(passwords, "w") as f:
         f.write("%s:%s\n" % (args.user, hashed))
-    os.chmod(passwords, 0o644)
+    hosts = os.path.join(directory, "hosts")
+    with open(hosts, "w") as f:
+        f.write("".join("127.0.0.1 %s\n" % name for name in args.alias))
+    if os.geteuid() == 0:
+        # squid started as root runs as the `proxy` user: the directory (logs) and the password
+        # file (its helper) become that user's, readable by nobody else.
+        import pwd
+        entry = pwd.getpwnam("proxy")
+        for path in (directory, passwords, hosts):
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+    os.chmod(passwords, 0o640)
     port = free_port()
     access_log = os.path.join(directory, "access.log")
     config = os.path.join(directory, "squid.conf")
@@ -94,6 +112,7 @@ def main():
             "cache deny all",
             "cache_mem 8 MB",
             "dns_nameservers 127.0.0.1",
+            "hosts_file %s" % hosts,
             "pinger_enable off",
             "netdb_filename none",
             "icp_port 0",
@@ -154,6 +173,7 @@ def main():
     finally:
         # Stopped by PID: SIGTERM, then SIGKILL after 1 s (the handler only raises, so no wait is reentered).
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         if process.poll() is None:
             process.terminate()
             try:

@@ -4,13 +4,13 @@
 
 Usage: python3 scripts/tls_server.py --dir DIR
 
-Makes, in DIR, a test CA (`ca.pem`) and two server certificates it signed: one naming `localhost` and
-127.0.0.1, one naming only `other.example`. Serves HTTPS on two free 127.0.0.1 ports, the first with
+Makes, in DIR, a test CA (`ca.pem`) and two server certificates it signed: one naming `localhost`,
+127.0.0.1 and each `--name NAME`, one naming only `other.example`. Serves HTTPS on two free 127.0.0.1 ports, the first with
 the right certificate, the second with the wrong name, and prints one JSON line on stdout:
 {"port": N, "wrongNamePort": M, "ca": "DIR/ca.pem"}. It checks nothing about the client: the tests
 prove what the client accepts and refuses (chain, name, framing, caps).
 
-Paths: /ok (a JSON body with Content-Length), /chunked (a chunked body with a chunk extension and a
+Paths: /ok (a JSON body with Content-Length), /headers (the request's fields as a JSON list of [name, value]), /chunked (a chunked body with a chunk extension and a
 trailer), /endless (a chunked body that never ends), /redirect (302 to /ok on the same origin),
 /unframed (a body with no length that ends when the server closes, without a TLS close_notify),
 /trickle (Content-Length 1000, one byte every 0.2 s: never idle, never done in time).
@@ -32,13 +32,14 @@ def openssl(*args):
     subprocess.run(["openssl", *args], check=True, capture_output=True)
 
 
-def make_certificates(directory):
+def make_certificates(directory, names=()):
     ca_key, ca = os.path.join(directory, "ca.key"), os.path.join(directory, "ca.pem")
     openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", ca_key,
             "-out", ca, "-days", "2", "-subj", "/CN=AuthCore test CA",
             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
     pairs = {}
-    for name, san in (("good", "DNS:localhost,IP:127.0.0.1"), ("wrong", "DNS:other.example")):
+    good_san = ",".join(["DNS:localhost", "IP:127.0.0.1"] + ["DNS:" + n for n in names])
+    for name, san in (("good", good_san), ("wrong", "DNS:other.example")):
         key, csr, cert = (os.path.join(directory, name + ext) for ext in (".key", ".csr", ".pem"))
         openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", csr,
                 "-subj", "/CN=" + name)
@@ -61,6 +62,13 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path == "/ok":
             body = json.dumps({"ok": True, "host": self.headers.get("Host")}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif path == "/headers":
+            body = json.dumps([[k, v] for k, v in self.headers.items()]).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -125,8 +133,11 @@ def serve(cert, key):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dir", required=True)
-    directory = ap.parse_args().dir
-    ca, pairs = make_certificates(directory)
+    ap.add_argument("--name", action="append", default=[],
+                    help="another DNS name for the good certificate (a name a proxy maps to 127.0.0.1)")
+    args = ap.parse_args()
+    directory = args.dir
+    ca, pairs = make_certificates(directory, args.name)
     good, wrong = serve(*pairs["good"]), serve(*pairs["wrong"])
     stop = threading.Event()
     # Set explicitly: the test runner's threads may hand down an ignored or blocked SIGTERM.

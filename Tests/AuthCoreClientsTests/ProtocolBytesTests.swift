@@ -138,8 +138,9 @@ final class OneShotListener: @unchecked Sendable {
 
     deinit { close(descriptor) }
 
-    /// Accepts one connection, reads the request head, answers `text`; returns the head.
-    func serveOnce(_ text: String) -> String {
+    /// Accepts one connection, reads the request head, answers `text` (a byte at a time with
+    /// `trickle` between them, when given); returns the head.
+    func serveOnce(_ text: String, trickle: Duration? = nil) -> String {
         let client = accept(descriptor, nil, nil)
         guard client >= 0 else { return "" }
         defer { close(client) }
@@ -150,7 +151,14 @@ final class OneShotListener: @unchecked Sendable {
             guard count > 0 else { break }
             head += buffer[0..<count]
         }
-        _ = Array(text.utf8).withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        if let trickle {
+            for byte in Array(text.utf8) {
+                guard withUnsafeBytes(of: byte, { send(client, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }) == 1 else { break }
+                Thread.sleep(forTimeInterval: Double(trickle.components.attoseconds) / 1e18 + Double(trickle.components.seconds))
+            }
+        } else {
+            _ = Array(text.utf8).withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
         return String(decoding: head, as: UTF8.self)
     }
 }

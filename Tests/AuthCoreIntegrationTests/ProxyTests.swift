@@ -23,17 +23,21 @@ final class ProxyTests {
     /// A password with characters the proxy URL must percent-encode.
     let password = "p@ss:w0rd/\(UUID().uuidString.prefix(8))"
     let user = "authcore"
+    /// A name only squid resolves (to 127.0.0.1, from its own hosts file): loopback addresses never go
+    /// through a proxy, so the CLI's requests, which read the environment, name the origin so.
+    static let alias = "origin.authcore.test"
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         squid = try LoopbackScript(
-            script: "squid_proxy.py", arguments: ["--dir", directory.appendingPathComponent("squid").path, "--user", user, "--password", password])
+            script: "squid_proxy.py", arguments: ["--dir", directory.appendingPathComponent("squid").path, "--user", user, "--alias", Self.alias],
+            environment: ["SQUID_TEST_PASSWORD": password])
         squidPort = try #require(squid.announcement["port"] as? Int)
         accessLog = try #require(squid.announcement["accessLog"] as? String)
         let tlsDirectory = directory.appendingPathComponent("tls")
         try FileManager.default.createDirectory(at: tlsDirectory, withIntermediateDirectories: true)
-        tls = try LoopbackScript(script: "tls_server.py", arguments: ["--dir", tlsDirectory.path])
+        tls = try LoopbackScript(script: "tls_server.py", arguments: ["--dir", tlsDirectory.path, "--name", Self.alias])
         tlsPort = try #require(tls.announcement["port"] as? Int)
         caFile = try #require(tls.announcement["ca"] as? String)
     }
@@ -50,10 +54,14 @@ final class ProxyTests {
         return "http://\(user):\(encoded)@127.0.0.1:\(squidPort)"
     }
 
-    func transport(_ proxies: ProxyConfiguration) throws -> HTTP1Transport {
+    /// A transport through `proxies`, loopback included (the origins here are all on loopback).
+    func transport(_ proxies: ProxyConfiguration, keepingConnections: Bool = true) throws -> HTTP1Transport {
         var configuration = HTTP1Transport.Configuration()
         configuration.trustedCertificatesFile = caFile
+        var proxies = proxies
+        proxies.proxiesLoopback = true
         configuration.proxies = .configured(proxies)
+        if !keepingConnections { configuration.maximumIdleConnectionsPerHost = 0 }
         return try HTTP1Transport(configuration: configuration)
     }
 
@@ -69,17 +77,47 @@ final class ProxyTests {
         return log
     }
 
-    @Test("https through squid: a CONNECT tunnel with Basic credentials, TLS verified end to end with the origin")
+    @Test("https through squid: one CONNECT tunnel with Basic credentials for three requests, TLS end to end, no credential at the origin")
     func httpsThroughTunnel() async throws {
         let proxy = try HTTPProxy(url: proxyURL(password: password))
-        let transport = try transport(ProxyConfiguration(https: proxy))
-        let response = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(tlsPort)/ok")))
-        #expect(response.status == 200)
-        #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok": true, "host": "127.0.0.1:\#(tlsPort)"}"#)
+        do {
+            let transport = try transport(ProxyConfiguration(https: proxy))
+            for _ in 0..<2 {
+                let response = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(tlsPort)/ok")))
+                #expect(response.status == 200)
+                #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok": true, "host": "127.0.0.1:\#(tlsPort)"}"#)
+            }
+            // What reached the origin: its own Host, and nothing meant for the proxy.
+            let echoed = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(tlsPort)/headers")))
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(echoed.body)) as? [[String]])
+            #expect(fields.contains(["Host", "127.0.0.1:\(tlsPort)"]))
+            #expect(!fields.contains { $0.first?.lowercased().hasPrefix("proxy") == true }, "\(fields)")
+        }  // the transport and its pool end here: the tunnel closes, and squid logs it
         let log = try await accessLog(containing: "CONNECT 127.0.0.1:\(tlsPort) \(user)")
-        #expect(log.contains("CONNECT 127.0.0.1:\(tlsPort) \(user)"), "squid's log: \(log)")
-        // The tunnel carries TLS, so squid never saw the request's path.
-        #expect(!log.contains("/ok"))
+        let tunnels = log.split(separator: "\n").filter { $0.contains("CONNECT 127.0.0.1:\(tlsPort) \(user)") }
+        #expect(tunnels.count == 1, "one tunnel, reused by the three requests: \(log)")
+        // The tunnel carries TLS, so squid never saw the requests' paths.
+        #expect(!log.contains("/ok") && !log.contains("/headers"))
+    }
+
+    @Test("plain http through squid in absolute form: a SigV4-signed GET that rclone verifies")
+    func plainHTTPThroughProxy() async throws {
+        let endpoint = try peerEnvironment("AUTHCORE_RCLONE_URL")
+        let bucket = try peerEnvironment("AUTHCORE_RCLONE_BUCKET")
+        let key = try peerEnvironment("AUTHCORE_RCLONE_SEED_KEY")
+        let credentials = try Credentials(
+            accessKeyId: try peerEnvironment("AUTHCORE_RCLONE_ACCESS_KEY_ID"), secretAccessKey: try peerEnvironment("AUTHCORE_RCLONE_SECRET_ACCESS_KEY"))
+        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
+        let transport = try transport(ProxyConfiguration(http: try HTTPProxy(url: proxyURL(password: password))), keepingConnections: false)
+        let sender = SignedRequestSender(transport: transport)
+        let url = try RequestURL("\(endpoint)/\(bucket)/\(key)")
+        let response = try await sender.send(HTTPRequest(method: "GET", url: url)) { request, time throws(AuthCoreError) in
+            request.adding(try signer.sign(request.sigV4Request(payload: .unsigned), at: time))
+        }
+        #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
+        #expect(response.body == Array("hello from rclone\n".utf8))
+        let log = try await accessLog(containing: "GET \(endpoint)/\(bucket)/\(key) \(user)")
+        #expect(log.contains("GET \(endpoint)/\(bucket)/\(key) \(user)"), "squid's log: \(log)")
     }
 
     @Test("a wrong proxy password is squid's 407 as a typed error that shows no credential; none at all asks for them")
@@ -93,7 +131,7 @@ final class ProxyTests {
         } catch {
             #expect(error.code == .notPermitted && error.httpStatus == 407, "\(error)")
             #expect(error.reason.contains("refused its credentials"), "\(error.reason)")
-            expectNoSecret(error, [wrong, password, Data("\(user):\(wrong)".utf8).base64EncodedString()])
+            expectNoSecret(error, [wrong, password, proxyURL(password: wrong), Data("\(user):\(wrong)".utf8).base64EncodedString()])
         }
         let anonymous = try self.transport(ProxyConfiguration(https: try HTTPProxy(url: "http://127.0.0.1:\(squidPort)")))
         do {
@@ -112,32 +150,13 @@ final class ProxyTests {
         for (rules, direct, proxied) in [
             ("localhost", "localhost", "127.0.0.1"), ("127.0.0.0/8", "127.0.0.1", "localhost"), ("localhost:\(tlsPort)", "localhost", "127.0.0.1"),
         ] {
-            let transport = try transport(ProxyConfiguration(https: dead, bypass: try NoProxyRules(rules)))
+            let transport = try transport(ProxyConfiguration(https: dead, bypass: NoProxyRules(rules)))
             let response = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://\(direct):\(tlsPort)/ok")))
             #expect(response.status == 200, "\(rules): \(direct)")
             await #expect(throws: AuthCoreError(.transportFailure, ""), "\(rules): \(proxied) went direct") {
                 try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://\(proxied):\(tlsPort)/ok")))
             }
         }
-    }
-
-    @Test("the CLI reads HTTP_PROXY: a signed GET to rclone in absolute form through squid, verified by rclone")
-    func cliPlainHTTPThroughProxy() async throws {
-        let endpoint = try peerEnvironment("AUTHCORE_RCLONE_URL")
-        let bucket = try peerEnvironment("AUTHCORE_RCLONE_BUCKET")
-        let key = try peerEnvironment("AUTHCORE_RCLONE_SEED_KEY")
-        let environment: [String: String?] = [
-            "AWS_ACCESS_KEY_ID": try peerEnvironment("AUTHCORE_RCLONE_ACCESS_KEY_ID"),
-            "AWS_SECRET_ACCESS_KEY": try peerEnvironment("AUTHCORE_RCLONE_SECRET_ACCESS_KEY"), "AWS_SESSION_TOKEN": nil,
-            "HTTP_PROXY": proxyURL(password: password), "NO_PROXY": nil, "no_proxy": nil, "http_proxy": nil,
-        ]
-        let path = "/\(bucket)/\(key)"
-        let result = try authcore(["sigv4", "send", "--region", "us-east-1", "--service", "s3", "--s3", endpoint + path], environment: environment)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "hello from rclone\n")
-        let log = try await accessLog(containing: "GET \(endpoint)\(path) \(user)")
-        #expect(log.contains("GET \(endpoint)\(path) \(user)"), "squid's log: \(log)")
-        #expect(!result.stderr.contains(password))
     }
 
     @Test("the CLI reads HTTPS_PROXY and trusts SSL_CERT_FILE's CA: a tunnel through squid")
@@ -147,11 +166,16 @@ final class ProxyTests {
             "HTTPS_PROXY": proxyURL(password: password), "NO_PROXY": nil, "no_proxy": nil, "https_proxy": nil, "SSL_CERT_FILE": caFile,
         ]
         let result = try authcore(
-            ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "https://localhost:\(tlsPort)/ok"], environment: environment)
+            ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "https://\(Self.alias):\(tlsPort)/ok"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == #"{"ok": true, "host": "localhost:\#(tlsPort)"}"#)
-        let log = try await accessLog(containing: "CONNECT localhost:\(tlsPort) \(user)")
-        #expect(log.contains("CONNECT localhost:\(tlsPort) \(user)"), "squid's log: \(log)")
+        #expect(result.stdout == #"{"ok": true, "host": "\#(Self.alias):\#(tlsPort)"}"#)
+        let log = try await accessLog(containing: "CONNECT \(Self.alias):\(tlsPort) \(user)")
+        #expect(log.contains("CONNECT \(Self.alias):\(tlsPort) \(user)"), "squid's log: \(log)")
+        // A loopback address goes direct whatever the environment says (the proxy would reach its own loopback).
+        let direct = try authcore(
+            ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "https://127.0.0.1:\(tlsPort)/ok"], environment: environment)
+        #expect(direct.status == 0, "\(direct.stderr)")
+        #expect(!(try await accessLog(containing: "never")).contains("CONNECT 127.0.0.1:\(tlsPort)"))
     }
 
     /// A loopback port nothing listens on (bound, then closed).

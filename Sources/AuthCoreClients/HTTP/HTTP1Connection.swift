@@ -14,6 +14,9 @@ private let noSignal = Int32(MSG_NOSIGNAL)
 private let noSignal: Int32 = 0
 #endif
 
+/// `close(2)`, where a method named `close` would hide it.
+private func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
+
 /// How a call is stopped from outside its thread: cancelled by the caller, or past its total time
 /// limit (the watchdog). Either sets the reason and shuts the socket down.
 ///
@@ -50,6 +53,15 @@ final class ConnectionCancellation: Sendable {
             }
             state.socket = socket
             return true
+        }
+    }
+
+    /// Forgets the registered socket without closing it (the connection goes back to the pool);
+    /// false when the call was stopped meanwhile (its socket is shut down: not reusable).
+    func detachSocket() -> Bool {
+        state.withLock { state in
+            state.socket = nil
+            return state.reason == nil
         }
     }
 
@@ -117,17 +129,24 @@ final class TLSClientContext: @unchecked Sendable {
     }
 }
 
-/// One HTTP/1.1 connection on a blocking socket, optionally under TLS, used by one thread.
+/// One HTTP/1.1 connection on a blocking socket, optionally under TLS, used by one thread at a time:
+/// by the exchange that opened it, then by each exchange that takes it from the
+/// ``HTTP1ConnectionPool`` (which registers the socket with its own cancellation, ``adopt(_:totalLimit:)``).
 ///
 /// Every wait is bounded: the connect by `connectTimeout` (polled in short slices so a cancel is
 /// seen), each read and write by the socket's receive/send timeout, which the caller sets before
 /// each call from the idle timeout and the time left.
-final class HTTP1Connection {
+final class HTTP1Connection: @unchecked Sendable {
+    // invariant (Sendable): one exchange at a time holds the connection (the pool hands an idle one
+    // to one taker, under its lock); only that exchange's thread calls its methods.
     private let descriptor: Int32
     private var tls: OpaquePointer?
-    private let cancellation: ConnectionCancellation
+    private var cancellation: ConnectionCancellation
+    /// Whether `cancellation` holds the socket (false while the connection is idle in the pool).
+    private var attached = true
+    private var closed = false
     private let origin: String
-    private let totalLimit: Duration
+    private var totalLimit: Duration
     /// Whether a TLS peer closed the connection without close_notify (an unframed body then may
     /// have been cut by someone on the path: see ``HTTP1Exchange``).
     private(set) var endedWithoutCloseNotify = false
@@ -146,34 +165,85 @@ final class HTTP1Connection {
         origin = proxy.map { "\(url.origin) (through the proxy \($0))" } ?? url.origin
         let host = Self.unbracketed(url.host)
         let port = url.port ?? (url.scheme == "https" ? 443 : 80)
+        // One budget for the connection, the tunnel and the handshake together.
+        let deadline = ContinuousClock.now + connectTimeout
         descriptor = try Self.openConnectedSocket(
-            host: proxy.map { Self.unbracketed($0.host) } ?? host, port: proxy?.port ?? port, timeout: connectTimeout, cancellation: cancellation,
-            origin: origin, totalLimit: totalLimit)
+            host: proxy.map { Self.unbracketed($0.host) } ?? host, port: proxy?.port ?? port, deadline: deadline, timeout: connectTimeout,
+            cancellation: cancellation, origin: origin, totalLimit: totalLimit)
         guard url.scheme == "https" else { return }
         guard let context else {
             cancellation.closeSocket()
             throw AuthCoreError(.transportFailure, "\(origin): TLS is not available")
         }
         do throws(AuthCoreError) {
-            if let proxy { try openTunnel(to: "\(url.host):\(port)", through: proxy, timeout: connectTimeout) }
-            try handshake(host: host, context: context, timeout: connectTimeout)
+            if let proxy { try openTunnel(to: "\(url.host):\(port)", through: proxy, deadline: deadline, limit: connectTimeout) }
+            try handshake(host: host, context: context, timeout: try timeLeft(until: deadline, limit: connectTimeout))
         } catch {
             close()
             throw error
         }
     }
 
+    /// The time left until `deadline`, at least a millisecond; a deadline passed is `.timedOut`.
+    private func timeLeft(until deadline: ContinuousClock.Instant, limit: Duration) throws(AuthCoreError) -> Duration {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { throw AuthCoreError(.timedOut, "\(origin): no connection within \(limit)") }
+        return left
+    }
+
     private static func unbracketed(_ host: String) -> String {
         host.utf8.first == UInt8(ascii: "[") ? String(host.dropFirst().dropLast()) : host
     }
 
-    /// Ends the connection (no TLS close_notify: the request said `Connection: close`).
+    /// Ends the connection (no TLS close_notify: a connection is closed after an answer that said
+    /// so, on a framing doubt or a failure, or when it has idled too long).
     func close() {
+        guard !closed else { return }
+        closed = true
         if let tls {
             SSL_free(tls)
             self.tls = nil
         }
-        cancellation.closeSocket()
+        if attached { cancellation.closeSocket() } else { closeDescriptor(descriptor) }
+    }
+
+    /// Leaves the current call's cancellation, for the pool; false (and the connection is closed)
+    /// when that call was stopped meanwhile.
+    func detach() -> Bool {
+        guard attached, !closed else { return false }
+        attached = false
+        guard cancellation.detachSocket() else {
+            close()
+            return false
+        }
+        return true
+    }
+
+    /// Joins a new call: its cancellation now shuts this socket down. False (and the connection is
+    /// closed) when that call is already stopped.
+    func adopt(_ cancellation: ConnectionCancellation, totalLimit: Duration) -> Bool {
+        guard !attached, !closed else { return false }
+        self.cancellation = cancellation
+        self.totalLimit = totalLimit
+        guard cancellation.attach(descriptor) else {  // attach closed the socket
+            closed = true
+            if let tls {
+                SSL_free(tls)
+                self.tls = nil
+            }
+            return false
+        }
+        attached = true
+        return true
+    }
+
+    /// Whether an idle connection can still carry a request: nothing is readable (a readable idle
+    /// socket is a close, a reset or bytes nobody asked for) and no TLS bytes are buffered.
+    var isReusable: Bool {
+        guard !closed else { return false }
+        if let tls, SSL_pending(tls) > 0 { return false }
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, 0) == 0
     }
 
     /// Sets how long the next read or write may wait.
@@ -187,6 +257,12 @@ final class HTTP1Connection {
 
     /// Writes all of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws(AuthCoreError) {
+        var wrote = false
+        try write(bytes, wroteAnything: &wrote)
+    }
+
+    /// Writes all of `bytes`; `wroteAnything` becomes true once a byte has gone out.
+    func write(_ bytes: UnsafeRawBufferPointer, wroteAnything: inout Bool) throws(AuthCoreError) {
         var offset = 0
         while offset < bytes.count {
             let pointer = bytes.baseAddress! + offset  // invariant: offset < count, so the buffer is not empty
@@ -207,6 +283,7 @@ final class HTTP1Connection {
             }
             try checkCancelled()
             offset += written
+            wroteAnything = true
         }
     }
 
@@ -275,7 +352,8 @@ final class HTTP1Connection {
     /// Resolves `host` and races connections to its addresses (``HappyEyeballs``); the winner is
     /// registered with `cancellation`.
     private static func openConnectedSocket(
-        host: String, port: Int, timeout: Duration, cancellation: ConnectionCancellation, origin: String, totalLimit: Duration
+        host: String, port: Int, deadline: ContinuousClock.Instant, timeout: Duration, cancellation: ConnectionCancellation, origin: String,
+        totalLimit: Duration
     ) throws(AuthCoreError) -> Int32 {
         // `localhost` and `*.localhost` are loopback by definition (RFC 6761 §6.3): connected to
         // 127.0.0.1 and ::1, without a DNS lookup that could answer another address.
@@ -285,7 +363,6 @@ final class HTTP1Connection {
         } else {
             addresses = try SocketAddress.resolve(host: host, port: port, origin: origin)
         }
-        let deadline = ContinuousClock.now + timeout
         switch HappyEyeballs.connect(to: addresses, deadline: deadline, isCancelled: { cancellation.isCancelled }) {
         case .connected(let descriptor, _):
             guard cancellation.attach(descriptor) else {
@@ -298,14 +375,16 @@ final class HTTP1Connection {
             throw AuthCoreError(.timedOut, "\(origin): no connection within \(timeout)")
         case .failed(let code):
             throw AuthCoreError(.transportFailure, "\(origin): cannot connect: \(describe(code))")
+        case .noAddresses:
+            throw AuthCoreError(.transportFailure, "\(origin): the host has no address to connect to")
         }
     }
 
     /// Asks `proxy` for a tunnel to `authority` (`CONNECT`, RFC 9110 §9.3.6) and reads its answer:
     /// a 2xx head and nothing after it (the origin speaks first only after the TLS hello), or a
     /// refusal. The `Proxy-Authorization` line is written from wiping storage and wiped after.
-    private func openTunnel(to authority: String, through proxy: HTTPProxy, timeout: Duration) throws(AuthCoreError) {
-        setTimeout(timeout)
+    private func openTunnel(to authority: String, through proxy: HTTPProxy, deadline: ContinuousClock.Instant, limit: Duration) throws(AuthCoreError) {
+        setTimeout(try timeLeft(until: deadline, limit: limit))
         var head = SecureBytes(Array("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n".utf8))
         if let authorization = proxy.authorization {
             head.append(contentsOf: Array("Proxy-Authorization: ".utf8))
@@ -314,10 +393,13 @@ final class HTTP1Connection {
         }
         head.append(contentsOf: Array("\r\n".utf8))
         try head.withUnsafeBytes { (bytes) throws(AuthCoreError) in try write(bytes) }
-        var parser = HTTP1ResponseParser(method: "CONNECT", maximumHeadBytes: 16 << 10, maximumBodyBytes: 1 << 20)
+        var parser = HTTP1ResponseParser(method: "CONNECT", maximumHeadBytes: 16 << 10, maximumBodyBytes: 0)
         var byte: UInt8 = 0
         // One byte at a time: nothing past the answer's head may be read (it would be the origin's).
+        // Each read waits only for what is left of the connect budget, so a proxy that trickles
+        // its answer is cut off at the connect limit, not the exchange's.
         while !parser.hasHead {
+            setTimeout(try timeLeft(until: deadline, limit: limit))
             let count = try withUnsafeMutableBytes(of: &byte) { (raw) throws(AuthCoreError) in try read(into: raw) }
             guard count == 1 else { throw AuthCoreError(.transportFailure, "\(origin): the proxy closed the connection before answering CONNECT") }
             do throws(HTTP1ResponseParser.Failure) {

@@ -8,7 +8,7 @@ public import AuthCore
 /// read, before the bytes it announces, and a body that grows past the cap is refused before it is
 /// kept. So memory stays within the caps whatever the peer sends.
 ///
-/// Framing (RFC 9112 §6.3): no body for `HEAD`, for a 2xx answer to `CONNECT` and for 1xx/204/304; a `Transfer-Encoding` whose last
+/// Framing (RFC 9112 §6.3): no body for `HEAD`, for 1xx/204/304, and none read for `CONNECT` (the tunnel, or a refusal, follows the head); a `Transfer-Encoding` whose last
 /// coding is `chunked` is decoded (§7.1, extensions ignored, trailers read and dropped); any other
 /// `Transfer-Encoding`, and an answer without `Content-Length`, runs until the peer closes;
 /// otherwise exactly `Content-Length` bytes, which must be one decimal value (repeats must agree).
@@ -71,6 +71,20 @@ public struct HTTP1ResponseParser: Sendable {
     public private(set) var headers: [HTTPHeader] = []
     /// The body received so far.
     public private(set) var body: [UInt8] = []
+    /// The `x` of the answer's `HTTP/1.x`, once the head is parsed.
+    public private(set) var minorVersion = 0
+
+    /// Whether, once complete, the connection may carry another request (RFC 9112 §9.3): an
+    /// HTTP/1.1 answer without a `close` connection option whose body was delimited by its length or
+    /// its chunks (or had none), not by the end of the stream.
+    public var allowsReuse: Bool {
+        guard isComplete, minorVersion >= 1, !endsAtClose else { return false }
+        return !headers.contains { field in
+            field.hasName("connection")
+                && Array(field.value.utf8).split(separator: UInt8(ascii: ",")).contains { equalIgnoringASCIICase(Self.trimmingASCIIWhitespace($0), "close".utf8) }
+        }
+    }
+    private var endsAtClose = false
 
     /// A parser for the answer to a request with `method`.
     public init(method: String, maximumHeadBytes: Int = 64 << 10, maximumBodyBytes: Int) {
@@ -144,7 +158,9 @@ public struct HTTP1ResponseParser: Sendable {
     public mutating func finishAtEndOfStream() throws(Failure) {
         switch state {
         case .complete: return
-        case .untilClose: completeUnannouncedBody()
+        case .untilClose:
+            endsAtClose = true
+            completeUnannouncedBody()
         default: throw .truncated
         }
     }
@@ -314,6 +330,7 @@ public struct HTTP1ResponseParser: Sendable {
         }
         guard let statusLine = lines.first else { throw .malformed("empty response head") }
         let status = try Self.parseStatusLine(statusLine)
+        let minorVersion = Int(statusLine[statusLine.startIndex + 7] - UInt8(ascii: "0"))  // a digit: parseStatusLine checked it
         var fields: [HTTPHeader] = []
         for line in lines.dropFirst() {
             fields.append(try Self.parseField(line))
@@ -325,6 +342,7 @@ public struct HTTP1ResponseParser: Sendable {
             return  // interim answer: the final one follows
         }
         self.status = status
+        self.minorVersion = minorVersion
         headers = fields
         try chooseFraming()
     }
@@ -359,8 +377,9 @@ public struct HTTP1ResponseParser: Sendable {
     }
 
     private mutating func chooseFraming() throws(Failure) {
-        // A 2xx answer to CONNECT has no body: the tunnel starts after its head (RFC 9112 §6.3).
-        if requestMethodIsHead || status == 204 || status == 304 || (requestMethodIsConnect && (200..<300).contains(status)) {
+        // A 2xx answer to CONNECT has no body: the tunnel starts after its head (RFC 9112 §6.3); the
+        // body of a refusal is never read (the connection is closed), so its framing is not read either.
+        if requestMethodIsHead || status == 204 || status == 304 || requestMethodIsConnect {
             state = .complete
             return
         }

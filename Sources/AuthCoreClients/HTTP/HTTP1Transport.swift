@@ -26,7 +26,9 @@ import Darwin
 /// `https` through a `CONNECT` tunnel (``HTTPProxy``). Connections race the host's addresses
 /// (Happy Eyeballs, RFC 8305), so a black-holed address costs 250 ms, not the connect limit.
 ///
-/// One connection per request (`Connection: close`); each exchange runs on a thread of its own, so
+/// Connections persist (HTTP/1.1 keep-alive) and are reused per origin
+/// (``Configuration/maximumIdleConnectionsPerHost``, ``Configuration/idleConnectionTimeout``); one
+/// is closed after any framing doubt. Exchanges run on a bounded set of threads of their own, so
 /// blocking reads never occupy the concurrency pool. No cookies, no cache, no compression.
 public struct HTTP1Transport: HTTPTransport {
     /// True: a ``HTTPRequest/secretBody`` is sent from its wiping storage.
@@ -48,9 +50,15 @@ public struct HTTP1Transport: HTTPTransport {
         /// The proxies requests go through: by default those the environment names
         /// (``ProxyConfiguration/fromEnvironment(_:)``, read when the transport is made).
         public var proxies: ProxySelection = .environment
+        /// The most idle connections kept open per origin for later requests; 0 for one connection
+        /// per request (`Connection: close`).
+        public var maximumIdleConnectionsPerHost = 8
+        /// How long a kept connection may idle before it is closed instead of reused (servers close
+        /// idle connections after 5 to 75 seconds; a connection the server has closed is never reused).
+        public var idleConnectionTimeout: Duration = .seconds(20)
 
         /// The defaults: 30 s connect, 60 s idle, 300 s in all, 64 KiB of head, the system store,
-        /// the environment's proxies.
+        /// the environment's proxies, up to 8 idle connections per origin kept for 20 s.
         public init() {}
     }
 
@@ -67,12 +75,19 @@ public struct HTTP1Transport: HTTPTransport {
     public let configuration: Configuration
     private let tls: TLSClientContext?
     private let proxies: Result<ProxyConfiguration, AuthCoreError>
+    let pool: HTTP1ConnectionPool
 
-    /// A transport with the default ``Configuration``.
+    /// The pool every transport made by ``init()`` shares, so that clients made with the default
+    /// transport share connections too.
+    private static let sharedPool = HTTP1ConnectionPool(
+        maximumIdlePerKey: Configuration().maximumIdleConnectionsPerHost, idleLimit: Configuration().idleConnectionTimeout)
+
+    /// A transport with the default ``Configuration``, sharing the process's pool of connections.
     public init() {
         configuration = Configuration()
         tls = TLSClientContext.system
         proxies = Self.proxies(configuration.proxies, environment: ProcessInfo.processInfo.environment)
+        pool = Self.sharedPool
     }
 
     // bytes-lint: the process environment, looked up by fixed ASCII variable names.
@@ -83,7 +98,8 @@ public struct HTTP1Transport: HTTPTransport {
         }
     }
 
-    /// A transport with `configuration`.
+    /// A transport with `configuration`, and a pool of connections of its own (copies of the
+    /// transport share it).
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` when the trusted-certificates file cannot be loaded.
     public init(configuration: Configuration) throws(AuthCoreError) {
@@ -98,15 +114,16 @@ public struct HTTP1Transport: HTTPTransport {
             configuration.trustedCertificatesFile == nil
             ? TLSClientContext.system : try TLSClientContext(trustedCertificatesFile: configuration.trustedCertificatesFile)
         proxies = Self.proxies(configuration.proxies, environment: environment)
+        pool = HTTP1ConnectionPool(maximumIdlePerKey: configuration.maximumIdleConnectionsPerHost, idleLimit: configuration.idleConnectionTimeout)
     }
 
     public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
         try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: request.allowsInsecureHTTP)
         let proxies = try proxies.get()
-        let head = try HTTP1RequestHead(request, proxy: proxies.proxy(for: request.url))
+        let head = try HTTP1RequestHead(request, proxy: proxies.proxy(for: request.url), keepAlive: pool.keepsConnections)
         let what = "\(request.method) \(request.url.origin)"
         let cancellation = ConnectionCancellation()
-        let exchange = HTTP1Exchange(configuration: configuration, tls: tls, proxies: proxies, cancellation: cancellation)
+        let exchange = HTTP1Exchange(configuration: configuration, tls: tls, proxies: proxies, pool: pool, cancellation: cancellation)
         let completion = HTTP1Completion()
         let totalTimeout = configuration.totalTimeout
         guard !Task.isCancelled else { throw AuthCoreError(.cancelled, "\(what): cancelled") }
@@ -114,8 +131,7 @@ public struct HTTP1Transport: HTTPTransport {
             return try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                     completion.install(continuation)
-                    let started = startExchangeThread {
-                        HTTP1Exchange.ignoreBrokenPipeOnThisThread()
+                    let started = BlockingExecutor.shared.submit {
                         completion.resume(Result { () throws(AuthCoreError) in try exchange.run(request, head: head) })
                     }
                     guard started else {
@@ -162,53 +178,13 @@ final class HTTP1Completion: Sendable {
     }
 }
 
-/// Starts `body` on a new detached thread; false when the system refuses one (the caller then
-/// fails the call instead of waiting for a thread that never runs).
-private func startExchangeThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-    #if os(Linux)
-    final class Body {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-    let box = Unmanaged.passRetained(Body(body))
-    var thread: pthread_t = 0
-    let status = pthread_create(
-        &thread, nil,
-        { context in
-            // invariant: `context` is the retained box passed below, taken back exactly once here.
-            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-            body.run()
-            return nil
-        }, box.toOpaque())
-    guard status == 0 else {
-        box.release()
-        return false
-    }
-    pthread_detach(thread)
-    return true
-    #else
-    let thread = Thread(block: body)
-    thread.start()
-    return true
-    #endif
-}
-
 /// One request with its redirects, run on one thread.
 struct HTTP1Exchange: Sendable {
     let configuration: HTTP1Transport.Configuration
     let tls: TLSClientContext?
     let proxies: ProxyConfiguration
+    let pool: HTTP1ConnectionPool
     let cancellation: ConnectionCancellation
-
-    /// Blocks SIGPIPE on the calling thread: OpenSSL writes with `write(2)`, which raises it when the
-    /// peer has gone. Blocked, it stays pending on this thread and is discarded when the thread ends;
-    /// the write itself fails with EPIPE.
-    static func ignoreBrokenPipeOnThisThread() {
-        var signals = sigset_t()
-        sigemptyset(&signals)
-        sigaddset(&signals, SIGPIPE)
-        pthread_sigmask(SIG_BLOCK, &signals, nil)
-    }
 
     func run(_ request: HTTPRequest, head: HTTP1RequestHead) throws(AuthCoreError) -> HTTPResponse {
         let deadline = ContinuousClock.now + configuration.totalTimeout
@@ -222,59 +198,127 @@ struct HTTP1Exchange: Sendable {
             else { return response }
             followed += 1
             current = next
-            currentHead = try HTTP1RequestHead(next, proxy: proxies.proxy(for: next.url))
+            currentHead = try HTTP1RequestHead(next, proxy: proxies.proxy(for: next.url), keepAlive: pool.keepsConnections)
         }
     }
 
+    /// One request and its answer: on an idle pooled connection when there is one, else on a new
+    /// one. A pooled connection that turns out stale (the peer closed it while it idled) is retried
+    /// once on a new connection when that cannot repeat an action: nothing of the request was
+    /// written, or the method is idempotent and no answer byte came (RFC 9112 §9.3.1).
     private func exchangeOnce(_ request: HTTPRequest, head: HTTP1RequestHead, deadline: ContinuousClock.Instant) throws(AuthCoreError)
         -> HTTPResponse
     {
-        let what = "\(request.method) \(request.url.origin)"
         let proxy = proxies.proxy(for: request.url)
+        let key = HTTP1ConnectionPool.Key(url: request.url, proxy: proxy, tls: tls)
+        if pool.keepsConnections, let pooled = pool.take(key) {
+            guard pooled.adopt(cancellation, totalLimit: configuration.totalTimeout) else {
+                throw cancellation.stopError("\(request.method) \(request.url.origin)", limit: configuration.totalTimeout)
+                    ?? AuthCoreError(.cancelled, "\(request.method) \(request.url.origin): cancelled")
+            }
+            switch exchange(request, head: head, on: pooled, key: key, reused: true, deadline: deadline) {
+            case .answered(let response): return response
+            case .failed(let error): throw error
+            case .stale: break  // a new connection below
+            }
+        }
         let connection = try HTTP1Connection(
             to: request.url, proxy: proxy, tls: tls, connectTimeout: Swift.min(configuration.connectTimeout, deadline - ContinuousClock.now),
             totalLimit: configuration.totalTimeout, cancellation: cancellation)
-        defer { connection.close() }
+        switch exchange(request, head: head, on: connection, key: key, reused: false, deadline: deadline) {
+        case .answered(let response): return response
+        case .failed(let error), .stale(let error): throw error
+        }
+    }
+
+    /// How one exchange on one connection ended.
+    private enum Attempt {
+        case answered(HTTPResponse)
+        case failed(AuthCoreError)
+        /// A reused connection failed where a retry on a new one is safe.
+        case stale(AuthCoreError)
+    }
+
+    private func exchange(
+        _ request: HTTPRequest, head: HTTP1RequestHead, on connection: HTTP1Connection, key: HTTP1ConnectionPool.Key, reused: Bool,
+        deadline: ContinuousClock.Instant
+    ) -> Attempt {
+        let what = "\(request.method) \(request.url.origin)"
         func waitLimit() throws(AuthCoreError) -> Duration {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { throw AuthCoreError(.timedOut, "\(what): no complete answer within \(configuration.totalTimeout)") }
             return Swift.min(configuration.idleTimeout, left)
         }
-        connection.setTimeout(try waitLimit())
+        var wroteAnything = false
         // A server may answer (413, 403) and close before it has read the whole body: a failed send
         // is reported only if no answer can be read after it.
         var sendFailure: AuthCoreError?
         do throws(AuthCoreError) {
-            try head.write(to: connection)
+            connection.setTimeout(try waitLimit())
+            try head.write(to: connection, wroteAnything: &wroteAnything)
             if request.bodyCount > 0 {
                 try request.withBodyBytes { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
             }
         } catch where error.code == .transportFailure {
             sendFailure = error
+        } catch {
+            connection.close()
+            return .failed(error)
+        }
+        if reused, !wroteAnything, let sendFailure {
+            connection.close()
+            return .stale(sendFailure)
         }
         var parser = HTTP1ResponseParser(
             method: request.method, maximumHeadBytes: configuration.maximumHeadBytes, maximumBodyBytes: request.maximumResponseBytes)
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         defer { buffer.withUnsafeMutableBytes { wipeSecretMemory($0) } }  // it held the answer's secrets
+        var readPastAnswer = false
+        var receivedAnything = false
         do throws(AuthCoreError) {
-            try readResponse(into: &parser, from: connection, buffer: &buffer, waitLimit: waitLimit, request: request)
+            try readResponse(
+                into: &parser, from: connection, buffer: &buffer, waitLimit: waitLimit, request: request, readPastAnswer: &readPastAnswer,
+                receivedAnything: &receivedAnything)
         } catch {
             parser.discardBody()
-            throw sendFailure ?? error
+            connection.close()
+            if reused, !receivedAnything, Self.idempotentMethods.contains(request.method), error.code == .transportFailure {
+                return .stale(sendFailure ?? error)
+            }
+            return .failed(sendFailure ?? error)
+        }
+        if let proxy = head.proxy, parser.status == 407 {
+            parser.discardBody()
+            connection.close()
+            return .failed(
+                AuthCoreError(
+                    .notPermitted,
+                    "\(what) (through the proxy \(proxy)): the proxy "
+                        + (proxy.hasCredentials ? "refused its credentials" : "requires credentials") + " (407 Proxy Authentication Required)",
+                    httpStatus: 407))
+        }
+        if sendFailure == nil, !readPastAnswer, parser.allowsReuse, pool.keepsConnections, connection.detach() {
+            pool.put(connection, for: key)
+        } else {
+            connection.close()
         }
         if request.answerCarriesSecrets && (200..<300).contains(parser.status) {
-            return HTTPResponse(status: parser.status, headers: parser.headers, secretBody: parser.takeBodyIntoWipingStorage())
+            return .answered(HTTPResponse(status: parser.status, headers: parser.headers, secretBody: parser.takeBodyIntoWipingStorage()))
         }
-        return HTTPResponse(status: parser.status, headers: parser.headers, body: parser.body)
+        return .answered(HTTPResponse(status: parser.status, headers: parser.headers, body: parser.body))
     }
+
+    /// Methods whose repetition has the effect of one request (RFC 9110 §9.2.2).
+    static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
 
     private func readResponse(
         into parser: inout HTTP1ResponseParser, from connection: HTTP1Connection, buffer: inout [UInt8],
-        waitLimit: () throws(AuthCoreError) -> Duration, request: HTTPRequest
+        waitLimit: () throws(AuthCoreError) -> Duration, request: HTTPRequest, readPastAnswer: inout Bool, receivedAnything: inout Bool
     ) throws(AuthCoreError) {
         while !parser.isComplete {
             connection.setTimeout(try waitLimit())
             let count = try buffer.withUnsafeMutableBytesTyped { (raw) throws(AuthCoreError) in try connection.read(into: raw) }
+            if count > 0 { receivedAnything = true }
             do throws(HTTP1ResponseParser.Failure) {
                 guard count > 0 else {
                     // Over TLS, a close without close_notify may be an attacker's FIN: an unframed
@@ -283,9 +327,11 @@ struct HTTP1Exchange: Sendable {
                     try parser.finishAtEndOfStream()
                     return
                 }
-                try buffer.withUnsafeBytesTyped { (raw) throws(HTTP1ResponseParser.Failure) in
-                    _ = try parser.consume(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
+                let used = try buffer.withUnsafeBytesTyped { (raw) throws(HTTP1ResponseParser.Failure) in
+                    try parser.consume(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
                 }
+                // Bytes after the answer belong to no request: the connection is not reused.
+                if used < count { readPastAnswer = true }
             } catch {
                 throw Self.error(error, from: request)
             }
@@ -311,7 +357,8 @@ struct HTTP1Exchange: Sendable {
 }
 
 /// A request's status line and header block as sent: what the caller gave, checked, plus `Host`
-/// (unless given: a signer may have signed it), `Content-Length` and `Connection: close`. A plain
+/// (unless given: a signer may have signed it), `Content-Length`, and `Connection: close` when the
+/// transport keeps no connections. A plain
 /// `http` request through a proxy names its target in absolute form and carries the proxy's
 /// credentials (RFC 9112 §3.2.2); an `https` one goes through a tunnel, so its head is the origin's.
 struct HTTP1RequestHead: Sendable {
@@ -320,27 +367,31 @@ struct HTTP1RequestHead: Sendable {
     /// The proxy whose `Proxy-Authorization` is written after the fields, from wiping storage.
     let proxy: HTTPProxy?
 
-    /// Writes the head: the fields, the proxy's credentials, the empty line.
-    func write(to connection: HTTP1Connection) throws(AuthCoreError) {
+    /// Writes the head: the fields, the proxy's credentials, the empty line. `wroteAnything` says
+    /// whether any byte went out (a failure before the first one cannot have reached the server).
+    func write(to connection: HTTP1Connection, wroteAnything: inout Bool) throws(AuthCoreError) {
         var bytes = fields
         if let authorization = proxy?.authorization {
             var line = SecureBytes(Array("Proxy-Authorization: ".utf8))
             authorization.withUnsafeBytes { line.append(contentsOf: $0) }
             line.append(contentsOf: Array("\r\n\r\n".utf8))
-            try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
-            try line.withUnsafeBytes { (raw) throws(AuthCoreError) in try connection.write(raw) }
+            try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw, wroteAnything: &wroteAnything) }
+            try line.withUnsafeBytes { (raw) throws(AuthCoreError) in try connection.write(raw, wroteAnything: &wroteAnything) }
             return
         }
         bytes += Array("\r\n".utf8)
-        try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
+        try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw, wroteAnything: &wroteAnything) }
     }
 
     /// - Throws: `AuthCoreError.Code.malformedRequest` for a method that is not a token, a field
     ///   with a control character other than HTAB, more than one `Host`, a `Content-Length` that disagrees with the body, or a field the
     ///   transport owns (`Connection`, `Transfer-Encoding`).
-    init(_ request: HTTPRequest, proxy: HTTPProxy?) throws(AuthCoreError) {
+    init(_ request: HTTPRequest, proxy: HTTPProxy?, keepAlive: Bool) throws(AuthCoreError) {
         do { try HTTPHeader(request.method, "").validate() } catch {
             throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token")
+        }
+        guard request.method != "CONNECT" else {
+            throw AuthCoreError(.malformedRequest, "method CONNECT is the transport's own (for proxies)")
         }
         let absoluteForm = proxy != nil && request.url.scheme == "http"
         self.proxy = absoluteForm ? proxy : nil
@@ -356,6 +407,11 @@ struct HTTP1RequestHead: Sendable {
             switch header.name.asciiLowercased {  // a validated token: ASCII
             case "host":
                 guard !hostGiven else { throw AuthCoreError(.malformedRequest, "more than one Host header") }
+                // Through a proxy the target names the host: a different Host would let the proxy
+                // check one host and the origin serve another.
+                guard !absoluteForm || header.value == request.url.hostHeader else {
+                    throw AuthCoreError(.malformedRequest, "a Host header other than the URL's cannot go through a proxy")
+                }
                 hostGiven = true
             case "connection", "transfer-encoding", "proxy-authorization":
                 throw AuthCoreError(.malformedRequest, "header '\(header.name)' is set by the transport")
@@ -371,7 +427,7 @@ struct HTTP1RequestHead: Sendable {
         if !lengthGiven && (request.bodyCount > 0 || ["PUT", "POST", "PATCH"].contains(request.method)) {
             text += "Content-Length: \(request.bodyCount)\r\n"
         }
-        text += "Connection: close\r\n"
+        if !keepAlive { text += "Connection: close\r\n" }  // HTTP/1.1 connections persist unless one side says so
         fields = Array(text.utf8)
     }
 }

@@ -27,38 +27,41 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible, CustomDebu
     ///   quotes the URL, which may hold a password.
     public init(url text: String) throws(AuthCoreError) {
         func fail(_ why: String) -> AuthCoreError { AuthCoreError(.invalidParameter, "proxy URL \(why)") }
-        var bytes = Array(text.utf8)[...]
-        guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw fail("is empty or has spaces or control characters") }
-        if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) {
-            guard equalIgnoringASCIICase(bytes[..<colon], "http".utf8) else {
-                throw fail("must use http:// (TLS to the proxy and SOCKS are not supported)")
-            }
-            bytes = bytes[(colon + 3)...]
-        }
-        if let slash = bytes.firstIndex(of: UInt8(ascii: "/")) {
-            guard bytes[(slash + 1)...].isEmpty else { throw fail("has a path") }
-            bytes = bytes[..<slash]
-        }
         var credentials: SecureBytes?
-        if let at = bytes.lastIndex(of: UInt8(ascii: "@")) {
-            var pair = SecureBytes(PercentEncoding.decode(Array(bytes[..<at])))
-            if let colon = bytes[..<at].firstIndex(of: UInt8(ascii: ":")) {
-                // user and password decoded apart, so a `%3A` in the user stays in the user.
-                pair = SecureBytes(PercentEncoding.decode(Array(bytes[..<colon])))
-                pair.append(contentsOf: [UInt8(ascii: ":")])
-                pair.append(contentsOf: PercentEncoding.decode(Array(bytes[(colon + 1)..<at])))
-            } else {
-                pair.append(contentsOf: [UInt8(ascii: ":")])
-            }
-            var header = SecureBytes(Array("Basic ".utf8))
-            pair.withUnsafeBytes { header.append(contentsOf: Array(Base64.encode($0).utf8)) }
-            credentials = header
-            bytes = bytes[(at + 1)...]
-        }
-        // The authority read by the request URL parser: one rule for hosts and ports.
         let authority: RequestURL
-        do { authority = try RequestURL("http://" + String(decoding: bytes, as: UTF8.self)) } catch {
-            throw fail("has an invalid host or port")
+        do {
+            // The text holds the password: its bytes are read from wiping storage and every copy
+            // made of them is wiped.
+            var whole = SecureBytes(text.utf8)
+            (authority, credentials) = try whole.withUnsafeMutableBytes { (raw) throws(AuthCoreError) in
+                let all = UnsafeBufferPointer(raw.bindMemory(to: UInt8.self))
+                var bytes = all[...]
+                guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw fail("is empty or has spaces or control characters") }
+                if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) {
+                    guard equalIgnoringASCIICase(bytes[..<colon], "http".utf8) else {
+                        throw fail("must use http:// (TLS to the proxy and SOCKS are not supported)")
+                    }
+                    bytes = bytes[(colon + 3)...]
+                }
+                if let slash = bytes.firstIndex(of: UInt8(ascii: "/")) {
+                    guard bytes[(slash + 1)...].isEmpty else { throw fail("has a path") }
+                    bytes = bytes[..<slash]
+                }
+                var credentials: SecureBytes?
+                if let at = bytes.lastIndex(of: UInt8(ascii: "@")) {
+                    let userInfo = bytes[..<at]
+                    let colon = userInfo.firstIndex(of: UInt8(ascii: ":"))
+                    let user = Self.percentDecoded(userInfo[..<(colon ?? at)])
+                    let password = colon.map { Self.percentDecoded(userInfo[($0 + 1)...]) } ?? SecureBytes()
+                    credentials = try Self.basicAuthorization(user: user, password: password)
+                    bytes = bytes[(at + 1)...]
+                }
+                guard !bytes.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { throw fail("has a query or fragment") }
+                // The authority read by the request URL parser: one rule for hosts and ports.
+                let authority: RequestURL
+                do { authority = try RequestURL("http://" + String(decoding: bytes, as: UTF8.self)) } catch { throw fail("has an invalid host or port") }
+                return (authority, credentials)
+            }
         }
         host = authority.host
         port = authority.port ?? Self.defaultPort
@@ -66,20 +69,61 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible, CustomDebu
     }
 
     /// A proxy at `host` and `port`, with optional Basic credentials.
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for a host that is not a name or address, a
+    ///   port outside 1…65535, or a user name with a `:` (Basic credentials cannot carry one, RFC 7617 §2).
     public init(host: String, port: Int, username: String? = nil, password: SecureBytes? = nil) throws(AuthCoreError) {
         let url: RequestURL
         do { url = try RequestURL("http://\(host):\(port)") } catch { throw AuthCoreError(.invalidParameter, "proxy host or port is invalid") }
+        guard (1...65535).contains(port), url.port == port, url.path == "/", url.query.isEmpty else {
+            throw AuthCoreError(.invalidParameter, "proxy host or port is invalid")
+        }
         self.host = url.host
         self.port = port
-        guard let username else {
-            authorization = nil
-            return
+        authorization = try username.map { (name) throws(AuthCoreError) in
+            try Self.basicAuthorization(user: SecureBytes(name.utf8), password: password ?? SecureBytes())
         }
-        var pair = SecureBytes(Array(username.utf8) + [UInt8(ascii: ":")])
-        if let password { password.withUnsafeBytes { pair.append(contentsOf: $0) } }
+    }
+
+    /// `Basic <base64(user:password)>` in wiping storage (RFC 7617 §2), encoded in constant time.
+    private static func basicAuthorization(user: SecureBytes, password: SecureBytes) throws(AuthCoreError) -> SecureBytes {
+        guard !user.withUnsafeBytes({ $0.contains(UInt8(ascii: ":")) }) else {
+            throw AuthCoreError(.invalidParameter, "proxy user name has a ':', which Basic credentials cannot carry")
+        }
+        var pair = user
+        pair.append(contentsOf: [UInt8(ascii: ":")])
+        password.withUnsafeBytes { pair.append(contentsOf: $0) }
         var header = SecureBytes(Array("Basic ".utf8))
-        pair.withUnsafeBytes { header.append(contentsOf: Array(Base64.encode($0).utf8)) }
-        authorization = header
+        Base64.encodeSecret(pair).withUnsafeBytes { header.append(contentsOf: $0) }
+        return header
+    }
+
+    /// `%XX` escapes decoded into wiping storage (an escape that is not two hex digits stays as it is).
+    private static func percentDecoded(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> SecureBytes {
+        var out = SecureBytes()
+        var index = bytes.startIndex
+        func digit(_ byte: UInt8) -> UInt8 {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+            default: 0xFF
+            }
+        }
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "%"), bytes.endIndex - index >= 3 {
+                let high = digit(bytes[index + 1])
+                let low = digit(bytes[index + 2])
+                if high != 0xFF && low != 0xFF {
+                    out.append(contentsOf: [high << 4 | low])
+                    index += 3
+                    continue
+                }
+            }
+            out.append(contentsOf: [bytes[index]])
+            index += 1
+        }
+        return out
     }
 
     /// Whether the proxy has credentials.
@@ -103,7 +147,9 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible, CustomDebu
 }
 
 /// Which proxy, if any, a request goes through: one for `https`, one for `http`, and the hosts that
-/// bypass both.
+/// bypass both. Loopback hosts (``NetworkPolicy/isLoopback(host:)``) never go through a proxy unless
+/// ``proxiesLoopback`` says so: a proxy would reach its own loopback, not this machine's, and plain
+/// http is allowed to loopback only because it never leaves the machine.
 public struct ProxyConfiguration: Sendable, Hashable {
     /// The proxy for `https` requests.
     public var https: HTTPProxy?
@@ -111,6 +157,8 @@ public struct ProxyConfiguration: Sendable, Hashable {
     public var http: HTTPProxy?
     /// The hosts reached directly.
     public var bypass: NoProxyRules
+    /// Whether loopback hosts go through the proxy too (off; never set from the environment).
+    public var proxiesLoopback = false
 
     /// A configuration; `bypass` defaults to none.
     public init(https: HTTPProxy? = nil, http: HTTPProxy? = nil, bypass: NoProxyRules = NoProxyRules()) {
@@ -123,34 +171,33 @@ public struct ProxyConfiguration: Sendable, Hashable {
     public static let direct = ProxyConfiguration()
 
     /// The proxies the environment names, as curl reads it: `https_proxy` (else `HTTPS_PROXY`) for
-    /// https; `http_proxy` (else `HTTP_PROXY`) for http; `all_proxy` (else `ALL_PROXY`) for either
-    /// when its own is not set; `no_proxy` (else `NO_PROXY`) for the bypass list. An empty value is
-    /// unset.
+    /// https; `http_proxy` for http; `all_proxy` (else `ALL_PROXY`) for a scheme whose own variable
+    /// is unset; `no_proxy` (else `NO_PROXY`) for the bypass list, read only when a proxy applies. An
+    /// empty value is unset.
     ///
-    /// Unlike curl, `HTTP_PROXY` in capitals is read (the issue of CGI programs, where a request's
-    /// `Proxy:` header becomes that variable, does not arise for a client library).
+    /// `HTTP_PROXY` in capitals is read too, except in a CGI program (`REQUEST_METHOD` set), where
+    /// a request's `Proxy:` header arrives as that variable (httpoxy, CVE-2016-5385).
     ///
-    /// - Throws: `AuthCoreError.Code.invalidParameter` naming the variable whose value is malformed
-    ///   (never its value).
-    // bytes-lint: the process environment, looked up by fixed ASCII variable names.
+    /// - Throws: `AuthCoreError.Code.invalidParameter` naming the variable whose proxy URL is
+    ///   malformed (never its value): a request is not sent around a proxy the environment asks for.
     public static func fromEnvironment(_ environment: [String: String]) throws(AuthCoreError) -> ProxyConfiguration {
-        func value(_ names: String...) -> (name: String, value: String)? {
-            for name in names { if let value = environment[name], !value.isEmpty { return (name, value) } }
-            return nil
-        }
-        func proxy(_ names: String...) throws(AuthCoreError) -> HTTPProxy? {
+        func set(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func proxy(_ names: [String]) throws(AuthCoreError) -> HTTPProxy? {
             for name in names {
-                guard let text = environment[name], !text.isEmpty else { continue }
+                guard let text = set(name) else { continue }
                 do { return try HTTPProxy(url: text) } catch { throw AuthCoreError(.invalidParameter, "\(name): \(error.reason)") }
             }
             return nil
         }
-        let all = try proxy("all_proxy", "ALL_PROXY")
+        let cgi = set("REQUEST_METHOD") != nil
+        let httpsNames = ["https_proxy", "HTTPS_PROXY"]
+        let httpNames = cgi ? ["http_proxy"] : ["http_proxy", "HTTP_PROXY"]
+        let allNames = ["all_proxy", "ALL_PROXY"]
         var configuration = ProxyConfiguration()
-        configuration.https = try proxy("https_proxy", "HTTPS_PROXY") ?? all
-        configuration.http = try proxy("http_proxy", "HTTP_PROXY") ?? all
-        if let (name, text) = value("no_proxy", "NO_PROXY") {
-            do { configuration.bypass = try NoProxyRules(text) } catch { throw AuthCoreError(.invalidParameter, "\(name): \(error.reason)") }
+        configuration.https = try proxy(httpsNames.contains(where: { set($0) != nil }) ? httpsNames : allNames)
+        configuration.http = try proxy(httpNames.contains(where: { set($0) != nil }) ? httpNames : allNames)
+        if configuration.https != nil || configuration.http != nil, let list = set("no_proxy") ?? set("NO_PROXY") {
+            configuration.bypass = NoProxyRules(list)
         }
         return configuration
     }
@@ -158,6 +205,7 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// The proxy for `url`, or nil to connect directly.
     public func proxy(for url: RequestURL) -> HTTPProxy? {
         guard let proxy = url.scheme == "https" ? https : http else { return nil }
+        if !proxiesLoopback && NetworkPolicy.isLoopback(host: url.host) { return nil }
         return bypass.bypasses(host: url.host, port: url.port ?? (url.scheme == "https" ? 443 : 80)) ? nil : proxy
     }
 }

@@ -102,7 +102,13 @@ enum HappyEyeballs {
         case failed(Int32)
         case timedOut
         case cancelled
+        /// There was no address to try.
+        case noAddresses
     }
+
+    /// The most attempts pending at once: a name with many black-holed addresses does not open a
+    /// socket every 250 ms for the whole connect limit.
+    static let maximumPendingAttempts = 8
 
     /// Races connections to `addresses` until one completes, all fail, `deadline` passes or
     /// `isCancelled` says so.
@@ -110,6 +116,7 @@ enum HappyEyeballs {
         to addresses: [SocketAddress], deadline: ContinuousClock.Instant, attemptDelay: Duration = attemptDelay,
         isCancelled: () -> Bool
     ) -> Outcome {
+        guard !addresses.isEmpty else { return .noAddresses }
         var attempts: [(descriptor: Int32, address: SocketAddress)] = []
         func closeAll(except kept: Int32? = nil) {
             for attempt in attempts where attempt.descriptor != kept { _ = close(attempt.descriptor) }
@@ -128,7 +135,7 @@ enum HappyEyeballs {
                 closeAll()
                 return .timedOut
             }
-            if nextIndex < addresses.count, now >= nextStart || attempts.isEmpty {
+            if nextIndex < addresses.count, now >= nextStart || attempts.isEmpty, attempts.count < maximumPendingAttempts {
                 let address = addresses[nextIndex]
                 nextIndex += 1
                 switch start(address) {
@@ -147,7 +154,7 @@ enum HappyEyeballs {
             }
             guard !attempts.isEmpty else { return .failed(lastError) }
             var until = Swift.min(deadline, now + .milliseconds(100))
-            if nextIndex < addresses.count { until = Swift.min(until, nextStart) }
+            if nextIndex < addresses.count, attempts.count < maximumPendingAttempts { until = Swift.min(until, nextStart) }
             var pollers = attempts.map { pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0) }
             let slice = Swift.max(Duration.zero, until - now).components
             let milliseconds = Int32(Swift.max(1, slice.seconds * 1000 + slice.attoseconds / 1_000_000_000_000_000))  // ≤ 100 ms
@@ -192,7 +199,7 @@ enum HappyEyeballs {
         }
         let status = address.bytes.withUnsafeBytes { raw in
             // invariant: `bytes` is a whole sockaddr of its family, as the resolver gave it.
-            Glibc.connect(descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
+            connectSocket(descriptor, raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(raw.count))
         }
         if status == 0 { return .success((descriptor, true)) }
         let code = errno
@@ -217,6 +224,11 @@ enum HappyEyeballs {
         _ = setsockopt(descriptor, Int32(IPPROTO_TCP), 1, &one, socklen_t(MemoryLayout<Int32>.size))
         return .connected(descriptor, address)
     }
+}
+
+/// `connect(2)`, where ``HappyEyeballs/connect(to:deadline:attemptDelay:isCancelled:)`` would hide it.
+private func connectSocket(_ descriptor: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    connect(descriptor, address, length)
 }
 
 /// An errno value as an `Error`, for `Result`.

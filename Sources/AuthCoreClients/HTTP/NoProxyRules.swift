@@ -1,4 +1,4 @@
-public import AuthCore
+internal import AuthCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -9,14 +9,16 @@ import Darwin
 
 /// The hosts that bypass a proxy: a `NO_PROXY` list read by curl's rules.
 ///
-/// Entries are separated by commas (spaces around them are ignored). `*` alone bypasses every host.
-/// A name matches itself and every name under it (`example.com` matches `example.com` and
-/// `api.example.com`, not `notexample.com`); a leading dot means the same (`.example.com`). An IP
-/// address matches itself, and with `/bits` (CIDR, as curl 7.86 and later read it) every address
-/// in that network; IPv6 addresses are written without brackets (`::1`, `fd00::/8`). Beyond curl, an
-/// entry may end in `:port` to bypass only that port (`internal.example:8443`, `[::1]:9000`).
-/// Names compare ASCII case-insensitively, on bytes; a name never matches an address or the other
-/// way round (no DNS lookup is made to compare them).
+/// Entries are separated by commas (spaces around them are ignored). `*` as the whole list bypasses
+/// every host. A name matches itself and every name under it (`example.com` matches `example.com`
+/// and `api.example.com`, not `notexample.com`); a leading dot, or a leading `*.`, means the same. An
+/// IP address matches itself, and with `/bits` (CIDR, as curl 7.86 and later read it) every address
+/// in that network (`/0` is every address of the family, where curl reads it as the address alone);
+/// IPv6 addresses are written without brackets (`::1`, `fd00::/8`). Beyond curl, an entry may end
+/// in `:port` to bypass only that port (`internal.example:8443`, `[::1]:9000`; `::1:9000` is an IPv6
+/// address). Names compare ASCII case-insensitively, on bytes; a name never matches an address or
+/// the other way round (no DNS lookup is made to compare them). An entry that is none of these is
+/// ignored, as curl ignores it (``ignoredEntries``): ignoring it sends more through the proxy, never less.
 public struct NoProxyRules: Sendable, Hashable {
     enum Pattern: Sendable, Hashable {
         case everything
@@ -29,25 +31,37 @@ public struct NoProxyRules: Sendable, Hashable {
     let patterns: [Pattern]
 
     /// No host bypasses the proxy.
-    public init() { patterns = [] }
+    public init() {
+        patterns = []
+        ignoredEntries = []
+    }
+
+    /// The entries that were not understood, as written (they bypass nothing).
+    public let ignoredEntries: [String]
 
     /// Parses a `NO_PROXY` list.
-    ///
-    /// - Throws: `AuthCoreError.Code.invalidParameter` for an entry that is neither a name, an
-    ///   address, a network nor `*` (the message quotes the entry: the list holds no secrets).
-    public init(_ list: String) throws(AuthCoreError) {
+    public init(_ list: String) {
         var patterns: [Pattern] = []
-        for rawEntry in Array(list.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true) {
+        var ignored: [String] = []
+        let entries = Array(list.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).map { rawEntry in
             var entry = rawEntry
             while let byte = entry.first, byte == 0x20 || byte == 0x09 { entry = entry.dropFirst() }
             while let byte = entry.last, byte == 0x20 || byte == 0x09 { entry = entry.dropLast() }
-            guard !entry.isEmpty else { continue }
-            guard let pattern = Self.pattern(entry) else {
-                throw AuthCoreError(.invalidParameter, "NO_PROXY entry '\(String(decoding: entry, as: UTF8.self))' is not a host name, an address, a network or *")
+            return entry
+        }.filter { !$0.isEmpty }
+        if entries.count == 1, entries[0].elementsEqual("*".utf8) {
+            patterns = [.everything]
+        } else {
+            for entry in entries {
+                if let pattern = Self.pattern(entry) {
+                    patterns.append(pattern)
+                } else {
+                    ignored.append(String(decoding: entry, as: UTF8.self))
+                }
             }
-            patterns.append(pattern)
         }
         self.patterns = patterns
+        ignoredEntries = ignored
     }
 
     /// Whether a request to `host` (as ``RequestURL/host`` has it: lower case, IPv6 in brackets) on
@@ -73,8 +87,8 @@ public struct NoProxyRules: Sendable, Hashable {
     }
 
     private static func pattern(_ entry: ArraySlice<UInt8>) -> Pattern? {
-        if entry.elementsEqual("*".utf8) { return .everything }
         var text = entry
+        if text.starts(with: "*.".utf8) { text = text.dropFirst() }  // `*.example.com` is `.example.com`
         var port: Int?
         // `[v6]:port`, `[v6]`, `v4:port`, `name:port`; a bare IPv6 address has several colons.
         if text.first == UInt8(ascii: "[") {

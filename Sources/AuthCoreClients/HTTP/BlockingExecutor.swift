@@ -1,0 +1,136 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A bounded set of threads for blocking work (name lookups, `connect`, `SSL_read`): the transport's
+/// exchanges run here, never on the concurrency pool, and no longer on a new thread each.
+///
+/// Threads start as work arrives, up to ``maximumThreads``; a thread that has waited
+/// ``idleThreadLifetime`` with nothing to do ends. Work beyond the bound waits in order for a free
+/// thread (each exchange has its own deadline, which its watchdog enforces while it waits; an
+/// exchange whose call has ended by then finds its cancellation set and returns at once).
+/// SIGPIPE is blocked on every thread: OpenSSL writes with `write(2)`, which raises it when the peer
+/// has gone; blocked, the write fails with EPIPE instead.
+final class BlockingExecutor: @unchecked Sendable {
+    // invariant (Sendable): `queue`, `threads` and `idleThreads` are only touched under `condition`.
+    private let condition = NSCondition()
+    private var queue: [(id: UInt64, job: @Sendable () -> Void)] = []
+    private var head = 0
+    private var nextId: UInt64 = 0
+    private var threads = 0
+    private var idleThreads = 0
+
+    /// The most threads running at once.
+    let maximumThreads: Int
+    /// How long an idle thread waits for work before it ends.
+    let idleThreadLifetime: TimeInterval
+
+    /// The process-wide executor of the default transports: 64 threads at most.
+    static let shared = BlockingExecutor(maximumThreads: 64, idleThreadLifetime: 10)
+
+    init(maximumThreads: Int, idleThreadLifetime: TimeInterval) {
+        self.maximumThreads = Swift.max(1, maximumThreads)
+        self.idleThreadLifetime = idleThreadLifetime
+    }
+
+    /// The number of threads now running (for tests).
+    var threadCount: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return threads
+    }
+
+    /// Runs `job` on one of the threads; false when no thread could be started and none runs
+    /// (the caller then fails the call instead of waiting for a thread that never comes).
+    func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        condition.lock()
+        nextId &+= 1
+        let id = nextId
+        queue.append((id, job))
+        if idleThreads > 0 {
+            condition.signal()
+            condition.unlock()
+            return true
+        }
+        guard threads < maximumThreads else {
+            condition.unlock()
+            return true  // a running thread takes it when it is free
+        }
+        threads += 1
+        condition.unlock()
+        if startThread({ [self] in work() }) { return true }
+        condition.lock()
+        defer { condition.unlock() }
+        threads -= 1
+        guard threads == 0 else { return true }
+        // No thread at all: take the job back if no thread has taken it.
+        if let index = queue[head...].firstIndex(where: { $0.id == id }) { queue.remove(at: index) }
+        return false
+    }
+
+    private func work() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGPIPE)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
+        condition.lock()
+        while true {
+            if head < queue.count {
+                let job = queue[head].job
+                queue[head] = (0, { @Sendable in })  // what the job holds (a pool, a request) is not kept once it has run
+                head += 1
+                if head > 64 && head * 2 > queue.count {  // drop the run part now and then
+                    queue.removeFirst(head)
+                    head = 0
+                }
+                condition.unlock()
+                job()
+                condition.lock()
+                continue
+            }
+            idleThreads += 1
+            let woken = condition.wait(until: Date(timeIntervalSinceNow: idleThreadLifetime))
+            idleThreads -= 1
+            if !woken && head >= queue.count {
+                threads -= 1
+                condition.unlock()
+                return
+            }
+        }
+    }
+}
+
+/// Starts `body` on a new detached thread; false when the system refuses one.
+private func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+    #if os(Linux)
+    final class Body {
+        let run: @Sendable () -> Void
+        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
+    }
+    let box = Unmanaged.passRetained(Body(body))
+    var thread: pthread_t = 0
+    let status = pthread_create(
+        &thread, nil,
+        { context in
+            // invariant: `context` is the retained box passed below, taken back exactly once here.
+            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
+            body.run()
+            return nil
+        }, box.toOpaque())
+    guard status == 0 else {
+        box.release()
+        return false
+    }
+    pthread_detach(thread)
+    return true
+    #else
+    let thread = Thread(block: body)
+    thread.start()
+    return true
+    #endif
+}
