@@ -309,6 +309,7 @@ struct HTTP1Exchange: Sendable {
     }
 
     /// Methods whose repetition has the effect of one request (RFC 9110 §9.2.2).
+    // bytes-lint: request methods the caller gave (validated tokens), compared as whole ASCII strings.
     static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
 
     private func readResponse(

@@ -180,6 +180,7 @@ public struct ProxyConfiguration: Sendable, Hashable {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` naming the variable whose proxy URL is
     ///   malformed (never its value): a request is not sent around a proxy the environment asks for.
+    // bytes-lint: the process environment, looked up by fixed ASCII variable names.
     public static func fromEnvironment(_ environment: [String: String]) throws(AuthCoreError) -> ProxyConfiguration {
         func set(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         func proxy(_ names: [String]) throws(AuthCoreError) -> HTTPProxy? {
