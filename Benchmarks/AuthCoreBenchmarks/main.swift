@@ -97,7 +97,12 @@ let selected = all.filter { benchmark in
     guard let filter = settings.filter else { return true }
     return benchmark.name.contains(filter)
 }
-let serverRowsSelected = settings.filter.map { "server.srp.login.3072.redis".contains($0) || $0.hasPrefix("server.srp.login.3072") } ?? true
+let serverRowsSelected =
+    settings.filter.map { filter in
+        ["server.srp.login.3072.redis", "http.request.tls.keepalive", "http.request.tls.new", "http.request.sigv4.get.keepalive"].contains {
+            $0.contains(filter) || filter.hasPrefix($0)
+        }
+    } ?? true
 if selected.isEmpty, !serverRowsSelected {
     FileHandle.standardError.write(Data("error: no benchmark matches the filter\n".utf8))
     exit(2)
@@ -121,6 +126,7 @@ for (index, group) in groups.enumerated() {
 }
 results += pythonReferenceResults(settings: settings)
 results += serverLoadResults(settings: settings)
+results += transportResults(settings: settings)
 FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
 
 let machine = machineDescription()
