@@ -9,7 +9,8 @@ With --tls-dir it terminates TLS itself first (a test CA and a certificate for l
 made by tls_server.py's `make_certificates` in DIR) and relays the plaintext: an HTTPS front for a
 plain-HTTP peer such as `rclone serve s3`, which still checks every signature (the Host header is the
 relay's, as the client signed it). After each accepted connection (and each completed handshake) it
-rewrites FILE with {"connections": N, "handshakes": M}. Prints one JSON line when ready:
+rewrites FILE with {"connections": N, "handshakes": M, "resumed": R} (R: handshakes that resumed a
+TLS session). Prints one JSON line when ready:
 {"port": N, "ca": "DIR/ca.pem" or null}. Stops on SIGTERM. Only loopback is ever reached: the target
 must be a 127.0.0.0/8 address.
 """
@@ -18,6 +19,7 @@ import argparse
 import ipaddress
 import json
 import os
+import select
 import signal
 import socket
 import ssl
@@ -46,7 +48,7 @@ def main():
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(*pairs["good"])
     lock = threading.Lock()
-    counts = {"connections": 0, "handshakes": 0}
+    counts = {"connections": 0, "handshakes": 0, "resumed": 0}
 
     def record(what):
         with lock:
@@ -59,39 +61,40 @@ def main():
     with open(args.count_file, "w") as f:  # the file exists from the start
         json.dump(counts, f)
 
-    def pump(source, sink):
-        try:
-            while True:
-                data = source.recv(65536)
-                if not data:
-                    break
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            try:
-                sink.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
-
     def relay(client):
+        # One thread per connection, reading whichever side is ready: an ssl.SSLSocket must not be
+        # read and written from two threads at once (OpenSSL's SSL objects are not thread-safe).
+        upstream = None
         try:
             if context is not None:
                 client.settimeout(10)
                 client = context.wrap_socket(client, server_side=True)
-                client.settimeout(None)
                 record("handshakes")
-            upstream = socket.create_connection(target, timeout=10)
-            upstream.settimeout(None)
+                if client.session_reused:
+                    record("resumed")
+            client.settimeout(30)
+            upstream = socket.create_connection(target, timeout=30)
+            while True:
+                if isinstance(client, ssl.SSLSocket) and client.pending():
+                    readable = [client]
+                else:
+                    readable, _, _ = select.select([client, upstream], [], [], 60)
+                if not readable:
+                    return
+                for source in readable:
+                    data = source.recv(65536)
+                    if not data:
+                        return
+                    (upstream if source is client else client).sendall(data)
         except (OSError, ssl.SSLError):
-            client.close()
-            return
-        back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
-        back.start()
-        pump(client, upstream)
-        back.join()
-        client.close()
-        upstream.close()
+            pass
+        finally:
+            for s in (client, upstream):
+                if s is not None:
+                    try:
+                        s.close()
+                    except OSError:
+                        pass
 
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

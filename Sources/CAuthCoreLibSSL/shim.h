@@ -22,6 +22,9 @@ static inline int authcore_ssl_ctx_require_tls12(SSL_CTX *ctx) {
 /// OpenSSL buffers (answers carrying secret keys and tokens) are wiped when released.
 static inline void authcore_ssl_ctx_set_client_options(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_CLEANSE_PLAINTEXT);
+    // Client sessions are kept by the transport's pool (SSL_get1_session / SSL_set_session), per
+    // origin and trust, not in OpenSSL's own store (SSL_CTX_set_session_cache_mode is a macro).
+    SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
 }
 
 /// Whether the error at the head of this thread's queue is "unexpected EOF while reading": the peer

@@ -52,7 +52,9 @@ final class BlockingExecutor: @unchecked Sendable {
         nextId &+= 1
         let id = nextId
         queue.append((id, job))
-        if idleThreads > 0 {
+        // A signalled thread counts as idle until it takes the lock back: each waiting job needs an
+        // idle thread of its own, or a new one (else a burst would run one job after another).
+        if queue.count - head <= idleThreads {
             condition.signal()
             condition.unlock()
             return true

@@ -129,6 +129,18 @@ final class TLSClientContext: @unchecked Sendable {
     }
 }
 
+/// A TLS session a new connection can resume (OpenSSL `SSL_SESSION`, reference counted), freed
+/// when the last holder lets it go.
+final class TLSSession: @unchecked Sendable {
+    // invariant (Sendable): the session is only passed to SSL_set_session, which takes a reference
+    // of its own; OpenSSL counts references atomically.
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { SSL_SESSION_free(pointer) }
+}
+
 /// One HTTP/1.1 connection on a blocking socket, optionally under TLS, used by one thread at a time:
 /// by the exchange that opened it, then by each exchange that takes it from the
 /// ``HTTP1ConnectionPool`` (which registers the socket with its own cancellation, ``adopt(_:totalLimit:)``).
@@ -157,8 +169,8 @@ final class HTTP1Connection: @unchecked Sendable {
     /// - Throws: `AuthCoreError` `.transportFailure` (name resolution, refused, TLS or certificate
     ///   failure, a proxy's refusal), `.notPermitted` (the proxy's 407), `.timedOut`, `.cancelled`.
     init(
-        to url: RequestURL, proxy: HTTPProxy?, tls context: TLSClientContext?, connectTimeout: Duration, totalLimit: Duration,
-        cancellation: ConnectionCancellation
+        to url: RequestURL, proxy: HTTPProxy?, tls context: TLSClientContext?, resuming session: TLSSession? = nil, connectTimeout: Duration,
+        totalLimit: Duration, cancellation: ConnectionCancellation
     ) throws(AuthCoreError) {
         self.cancellation = cancellation
         self.totalLimit = totalLimit
@@ -177,7 +189,7 @@ final class HTTP1Connection: @unchecked Sendable {
         }
         do throws(AuthCoreError) {
             if let proxy { try openTunnel(to: "\(url.host):\(port)", through: proxy, deadline: deadline, limit: connectTimeout) }
-            try handshake(host: host, context: context, timeout: try timeLeft(until: deadline, limit: connectTimeout))
+            try handshake(host: host, context: context, resuming: session, timeout: try timeLeft(until: deadline, limit: connectTimeout))
         } catch {
             close()
             throw error
@@ -195,12 +207,16 @@ final class HTTP1Connection: @unchecked Sendable {
         host.utf8.first == UInt8(ascii: "[") ? String(host.dropFirst().dropLast()) : host
     }
 
-    /// Ends the connection (no TLS close_notify: a connection is closed after an answer that said
-    /// so, on a framing doubt or a failure, or when it has idled too long).
-    func close() {
+    /// Ends the connection. `gracefully` (after a complete answer, or an idle connection let go):
+    /// the TLS connection is marked as shut down, which keeps its session resumable (OpenSSL
+    /// withdraws the session of a connection freed otherwise, as after a failure). No close_notify
+    /// is written: a write to a peer that has gone raises SIGPIPE on threads that do not block it
+    /// (a pool may be let go from any thread), and an HTTP answer's framing, not the close, ends it.
+    func close(gracefully: Bool = false) {
         guard !closed else { return }
         closed = true
         if let tls {
+            if gracefully { SSL_set_shutdown(tls, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN) }
             SSL_free(tls)
             self.tls = nil
         }
@@ -237,11 +253,22 @@ final class HTTP1Connection: @unchecked Sendable {
         return true
     }
 
+    /// The connection's TLS session when it can be resumed by a later connection (TLS 1.3 tickets
+    /// arrive after the handshake, so this is asked after an answer), or nil.
+    var resumableSession: TLSSession? {
+        guard let tls, !closed, let session = SSL_get1_session(tls) else { return nil }
+        let kept = TLSSession(session)
+        return SSL_SESSION_is_resumable(session) == 1 ? kept : nil
+    }
+
+    /// Whether the handshake resumed a session.
+    var resumedSession: Bool { tls.map { SSL_session_reused($0) == 1 } ?? false }
+
     /// Whether an idle connection can still carry a request: nothing is readable (a readable idle
     /// socket is a close, a reset or bytes nobody asked for) and no TLS bytes are buffered.
     var isReusable: Bool {
         guard !closed else { return false }
-        if let tls, SSL_pending(tls) > 0 { return false }
+        if let tls, SSL_has_pending(tls) == 1 { return false }
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         return poll(&poller, 1, 0) == 0
     }
@@ -423,7 +450,7 @@ final class HTTP1Connection: @unchecked Sendable {
         }
     }
 
-    private func handshake(host: String, context: TLSClientContext, timeout: Duration) throws(AuthCoreError) {
+    private func handshake(host: String, context: TLSClientContext, resuming session: TLSSession?, timeout: Duration) throws(AuthCoreError) {
         guard let tls = SSL_new(context.context) else {
             throw AuthCoreError(.transportFailure, "\(origin): TLS: \(TLSClientContext.openSSLErrors())")
         }
@@ -441,6 +468,9 @@ final class HTTP1Connection: @unchecked Sendable {
                 throw AuthCoreError(.transportFailure, "\(origin): TLS: cannot check the host name \(host)")
             }
         }
+        // A session of the same origin and trust (the pool's key): the server may resume it; the
+        // certificate was verified when it was made, and a refused one is a full handshake.
+        if let session { _ = SSL_set_session(tls, session.pointer) }
         setTimeout(timeout)
         ERR_clear_error()
         let result = SSL_connect(tls)

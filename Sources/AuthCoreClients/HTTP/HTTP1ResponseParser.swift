@@ -76,13 +76,36 @@ public struct HTTP1ResponseParser: Sendable {
 
     /// Whether, once complete, the connection may carry another request (RFC 9112 §9.3): an
     /// HTTP/1.1 answer without a `close` connection option whose body was delimited by its length or
-    /// its chunks (or had none), not by the end of the stream.
+    /// its chunks, with no framing doubt. Not after an answer to `HEAD` or `CONNECT`, a 204 or 304
+    /// that announces a body, or `Transfer-Encoding` with `Content-Length` (§6.3): bytes a server
+    /// sent after such an answer would be read as the next request's answer.
     public var allowsReuse: Bool {
-        guard isComplete, minorVersion >= 1, !endsAtClose else { return false }
+        guard isComplete, minorVersion >= 1, !endsAtClose, !requestMethodIsHead, !requestMethodIsConnect else { return false }
+        let codings = headers.contains { $0.hasName("transfer-encoding") }
+        let lengths = headers.filter { $0.hasName("content-length") }
+        if codings && !lengths.isEmpty { return false }
+        if status == 204 || status == 304, codings || lengths.contains(where: { $0.value != "0" }) { return false }
         return !headers.contains { field in
             field.hasName("connection")
                 && Array(field.value.utf8).split(separator: UInt8(ascii: ",")).contains { equalIgnoringASCIICase(Self.trimmingASCIIWhitespace($0), "close".utf8) }
         }
+    }
+
+    /// The idle time the server says it keeps the connection (`Keep-Alive: timeout=N`, RFC 2068
+    /// §19.7.1.1, still sent by Apache and nginx), or nil.
+    public var keepAliveTimeout: Duration? {
+        for field in headers where field.hasName("keep-alive") {
+            for parameter in Array(field.value.utf8).split(separator: UInt8(ascii: ",")) {
+                let trimmed = Self.trimmingASCIIWhitespace(parameter)
+                guard let equals = trimmed.firstIndex(of: UInt8(ascii: "=")),
+                    equalIgnoringASCIICase(Self.trimmingASCIIWhitespace(trimmed[..<equals]), "timeout".utf8)
+                else { continue }
+                let digits = Self.trimmingASCIIWhitespace(trimmed[(equals + 1)...])
+                guard (1...6).contains(digits.count), digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+                return .seconds(digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
+            }
+        }
+        return nil
     }
     private var endsAtClose = false
 
@@ -107,7 +130,7 @@ public struct HTTP1ResponseParser: Sendable {
     }
 
     /// Consumes `bytes`; returns how many were used (fewer than given only once the response is
-    /// complete: what follows belongs to nobody, since the transport sends `Connection: close`).
+    /// complete: what follows belongs to no request, and the transport does not reuse the connection).
     @discardableResult
     public mutating func consume(_ bytes: UnsafeRawBufferPointer) throws(Failure) -> Int {
         var index = 0

@@ -140,6 +140,7 @@ public struct HTTP1Transport: HTTPTransport {
                     }
                     // The watchdog: whatever the thread is blocked in (a name lookup, a slow TLS record),
                     // the call ends at the total limit; the socket is shut down so the thread ends too.
+                    // After the call has ended it finds nothing to do (its socket is detached or closed).
                     DispatchQueue.global().asyncAfter(deadline: .now() + DispatchTimeInterval(clamping: totalTimeout)) {
                         cancellation.stop(.timedOut)
                         completion.resume(.failure(AuthCoreError(.timedOut, "\(what): no complete answer within \(totalTimeout)")))
@@ -187,6 +188,9 @@ struct HTTP1Exchange: Sendable {
     let cancellation: ConnectionCancellation
 
     func run(_ request: HTTPRequest, head: HTTP1RequestHead) throws(AuthCoreError) -> HTTPResponse {
+        // A call that ended while this waited for a thread (its watchdog, a cancel) does nothing:
+        // it takes no pooled connection and resolves no name.
+        if let error = cancellation.stopError("\(request.method) \(request.url.origin)", limit: configuration.totalTimeout) { throw error }
         let deadline = ContinuousClock.now + configuration.totalTimeout
         var current = request
         var currentHead = head
@@ -211,7 +215,7 @@ struct HTTP1Exchange: Sendable {
     {
         let proxy = proxies.proxy(for: request.url)
         let key = HTTP1ConnectionPool.Key(url: request.url, proxy: proxy, tls: tls)
-        if pool.keepsConnections, let pooled = pool.take(key) {
+        if pool.keepsConnections, let pooled = pool.take(key, repeatable: Self.idempotentMethods.contains(request.method)) {
             guard pooled.adopt(cancellation, totalLimit: configuration.totalTimeout) else {
                 throw cancellation.stopError("\(request.method) \(request.url.origin)", limit: configuration.totalTimeout)
                     ?? AuthCoreError(.cancelled, "\(request.method) \(request.url.origin): cancelled")
@@ -223,8 +227,9 @@ struct HTTP1Exchange: Sendable {
             }
         }
         let connection = try HTTP1Connection(
-            to: request.url, proxy: proxy, tls: tls, connectTimeout: Swift.min(configuration.connectTimeout, deadline - ContinuousClock.now),
-            totalLimit: configuration.totalTimeout, cancellation: cancellation)
+            to: request.url, proxy: proxy, tls: tls, resuming: request.url.scheme == "https" ? pool.session(for: key) : nil,
+            connectTimeout: Swift.min(configuration.connectTimeout, deadline - ContinuousClock.now), totalLimit: configuration.totalTimeout,
+            cancellation: cancellation)
         switch exchange(request, head: head, on: connection, key: key, reused: false, deadline: deadline) {
         case .answered(let response): return response
         case .failed(let error), .stale(let error): throw error
@@ -287,6 +292,7 @@ struct HTTP1Exchange: Sendable {
             }
             return .failed(sendFailure ?? error)
         }
+        if let session = connection.resumableSession { pool.keep(session, for: key) }
         if let proxy = head.proxy, parser.status == 407 {
             parser.discardBody()
             connection.close()
@@ -297,10 +303,17 @@ struct HTTP1Exchange: Sendable {
                         + (proxy.hasCredentials ? "refused its credentials" : "requires credentials") + " (407 Proxy Authentication Required)",
                     httpStatus: 407))
         }
-        if sendFailure == nil, !readPastAnswer, parser.allowsReuse, pool.keepsConnections, connection.detach() {
-            pool.put(connection, for: key)
+        // Fields that change how the connection is used after the answer (an `Expect` whose body
+        // was sent unasked-for, an `Upgrade`) leave it out of the pool.
+        let changesConnection = request.headers.contains { field in
+            ["expect", "upgrade", "te", "keep-alive", "proxy-connection"].contains { field.hasName($0) }
+        }
+        if sendFailure == nil, !readPastAnswer, !changesConnection, parser.allowsReuse, pool.keepsConnections, connection.detach() {
+            pool.put(connection, for: key, serverTimeout: parser.keepAliveTimeout)
         } else {
-            connection.close()
+            // After a complete answer: a graceful close (close_notify), unless bytes nobody asked
+            // for arrived or the send failed.
+            connection.close(gracefully: sendFailure == nil && !readPastAnswer)
         }
         if request.answerCarriesSecrets && (200..<300).contains(parser.status) {
             return .answered(HTTPResponse(status: parser.status, headers: parser.headers, secretBody: parser.takeBodyIntoWipingStorage()))
