@@ -71,8 +71,15 @@ final class ProxyTests {
         var log = ""
         for _ in 0..<100 {
             log = (try? String(contentsOfFile: accessLog, encoding: .utf8)) ?? ""
-            if log.contains(text) { return log }
+            if log.contains(text) { break }
             try await Task.sleep(for: .milliseconds(100))
+        }
+        // Then until it stops changing (other transactions that ended at the same time), bounded.
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(250))
+            let later = (try? String(contentsOfFile: accessLog, encoding: .utf8)) ?? ""
+            if later == log { break }
+            log = later
         }
         return log
     }
