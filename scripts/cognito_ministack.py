@@ -8,6 +8,11 @@
   cognito_ministack.py code ADDRESS        the last verification code ministack "sent" to ADDRESS
                                            (GET /_ministack/ses/messages)
   cognito_ministack.py identity-setup      two small user pools and an identity pool that trusts both (below)
+  cognito_ministack.py s3-setup            an IAM user (Allow * on *) with an access key, and a fresh bucket
+                                           created with that key: {"accessKeyId", "secretAccessKey",
+                                           "bucket", "region", "endpoint"}. With AUTH=true ministack checks
+                                           every signature made with this key (root keys are never checked),
+                                           every aws-chunked chunk signature included (peers.md).
   cognito_ministack.py verify-jwt POOL_ID TOKEN
                                            checks TOKEN's RS256 signature with PyJWT against the pool's
                                            /<poolId>/.well-known/jwks.json; prints the claims
@@ -165,6 +170,23 @@ def identity_setup(endpoint):
             "otherPoolId": pools[1][0], "otherClientId": pools[1][1], "identityPoolId": identity_pool, "users": users}
 
 
+def s3_setup(endpoint):
+    root = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=REGION)
+    iam = root.client("iam", endpoint_url=endpoint)
+    tag = uuid.uuid4().hex[:8]
+    user = "authcore-s3-%s" % tag
+    iam.create_user(UserName=user)
+    iam.put_user_policy(UserName=user, PolicyName="all", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+    key = iam.create_access_key(UserName=user)["AccessKey"]
+    session = boto3.Session(aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"],
+                            region_name=REGION)
+    bucket = "authcore-stream-%s" % tag
+    session.client("s3", endpoint_url=endpoint).create_bucket(Bucket=bucket)
+    return {"accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"], "bucket": bucket,
+            "region": REGION, "endpoint": endpoint.rstrip("/")}
+
+
 def main():
     endpoint = os.environ.get("AUTHCORE_MINISTACK_URL")
     if not endpoint:
@@ -182,6 +204,9 @@ def main():
         return 0
     if command == "identity-setup":
         print(json.dumps(identity_setup(endpoint), ensure_ascii=False))
+        return 0
+    if command == "s3-setup":
+        print(json.dumps(s3_setup(endpoint)))
         return 0
     if command != "setup":
         print("unknown command %s" % command, file=sys.stderr)

@@ -15,6 +15,7 @@ struct RequestOptions {
         OptionSpec(names: ["--timestamp"], kind: .value), OptionSpec(names: ["--expires"], kind: .value),
         OptionSpec(names: ["--verbose"], kind: .flag), OptionSpec(names: ["--clock-offset"], kind: .value),
         OptionSpec(names: ["--no-skew-correction"], kind: .flag), OptionSpec(names: ["--region"], kind: .value),
+        OptionSpec(names: ["--output"], kind: .value),
     ]
 
     let action: String
@@ -68,6 +69,7 @@ struct RequestOptions {
         }
         clockOffset = Int64(offset)
         skewCorrection = !parsed.has("--no-skew-correction")
+        guard action == "send" || !parsed.has("--output") else { throw UsageError("--output goes with send") }
         if timestampText != nil && action == "send" && skewCorrection == false {
             // A fixed timestamp is allowed for send (it then behaves like a clock stopped at that instant).
         }
@@ -168,12 +170,17 @@ struct RequestOptions {
     {
         let sender = SignedRequestSender(
             transport: HTTP1Transport(), clock: clock, skew: skewCorrection ? ClockSkewTracker() : nil)
+        var request = request
+        if let output = parsed.value("--output") {
+            guard action == "send" else { throw UsageError("--output goes with send") }
+            do { request.responseSink = try HTTPResponseSink.file(output) } catch { throw UsageError("--output: \(error.reason)") }
+        }
         let response: HTTPResponse
         do { response = try await sender.send(request, sign: sign) } catch {
             throw CommandFailure(error.reason)
         }
         if response.isSuccess {
-            writeOut(bytes: response.body)
+            if request.responseSink == nil { writeOut(bytes: response.body) }
             return 0
         }
         printError("HTTP \(response.status): \(ServiceErrorBody(response: response).summary)")

@@ -8,7 +8,8 @@ enum SigV4Command {
 
         USAGE: authcore sigv4 sign|presign|send --region R --service S [-X METHOD] [-H 'Name: value']...
                [-d TEXT | -d @FILE | --data-raw TEXT | --data-file FILE|-] [--s3 | --no-s3] [--unsigned-payload] [--timestamp YYYYMMDDTHHMMSSZ]
-               [--expires SECONDS] [--verbose] [--clock-offset SECONDS] [--no-skew-correction] URL
+               [--expires SECONDS] [--verbose] [--clock-offset SECONDS] [--no-skew-correction]
+               [--upload FILE [--aws-chunked]] [--output FILE] URL
 
         Credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (never
         from arguments); AWS_CREDENTIAL_EXPIRATION (ISO 8601), when set, bounds presigned URLs.
@@ -34,6 +35,12 @@ enum SigV4Command {
           --verbose                 Print the canonical request (session token redacted) and string to sign on stderr.
           --clock-offset SECONDS    Behave as if the local clock were off by SECONDS.
           --no-skew-correction      Do not learn the server's clock from a skew refusal and retry.
+          --upload FILE             send: stream FILE as the body (default method PUT), in constant memory;
+                                    its SHA-256 is signed (read once to hash, once to send) unless
+                                    --unsigned-payload or --aws-chunked.
+          --aws-chunked             With --upload: sign each 64 KiB chunk (STREAMING-AWS4-HMAC-SHA256-PAYLOAD).
+          --output FILE             send: write a 2xx answer's body to FILE (0600, put in place only when
+                                    whole) instead of stdout.
           -h, --help                Show this help.
         """
 
@@ -42,7 +49,8 @@ enum SigV4Command {
             arguments,
             extraSpecs: [
                 OptionSpec(names: ["--service"], kind: .value), OptionSpec(names: ["--s3"], kind: .flag), OptionSpec(names: ["--no-s3"], kind: .flag),
-                OptionSpec(names: ["--unsigned-payload"], kind: .flag),
+                OptionSpec(names: ["--unsigned-payload"], kind: .flag), OptionSpec(names: ["--upload"], kind: .value),
+                OptionSpec(names: ["--aws-chunked"], kind: .flag),
             ], help: help)
         let region = try options.parsed.required("--region")
         let service = try options.parsed.required("--service")
@@ -59,6 +67,10 @@ enum SigV4Command {
             throw UsageError(error.reason)
         }
         let clock = try options.clock { text throws(AuthCoreError) in try Timestamp(amzDate: text) }
+        if let upload = options.parsed.value("--upload") {
+            return try await sendUpload(upload, options: options, signer: signer, unsigned: unsigned, clock: clock)
+        }
+        guard !options.parsed.has("--aws-chunked") else { throw UsageError("--aws-chunked goes with --upload FILE") }
         let request = HTTPRequest(method: options.method, url: options.url, headers: options.headers, body: options.body)
         let payload: SigV4Payload = unsigned ? .unsigned : .bytes(options.body)
         let verbose = options.verbose
@@ -84,5 +96,42 @@ enum SigV4Command {
                 try signer.presign(
                     request.sigV4Request(payload: presignPayload), at: time, expires: options.expires, keepingCanonicalRequest: verbose)
             })
+    }
+
+    /// `send --upload FILE`: the file streamed as the body, signed by its SHA-256 (hashed in a first
+    /// pass), as UNSIGNED-PAYLOAD, or chunk by chunk (`--aws-chunked`).
+    static func sendUpload(_ path: String, options: RequestOptions, signer: SigV4Signer, unsigned: Bool, clock: any SigningClock) async throws -> Int32 {
+        guard options.action == "send" else { throw UsageError("--upload goes with send") }
+        guard !options.hasBody else { throw UsageError("use either --upload or a body (-d, --data-raw, --data-file), not both") }
+        let chunked = options.parsed.has("--aws-chunked")
+        guard !(chunked && unsigned) else { throw UsageError("use either --aws-chunked or --unsigned-payload, not both") }
+        let payload: HTTPBodyStream
+        do { payload = try HTTPBodyStream.file(path) } catch { throw UsageError("--upload: \(error.reason)") }
+        let method = options.parsed.value("-X") ?? options.parsed.value("--request") ?? "PUT"
+        let request = HTTPRequest(method: method.uppercased(), url: options.url, headers: options.headers)
+        let verbose = options.verbose
+        if chunked {
+            return try await options.send(request, clock: clock) { request, time throws(AuthCoreError) in
+                try AWSChunkedUpload.signed(request, payload: payload, signer: signer, at: time)
+            }
+        }
+        let signedPayload: SigV4Payload
+        if unsigned {
+            signedPayload = .unsigned
+        } else {
+            var hash = SHA256()
+            let chunks = try payload.open()
+            while let chunk = try chunks.next() { chunk.withUnsafeBytes { hash.update(bufferPointer: $0) } }
+            signedPayload = .precomputedHash(hash.finalize().hexLowercased)
+        }
+        return try await options.send(request, clock: clock) { request, time throws(AuthCoreError) in
+            var streamed = request
+            streamed.bodyStream = payload
+            let signature = try signer.sign(streamed.sigV4Request(payload: signedPayload), at: time, keepingCanonicalRequest: verbose)
+            if verbose {
+                printError("--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)")
+            }
+            return streamed.adding(signature)
+        }
     }
 }

@@ -30,6 +30,8 @@ public struct HTTP1ResponseParser: Sendable {
         case malformed(String)
         /// The peer closed the connection before the response ended.
         case truncated
+        /// The ``bodySink`` refused the body (a full disk).
+        case sinkFailed(AuthCoreError)
     }
 
     /// Where the parser is.
@@ -71,6 +73,11 @@ public struct HTTP1ResponseParser: Sendable {
     public private(set) var headers: [HTTPHeader] = []
     /// The body received so far.
     public private(set) var body: [UInt8] = []
+    /// Where the body of a 2xx answer goes instead of ``body``, as it arrives (the cap still counts).
+    public var bodySink: (@Sendable (UnsafeRawBufferPointer) throws(AuthCoreError) -> Void)?
+    /// The body bytes given to ``bodySink``.
+    public private(set) var sunkBytes = 0
+    private var sinksBody: Bool { bodySink != nil && (200..<300).contains(status) }
     /// The `x` of the answer's `HTTP/1.x`, once the head is parsed.
     public private(set) var minorVersion = 0
 
@@ -199,6 +206,7 @@ public struct HTTP1ResponseParser: Sendable {
     /// to ``maximumReservation``, so the usual growth by doubling, which copies and holds the old and
     /// new buffers together (measured: twice the cap with glibc's arenas), happens only past it.
     private mutating func reserveForUnannouncedBody() {
+        guard !sinksBody else { return }
         body.reserveCapacity(Swift.min(maximumBodyBytes, Self.maximumReservation))
     }
 
@@ -234,6 +242,12 @@ public struct HTTP1ResponseParser: Sendable {
     }
 
     private mutating func appendBody(_ bytes: UnsafeRawBufferPointer, from index: Int, count: Int) throws(Failure) {
+        if sinksBody, let bodySink {
+            guard count <= maximumBodyBytes - sunkBytes else { throw .bodyTooLarge }
+            do { try bodySink(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)])) } catch { throw .sinkFailed(error) }
+            sunkBytes += count
+            return
+        }
         // Checked before appending, so the body never holds more than the cap.
         guard count <= maximumBodyBytes - body.count else {
             body.withUnsafeMutableBytes { wipeSecretMemory($0) }
@@ -437,7 +451,7 @@ public struct HTTP1ResponseParser: Sendable {
         let length = announced ?? 0
         guard length <= UInt64(maximumBodyBytes) else { throw .announcedTooLarge(length) }
         let count = Int(length)  // ≤ maximumBodyBytes, an Int
-        body.reserveCapacity(Swift.min(count, Self.maximumReservation))
+        if !sinksBody { body.reserveCapacity(Swift.min(count, Self.maximumReservation)) }
         state = count == 0 ? .complete : .fixedLength(remaining: count)
     }
 }

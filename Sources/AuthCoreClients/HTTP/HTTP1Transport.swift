@@ -261,7 +261,9 @@ struct HTTP1Exchange: Sendable {
         do throws(AuthCoreError) {
             connection.setTimeout(try waitLimit())
             try head.write(to: connection, wroteAnything: &wroteAnything)
-            if request.bodyCount > 0 {
+            if let stream = request.bodyStream {
+                try Self.send(stream, on: connection, what: what, waitLimit: waitLimit)
+            } else if request.bodyCount > 0 {
                 try request.withBodyBytes { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
             }
         } catch where error.code == .transportFailure {
@@ -276,6 +278,7 @@ struct HTTP1Exchange: Sendable {
         }
         var parser = HTTP1ResponseParser(
             method: request.method, maximumHeadBytes: configuration.maximumHeadBytes, maximumBodyBytes: request.maximumResponseBytes)
+        if let sink = request.responseSink { parser.bodySink = { (bytes) throws(AuthCoreError) in try sink.write(bytes) } }
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         defer { buffer.withUnsafeMutableBytes { wipeSecretMemory($0) } }  // it held the answer's secrets
         var readPastAnswer = false
@@ -290,7 +293,14 @@ struct HTTP1Exchange: Sendable {
             if reused, !receivedAnything, Self.idempotentMethods.contains(request.method), error.code == .transportFailure {
                 return .stale(sendFailure ?? error)
             }
+            request.responseSink?.abandon()
             return .failed(sendFailure ?? error)
+        }
+        if let sink = request.responseSink, (200..<300).contains(parser.status) {
+            do throws(AuthCoreError) { try sink.finish() } catch {
+                connection.close()
+                return .failed(error)
+            }
         }
         if let session = connection.resumableSession { pool.keep(session, for: key) }
         if let proxy = head.proxy, parser.status == 407 {
@@ -319,6 +329,33 @@ struct HTTP1Exchange: Sendable {
             return .answered(HTTPResponse(status: parser.status, headers: parser.headers, secretBody: parser.takeBodyIntoWipingStorage()))
         }
         return .answered(HTTPResponse(status: parser.status, headers: parser.headers, body: parser.body))
+    }
+
+    /// Sends a streamed body: as it is with a known length (which the chunks must add up to), else
+    /// in chunked transfer coding (RFC 9112 §7.1). Each wait is bounded as for any write.
+    static func send(
+        _ stream: HTTPBodyStream, on connection: HTTP1Connection, what: String, waitLimit: () throws(AuthCoreError) -> Duration
+    ) throws(AuthCoreError) {
+        let chunks = try stream.open()
+        var sent = 0
+        while let chunk = try chunks.next() {
+            guard !chunk.isEmpty else { continue }
+            connection.setTimeout(try waitLimit())
+            if stream.length == nil {
+                try Array((String(chunk.count, radix: 16) + "\r\n").utf8).withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
+            }
+            try chunk.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
+            if stream.length == nil { try Array("\r\n".utf8).withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) } }
+            sent += chunk.count
+            if let length = stream.length, sent > length {
+                throw AuthCoreError(.malformedRequest, "\(what): the streamed body is longer than its \(length) bytes")
+            }
+        }
+        if let length = stream.length {
+            guard sent == length else { throw AuthCoreError(.malformedRequest, "\(what): the streamed body ended after \(sent) of its \(length) bytes") }
+        } else {
+            try Array("0\r\n\r\n".utf8).withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
+        }
     }
 
     /// Methods whose repetition has the effect of one request (RFC 9110 §9.2.2).
@@ -366,6 +403,8 @@ struct HTTP1Exchange: Sendable {
             return AuthCoreError(.transportFailure, "response from \(origin) is not valid HTTP/1.1: \(why)")
         case .truncated:
             return AuthCoreError(.transportFailure, "response from \(origin) ended early (connection closed)")
+        case .sinkFailed(let error):
+            return error
         }
     }
 }
@@ -407,6 +446,11 @@ struct HTTP1RequestHead: Sendable {
         guard request.method != "CONNECT" else {
             throw AuthCoreError(.malformedRequest, "method CONNECT is the transport's own (for proxies)")
         }
+        guard request.bodyStream == nil || request.bodyCount == 0 else {
+            throw AuthCoreError(.malformedRequest, "a request has either a body or a streamed body, not both")
+        }
+        // The length sent: of the body, of a streamed body when known; nil for a chunked one.
+        let bodyLength = request.bodyStream.map(\.length) ?? request.bodyCount
         let absoluteForm = proxy != nil && request.url.scheme == "http"
         self.proxy = absoluteForm ? proxy : nil
         var text = "\(request.method) \(absoluteForm ? request.url.absoluteString : request.url.target) HTTP/1.1\r\n"
@@ -430,16 +474,20 @@ struct HTTP1RequestHead: Sendable {
             case "connection", "transfer-encoding", "proxy-authorization":
                 throw AuthCoreError(.malformedRequest, "header '\(header.name)' is set by the transport")
             case "content-length":
-                guard header.value == String(request.bodyCount) else {
-                    throw AuthCoreError(.malformedRequest, "Content-Length \(header.value) does not match the \(request.bodyCount)-byte body")
+                guard let length = bodyLength, header.value == String(length) else {
+                    throw AuthCoreError(.malformedRequest, "Content-Length \(header.value) does not match the body's length")
                 }
                 lengthGiven = true
             default: break
             }
             text += "\(header.name): \(header.value)\r\n"
         }
-        if !lengthGiven && (request.bodyCount > 0 || ["PUT", "POST", "PATCH"].contains(request.method)) {
-            text += "Content-Length: \(request.bodyCount)\r\n"
+        if let length = bodyLength {
+            if !lengthGiven && (length > 0 || request.bodyStream != nil || ["PUT", "POST", "PATCH"].contains(request.method)) {
+                text += "Content-Length: \(length)\r\n"
+            }
+        } else {
+            text += "Transfer-Encoding: chunked\r\n"
         }
         if !keepAlive { text += "Connection: close\r\n" }  // HTTP/1.1 connections persist unless one side says so
         fields = Array(text.utf8)

@@ -26,6 +26,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
     public var maximumResponseBytes: Int
     /// Whether plain `http` to a host that is not loopback may be used (off by default).
     public var allowsInsecureHTTP: Bool
+    /// A body sent as it is produced (a file, an aws-chunked upload), in constant memory, instead of
+    /// ``body`` (which must then be empty). ``HTTP1Transport`` sends it; other transports refuse it.
+    public var bodyStream: HTTPBodyStream?
+    /// Where the body of a 2xx answer goes as it arrives (a file, a consumer) instead of
+    /// ``HTTPResponse/body``, still capped by ``maximumResponseBytes``. ``HTTP1Transport`` honours
+    /// it; other transports refuse it.
+    public var responseSink: HTTPResponseSink?
 
     /// A request.
     public init(
@@ -55,7 +62,8 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
     /// Method, origin, header names and body size: bodies carry passwords and tokens, URLs can carry
     /// tokens in their query, and credential headers are redacted.
     public var description: String {
-        "HTTPRequest(\(method) \(url.scheme)://\(url.host), headers: \(headers.map(\.name).joined(separator: ", ")), body \(bodyCount) bytes)"
+        let body = bodyStream.map { $0.length.map { "streamed body \($0) bytes" } ?? "streamed body" } ?? "body \(bodyCount) bytes"
+        return "HTTPRequest(\(method) \(url.scheme)://\(url.host), headers: \(headers.map(\.name).joined(separator: ", ")), \(body))"
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror {

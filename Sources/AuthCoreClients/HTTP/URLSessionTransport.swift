@@ -46,6 +46,9 @@ public struct URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
+        guard request.bodyStream == nil, request.responseSink == nil else {
+            throw AuthCoreError(.unsupported, "URLSessionTransport does not stream bodies (use HTTP1Transport)")
+        }
         try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: request.allowsInsecureHTTP)
         guard let url = URL(string: request.url.absoluteString) else {
             throw AuthCoreError(.malformedRequest, "URL cannot be represented: \(request.url.origin)")

@@ -1,0 +1,204 @@
+public import AuthCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The chunks of a request body as the transport sends them, produced one at a time.
+///
+/// Read on the transport's own thread (``HTTP1Transport`` runs its exchanges on blocking threads),
+/// by one exchange at a time.
+public protocol HTTPBodyChunks: AnyObject {
+    /// The next chunk (never empty), or nil at the end.
+    func next() throws(AuthCoreError) -> [UInt8]?
+}
+
+/// A request body sent as it is produced, in constant memory: a file, or chunks of the caller's
+/// (``HTTPRequest/bodyStream``). With a known ``length`` it goes out with `Content-Length` (and a
+/// source that ends early or late fails the request); without one, with `Transfer-Encoding:
+/// chunked` (RFC 9112 §7.1).
+///
+/// Each send opens the body afresh (``open``), so a redirect that repeats the body, a stale
+/// connection's retry and a re-signed attempt each send it whole.
+public struct HTTPBodyStream: Sendable, CustomStringConvertible {
+    /// The body's length in bytes, when known.
+    public let length: Int?
+    /// A new reader from the start of the body.
+    public let open: @Sendable () throws(AuthCoreError) -> any HTTPBodyChunks
+
+    /// A body of `length` bytes (nil: unknown) read through `open`.
+    public init(length: Int?, open: @escaping @Sendable () throws(AuthCoreError) -> any HTTPBodyChunks) {
+        self.length = length
+        self.open = open
+    }
+
+    /// The size only.
+    public var description: String { length.map { "HTTPBodyStream(\($0) bytes)" } ?? "HTTPBodyStream(length unknown)" }
+
+    /// The bytes of the file at `path`, read 64 KiB at a time; its size when this is made is the
+    /// length (a file that changes size while it is sent fails the request).
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when the path is not a readable regular file.
+    public static func file(_ path: String, chunkSize: Int = 64 << 10) throws(AuthCoreError) -> HTTPBodyStream {
+        let size = try FileChunks.regularFileSize(path)
+        let chunk = Swift.max(1, chunkSize)
+        return HTTPBodyStream(length: size) { () throws(AuthCoreError) in try FileChunks(path: path, expectedSize: size, chunkSize: chunk) }
+    }
+}
+
+/// `read(2)`, where a method named `read` would hide it.
+private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, buffer, count) }
+
+/// `write(2)`, where a method named `write` would hide it.
+private func writeDescriptor(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }
+
+/// A file read in chunks from an open descriptor, closed when the reader goes.
+final class FileChunks: HTTPBodyChunks {
+    private let descriptor: Int32
+    private let path: String
+    private let expectedSize: Int
+    private let chunkSize: Int
+    private var sent = 0
+
+    init(path: String, expectedSize: Int, chunkSize: Int) throws(AuthCoreError) {
+        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be opened: \(HTTP1Connection.describe(errno))") }
+        self.path = path
+        self.expectedSize = expectedSize
+        self.chunkSize = chunkSize
+    }
+
+    deinit { close(descriptor) }
+
+    /// The size of the regular file at `path`.
+    static func regularFileSize(_ path: String) throws(AuthCoreError) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be read: \(HTTP1Connection.describe(errno))") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { throw AuthCoreError(.invalidParameter, "\(path) is not a regular file") }
+        return Int(info.st_size)
+    }
+
+    func next() throws(AuthCoreError) -> [UInt8]? {
+        var chunk = [UInt8](repeating: 0, count: chunkSize)
+        var count = 0
+        while count < chunkSize {
+            let read = chunk.withUnsafeMutableBytes { readDescriptor(descriptor, $0.baseAddress! + count, chunkSize - count) }
+            if read < 0 {
+                if errno == EINTR { continue }
+                throw AuthCoreError(.transportFailure, "\(path) cannot be read: \(HTTP1Connection.describe(errno))")
+            }
+            if read == 0 { break }
+            count += read
+        }
+        sent += count
+        guard sent <= expectedSize, count > 0 || sent == expectedSize else {
+            throw AuthCoreError(.invalidParameter, "\(path) changed size while it was sent (\(expectedSize) bytes when the request was made)")
+        }
+        guard count > 0 else { return nil }
+        chunk.removeLast(chunkSize - count)
+        return chunk
+    }
+}
+
+/// Where the body of a successful answer goes as it arrives, instead of into memory
+/// (``HTTPRequest/responseSink``): a file, or a consumer of the caller's. The request's
+/// ``HTTPRequest/maximumResponseBytes`` still caps it, as a policy rather than a buffer.
+///
+/// Used by one exchange at a time; an answer that is not 2xx (an error document, a redirect) is
+/// read into memory as usual.
+public final class HTTPResponseSink: @unchecked Sendable {
+    // invariant (Sendable): one exchange at a time calls write/finish/abandon, on its thread.
+    private let consume: (UnsafeRawBufferPointer) throws(AuthCoreError) -> Void
+    private let complete: () throws(AuthCoreError) -> Void
+    private let discard: () -> Void
+    /// The body bytes written so far.
+    public private(set) var count = 0
+
+    /// A sink that hands each piece of the body to `consumer` (which must not keep the pointer).
+    public init(consumer: @escaping (UnsafeRawBufferPointer) throws(AuthCoreError) -> Void) {
+        consume = consumer
+        complete = {}
+        discard = {}
+    }
+
+    private init(
+        consume: @escaping (UnsafeRawBufferPointer) throws(AuthCoreError) -> Void, complete: @escaping () throws(AuthCoreError) -> Void,
+        discard: @escaping () -> Void
+    ) {
+        self.consume = consume
+        self.complete = complete
+        self.discard = discard
+    }
+
+    /// A sink that writes the body to `path` (mode 0600): into a new file beside it, renamed over
+    /// `path` once the whole body has arrived, and removed if it does not; so `path` holds a whole
+    /// body or what it held before.
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when the file beside it cannot be created.
+    public static func file(_ path: String) throws(AuthCoreError) -> HTTPResponseSink {
+        var random = [UInt8](repeating: 0, count: 8)
+        try random.withUnsafeMutableBytesTyped { (raw) throws(AuthCoreError) in try SystemRandom().fill(raw) }
+        let partial = path + ".partial-" + random.map { String($0, radix: 16) }.joined()
+        // Created when the first byte (or the end of an empty body) arrives: an answer that never
+        // comes leaves nothing behind.
+        let state = Locked<Int32?>(nil)
+        func descriptor() throws(AuthCoreError) -> Int32 {
+            if let open = state.withLock({ $0 }) { return open }
+            let created = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard created >= 0 else { throw AuthCoreError(.invalidParameter, "\(path): cannot create a file beside it: \(HTTP1Connection.describe(errno))") }
+            state.withLock { $0 = created }
+            return created
+        }
+        func closeOnce() -> Bool {
+            guard let open = state.withLock({ state -> Int32? in
+                defer { state = nil }
+                return state
+            }) else { return false }
+            _ = close(open)
+            return true
+        }
+        return HTTPResponseSink(
+            consume: { (bytes) throws(AuthCoreError) in
+                let file = try descriptor()
+                var offset = 0
+                while offset < bytes.count {
+                    let written = writeDescriptor(file, bytes.baseAddress! + offset, bytes.count - offset)  // invariant: offset < count
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw AuthCoreError(.transportFailure, "\(path): cannot write the body: \(HTTP1Connection.describe(errno))")
+                    }
+                    offset += written
+                }
+            },
+            complete: { () throws(AuthCoreError) in
+                let file = try descriptor()
+                guard fsync(file) == 0 else {
+                    let why = HTTP1Connection.describe(errno)
+                    _ = closeOnce()
+                    _ = unlink(partial)
+                    throw AuthCoreError(.transportFailure, "\(path): cannot write the body: \(why)")
+                }
+                _ = closeOnce()
+                guard rename(partial, path) == 0 else {
+                    let why = HTTP1Connection.describe(errno)
+                    _ = unlink(partial)
+                    throw AuthCoreError(.transportFailure, "\(path): cannot put the body in place: \(why)")
+                }
+            },
+            discard: {
+                if closeOnce() { _ = unlink(partial) }
+            })
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(AuthCoreError) {
+        try consume(bytes)
+        count += bytes.count
+    }
+
+    func finish() throws(AuthCoreError) { try complete() }
+
+    func abandon() { discard() }
+}

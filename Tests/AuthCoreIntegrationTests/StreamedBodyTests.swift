@@ -1,0 +1,106 @@
+import AuthCore
+import AuthCoreClients
+import AuthCoreServer
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+/// Streamed request bodies and response sinks against libmicrohttpd (the app server's listener,
+/// which decodes chunked transfer coding itself): what arrives is what was streamed.
+@Suite("Streamed bodies: chunked transfer coding, length checks, response sinks")
+struct StreamedBodyTests {
+    /// Chunks of the caller's, from a list.
+    final class ListedChunks: HTTPBodyChunks {
+        var chunks: [[UInt8]]
+        init(_ chunks: [[UInt8]]) { self.chunks = chunks }
+        func next() throws(AuthCoreError) -> [UInt8]? { chunks.isEmpty ? nil : chunks.removeFirst() }
+    }
+
+    /// An echo of what arrived: the body's length and its SHA-256 (Foundation-free: AuthCore's).
+    func withEchoServer(_ body: (String, HTTP1Transport) async throws -> Void) async throws {
+        var listen = HTTPServer.Configuration()
+        listen.maximumBodyBytes = 1 << 20
+        let server = try HTTPServer(configuration: listen) { request in
+            let framing = request.headers.first(named: "transfer-encoding") ?? "length"
+            return HTTPResponse(status: 200, body: Array("\(request.body.count) \(SHA256.hash(bytes: request.body).hexLowercased) \(framing)".utf8))
+        }
+        var configuration = HTTP1Transport.Configuration()
+        configuration.proxies = .configured(.direct)
+        try await body(server.url, try HTTP1Transport(configuration: configuration))
+        await server.stop()
+    }
+
+    @Test("a body of unknown length goes in chunked transfer coding and arrives whole")
+    func chunkedTransferCoding() async throws {
+        let pieces: [[UInt8]] = [Array(repeating: 0x61, count: 10_000), Array("and".utf8), Array(repeating: 0x7A, count: 70_000)]
+        let whole = pieces.flatMap { $0 }
+        try await withEchoServer { url, transport in
+            var request = HTTPRequest(method: "POST", url: try RequestURL(url + "/echo"))
+            request.bodyStream = HTTPBodyStream(length: nil) { ListedChunks(pieces) }
+            let response = try await transport.send(request)
+            #expect(String(decoding: response.body, as: UTF8.self) == "\(whole.count) \(SHA256.hash(bytes: whole).hexLowercased) chunked")
+        }
+    }
+
+    @Test("a known length is Content-Length; a source that ends early or runs long fails the request and sends nothing more")
+    func lengthChecked() async throws {
+        try await withEchoServer { url, transport in
+            var exact = HTTPRequest(method: "PUT", url: try RequestURL(url + "/echo"))
+            exact.bodyStream = HTTPBodyStream(length: 6) { ListedChunks([Array("abc".utf8), Array("def".utf8)]) }
+            #expect(String(decoding: try await transport.send(exact).body, as: UTF8.self) == "6 \(SHA256.hash(bytes: Array("abcdef".utf8)).hexLowercased) length")
+            var short = exact
+            short.bodyStream = HTTPBodyStream(length: 10) { ListedChunks([Array("abc".utf8)]) }
+            await #expect(throws: AuthCoreError(.malformedRequest, "")) { try await transport.send(short) }
+            var long = exact
+            long.bodyStream = HTTPBodyStream(length: 2) { ListedChunks([Array("abc".utf8)]) }
+            await #expect(throws: AuthCoreError(.malformedRequest, "")) { try await transport.send(long) }
+            // A body and a streamed body together are refused before anything is sent.
+            var both = exact
+            both.body = Array("x".utf8)
+            await #expect(throws: AuthCoreError(.malformedRequest, "")) { try await transport.send(both) }
+            // The connection the failures left is not reused: the next request is answered.
+            #expect(try await transport.send(exact).status == 200)
+        }
+    }
+
+    @Test("a response sink receives a 2xx body as it arrives (the cap still counts); a refusal's body stays in memory")
+    func responseSink() async throws {
+        let big = [UInt8](repeating: 0x42, count: 300_000)
+        var listen = HTTPServer.Configuration()
+        listen.maximumBodyBytes = 1 << 20
+        let server = try HTTPServer(configuration: listen) { request in
+            request.path == "/big" ? HTTPResponse(status: 200, body: big) : HTTPResponse(status: 404, body: Array("no such thing".utf8))
+        }
+        var configuration = HTTP1Transport.Configuration()
+        configuration.proxies = .configured(.direct)
+        let transport = try HTTP1Transport(configuration: configuration)
+        let received = Locked<[UInt8]>([])
+        var request = HTTPRequest(method: "GET", url: try RequestURL(server.url + "/big"))
+        request.responseSink = HTTPResponseSink { bytes throws(AuthCoreError) in received.withLock { $0 += bytes } }
+        let response = try await transport.send(request)
+        #expect(response.status == 200 && response.body.isEmpty)
+        #expect(received.withLock { $0 } == big)
+        var capped = request
+        capped.maximumResponseBytes = 100_000
+        await #expect(throws: AuthCoreError(.inputTooLarge, "")) { try await transport.send(capped) }
+        var missing = HTTPRequest(method: "GET", url: try RequestURL(server.url + "/missing"))
+        let ignored = Locked(0)
+        missing.responseSink = HTTPResponseSink { _ throws(AuthCoreError) in ignored.withLock { $0 += 1 } }
+        let refusal = try await transport.send(missing)
+        #expect(refusal.status == 404 && refusal.body == Array("no such thing".utf8) && ignored.withLock { $0 } == 0)
+        // A file sink that is refused leaves nothing behind; a whole body is put in place.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-sink-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var toFile = capped
+        toFile.responseSink = try HTTPResponseSink.file(directory.appendingPathComponent("out").path)
+        await #expect(throws: AuthCoreError(.inputTooLarge, "")) { try await transport.send(toFile) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        toFile.maximumResponseBytes = 1 << 20
+        toFile.responseSink = try HTTPResponseSink.file(directory.appendingPathComponent("out").path)
+        #expect(try await transport.send(toFile).status == 200)
+        #expect(try Data(contentsOf: directory.appendingPathComponent("out")) == Data(big))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out"])
+        await server.stop()
+    }
+}
