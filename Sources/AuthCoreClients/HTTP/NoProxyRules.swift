@@ -64,7 +64,7 @@ public struct NoProxyRules: Sendable, Hashable {
         ignoredEntries = ignored
     }
 
-    /// Whether a request to `host` (as ``RequestURL/host`` has it: lower case, IPv6 in brackets) on
+    /// Whether a request to `host` (as `RequestURL.host` has it: lower case, IPv6 in brackets) on
     /// `port` is sent directly.
     public func bypasses(host: String, port: Int) -> Bool {
         var name = Array(host.utf8.map(asciiLowercase))[...]

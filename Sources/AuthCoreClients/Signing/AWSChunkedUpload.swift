@@ -2,7 +2,7 @@ public import AuthCore
 
 /// A streamed upload signed chunk by chunk (`STREAMING-AWS4-HMAC-SHA256-PAYLOAD`): the request is
 /// signed with its headers only (the seed), and each chunk of the body carries a signature chained
-/// from it, made as the chunk is sent (``SigV4ChunkSigner``). Memory stays at one chunk whatever the
+/// from it, made as the chunk is sent (`SigV4ChunkSigner`). Memory stays at one chunk whatever the
 /// size.
 ///
 /// Amazon S3 API Reference, "Signature Calculations for the Authorization Header: Transferring
