@@ -9,7 +9,7 @@ enum OSSCommand {
         USAGE: authcore oss sign|presign|send --bucket B [--version v1|v4] [--region R] [-X METHOD]
                [-H 'Name: value']... [-d TEXT | -d @FILE | --data-raw TEXT | --data-file FILE|-] [--additional-header NAME]...
                [--timestamp T] [--expires SECONDS] [--verbose] [--clock-offset SECONDS]
-               [--no-skew-correction] [--signer-url URL [--signer-header 'Name: value']...] URL
+               [--no-skew-correction] [--output FILE] [--signer-url URL [--signer-header 'Name: value']...] URL
                authcore oss sign-string --policy FILE
 
         Credentials come from OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SECURITY_TOKEN (never from
@@ -43,8 +43,8 @@ enum OSSCommand {
           --additional-header NAME  V4: another header to sign (repeatable).
           --timestamp T             Sign at T: an RFC 1123 date for V1 (Sat, 14 Mar 2026 15:09:26 GMT),
                                     YYYYMMDDTHHMMSSZ for V4.
-          -X, -H, -d (@FILE reads a file), --data-raw, --data-file (- is stdin), --expires, --verbose, --clock-offset, --no-skew-correction
-                                    As for 'authcore sigv4'.
+          -X, -H, -d (@FILE reads a file), --data-raw, --data-file (- is stdin), --expires, --verbose, --clock-offset, --no-skew-correction,
+          --output FILE             As for 'authcore sigv4'.
           -h, --help                Show this help.
         """
 

@@ -69,7 +69,7 @@ struct RequestOptions {
         }
         clockOffset = Int64(offset)
         skewCorrection = !parsed.has("--no-skew-correction")
-        guard action == "send" || !parsed.has("--output") else { throw UsageError("--output goes with send") }
+        guard action == "send" || parsed.value("--output") == nil else { throw UsageError("--output goes with send") }
         if timestampText != nil && action == "send" && skewCorrection == false {
             // A fixed timestamp is allowed for send (it then behaves like a clock stopped at that instant).
         }
@@ -168,13 +168,20 @@ struct RequestOptions {
     func send(_ request: HTTPRequest, clock: any SigningClock, sign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> HTTPRequest)
         async throws -> Int32
     {
-        let sender = SignedRequestSender(
-            transport: HTTP1Transport(), clock: clock, skew: skewCorrection ? ClockSkewTracker() : nil)
         var request = request
         if let output = parsed.value("--output") {
-            guard action == "send" else { throw UsageError("--output goes with send") }
             do { request.responseSink = try HTTPResponseSink.file(output) } catch { throw UsageError("--output: \(error.reason)") }
+            // Written to a file as it arrives: the size is the disk's to bound, not memory's.
+            request.maximumResponseBytes = Int.max
         }
+        var transport = HTTP1Transport()
+        if request.responseSink != nil || request.bodyStream != nil {
+            // A large transfer may take long; every wait for the next bytes is still bounded (60 s).
+            var configuration = HTTP1Transport.Configuration()
+            configuration.totalTimeout = .seconds(24 * 3600)
+            do { transport = try HTTP1Transport(configuration: configuration) } catch { throw CommandFailure(error.reason) }
+        }
+        let sender = SignedRequestSender(transport: transport, clock: clock, skew: skewCorrection ? ClockSkewTracker() : nil)
         let response: HTTPResponse
         do { response = try await sender.send(request, sign: sign) } catch {
             throw CommandFailure(error.reason)

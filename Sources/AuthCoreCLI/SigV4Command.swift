@@ -105,6 +105,7 @@ enum SigV4Command {
         guard !options.hasBody else { throw UsageError("use either --upload or a body (-d, --data-raw, --data-file), not both") }
         let chunked = options.parsed.has("--aws-chunked")
         guard !(chunked && unsigned) else { throw UsageError("use either --aws-chunked or --unsigned-payload, not both") }
+        guard !(chunked && options.verbose) else { throw UsageError("--verbose does not print the chunk signatures of --aws-chunked") }
         let payload: HTTPBodyStream
         do { payload = try HTTPBodyStream.file(path) } catch { throw UsageError("--upload: \(error.reason)") }
         let method = options.parsed.value("-X") ?? options.parsed.value("--request") ?? "PUT"
@@ -120,8 +121,12 @@ enum SigV4Command {
             signedPayload = .unsigned
         } else {
             var hash = SHA256()
-            let chunks = try payload.open()
-            while let chunk = try chunks.next() { chunk.withUnsafeBytes { hash.update(bufferPointer: $0) } }
+            do {
+                let chunks = try payload.open()
+                while let chunk = try chunks.next() { chunk.withUnsafeBytes { hash.update(bufferPointer: $0) } }
+            } catch {
+                throw CommandFailure("--upload: \(error.reason)")
+            }
             signedPayload = .precomputedHash(hash.finalize().hexLowercased)
         }
         return try await options.send(request, clock: clock) { request, time throws(AuthCoreError) in

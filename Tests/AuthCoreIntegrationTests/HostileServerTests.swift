@@ -231,17 +231,10 @@ struct HostileServerTests {
     /// wrapper), in bytes. Measured in a child process: this test process's own peak (`VmHWM`) also
     /// counts every suite that runs in parallel.
     func childPeakResidentBytes(_ arguments: [String]) throws -> (result: Int32, bytes: Int) {
-        let wrapper = """
-            import os, resource, subprocess, sys
-            r = subprocess.run(sys.argv[1:], env=dict(os.environ, COGNITO_PASSWORD="pw", AWS_ACCESS_KEY_ID="AKIDEXAMPLEHOSTILE01",
-                                                         AWS_SECRET_ACCESS_KEY="hostile-test-secret-key"), capture_output=True)
-            print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-            """
-        let run = try AuthCoreTestSupport.run(venvPython, ["-c", wrapper, authcoreBinary.path] + arguments)
-        let fields = run.stdout.split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        let status = try #require(fields.first.flatMap { Int32($0) })
-        let kib = try #require(fields.last.flatMap { Int($0) })
-        return (status, kib * 1024)
+        let run = try authcoreWithPeakResidentKiB(
+            arguments, environment: ["COGNITO_PASSWORD": "pw", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLEHOSTILE01", "AWS_SECRET_ACCESS_KEY": "hostile-test-secret-key"])
+        #expect(run.peakKiB > 0, "\(run.result.stderr)")
+        return (run.result.status, run.peakKiB * 1024)
     }
 
     @Test("a 96 MiB answer to a 1 MiB-capped call is refused before it is read: the client's peak memory grows by far less than the body")

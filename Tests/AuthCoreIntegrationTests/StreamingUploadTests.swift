@@ -50,13 +50,11 @@ final class StreamingUploadTests {
         return path
     }
 
-    /// The CLI run under Python's `resource`: its result and its peak resident set (KiB, ru_maxrss).
+    /// The CLI run under Python's `resource`: its result and its peak resident set (KiB).
     func measuredCLI(_ arguments: [String]) throws -> (result: ProcessResult, peakKiB: Int) {
-        let script = "import resource,subprocess,sys; r=subprocess.run(sys.argv[1:]); "
-            + "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)"
-        let result = try run(venvPython, ["-c", script, authcoreBinary.path] + arguments, environment: try environment)
-        let peak = Int(result.stderr.split(separator: "\n").last.map(String.init) ?? "") ?? -1
-        return (result, peak)
+        let run = try authcoreWithPeakResidentKiB(arguments, environment: try environment)
+        #expect(run.peakKiB > 0, "\(run.result.stderr)")
+        return run
     }
 
     func sameFiles(_ a: String, _ b: String) throws -> Bool {
@@ -72,13 +70,19 @@ final class StreamingUploadTests {
         #expect(baseline.result.status == 0, "\(baseline.result.stderr)")
         let upload = try measuredCLI(base + ["--upload", large, "--aws-chunked", try url("large.bin")])
         #expect(upload.result.status == 0, "\(upload.result.stderr)")
-        #expect(baseline.peakKiB > 0 && upload.peakKiB - baseline.peakKiB < 8 << 10, "peak \(upload.peakKiB) KiB against \(baseline.peakKiB) KiB")
+        // Under `make asan`/`make tsan` shadow memory and quarantine stay resident: the bound is for the normal build.
+        if !builtWithSanitizer {
+            #expect(upload.peakKiB - baseline.peakKiB < 8 << 10, "peak \(upload.peakKiB) KiB against \(baseline.peakKiB) KiB")
+        }
 
         let copy = directory.appendingPathComponent("copy.bin").path
         let download = try measuredCLI(base + ["--output", copy, try url("large.bin")])
         #expect(download.result.status == 0 && download.result.stdout.isEmpty, "\(download.result.stderr)")
         #expect(try sameFiles(large, copy))
-        #expect(download.peakKiB - baseline.peakKiB < 8 << 10, "peak \(download.peakKiB) KiB against \(baseline.peakKiB) KiB")
+        if !builtWithSanitizer {
+            #expect(download.peakKiB - baseline.peakKiB < 8 << 10, "peak \(download.peakKiB) KiB against \(baseline.peakKiB) KiB")
+        }
+        print("streaming: peak RSS \(baseline.peakKiB) KiB (100 KiB upload), \(upload.peakKiB) KiB (64 MiB aws-chunked upload), \(download.peakKiB) KiB (64 MiB download)")
         // Nothing is left beside the output but the output.
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("copy.bin") } == ["copy.bin"])
         let mode = try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int

@@ -90,3 +90,14 @@ public func peerEnvironment(_ name: String) throws -> String {
     }
     return value
 }
+
+/// Runs the `authcore` binary under Python's `resource` module: its result (the child's stdout and
+/// stderr, and then one more stderr line) and its peak resident set in KiB (`ru_maxrss` of the
+/// child, -1 if it could not be read).
+public func authcoreWithPeakResidentKiB(_ arguments: [String], environment: [String: String?] = [:]) throws -> (result: ProcessResult, peakKiB: Int) {
+    let script = "import resource,subprocess,sys; r=subprocess.run(sys.argv[1:]); "
+        + "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)"
+    let result = try run(venvPython, ["-c", script, authcoreBinary.path] + arguments, environment: environment)
+    let last = result.stderr.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+    return (result, Int(last) ?? -1)
+}

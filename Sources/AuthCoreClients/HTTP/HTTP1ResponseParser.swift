@@ -78,6 +78,9 @@ public struct HTTP1ResponseParser: Sendable {
     /// The body bytes given to ``bodySink``.
     public private(set) var sunkBytes = 0
     private var sinksBody: Bool { bodySink != nil && (200..<300).contains(status) }
+    /// The most body bytes kept in memory: the cap, or with a sink (whose cap may be large: a
+    /// download) at most 1 MiB of an answer that is not 2xx (an error document).
+    private var bufferCap: Int { bodySink != nil ? Swift.min(maximumBodyBytes, 1 << 20) : maximumBodyBytes }
     /// The `x` of the answer's `HTTP/1.x`, once the head is parsed.
     public private(set) var minorVersion = 0
 
@@ -207,7 +210,7 @@ public struct HTTP1ResponseParser: Sendable {
     /// new buffers together (measured: twice the cap with glibc's arenas), happens only past it.
     private mutating func reserveForUnannouncedBody() {
         guard !sinksBody else { return }
-        body.reserveCapacity(Swift.min(maximumBodyBytes, Self.maximumReservation))
+        body.reserveCapacity(Swift.min(bufferCap, Self.maximumReservation))
     }
 
     /// Ends a chunked or close-delimited body: a body that fills less than half its reservation is
@@ -249,7 +252,7 @@ public struct HTTP1ResponseParser: Sendable {
             return
         }
         // Checked before appending, so the body never holds more than the cap.
-        guard count <= maximumBodyBytes - body.count else {
+        guard count <= bufferCap - body.count else {
             body.withUnsafeMutableBytes { wipeSecretMemory($0) }
             body = []
             throw .bodyTooLarge
@@ -449,9 +452,9 @@ public struct HTTP1ResponseParser: Sendable {
             announced = value
         }
         let length = announced ?? 0
-        guard length <= UInt64(maximumBodyBytes) else { throw .announcedTooLarge(length) }
+        guard length <= UInt64(sinksBody ? maximumBodyBytes : bufferCap) else { throw .announcedTooLarge(length) }
         let count = Int(length)  // ≤ maximumBodyBytes, an Int
-        if !sinksBody { body.reserveCapacity(Swift.min(count, Self.maximumReservation)) }
+        if !sinksBody { body.reserveCapacity(Swift.min(count, Self.maximumReservation)) }  // count ≤ bufferCap here
         state = count == 0 ? .complete : .fixedLength(remaining: count)
     }
 }

@@ -33,6 +33,8 @@ import Darwin
 public struct HTTP1Transport: HTTPTransport {
     /// True: a ``HTTPRequest/secretBody`` is sent from its wiping storage.
     public var sendsSecretBodies: Bool { true }
+    /// True: ``HTTPRequest/bodyStream`` and ``HTTPRequest/responseSink`` are honoured.
+    public var streamsBodies: Bool { true }
 
     /// Timeouts, limits and trust.
     public struct Configuration: Sendable {
@@ -336,23 +338,42 @@ struct HTTP1Exchange: Sendable {
     static func send(
         _ stream: HTTPBodyStream, on connection: HTTP1Connection, what: String, waitLimit: () throws(AuthCoreError) -> Duration
     ) throws(AuthCoreError) {
-        let chunks = try stream.open()
+        // The source's own failures (a file that cannot be read, a caller's chunks that end early)
+        // are the request's, not the connection's: they fail the exchange (the connection is
+        // closed) rather than wait for an answer to a truncated body.
+        func local(_ error: AuthCoreError) -> AuthCoreError {
+            error.code == .transportFailure || error.code == .timedOut ? AuthCoreError(.invalidParameter, "\(what): the body's source: \(error.reason)") : error
+        }
+        let chunks: any HTTPBodyChunks
+        do { chunks = try stream.open() } catch { throw local(error) }
         var sent = 0
-        while let chunk = try chunks.next() {
-            guard !chunk.isEmpty else { continue }
-            connection.setTimeout(try waitLimit())
-            if stream.length == nil {
-                try Array((String(chunk.count, radix: 16) + "\r\n").utf8).withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
+        while true {
+            connection.setTimeout(try waitLimit())  // also ends a source that never ends at the deadline
+            let next: [UInt8]?
+            do { next = try chunks.next() } catch { throw local(error) }
+            guard let chunk = next else { break }
+            guard !chunk.isEmpty else { throw AuthCoreError(.invalidParameter, "\(what): the body's source gave an empty chunk") }
+            if let length = stream.length {
+                // Checked before the bytes go out: what passed the length would be read as the
+                // start of another request.
+                guard chunk.count <= length - sent else {
+                    throw AuthCoreError(.malformedRequest, "\(what): the streamed body is longer than its \(length) bytes")
+                }
+                try chunk.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
+            } else {
+                // One write per chunk: size line, data and CRLF together.
+                var framed = Array((String(chunk.count, radix: 16) + "\r\n").utf8)
+                framed.reserveCapacity(framed.count + chunk.count + 2)
+                framed += chunk
+                framed += [0x0D, 0x0A]
+                try framed.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
             }
-            try chunk.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
-            if stream.length == nil { try Array("\r\n".utf8).withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) } }
             sent += chunk.count
-            if let length = stream.length, sent > length {
-                throw AuthCoreError(.malformedRequest, "\(what): the streamed body is longer than its \(length) bytes")
-            }
         }
         if let length = stream.length {
-            guard sent == length else { throw AuthCoreError(.malformedRequest, "\(what): the streamed body ended after \(sent) of its \(length) bytes") }
+            guard sent == length else {
+                throw AuthCoreError(.malformedRequest, "\(what): the streamed body ended after \(sent) of its \(length) bytes")
+            }
         } else {
             try Array("0\r\n\r\n".utf8).withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
         }
@@ -451,6 +472,7 @@ struct HTTP1RequestHead: Sendable {
         }
         // The length sent: of the body, of a streamed body when known; nil for a chunked one.
         let bodyLength = request.bodyStream.map(\.length) ?? request.bodyCount
+        guard (bodyLength ?? 0) >= 0 else { throw AuthCoreError(.malformedRequest, "a streamed body's length cannot be negative") }
         let absoluteForm = proxy != nil && request.url.scheme == "http"
         self.proxy = absoluteForm ? proxy : nil
         var text = "\(request.method) \(absoluteForm ? request.url.absoluteString : request.url.target) HTTP/1.1\r\n"
@@ -516,7 +538,10 @@ extension RedirectPolicy {
             next.method = request.method == "HEAD" ? "HEAD" : "GET"
             next.body = []
             next.secretBody = nil
-            next.headers = request.headers.filter { !$0.hasName("content-length") && !$0.hasName("content-type") }
+            next.bodyStream = nil
+            next.headers = request.headers.filter { header in
+                !["content-length", "content-type", "content-encoding", "x-amz-decoded-content-length"].contains { header.hasName($0) }
+            }
         }
         return next
     }

@@ -44,7 +44,7 @@ public struct HTTPBodyStream: Sendable, CustomStringConvertible {
     /// - Throws: `AuthCoreError.Code.invalidParameter` when the path is not a readable regular file.
     public static func file(_ path: String, chunkSize: Int = 64 << 10) throws(AuthCoreError) -> HTTPBodyStream {
         let size = try FileChunks.regularFileSize(path)
-        let chunk = Swift.max(1, chunkSize)
+        let chunk = Swift.min(Swift.max(1, chunkSize), 16 << 20)
         return HTTPBodyStream(length: size) { () throws(AuthCoreError) in try FileChunks(path: path, expectedSize: size, chunkSize: chunk) }
     }
 }
@@ -64,8 +64,19 @@ final class FileChunks: HTTPBodyChunks {
     private var sent = 0
 
     init(path: String, expectedSize: Int, chunkSize: Int) throws(AuthCoreError) {
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be opened: \(HTTP1Connection.describe(errno))") }
+        // Opened without blocking (a FIFO put in the file's place would block an open for ever),
+        // then checked to be the regular file of the size announced, then read blocking.
+        let opened = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard opened >= 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be opened: \(HTTP1Connection.describe(errno))") }
+        var info = stat()
+        let flags = fcntl(opened, F_GETFL)
+        guard fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == expectedSize, flags >= 0,
+            fcntl(opened, F_SETFL, flags & ~O_NONBLOCK) == 0
+        else {
+            close(opened)
+            throw AuthCoreError(.invalidParameter, "\(path) is no longer the regular file of \(expectedSize) bytes it was when the request was made")
+        }
+        descriptor = opened
         self.path = path
         self.expectedSize = expectedSize
         self.chunkSize = chunkSize
@@ -88,7 +99,7 @@ final class FileChunks: HTTPBodyChunks {
             let read = chunk.withUnsafeMutableBytes { readDescriptor(descriptor, $0.baseAddress! + count, chunkSize - count) }
             if read < 0 {
                 if errno == EINTR { continue }
-                throw AuthCoreError(.transportFailure, "\(path) cannot be read: \(HTTP1Connection.describe(errno))")
+                throw AuthCoreError(.invalidParameter, "\(path) cannot be read: \(HTTP1Connection.describe(errno))")
             }
             if read == 0 { break }
             count += read
@@ -135,61 +146,72 @@ public final class HTTPResponseSink: @unchecked Sendable {
 
     /// A sink that writes the body to `path` (mode 0600): into a new file beside it, renamed over
     /// `path` once the whole body has arrived, and removed if it does not; so `path` holds a whole
-    /// body or what it held before.
+    /// body or what it held before. An empty 2xx body (a `PUT`'s answer) gives an empty file.
     ///
-    /// - Throws: `AuthCoreError.Code.invalidParameter` when the file beside it cannot be created.
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when `path` is a directory or its directory
+    ///   is not writable (checked now, before any request is sent).
     public static func file(_ path: String) throws(AuthCoreError) -> HTTPResponseSink {
-        var random = [UInt8](repeating: 0, count: 8)
-        try random.withUnsafeMutableBytesTyped { (raw) throws(AuthCoreError) in try SystemRandom().fill(raw) }
-        let partial = path + ".partial-" + random.map { String($0, radix: 16) }.joined()
-        // Created when the first byte (or the end of an empty body) arrives: an answer that never
-        // comes leaves nothing behind.
-        let state = Locked<Int32?>(nil)
-        func descriptor() throws(AuthCoreError) -> Int32 {
-            if let open = state.withLock({ $0 }) { return open }
-            let created = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-            guard created >= 0 else { throw AuthCoreError(.invalidParameter, "\(path): cannot create a file beside it: \(HTTP1Connection.describe(errno))") }
-            state.withLock { $0 = created }
-            return created
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { throw AuthCoreError(.invalidParameter, "\(path) is a directory") }
+        let directory = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? "."
+        guard access(directory.isEmpty ? "/" : directory, W_OK) == 0 else {
+            throw AuthCoreError(.invalidParameter, "\(path): its directory is not writable: \(HTTP1Connection.describe(errno))")
         }
-        func closeOnce() -> Bool {
-            guard let open = state.withLock({ state -> Int32? in
+        // The file beside it is created when the first byte (or the end of an empty body) arrives,
+        // under a new name for each attempt: an answer that never comes leaves nothing behind, and
+        // an abandoned attempt can never remove a later one's file.
+        let state = Locked<(descriptor: Int32, partial: String)?>(nil)
+        func current() throws(AuthCoreError) -> (descriptor: Int32, partial: String) {
+            if let open = state.withLock({ $0 }) { return open }
+            var random = [UInt8](repeating: 0, count: 8)
+            try random.withUnsafeMutableBytesTyped { (raw) throws(AuthCoreError) in try SystemRandom().fill(raw) }
+            let partial = path + ".partial-" + random.map { String($0, radix: 16) }.joined()
+            let created = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            guard created >= 0 else {
+                throw AuthCoreError(.invalidParameter, "\(path): cannot create a file beside it: \(HTTP1Connection.describe(errno))")
+            }
+            state.withLock { $0 = (created, partial) }
+            return (created, partial)
+        }
+        func take() -> (descriptor: Int32, partial: String)? {
+            state.withLock { state in
                 defer { state = nil }
                 return state
-            }) else { return false }
-            _ = close(open)
-            return true
+            }
         }
         return HTTPResponseSink(
             consume: { (bytes) throws(AuthCoreError) in
-                let file = try descriptor()
+                let file = try current().descriptor
                 var offset = 0
                 while offset < bytes.count {
                     let written = writeDescriptor(file, bytes.baseAddress! + offset, bytes.count - offset)  // invariant: offset < count
                     if written < 0 {
                         if errno == EINTR { continue }
-                        throw AuthCoreError(.transportFailure, "\(path): cannot write the body: \(HTTP1Connection.describe(errno))")
+                        throw AuthCoreError(.invalidParameter, "\(path): cannot write the body: \(HTTP1Connection.describe(errno))")
                     }
                     offset += written
                 }
             },
             complete: { () throws(AuthCoreError) in
-                let file = try descriptor()
-                guard fsync(file) == 0 else {
-                    let why = HTTP1Connection.describe(errno)
-                    _ = closeOnce()
+                _ = try current()
+                guard let (file, partial) = take() else { return }
+                let synced = fsync(file) == 0
+                let why = HTTP1Connection.describe(errno)
+                _ = close(file)
+                guard synced else {
                     _ = unlink(partial)
-                    throw AuthCoreError(.transportFailure, "\(path): cannot write the body: \(why)")
+                    throw AuthCoreError(.invalidParameter, "\(path): cannot write the body: \(why)")
                 }
-                _ = closeOnce()
                 guard rename(partial, path) == 0 else {
                     let why = HTTP1Connection.describe(errno)
                     _ = unlink(partial)
-                    throw AuthCoreError(.transportFailure, "\(path): cannot put the body in place: \(why)")
+                    throw AuthCoreError(.invalidParameter, "\(path): cannot put the body in place: \(why)")
                 }
             },
             discard: {
-                if closeOnce() { _ = unlink(partial) }
+                guard let (file, partial) = take() else { return }
+                _ = close(file)
+                _ = unlink(partial)
             })
     }
 

@@ -134,11 +134,18 @@ public protocol HTTPTransport: Sendable {
     /// ``HTTPRequest/withBodyBytes(_:)``); false by default, so a transport of your own that reads
     /// only ``HTTPRequest/body`` is given bodies there (unwiped copies of their secrets).
     var sendsSecretBodies: Bool { get }
+
+    /// Whether this transport sends ``HTTPRequest/bodyStream`` and honours
+    /// ``HTTPRequest/responseSink``; false by default (``SignedRequestSender`` then refuses such a
+    /// request rather than send an empty body).
+    var streamsBodies: Bool { get }
 }
 
 extension HTTPTransport {
     /// False: the body of every request is in ``HTTPRequest/body``.
     public var sendsSecretBodies: Bool { false }
+    /// False: no streamed bodies.
+    public var streamsBodies: Bool { false }
 }
 
 extension HTTPRequest {

@@ -15,6 +15,8 @@ public enum AWSChunkedUpload {
     public static let defaultChunkSize = 64 << 10
     /// S3's smallest chunk (all but the last).
     public static let minimumChunkSize = 8 << 10
+    /// The largest chunk accepted here (one chunk is held in memory).
+    public static let maximumChunkSize = 16 << 20
 
     /// `request` signed at `time` for an aws-chunked upload of `payload` (whose length must be
     /// known), with the streamed body set: what ``SignedRequestSender/send(_:sign:)``'s closure
@@ -28,8 +30,8 @@ public enum AWSChunkedUpload {
         guard let decodedLength = payload.length else {
             throw AuthCoreError(.invalidParameter, "an aws-chunked upload needs a payload of known length (x-amz-decoded-content-length)")
         }
-        guard chunkSize >= minimumChunkSize else {
-            throw AuthCoreError(.invalidParameter, "aws-chunked chunks must be at least \(minimumChunkSize) bytes, got \(chunkSize)")
+        guard (minimumChunkSize...maximumChunkSize).contains(chunkSize) else {
+            throw AuthCoreError(.invalidParameter, "aws-chunked chunks must be \(minimumChunkSize) to \(maximumChunkSize) bytes, got \(chunkSize)")
         }
         guard request.bodyCount == 0, request.bodyStream == nil else {
             throw AuthCoreError(.invalidParameter, "an aws-chunked upload's body is its payload: the request must have none of its own")
@@ -47,7 +49,8 @@ public enum AWSChunkedUpload {
         let seed = try signer.sign(prepared.sigV4Request(payload: .streaming), at: time)
         prepared = prepared.adding(seed)
         prepared.bodyStream = HTTPBodyStream(length: encodedLength) { () throws(AuthCoreError) in
-            AWSChunkedFrames(payload: try payload.open(), chunkSize: chunkSize, signer: SigV4ChunkSigner(signer: signer, seed: seed))
+            AWSChunkedFrames(
+                payload: try payload.open(), decodedLength: decodedLength, chunkSize: chunkSize, signer: SigV4ChunkSigner(signer: signer, seed: seed))
         }
         return prepared
     }
@@ -58,20 +61,39 @@ public enum AWSChunkedUpload {
 /// final empty chunk.
 final class AWSChunkedFrames: HTTPBodyChunks {
     private let payload: any HTTPBodyChunks
+    private let decodedLength: Int
     private let chunkSize: Int
     private var signer: SigV4ChunkSigner
     private var pending: [UInt8] = []
+    private var taken = 0
+    private var sourceEnded = false
     private var finished = false
 
-    init(payload: any HTTPBodyChunks, chunkSize: Int, signer: SigV4ChunkSigner) {
+    init(payload: any HTTPBodyChunks, decodedLength: Int, chunkSize: Int, signer: SigV4ChunkSigner) {
         self.payload = payload
+        self.decodedLength = decodedLength
         self.chunkSize = chunkSize
         self.signer = signer
     }
 
+    /// - Throws: `AuthCoreError.Code.malformedRequest` when the payload gives more or fewer bytes
+    ///   than `x-amz-decoded-content-length` said (before a frame of the excess is made).
     func next() throws(AuthCoreError) -> [UInt8]? {
         guard !finished else { return nil }
-        while pending.count < chunkSize, let piece = try payload.next() { pending += piece }
+        while pending.count < chunkSize, !sourceEnded {
+            guard let piece = try payload.next() else {
+                sourceEnded = true
+                break
+            }
+            guard piece.count <= decodedLength - taken else {
+                throw AuthCoreError(.malformedRequest, "the aws-chunked payload is longer than its \(decodedLength) bytes")
+            }
+            taken += piece.count
+            pending += piece
+        }
+        if sourceEnded && taken != decodedLength {
+            throw AuthCoreError(.malformedRequest, "the aws-chunked payload ended after \(taken) of its \(decodedLength) bytes")
+        }
         let take = Swift.min(chunkSize, pending.count)
         let frame = pending.withUnsafeBytes { signer.encode(chunk: UnsafeRawBufferPointer(rebasing: $0[0..<take])) }
         pending.removeFirst(take)

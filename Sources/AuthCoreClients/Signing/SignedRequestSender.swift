@@ -41,7 +41,11 @@ public struct SignedRequestSender: Sendable {
     ) async throws(AuthCoreError) -> HTTPResponse {
         let host = request.url.host
         let firstTime = signingTime(for: host)
-        let response = try await transport.send(try await sign(request, firstTime).readied(for: transport))
+        let signed = try await sign(request, firstTime)
+        guard (signed.bodyStream == nil && signed.responseSink == nil) || transport.streamsBodies else {
+            throw AuthCoreError(.unsupported, "\(type(of: transport)) does not stream bodies (HTTP1Transport does)")
+        }
+        let response = try await transport.send(signed.readied(for: transport))
         guard !response.isSuccess, let skew,
             skew.learn(from: response, host: host, signedAt: firstTime, localNow: clock.now()) != nil
         else { return response }
@@ -80,7 +84,8 @@ extension SignedRequestSender {
 }
 
 extension HTTPRequest {
-    /// The request as SigV4 sees it (with `Host` from the URL unless given).
+    /// The request as SigV4 sees it (with `Host` from the URL unless given); without `payload`, the
+    /// body's hash, or UNSIGNED-PAYLOAD for a streamed body.
     public func sigV4Request(payload: SigV4Payload? = nil) -> SigV4Request {
         var headers = self.headers
         if headers.first(named: "Host") == nil { headers.insert(HTTPHeader("Host", url.hostHeader), at: 0) }
@@ -89,6 +94,9 @@ extension HTTPRequest {
 
     /// The body to sign: a secret body by its hash (the secret never leaves its wiping storage).
     package var bodyPayload: SigV4Payload {
+        // A streamed body cannot be hashed here: it is signed as UNSIGNED-PAYLOAD unless the caller
+        // names its payload (its hash, or `.streaming` through AWSChunkedUpload).
+        if bodyStream != nil { return .unsigned }
         guard let secretBody else { return .bytes(body) }
         return .precomputedHash(secretBody.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.hexLowercased)
     }
