@@ -1,5 +1,6 @@
 import AuthCore
 @testable import AuthCoreClients
+import AuthCoreTestSupport
 import Foundation
 import Testing
 
@@ -19,17 +20,9 @@ struct HappyEyeballsTests {
         private var fillers: [Int32] = []
 
         init(backlog: Int32) throws {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard let (descriptor, port) = loopbackListener(backlog: backlog) else { throw PeerError(description: "listener: \(errno)") }
             self.descriptor = descriptor
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-            }
-            guard bound, listen(descriptor, backlog) == 0 else { throw PeerError(description: "listener: \(errno)") }
-            port = Int(UInt16(bigEndian: address.sin_port))
+            self.port = port
         }
 
         /// Fills the accept queue so that later connects hang (SYNs dropped).

@@ -1,5 +1,6 @@
 import AuthCore
 @testable import AuthCoreClients
+import AuthCoreTestSupport
 import Foundation
 import Testing
 
@@ -11,12 +12,6 @@ import Glibc
 /// and a file sink that fails after it has begun the file.
 @Suite("Streaming pieces: aws-chunked frames, file sinks that fail")
 struct StreamingPiecesTests {
-    final class ListedChunks: HTTPBodyChunks {
-        var chunks: [[UInt8]]
-        init(_ chunks: [[UInt8]]) { self.chunks = chunks }
-        func next() throws(AuthCoreError) -> [UInt8]? { chunks.isEmpty ? nil : chunks.removeFirst() }
-    }
-
     func frames(decodedLength: Int, pieces: [[UInt8]], chunkSize: Int = 8192) throws -> [[UInt8]] {
         let credentials = try Credentials(accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
         let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)

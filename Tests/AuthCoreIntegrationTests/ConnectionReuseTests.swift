@@ -70,23 +70,14 @@ final class ConnectionReuseTests {
 
     @Test("200 SigV4-signed GETs to rclone over TLS: one connection and one handshake in sequence, at most a handful four at a time")
     func signedRequestsOverTLS() async throws {
-        let endpoint = try peerEnvironment("AUTHCORE_RCLONE_URL")
-        let bucket = try peerEnvironment("AUTHCORE_RCLONE_BUCKET")
-        let key = try peerEnvironment("AUTHCORE_RCLONE_SEED_KEY")
-        let credentials = try Credentials(
-            accessKeyId: try peerEnvironment("AUTHCORE_RCLONE_ACCESS_KEY_ID"), secretAccessKey: try peerEnvironment("AUTHCORE_RCLONE_SECRET_ACCESS_KEY"))
-        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
-        let relay = try Relay(target: endpoint, in: directory, tls: true)
-        let url = try RequestURL("https://127.0.0.1:\(relay.port)/\(bucket)/\(key)")
-        @Sendable func get(_ sender: SignedRequestSender) async throws -> HTTPResponse {
-            try await sender.send(HTTPRequest(method: "GET", url: url)) { request, time throws(AuthCoreError) in
-                request.adding(try signer.sign(request.sigV4Request(payload: .unsigned), at: time))
-            }
-        }
+        let seed = try RcloneSeedObject()
+        let relay = try Relay(target: seed.endpoint, in: directory, tls: true)
+        let url = try RequestURL("https://127.0.0.1:\(relay.port)\(seed.path)")
+        @Sendable func get(_ sender: SignedRequestSender) async throws -> HTTPResponse { try await seed.get(url, through: sender) }
         let sender = SignedRequestSender(transport: try transport(keepingConnections: true, trusting: relay.ca))
         for _ in 0..<100 {
             let response = try await get(sender)
-            #expect(response.status == 200 && response.body == Array("hello from rclone\n".utf8), "\(String(decoding: response.body, as: UTF8.self))")
+            #expect(response.status == 200 && response.body == RcloneSeedObject.content, "\(String(decoding: response.body, as: UTF8.self))")
         }
         let sequential = try relay.counts()
         #expect(sequential.connections == 1 && sequential.handshakes == 1 && sequential.resumed == 0, "\(sequential)")
@@ -106,15 +97,10 @@ final class ConnectionReuseTests {
 
         // The control: without keep-alive every request is a connection and a handshake of its own;
         // each after the first resumes the TLS session the previous one received (the server says so).
-        let control = try Relay(target: endpoint, in: directory, tls: true)
+        let control = try Relay(target: seed.endpoint, in: directory, tls: true)
         let closing = SignedRequestSender(transport: try transport(keepingConnections: false, trusting: control.ca))
-        let controlURL = try RequestURL("https://127.0.0.1:\(control.port)/\(bucket)/\(key)")
-        for _ in 0..<10 {
-            let response = try await closing.send(HTTPRequest(method: "GET", url: controlURL)) { request, time throws(AuthCoreError) in
-                request.adding(try signer.sign(request.sigV4Request(payload: .unsigned), at: time))
-            }
-            #expect(response.status == 200)
-        }
+        let controlURL = try RequestURL("https://127.0.0.1:\(control.port)\(seed.path)")
+        for _ in 0..<10 { #expect(try await seed.get(controlURL, through: closing).status == 200) }
         let counted = try control.counts()
         #expect(counted.connections == 10 && counted.handshakes == 10 && counted.resumed == 9, "\(counted)")
     }

@@ -109,22 +109,13 @@ final class ProxyTests {
 
     @Test("plain http through squid in absolute form: a SigV4-signed GET that rclone verifies")
     func plainHTTPThroughProxy() async throws {
-        let endpoint = try peerEnvironment("AUTHCORE_RCLONE_URL")
-        let bucket = try peerEnvironment("AUTHCORE_RCLONE_BUCKET")
-        let key = try peerEnvironment("AUTHCORE_RCLONE_SEED_KEY")
-        let credentials = try Credentials(
-            accessKeyId: try peerEnvironment("AUTHCORE_RCLONE_ACCESS_KEY_ID"), secretAccessKey: try peerEnvironment("AUTHCORE_RCLONE_SECRET_ACCESS_KEY"))
-        let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
+        let seed = try RcloneSeedObject()
         let transport = try transport(ProxyConfiguration(http: try HTTPProxy(url: proxyURL(password: password))), keepingConnections: false)
-        let sender = SignedRequestSender(transport: transport)
-        let url = try RequestURL("\(endpoint)/\(bucket)/\(key)")
-        let response = try await sender.send(HTTPRequest(method: "GET", url: url)) { request, time throws(AuthCoreError) in
-            request.adding(try signer.sign(request.sigV4Request(payload: .unsigned), at: time))
-        }
+        let response = try await seed.get(try RequestURL(seed.endpoint + seed.path), through: SignedRequestSender(transport: transport))
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
-        #expect(response.body == Array("hello from rclone\n".utf8))
-        let log = try await accessLog(containing: "GET \(endpoint)/\(bucket)/\(key) \(user)")
-        #expect(log.contains("GET \(endpoint)/\(bucket)/\(key) \(user)"), "squid's log: \(log)")
+        #expect(response.body == RcloneSeedObject.content)
+        let log = try await accessLog(containing: "GET \(seed.endpoint)\(seed.path) \(user)")
+        #expect(log.contains("GET \(seed.endpoint)\(seed.path) \(user)"), "squid's log: \(log)")
     }
 
     @Test("a wrong proxy password is squid's 407 as a typed error that shows no credential; none at all asks for them")
@@ -187,16 +178,8 @@ final class ProxyTests {
 
     /// A loopback port nothing listens on (bound, then closed).
     func closedLoopbackPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
-        }
-        try #require(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
+        let (descriptor, port) = try #require(loopbackListener(backlog: nil))
+        close(descriptor)
+        return port
     }
 }

@@ -10,11 +10,6 @@ import Testing
 @Suite("Streamed bodies: chunked transfer coding, length checks, response sinks")
 struct StreamedBodyTests {
     /// Chunks of the caller's, from a list.
-    final class ListedChunks: HTTPBodyChunks {
-        var chunks: [[UInt8]]
-        init(_ chunks: [[UInt8]]) { self.chunks = chunks }
-        func next() throws(AuthCoreError) -> [UInt8]? { chunks.isEmpty ? nil : chunks.removeFirst() }
-    }
 
     /// An echo of what arrived: the body's length and its SHA-256 (Foundation-free: AuthCore's).
     func withEchoServer(_ body: (String, HTTP1Transport) async throws -> Void) async throws {
