@@ -304,7 +304,9 @@ struct HTTP1Exchange: Sendable {
                 return .failed(error)
             }
         }
-        if let session = connection.resumableSession { pool.keep(session, for: key) }
+        // A new connection's session, once its first answer has brought the server's tickets: later
+        // exchanges on it would only ask OpenSSL for the same session again.
+        if !reused, let session = connection.resumableSession { pool.keep(session, for: key) }
         if let proxy = head.proxy, parser.status == 407 {
             parser.discardBody()
             connection.close()
@@ -317,9 +319,7 @@ struct HTTP1Exchange: Sendable {
         }
         // Fields that change how the connection is used after the answer (an `Expect` whose body
         // was sent unasked-for, an `Upgrade`) leave it out of the pool.
-        let changesConnection = request.headers.contains { field in
-            ["expect", "upgrade", "te", "keep-alive", "proxy-connection"].contains { field.hasName($0) }
-        }
+        let changesConnection = request.headers.contains { field in Self.connectionChangingFields.contains { field.hasName($0) } }
         if sendFailure == nil, !readPastAnswer, !changesConnection, parser.allowsReuse, pool.keepsConnections, connection.detach() {
             pool.put(connection, for: key, serverTimeout: parser.keepAliveTimeout)
         } else {
@@ -378,6 +378,9 @@ struct HTTP1Exchange: Sendable {
             try Array("0\r\n\r\n".utf8).withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
         }
     }
+
+    /// Request fields after which a connection is not reused (lower case).
+    static let connectionChangingFields: [StaticString] = ["expect", "upgrade", "te", "keep-alive", "proxy-connection"]
 
     /// Methods whose repetition has the effect of one request (RFC 9110 §9.2.2).
     // bytes-lint: request methods the caller gave (validated tokens), compared as whole ASCII strings.
