@@ -261,9 +261,6 @@ final class HTTP1Connection: @unchecked Sendable {
         return SSL_SESSION_is_resumable(session) == 1 ? kept : nil
     }
 
-    /// Whether the handshake resumed a session.
-    var resumedSession: Bool { tls.map { SSL_session_reused($0) == 1 } ?? false }
-
     /// Whether an idle connection can still carry a request: nothing is readable (a readable idle
     /// socket is a close, a reset or bytes nobody asked for) and no TLS bytes are buffered.
     var isReusable: Bool {

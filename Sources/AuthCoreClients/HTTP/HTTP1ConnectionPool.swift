@@ -134,9 +134,6 @@ final class HTTP1ConnectionPool: Sendable {
     /// Keeps `session` as the one to resume for `key`.
     func keep(_ session: TLSSession, for key: Key) { sessions.withLock { $0[key] = session } }
 
-    /// The number of idle connections kept (for tests).
-    var idleCount: Int { idle.withLock { $0.values.reduce(0) { $0 + $1.count } } }
-
     /// Closes every idle connection.
     func closeAll() {
         let all = idle.withLock { idle -> [Idle] in
