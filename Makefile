@@ -57,7 +57,7 @@ lint-bytes:
 # warnings as errors, so a broken symbol link or an undocumented parameter fails the build. Archives in
 # .build/docs/<Module>.doccarchive. Part of `make test` (about 20 s once built).
 DOCC ?= docc
-DOC_MODULES := AuthCore AuthCoreClients AuthCoreServer AuthCoreVectors
+DOC_MODULES := AuthCore AuthCoreHTTP AuthCoreClients AuthCoreServer AuthCoreVectors
 docs: build
 	@set -e; rm -rf .build/symbol-graphs .build/docs; mkdir -p .build/docs; \
 	for module in $(DOC_MODULES); do \

@@ -19,6 +19,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "AuthCore", targets: ["AuthCore"]),
+        .library(name: "AuthCoreHTTP", targets: ["AuthCoreHTTP"]),
         .library(name: "AuthCoreClients", targets: ["AuthCoreClients"]),
         .library(name: "AuthCoreVectors", targets: ["AuthCoreVectors"]),
         .library(name: "AuthCoreServer", targets: ["AuthCoreServer"]),
@@ -40,8 +41,8 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        // TLS for AuthCoreClients' HTTP/1.1 transport (the one C library a layer above AuthCore
-        // uses: a transport that owns its read loop is what bounds peak memory, design.md).
+        // TLS for AuthCoreHTTP's HTTP/1.1 client transport (a transport that owns its read loop is
+        // what bounds peak memory, design.md).
         .systemLibrary(
             name: "CAuthCoreLibSSL",
             pkgConfig: "libssl",
@@ -73,15 +74,24 @@ let package = Package(
             dependencies: ["CAuthCoreGMP", "CAuthCoreBigNum", "CAuthCoreLibCrypto"],
             swiftSettings: swiftSettings
         ),
+        // The HTTP layer (design.md, "Layers"): the request and response messages both ends use and
+        // their bodies, the network policy, the JSON style, the app server's wire formats, and the
+        // default client transport (HTTP/1.1 over its own sockets and libssl, pooled, proxies,
+        // Happy Eyeballs, the executor for blocking calls). Between AuthCore and its two users.
+        .target(
+            name: "AuthCoreHTTP",
+            dependencies: ["AuthCore", "CAuthCoreLibSSL"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "AuthCoreClients",
-            dependencies: ["AuthCore", "CAuthCoreLibSSL"],
+            dependencies: ["AuthCore", "AuthCoreHTTP"],
             swiftSettings: swiftSettings
         ),
         // The app server's half: the SRP login service and its stores (issue 17).
         .target(
             name: "AuthCoreServer",
-            dependencies: ["AuthCore", "AuthCoreClients", "CAuthCoreHiredis", "CAuthCoreMicroHTTPD"],
+            dependencies: ["AuthCore", "AuthCoreHTTP", "AuthCoreClients", "CAuthCoreHiredis", "CAuthCoreMicroHTTPD"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -135,7 +145,7 @@ let package = Package(
 
         .target(
             name: "AuthCoreTestSupport",
-            dependencies: ["AuthCore", "AuthCoreClients"],
+            dependencies: ["AuthCore", "AuthCoreHTTP", "AuthCoreClients"],
             path: "Tests/AuthCoreTestSupport",
             swiftSettings: swiftSettings
         ),
@@ -154,8 +164,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "AuthCoreHTTPTests",
+            dependencies: ["AuthCore", "AuthCoreHTTP", "AuthCoreClients", "AuthCoreTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "AuthCoreClientsTests",
-            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreTestSupport"],
+            dependencies: ["AuthCore", "AuthCoreHTTP", "AuthCoreClients", "AuthCoreTestSupport"],
             exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),

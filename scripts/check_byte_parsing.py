@@ -25,10 +25,9 @@ import sys
 ROOTS = [
     "Sources/AuthCore/Signing",
     "Sources/AuthCore/OSS",
+    "Sources/AuthCoreHTTP",
     "Sources/AuthCoreClients/HTTP",
     "Sources/AuthCoreClients/Signing",
-    "Sources/AuthCoreClients/Storage",
-    "Sources/AuthCoreClients/JSON",
     "Sources/AuthCoreClients/AppServer",
     "Sources/AuthCoreServer",
     "Sources/AuthCoreCLI",

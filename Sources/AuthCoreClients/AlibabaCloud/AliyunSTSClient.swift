@@ -5,7 +5,7 @@ public import AuthCore
 /// `AliyunRPCSigner` (signature 1.0), POSTed as a form; answers are JSON.
 ///
 /// The endpoint is `https://sts.aliyuncs.com/`, or `https://sts.<region>.aliyuncs.com/` for a
-/// region, or one the caller gives (checked by ``NetworkPolicy``: https, or http to loopback).
+/// region, or one the caller gives (checked by `NetworkPolicy`: https, or http to loopback).
 public struct AliyunSTSClient: Sendable {
     /// How calls are signed.
     public enum SignatureStyle: Sendable, Equatable {
@@ -107,7 +107,7 @@ public struct AliyunSTSClient: Sendable {
     /// One signed call; its 2xx answer. An `InvalidTimeStamp.Expired` answer whose `Date`
     /// shows the local clock off is signed again, once, at the corrected time (``ClockSkewTracker``),
     /// with a fresh nonce.
-    /// With `answerCarriesSecrets` the answer's body is in ``HTTPResponse/secretBody``.
+    /// With `answerCarriesSecrets` the answer's body is in `HTTPResponse.secretBody`.
     func call(
         action: String, parameters: [(key: String, value: String)], credentials: Credentials, answerCarriesSecrets: Bool
     ) async throws(AuthCoreError) -> HTTPResponse {

@@ -88,7 +88,7 @@ public actor InMemoryCognitoTokenStore: CognitoTokenStore {
     public func removeSession() async throws(AuthCoreError) { stored = nil }
 }
 
-/// A ``CognitoTokenStore`` in one file per user pool and client (``SecretFile``: mode 0600, written
+/// A ``CognitoTokenStore`` in one file per user pool and client (`SecretFile`: mode 0600, written
 /// by atomic replace, the file's bytes wiped from memory after use). The session is read from the
 /// file at every call, so several processes (the CLI) see each other's refreshes.
 public actor FileCognitoTokenStore: CognitoTokenStore {
@@ -115,7 +115,7 @@ public actor FileCognitoTokenStore: CognitoTokenStore {
     public func removeSession() async throws(AuthCoreError) { try file.remove() }
 }
 
-/// A ``CognitoDeviceStore`` in a file (``SecretFile``), so remembered devices survive a restart: one
+/// A ``CognitoDeviceStore`` in a file (`SecretFile`), so remembered devices survive a restart: one
 /// JSON map from username to device key, group key and password (Base64). Usernames are keyed by
 /// their bytes — in the file as the hex of their UTF-8 (version 2), so two accounts whose names are
 /// canonically equivalent Unicode (`jos\u{E9}`, `jose\u{301}`) keep their own devices; a version 1
@@ -194,7 +194,7 @@ public actor FileCognitoDeviceStore: CognitoDeviceStore {
 }
 
 /// Runs `body`, reporting a malformed field of a stored file as `AuthCoreError.Code.malformedInput`
-/// (``JSONObject`` reports service answers as malformed responses).
+/// (`JSONObject` reports service answers as malformed responses).
 func readingStoredInput<T>(_ body: () throws(AuthCoreError) -> T) throws(AuthCoreError) -> T {
     do { return try body() } catch where error.code == .malformedResponse {
         throw AuthCoreError(.malformedInput, error.reason)

@@ -37,7 +37,7 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
     /// A provider whose request the app builds for each fetch: method, URL with its query, headers
     /// (its own session token, say) and body. The network policy still holds: the URL must be https
     /// (or loopback, or `allowInsecureHTTP`), the answer is capped at 1 MiB, and redirects follow
-    /// the built request's ``HTTPRequest/redirects`` (never across origins).
+    /// the built request's `HTTPRequest.redirects` (never across origins).
     public init(
         transport: any HTTPTransport = HTTP1Transport(), clock: any SigningClock = SystemClock(), allowInsecureHTTP: Bool = false,
         request: @escaping @Sendable () async throws(AuthCoreError) -> HTTPRequest

@@ -4,7 +4,7 @@ import Foundation
 extension HTTPRequest {
     /// A POST to an AWS JSON 1.1 API: `Content-Type: application/x-amz-json-1.1`,
     /// `X-Amz-Target: <target>` (`AWSCognitoIdentityService.GetId`, …), the body as JSON.
-    /// Control-plane answers are capped at ``NetworkPolicy/controlPlaneMaximumResponseBytes``.
+    /// Control-plane answers are capped at `NetworkPolicy.controlPlaneMaximumResponseBytes`.
     /// The body is encoded by ``ServiceJSON``.
     static func awsJSON(_ url: RequestURL, target: String, body: [UInt8], allowsInsecureHTTP: Bool) -> HTTPRequest {
         HTTPRequest(
@@ -64,7 +64,7 @@ extension SignedRequestSender {
     /// is no signer, and returns a 2xx answer; throttled and failed attempts are retried by
     /// ``SignedRequestSender/retryPolicy`` (signed afresh each time).
     ///
-    /// - Throws: the service's refusal (``HTTPResponse/serviceError()``), or the transport's error.
+    /// - Throws: the service's refusal (`HTTPResponse.serviceError`), or the transport's error.
     func sendExpectingSuccess(
         _ request: HTTPRequest, signer: SigV4Signer?, repeatability: RetryPolicy.Repeatability = .idempotent
     ) async throws(AuthCoreError) -> HTTPResponse {

@@ -23,7 +23,7 @@ public actor InMemoryCognitoIdentityStore: CognitoIdentityStore {
 }
 
 /// A ``CognitoIdentityStore`` with one file per identity pool in a directory,
-/// `cognito-identity-<poolId>.json` (``SecretFile``: mode 0600, atomic replace, owner and mode
+/// `cognito-identity-<poolId>.json` (`SecretFile`: mode 0600, atomic replace, owner and mode
 /// checked on reading). The file is read at every call, so several processes (the CLI) share it.
 public actor FileCognitoIdentityStore: CognitoIdentityStore {
     /// The directory.

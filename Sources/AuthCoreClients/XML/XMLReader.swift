@@ -11,7 +11,7 @@ import FoundationXML
 /// Hostile input: documents that are not UTF-8, documents with a DTD (`<!DOCTYPE`, so no entity declarations and no external
 /// entities, which the parser never resolves anyway), deeper than ``maximumDepth`` or with more than
 /// ``maximumElements`` elements are refused with a typed error; the caller caps the body's size
-/// (``NetworkPolicy/controlPlaneMaximumResponseBytes``) before it gets here.
+/// (`NetworkPolicy.controlPlaneMaximumResponseBytes`) before it gets here.
 package struct XMLReader {
     /// One element: its name, its own character data (CDATA included, entities decoded), its children.
     package final class Element {

@@ -1,5 +1,5 @@
 public import AuthCore
-public import AuthCoreClients
+public import AuthCoreHTTP
 import Foundation
 
 /// The reference app server's endpoints, as an ``HTTPServer/Handler``: SRP login, app sessions,

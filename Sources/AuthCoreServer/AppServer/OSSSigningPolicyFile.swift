@@ -1,5 +1,5 @@
 public import AuthCore
-public import AuthCoreClients
+public import AuthCoreHTTP
 
 /// An `OSSSigningPolicy` written as JSON: the policy file of `authcore oss sign-string --policy` and
 /// the `ossSigning` section of the server's configuration.

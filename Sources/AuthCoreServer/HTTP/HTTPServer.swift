@@ -1,5 +1,5 @@
 public import AuthCore
-public import AuthCoreClients
+public import AuthCoreHTTP
 internal import CAuthCoreMicroHTTPD
 import Dispatch
 #if canImport(Glibc)

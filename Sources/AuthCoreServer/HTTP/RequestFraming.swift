@@ -1,5 +1,5 @@
 public import AuthCore
-public import AuthCoreClients
+public import AuthCoreHTTP
 
 /// The server's rules for where a request's body ends (RFC 9112 §6), applied to the head before a
 /// body byte is read. A request that two readers could frame differently — the server and a proxy

@@ -1,5 +1,5 @@
 public import AuthCore
-import AuthCoreClients
+import AuthCoreHTTP
 
 /// The app's user database as a login service sees it: a username's salt and SRP verifier.
 public protocol VerifierStore: Sendable {

@@ -41,7 +41,7 @@ public struct SecretFile: Sendable {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else {
             if errno == ENOENT { return nil }
-            throw AuthCoreError(.malformedInput, "\(path): cannot open (\(String(cString: strerror(errno))))")
+            throw AuthCoreError(.malformedInput, "\(path): cannot open (\(systemErrorText(errno)))")
         }
         defer { close(descriptor) }
         var status = stat()
@@ -86,7 +86,7 @@ public struct SecretFile: Sendable {
         let temporary = "\(path).tmp-\(String(suffix, radix: 16))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw AuthCoreError(.invalidParameter, "\(path): cannot create a file next to it (\(String(cString: strerror(errno))))")
+            throw AuthCoreError(.invalidParameter, "\(path): cannot create a file next to it (\(systemErrorText(errno)))")
         }
         let written: Bool = contents.withUnsafeBytes { buffer in
             var offset = 0
@@ -101,7 +101,7 @@ public struct SecretFile: Sendable {
         let writeErrno = errno
         let closed = close(descriptor) == 0
         guard written, closed, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(written ? errno : writeErrno))
+            let reason = systemErrorText(written ? errno : writeErrno)
             unlink(temporary)
             throw AuthCoreError(.invalidParameter, "\(path): cannot write (\(reason)); the old contents stay")
         }
@@ -121,7 +121,7 @@ public struct SecretFile: Sendable {
     /// Removes the file (no error when there is none).
     public func remove() throws(AuthCoreError) {
         guard unlink(path) == 0 else {
-            guard errno == ENOENT else { throw AuthCoreError(.invalidParameter, "\(path): cannot remove (\(String(cString: strerror(errno))))") }
+            guard errno == ENOENT else { throw AuthCoreError(.invalidParameter, "\(path): cannot remove (\(systemErrorText(errno)))") }
             return
         }
         syncDirectory()

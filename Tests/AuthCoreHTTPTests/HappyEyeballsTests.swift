@@ -1,5 +1,5 @@
 import AuthCore
-@testable import AuthCoreClients
+@testable import AuthCoreHTTP
 import AuthCoreTestSupport
 import Foundation
 import Testing

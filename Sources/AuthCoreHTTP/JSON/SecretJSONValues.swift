@@ -67,7 +67,7 @@ package struct SecretJSONValues: Sendable {
     }
 
     /// The starts of every occurrence of `needle` in `haystack`.
-    static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> [Int] {
+    package static func occurrences(of needle: [UInt8], in haystack: [UInt8]) -> [Int] {
         guard needle.count <= haystack.count else { return [] }
         return (0...(haystack.count - needle.count)).filter { start in
             haystack[start] == needle[0] && haystack[start..<(start + needle.count)].elementsEqual(needle)
@@ -76,14 +76,14 @@ package struct SecretJSONValues: Sendable {
 
     /// The length of `bytes` as JSON string content: `"` and `\` take two bytes, other control
     /// characters six (`\u00XX`), everything else one.
-    static func escapedCount(_ bytes: UnsafeRawBufferPointer) -> Int {
+    package static func escapedCount(_ bytes: UnsafeRawBufferPointer) -> Int {
         bytes.reduce(0) { count, byte in
             count + (byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") ? 2 : byte < 0x20 ? 6 : 1)
         }
     }
 
     /// Writes `bytes` escaped at `offset` of `output`; returns the offset after them.
-    static func escape(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+    package static func escape(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
         var at = offset
         for byte in bytes {
             switch byte {

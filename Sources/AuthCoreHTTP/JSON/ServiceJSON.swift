@@ -1,7 +1,7 @@
-import AuthCore
+package import AuthCore
 package import Foundation
 
-/// The JSON of the typed service edges: `Codable` request and response types (``CognitoIdentityAPI``,
+/// The JSON of the typed service edges: `Codable` request and response types (`CognitoIdentityAPI`,
 /// the token-vending answer, service error bodies), encoded with sorted keys, decoded with errors
 /// that name the operation and the field path — never a value (answers carry tokens and secret
 /// keys), never a trap.
@@ -29,13 +29,13 @@ package enum ServiceJSON {
         init?(intValue: Int) { nil }
     }
 
-    static func pascalCase(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst() }
-    static func camelCase(_ name: String) -> String { name.prefix(1).lowercased() + name.dropFirst() }
+    package static func pascalCase(_ name: String) -> String { name.prefix(1).uppercased() + name.dropFirst() }
+    package static func camelCase(_ name: String) -> String { name.prefix(1).lowercased() + name.dropFirst() }
 
     /// The body of a request.
     ///
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` when a value cannot be encoded.
-    static func encode(_ value: some Encodable, keys: Keys = .pascalCase) throws(AuthCoreError) -> [UInt8] {
+    package static func encode(_ value: some Encodable, keys: Keys = .pascalCase) throws(AuthCoreError) -> [UInt8] {
         do { return [UInt8](try encoder(keys: keys).encode(value)) } catch {
             throw AuthCoreError(.malformedRequest, "request body cannot be encoded as JSON")
         }
@@ -54,7 +54,7 @@ package enum ServiceJSON {
     /// An answer of `type`; an empty body reads as `{}`.
     ///
     /// - Throws: ``AuthCoreError/Code/malformedResponse`` naming `context` and the field.
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], context: String, keys: Keys = .pascalCase) throws(AuthCoreError)
+    package static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], context: String, keys: Keys = .pascalCase) throws(AuthCoreError)
         -> T
     {
         let decoder = JSONDecoder()
@@ -73,7 +73,7 @@ package enum ServiceJSON {
     ///
     /// - Returns: the answer, and each path's secret (nil where the member is absent or not a string).
     /// - Throws: ``AuthCoreError/Code/malformedResponse`` naming `context` and the field.
-    static func decode<T: Decodable>(
+    package static func decode<T: Decodable>(
         _ type: T.Type, from body: SecureBytes, secretMembers paths: [[String]], context: String, keys: Keys = .pascalCase
     ) throws(AuthCoreError) -> (answer: T, secrets: [SecureBytes?]) {
         guard !body.isEmpty else { return (try decode(T.self, from: [], context: context, keys: keys), paths.map { _ in nil }) }
@@ -83,7 +83,7 @@ package enum ServiceJSON {
 
     /// What went wrong and where, from the error's kind and coding path only (a decoding error's own
     /// description may quote the value).
-    static func describe(_ error: DecodingError, keys spelling: Keys = .asDeclared) -> String {
+    package static func describe(_ error: DecodingError, keys spelling: Keys = .asDeclared) -> String {
         func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
             let keys = (codingPath + (last.map { [$0] } ?? [])).map { key in
                 key.intValue.map { "[\($0)]" } ?? (spelling == .pascalCase ? pascalCase(key.stringValue) : key.stringValue)
@@ -102,7 +102,7 @@ package enum ServiceJSON {
         }
     }
 
-    static func typeName(_ type: Any.Type) -> String {
+    package static func typeName(_ type: Any.Type) -> String {
         switch type {
         case is String.Type: "a string"
         case is Bool.Type: "a boolean"
@@ -116,10 +116,10 @@ package enum ServiceJSON {
 
 /// A time an answer gives as ISO 8601 (with or without fractional seconds) or as epoch seconds (a
 /// JSON number, possibly fractional): `Expiration` in Cognito identity and token-vending answers.
-struct ServiceTimestamp: Decodable, Sendable {
-    let value: Timestamp
+package struct ServiceTimestamp: Decodable, Sendable {
+    package let value: Timestamp
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {
             guard let time = try? Timestamp(iso8601: text) else {
@@ -142,8 +142,8 @@ struct ServiceTimestamp: Decodable, Sendable {
 /// (``ServiceJSON/decode(_:from:secretMembers:context:keys:)``), so the decoder must find `""`
 /// there; anything else means the member was not taken out, and is refused rather than read. A
 /// number or a missing member is named by the decoder as for any field.
-struct RedactedSecret: Decodable, Sendable {
-    init(from decoder: any Decoder) throws {
+package struct RedactedSecret: Decodable, Sendable {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         guard try container.decode(String.self).isEmpty else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "AuthCore: was not taken out of the answer before decoding")
@@ -152,10 +152,10 @@ struct RedactedSecret: Decodable, Sendable {
 }
 
 /// A whole number an answer must give within a range (`StatusCode`).
-struct BoundedInteger<Bounds: IntegerBounds>: Decodable, Sendable {
-    let value: Int64
+package struct BoundedInteger<Bounds: IntegerBounds>: Decodable, Sendable {
+    package let value: Int64
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         guard let number = try? container.decode(Int64.self), Bounds.range.contains(number) else {
             throw DecodingError.dataCorruptedError(
@@ -166,7 +166,7 @@ struct BoundedInteger<Bounds: IntegerBounds>: Decodable, Sendable {
 }
 
 /// The range of a ``BoundedInteger``.
-protocol IntegerBounds: Sendable { static var range: ClosedRange<Int64> { get } }
+package protocol IntegerBounds: Sendable { static var range: ClosedRange<Int64> { get } }
 
 /// An HTTP-like status code, 0...999.
-enum StatusCodeBounds: IntegerBounds { static var range: ClosedRange<Int64> { 0...999 } }
+package enum StatusCodeBounds: IntegerBounds { package static var range: ClosedRange<Int64> { 0...999 } }

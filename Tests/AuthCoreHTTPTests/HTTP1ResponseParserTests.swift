@@ -1,5 +1,5 @@
 import AuthCore
-import AuthCoreClients
+import AuthCoreHTTP
 import AuthCoreTestSupport
 import Testing
 

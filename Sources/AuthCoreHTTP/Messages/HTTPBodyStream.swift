@@ -56,18 +56,18 @@ private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPoint
 private func writeDescriptor(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }
 
 /// A file read in chunks from an open descriptor, closed when the reader goes.
-final class FileChunks: HTTPBodyChunks {
+package final class FileChunks: HTTPBodyChunks {
     private let descriptor: Int32
     private let path: String
     private let expectedSize: Int
     private let chunkSize: Int
     private var sent = 0
 
-    init(path: String, expectedSize: Int, chunkSize: Int) throws(AuthCoreError) {
+    package init(path: String, expectedSize: Int, chunkSize: Int) throws(AuthCoreError) {
         // Opened without blocking (a FIFO put in the file's place would block an open for ever),
         // then checked to be the regular file of the size announced, then read blocking.
         let opened = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard opened >= 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be opened: \(HTTP1Connection.describe(errno))") }
+        guard opened >= 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be opened: \(systemErrorText(errno))") }
         var info = stat()
         let flags = fcntl(opened, F_GETFL)
         guard fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == expectedSize, flags >= 0,
@@ -85,21 +85,21 @@ final class FileChunks: HTTPBodyChunks {
     deinit { close(descriptor) }
 
     /// The size of the regular file at `path`.
-    static func regularFileSize(_ path: String) throws(AuthCoreError) -> Int {
+    package static func regularFileSize(_ path: String) throws(AuthCoreError) -> Int {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be read: \(HTTP1Connection.describe(errno))") }
+        guard stat(path, &info) == 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be read: \(systemErrorText(errno))") }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw AuthCoreError(.invalidParameter, "\(path) is not a regular file") }
         return Int(info.st_size)
     }
 
-    func next() throws(AuthCoreError) -> [UInt8]? {
+    package func next() throws(AuthCoreError) -> [UInt8]? {
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         var count = 0
         while count < chunkSize {
             let read = chunk.withUnsafeMutableBytes { readDescriptor(descriptor, $0.baseAddress! + count, chunkSize - count) }
             if read < 0 {
                 if errno == EINTR { continue }
-                throw AuthCoreError(.invalidParameter, "\(path) cannot be read: \(HTTP1Connection.describe(errno))")
+                throw AuthCoreError(.invalidParameter, "\(path) cannot be read: \(systemErrorText(errno))")
             }
             if read == 0 { break }
             count += read
@@ -155,7 +155,7 @@ public final class HTTPResponseSink: @unchecked Sendable {
         if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { throw AuthCoreError(.invalidParameter, "\(path) is a directory") }
         let directory = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? "."
         guard access(directory.isEmpty ? "/" : directory, W_OK) == 0 else {
-            throw AuthCoreError(.invalidParameter, "\(path): its directory is not writable: \(HTTP1Connection.describe(errno))")
+            throw AuthCoreError(.invalidParameter, "\(path): its directory is not writable: \(systemErrorText(errno))")
         }
         // The file beside it is created when the first byte (or the end of an empty body) arrives,
         // under a new name for each attempt: an answer that never comes leaves nothing behind, and
@@ -168,7 +168,7 @@ public final class HTTPResponseSink: @unchecked Sendable {
             let partial = path + ".partial-" + random.map { String($0, radix: 16) }.joined()
             let created = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard created >= 0 else {
-                throw AuthCoreError(.invalidParameter, "\(path): cannot create a file beside it: \(HTTP1Connection.describe(errno))")
+                throw AuthCoreError(.invalidParameter, "\(path): cannot create a file beside it: \(systemErrorText(errno))")
             }
             state.withLock { $0 = (created, partial) }
             return (created, partial)
@@ -187,7 +187,7 @@ public final class HTTPResponseSink: @unchecked Sendable {
                     let written = writeDescriptor(file, bytes.baseAddress! + offset, bytes.count - offset)  // invariant: offset < count
                     if written < 0 {
                         if errno == EINTR { continue }
-                        throw AuthCoreError(.invalidParameter, "\(path): cannot write the body: \(HTTP1Connection.describe(errno))")
+                        throw AuthCoreError(.invalidParameter, "\(path): cannot write the body: \(systemErrorText(errno))")
                     }
                     offset += written
                 }
@@ -196,14 +196,14 @@ public final class HTTPResponseSink: @unchecked Sendable {
                 _ = try current()
                 guard let (file, partial) = take() else { return }
                 let synced = fsync(file) == 0
-                let why = HTTP1Connection.describe(errno)
+                let why = systemErrorText(errno)
                 _ = close(file)
                 guard synced else {
                     _ = unlink(partial)
                     throw AuthCoreError(.invalidParameter, "\(path): cannot write the body: \(why)")
                 }
                 guard rename(partial, path) == 0 else {
-                    let why = HTTP1Connection.describe(errno)
+                    let why = systemErrorText(errno)
                     _ = unlink(partial)
                     throw AuthCoreError(.invalidParameter, "\(path): cannot put the body in place: \(why)")
                 }
@@ -215,12 +215,12 @@ public final class HTTPResponseSink: @unchecked Sendable {
             })
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws(AuthCoreError) {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(AuthCoreError) {
         try consume(bytes)
         count += bytes.count
     }
 
-    func finish() throws(AuthCoreError) { try complete() }
+    package func finish() throws(AuthCoreError) { try complete() }
 
-    func abandon() { discard() }
+    package func abandon() { discard() }
 }

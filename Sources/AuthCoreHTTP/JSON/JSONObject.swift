@@ -13,7 +13,7 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
     let context: String
 
     // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with JSONMemberNames.
-    init(_ values: [String: JSONValue], context: String) {
+    package init(_ values: [String: JSONValue], context: String) {
         self.values = values
         self.context = context
     }
@@ -153,7 +153,7 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
 
 /// Decodes a JSON-encoded string parameter (Cognito sends lists and maps as JSON strings inside
 /// `ChallengeParameters`).
-func decodeEmbeddedJSON(_ text: String, parameter: String) throws(AuthCoreError) -> JSONValue {
+package func decodeEmbeddedJSON(_ text: String, parameter: String) throws(AuthCoreError) -> JSONValue {
     guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
         throw AuthCoreError(.malformedResponse, "\(parameter) is not valid JSON")
     }

@@ -1,5 +1,5 @@
 /// The answers of the app server's login endpoints, one definition for both ends: the server
-/// (`AuthCoreServer`'s `AppServer`) encodes them, ``SRPLoginClient`` decodes them
+/// (`AuthCoreServer`'s `AppServer`) encodes them, `SRPLoginClient` decodes them
 /// (``ServiceJSON``, member names as declared). Byte strings travel as lower-case hex.
 ///
 /// | endpoint | answer |
@@ -18,7 +18,7 @@ package enum SRPLoginWire {
         /// The hash's name (`sha256`).
         package var hash: String
 
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case loginId, salt, group, hash
             case serverPublicValue = "B"
         }
@@ -43,7 +43,7 @@ package enum SRPLoginWire {
         /// The device token for the next logins (servers before it was added send none).
         package var deviceToken: String?
 
-        enum CodingKeys: String, CodingKey {
+        package enum CodingKeys: String, CodingKey {
             case username, sessionToken, expiresAt, deviceToken
             case serverProof = "M2"
         }

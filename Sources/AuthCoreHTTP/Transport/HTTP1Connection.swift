@@ -350,7 +350,7 @@ final class HTTP1Connection: @unchecked Sendable {
     private func failSocket(_ code: Int32, while action: String) throws(AuthCoreError) {
         try checkCancelled()
         if code == EAGAIN || code == EWOULDBLOCK { throw AuthCoreError(.timedOut, "\(origin): timed out \(action)") }
-        throw AuthCoreError(.transportFailure, "\(origin): \(action) failed: \(Self.describe(code))")
+        throw AuthCoreError(.transportFailure, "\(origin): \(action) failed: \(systemErrorText(code))")
     }
 
     private func failTLS(_ tls: OpaquePointer, _ result: Int32, while action: String) throws(AuthCoreError) {
@@ -364,11 +364,6 @@ final class HTTP1Connection: @unchecked Sendable {
         default:
             throw AuthCoreError(.transportFailure, "\(origin): TLS failure \(action): \(TLSClientContext.openSSLErrors())")
         }
-    }
-
-    static func describe(_ code: Int32) -> String {
-        guard let text = strerror(code) else { return "error \(code)" }
-        return String(cString: text)
     }
 
     // MARK: - Connect and handshake
@@ -398,7 +393,7 @@ final class HTTP1Connection: @unchecked Sendable {
         case .timedOut:
             throw AuthCoreError(.timedOut, "\(origin): no connection within \(timeout)")
         case .failed(let code):
-            throw AuthCoreError(.transportFailure, "\(origin): cannot connect: \(describe(code))")
+            throw AuthCoreError(.transportFailure, "\(origin): cannot connect: \(systemErrorText(code))")
         case .noAddresses:
             throw AuthCoreError(.transportFailure, "\(origin): the host has no address to connect to")
         }

@@ -7,7 +7,7 @@ public import AuthCore
 ///   (``RedirectPolicy/followSameOrigin(maximum:)``), and then never across origins;
 /// - response bodies are capped while they are received (``HTTPRequest/maximumResponseBytes``), and a
 ///   larger `Content-Length` is refused before reading;
-/// - clock skew is learned only from a recognised skew answer, bounded (``ClockSkewTracker``).
+/// - clock skew is learned only from a recognised skew answer, bounded (`ClockSkewTracker`).
 public enum NetworkPolicy {
     /// The default cap on a response body: 64 MiB.
     public static let defaultMaximumResponseBytes = 64 << 20

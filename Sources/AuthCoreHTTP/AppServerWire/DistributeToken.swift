@@ -1,12 +1,13 @@
 public import AuthCore
 
 /// The OSS STS federation sample's `distribute-token.json`, the answer
-/// ``TokenVendingCredentialsProvider`` reads: written by the app server (`authcore serve`) and by
+/// `TokenVendingCredentialsProvider` (`AuthCoreClients`) reads: written by the app server (`authcore serve`) and by
 /// `authcore aliyun sts assume-role`.
 public enum DistributeToken {
     /// `{"StatusCode":200,"AccessKeyId":…,"AccessKeySecret":…,"SecurityToken":…,"Expiration":…}`;
     /// without `showingSecrets`, the secret and the token are left out (for display).
     public static func json(_ credentials: Credentials, showingSecrets: Bool = true) -> JSONValue {
+        // bytes-lint: an answer written with fixed ASCII member names; nothing is looked up by a name from the wire.
         var object: [String: JSONValue] = [
             "StatusCode": 200, "AccessKeyId": .string(credentials.accessKeyId), "Expiration": JSONValue(credentials.expiration?.iso8601),
         ]
@@ -20,6 +21,7 @@ public enum DistributeToken {
     /// ``json(_:showingSecrets:)`` with the secrets, the secret key as a placeholder of `secrets`
     /// (spliced in after encoding: no `String` copy of it is made).
     package static func json(_ credentials: Credentials, secrets: inout SecretJSONValues) -> JSONValue {
+        // bytes-lint: an answer written with fixed ASCII member names; nothing is looked up by a name from the wire.
         var object: [String: JSONValue] = [
             "StatusCode": 200, "AccessKeyId": .string(credentials.accessKeyId), "Expiration": JSONValue(credentials.expiration?.iso8601),
         ]

@@ -44,10 +44,10 @@ package struct SecretJSONMembers {
 
 extension SecretJSONMembers {
     /// A single pass over the document: structure, strings and their escapes, the member path.
-    struct Scanner {
-        struct Failure: Error {
+    package struct Scanner {
+        package struct Failure: Error {
             let reason: String
-            static let notJSON = Failure(reason: "the answer is not JSON")
+            package static let notJSON = Failure(reason: "the answer is not JSON")
         }
 
         /// The paths, spelled as the decoder reads names.
@@ -69,7 +69,7 @@ extension SecretJSONMembers {
         /// That object's member names, unescaped, in document order (each once: a repeat is refused).
         var names: [[UInt8]] = []
 
-        init(paths: [[String]], lowersFirstLetters: Bool) {
+        package init(paths: [[String]], lowersFirstLetters: Bool) {
             self.lowersFirstLetters = lowersFirstLetters
             self.givenPaths = paths
             self.paths = paths.map { path in path.map { Self.spelling($0, lowersFirstLetters: lowersFirstLetters) } }
@@ -77,9 +77,9 @@ extension SecretJSONMembers {
         }
 
         /// A member name as the decoder reads it.
-        static func spelling(_ name: String, lowersFirstLetters: Bool) -> String { lowersFirstLetters ? ServiceJSON.camelCase(name) : name }
+        package static func spelling(_ name: String, lowersFirstLetters: Bool) -> String { lowersFirstLetters ? ServiceJSON.camelCase(name) : name }
 
-        mutating func scanDocument(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+        package mutating func scanDocument(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
             redacted.reserveCapacity(bytes.count)
             // A UTF-8 byte order mark may open the document (RFC 8259 §8.1 lets a reader ignore it,
             // and JSONDecoder does): left out of the redacted copy.
@@ -328,16 +328,16 @@ extension SecretJSONMembers {
 }
 
 /// Where a scanned string's unescaped bytes go.
-protocol StringSink {
+package protocol StringSink {
     mutating func append(_ byte: UInt8)
 }
 
 /// Into the wiping buffer of a secret (never longer than the string as written, so never full).
-struct SecretSink: StringSink {
+package struct SecretSink: StringSink {
     let output: UnsafeMutableRawBufferPointer
     var count = 0
 
-    mutating func append(_ byte: UInt8) {
+    package mutating func append(_ byte: UInt8) {
         // invariant: an unescaped string is no longer than the rest of the document it was read from.
         precondition(count < output.count, "unescaped string longer than its source")
         output[count] = byte
@@ -346,12 +346,12 @@ struct SecretSink: StringSink {
 }
 
 /// Into an array (member names: not secret).
-struct ArraySink: StringSink {
+package struct ArraySink: StringSink {
     var bytes: [UInt8] = []
-    mutating func append(_ byte: UInt8) { bytes.append(byte) }
+    package mutating func append(_ byte: UInt8) { bytes.append(byte) }
 }
 
 /// Nowhere (a value that is not a secret: the decoder reads it from the redacted document).
-struct DiscardingSink: StringSink {
-    mutating func append(_ byte: UInt8) {}
+package struct DiscardingSink: StringSink {
+    package mutating func append(_ byte: UInt8) {}
 }

@@ -1,5 +1,5 @@
 /// Whether `bytes` are well-formed UTF-8 (RFC 3629 §4: no overlong forms, no surrogates, nothing past U+10FFFF).
-func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+package func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
     var index = 0
     while index < bytes.count {
         let lead = bytes[index]
