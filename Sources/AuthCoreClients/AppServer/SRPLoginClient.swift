@@ -59,11 +59,9 @@ public struct SRPLoginClient: Sendable {
         let ephemeral = try client.makeEphemeral()
         let a = Hex.encode(ephemeral.publicValue.minimalBigEndianBytes)
         let context = "srp/begin answer"
-        // bytes-lint: a request document's member names (fixed ASCII).
-        var fields: [String: JSONValue] = ["username": .string(username), "A": .string(a)]
-        if let deviceToken { fields["deviceToken"] = .string(deviceToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }) }
-        let answer = try ServiceJSON.decode(
-            SRPLoginWire.BeginAnswer.self, from: try await post("srp/begin", .object(fields)), context: context, keys: .asDeclared)
+        let request = SRPLoginWire.BeginRequest(
+            username: username, clientPublicValue: a, deviceToken: deviceToken.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } })
+        let answer = try ServiceJSON.decode(SRPLoginWire.BeginAnswer.self, from: try await post("srp/begin", request), context: context, keys: .asDeclared)
         let (group, hash) = (answer.group, answer.hash)
         guard (1...65_536).contains(group) else { throw AuthCoreError(.malformedResponse, "\(context): group is not a whole number in 1...65536") }
         guard group == configuration.group.byteCount * 8, hash == configuration.hash.name else {
@@ -89,7 +87,7 @@ public struct SRPLoginClient: Sendable {
     public func finish(_ login: SRPPendingLogin) async throws(AuthCoreError) -> SRPLoginResult {
         let answer = try ServiceJSON.decode(
             SRPLoginWire.FinishAnswer.self,
-            from: try await post("srp/finish", ["loginId": .string(login.loginId), "M1": .string(Hex.encode(login.session.clientProof))]),
+            from: try await post("srp/finish", SRPLoginWire.FinishRequest(loginId: login.loginId, clientProof: Hex.encode(login.session.clientProof))),
             context: "srp/finish answer", keys: .asDeclared)
         let m2: [UInt8]
         do { m2 = try Hex.decode(answer.serverProof) } catch { throw AuthCoreError(.malformedResponse, "srp/finish answer: M2 must be hexadecimal") }
@@ -108,7 +106,7 @@ public struct SRPLoginClient: Sendable {
             deviceToken: answer.deviceToken.map { SecureBytes(Array($0.utf8)) })
     }
 
-    private func post(_ path: String, _ body: JSONValue) async throws(AuthCoreError) -> [UInt8] {
+    private func post(_ path: String, _ body: some Encodable) async throws(AuthCoreError) -> [UInt8] {
         let base = server.absoluteString.hasSuffix("/") ? server.absoluteString : server.absoluteString + "/"
         let request = HTTPRequest(
             method: "POST", url: try RequestURL(base + path),

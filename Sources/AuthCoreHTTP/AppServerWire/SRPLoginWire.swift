@@ -1,12 +1,48 @@
-/// The answers of the app server's login endpoints, one definition for both ends: the server
-/// (`AuthCoreServer`'s `AppServer`) encodes them, `SRPLoginClient` decodes them
-/// (``ServiceJSON``, member names as declared). Byte strings travel as lower-case hex.
+/// The requests and answers of the app server's login endpoints, one definition for both ends: the
+/// server (`AuthCoreServer`'s `AppServer`) decodes the requests and encodes the answers,
+/// `SRPLoginClient` the other way round (`ServiceJSON`, member names as declared). Byte strings
+/// travel as lower-case hex. The other endpoints' bodies are ``AppServerWire``'s.
 ///
-/// | endpoint | answer |
-/// |---|---|
-/// | `POST /srp/begin` | `{"B":hex,"group":bits,"hash":name,"loginId":…,"salt":hex}` |
-/// | `POST /srp/finish` | `{"M2":hex,"deviceToken":…,"expiresAt":ISO 8601,"sessionToken":…,"username":…}` |
+/// | endpoint | request | answer |
+/// |---|---|---|
+/// | `POST /srp/begin` | `{"username":…,"A":hex[,"deviceToken":…]}` | `{"B":hex,"group":bits,"hash":name,"loginId":…,"salt":hex}` |
+/// | `POST /srp/finish` | `{"loginId":…,"M1":hex}` | `{"M2":hex,"deviceToken":…,"expiresAt":ISO 8601,"sessionToken":…,"username":…}` |
 package enum SRPLoginWire {
+    /// `/srp/begin`'s request: who logs in, the client's public value `A`, and the device token of
+    /// this user's last login on this device, if the app kept it.
+    package struct BeginRequest: Codable, Sendable {
+        package var username: String
+        package var clientPublicValue: String
+        package var deviceToken: String?
+
+        enum CodingKeys: String, CodingKey {
+            case username, deviceToken
+            case clientPublicValue = "A"
+        }
+
+        package init(username: String, clientPublicValue: String, deviceToken: String? = nil) {
+            self.username = username
+            self.clientPublicValue = clientPublicValue
+            self.deviceToken = deviceToken
+        }
+    }
+
+    /// `/srp/finish`'s request: the login's handle and the client's proof `M1`.
+    package struct FinishRequest: Codable, Sendable {
+        package var loginId: String
+        package var clientProof: String
+
+        enum CodingKeys: String, CodingKey {
+            case loginId
+            case clientProof = "M1"
+        }
+
+        package init(loginId: String, clientProof: String) {
+            self.loginId = loginId
+            self.clientProof = clientProof
+        }
+    }
+
     /// `/srp/begin`'s answer: the login's handle, the user's salt, the server's public value and
     /// the SRP parameters the server uses (the client refuses others).
     package struct BeginAnswer: Codable, Sendable {
@@ -18,7 +54,7 @@ package enum SRPLoginWire {
         /// The hash's name (`sha256`).
         package var hash: String
 
-        package enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey {
             case loginId, salt, group, hash
             case serverPublicValue = "B"
         }
@@ -43,7 +79,7 @@ package enum SRPLoginWire {
         /// The device token for the next logins (servers before it was added send none).
         package var deviceToken: String?
 
-        package enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey {
             case username, sessionToken, expiresAt, deviceToken
             case serverProof = "M2"
         }
