@@ -40,8 +40,10 @@ final class AppServerTests {
 
 
     func send(_ method: String, _ path: String, headers: [HTTPHeader] = [], body: String = "") async throws -> (status: Int, json: JSONObject?) {
+        // A body is sent as JSON unless the case names its own Content-Type.
+        let typed = body.isEmpty || headers.first(named: "Content-Type") != nil ? headers : headers + [HTTPHeader("Content-Type", "application/json")]
         let response = try await HTTP1Transport().send(
-            HTTPRequest(method: method, url: try RequestURL(server.url + path), headers: headers, body: Array(body.utf8)))
+            HTTPRequest(method: method, url: try RequestURL(server.url + path), headers: typed, body: Array(body.utf8)))
         #expect(response.headers.first(named: "Content-Type") == "application/json", "\(method) \(path)")
         return (response.status, try? JSONObject(parsing: response.body, context: "answer"))
     }
@@ -149,7 +151,10 @@ final class AppServerTests {
             ("POST", "/oss/sign", [HTTPHeader("Authorization", "Bearer short")], "{}", 401, "Unauthorized"),
             ("POST", "/oss/sign", [HTTPHeader("Authorization", "Basic YWxpY2U6cHc=")], "{}", 401, "Unauthorized"),
             ("POST", "/oss/sign", [HTTPHeader("Authorization", "Bearer " + String(repeating: "A", count: 43))], "{}", 401, "Unauthorized"),
-            ("POST", "/cognito/developer-identity", [], "", 404, "NotConfigured"),
+            ("POST", "/cognito/developer-identity", [], "", 401, "Unauthorized"),
+            ("POST", "/srp/begin", [HTTPHeader("Content-Type", "text/plain")], #"{"username":"alice","A":"02"}"#, 415, "UnsupportedMediaType"),
+            ("POST", "/srp/begin", [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], "username=alice", 415, "UnsupportedMediaType"),
+            ("POST", "/srp/begin", [], #"{"username":"alice","username":"bob","A":"02"}"#, 400, "MalformedRequest"),
             ("POST", "/srp/begin", [], String(repeating: " ", count: 9000), 413, "RequestTooLarge"),
         ]
         for (method, path, headers, body, status, expected) in cases {
@@ -157,10 +162,24 @@ final class AppServerTests {
             #expect(answer.status == status, "\(method) \(path) \(body.prefix(60))")
             if method != "HEAD" { #expect(code(answer) == expected, "\(method) \(path) \(body.prefix(60))") }  // HEAD: no body
         }
-        let token = try await send("GET", "/distribute-token.json")
+        // Without a session: 401 whether or not the endpoint is configured (nothing of the
+        // configuration shows); with one, this server's missing STS set-up is a 404.
+        let anonymous = try await send("GET", "/distribute-token.json")
+        #expect(anonymous.status == 401)
+        #expect(try anonymous.json?.string("ErrorCode") == "Unauthorized")
+        #expect(try anonymous.json?.integer("StatusCode", in: 0...999) == 401)
+        let session = try await client.login(username: "alice", password: password)
+        let bearer = [HTTPHeader("Authorization", "Bearer " + session.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })]
+        let token = try await send("GET", "/distribute-token.json", headers: bearer)
         #expect(token.status == 404)
         #expect(try token.json?.string("ErrorCode") == "NotConfigured")
         #expect(try token.json?.integer("StatusCode", in: 0...999) == 404)
+        let wrongMethod = try await send("POST", "/distribute-token.json", headers: bearer)
+        #expect(wrongMethod.status == 405)
+        #expect(try wrongMethod.json?.string("ErrorCode") == "MethodNotAllowed")
+        let developer = try await send("POST", "/cognito/developer-identity", headers: bearer)
+        #expect(developer.status == 404)
+        #expect(code(developer) == "NotConfigured")
         // Still serving logins.
         #expect(try await client.login(username: "alice", password: password).username == "alice")
     }

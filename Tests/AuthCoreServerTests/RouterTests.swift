@@ -26,7 +26,8 @@ struct RouterTests {
     }()
 
     func answer(_ method: String, _ path: String, headers: [HTTPHeader] = [], body: String = "") async -> HTTPResponse {
-        let request = HTTPServerRequest(method: method, path: path, headers: headers, body: Array(body.utf8))
+        let typed = body.isEmpty || headers.first(named: "Content-Type") != nil ? headers : headers + [HTTPHeader("Content-Type", "application/json")]
+        let request = HTTPServerRequest(method: method, path: path, headers: typed, body: Array(body.utf8))
         do {
             let route = try Self.table.route(for: request)
             do { return try await route.handler(7, request) } catch let refusal as HTTPRefusal { return route.refusalAnswer(refusal) } catch {
@@ -69,6 +70,7 @@ struct RouterTests {
             (#"{"all":true,"more":1}"#, 400, #"{"code":"MalformedRequest","message":"the body must be empty, {} or {\"all\":true}"}"#),
             ("[]", 400, #"{"code":"MalformedRequest","message":"the body must be empty, {} or {\"all\":true}"}"#),
             ("{", 400, #"{"code":"MalformedRequest","message":"the body must be empty, {} or {\"all\":true}"}"#),
+            (#"{"all":false,"all":true}"#, 400, #"{"code":"MalformedRequest","message":"the body must be empty, {} or {\"all\":true}"}"#),
         ]
         for (body, status, expected) in cases {
             let response = await answer("POST", "/echo", body: body)
@@ -94,7 +96,9 @@ struct RouterTests {
             (#"{"M1":"secret-proof"}"#, "the body: missing loginId"),
             (#"{"loginId":7,"M1":"secret-proof"}"#, "the body: loginId is not a string"),
             ("[1]", "the body is not an object"),
-            ("secret-proof", "the body is not a JSON object"),
+            ("secret-proof", "the body is not JSON, or names a member twice"),
+            ("null", "the body: is null"),
+            (#"{"loginId":"a","loginId":"b","M1":"secret-proof"}"#, "the body is not JSON, or names a member twice"),
         ]
         for (body, message) in cases {
             let refused = await answer("POST", "/guarded", headers: bearer, body: body)
@@ -125,5 +129,38 @@ struct RouterTests {
         #expect(response.headers.first(named: "Retry-After") == "3")
         #expect(String(decoding: response.body, as: UTF8.self) == #"{"code":"TooManyRequests","message":"later"}"#)
         #expect(HTTPRefusal.malformed("x") == HTTPRefusal(status: 400, code: "MalformedRequest", message: "x"))
+    }
+
+    @Test("a body with a Content-Type other than application/json is 415 (after authorization); charset parameters and case are fine")
+    func contentType() async {
+        let bearer = HTTPHeader("Authorization", "Bearer let-me-in")
+        let body = #"{"loginId":"L-1","M1":"ab"}"#
+        for type in ["application/json", "Application/JSON", "application/json; charset=utf-8", " application/json ;charset=UTF-8"] {
+            #expect(await answer("POST", "/guarded", headers: [bearer, HTTPHeader("Content-Type", type)], body: body).status == 200, "\(type)")
+        }
+        for type in ["text/plain", "application/jsonx", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", ""] {
+            let refused = await answer("POST", "/guarded", headers: [bearer, HTTPHeader("Content-Type", type)], body: body)
+            #expect(refused.status == 415, "\(type)")
+            #expect(text(refused).contains("UnsupportedMediaType"))
+        }
+        let unauthorised = await answer("POST", "/guarded", headers: [HTTPHeader("Content-Type", "text/plain")], body: body)
+        #expect(unauthorised.status == 401)
+        // An empty body needs no type.
+        #expect(await answer("POST", "/echo").status == 200)
+    }
+
+    @Test("wire types that carry tokens show none in their descriptions or mirrors")
+    func redactedWireTypes() {
+        let begin = SRPLoginWire.BeginRequest(username: "alice", clientPublicValue: "02", deviceToken: "device-secret")
+        let finish = SRPLoginWire.FinishAnswer(serverProof: "aa", username: "alice", sessionToken: "session-secret", expiresAt: "2026-01-01T00:00:00Z", deviceToken: "device-secret")
+        let developer = AppServerWire.DeveloperIdentityAnswer(identityId: "us-east-1:x", token: "token-secret", tokenDuration: 900, loginsKey: "k")
+        for text in [String(describing: begin), String(reflecting: begin), String(describing: finish), String(describing: developer)] + [begin, finish, developer].map({ value in
+            var dumped = ""
+            dump(value, to: &dumped)
+            return dumped
+        }) {
+            #expect(!text.contains("secret"), "\(text)")
+        }
+        #expect(String(describing: begin).contains("alice"))
     }
 }

@@ -41,7 +41,7 @@ package enum AppServerWire {
     }
 
     /// `POST /cognito/developer-identity`'s answer: what `GetCredentialsForIdentity` needs.
-    package struct DeveloperIdentityAnswer: Codable, Sendable {
+    package struct DeveloperIdentityAnswer: Codable, Sendable, CustomStringConvertible, CustomReflectable {
         package var identityId: String
         package var token: String
         /// The token's lifetime in seconds.
@@ -55,6 +55,10 @@ package enum AppServerWire {
             self.tokenDuration = tokenDuration
             self.loginsKey = loginsKey
         }
+
+        /// The identity and key only: the token is a credential.
+        package var description: String { "DeveloperIdentityAnswer(identityId: \(identityId), loginsKey: \(loginsKey))" }
+        package var customMirror: Mirror { Mirror(self, children: ["identityId": identityId, "loginsKey": loginsKey], displayStyle: .struct) }
     }
 
     /// `POST /session/revoke`'s request: this session, or (`all`) every session of its user.

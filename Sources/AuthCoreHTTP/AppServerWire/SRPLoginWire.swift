@@ -10,7 +10,7 @@
 package enum SRPLoginWire {
     /// `/srp/begin`'s request: who logs in, the client's public value `A`, and the device token of
     /// this user's last login on this device, if the app kept it.
-    package struct BeginRequest: Codable, Sendable {
+    package struct BeginRequest: Codable, Sendable, CustomStringConvertible, CustomReflectable {
         package var username: String
         package var clientPublicValue: String
         package var deviceToken: String?
@@ -25,6 +25,10 @@ package enum SRPLoginWire {
             self.clientPublicValue = clientPublicValue
             self.deviceToken = deviceToken
         }
+
+        /// The user only: the device token is a credential.
+        package var description: String { "BeginRequest(username: \(username)\(deviceToken == nil ? "" : ", deviceToken: <redacted>"))" }
+        package var customMirror: Mirror { Mirror(self, children: ["username": username], displayStyle: .struct) }
     }
 
     /// `/srp/finish`'s request: the login's handle and the client's proof `M1`.
@@ -71,7 +75,7 @@ package enum SRPLoginWire {
     /// `/srp/finish`'s answer: the server's proof and, behind it, the session (optional in the
     /// type so that the client checks the proof before it asks for them; the server always sends
     /// both).
-    package struct FinishAnswer: Codable, Sendable {
+    package struct FinishAnswer: Codable, Sendable, CustomStringConvertible, CustomReflectable {
         package var serverProof: String
         package var username: String?
         package var sessionToken: String?
@@ -91,5 +95,9 @@ package enum SRPLoginWire {
             self.expiresAt = expiresAt
             self.deviceToken = deviceToken
         }
+
+        /// The user and expiry only: the session and device tokens are credentials.
+        package var description: String { "FinishAnswer(username: \(username ?? "-"), expiresAt: \(expiresAt ?? "-"))" }
+        package var customMirror: Mirror { Mirror(self, children: ["username": username as Any, "expiresAt": expiresAt as Any], displayStyle: .struct) }
     }
 }

@@ -28,4 +28,20 @@ package enum JSONMemberNames {
         guard case .object(let members)? = value else { throw AuthCoreError(.malformedInput, "no object at \(path.joined(separator: "."))") }
         return scanner.names.map { name in (name, members[String(decoding: name, as: UTF8.self)] ?? .null) }
     }
+
+    /// The member names of the document's root object (none when the root is not an object), as
+    /// written, in order: the scan alone, with no decoding.
+    ///
+    /// - Throws: `AuthCoreError.Code.malformedInput` when the document is not JSON, nests too deep,
+    ///   or an object names a member twice.
+    package static func rootNames(of document: [UInt8]) throws(AuthCoreError) -> [[UInt8]] {
+        var scanner = SecretJSONMembers.Scanner(paths: [], lowersFirstLetters: false)
+        scanner.namesPath = []
+        do throws(SecretJSONMembers.Scanner.Failure) {
+            try document.withUnsafeBytesTyped { (bytes) throws(SecretJSONMembers.Scanner.Failure) in try scanner.scanDocument(bytes) }
+        } catch {
+            throw AuthCoreError(.malformedInput, error.reason)
+        }
+        return scanner.names
+    }
 }

@@ -59,20 +59,25 @@ public struct AppServer: Sendable {
         var router = Router<AppServer>()
         router.post("/srp/begin", SRPLoginWire.BeginRequest.self) { server, body, request in try await server.begin(body, request) }
         router.post("/srp/finish", SRPLoginWire.FinishRequest.self) { server, body, request in try await server.finish(body, request) }
+        // The session first, then whether the endpoint is configured: a caller without a session
+        // learns nothing of the server's configuration.
         router.add("GET", "/distribute-token.json", refusalAnswer: distributeTokenRefusal) { server, request in
+            let username = try await server.authenticatedUser(request)
             guard let vendor = server.tokenVendor else { throw notConfigured("this server vends no STS credentials") }
-            return JSONAnswer.response(DistributeToken.json(try await vendor.credentials(for: try await server.authenticatedUser(request))))
+            return JSONAnswer.response(DistributeToken.json(try await vendor.credentials(for: username)))
         }
         router.post("/oss/sign", OSSSignatureRequest.self, authorize: { server, request in
+            let username = try await server.authenticatedUser(request)
             guard let signing = server.ossSigning else { throw notConfigured("this server does not sign for OSS") }
-            return (signing, try await server.authenticatedUser(request))
+            return (signing, username)
         }) { server, authorized, body, _ in
             let signed = try authorized.0.sign(body, for: authorized.1, at: server.clock.now())
             return AppServerWire.OSSSignatureAnswer(accessKeyId: signed.accessKeyId, signature: signed.signature)
         }
         router.post("/cognito/developer-identity", AppServerWire.DeveloperIdentityRequest.self, authorize: { server, request in
+            let username = try await server.authenticatedUser(request)
             guard let vendor = server.developerIdentity else { throw notConfigured("this server has no developer identity pool") }
-            return (vendor, try await server.authenticatedUser(request))
+            return (vendor, username)
         }) { _, authorized, body, _ in
             let (vendor, username) = authorized
             let issued = try await vendor.token(for: username, linking: body.identityId)
@@ -109,12 +114,14 @@ public struct AppServer: Sendable {
         do {
             return try await route.handler(self, request)
         } catch let refusal as HTTPRefusal {
+            if refusal.status >= 500 { failureLog?("\(request.method) \(request.path): \(refusal.code)") }
             return route.refusalAnswer(refusal)
         } catch let error as AuthCoreError {
             let refusal = Self.refusal(for: error)
             if refusal.status >= 500 { failureLog?("\(request.method) \(request.path): \(error.code): \(error.reason)") }
             return route.refusalAnswer(refusal)
         } catch {
+            failureLog?("\(request.method) \(request.path): \(type(of: error))")
             return route.refusalAnswer(HTTPRefusal(status: 500, code: "InternalError", message: "the request failed"))
         }
     }

@@ -7,32 +7,44 @@ import Foundation
 /// package's one encoder set-up (keys sorted), `Content-Type: application/json` and
 /// `Cache-Control: no-store` (answers carry tokens, RFC 9111 §5.2.2.5).
 package enum JSONAnswer {
-    /// `value` as a JSON answer with `status`.
+    /// `value` as a JSON answer with `status` (`500 InternalError` in the unreachable case that it
+    /// cannot be encoded).
     package static func response(_ value: some Encodable, status: Int = 200) -> HTTPResponse {
-        let body =
-            (try? ServiceJSON.encoder(keys: .asDeclared).encode(value)).map { Array($0) }
-            ?? Array(#"{"code":"InternalError","message":"the answer cannot be encoded"}"#.utf8)
+        let encoded = try? ServiceJSON.encoder(keys: .asDeclared).encode(value)
         return HTTPResponse(
-            status: status, headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")], body: body)
+            status: encoded == nil ? 500 : status,
+            headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Cache-Control", "no-store")],
+            body: encoded.map { Array($0) } ?? Array(#"{"code":"InternalError","message":"the answer cannot be encoded"}"#.utf8))
     }
 
-    /// The body of a request as a `T`; an empty body reads as `{}`. A type that is
-    /// `AppServerWire.ClosedMembers` may have no other member.
+    /// The body of a request as a `T`; an empty body reads as `{}`. An object that names a member
+    /// twice is refused (a reader in front of the server could take the other one); a type that is
+    /// `AppServerWire.ClosedMembers` may have no member but its own.
     ///
     /// - Throws: ``HTTPRefusal`` `400 MalformedRequest` naming the member that is missing or of the
-    ///   wrong type (never its value), saying the body is not a JSON object, or (closed members)
-    ///   with the type's `shape`.
+    ///   wrong type (never its value), saying the body is not a JSON object or repeats a member, or
+    ///   (closed members) with the type's `shape`.
     package static func decode<T: Decodable>(_ type: T.Type, from body: [UInt8]) throws(HTTPRefusal) -> T {
-        if let closed = T.self as? any AppServerWire.ClosedMembers.Type {
-            if !body.isEmpty {
-                guard let object = try? JSONObject(parsing: body, context: "the body"),
-                    object.keys.allSatisfy({ key in closed.members.contains { $0.utf8.elementsEqual(key.utf8) } })
-                else { throw .malformed(closed.shape) }
-            }
-            do { return try ServiceJSON.decode(T.self, from: body, context: "the body", keys: .asDeclared) } catch { throw .malformed(closed.shape) }
+        let closed = T.self as? any AppServerWire.ClosedMembers.Type
+        if !body.isEmpty {
+            let names: [[UInt8]]
+            do { names = try JSONMemberNames.rootNames(of: body) } catch { throw .malformed(closed?.shape ?? "the body is not JSON, or names a member twice") }
+            if let closed, !names.allSatisfy({ name in closed.members.contains { $0.utf8.elementsEqual(name) } }) { throw .malformed(closed.shape) }
         }
         do { return try ServiceJSON.decode(T.self, from: body, context: "the body", keys: .asDeclared) } catch {
-            throw .malformed(error.reason.replacingOccurrences(of: ": the answer is", with: " is"))
+            if let closed { throw .malformed(closed.shape) }
+            throw .malformed(
+                error.reason.replacingOccurrences(of: ": the answer is", with: " is").replacingOccurrences(of: "missing the answer", with: "is null"))
         }
+    }
+
+    /// Whether a `Content-Type` value names `application/json` (RFC 9110 §8.3.1: type and subtype
+    /// case-insensitive, parameters such as `charset` allowed), read on bytes.
+    package static func isJSON(contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        let mediaType = contentType.utf8.prefix { $0 != UInt8(ascii: ";") }.drop(while: isSpace)
+        let trimmed = mediaType.reversed().drop(while: isSpace).reversed()
+        return equalIgnoringASCIICase(trimmed, "application/json".utf8)
     }
 }

@@ -41,7 +41,7 @@ public struct Router<Context: Sendable>: Sendable {
     }
 
     /// A `POST` whose JSON body is a `Body` (`JSONAnswer.decode`) and whose answer is `handler`'s
-    /// value as JSON (200). `authorize` runs first, before the body is read (a caller that may not
+    /// value as JSON (200); a body sent as another `Content-Type` is `415`. `authorize` runs first, before the body is read (a caller that may not
     /// use the endpoint learns nothing of its body's shape); what it returns (the user) is given to
     /// `handler`.
     package mutating func post<Body: Decodable & Sendable, Principal: Sendable, Answer: Encodable & Sendable>(
@@ -50,6 +50,11 @@ public struct Router<Context: Sendable>: Sendable {
     ) {
         add("POST", path) { context, request in
             let principal = try await authorize(context, request)
+            // A JSON body says so: a browser sends a cross-site POST without asking first only for
+            // the CORS-safelisted types (Fetch, "CORS-safelisted request-header"), never this one.
+            if !request.body.isEmpty, !JSONAnswer.isJSON(contentType: request.headers.first(named: "Content-Type")) {
+                throw HTTPRefusal(status: 415, code: "UnsupportedMediaType", message: "the body must be sent as Content-Type: application/json")
+            }
             return JSONAnswer.response(try await handler(context, principal, try JSONAnswer.decode(Body.self, from: request.body), request))
         }
     }
