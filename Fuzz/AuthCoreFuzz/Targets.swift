@@ -568,7 +568,7 @@ let fuzzAppServer: AppServer = {
     }
     guard let response = box.withLock({ $0 }) else { fuzzFailure("no answer") }
     guard (200...599).contains(response.status) else { fuzzFailure("status \(response.status)") }
-    guard (try? JSONObject(parsing: response.body, context: "answer")) != nil else { fuzzFailure("a body that is not a JSON object: \(response.status)") }
+    guard (try? JSONObject(parsing: response.body.plainBytes, context: "answer")) != nil else { fuzzFailure("a body that is not a JSON object: \(response.status)") }
     if response.status == 200, method != "POST" || !path.hasPrefix("/srp/") || path.hasSuffix("/") {
         fuzzFailure("200 for \(method) \(path) without a session")
     }
@@ -663,7 +663,7 @@ let fuzzTableConfiguration: SRPConfiguration = {
         var headers: [HTTPHeader] = []
         while !reader.isAtEnd && headers.count < 32 { headers.append(HTTPHeader(reader.string(), reader.string())) }
         if let refusal = RequestFraming.refusal(headers) {
-            guard refusal.status == 400, (try? JSONObject(parsing: refusal.body, context: "refusal"))?.has("message") == true else {
+            guard refusal.status == 400, (try? JSONObject(parsing: refusal.body.plainBytes, context: "refusal"))?.has("message") == true else {
                 fuzzFailure("a framing refusal that is not a 400 JSON answer")
             }
         } else if let length = headers.first(where: { $0.hasName("content-length") }) {

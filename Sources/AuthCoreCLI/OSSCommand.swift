@@ -73,11 +73,7 @@ enum OSSCommand {
         let verbose = options.verbose
 
         @Sendable func ossRequest(_ request: HTTPRequest) -> OSSRequest {
-            var headers = request.headers
-            if headers.first(named: "Host") == nil { headers.insert(HTTPHeader("Host", request.url.hostHeader), at: 0) }
-            var oss = OSSRequest(method: request.method, target: request.url.target, headers: headers, bucket: bucket, key: key)
-            oss.additionalHeaders = additional
-            return oss
+            request.ossRequest(bucket: bucket, key: key, additionalHeaders: additional)
         }
         @Sendable func report(_ signature: OSSSignature) {
             guard verbose else { return }
@@ -145,11 +141,16 @@ enum OSSCommand {
 
     /// The raw object key: the URL's decoded path, after `/bucket` in path-style URLs.
     static func objectKey(url: RequestURL, bucket: String) -> String {
-        var path = Substring(url.path)
-        if !url.host.hasPrefix(bucket + "."), path.hasPrefix("/\(bucket)/") || path == "/\(bucket)" {
-            path = path.dropFirst(bucket.count + 1)  // "/" + bucket, counted in Characters like `path`
+        // On bytes: a bucket name is ASCII, and a key's first byte may start a grapheme cluster
+        // with the `/` before it.
+        var path = Array(url.path.utf8)[...]
+        let prefix = Array("/\(bucket)".utf8)
+        let virtualHosted = url.host.utf8.starts(with: Array("\(bucket).".utf8))
+        if !virtualHosted, path.starts(with: prefix), path.count == prefix.count || path[path.startIndex + prefix.count] == UInt8(ascii: "/") {
+            path = path.dropFirst(prefix.count)
         }
-        if path.hasPrefix("/") { path = path.dropFirst() }
-        return PercentEncoding.decoded(path) ?? String(path)
+        if path.first == UInt8(ascii: "/") { path = path.dropFirst() }
+        let text = String(decoding: path, as: UTF8.self)
+        return PercentEncoding.decoded(text[...]) ?? text
     }
 }

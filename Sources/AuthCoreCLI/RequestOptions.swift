@@ -75,7 +75,8 @@ struct RequestOptions {
         }
     }
 
-    /// A `-H 'Name: value'` header (also `--signer-header`): name and value trimmed, the name printable ASCII.
+    /// A `-H 'Name: value'` header (also `--signer-header`): name and value trimmed, then checked by
+    /// HTTP's one rule (`HTTPHeader.validate`: a token name, a value without control bytes).
     ///
     /// Errors never echo the argument: a mistyped value may be a secret.
     static func header(_ raw: String) throws -> HTTPHeader {
@@ -84,9 +85,10 @@ struct RequestOptions {
         }
         let name = rawName.trimmingASCIISpaces
         let value = rawValue.trimmingASCIISpaces
-        guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ":") }) else {
-            throw UsageError("a header name must be printable ASCII without spaces or ':'")
+        guard HTTPHeader.isFieldName(name.utf8) else {
+            throw UsageError("a header name must be an HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
         }
+        guard HTTPHeader.isFieldValue(value.utf8) else { throw UsageError("a header value must not hold a control character") }
         return HTTPHeader(name, value)
     }
 
@@ -175,7 +177,7 @@ struct RequestOptions {
             request.maximumResponseBytes = Int.max
         }
         var transport = HTTP1Transport()
-        if request.responseSink != nil || request.bodyStream != nil {
+        if request.responseSink != nil || request.body.isStream {
             // A large transfer may take long; every wait for the next bytes is still bounded (60 s).
             var configuration = HTTP1Transport.Configuration()
             configuration.totalTimeout = .seconds(24 * 3600)
@@ -187,11 +189,11 @@ struct RequestOptions {
             throw CommandFailure(error.reason)
         }
         if response.isSuccess {
-            if request.responseSink == nil { writeOut(bytes: response.body) }
+            if request.responseSink == nil { writeOut(bytes: response.body.plainBytes) }
             return 0
         }
         printError("HTTP \(response.status): \(ServiceErrorBody(response: response).summary)")
-        if !response.body.isEmpty { writeAll(2, String(decoding: response.body, as: UTF8.self) + "\n") }
+        if !response.body.isEmpty { writeAll(2, String(decoding: response.body.plainBytes, as: UTF8.self) + "\n") }
         return 1
     }
 }

@@ -131,7 +131,7 @@ enum SigV4Command {
         }
         return try await options.send(request, clock: clock) { request, time throws(AuthCoreError) in
             var streamed = request
-            streamed.bodyStream = payload
+            streamed.body = .stream(payload)
             let signature = try signer.sign(streamed.sigV4Request(payload: signedPayload), at: time, keepingCanonicalRequest: verbose)
             if verbose {
                 printError("--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)")

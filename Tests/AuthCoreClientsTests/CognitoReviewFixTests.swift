@@ -18,7 +18,7 @@ struct CognitoReviewFixTests {
     }
 
     static func body(_ request: HTTPRequest) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: request.withBodyBytes { Data($0) })) as? [String: Any] ?? [:]
+        (try? JSONSerialization.jsonObject(with: (request.body.withInMemoryBytes { Data($0) } ?? Data()))) as? [String: Any] ?? [:]
     }
 
     static func recordingPolicy(_ delays: Locked<[Duration]>, attempts: Int = 3) -> RetryPolicy {

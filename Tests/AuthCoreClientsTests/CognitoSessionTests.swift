@@ -31,7 +31,7 @@ struct CognitoSessionTests {
     }
 
     static func body(_ request: HTTPRequest) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: request.withBodyBytes { Data($0) })) as? [String: Any] ?? [:]
+        (try? JSONSerialization.jsonObject(with: (request.body.withInMemoryBytes { Data($0) } ?? Data()))) as? [String: Any] ?? [:]
     }
 
     @Test("a rotated refresh token replaces the stored one and is the one sent next time")

@@ -151,7 +151,7 @@ struct CognitoTranscriptTests {
         for (index, request) in transport.sent.enumerated() where index < steps.count {
             #expect(request.headers.first(named: "X-Amz-Target") == steps[index].target, "request \(index)")
             #expect(request.headers.first(named: "Content-Type") == "application/x-amz-json-1.1")
-            let body = try JSONSerialization.jsonObject(with: request.withBodyBytes { Data($0) })
+            let body = try JSONSerialization.jsonObject(with: (request.body.withInMemoryBytes { Data($0) } ?? Data()))
             var issues: [String] = []
             Self.compare(body, steps[index].body, path: "request[\(index)]", into: &issues)
             #expect(issues.isEmpty, "\(issues)")

@@ -51,8 +51,8 @@ struct HostileResponseTests {
             answer(500, code: "RequestTimeTooSkewed", message: "too skewed", date: nil),
             HTTPResponse(status: 403),
         ]
-        for response in yes { #expect(ClockSkewTracker.isSkewAnswer(response), "\(String(decoding: response.body, as: UTF8.self))") }
-        for response in no { #expect(!ClockSkewTracker.isSkewAnswer(response), "\(String(decoding: response.body, as: UTF8.self))") }
+        for response in yes { #expect(ClockSkewTracker.isSkewAnswer(response), "\(String(decoding: response.body.plainBytes, as: UTF8.self))") }
+        for response in no { #expect(!ClockSkewTracker.isSkewAnswer(response), "\(String(decoding: response.body.plainBytes, as: UTF8.self))") }
     }
 
     @Test("a learned offset is bounded (default ±7 days, configurable); nothing is learned past the bound")

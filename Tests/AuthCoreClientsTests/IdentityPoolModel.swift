@@ -55,7 +55,7 @@ final class IdentityPoolModel: HTTPTransport {
     private static func subject(_ token: String) -> String { (try? JWTClaims(token: token))?.string("sub") ?? token }
 
     func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
-        let body = (try? JSONSerialization.jsonObject(with: request.withBodyBytes { Data($0) })) as? [String: Any] ?? [:]
+        let body = (try? JSONSerialization.jsonObject(with: (request.body.withInMemoryBytes { Data($0) } ?? Data()))) as? [String: Any] ?? [:]
         let target = request.headers.first { $0.name.lowercased() == "x-amz-target" }?.value ?? ""
         let logins = body["Logins"] as? [String: String] ?? [:]
         let now = clock.now()

@@ -471,7 +471,7 @@ struct IdentityPoolTests {
             identityId: "us-east-1:found", identityPoolId: "us-east-1:pool", providerName: "login.authcore.test", userIdentifier: "alice", credentials: developer)
         _ = try await client.credentialsForIdentity(identityId: "us-east-1:found", customRoleArn: "arn:aws:iam::123456789012:role/admins")
         let sent = transport.sent
-        func body(_ i: Int) -> [String: Any] { (try? JSONSerialization.jsonObject(with: Data(sent[i].body))) as? [String: Any] ?? [:] }
+        func body(_ i: Int) -> [String: Any] { (try? JSONSerialization.jsonObject(with: Data(sent[i].body.plainBytes))) as? [String: Any] ?? [:] }
         func header(_ i: Int, _ name: String) -> String? { sent[i].headers.first { $0.name.lowercased() == name }?.value }
         #expect(header(0, "x-amz-target") == "AWSCognitoIdentityService.LookupDeveloperIdentity")
         #expect(body(0) as NSDictionary == ["IdentityPoolId": "us-east-1:pool", "DeveloperUserIdentifier": "alice", "MaxResults": 10, "NextToken": "page1"])

@@ -23,7 +23,7 @@ struct IdentityProviderTests {
     }
 
     static func body(_ request: HTTPRequest) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: request.withBodyBytes { Data($0) })) as? [String: Any] ?? [:]
+        (try? JSONSerialization.jsonObject(with: (request.body.withInMemoryBytes { Data($0) } ?? Data()))) as? [String: Any] ?? [:]
     }
 
     static func target(_ request: HTTPRequest) -> String? {
@@ -133,7 +133,7 @@ struct IdentityProviderTests {
         let sent = transport.sent
         #expect(Self.target(sent[1]) == "AWSCognitoIdentityService.GetOpenIdToken")
         #expect(sent[2].url.description.hasPrefix("https://sts.us-east-1.amazonaws.com/"))
-        let form = String(decoding: sent[2].body, as: UTF8.self)
+        let form = String(decoding: sent[2].body.plainBytes, as: UTF8.self)
         #expect(form == "Action=AssumeRoleWithWebIdentity&DurationSeconds=900&RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2FCognito_Unauth"
             + "&RoleSessionName=app-user-7&Version=2011-06-15&WebIdentityToken=\(token)")
         #expect(!sent[2].headers.contains { $0.name.lowercased() == "authorization" })

@@ -125,20 +125,6 @@ struct SecretJSONTests {
         }
     }
 
-    @Test("a transport that does not send secret bodies gets the password in body, as before")
-    func transportWithoutSecretBodies() async throws {
-        let transport = ScriptedTransport(
-            [.jsonAnswer(400, ["__type": "NotAuthorizedException", "message": "Incorrect username or password."])], sendsSecretBodies: false)
-        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_AbCdEf123", clientId: "client")
-        let signIn = CognitoSignIn(configuration: configuration, transport: transport, retryPolicy: .none)
-        await #expect(throws: AuthCoreError.self) {
-            _ = try await signIn.signIn(username: "alice", password: SecureBytes(Array("pw".utf8)), flow: .userPassword)
-        }
-        let request = try #require(transport.sent.first)
-        #expect(request.secretBody == nil)
-        #expect((parsed(request.body)?["AuthParameters"] as? NSDictionary)?["PASSWORD"] as? String == "pw")
-    }
-
     @Test("UTF-8 validation follows RFC 3629: overlong forms, surrogates and values past U+10FFFF are refused")
     func utf8() {
         func valid(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { isValidUTF8($0) } }
@@ -208,11 +194,14 @@ struct SecretJSONTests {
             _ = try await signIn.signIn(username: "alice", password: SecureBytes(Array("pa\"ss".utf8)), flow: .userPassword)
         }
         let request = try #require(transport.sent.first)
-        #expect(request.body.isEmpty && request.secretBody != nil)
-        let object = try #require(parsed(request.withBodyBytes { Array($0) }))
+        guard case .secret(let secret) = request.body else {
+            Issue.record("the password was not sent as a secret body: \(request.body)")
+            return
+        }
+        let object = try #require(parsed(secret.withUnsafeBytes { Array($0) }))
         #expect((object["AuthParameters"] as? NSDictionary)?["PASSWORD"] as? String == "pa\"ss")
         #expect(object["AuthFlow"] as? String == "USER_PASSWORD_AUTH")
-        #expect(request.bodyCount == request.secretBody?.count)
+        #expect(request.body.count == secret.count)
     }
 
     @Test("GetCredentialsForIdentity asks for a wiping answer and takes the secret key from it")
@@ -222,8 +211,7 @@ struct SecretJSONTests {
             "Credentials": ["AccessKeyId": "ASIA1", "SecretKey": "secret\\/key", "SessionToken": "token", "Expiration": 1_900_000_000],
         ]
         var response = HTTPResponse.jsonAnswer(200, answer)
-        response.secretBody = SecureBytes(response.body)
-        response.body = []
+        response.body = .secret(SecureBytes(response.body.plainBytes))
         let transport = ScriptedTransport([response])
         let client = try CognitoIdentityClient(region: "us-east-1", sender: SignedRequestSender(transport: transport))
         let credentials = try await client.credentialsForIdentity(identityId: "us-east-1:id")

@@ -19,15 +19,14 @@ struct SecretPrintingClientTests {
         expectNoSecret(request, [Self.secret, Self.token, "123, 34, 65"])
         let response = HTTPResponse(status: 200, headers: [HTTPHeader("Set-Cookie", Self.token)], body: body)
         expectNoSecret(response, [Self.secret, Self.token, "123, 34, 65"])
-        #expect("\(response)" == "HTTPResponse(200, headers: Set-Cookie, body \(body.count) bytes)")
+        #expect("\(response)" == "HTTPResponse(200, headers: Set-Cookie, body: \(body.count) bytes)")
         // Secret bodies: the counts only.
         var secretRequest = request
-        secretRequest.body = []
-        secretRequest.secretBody = SecureBytes(body)
+        secretRequest.body = .secret(SecureBytes(body))
         expectNoSecret(secretRequest, [Self.secret, Self.token, "123, 34, 65"])
-        let secretResponse = HTTPResponse(status: 200, secretBody: SecureBytes(body))
+        let secretResponse = HTTPResponse(status: 200, body: .secret(SecureBytes(body)))
         expectNoSecret(secretResponse, [Self.secret, "123, 34, 65"])
-        #expect("\(secretResponse)" == "HTTPResponse(200, headers: , body \(body.count) bytes)")
+        #expect("\(secretResponse)" == "HTTPResponse(200, headers: , body: \(body.count) secret bytes)")
         let members = try SecretJSONMembers(
             parsing: SecureBytes(Array(#"{"Credentials":{"SecretKey":"\#(Self.secret)"}}"#.utf8)), paths: [["Credentials", "SecretKey"]], context: "t")
         expectNoSecret(members, [Self.secret])

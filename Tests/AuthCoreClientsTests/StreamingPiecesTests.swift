@@ -97,13 +97,13 @@ struct StreamingPiecesTests {
     func misbehavingSources() async throws {
         let port = try serve("HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", "")
         var request = HTTPRequest(method: "PUT", url: try RequestURL("http://127.0.0.1:\(port)/"))
-        request.bodyStream = HTTPBodyStream(length: nil) { ListedChunks([Array("a".utf8), [], Array("b".utf8)]) }
+        request.body = .stream(HTTPBodyStream(length: nil) { ListedChunks([Array("a".utf8), [], Array("b".utf8)]) })
         await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await transport().send(request) }
         let sender = SignedRequestSender(transport: URLSessionTransport())
         await #expect(throws: AuthCoreError(.unsupported, "")) {
             try await sender.send(request) { request, _ throws(AuthCoreError) in request }
         }
-        request.bodyStream = HTTPBodyStream(length: -5) { ListedChunks([]) }
+        request.body = .stream(HTTPBodyStream(length: -5) { ListedChunks([]) })
         await #expect(throws: AuthCoreError(.malformedRequest, "")) { try await transport().send(request) }
     }
 }

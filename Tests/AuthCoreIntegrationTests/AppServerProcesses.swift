@@ -64,8 +64,8 @@ func postJSON(_ instance: LoopbackScript, _ path: String, _ body: String, header
         HTTPRequest(
             method: "POST", url: try RequestURL(instance.url + path), headers: [HTTPHeader("Content-Type", "application/json")] + headers,
             body: Array(body.utf8)))
-    let object = try? JSONObject(parsing: response.body, context: "answer")
-    return (response.status, try? object?.string("code"), response.body)
+    let object = try? JSONObject(parsing: response.body.plainBytes, context: "answer")
+    return (response.status, try? object?.string("code"), response.body.plainBytes)
 }
 
 /// Expects `body` to be refused by the server with `status` and `code`.

@@ -77,7 +77,7 @@ final class ConnectionReuseTests {
         let sender = SignedRequestSender(transport: try transport(keepingConnections: true, trusting: relay.ca))
         for _ in 0..<100 {
             let response = try await get(sender)
-            #expect(response.status == 200 && response.body == RcloneSeedObject.content, "\(String(decoding: response.body, as: UTF8.self))")
+            #expect(response.status == 200 && response.body.plainBytes == RcloneSeedObject.content, "\(String(decoding: response.body.plainBytes, as: UTF8.self))")
         }
         let sequential = try relay.counts()
         #expect(sequential.connections == 1 && sequential.handshakes == 1 && sequential.resumed == 0, "\(sequential)")

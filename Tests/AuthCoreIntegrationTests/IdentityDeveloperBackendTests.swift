@@ -26,7 +26,7 @@ struct IdentityDeveloperBackendTests {
             let requested = clock.now()
             let response = try await URLSessionTransport().send(request)
             guard response.isSuccess else { throw AuthCoreError(.transportFailure, "the backend answered \(response.status)") }
-            let body = try JSONObject(parsing: response.body, context: "backend answer")
+            let body = try JSONObject(parsing: response.body.plainBytes, context: "backend answer")
             return DeveloperIdentityToken(
                 identityId: try body.string("identityId"), token: try body.string("token"), loginsKey: "cognito-identity.amazonaws.com",
                 expiration: requested.adding(seconds: try body.integer("expiresIn", in: 1...86_400)))
@@ -40,7 +40,7 @@ struct IdentityDeveloperBackendTests {
 
     func stats(_ backend: LoopbackScript) async throws -> (calls: Int64, failed: Int64) {
         let response = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: try RequestURL(backend.url + "/stats"), allowsInsecureHTTP: true))
-        let body = try JSONObject(parsing: response.body, context: "stats")
+        let body = try JSONObject(parsing: response.body.plainBytes, context: "stats")
         return (try body.integer("calls", in: 0...1_000_000), try body.integer("failed", in: 0...1_000_000))
     }
 

@@ -92,11 +92,11 @@ final class ProxyTests {
             for _ in 0..<2 {
                 let response = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(tlsPort)/ok")))
                 #expect(response.status == 200)
-                #expect(String(decoding: response.body, as: UTF8.self) == #"{"ok": true, "host": "127.0.0.1:\#(tlsPort)"}"#)
+                #expect(String(decoding: response.body.plainBytes, as: UTF8.self) == #"{"ok": true, "host": "127.0.0.1:\#(tlsPort)"}"#)
             }
             // What reached the origin: its own Host, and nothing meant for the proxy.
             let echoed = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(tlsPort)/headers")))
-            let fields = try #require(try JSONSerialization.jsonObject(with: Data(echoed.body)) as? [[String]])
+            let fields = try #require(try JSONSerialization.jsonObject(with: Data(echoed.body.plainBytes)) as? [[String]])
             #expect(fields.contains(["Host", "127.0.0.1:\(tlsPort)"]))
             #expect(!fields.contains { $0.first?.lowercased().hasPrefix("proxy") == true }, "\(fields)")
         }  // the transport and its pool end here: the tunnel closes, and squid logs it
@@ -112,8 +112,8 @@ final class ProxyTests {
         let seed = try RcloneSeedObject()
         let transport = try transport(ProxyConfiguration(http: try HTTPProxy(url: proxyURL(password: password))), keepingConnections: false)
         let response = try await seed.get(try RequestURL(seed.endpoint + seed.path), through: SignedRequestSender(transport: transport))
-        #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
-        #expect(response.body == RcloneSeedObject.content)
+        #expect(response.status == 200, "\(String(decoding: response.body.plainBytes, as: UTF8.self))")
+        #expect(response.body.plainBytes == RcloneSeedObject.content)
         let log = try await accessLog(containing: "GET \(seed.endpoint)\(seed.path) \(user)")
         #expect(log.contains("GET \(seed.endpoint)\(seed.path) \(user)"), "squid's log: \(log)")
     }

@@ -91,7 +91,7 @@ struct RcloneTests {
         current.withLock { $0 = good }  // the provider rotates; the signer needs no rebuilding
         let accepted = try await signer.send(HTTPRequest(method: "GET", url: url))
         #expect(accepted.status == 200)
-        #expect(String(decoding: accepted.body, as: UTF8.self) == "hello from rclone\n")
+        #expect(String(decoding: accepted.body.plainBytes, as: UTF8.self) == "hello from rclone\n")
         let presigned = try await signer.presign(HTTPRequest(method: "GET", url: url), expires: 300)
         let fetched = try await fetch(url.origin + (presigned.signedURI ?? ""))
         #expect(fetched.status == 200, "\(fetched.body)")

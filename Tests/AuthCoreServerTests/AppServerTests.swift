@@ -45,7 +45,7 @@ final class AppServerTests {
         let response = try await HTTP1Transport().send(
             HTTPRequest(method: method, url: try RequestURL(server.url + path), headers: typed, body: Array(body.utf8)))
         #expect(response.headers.first(named: "Content-Type") == "application/json", "\(method) \(path)")
-        return (response.status, try? JSONObject(parsing: response.body, context: "answer"))
+        return (response.status, try? JSONObject(parsing: response.body.plainBytes, context: "answer"))
     }
 
     /// The error code (`ErrorCode` in the OSS sample's shape of `distribute-token.json`).
@@ -385,7 +385,7 @@ final class HTTPServerLifecycleTests {
         let server = try HTTPServer(configuration: configuration, handler: slow(60))
         let late = try await plainGet(server.port, "/slow")
         #expect(late.status == 503)
-        #expect(String(decoding: late.body, as: UTF8.self).contains("Timeout"))
+        #expect(String(decoding: late.body.plainBytes, as: UTF8.self).contains("Timeout"))
         #expect(try await plainGet(server.port, "/fast").status == 200)
         await server.stop(grace: .milliseconds(100))
     }
@@ -399,7 +399,7 @@ final class HTTPServerLifecycleTests {
         await server.stop(grace: .milliseconds(300))  // returns: the 60 s handler is not waited for
         let answer = try await pending.value
         #expect(answer.status == 503)
-        #expect(String(decoding: answer.body, as: UTF8.self).contains("ShuttingDown"))
+        #expect(String(decoding: answer.body.plainBytes, as: UTF8.self).contains("ShuttingDown"))
         do {
             _ = try await plainGet(port, "/fast")
             Issue.record("a stopped server answered")
@@ -418,7 +418,7 @@ final class HTTPServerLifecycleTests {
         #expect(server == nil)
         let answer = try await pending.value
         #expect(answer.status == 200)
-        #expect(String(decoding: answer.body, as: UTF8.self) == "done /slow")
+        #expect(String(decoding: answer.body.plainBytes, as: UTF8.self) == "done /slow")
         try await Task.sleep(for: .milliseconds(200))
         do {
             _ = try await plainGet(port, "/fast")
@@ -431,7 +431,7 @@ final class HTTPServerLifecycleTests {
 
 @Suite("HTTP1Transport with secret bodies: sent from wiping storage, a successful answer delivered in it")
 struct SecretBodyTransportTests {
-    @Test("a secretBody is what is sent; answerCarriesSecrets puts a 2xx body in secretBody and leaves an error's in body")
+    @Test("a secret body is what is sent; answerCarriesSecrets delivers a 2xx body as a secret and leaves an error's as bytes")
     func secretBodies() async throws {
         let server = try HTTPServer(configuration: HTTPServer.Configuration()) { request in
             // Echoes the body it received; /refuse answers 400 with it.
@@ -439,20 +439,24 @@ struct SecretBodyTransportTests {
         }
         let sent = Array(#"{"PASSWORD":"p\"w"}"#.utf8)
         func request(_ path: String, carries: Bool) throws -> HTTPRequest {
-            var request = HTTPRequest(method: "POST", url: try RequestURL("http://127.0.0.1:\(server.port)\(path)"), body: Array("ignored".utf8))
-            request.secretBody = SecureBytes(sent)
+            var request = HTTPRequest(method: "POST", url: try RequestURL("http://127.0.0.1:\(server.port)\(path)"), body: .secret(SecureBytes(sent)))
             request.answerCarriesSecrets = carries
             return request
         }
+        func secretOf(_ body: HTTPBody) -> SecureBytes? {
+            if case .secret(let secret) = body { return secret }
+            return nil
+        }
         let secret = try await HTTP1Transport().send(try request("/echo", carries: true))
-        #expect(secret.status == 200 && secret.body.isEmpty)
-        #expect(secret.secretBody == SecureBytes(sent))
-        #expect(secret.bodyCount == sent.count && secret.bodyInWipingStorage == SecureBytes(sent))
+        #expect(secret.status == 200 && secret.body.plainBytes.isEmpty)
+        #expect(secretOf(secret.body) == SecureBytes(sent))
+        #expect(secret.body.count == sent.count && secret.body.inWipingStorage == SecureBytes(sent))
         let refused = try await HTTP1Transport().send(try request("/refuse", carries: true))
-        #expect(refused.status == 400 && refused.secretBody == nil && refused.body == sent)
+        #expect(refused.status == 400 && secretOf(refused.body) == nil && refused.body.plainBytes == sent)
         let plain = try await HTTP1Transport().send(try request("/echo", carries: false))
-        #expect(plain.secretBody == nil && plain.body == sent)
-        #expect(String(describing: try request("/echo", carries: true)).contains("body \(sent.count) bytes"))
+        #expect(secretOf(plain.body) == nil && plain.body.plainBytes == sent)
+        #expect(String(describing: try request("/echo", carries: true)).contains("body: \(sent.count) secret bytes"))
+        #expect(!String(describing: try request("/echo", carries: true)).contains("PASSWORD"))
         await server.stop(grace: .milliseconds(100))
     }
 }

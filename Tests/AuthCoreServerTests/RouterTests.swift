@@ -38,7 +38,7 @@ struct RouterTests {
         }
     }
 
-    func text(_ response: HTTPResponse) -> String { String(decoding: response.body, as: UTF8.self) }
+    func text(_ response: HTTPResponse) -> String { String(decoding: response.body.plainBytes, as: UTF8.self) }
 
     @Test("paths and methods match by their bytes; an unknown path is 404, a known one with another method 405 naming the methods in Allow")
     func matching() async {
@@ -127,7 +127,7 @@ struct RouterTests {
         let response = refusal.response
         #expect(response.status == 429)
         #expect(response.headers.first(named: "Retry-After") == "3")
-        #expect(String(decoding: response.body, as: UTF8.self) == #"{"code":"TooManyRequests","message":"later"}"#)
+        #expect(String(decoding: response.body.plainBytes, as: UTF8.self) == #"{"code":"TooManyRequests","message":"later"}"#)
         #expect(HTTPRefusal.malformed("x") == HTTPRefusal(status: 400, code: "MalformedRequest", message: "x"))
     }
 

@@ -7,13 +7,8 @@ import Foundation
 public final class ScriptedTransport: HTTPTransport {
     private let state: Locked<(responses: [HTTPResponse], sent: [HTTPRequest])>
 
-    /// Whether the clients may give it secret bodies (as HTTP1Transport); false: as a transport
-    /// written before ``HTTPRequest/secretBody`` existed.
-    public let sendsSecretBodies: Bool
-
-    public init(_ responses: [HTTPResponse], sendsSecretBodies: Bool = true) {
+    public init(_ responses: [HTTPResponse]) {
         state = Locked((responses, []))
-        self.sendsSecretBodies = sendsSecretBodies
     }
 
     public var sent: [HTTPRequest] { state.withLock { $0.sent } }

@@ -49,7 +49,7 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
         case .bytes, .precomputedHash: break
         case .unsigned, .streaming: throw AuthCoreError(.malformedRequest, "ACS3 signs the body's SHA-256: give the bytes or their hash")
         }
-        for name: StaticString in ["x-acs-action", "x-acs-version"] where request.headers.firstValue(namedIgnoringCase: name) == nil {
+        for name: StaticString in ["x-acs-action", "x-acs-version"] where !request.headers.contains(where: { $0.hasName(name) }) {
             throw AuthCoreError(.malformedRequest, "the \(name) header is required (it names the API call)")
         }
         let payloadHash = try PayloadHashText(request.payload)

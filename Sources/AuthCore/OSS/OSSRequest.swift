@@ -15,19 +15,21 @@ public struct OSSRequest: Sendable, CustomReflectable {
     /// V4: extra header names to sign besides `x-oss-*`, `content-type` and `content-md5`.
     public var additionalHeaders: [String] = []
 
-    /// A request from its request-line target (`/key?acl&x=1`), bucket and raw object key.
-    public init(method: String, target: String, headers: [HTTPHeader], bucket: String?, key: String) {
+    /// A request for a split target (a ``RequestURL``'s ``RequestURL/requestTarget``), bucket and
+    /// raw object key.
+    public init(method: String, target: RequestTarget, headers: [HTTPHeader], bucket: String?, key: String) {
         self.method = method
         self.headers = headers
         self.bucket = bucket
         self.key = key
-        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            path = String(target[..<q])
-            parameters = CanonicalQuery.decodedPairs(target[target.utf8.index(after: q)...], omittingEmpty: true)
-        } else {
-            path = target
-            parameters = []
-        }
+        path = target.path
+        parameters = target.query.isEmpty ? [] : CanonicalQuery.decodedPairs(target.query[...], omittingEmpty: true)
+    }
+
+    /// A request from its request-line target (`/key?acl&x=1`, split by ``RequestTarget``), bucket
+    /// and raw object key.
+    public init(method: String, target: String, headers: [HTTPHeader], bucket: String?, key: String) {
+        self.init(method: method, target: RequestTarget(target), headers: headers, bucket: bucket, key: key)
     }
 }
 

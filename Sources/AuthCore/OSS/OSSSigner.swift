@@ -200,7 +200,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         _ request: OSSRequest, parameters: [(key: String, value: String)], additional: [String], holdsToken: Bool,
         _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
-        let payload = request.headers.firstValue(namedIgnoringCase: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
+        let payload = request.headers.first(named: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
         return OSSV4CanonicalRequest.withCanonicalRequest(
             method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: request.headers,
             additional: additional, signer: .none, ownsNames: false, payload: payload, queryHoldsSecret: holdsToken, body)

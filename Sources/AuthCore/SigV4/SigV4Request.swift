@@ -13,18 +13,18 @@ public struct SigV4Request: Sendable {
     /// The payload, or how it is represented in the signature.
     public var payload: SigV4Payload
 
-    /// A request from a request-line target (`/path?query`).
-    public init(method: String, target: String, headers: [HTTPHeader], payload: SigV4Payload = .bytes([])) {
+    /// A request for a split target (a ``RequestURL``'s ``RequestURL/requestTarget``).
+    public init(method: String, target: RequestTarget, headers: [HTTPHeader], payload: SigV4Payload = .bytes([])) {
         self.method = method
-        if let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            path = String(target[..<q])
-            query = String(target[target.utf8.index(after: q)...])
-        } else {
-            path = target
-            query = ""
-        }
+        self.path = target.path
+        self.query = target.query
         self.headers = headers
         self.payload = payload
+    }
+
+    /// A request from a request-line target (`/path?query`), split by ``RequestTarget``.
+    public init(method: String, target: String, headers: [HTTPHeader], payload: SigV4Payload = .bytes([])) {
+        self.init(method: method, target: RequestTarget(target), headers: headers, payload: payload)
     }
 
     /// The largest payload hashed in memory (larger payloads: hash them as you stream and pass

@@ -49,23 +49,40 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
         Mirror(self, children: ["name": name, "value": holdsCredential ? "<redacted>" : value], displayStyle: .struct)
     }
 
-    /// Checks the field for characters that cannot appear in HTTP/1.1 (RFC 9110 §5.1, §5.5).
+    /// Checks the field by HTTP's one rule, the package's only one for a field that is sent or
+    /// received: the name a token (RFC 9110 §5.1, §5.6.2) and the value ``isFieldValue(_:)``.
     ///
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an empty or non-token name, or a value
-    ///   containing CR, LF or NUL.
+    ///   that is not RFC 9110 field content (the message says which, never the value).
     package func validate() throws(AuthCoreError) {
-        var nameOK = !name.isEmpty
-        var valueOK = true
-        var name = self.name
-        var value = self.value
-        name.withUTF8 { bytes in
-            for byte in bytes where !ASCIISet.token.contains(byte) { nameOK = false }
+        guard Self.isFieldName(name.utf8) else {
+            throw AuthCoreError(.malformedRequest, "header name '\(name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } ? name : "?")' is not an HTTP token")
         }
-        value.withUTF8 { bytes in
-            for byte in bytes where byte == 0x0D || byte == 0x0A || byte == 0x00 { valueOK = false }
+        guard Self.isFieldValue(value.utf8) else {
+            throw AuthCoreError(
+                .malformedRequest, "header '\(name)' has a control character, or a space or tab at an end, in its value (RFC 9110 §5.5)")
         }
-        guard nameOK else { throw AuthCoreError(.malformedRequest, "header name '\(name)' is not an HTTP token") }
-        guard valueOK else { throw AuthCoreError(.malformedRequest, "header '\(name)' has CR, LF or NUL in its value") }
+    }
+
+    /// Whether `bytes` are a field name: a token, `1*tchar` (RFC 9110 §5.6.2).
+    package static func isFieldName(_ bytes: some Collection<UInt8>) -> Bool {
+        !bytes.isEmpty && bytes.allSatisfy(ASCIISet.token.contains)
+    }
+
+    /// Whether `bytes` are a field value (RFC 9110 §5.5): `field-content` — visible ASCII
+    /// (`VCHAR`), `obs-text` (bytes 0x80–0xFF: UTF-8 passes, read as opaque bytes) and spaces or
+    /// tabs between them; no other control byte (CR, LF and NUL least of all: they would end the
+    /// line or the C string), no DEL, and no space or tab at either end (a recipient strips them as
+    /// `OWS`, so a signature over them would not be over what the server reads). Empty is allowed.
+    package static func isFieldValue(_ bytes: some Collection<UInt8>) -> Bool {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        if let first = bytes.first, isSpace(first) { return false }
+        var last: UInt8 = 0
+        for byte in bytes {
+            guard byte >= 0x20 || byte == 0x09, byte != 0x7F else { return false }
+            last = byte
+        }
+        return !isSpace(last)
     }
 }
 
@@ -91,12 +108,6 @@ extension HTTPHeader {
 }
 
 extension Array where Element == HTTPHeader {
-    /// The value of the first field whose name equals `name` ignoring ASCII case, compared byte by
-    /// byte (no lower-cased copies).
-    func firstValue(namedIgnoringCase name: StaticString) -> String? {
-        first(where: { $0.hasName(name) })?.value
-    }
-
     /// The fields without those named like any of `others` (ignoring ASCII case; HTTP field names
     /// are ASCII tokens): what a signer's own headers replace.
     package func removingFields(namedLike others: [HTTPHeader]) -> [HTTPHeader] {

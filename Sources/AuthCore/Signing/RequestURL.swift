@@ -68,17 +68,12 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
             bracketed ? (Self.ipv6Bytes.contains(byte) || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")) : Self.hostBytes.contains(byte)
         }), !bracketed || (host.count > 2 && host.last == UInt8(ascii: "]"))
         else { throw fail("has a host with characters other than ASCII letters, digits, '-', '.' and '_' (use the punycode form of a non-ASCII name)") }
-        var path = target
-        var query = target[target.endIndex...]
-        if let q = target.firstIndex(of: UInt8(ascii: "?")) {
-            path = target[..<q]
-            query = target[(q + 1)...]
-        }
+        let split = RequestTarget(bytes: target)
         self.scheme = scheme
         self.host = string(host.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }[...])
         self.port = port
-        self.path = path.isEmpty ? "/" : string(path)
-        self.query = string(query)
+        self.path = split.path.isEmpty ? "/" : split.path
+        self.query = split.query
     }
 
     private static let hostBytes = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._".utf8)
@@ -94,7 +89,10 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public var origin: String { "\(scheme)://\(hostHeader)" }
 
     /// The request-line target: path plus `?query` when there is one.
-    public var target: String { query.isEmpty ? path : "\(path)?\(query)" }
+    public var target: String { requestTarget.description }
+
+    /// The path and query, already split (what the signers' requests take).
+    public var requestTarget: RequestTarget { RequestTarget(path: path, query: query) }
 
     /// The whole URL, exactly as parsed (what a transport sends).
     public var absoluteString: String { origin + target }

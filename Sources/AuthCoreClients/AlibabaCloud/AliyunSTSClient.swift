@@ -95,7 +95,7 @@ public struct AliyunSTSClient: Sendable {
         let response = try await call(action: "AssumeRole", parameters: parameters, credentials: credentials, answerCarriesSecrets: true)
         let context = "AssumeRole response"
         let (answer, secrets) = try ServiceJSON.decode(
-            AssumeRoleAnswer.self, from: response.bodyInWipingStorage, secretMembers: [["Credentials", "AccessKeySecret"]], context: context)
+            AssumeRoleAnswer.self, from: response.body.inWipingStorage, secretMembers: [["Credentials", "AccessKeySecret"]], context: context)
         guard let secret = secrets[0] else { throw AuthCoreError(.malformedResponse, "\(context): missing Credentials.AccessKeySecret") }
         let c = answer.credentials
         return AliyunAssumedRole(
@@ -107,7 +107,7 @@ public struct AliyunSTSClient: Sendable {
     /// One signed call; its 2xx answer. An `InvalidTimeStamp.Expired` answer whose `Date`
     /// shows the local clock off is signed again, once, at the corrected time (``ClockSkewTracker``),
     /// with a fresh nonce.
-    /// With `answerCarriesSecrets` the answer's body is in `HTTPResponse.secretBody`.
+    /// With `answerCarriesSecrets` the answer's body is an `HTTPBody.secret`, in wiping storage.
     func call(
         action: String, parameters: [(key: String, value: String)], credentials: Credentials, answerCarriesSecrets: Bool
     ) async throws(AuthCoreError) -> HTTPResponse {
@@ -134,15 +134,15 @@ public struct AliyunSTSClient: Sendable {
             let signed = try AliyunRPCSigner(credentials: credentials).sign(
                 action: action, version: Self.apiVersion, parameters: parameters, at: now, nonce: nonce)
             request.headers = [form, accept]
-            request.body = Array(signed.query.utf8)
+            request.body = .bytes(Array(signed.query.utf8))
         case .acs3:
-            request.body = CanonicalQuery.fromPairs(parameters, emptyValue: .keyEquals)
+            let formBody = CanonicalQuery.fromPairs(parameters, emptyValue: .keyEquals)
+            request.body = .bytes(formBody)
             let own = [
                 HTTPHeader("Host", endpoint.hostHeader), HTTPHeader("x-acs-action", action), HTTPHeader("x-acs-version", Self.apiVersion), form,
             ]
-            let target = endpoint.path + (endpoint.query.isEmpty ? "" : "?" + endpoint.query)
             let signed = try AliyunACS3Signer(credentials: credentials).sign(
-                SigV4Request(method: "POST", target: target, headers: own, payload: .bytes(request.body)), at: now, nonce: nonce)
+                SigV4Request(method: "POST", target: endpoint.requestTarget, headers: own, payload: .bytes(formBody)), at: now, nonce: nonce)
             request.headers = own + [accept] + signed.headers
         }
         return request

@@ -107,14 +107,14 @@ public struct SRPLoginClient: Sendable {
     }
 
     private func post(_ path: String, _ body: some Encodable) async throws(AuthCoreError) -> [UInt8] {
-        let base = server.absoluteString.hasSuffix("/") ? server.absoluteString : server.absoluteString + "/"
+        let base = server.absoluteString.utf8.last == UInt8(ascii: "/") ? server.absoluteString : server.absoluteString + "/"
         let request = HTTPRequest(
             method: "POST", url: try RequestURL(base + path),
             headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],
             body: try ServiceJSON.encode(body, keys: .asDeclared), maximumResponseBytes: 65_536, allowsInsecureHTTP: allowInsecureHTTP)
         let response = try await transport.send(request)
         guard response.status == 200 else { throw response.serviceError() }
-        return response.body
+        return response.body.plainBytes
     }
 }
 

@@ -80,13 +80,12 @@ public struct CognitoIdentityProviderAPI: Sendable {
     func requestSecrets() throws(AuthCoreError) -> SecretJSONValues { try SecretJSONValues(random: random) }
 
     private func answerBytes(_ operation: String, _ body: [UInt8], secretBody: SecureBytes? = nil) async throws(AuthCoreError) -> [UInt8] {
-        var request = HTTPRequest.awsJSON(
-            configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: secretBody == nil ? body : [],
+        let request = HTTPRequest.awsJSON(
+            configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: secretBody.map { .secret($0) } ?? .bytes(body),
             allowsInsecureHTTP: configuration.allowInsecureHTTP)
-        request.secretBody = secretBody
-        let response = try await transport.send(request.readied(for: transport))
+        let response = try await transport.send(request)
         guard response.isSuccess else { throw response.serviceError() }
-        return response.body
+        return response.body.plainBytes
     }
 
     private func callOnce(_ operation: String, _ body: [String: JSONValue]) async throws(AuthCoreError) -> JSONObject {

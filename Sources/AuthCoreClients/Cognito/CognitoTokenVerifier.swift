@@ -185,7 +185,7 @@ public actor CognitoTokenVerifier {
             maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
         let response = try await transport.send(request)
         guard response.isSuccess else { throw response.serviceError() }
-        let set = try JSONObject(parsing: response.body, context: "JWKS")
+        let set = try JSONObject(parsing: response.body.plainBytes, context: "JWKS")
         var keys: [String: RSAPublicKey] = [:]
         for entry in try set.optionalObjectArray("keys") {
             guard (try? entry.optionalString("kty")) == "RSA" else { continue }

@@ -74,7 +74,7 @@ public struct STSClient: Sendable {
             method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")],
             body: body, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
         let response = try await sender.sendExpectingSuccess(request, signer: signer)
-        return try Self.parseCredentials(response.body, result: result)
+        return try Self.parseCredentials(response.body.plainBytes, result: result)
     }
 
     /// Reads `<Credentials>` out of an STS XML answer (`<…Response><…Result><Credentials>`).

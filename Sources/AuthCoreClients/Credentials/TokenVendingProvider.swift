@@ -60,13 +60,13 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
         if (300..<400).contains(response.status) { throw response.serviceError() }
         let context = "token vending response"
         guard response.isSuccess else {
-            let status = try? ServiceJSON.decode(TokenVendingAnswer.Status.self, from: response.body, context: context)
+            let status = try? ServiceJSON.decode(TokenVendingAnswer.Status.self, from: response.body.plainBytes, context: context)
             throw AuthCoreError(
                 serviceErrorType: status?.errorCode ?? "HTTP\(response.status)",
                 message: status?.errorMessage ?? "token vending endpoint answered \(response.status)", httpStatus: response.status)
         }
         // The secret is taken out first: the decoders read a document without it.
-        let members = try SecretJSONMembers(parsing: response.bodyInWipingStorage, paths: [["AccessKeySecret"]], context: context)
+        let members = try SecretJSONMembers(parsing: response.body.inWipingStorage, paths: [["AccessKeySecret"]], context: context)
         let status = try ServiceJSON.decode(TokenVendingAnswer.Status.self, from: members.redacted, context: context)
         guard let code = status.statusCode?.value else { throw AuthCoreError(.malformedResponse, "\(context): missing StatusCode") }
         guard code == 200 else {

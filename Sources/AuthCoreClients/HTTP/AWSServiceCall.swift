@@ -6,7 +6,7 @@ extension HTTPRequest {
     /// `X-Amz-Target: <target>` (`AWSCognitoIdentityService.GetId`, …), the body as JSON.
     /// Control-plane answers are capped at `NetworkPolicy.controlPlaneMaximumResponseBytes`.
     /// The body is encoded by ``ServiceJSON``.
-    static func awsJSON(_ url: RequestURL, target: String, body: [UInt8], allowsInsecureHTTP: Bool) -> HTTPRequest {
+    static func awsJSON(_ url: RequestURL, target: String, body: HTTPBody, allowsInsecureHTTP: Bool) -> HTTPRequest {
         HTTPRequest(
             method: "POST", url: url,
             headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1"), HTTPHeader("X-Amz-Target", target)],
@@ -48,7 +48,7 @@ extension HTTPResponse {
     private func redirectError(_ body: ServiceErrorBody) -> AuthCoreError {
         var places: [String] = []
         if let region = headers.first(named: "x-amz-bucket-region") { places.append("region \(region)") }
-        let document = try? XMLReader(parsing: Array(self.body.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes)), context: "redirect")
+        let document = try? XMLReader(parsing: Array(self.body.plainBytes.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes)), context: "redirect")
         if let endpoint = document?.first(named: "Endpoint")?.text { places.append("endpoint \(endpoint)") }
         if let location = headers.first(named: "Location"), let url = try? RequestURL(location) { places.append("location \(url.origin)") }
         let code = body.code.map { "\($0): " } ?? ""
@@ -80,7 +80,7 @@ extension SignedRequestSender {
                 request.adding(try signer.sign(request.sigV4Request(), at: time))
             }
         } else {
-            response = try await transport.send(request.readied(for: transport))
+            response = try await transport.send(request)
         }
         guard response.isSuccess else { throw response.serviceError() }
         return response

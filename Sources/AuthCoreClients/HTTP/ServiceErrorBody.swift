@@ -15,7 +15,7 @@ public struct ServiceErrorBody: Sendable, Equatable {
     /// `{"code","message"}`) bodies; the `x-amzn-ErrorType` header wins for JSON APIs. A type like
     /// `com.amazonaws.x#Name:http://…` is reduced to `Name`.
     public init(response: HTTPResponse) {
-        let body = Array(response.body.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes))
+        let body = Array(response.body.plainBytes.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes))
         let text = String(decoding: body, as: UTF8.self)
         if let header = response.headers.first(named: "x-amzn-ErrorType") { code = Self.shortType(header) }
         if text.utf8.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "<") {

@@ -36,7 +36,7 @@ public struct CognitoIdentityClient: Sendable {
         repeatability: RetryPolicy.Repeatability = .idempotent
     ) async throws(AuthCoreError) -> Answer {
         let response = try await send(operation, body, signedWith: credentials, repeatability: repeatability, answerCarriesSecrets: false)
-        return try ServiceJSON.decode(Answer.self, from: response.body, context: operation)
+        return try ServiceJSON.decode(Answer.self, from: response.body.plainBytes, context: operation)
     }
 
     private func send(
@@ -44,7 +44,7 @@ public struct CognitoIdentityClient: Sendable {
         answerCarriesSecrets: Bool
     ) async throws(AuthCoreError) -> HTTPResponse {
         var request = HTTPRequest.awsJSON(
-            endpoint, target: "AWSCognitoIdentityService.\(operation)", body: try ServiceJSON.encode(body), allowsInsecureHTTP: allowInsecureHTTP)
+            endpoint, target: "AWSCognitoIdentityService.\(operation)", body: .bytes(try ServiceJSON.encode(body)), allowsInsecureHTTP: allowInsecureHTTP)
         request.answerCarriesSecrets = answerCarriesSecrets
         let signer = try credentials.map { c throws(AuthCoreError) in try SigV4Signer(credentials: c, region: region, service: "cognito-identity") }
         return try await sender.sendExpectingSuccess(request, signer: signer, repeatability: repeatability)
@@ -194,7 +194,7 @@ public struct CognitoIdentityClient: Sendable {
                 identityId: identityId, logins: logins.isEmpty ? nil : logins, customRoleArn: customRoleArn),
             signedWith: nil, repeatability: .idempotent, answerCarriesSecrets: true)
         let (answer, secrets) = try ServiceJSON.decode(
-            CognitoIdentityAPI.CredentialsAnswer.self, from: response.bodyInWipingStorage, secretMembers: [Self.secretKeyPath], context: operation)
+            CognitoIdentityAPI.CredentialsAnswer.self, from: response.body.inWipingStorage, secretMembers: [Self.secretKeyPath], context: operation)
         guard let secretKey = secrets[0] else { throw AuthCoreError(.malformedResponse, "\(operation): missing Credentials.SecretKey") }
         let credentials = answer.credentials
         return (

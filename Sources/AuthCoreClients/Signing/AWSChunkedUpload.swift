@@ -33,7 +33,7 @@ public enum AWSChunkedUpload {
         guard (minimumChunkSize...maximumChunkSize).contains(chunkSize) else {
             throw AuthCoreError(.invalidParameter, "aws-chunked chunks must be \(minimumChunkSize) to \(maximumChunkSize) bytes, got \(chunkSize)")
         }
-        guard request.bodyCount == 0, request.bodyStream == nil else {
+        guard request.body.isEmpty, !request.body.isStream else {
             throw AuthCoreError(.invalidParameter, "an aws-chunked upload's body is its payload: the request must have none of its own")
         }
         guard request.headers.first(named: "content-encoding") == nil else {
@@ -48,10 +48,11 @@ public enum AWSChunkedUpload {
         ]
         let seed = try signer.sign(prepared.sigV4Request(payload: .streaming), at: time)
         prepared = prepared.adding(seed)
-        prepared.bodyStream = HTTPBodyStream(length: encodedLength) { () throws(AuthCoreError) in
-            AWSChunkedFrames(
-                payload: try payload.open(), decodedLength: decodedLength, chunkSize: chunkSize, signer: SigV4ChunkSigner(signer: signer, seed: seed))
-        }
+        prepared.body = .stream(
+            HTTPBodyStream(length: encodedLength) { () throws(AuthCoreError) in
+                AWSChunkedFrames(
+                    payload: try payload.open(), decodedLength: decodedLength, chunkSize: chunkSize, signer: SigV4ChunkSigner(signer: signer, seed: seed))
+            })
         return prepared
     }
 }

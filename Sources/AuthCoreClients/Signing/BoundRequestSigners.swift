@@ -86,11 +86,7 @@ public struct OSSRequestSigner: Sendable {
         -> HTTPResponse
     {
         try await sender.send(request) { request, time throws(AuthCoreError) in
-            var headers = request.headers
-            if headers.first(named: "Host") == nil { headers.insert(HTTPHeader("Host", request.url.hostHeader), at: 0) }
-            var oss = OSSRequest(method: request.method, target: request.url.target, headers: headers, bucket: bucket, key: key)
-            oss.additionalHeaders = additionalHeaders
-            return request.adding(try await sign(oss, at: time))
+            request.adding(try await sign(request.ossRequest(bucket: bucket, key: key, additionalHeaders: additionalHeaders), at: time))
         }
     }
 

@@ -20,11 +20,11 @@ extension URLRequest {
             throw AuthCoreError(.malformedRequest, "the request needs an absolute http(s) URL")
         }
         var headers = [HTTPHeader("Host", parsed.hostHeader)]
-        for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) where !equalIgnoringASCIICase(name.utf8, "host".utf8) {
+        for (name, value) in (allHTTPHeaderFields ?? [:]).sorted(by: { $0.key < $1.key }) where !HTTPHeader(name, value).hasName("host") {
             headers.append(HTTPHeader(name, value))
         }
         let request = SigV4Request(
-            method: httpMethod ?? "GET", target: parsed.target, headers: headers,
+            method: httpMethod ?? "GET", target: parsed.requestTarget, headers: headers,
             payload: payload ?? .bytes(httpBody.map { [UInt8]($0) } ?? []))
         let signature = try signer.sign(request, at: time)
         for header in signature.headers { setValue(header.value, forHTTPHeaderField: header.name) }
@@ -44,7 +44,7 @@ extension SigV4Signer {
             throw AuthCoreError(.malformedRequest, "presigning needs an absolute http(s) URL")
         }
         let request = SigV4Request(
-            method: method, target: parsed.target, headers: [HTTPHeader("Host", parsed.hostHeader)] + headers, payload: payload)
+            method: method, target: parsed.requestTarget, headers: [HTTPHeader("Host", parsed.hostHeader)] + headers, payload: payload)
         let signature = try presign(request, at: time, expires: expires)
         guard let signed = URL(string: parsed.origin + (signature.signedURI ?? "")) else {
             throw AuthCoreError(.malformedRequest, "the presigned URL cannot be represented")

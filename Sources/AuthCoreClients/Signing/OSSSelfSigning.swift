@@ -50,7 +50,7 @@ public struct URLSignatureProvider: OSSSignatureProvider {
                 serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "the signer answered \(response.status)",
                 httpStatus: response.status)
         }
-        let answer = try ServiceJSON.decode(AppServerWire.OSSSignatureAnswer.self, from: response.body, context: "signer answer", keys: .asDeclared)
+        let answer = try ServiceJSON.decode(AppServerWire.OSSSignatureAnswer.self, from: response.body.plainBytes, context: "signer answer", keys: .asDeclared)
         return OSSProvidedSignature(accessKeyId: answer.accessKeyId, signature: answer.signature)
     }
 }

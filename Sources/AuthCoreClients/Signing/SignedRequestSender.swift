@@ -42,14 +42,14 @@ public struct SignedRequestSender: Sendable {
         let host = request.url.host
         let firstTime = signingTime(for: host)
         let signed = try await sign(request, firstTime)
-        guard (signed.bodyStream == nil && signed.responseSink == nil) || transport.streamsBodies else {
+        guard (!signed.body.isStream && signed.responseSink == nil) || transport.streamsBodies else {
             throw AuthCoreError(.unsupported, "\(type(of: transport)) does not stream bodies (HTTP1Transport does)")
         }
-        let response = try await transport.send(signed.readied(for: transport))
+        let response = try await transport.send(signed)
         guard !response.isSuccess, let skew,
             skew.learn(from: response, host: host, signedAt: firstTime, localNow: clock.now()) != nil
         else { return response }
-        return try await transport.send(try await sign(request, signingTime(for: host)).readied(for: transport))
+        return try await transport.send(try await sign(request, signingTime(for: host)))
     }
 }
 
@@ -89,16 +89,28 @@ extension HTTPRequest {
     public func sigV4Request(payload: SigV4Payload? = nil) -> SigV4Request {
         var headers = self.headers
         if headers.first(named: "Host") == nil { headers.insert(HTTPHeader("Host", url.hostHeader), at: 0) }
-        return SigV4Request(method: method, target: url.target, headers: headers, payload: payload ?? bodyPayload)
+        return SigV4Request(method: method, target: url.requestTarget, headers: headers, payload: payload ?? bodyPayload)
+    }
+
+    /// The request as the OSS signers see it (with `Host` from the URL unless given), for `bucket`
+    /// and the raw object `key`.
+    public func ossRequest(bucket: String?, key: String, additionalHeaders: [String] = []) -> OSSRequest {
+        var headers = self.headers
+        if headers.first(named: "Host") == nil { headers.insert(HTTPHeader("Host", url.hostHeader), at: 0) }
+        var request = OSSRequest(method: method, target: url.requestTarget, headers: headers, bucket: bucket, key: key)
+        request.additionalHeaders = additionalHeaders
+        return request
     }
 
     /// The body to sign: a secret body by its hash (the secret never leaves its wiping storage).
     package var bodyPayload: SigV4Payload {
         // A streamed body cannot be hashed here: it is signed as UNSIGNED-PAYLOAD unless the caller
         // names its payload (its hash, or `.streaming` through AWSChunkedUpload).
-        if bodyStream != nil { return .unsigned }
-        guard let secretBody else { return .bytes(body) }
-        return .precomputedHash(secretBody.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.hexLowercased)
+        switch body {
+        case .stream: .unsigned
+        case .bytes(let bytes): .bytes(bytes)
+        case .secret(let secret): .precomputedHash(secret.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.hexLowercased)
+        }
     }
 
     /// A copy with the signature's headers set (replacing earlier ones of the same names).

@@ -4,7 +4,7 @@ package import AuthCore
 /// `SignUp`'s password, a `ClientSecret`) or the CLI's output of a secret key — kept out of every
 /// `String` and encoder copy: the value encoded holds a placeholder for each, and afterwards each
 /// placeholder's JSON string is replaced by its secret, escaped (RFC 8259 §7), in wiping storage
-/// (the ``HTTPRequest/secretBody`` the transport sends from, the bytes the CLI writes).
+/// (the ``HTTPBody/secret(_:)`` body the transport sends from, the bytes the CLI writes).
 ///
 /// A placeholder carries a random 128-bit nonce, so no other value (a username) can be one; each
 /// must appear exactly once, as a whole JSON string, or the text is refused.

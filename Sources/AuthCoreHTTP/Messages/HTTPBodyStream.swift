@@ -17,7 +17,7 @@ public protocol HTTPBodyChunks: AnyObject {
 }
 
 /// A request body sent as it is produced, in constant memory: a file, or chunks of the caller's
-/// (``HTTPRequest/bodyStream``). With a known ``length`` it goes out with `Content-Length` (and a
+/// (``HTTPBody/stream(_:)``). With a known ``length`` it goes out with `Content-Length` (and a
 /// source that ends early or late fails the request); without one, with `Transfer-Encoding:
 /// chunked` (RFC 9112 §7.1).
 ///

@@ -404,14 +404,8 @@ final class HTTP1Connection: @unchecked Sendable {
     /// refusal. The `Proxy-Authorization` line is written from wiping storage and wiped after.
     private func openTunnel(to authority: String, through proxy: HTTPProxy, deadline: ContinuousClock.Instant, limit: Duration) throws(AuthCoreError) {
         setTimeout(try timeLeft(until: deadline, limit: limit))
-        var head = SecureBytes(Array("CONNECT \(authority) HTTP/1.1\r\nHost: \(authority)\r\n".utf8))
-        if let authorization = proxy.authorization {
-            head.append(contentsOf: Array("Proxy-Authorization: ".utf8))
-            authorization.withUnsafeBytes { head.append(contentsOf: $0) }
-            head.append(contentsOf: Array("\r\n".utf8))
-        }
-        head.append(contentsOf: Array("\r\n".utf8))
-        try head.withUnsafeBytes { (bytes) throws(AuthCoreError) in try write(bytes) }
+        var wroteAnything = false
+        try HTTP1RequestHead(connectTo: authority, through: proxy).write(to: self, wroteAnything: &wroteAnything)
         var parser = HTTP1ResponseParser(method: "CONNECT", maximumHeadBytes: 16 << 10, maximumBodyBytes: 0)
         var byte: UInt8 = 0
         // One byte at a time: nothing past the answer's head may be read (it would be the origin's).

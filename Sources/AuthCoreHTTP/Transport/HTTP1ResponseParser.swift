@@ -408,11 +408,12 @@ public struct HTTP1ResponseParser: Sendable {
             throw .malformed("field line without a name and colon")
         }
         let name = line[line.startIndex..<colon]
-        guard name.allSatisfy(ASCIISet.token.contains) else { throw .malformed("field name is not a token") }
+        guard HTTPHeader.isFieldName(name) else { throw .malformed("field name is not a token") }
+        // The value without the OWS around it (RFC 9112 §5), then HTTP's one rule for a value.
         var value = line[(colon + 1)...]
         while let byte = value.first, byte == 0x20 || byte == 0x09 { value = value.dropFirst() }
         while let byte = value.last, byte == 0x20 || byte == 0x09 { value = value.dropLast() }
-        guard !value.contains(where: { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F }) else { throw .malformed("control byte in a field value") }
+        guard HTTPHeader.isFieldValue(value) else { throw .malformed("control byte in a field value") }
         return HTTPHeader(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
     }
 

@@ -31,9 +31,7 @@ import Darwin
 /// is closed after any framing doubt. Exchanges run on a bounded set of threads of their own, so
 /// blocking reads never occupy the concurrency pool. No cookies, no cache, no compression.
 public struct HTTP1Transport: HTTPTransport {
-    /// True: a ``HTTPRequest/secretBody`` is sent from its wiping storage.
-    public var sendsSecretBodies: Bool { true }
-    /// True: ``HTTPRequest/bodyStream`` and ``HTTPRequest/responseSink`` are honoured.
+    /// True: a ``HTTPBody/stream(_:)`` body and ``HTTPRequest/responseSink`` are honoured.
     public var streamsBodies: Bool { true }
 
     /// Timeouts, limits and trust.
@@ -263,10 +261,10 @@ struct HTTP1Exchange: Sendable {
         do throws(AuthCoreError) {
             connection.setTimeout(try waitLimit())
             try head.write(to: connection, wroteAnything: &wroteAnything)
-            if let stream = request.bodyStream {
+            if case .stream(let stream) = request.body {
                 try Self.send(stream, on: connection, what: what, waitLimit: waitLimit)
-            } else if request.bodyCount > 0 {
-                try request.withBodyBytes { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
+            } else if !request.body.isEmpty {
+                _ = try request.body.withInMemoryBytes { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
             }
         } catch where error.code == .transportFailure {
             sendFailure = error
@@ -328,7 +326,7 @@ struct HTTP1Exchange: Sendable {
             connection.close(gracefully: sendFailure == nil && !readPastAnswer)
         }
         if request.answerCarriesSecrets && (200..<300).contains(parser.status) {
-            return .answered(HTTPResponse(status: parser.status, headers: parser.headers, secretBody: parser.takeBodyIntoWipingStorage()))
+            return .answered(HTTPResponse(status: parser.status, headers: parser.headers, body: .secret(parser.takeBodyIntoWipingStorage())))
         }
         return .answered(HTTPResponse(status: parser.status, headers: parser.headers, body: parser.body))
     }
@@ -433,92 +431,6 @@ struct HTTP1Exchange: Sendable {
     }
 }
 
-/// A request's status line and header block as sent: what the caller gave, checked, plus `Host`
-/// (unless given: a signer may have signed it), `Content-Length`, and `Connection: close` when the
-/// transport keeps no connections. A plain
-/// `http` request through a proxy names its target in absolute form and carries the proxy's
-/// credentials (RFC 9112 §3.2.2); an `https` one goes through a tunnel, so its head is the origin's.
-struct HTTP1RequestHead: Sendable {
-    /// The head without its final empty line.
-    let fields: [UInt8]
-    /// The proxy whose `Proxy-Authorization` is written after the fields, from wiping storage.
-    let proxy: HTTPProxy?
-
-    /// Writes the head: the fields, the proxy's credentials, the empty line. `wroteAnything` says
-    /// whether any byte went out (a failure before the first one cannot have reached the server).
-    func write(to connection: HTTP1Connection, wroteAnything: inout Bool) throws(AuthCoreError) {
-        var bytes = fields
-        if let authorization = proxy?.authorization {
-            var line = SecureBytes(Array("Proxy-Authorization: ".utf8))
-            authorization.withUnsafeBytes { line.append(contentsOf: $0) }
-            line.append(contentsOf: Array("\r\n\r\n".utf8))
-            try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw, wroteAnything: &wroteAnything) }
-            try line.withUnsafeBytes { (raw) throws(AuthCoreError) in try connection.write(raw, wroteAnything: &wroteAnything) }
-            return
-        }
-        bytes += Array("\r\n".utf8)
-        try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw, wroteAnything: &wroteAnything) }
-    }
-
-    /// - Throws: `AuthCoreError.Code.malformedRequest` for a method that is not a token, a field
-    ///   with a control character other than HTAB, more than one `Host`, a `Content-Length` that disagrees with the body, or a field the
-    ///   transport owns (`Connection`, `Transfer-Encoding`).
-    init(_ request: HTTPRequest, proxy: HTTPProxy?, keepAlive: Bool) throws(AuthCoreError) {
-        do { try HTTPHeader(request.method, "").validate() } catch {
-            throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token")
-        }
-        guard request.method != "CONNECT" else {
-            throw AuthCoreError(.malformedRequest, "method CONNECT is the transport's own (for proxies)")
-        }
-        guard request.bodyStream == nil || request.bodyCount == 0 else {
-            throw AuthCoreError(.malformedRequest, "a request has either a body or a streamed body, not both")
-        }
-        // The length sent: of the body, of a streamed body when known; nil for a chunked one.
-        let bodyLength = request.bodyStream.map(\.length) ?? request.bodyCount
-        guard (bodyLength ?? 0) >= 0 else { throw AuthCoreError(.malformedRequest, "a streamed body's length cannot be negative") }
-        let absoluteForm = proxy != nil && request.url.scheme == "http"
-        self.proxy = absoluteForm ? proxy : nil
-        var text = "\(request.method) \(absoluteForm ? request.url.absoluteString : request.url.target) HTTP/1.1\r\n"
-        if request.headers.first(named: "host") == nil { text += "Host: \(request.url.hostHeader)\r\n" }
-        var lengthGiven = false
-        var hostGiven = false
-        for header in request.headers {
-            try header.validate()
-            guard !header.value.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else {
-                throw AuthCoreError(.malformedRequest, "header '\(header.name)' has a control character in its value")
-            }
-            switch header.name.asciiLowercased {  // a validated token: ASCII
-            case "host":
-                guard !hostGiven else { throw AuthCoreError(.malformedRequest, "more than one Host header") }
-                // Through a proxy the target names the host: a different Host would let the proxy
-                // check one host and the origin serve another.
-                guard !absoluteForm || header.value == request.url.hostHeader else {
-                    throw AuthCoreError(.malformedRequest, "a Host header other than the URL's cannot go through a proxy")
-                }
-                hostGiven = true
-            case "connection", "transfer-encoding", "proxy-authorization":
-                throw AuthCoreError(.malformedRequest, "header '\(header.name)' is set by the transport")
-            case "content-length":
-                guard let length = bodyLength, header.value == String(length) else {
-                    throw AuthCoreError(.malformedRequest, "Content-Length \(header.value) does not match the body's length")
-                }
-                lengthGiven = true
-            default: break
-            }
-            text += "\(header.name): \(header.value)\r\n"
-        }
-        if let length = bodyLength {
-            if !lengthGiven && (length > 0 || request.bodyStream != nil || ["PUT", "POST", "PATCH"].contains(request.method)) {
-                text += "Content-Length: \(length)\r\n"
-            }
-        } else {
-            text += "Transfer-Encoding: chunked\r\n"
-        }
-        if !keepAlive { text += "Connection: close\r\n" }  // HTTP/1.1 connections persist unless one side says so
-        fields = Array(text.utf8)
-    }
-}
-
 extension RedirectPolicy {
     /// The request to send for a same-origin 301/302/303/307/308 answer to `request`, or nil when the
     /// answer is not such a redirect (RFC 9110 §15.4): 303, and 301/302 after a POST, become a GET
@@ -527,9 +439,10 @@ extension RedirectPolicy {
     static func sameOriginRedirect(from request: HTTPRequest, answer: HTTPResponse, original: HTTPRequest) -> HTTPRequest? {
         guard [301, 302, 303, 307, 308].contains(answer.status), let location = answer.headers.first(named: "location") else { return nil }
         let target: RequestURL?
-        if location.hasPrefix("//") {
+        // The kind of reference by its first bytes (RFC 3986 §4.2): network-path, absolute-path, or absolute.
+        if location.utf8.starts(with: "//".utf8) {
             target = try? RequestURL("\(request.url.scheme):\(location)")
-        } else if location.hasPrefix("/") {
+        } else if location.utf8.first == UInt8(ascii: "/") {
             target = try? RequestURL(request.url.origin + location)
         } else {
             target = try? RequestURL(location)
@@ -539,9 +452,7 @@ extension RedirectPolicy {
         next.url = target
         if answer.status == 303 || ((answer.status == 301 || answer.status == 302) && request.method == "POST") {
             next.method = request.method == "HEAD" ? "HEAD" : "GET"
-            next.body = []
-            next.secretBody = nil
-            next.bodyStream = nil
+            next.body = .empty
             next.headers = request.headers.filter { header in
                 !["content-length", "content-type", "content-encoding", "x-amz-decoded-content-length"].contains { header.hasName($0) }
             }

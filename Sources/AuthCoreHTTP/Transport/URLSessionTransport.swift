@@ -25,8 +25,6 @@ public import Foundation
 /// The default transport shares one process-wide session; ``init(configuration:)`` makes a session of
 /// its own (keep that transport, since a session lives as long as the process).
 public struct URLSessionTransport: HTTPTransport {
-    /// True: a ``HTTPRequest/secretBody`` is sent from its wiping storage.
-    public var sendsSecretBodies: Bool { true }
 
     /// The default cap on a response body (``NetworkPolicy/defaultMaximumResponseBytes``).
     public static let maximumResponseBytes = NetworkPolicy.defaultMaximumResponseBytes
@@ -46,7 +44,7 @@ public struct URLSessionTransport: HTTPTransport {
     }
 
     public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
-        guard request.bodyStream == nil, request.responseSink == nil else {
+        guard !request.body.isStream, request.responseSink == nil else {
             throw AuthCoreError(.unsupported, "URLSessionTransport does not stream bodies (use HTTP1Transport)")
         }
         try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: request.allowsInsecureHTTP)
@@ -58,8 +56,8 @@ public struct URLSessionTransport: HTTPTransport {
         for header in request.headers where !header.hasName("host") {
             urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
         }
-        if request.bodyCount > 0 || ["PUT", "POST", "PATCH"].contains(request.method) {
-            urlRequest.httpBody = request.withBodyBytes { Data($0) }  // a Foundation copy: not wiped (HTTP1Transport sends from the buffer)
+        if !request.body.isEmpty || ["PUT", "POST", "PATCH"].contains(request.method) {
+            urlRequest.httpBody = request.body.withInMemoryBytes { Data($0) }  // a Foundation copy: not wiped (HTTP1Transport sends from the buffer)
         }
         return try await driver.perform(urlRequest, for: request)
     }
@@ -217,7 +215,7 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
                 exchange.body = []
                 let secret = received.withUnsafeBytes { SecureBytes(copying: $0) }
                 received.withUnsafeMutableBytes { wipeSecretMemory($0) }  // the last reference: wiped in place
-                exchange.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, secretBody: secret))
+                exchange.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: .secret(secret)))
             } else {
                 exchange.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body))
             }

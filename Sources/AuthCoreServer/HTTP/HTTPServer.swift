@@ -579,7 +579,8 @@ private func clientAddress(of connection: OpaquePointer) -> ClientAddress? {
     return try? ClientAddress(bytes: Array(bytes.prefix(count)))
 }
 
-/// Every request header field, in order.
+/// Every request header field, in order, its value without the spaces and tabs around it (RFC 9112
+/// §5: `OWS` is not part of the value; libmicrohttpd strips the leading ones).
 private func headerFields(of connection: OpaquePointer) -> [HTTPHeader] {
     final class Collector { var fields: [HTTPHeader] = [] }
     let collector = Collector()
@@ -589,7 +590,10 @@ private func headerFields(of connection: OpaquePointer) -> [HTTPHeader] {
             { context, _, key, value in
                 guard let context, let key else { return MHD_Result.YES }
                 let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
-                collector.fields.append(HTTPHeader(String(cString: key), value.map { String(cString: $0) } ?? ""))
+                let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+                let bytes = value.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+                let trimmed = bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+                collector.fields.append(HTTPHeader(String(cString: key), String(decoding: trimmed, as: UTF8.self)))
                 return MHD_Result.YES
             }, Unmanaged.passUnretained(collector).toOpaque())
     }
@@ -599,12 +603,15 @@ private func headerFields(of connection: OpaquePointer) -> [HTTPHeader] {
 /// Queues `response` on `connection`: the body is copied into a buffer MHD owns, which is wiped
 /// when MHD frees it (it may hold a session token or credentials).
 private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
-    let count = response.body.count
+    // The server answers from memory: a streamed body is a handler's mistake, answered 500.
+    guard let count = response.body.count, !response.body.isStream else {
+        return queue(jsonErrorResponse(status: 500, code: "InternalError", message: "the request failed"), on: connection)
+    }
     let prefix = MemoryLayout<Int>.stride
     guard let storage = malloc(prefix + count) else { return MHD_Result.NO }
     storage.storeBytes(of: count, as: Int.self)
     let body = storage + prefix
-    response.body.withUnsafeBytes { bytes in
+    _ = response.body.withInMemoryBytes { bytes in
         if let base = bytes.baseAddress { body.copyMemory(from: base, byteCount: count) }
     }
     guard let answer = MHD_create_response_from_buffer_with_free_callback(count, body, wipeAndFree) else {

@@ -18,7 +18,8 @@ public import AuthCoreHTTP
 ///   token (RFC 9110 §5.1: the folded text held a space or a colon) or a framing field's name with
 ///   more after it; both are refused. A fold of one word into a field the server does not read
 ///   (`X-Atwo`) cannot be told from a field of that name, and changes nothing the server reads.
-/// - a field name or value holding a CR, LF or NUL.
+/// - a field that breaks HTTP's one rule for fields (`HTTPHeader.validate`: a token name; a value of
+///   visible bytes, spaces and tabs, with no CR, LF, NUL or other control byte).
 public enum RequestFraming {
     /// The refusal for a head that breaks a rule above; nil for one that frames unambiguously.
     public static func refusal(_ headers: [HTTPHeader]) -> HTTPResponse? {
@@ -34,32 +35,16 @@ public enum RequestFraming {
         if let length = lengths.first, decimal(length.value) == nil { return refused("Content-Length is not a decimal number") }
         if headers.filter({ $0.hasName("host") }).count > 1 { return refused("Host appears more than once") }
         let folded = headers.contains { field in
-            !isToken(field.name)
+            !HTTPHeader.isFieldName(field.name.utf8)
                 || ["content-length", "transfer-encoding", "host"].contains { name in
                     field.name.utf8.count > name.utf8.count && equalIgnoringASCIICase(field.name.utf8.prefix(name.utf8.count), name.utf8)
                 }
         }
         if folded { return refused("a header field is folded or its name is not a token (obs-fold is not accepted)") }
-        let isBreak = { (byte: UInt8) in byte == 0x0D || byte == 0x0A || byte == 0x00 }
-        if headers.contains(where: { field in field.name.utf8.contains(where: isBreak) || field.value.utf8.contains(where: isBreak) }) {
-            return refused("a header field holds a line break (obs-fold is not accepted)")
+        if headers.contains(where: { !HTTPHeader.isFieldValue($0.value.utf8) }) {
+            return refused("a header field value holds a control character (obs-fold is not accepted)")
         }
         return nil
-    }
-
-    /// RFC 9110 §5.6.2: `1*tchar`, tchar = `!#$%&'*+-.^_`|~`, digits and letters.
-    static func isToken(_ name: String) -> Bool {
-        !name.isEmpty
-            && name.utf8.allSatisfy { byte in
-                switch byte {
-                case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-                case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "*"),
-                    UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"),
-                    UInt8(ascii: "~"):
-                    true
-                default: false
-                }
-            }
     }
 
     /// The declared body length, for a head ``refusal(_:)`` accepted (nil without the field).

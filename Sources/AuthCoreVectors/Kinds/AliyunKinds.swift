@@ -42,7 +42,7 @@ struct AliyunACS3VectorKind: VectorKind {
         let fields = try c.expectedFields(allowed: ["canonical_request", "string_to_sign", "signature", "authorization"])
         var headers = try c.requestHeaders()
         func take(_ name: String) -> String? {
-            guard let index = headers.firstIndex(where: { $0.name.lowercased() == name }) else { return nil }
+            guard let index = headers.firstIndex(where: { equalIgnoringASCIICase($0.name.utf8, name.utf8) }) else { return nil }
             return headers.remove(at: index).value
         }
         guard let dateText = take("x-acs-date") else { throw .missing("request.headers: x-acs-date") }

@@ -33,9 +33,10 @@ extension VectorCase {
     /// `sigv4` convention 5 allows either).
     func checkSignedURI(_ field: String, expected: String, got: String) throws(CaseFailure) {
         if expected == got { return }
-        func split(_ uri: String) -> (Substring, [Substring]) {
-            guard let q = uri.firstIndex(of: "?") else { return (Substring(uri), []) }
-            return (uri[..<q], uri[uri.index(after: q)...].split(separator: "&").sorted())
+        func split(_ uri: String) -> ([UInt8], [[UInt8]]) {
+            let target = RequestTarget(uri)
+            let pairs = target.query.isEmpty ? [] : Array(target.query.utf8).split(separator: UInt8(ascii: "&")).map(Array.init)
+            return (Array(target.path.utf8), pairs.sorted { $0.lexicographicallyPrecedes($1) })
         }
         let (ep, eq) = split(expected)
         let (gp, gq) = split(got)
