@@ -216,7 +216,7 @@ enum CognitoCommand {
         let configuration = try usageChecked {
             try poolConfiguration(region: stored.region, userPoolId: stored.userPoolId, clientId: stored.clientId, endpoint: endpoint)
         }
-        return (CognitoSession(configuration: configuration, store: store), true)
+        return (CognitoSession(configuration: configuration, transport: try CLITransport.make(for: .aws), store: store), true)
     }
 
     /// The `--store` and `--session-file` files of a sign-in command.
@@ -230,7 +230,7 @@ enum CognitoCommand {
         }
 
         func session(_ configuration: CognitoUserPoolConfiguration) throws -> CognitoSession {
-            CognitoSession(configuration: configuration, store: store ?? InMemoryCognitoTokenStore())
+            CognitoSession(configuration: configuration, transport: try CLITransport.make(for: .aws), store: store ?? InMemoryCognitoTokenStore())
         }
 
         /// Writes the pending step after a next step, removes the file after a sign-in.

@@ -59,7 +59,8 @@ enum IdentityCommand {
     }
 
     static func client(_ parsed: ParsedArguments) throws -> CognitoIdentityClient {
-        do { return try CognitoIdentityClient(region: try parsed.required("--region"), endpoint: parsed.value("--endpoint")) } catch let error as AuthCoreError {
+        let sender = SignedRequestSender(transport: try CLITransport.make(for: .aws))
+        do { return try CognitoIdentityClient(region: try parsed.required("--region"), endpoint: parsed.value("--endpoint"), sender: sender) } catch let error as AuthCoreError {
             throw UsageError(error.reason)
         }
     }

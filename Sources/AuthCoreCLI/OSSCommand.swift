@@ -51,7 +51,7 @@ enum OSSCommand {
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         if arguments.first == "sign-string" { return try OSSSignStringCommand.run(arguments.dropFirst(), help: help) }
         let options = try RequestOptions(
-            arguments,
+            arguments, service: .other,
             extraSpecs: [
                 OptionSpec(names: ["--bucket"], kind: .value), OptionSpec(names: ["--version"], kind: .value),
                 OptionSpec(names: ["--additional-header"], kind: .repeatedValue), OptionSpec(names: ["--signer-url"], kind: .value),

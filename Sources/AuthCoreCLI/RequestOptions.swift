@@ -19,6 +19,8 @@ struct RequestOptions {
     ]
 
     let action: String
+    /// Whose trust settings the transport follows (``CLITransport``).
+    let service: CLITransport.Service
     let method: String
     let url: RequestURL
     let headers: [HTTPHeader]
@@ -31,7 +33,8 @@ struct RequestOptions {
     let skewCorrection: Bool
     let parsed: ParsedArguments
 
-    init(_ arguments: ArraySlice<String>, extraSpecs: [OptionSpec], help: String) throws {
+    init(_ arguments: ArraySlice<String>, service: CLITransport.Service, extraSpecs: [OptionSpec], help: String) throws {
+        self.service = service
         guard let action = arguments.first else { throw UsageError("missing action (sign, presign or send)") }
         if action == "-h" || action == "--help" { throw HelpRequested(text: help) }
         guard ["sign", "presign", "send"].contains(action) else {
@@ -88,7 +91,7 @@ struct RequestOptions {
         guard HTTPHeader.isFieldName(name.utf8) else {
             throw UsageError("a header name must be an HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
         }
-        guard HTTPHeader.isFieldValue(value.utf8) else { throw UsageError("a header value must not hold a control character") }
+        guard HTTPHeader.isFieldValue(value.utf8) else { throw UsageError("a header value must not hold a control byte (0x00-0x1F other than tab, or 0x7F)") }
         return HTTPHeader(name, value)
     }
 
@@ -166,7 +169,8 @@ struct RequestOptions {
         }
     }
 
-    /// Sends through the skew-correcting sender and reports the response as the CLI contract says.
+    /// Sends through the skew-correcting sender (on ``service``'s transport, ``CLITransport``) and
+    /// reports the response as the CLI contract says.
     func send(_ request: HTTPRequest, clock: any SigningClock, sign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> HTTPRequest)
         async throws -> Int32
     {
@@ -176,12 +180,10 @@ struct RequestOptions {
             // Written to a file as it arrives: the size is the disk's to bound, not memory's.
             request.maximumResponseBytes = Int.max
         }
-        var transport = HTTP1Transport()
-        if request.responseSink != nil || request.body.isStream {
+        let transfers = request.responseSink != nil || request.body.isStream
+        let transport = try CLITransport.make(for: service) { configuration in
             // A large transfer may take long; every wait for the next bytes is still bounded (60 s).
-            var configuration = HTTP1Transport.Configuration()
-            configuration.totalTimeout = .seconds(24 * 3600)
-            do { transport = try HTTP1Transport(configuration: configuration) } catch { throw CommandFailure(error.reason) }
+            if transfers { configuration.totalTimeout = .seconds(24 * 3600) }
         }
         let sender = SignedRequestSender(transport: transport, clock: clock, skew: skewCorrection ? ClockSkewTracker() : nil)
         let response: HTTPResponse

@@ -46,7 +46,7 @@ enum SigV4Command {
 
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let options = try RequestOptions(
-            arguments,
+            arguments, service: .aws,
             extraSpecs: [
                 OptionSpec(names: ["--service"], kind: .value), OptionSpec(names: ["--s3"], kind: .flag), OptionSpec(names: ["--no-s3"], kind: .flag),
                 OptionSpec(names: ["--unsigned-payload"], kind: .flag), OptionSpec(names: ["--upload"], kind: .value),

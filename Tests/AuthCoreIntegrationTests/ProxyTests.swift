@@ -162,6 +162,7 @@ final class ProxyTests {
         let environment: [String: String?] = [
             "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "AWS_SESSION_TOKEN": nil,
             "HTTPS_PROXY": proxyURL(password: password), "NO_PROXY": nil, "no_proxy": nil, "https_proxy": nil, "SSL_CERT_FILE": caFile,
+            "AWS_CA_BUNDLE": nil,
         ]
         let result = try authcore(
             ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "https://\(Self.alias):\(tlsPort)/ok"], environment: environment)
@@ -174,6 +175,32 @@ final class ProxyTests {
             ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "https://127.0.0.1:\(tlsPort)/ok"], environment: environment)
         #expect(direct.status == 0, "\(direct.stderr)")
         #expect(!(try await accessLog(containing: "never")).contains("CONNECT 127.0.0.1:\(tlsPort)"))
+    }
+
+    @Test("the AWS commands trust only AWS_CA_BUNDLE's certificates when it is set (as the AWS CLI does); a bundle that cannot be read is a usage error")
+    func cliAWSCABundle() async throws {
+        let url = "https://127.0.0.1:\(tlsPort)/ok"
+        let base: [String: String?] = [
+            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "AWS_SESSION_TOKEN": nil,
+            "HTTPS_PROXY": nil, "https_proxy": nil, "ALL_PROXY": nil, "all_proxy": nil,
+        ]
+        func run(_ overrides: [String: String?]) throws -> ProcessResult {
+            try authcore(["sigv4", "send", "--region", "us-east-1", "--service", "s3", url], environment: base.merging(overrides) { $1 })
+        }
+        // The private CA only through AWS_CA_BUNDLE (the system store does not have it).
+        let bundled = try run(["AWS_CA_BUNDLE": caFile, "SSL_CERT_FILE": nil])
+        #expect(bundled.status == 0, "\(bundled.stderr)")
+        #expect(bundled.stdout.contains(#""ok": true"#))
+        // The bundle replaces the system store: SSL_CERT_FILE's CA is then not trusted.
+        let replaced = try run(["AWS_CA_BUNDLE": "/etc/ssl/certs/ca-certificates.crt", "SSL_CERT_FILE": caFile])
+        #expect(replaced.status == 1)
+        #expect(replaced.stderr.contains("certificate"), "\(replaced.stderr)")
+        // Without it, the system store with SSL_CERT_FILE.
+        let system = try run(["AWS_CA_BUNDLE": nil, "SSL_CERT_FILE": caFile])
+        #expect(system.status == 0, "\(system.stderr)")
+        let missing = try run(["AWS_CA_BUNDLE": "/nonexistent/bundle.pem", "SSL_CERT_FILE": caFile])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.hasPrefix("error: AWS_CA_BUNDLE: trusted certificates file cannot be loaded"), "\(missing.stderr)")
     }
 
     /// A loopback port nothing listens on (bound, then closed).

@@ -37,6 +37,62 @@ struct StreamedBodyTests {
         }
     }
 
+    @Test("an async sequence is a body: produced in its own task as the transport asks, made afresh per send, with or without a length")
+    func asyncSequenceBodies() async throws {
+        let pieces: [[UInt8]] = [Array(repeating: 0x61, count: 40_000), [], Array("middle".utf8), Array(repeating: 0x7A, count: 90_000)]
+        let whole = pieces.flatMap { $0 }
+        let digest = SHA256.hash(bytes: whole).hexLowercased
+        @Sendable func chunks() -> AsyncStream<[UInt8]> {
+            AsyncStream { continuation in
+                Task {
+                    for piece in pieces {
+                        try? await Task.sleep(for: .milliseconds(5))
+                        continuation.yield(piece)
+                    }
+                    continuation.finish()
+                }
+            }
+        }
+        try await withEchoServer { url, transport in
+            var unknown = HTTPRequest(method: "POST", url: try RequestURL(url + "/echo"))
+            unknown.body = .stream(.sequence(length: nil, chunks))
+            for _ in 0..<2 {  // a fresh sequence per send
+                let response = try await transport.send(unknown)
+                #expect(String(decoding: response.body.plainBytes, as: UTF8.self) == "\(whole.count) \(digest) chunked")
+            }
+            var known = unknown
+            known.body = .stream(.sequence(length: whole.count, chunks))
+            #expect(String(decoding: try await transport.send(known).body.plainBytes, as: UTF8.self) == "\(whole.count) \(digest) length")
+            // The sequence's own error fails the request, typed as it was thrown.
+            var failing = unknown
+            failing.body = .stream(
+                .sequence(length: nil) {
+                    AsyncThrowingStream<[UInt8], any Error> { continuation in
+                        continuation.yield(Array("start".utf8))
+                        continuation.finish(throwing: AuthCoreError(.credentialsUnavailable, "the producer gave up"))
+                    }
+                })
+            await #expect(throws: AuthCoreError(.credentialsUnavailable, "the producer gave up")) { try await transport.send(failing) }
+            // A producer that stalls is cut off at the idle limit.
+            var stalled = unknown
+            stalled.body = .stream(
+                .sequence(length: nil, idleLimit: .milliseconds(300)) {
+                    AsyncStream<[UInt8]> { continuation in
+                        continuation.yield(Array("first".utf8))
+                        Task {
+                            try? await Task.sleep(for: .seconds(5))
+                            continuation.finish()
+                        }
+                    }
+                })
+            // (Had the limit not held, the sequence would end after 5 s and the request succeed.)
+            // The transport reports a source that stalls as a failure of the body's source (not of the connection).
+            await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await transport.send(stalled) }
+            // The transport still serves.
+            #expect(try await transport.send(known).status == 200)
+        }
+    }
+
     @Test("a known length is Content-Length; a source that ends early or runs long fails the request, and its connection is not reused")
     func lengthChecked() async throws {
         try await withEchoServer { url, transport in

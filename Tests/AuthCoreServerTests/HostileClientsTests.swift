@@ -170,6 +170,8 @@ final class HostileClientsTests {
         "Content-Length: 5\r\n 0",
         "X-Folded: one\r\n two three\r\nContent-Length: 5",
         "Host: elsewhere\r\nContent-Length: 5",
+        "X-Ctl: a\u{01}b\r\nContent-Length: 5",
+        "X-Del: a\u{7F}\r\nContent-Length: 5",
     ])
     func ambiguousFraming(fields: String) async throws {
         let (server, _) = try server()

@@ -60,7 +60,7 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
         }
         guard Self.isFieldValue(value.utf8) else {
             throw AuthCoreError(
-                .malformedRequest, "header '\(name)' has a control character, or a space or tab at an end, in its value (RFC 9110 §5.5)")
+                .malformedRequest, "header '\(name)' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
         }
     }
 
@@ -69,20 +69,13 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
         !bytes.isEmpty && bytes.allSatisfy(ASCIISet.token.contains)
     }
 
-    /// Whether `bytes` are a field value (RFC 9110 §5.5): `field-content` — visible ASCII
-    /// (`VCHAR`), `obs-text` (bytes 0x80–0xFF: UTF-8 passes, read as opaque bytes) and spaces or
-    /// tabs between them; no other control byte (CR, LF and NUL least of all: they would end the
-    /// line or the C string), no DEL, and no space or tab at either end (a recipient strips them as
-    /// `OWS`, so a signature over them would not be over what the server reads). Empty is allowed.
+    /// Whether `bytes` can be a field value (RFC 9110 §5.5): visible ASCII (`VCHAR`), `obs-text`
+    /// (bytes 0x80–0xFF: UTF-8 passes, read as opaque bytes), spaces and tabs — no other control
+    /// byte (CR, LF and NUL least of all: they would end the line or the C string) and no DEL.
+    /// Spaces and tabs at the ends are `OWS` (RFC 9112 §5), which a recipient strips: allowed here,
+    /// and trimmed by the signers whose canonical forms trim them (SigV4, ACS3). Empty is allowed.
     package static func isFieldValue(_ bytes: some Collection<UInt8>) -> Bool {
-        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        if let first = bytes.first, isSpace(first) { return false }
-        var last: UInt8 = 0
-        for byte in bytes {
-            guard byte >= 0x20 || byte == 0x09, byte != 0x7F else { return false }
-            last = byte
-        }
-        return !isSpace(last)
+        bytes.allSatisfy { ($0 >= 0x20 || $0 == 0x09) && $0 != 0x7F }
     }
 }
 

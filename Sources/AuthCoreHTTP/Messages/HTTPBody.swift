@@ -5,7 +5,7 @@ public import AuthCore
 ///
 /// One type for what the transports send and receive:
 /// - ``bytes(_:)``: an ordinary body in memory;
-/// - ``secret(_:)``: a body holding a password or a secret key, in ``SecureBytes`` (wiped when
+/// - ``secret(_:)``: a body holding a password or a secret key, in `SecureBytes` (wiped when
 ///   released); a transport sends it from there (``withInMemoryBytes(_:)``), and delivers the answer to
 ///   a request with ``HTTPRequest/answerCarriesSecrets`` this way;
 /// - ``stream(_:)``: a request body read from a file or the caller's chunks, in constant memory,
