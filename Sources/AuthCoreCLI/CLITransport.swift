@@ -24,7 +24,7 @@ enum CLITransport {
         configuration.trustedCertificatesFile = bundle
         configure(&configuration)
         do { return try HTTP1Transport(configuration: configuration) } catch {
-            if bundle != nil { throw UsageError("AWS_CA_BUNDLE: \(error.reason)") }
+            if bundle != nil, error.code == .invalidParameter { throw UsageError("AWS_CA_BUNDLE: \(error.reason)") }
             throw CommandFailure(error.reason)
         }
     }

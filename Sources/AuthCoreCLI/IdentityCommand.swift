@@ -59,8 +59,9 @@ enum IdentityCommand {
     }
 
     static func client(_ parsed: ParsedArguments) throws -> CognitoIdentityClient {
+        let region = try parsed.required("--region")
         let sender = SignedRequestSender(transport: try CLITransport.make(for: .aws))
-        do { return try CognitoIdentityClient(region: try parsed.required("--region"), endpoint: parsed.value("--endpoint"), sender: sender) } catch let error as AuthCoreError {
+        do { return try CognitoIdentityClient(region: region, endpoint: parsed.value("--endpoint"), sender: sender) } catch {
             throw UsageError(error.reason)
         }
     }

@@ -90,6 +90,35 @@ struct StreamedBodyTests {
             await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await transport.send(stalled) }
             // The transport still serves.
             #expect(try await transport.send(known).status == 200)
+            // A sequence made once, outside the closure, ends at once on a second send: that send
+            // fails rather than go out as an empty body.
+            let once = AsyncStream<[UInt8]> { continuation in
+                continuation.yield(Array("only once".utf8))
+                continuation.finish()
+            }
+            var single = unknown
+            single.body = .stream(.sequence(length: nil) { once })
+            #expect(String(decoding: try await transport.send(single).body.plainBytes, as: UTF8.self).hasPrefix("9 "))
+            await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await transport.send(single) }
+            // The wait for a chunk ends with the call's own limit, not only the sequence's idle
+            // limit: the producer below would finish after 8 s and the request then succeed.
+            var configuration = HTTP1Transport.Configuration()
+            configuration.proxies = .configured(.direct)
+            configuration.totalTimeout = .seconds(1)
+            let hurried = try HTTP1Transport(configuration: configuration)
+            var slow = unknown
+            slow.body = .stream(
+                .sequence(length: nil, idleLimit: .seconds(60)) {
+                    AsyncStream<[UInt8]> { continuation in
+                        continuation.yield(Array("first".utf8))
+                        Task {
+                            try? await Task.sleep(for: .seconds(8))
+                            continuation.yield(Array("late".utf8))
+                            continuation.finish()
+                        }
+                    }
+                })
+            await #expect(throws: AuthCoreError.self) { try await hurried.send(slow) }
         }
     }
 

@@ -8,8 +8,9 @@ public struct RequestTarget: Sendable, Hashable, CustomStringConvertible {
     /// The raw query without `?`; empty when there is none.
     public let query: String
 
-    /// A target's parts as they are.
-    public init(path: String, query: String) {
+    /// A target's parts as they are (from a parser that split them: a path holding `?` would be
+    /// read differently once joined).
+    package init(path: String, query: String) {
         self.path = path
         self.query = query
     }

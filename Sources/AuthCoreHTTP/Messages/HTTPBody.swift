@@ -11,7 +11,7 @@ public import AuthCore
 /// - ``stream(_:)``: a request body read from a file or the caller's chunks, in constant memory,
 ///   with or without a known length (``HTTPBodyStream``); a transport whose
 ///   ``HTTPTransport/streamsBodies`` is false refuses it.
-public enum HTTPBody: Sendable, CustomStringConvertible {
+public enum HTTPBody: Sendable, CustomStringConvertible, CustomReflectable {
     /// Bytes in memory.
     case bytes([UInt8])
     /// Bytes that carry a secret, in wiping storage.
@@ -41,7 +41,9 @@ public enum HTTPBody: Sendable, CustomStringConvertible {
     public var isEmpty: Bool { count == 0 }
 
     /// The bytes of a ``bytes(_:)`` body; empty for the others (a secret is read only through
-    /// ``withInMemoryBytes(_:)``, which makes no copy; a stream through its chunks).
+    /// ``withInMemoryBytes(_:)``, which makes no copy; a stream through its chunks). For reading an
+    /// answer known to be plain (an error document); a transport sends with ``withInMemoryBytes(_:)``
+    /// and ``stream(_:)``, never this.
     public var plainBytes: [UInt8] {
         if case .bytes(let bytes) = self { return bytes }
         return []
@@ -68,6 +70,9 @@ public enum HTTPBody: Sendable, CustomStringConvertible {
         case .stream: nil
         }
     }
+
+    /// The kind and size only (also for `dump` and debuggers).
+    public var customMirror: Mirror { Mirror(self, children: ["body": description], displayStyle: .enum) }
 
     /// The kind and size only: bodies carry passwords, tokens and secret keys.
     public var description: String {

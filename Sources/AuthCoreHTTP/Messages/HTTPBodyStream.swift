@@ -14,6 +14,16 @@ import Darwin
 public protocol HTTPBodyChunks: AnyObject {
     /// The next chunk (never empty), or nil at the end.
     func next() throws(AuthCoreError) -> [UInt8]?
+
+    /// The next chunk, for a transport that bounds its waits: a source that waits for a producer
+    /// (``HTTPBodyStream/sequence(length:idleLimit:_:)``) waits at most `limit`, and stops waiting
+    /// once `isStopped()` says the call was cancelled or ran out of time. By default ``next()``: a
+    /// source that reads memory or a file does not wait on anyone.
+    func next(waitingAtMost limit: Duration, isStopped: () -> Bool) throws(AuthCoreError) -> [UInt8]?
+}
+
+extension HTTPBodyChunks {
+    public func next(waitingAtMost limit: Duration, isStopped: () -> Bool) throws(AuthCoreError) -> [UInt8]? { try next() }
 }
 
 /// A request body sent as it is produced, in constant memory: a file, or chunks of the caller's

@@ -3,8 +3,10 @@ public import AuthCore
 /// Sends HTTP requests. The default implementation is ``HTTP1Transport`` (``URLSessionTransport`` is the alternative); tests and apps can
 /// supply their own.
 ///
-/// A transport sends every ``HTTPBody`` in memory — ``HTTPBody/secret(_:)`` from its wiping storage,
-/// through ``HTTPBody/withInMemoryBytes(_:)`` — and, when ``streamsBodies`` is true, streams.
+/// A transport switches on the request's ``HTTPBody``: it sends a body in memory —
+/// ``HTTPBody/secret(_:)`` from its wiping storage — through ``HTTPBody/withInMemoryBytes(_:)`` (not
+/// ``HTTPBody/plainBytes``, which is empty for a secret), and streams ``HTTPBody/stream(_:)`` when
+/// ``streamsBodies`` is true (else refuses it).
 public protocol HTTPTransport: Sendable {
     /// Sends a request and returns the response (any status), following the request's
     /// ``HTTPRequest/redirects``, ``HTTPRequest/maximumResponseBytes`` and

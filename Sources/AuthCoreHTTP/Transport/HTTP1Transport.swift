@@ -262,7 +262,7 @@ struct HTTP1Exchange: Sendable {
             connection.setTimeout(try waitLimit())
             try head.write(to: connection, wroteAnything: &wroteAnything)
             if case .stream(let stream) = request.body {
-                try Self.send(stream, on: connection, what: what, waitLimit: waitLimit)
+                try Self.send(stream, on: connection, what: what, waitLimit: waitLimit, isStopped: { cancellation.isCancelled })
             } else if !request.body.isEmpty {
                 _ = try request.body.withInMemoryBytes { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
             }
@@ -334,7 +334,8 @@ struct HTTP1Exchange: Sendable {
     /// Sends a streamed body: as it is with a known length (which the chunks must add up to), else
     /// in chunked transfer coding (RFC 9112 §7.1). Each wait is bounded as for any write.
     static func send(
-        _ stream: HTTPBodyStream, on connection: HTTP1Connection, what: String, waitLimit: () throws(AuthCoreError) -> Duration
+        _ stream: HTTPBodyStream, on connection: HTTP1Connection, what: String, waitLimit: () throws(AuthCoreError) -> Duration,
+        isStopped: () -> Bool = { false }
     ) throws(AuthCoreError) {
         // The source's own failures (a file that cannot be read, a caller's chunks that end early)
         // are the request's, not the connection's: they fail the exchange (the connection is
@@ -346,9 +347,10 @@ struct HTTP1Exchange: Sendable {
         do { chunks = try stream.open() } catch { throw local(error) }
         var sent = 0
         while true {
-            connection.setTimeout(try waitLimit())  // also ends a source that never ends at the deadline
+            let limit = try waitLimit()
+            connection.setTimeout(limit)  // also ends a source that never ends at the deadline
             let next: [UInt8]?
-            do { next = try chunks.next() } catch { throw local(error) }
+            do { next = try chunks.next(waitingAtMost: limit, isStopped: isStopped) } catch { throw local(error) }
             guard let chunk = next else { break }
             guard !chunk.isEmpty else { throw AuthCoreError(.invalidParameter, "\(what): the body's source gave an empty chunk") }
             if let length = stream.length {
