@@ -180,11 +180,8 @@ struct RequestOptions {
             // Written to a file as it arrives: the size is the disk's to bound, not memory's.
             request.maximumResponseBytes = Int.max
         }
-        let transfers = request.responseSink != nil || request.body.isStream
-        let transport = try CLITransport.make(for: service) { configuration in
-            // A large transfer may take long; every wait for the next bytes is still bounded (60 s).
-            if transfers { configuration.totalTimeout = .seconds(24 * 3600) }
-        }
+        // A large transfer may take long; every wait for the next bytes is still bounded (60 s).
+        let transport = try CLITransport.make(for: service, longTransfers: request.responseSink != nil || request.body.isStream)
         let sender = SignedRequestSender(transport: transport, clock: clock, skew: skewCorrection ? ClockSkewTracker() : nil)
         let response: HTTPResponse
         do { response = try await sender.send(request, sign: sign) } catch {

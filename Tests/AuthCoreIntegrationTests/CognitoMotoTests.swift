@@ -86,7 +86,7 @@ struct CognitoMotoTests {
         #expect(wrong.status == 1)
         #expect(wrong.stderr.hasPrefix("error: NotAuthorizedException: "), "\(wrong.stderr)")
         let missing = try signIn(pool, client: pool.secretClientId, username: "alice", flow: "user-srp", password: pool.users["alice"], secret: nil)
-        #expect(missing.status == 1)
+        #expect(missing.status == 1, "\(missing.stderr)")
         #expect(missing.stderr.hasPrefix("error: NotAuthorizedException"), "\(missing.stderr)")
     }
 

@@ -93,6 +93,26 @@ final class TLSClientContext: @unchecked Sendable {
     /// The process-wide context over the system's trusted certificates (nil if OpenSSL cannot make one).
     static let system: TLSClientContext? = try? TLSClientContext(trustedCertificatesFile: nil)
 
+    /// The contexts made for trusted-certificate files, one per path, kept for the life of the
+    /// process like ``system``: a context freed on a transport's thread while the process exits
+    /// would run `SSL_CTX_free` after OpenSSL's own exit handler has torn its locks down (a crash
+    /// at exit, seen under ThreadSanitizer). A file is read when its path is first used.
+    private static let byFile = Locked<[String: TLSClientContext]>([:])
+
+    /// The context trusting the system store (`file` nil) or only the certificates in `file`.
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when the file cannot be loaded.
+    static func trusting(_ file: String?) throws(AuthCoreError) -> TLSClientContext? {
+        guard let file else { return system }
+        if let known = byFile.withLock({ $0[file] }) { return known }
+        let made = try TLSClientContext(trustedCertificatesFile: file)
+        return byFile.withLock { contexts in
+            if let raced = contexts[file] { return raced }
+            contexts[file] = made
+            return made
+        }
+    }
+
     /// A context trusting the system store, or only the certificates in `trustedCertificatesFile`.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` when the file cannot be loaded.

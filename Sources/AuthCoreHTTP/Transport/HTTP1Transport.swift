@@ -45,7 +45,8 @@ public struct HTTP1Transport: HTTPTransport {
         /// The most bytes of status line and header fields accepted (and of chunked trailers).
         public var maximumHeadBytes = 64 << 10
         /// A PEM file of the certificates to trust instead of the system store (a private CA, a
-        /// test server's self-signed certificate); nil for the system store.
+        /// test server's self-signed certificate); nil for the system store. Read when a transport
+        /// first names the path; the context made from it lasts as long as the process.
         public var trustedCertificatesFile: String?
         /// The proxies requests go through: by default those the environment names
         /// (``ProxyConfiguration/fromEnvironment(_:)``, read when the transport is made).
@@ -110,9 +111,7 @@ public struct HTTP1Transport: HTTPTransport {
     // bytes-lint: the process environment, looked up by fixed ASCII variable names.
     init(configuration: Configuration, environment: [String: String]) throws(AuthCoreError) {
         self.configuration = configuration
-        tls =
-            configuration.trustedCertificatesFile == nil
-            ? TLSClientContext.system : try TLSClientContext(trustedCertificatesFile: configuration.trustedCertificatesFile)
+        tls = try TLSClientContext.trusting(configuration.trustedCertificatesFile)
         proxies = Self.proxies(configuration.proxies, environment: environment)
         pool = HTTP1ConnectionPool(maximumIdlePerKey: configuration.maximumIdleConnectionsPerHost, idleLimit: configuration.idleConnectionTimeout)
     }
