@@ -39,6 +39,13 @@ public protocol HandshakeStore: Sendable {
     /// Adds one to the counter under `key` (creating it at 1) and keeps it at least `lifetime` from
     /// now; returns the new count.
     func advance(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int
+    /// Checks that the store answers now (`GET /readyz`); throws the reason it does not.
+    func ping() async throws(AuthCoreError)
+}
+
+extension HandshakeStore {
+    /// A store in this process's memory always answers.
+    public func ping() async throws(AuthCoreError) {}
 }
 
 /// A counter as a store holds it: 1 to 18 decimal digits (Redis keeps `INCR` counters so).

@@ -1,5 +1,4 @@
 public import AuthCore
-internal import CAuthCoreHiredis
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +7,8 @@ import Darwin
 #endif
 
 /// A ``HandshakeStore`` on a Redis server (7.0 or later) through hiredis, shared by every instance
-/// that points at it.
+/// that points at it: one server, or the master of a Sentinel set (``Configuration/sentinel``),
+/// followed across failovers.
 ///
 /// Each operation is one atomic Redis command or two safe ones:
 /// - `insert`: `SET key value PX ms NX`; `put`: `SET key value PX ms`;
@@ -20,53 +20,75 @@ import Darwin
 /// - `counter` and `advance`: one script each, `GET` or `INCR`, `PTTL` and `PEXPIRE` (a lifetime is
 ///   only ever extended).
 ///
-/// The connection is made on first use and again after a failure: when Redis restarts, a call that
-/// meets the old connection closed sends its command again on a new one, so a restart costs only
-/// the logins in flight (their states were in the lost memory). An unreachable server is
-/// `transportFailure` and nothing is half-written (every write is one command). Values are binary-safe; commands wait at most
-/// ``Configuration/timeout``.
-public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
-    // invariant (Sendable): the hiredis context is only touched inside `connection.withLock`, so one
-    // command is on the wire at a time (hiredis contexts are not thread-safe); the async calls run
-    // those on `queue`, off the concurrency pool.
-
-    /// Where the server is and how long to wait for it.
+/// Commands go over a pool of connections (``Configuration/poolSize``), each made on first use and
+/// again after a failure: when Redis restarts, a call that meets the old connection closed sends its
+/// command again on a new one, so a restart costs only the logins in flight (their states were in
+/// the lost memory). An unreachable server is `transportFailure` and nothing is half-written (every
+/// write is one command). Values are binary-safe; commands wait at most ``Configuration/timeout``.
+///
+/// Replication is asynchronous: a write the master acknowledged and had not yet sent to a replica
+/// is lost if that replica is promoted (the window is the replication lag; on one host, well under a
+/// millisecond). A lost handshake state fails that login (`LoginExpired`); a lost session token is
+/// refused (`401`); a lost failure count counts one failure fewer.
+public final class RedisHandshakeStore: HandshakeStore, Sendable {
+    /// Where the server is, how to log in to it and how long to wait for it.
     public struct Configuration: Sendable {
-        /// The server's address (loopback by default).
+        /// A server's address.
+        public struct Address: Sendable, Equatable {
+            /// A host name or a numeric address.
+            public var host: String
+            /// The port.
+            public var port: Int
+
+            /// An address.
+            public init(host: String, port: Int) {
+                self.host = host
+                self.port = port
+            }
+        }
+
+        /// A Sentinel set watching the master (Redis Sentinel): the master is found through them.
+        public struct Sentinel: Sendable, Equatable {
+            /// The name the sentinels know the master by (`sentinel monitor <name> …`).
+            public var masterName: String
+            /// The sentinels, asked in order.
+            public var addresses: [Address]
+
+            /// A Sentinel set.
+            public init(masterName: String, addresses: [Address]) {
+                self.masterName = masterName
+                self.addresses = addresses
+            }
+        }
+
+        /// The server's address (loopback by default); unused with ``sentinel``.
         public var host = "127.0.0.1"
-        /// The server's port.
+        /// The server's port; unused with ``sentinel``.
         public var port = 6379
+        /// The sentinels that name the master, instead of ``host`` and ``port``.
+        public var sentinel: Sentinel?
         /// The longest wait to connect and for each reply.
         public var timeout: Duration = .seconds(1)
+        /// The ACL user for `AUTH user password` (Redis 6 and later); nil for `AUTH password`.
+        public var username: String?
         /// The password for `AUTH`, if the server requires one (from the environment, never argv).
         public var password: SecureBytes?
+        /// The database index (`SELECT`), 0 by default.
+        public var database = 0
+        /// Connections kept to the server (each carries one command at a time).
+        public var poolSize = 4
 
-        /// Redis on 127.0.0.1:6379, 1 s per operation, no password.
+        /// Redis on 127.0.0.1:6379, 1 s per operation, no password, database 0, four connections.
         public init() {}
     }
 
-    /// A reply, as far as the store's commands need one.
-    package enum Reply {
-        case bytes([UInt8])
-        case integer(Int64)
-        case status(String)
-        case array([Reply])
-        case null
-    }
-
     public let configuration: Configuration
-    private let connection = Locked<OpaquePointer?>(nil)
-    /// Where the blocking hiredis calls run, one at a time.
-    private let queue = DispatchQueue(label: "authcore.redis-handshake-store")
+    private let pool: RedisConnectionPool
 
     /// A store on the server `configuration` names (no connection is made until the first call).
-    public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
-
-    deinit {
-        connection.withLock { context in
-            if let context { redisFree(UnsafeMutablePointer(context)) }
-            context = nil
-        }
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        pool = RedisConnectionPool(configuration: configuration)
     }
 
     public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) -> Bool {
@@ -184,144 +206,32 @@ public final class RedisHandshakeStore: HandshakeStore, @unchecked Sendable {
         return value
     }
 
+    public func ping() async throws(AuthCoreError) {
+        guard case .status("PONG") = try await command([Self.bytes("PING")]) else { throw unexpected("PING") }
+    }
+
     public func remove(_ key: String) async throws(AuthCoreError) {
         _ = try await command(["DEL", key].map(Self.bytes))
     }
 
     // MARK: - Commands
 
-    private var origin: String { "Redis at \(configuration.host):\(configuration.port)" }
+    private var origin: String { pool.origin }
 
     private func unexpected(_ what: String) -> AuthCoreError {
         AuthCoreError(.malformedResponse, "\(origin): unexpected reply to \(what)")
     }
 
-    /// Sends one command and reads its reply. A failed connection is dropped. When the failure
-    /// came on a connection that was already open (the server restarted since it was made), the
-    /// command is sent once more on a new one: a restarted server never saw the first attempt.
-    /// (Had the server died mid-command instead, the retry can repeat it; each command here is one
-    /// the service tolerates repeated: `SET NX` then reports the id taken, `GETDEL` finds nothing,
-    /// the counter counts an attempt twice, the safe direction.)
-    /// The same, on the store's own serial queue: hiredis blocks while Redis answers, and the
-    /// concurrency pool's few threads (one per core) must not wait with it.
-    package func command(_ arguments: [[UInt8]]) async throws(AuthCoreError) -> Reply {
-        let result: Result<Reply, AuthCoreError> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: self.blockingResult(arguments)) }
-        }
-        return try result.get()
+    /// Sends one command on one of the pool's connections and reads its reply; an error reply is
+    /// `serviceError` with Redis's text (which names no key or value).
+    package func command(_ arguments: [[UInt8]]) async throws(AuthCoreError) -> RedisReply {
+        let reply = try await pool.run([arguments])[0]
+        if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): \(text)") }
+        return reply
     }
 
     /// Whether the server answers `PING` now (a blocking call, for start-up probes).
-    package func answersPing() -> Bool {
-        if case .success(.status("PONG")) = blockingResult([Self.bytes("PING")]) { return true }
-        return false
-    }
-
-    func blockingResult(_ arguments: [[UInt8]]) -> Result<Reply, AuthCoreError> {
-        connection.withLock { slot in
-            var reused = slot != nil
-            while true {
-                do throws(AuthCoreError) {
-                    let context: OpaquePointer
-                    if let open = slot { context = open } else { context = try connect() }
-                    slot = context
-                    return .success(try send(arguments, on: context))
-                } catch {
-                    let connectionFailed = error.code == .transportFailure || error.code == .timedOut
-                    if connectionFailed, let context = slot {
-                        redisFree(UnsafeMutablePointer(context))
-                        slot = nil
-                    }
-                    guard connectionFailed, reused, error.code == .transportFailure else { return .failure(error) }
-                    reused = false
-                }
-            }
-        }
-    }
-
-    private func connect() throws(AuthCoreError) -> OpaquePointer {
-        let (seconds, attoseconds) = Swift.max(configuration.timeout, .milliseconds(1)).components
-        let timeout = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
-        guard let raw = redisConnectWithTimeout(configuration.host, Int32(clamping: configuration.port), timeout) else {
-            throw AuthCoreError(.transportFailure, "\(origin): cannot allocate a connection")
-        }
-        guard authcore_redis_error_code(raw) == 0 else {
-            let why = String(cString: authcore_redis_error_text(raw))
-            redisFree(raw)
-            throw AuthCoreError(.transportFailure, "\(origin): cannot connect: \(why)")
-        }
-        _ = redisSetTimeout(raw, timeout)
-        let context = OpaquePointer(raw)
-        if let password = configuration.password {
-            do throws(AuthCoreError) {
-                var argument = password.withUnsafeBytes { Array($0) }
-                defer { argument.withUnsafeMutableBytes { wipeSecretMemory($0) } }
-                guard case .status("OK") = try send([Self.bytes("AUTH"), argument], on: context) else { throw unexpected("AUTH") }
-            } catch {
-                redisFree(raw)
-                throw error
-            }
-        }
-        return context
-    }
-
-    private func send(_ arguments: [[UInt8]], on context: OpaquePointer) throws(AuthCoreError) -> Reply {
-        let raw = UnsafeMutablePointer<redisContext>(context)
-        // Binary-safe: every argument goes with its length (redisCommandArgv).
-        let pointers = arguments.map { argument -> UnsafeMutablePointer<CChar> in
-            let copy = UnsafeMutablePointer<CChar>.allocate(capacity: Swift.max(1, argument.count))
-            argument.withUnsafeBytes { bytes in
-                if let base = bytes.baseAddress { UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: bytes.count) }
-            }
-            return copy
-        }
-        defer {
-            for (pointer, argument) in zip(pointers, arguments) {
-                pointer.withMemoryRebound(to: UInt8.self, capacity: Swift.max(1, argument.count)) { wipe in
-                    wipeSecretMemory(UnsafeMutableRawBufferPointer(start: wipe, count: argument.count))  // sealed states, passwords
-                }
-                pointer.deallocate()
-            }
-        }
-        var argv = pointers.map { UnsafePointer<CChar>($0) as UnsafePointer<CChar>? }
-        var lengths = arguments.map(\.count)
-        let replyPointer = authcore_redis_command(raw, Int32(arguments.count), &argv, &lengths)
-        let failureErrno = errno  // read at once: later calls may change it
-        guard let reply = replyPointer else {
-            let why = String(cString: authcore_redis_error_text(raw))
-            let timedOut = authcore_redis_error_code(raw) == REDIS_ERR_IO && (failureErrno == EAGAIN || failureErrno == EWOULDBLOCK)
-            throw AuthCoreError(timedOut ? .timedOut : .transportFailure, "\(origin): \(timedOut ? "no reply in time" : why)")
-        }
-        defer { freeReplyObject(reply) }
-        return try Self.reply(reply.pointee, from: origin)
-    }
-
-    /// A hiredis reply as a ``Reply`` (arrays one level deep: `MGET`'s).
-    private static func reply(_ value: redisReply, from origin: String, nested: Bool = false) throws(AuthCoreError) -> Reply {
-        switch value.type {
-        case REDIS_REPLY_STRING:
-            return .bytes(value.len == 0 ? [] : Array(UnsafeRawBufferPointer(start: value.str, count: value.len)))
-        case REDIS_REPLY_INTEGER:
-            return .integer(value.integer)
-        case REDIS_REPLY_STATUS:
-            return .status(String(decoding: UnsafeRawBufferPointer(start: value.str, count: value.len), as: UTF8.self))
-        case REDIS_REPLY_NIL:
-            return .null
-        case REDIS_REPLY_ERROR:
-            let text = String(decoding: UnsafeRawBufferPointer(start: value.str, count: Swift.min(value.len, 200)), as: UTF8.self)
-            throw AuthCoreError(.serviceError, "\(origin): \(text)")
-        case REDIS_REPLY_ARRAY where !nested:
-            guard value.elements == 0 || value.element != nil else { throw AuthCoreError(.malformedResponse, "\(origin): an array reply without elements") }
-            var elements: [Reply] = []
-            for index in 0..<value.elements {
-                guard let element = value.element[index] else { throw AuthCoreError(.malformedResponse, "\(origin): an array reply with a missing element") }
-                elements.append(try reply(element.pointee, from: origin, nested: true))
-            }
-            return .array(elements)
-        default:
-            throw AuthCoreError(.malformedResponse, "\(origin): reply of type \(value.type)")
-        }
-    }
+    package func answersPing() -> Bool { pool.answersPing() }
 
     private static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
