@@ -27,6 +27,7 @@ test: deps build
 	$(SWIFT) test --skip-build --skip 'AuthCoreIntegrationTests\.'
 	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --no-parallel --filter 'AuthCoreIntegrationTests\.'
 	.build/debug/authcore vectors vectors
+	scripts/check_systemd_unit.sh .build/debug/authcore
 	$(MAKE) --no-print-directory docs
 	SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" $(PYTHON) scripts/check_readme_tour.py
 	$(MAKE) --no-print-directory fuzz-replay

@@ -38,7 +38,7 @@ def make_certificates(directory, names=()):
             "-out", ca, "-days", "2", "-subj", "/CN=AuthCore test CA",
             "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign")
     pairs = {}
-    good_san = ",".join(["DNS:localhost", "IP:127.0.0.1"] + ["DNS:" + n for n in names])
+    good_san = ",".join(["DNS:localhost", "IP:127.0.0.1", "IP:::1"] + ["DNS:" + n for n in names])
     for name, san in (("good", good_san), ("wrong", "DNS:other.example")):
         key, csr, cert = (os.path.join(directory, name + ext) for ext in (".key", ".csr", ".pem"))
         openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", csr,

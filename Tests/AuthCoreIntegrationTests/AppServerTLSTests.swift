@@ -65,6 +65,27 @@ final class AppServerTLSTests {
         await server.stop()
     }
 
+    @Test("dual stack: a TLS server on \"::\" answers over IPv4 (127.0.0.1) and IPv6 ([::1]), and sees each peer's own address")
+    func dualStack() async throws {
+        let keyFile = directory.appendingPathComponent("good.key").path
+        _ = chmod(keyFile, 0o600)
+        var listen = HTTPServer.Configuration()
+        listen.host = "::"
+        listen.tls = try HTTPServer.TLSIdentity(certificateFile: directory.appendingPathComponent("good.pem").path, privateKeyFile: keyFile)
+        let server = try HTTPServer(configuration: listen) { request in
+            HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "text/plain")], body: Array((request.clientAddress?.description ?? "none").utf8))
+        }
+        var trusting = HTTP1Transport.Configuration()
+        trusting.trustedCertificatesFile = caFile
+        let transport = try HTTP1Transport(configuration: trusting)
+        // Only loopback addresses are sent to, though the server listens on every address.
+        let overIPv4 = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(server.port)/")))
+        #expect(overIPv4.status == 200 && String(decoding: overIPv4.body.plainBytes, as: UTF8.self) == "127.0.0.1")
+        let overIPv6 = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://[::1]:\(server.port)/")))
+        #expect(overIPv6.status == 200 && String(decoding: overIPv6.body.plainBytes, as: UTF8.self) == "0:0:0:0:0:0:0:1")
+        await server.stop()
+    }
+
     @Test("a key file others may read is refused, as every secret file is")
     func looseKeyFile() throws {
         let keyFile = directory.appendingPathComponent("wrong.key").path

@@ -38,16 +38,22 @@ public final class LoopbackScript: @unchecked Sendable {
         // A reader thread collects the first line (blocking reads; the wait for it is bounded here).
         let reader = out.fileHandleForReading
         let ready = DispatchSemaphore(value: 0)
+        // The reader goes on after the first line (a server's access log follows it): a pipe nobody
+        // reads would block the process once full. What it reads is kept (up to 8 MiB) for `lines`.
         Thread.detachNewThread { [self] in
+            var signalled = false
             while true {
                 let chunk = reader.availableData
                 lock.lock()
-                output.append(chunk)
-                let done = chunk.isEmpty || output.contains(UInt8(ascii: "\n"))
+                if output.count < 8 << 20 { output.append(chunk) }
+                let lineArrived = output.contains(UInt8(ascii: "\n"))
                 lock.unlock()
-                if done { break }
+                if !signalled, chunk.isEmpty || lineArrived {
+                    signalled = true
+                    ready.signal()
+                }
+                if chunk.isEmpty { break }
             }
-            ready.signal()
         }
         guard ready.wait(timeout: .now() + timeout) == .success else {
             stop()
@@ -61,6 +67,23 @@ public final class LoopbackScript: @unchecked Sendable {
             throw PeerError(description: "\(script) exited or announced something that is not {\"port\": N, ...}")
         }
         announcement = object
+    }
+
+    /// Every complete line printed on stdout so far (the first is the announcement).
+    public var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// The process's identifier (to signal it).
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// Waits up to `timeout` for the process to exit; its status, or nil while it still runs.
+    public func waitForExit(timeout: TimeInterval) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        return process.isRunning ? nil : process.terminationStatus
     }
 
     /// `http://127.0.0.1:PORT`.

@@ -8,8 +8,16 @@
 /// | `POST /oss/sign` | `OSSSignatureRequest` | ``OSSSignatureAnswer``: `{"accessKeyId":…,"signature":…}` |
 /// | `POST /cognito/developer-identity` | ``DeveloperIdentityRequest``: empty, `{}` or `{"identityId":…}` | ``DeveloperIdentityAnswer`` |
 /// | `POST /session/revoke` | ``RevokeRequest``: empty, `{}` or `{"all":true}` | ``RevokeAnswer``: `{"revoked":"session"}` or `{"revoked":"all"}` |
+/// | `GET /healthz`, `GET /readyz` | — | ``HealthAnswer``: `{"status":"alive"}`, `{"status":"ready"}` |
 /// | any refusal | — | ``ErrorAnswer``: `{"code":…,"message":…}` |
 package enum AppServerWire {
+    /// `GET /healthz`'s and `GET /readyz`'s answer.
+    package struct HealthAnswer: Codable, Sendable, Equatable {
+        package var status: String
+
+        package init(status: String) { self.status = status }
+    }
+
     /// A request whose JSON object may hold only the members named here (a member the server would
     /// not read is refused, not ignored).
     package protocol ClosedMembers {

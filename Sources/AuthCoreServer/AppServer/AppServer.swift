@@ -12,6 +12,8 @@ public import AuthCoreHTTP
 /// | `POST /oss/sign` | `OSSSignatureRequest` JSON | `{"accessKeyId":…,"signature":…}` under this user's policy |
 /// | `POST /cognito/developer-identity` | empty, `{}` or `{"identityId":…}` | `{"identityId":…,"token":…,"tokenDuration":…,"loginsKey":…}` |
 /// | `POST /session/revoke` | empty, `{}` or `{"all":true}` | `{"revoked":"session"}` or `{"revoked":"all"}` |
+/// | `GET /healthz` | — | `{"status":"alive"}` (the process answers) |
+/// | `GET /readyz` | — | `{"status":"ready"}`, or `503` `{"code":"NotReady",…}` when the store does not answer a ping |
 ///
 /// The last four need `Authorization: Bearer <sessionToken>`, and act for that session's user only
 /// (``PerUserPolicy``). Every refusal is JSON `{"code":…,"message":…}` (for
@@ -35,16 +37,19 @@ public struct AppServer: Sendable {
     public let rateLimiter: RateLimiter?
     private let clock: any SigningClock
     private let failureLog: (@Sendable (String) -> Void)?
+    private let auditLog: JSONLineLog?
 
     /// A server for these services. `failureLog` receives the reason of each failure behind the
     /// server (the client gets only "a service behind the server failed": a reason can name the
-    /// Redis address, a role or an account).
+    /// Redis address, a role or an account). `auditLog` gets a line per failed login and per
+    /// lockout.
     public init(
         logins: SRPLoginService, sessions: AppSessions, tokenVendor: DistributeTokenVendor? = nil, ossSigning: PerUserOSSSigning? = nil,
         developerIdentity: DeveloperIdentityVendor? = nil, rateLimiter: RateLimiter? = nil, clock: any SigningClock = SystemClock(),
-        failureLog: (@Sendable (String) -> Void)? = nil
+        failureLog: (@Sendable (String) -> Void)? = nil, auditLog: JSONLineLog? = nil
     ) {
         self.failureLog = failureLog
+        self.auditLog = auditLog
         self.rateLimiter = rateLimiter
         self.logins = logins
         self.sessions = sessions
@@ -57,6 +62,14 @@ public struct AppServer: Sendable {
     /// The endpoints: method and path to handler.
     static let routes: Router<AppServer> = {
         var router = Router<AppServer>()
+        router.add("GET", "/healthz") { _, _ in JSONAnswer.response(AppServerWire.HealthAnswer(status: "alive")) }
+        router.add("GET", "/readyz") { server, _ in
+            do throws(AuthCoreError) { try await server.logins.checkStore() } catch {
+                server.failureLog?("GET /readyz: \(error.code): \(error.reason)")
+                throw HTTPRefusal(status: 503, code: "NotReady", message: "the store does not answer")
+            }
+            return JSONAnswer.response(AppServerWire.HealthAnswer(status: "ready"))
+        }
         router.post("/srp/begin", SRPLoginWire.BeginRequest.self) { server, body, request in try await server.begin(body, request) }
         router.post("/srp/finish", SRPLoginWire.FinishRequest.self) { server, body, request in try await server.finish(body, request) }
         // The session first, then whether the endpoint is configured: a caller without a session
@@ -131,7 +144,7 @@ public struct AppServer: Sendable {
     private func begin(_ body: SRPLoginWire.BeginRequest, _ request: HTTPServerRequest) async throws -> SRPLoginWire.BeginAnswer {
         let a = try Self.hex(body.clientPublicValue, "A")
         let origin = LoginOrigin(address: request.clientAddress, deviceToken: body.deviceToken)
-        let challenge = try await Self.lockoutAware { () async throws(AuthCoreError) in
+        let challenge = try await audited(request, user: body.username) { () async throws(AuthCoreError) in
             try await logins.begin(username: body.username, clientPublicValue: a, origin: origin)
         }
         let configuration = logins.configuration
@@ -142,8 +155,8 @@ public struct AppServer: Sendable {
 
     private func finish(_ body: SRPLoginWire.FinishRequest, _ request: HTTPServerRequest) async throws -> SRPLoginWire.FinishAnswer {
         let m1 = try Self.hex(body.clientProof, "M1")
-        let origin = LoginOrigin(address: request.clientAddress)
-        let success = try await Self.lockoutAware { () async throws(AuthCoreError) in
+        let origin = LoginOrigin(address: request.clientAddress, notes: request.notes)
+        let success = try await audited(request, user: nil) { () async throws(AuthCoreError) in
             try await logins.finish(loginId: body.loginId, clientProof: m1, origin: origin)
         }
         let session = try await sessions.issue(for: success.username)
@@ -167,15 +180,22 @@ public struct AppServer: Sendable {
         guard let token = request.bearerToken else {
             throw HTTPRefusal(status: 401, code: "Unauthorized", message: "an Authorization: Bearer session token is required")
         }
-        do { return try await sessions.username(for: token) } catch {
+        do {
+            let username = try await sessions.username(for: token)
+            request.notes.user = username
+            return username
+        } catch {
             guard error.code == .notPermitted else { throw error }
             throw HTTPRefusal(status: 401, code: "Unauthorized", message: error.reason)
         }
     }
 
-    /// A login step: its `notPermitted` is a lockout (429).
-    static func lockoutAware<T>(_ step: () async throws(AuthCoreError) -> T) async throws -> T {
+    /// A login step: its `notPermitted` is a lockout (429). A lockout and a wrong proof get an
+    /// audit line naming `user` (or the user the step recorded in the request's notes).
+    func audited<T>(_ request: HTTPServerRequest, user: String?, _ step: () async throws(AuthCoreError) -> T) async throws -> T {
         do { return try await step() } catch {
+            let event: JSONLineLog.AuditEvent? = error.code == .notPermitted ? .lockout : error.code == .proofMismatch ? .loginFailed : nil
+            if let event { auditLog?.audit(event, user: user ?? request.notes.user, peer: request.clientAddress, requestId: request.requestId) }
             guard error.code == .notPermitted else { throw error }
             throw HTTPRefusal(status: 429, code: "TooManyFailures", message: error.reason)
         }

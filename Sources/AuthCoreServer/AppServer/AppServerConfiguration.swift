@@ -10,14 +10,17 @@ public import AuthCoreClients
 ///   "listen": {"host": "127.0.0.1", "port": 8080, "threads": 2, "maximumBodyBytes": 65536,
 ///              "certificateFile": "server.pem", "privateKeyFile": "server.key",
 ///              "requestTimeoutSeconds": 10, "idleTimeoutSeconds": 30,
-///              "maximumConnections": 512, "maximumConnectionsPerAddress": 32},
-///   "store": {"redis": {"host": "127.0.0.1", "port": 6379, "timeoutMilliseconds": 1000}},
+///              "maximumConnections": 512, "maximumConnectionsPerAddress": 32, "drainTimeoutSeconds": 5},
+///   "store": {"redis": {"host": "127.0.0.1", "port": 6379, "timeoutMilliseconds": 1000,
+///                       "username": "authcore", "database": 0, "poolSize": 4}},
+///   (or, through Redis Sentinel: "store": {"redis": {"sentinel": {"masterName": "authcore",
+///        "addresses": [{"host": "10.0.0.5", "port": 26379}, …]}, …}})
 ///   "srp": {"group": 3072, "hash": "sha256", "verifiersFile": "users.json",
 ///           "handshakeLifetimeSeconds": 60, "maximumFailures": 5, "maximumFailuresPerUser": 20,
 ///           "failureWindowSeconds": 900, "deviceTokenLifetimeSeconds": 2592000},
 ///   "rateLimits": {"perAddress": {"requestsPerSecond": 5, "burst": 20},
 ///                  "perNetwork": {"requestsPerSecond": 50, "burst": 200, "ipv4PrefixLength": 24, "ipv6PrefixLength": 48}},
-///   "sessionLifetimeSeconds": 3600,
+///   "sessionLifetimeSeconds": 3600, "accessLog": true,
 ///   "distributeToken": {"roleArn": "acs:ram::1234:role/app", "durationSeconds": 3600, "endpoint": "https://sts.aliyuncs.com/",
 ///                       "policy": "{… \"acs:oss:*:*:photos/users/${username}/*\" …}"},
 ///   "ossSigning": {"buckets": ["photos"], "keyPrefixes": ["users/${username}/"], "methods": ["GET", "PUT"]},
@@ -54,6 +57,8 @@ public struct AppServerConfiguration: Sendable {
     public var verifiersFile: String
     /// How long a session token lasts.
     public var sessionLifetime: Duration
+    /// Whether each request gets an access line on standard output (`"accessLog"`, default true).
+    public var accessLog = true
     /// `distribute-token.json`'s role and STS endpoint.
     public var distributeToken: (role: DistributeTokenVendor.Role, region: String?, endpoint: String?, style: AliyunSTSClient.SignatureStyle)?
     /// `/oss/sign`'s policy template, and whether it may be the same for every user.
@@ -77,7 +82,8 @@ public struct AppServerConfiguration: Sendable {
         do { root = try JSONObject(parsing: json, context: source) } catch { throw AuthCoreError(.malformedInput, "\(source): not a JSON object") }
         let reader = FieldReader(source: source, directory: directory)
         try reader.allow(
-            root, ["listen", "store", "srp", "rateLimits", "sessionLifetimeSeconds", "distributeToken", "ossSigning", "developerIdentity"], at: "")
+            root, ["listen", "store", "srp", "rateLimits", "sessionLifetimeSeconds", "accessLog", "distributeToken", "ossSigning", "developerIdentity"],
+            at: "")
 
         listen = HTTPServer.Configuration()
         if let object = try reader.object(root, "listen") {
@@ -85,7 +91,7 @@ public struct AppServerConfiguration: Sendable {
                 object,
                 [
                     "host", "port", "threads", "maximumBodyBytes", "certificateFile", "privateKeyFile", "requestTimeoutSeconds", "idleTimeoutSeconds",
-                    "maximumConnections", "maximumConnectionsPerAddress",
+                    "maximumConnections", "maximumConnectionsPerAddress", "drainTimeoutSeconds",
                 ], at: "listen.")
             listen.host = try reader.string(object, "host", at: "listen.") ?? listen.host
             listen.port = try reader.integer(object, "port", 0...65_535, at: "listen.") ?? listen.port
@@ -93,6 +99,7 @@ public struct AppServerConfiguration: Sendable {
             listen.maximumBodyBytes = try reader.integer(object, "maximumBodyBytes", 1024...(16 << 20), at: "listen.") ?? listen.maximumBodyBytes
             if let seconds = try reader.integer(object, "requestTimeoutSeconds", 1...600, at: "listen.") { listen.requestTimeout = .seconds(seconds) }
             if let seconds = try reader.integer(object, "idleTimeoutSeconds", 1...3600, at: "listen.") { listen.idleTimeout = .seconds(seconds) }
+            if let seconds = try reader.integer(object, "drainTimeoutSeconds", 0...3600, at: "listen.") { listen.drainTimeout = .seconds(seconds) }
             listen.maximumConnections = try reader.integer(object, "maximumConnections", 1...65_536, at: "listen.") ?? listen.maximumConnections
             listen.maximumConnectionsPerAddress =
                 try reader.integer(object, "maximumConnectionsPerAddress", 1...65_536, at: "listen.") ?? listen.maximumConnectionsPerAddress
@@ -106,12 +113,22 @@ public struct AppServerConfiguration: Sendable {
         if let store = try reader.object(root, "store") {
             try reader.allow(store, ["redis"], at: "store.")
             if let object = try reader.object(store, "redis") {
-                try reader.allow(object, ["host", "port", "timeoutMilliseconds"], at: "store.redis.")
+                let at = "store.redis."
+                try reader.allow(object, ["host", "port", "sentinel", "timeoutMilliseconds", "username", "database", "poolSize"], at: at)
                 var redis = RedisHandshakeStore.Configuration()
-                redis.host = try reader.string(object, "host", at: "store.redis.") ?? redis.host
-                redis.port = try reader.integer(object, "port", 1...65_535, at: "store.redis.") ?? redis.port
-                if let milliseconds = try reader.integer(object, "timeoutMilliseconds", 1...60_000, at: "store.redis.") {
+                redis.host = try reader.string(object, "host", at: at) ?? redis.host
+                redis.port = try reader.integer(object, "port", 1...65_535, at: at) ?? redis.port
+                if let milliseconds = try reader.integer(object, "timeoutMilliseconds", 1...60_000, at: at) {
                     redis.timeout = .milliseconds(milliseconds)
+                }
+                redis.username = try reader.string(object, "username", at: at)
+                redis.database = try reader.integer(object, "database", 0...1_000_000, at: at) ?? redis.database
+                redis.poolSize = try reader.integer(object, "poolSize", 1...64, at: at) ?? redis.poolSize
+                if let sentinel = try reader.object(object, "sentinel") {
+                    guard !object.has("host"), !object.has("port") else {
+                        throw AuthCoreError(.malformedInput, "\(source): store.redis.sentinel finds the master: leave out store.redis.host and port")
+                    }
+                    redis.sentinel = try reader.sentinel(sentinel)
                 }
                 self.redis = redis
             }
@@ -146,6 +163,7 @@ public struct AppServerConfiguration: Sendable {
         if let object = try reader.object(root, "rateLimits") { rateLimits = try reader.rateLimits(object) }
 
         sessionLifetime = .seconds(try reader.integer(root, "sessionLifetimeSeconds", 1...(7 * 86_400), at: "") ?? 3600)
+        accessLog = try reader.bool(root, "accessLog", at: "") ?? true
 
         if let object = try reader.object(root, "distributeToken") {
             try reader.allow(
@@ -249,6 +267,30 @@ struct FieldReader {
             limits.ipv6NetworkPrefixLength = try integer(fields, "ipv6PrefixLength", 16...128, at: at) ?? limits.ipv6NetworkPrefixLength
         }
         return limits
+    }
+
+    /// `store.redis.sentinel`: `{"masterName": …, "addresses": [{"host": …, "port": N}, …]}`.
+    func sentinel(_ object: JSONObject) throws(AuthCoreError) -> RedisHandshakeStore.Configuration.Sentinel {
+        let at = "store.redis.sentinel."
+        try allow(object, ["masterName", "addresses"], at: at)
+        guard let name = try string(object, "masterName", at: at), !name.isEmpty, name.utf8.count <= 256 else {
+            throw AuthCoreError(.malformedInput, "\(source): \(at)masterName is required (1...256 bytes)")
+        }
+        let entries: [JSONObject]
+        do { entries = try object.optionalObjectArray("addresses") } catch {
+            throw AuthCoreError(.malformedInput, "\(source): \(at)addresses must be an array of {\"host\": …, \"port\": N}")
+        }
+        guard (1...16).contains(entries.count) else { throw AuthCoreError(.malformedInput, "\(source): \(at)addresses needs 1...16 sentinels") }
+        var addresses: [RedisHandshakeStore.Configuration.Address] = []
+        for (index, entry) in entries.enumerated() {
+            let here = "\(at)addresses[\(index)]."
+            try allow(entry, ["host", "port"], at: here)
+            guard let host = try string(entry, "host", at: here), !host.isEmpty, let port = try integer(entry, "port", 1...65_535, at: here) else {
+                throw AuthCoreError(.malformedInput, "\(source): \(here)host and port are required")
+            }
+            addresses.append(.init(host: host, port: port))
+        }
+        return .init(masterName: name, addresses: addresses)
     }
 
     func strings(_ object: JSONObject, _ key: String, at path: String) throws(AuthCoreError) -> [String]? {

@@ -22,13 +22,15 @@ public struct AppServerSecrets: Sendable {
 
 extension AppServerConfiguration {
     /// The HTTP server's configuration and the app server, built from the files and `secrets`;
-    /// `failureLog` gets the reasons of failures behind the server.
+    /// `failureLog` gets the reasons of failures behind the server, `auditLog` a line per failed
+    /// login and lockout.
     ///
     /// - Throws: `AuthCoreError` `.malformedInput` for a file that cannot be read,
     ///   `.credentialsUnavailable` naming the secret an enabled endpoint lacks, and the components'
     ///   `.invalidParameter` errors.
     public func makeServer(
-        secrets: AppServerSecrets, transport: any HTTPTransport = HTTP1Transport(), failureLog: (@Sendable (String) -> Void)? = nil
+        secrets: AppServerSecrets, transport: any HTTPTransport = HTTP1Transport(), failureLog: (@Sendable (String) -> Void)? = nil,
+        auditLog: JSONLineLog? = nil
     ) throws(AuthCoreError) -> (HTTPServer.Configuration, AppServer) {
         var listen = self.listen
         if let certificateFile, let privateKeyFile {
@@ -76,7 +78,38 @@ extension AppServerConfiguration {
             listen,
             AppServer(
                 logins: logins, sessions: sessions, tokenVendor: vendor, ossSigning: authority, developerIdentity: developer,
-                rateLimiter: RateLimiter(limits: rateLimits), failureLog: failureLog)
+                rateLimiter: RateLimiter(limits: rateLimits), failureLog: failureLog, auditLog: auditLog)
         )
+    }
+}
+
+extension AppServerConfiguration {
+    /// Checks what ``makeServer(secrets:transport:failureLog:auditLog:)`` would read, without the
+    /// secrets and without listening: the listen address (and plain http only on loopback), the
+    /// TLS files and the verifier table (`authcore serve --check-config`).
+    ///
+    /// - Throws: `AuthCoreError` `.invalidParameter` for the address, `.malformedInput` for a file.
+    public func check() throws(AuthCoreError) {
+        guard let port = UInt16(exactly: listen.port), let address = ListeningAddress(host: listen.host, port: port) else {
+            throw AuthCoreError(.invalidParameter, "listen.host '\(listen.host)' is not an IPv4 or IPv6 address")
+        }
+        if let certificateFile, let privateKeyFile {
+            _ = try HTTPServer.TLSIdentity(certificateFile: certificateFile, privateKeyFile: privateKeyFile)
+        } else if !address.isLoopback {
+            throw AuthCoreError(.invalidParameter, "plain http is only served on a loopback address; give a certificate and key for \(listen.host)")
+        }
+        _ = try StaticVerifierStore(contentsOfFile: verifiersFile, configuration: srp)
+    }
+
+    /// `host:port` (an IPv6 address in brackets).
+    public var listenDescription: String {
+        let host = listen.host.utf8.contains(UInt8(ascii: ":")) ? "[\(listen.host)]" : listen.host
+        return "\(host):\(listen.port)"
+    }
+
+    /// `"memory"`, `"redis"` or `"redis-sentinel"`.
+    public var storeDescription: String {
+        guard let redis else { return "memory" }
+        return redis.sentinel == nil ? "redis" : "redis-sentinel"
     }
 }

@@ -31,7 +31,8 @@ import Darwin
 public final class HTTPServer: Sendable {
     /// Where to listen and the limits.
     public struct Configuration: Sendable {
-        /// An IPv4 address to listen on (loopback by default).
+        /// The address to listen on, IPv4 or IPv6 (loopback by default): `"::"` listens on every
+        /// IPv6 and IPv4 address (dual stack), `"0.0.0.0"` on every IPv4 one.
         public var host = "127.0.0.1"
         /// The port; 0 lets the system choose (see ``HTTPServer/port``).
         public var port = 0
@@ -57,6 +58,9 @@ public final class HTTPServer: Sendable {
         public var maximumHeadBytes = 32_768
         /// TLS; required unless ``host`` is a loopback address.
         public var tls: TLSIdentity?
+        /// How long ``HTTPServer/stop(grace:)`` lets the requests in flight finish by default
+        /// (the graceful drain) before it answers the rest `503`.
+        public var drainTimeout: Duration = .seconds(5)
 
         /// Loopback, a port the system chooses, two threads, 64 KiB bodies, plain http.
         public init() {}
@@ -103,22 +107,24 @@ public final class HTTPServer: Sendable {
     public let port: Int
     private let core: DaemonCore
 
+    /// What ends each exchange's access record (see ``AccessRecord``); called on MHD's threads, so
+    /// it must not block (``JSONLineLog`` queues its lines).
+    public typealias RequestLog = @Sendable (AccessRecord) -> Void
+
     /// Starts listening.
     ///
-    /// - Throws: `AuthCoreError.Code.invalidParameter` for an address that is not IPv4, a port
-    ///   outside 0…65535, limits that are not positive, or plain http on an address that is not
-    ///   loopback; `.transportFailure` when MHD cannot start (the port is in use, the key does not
-    ///   match the certificate, …).
-    public init(configuration: Configuration, admission: Admission? = nil, handler: @escaping Handler) throws(AuthCoreError) {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        guard inet_pton(AF_INET, configuration.host, &address.sin_addr) == 1 else {
-            throw AuthCoreError(.invalidParameter, "listen address '\(configuration.host)' is not an IPv4 address")
-        }
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for an address that is neither IPv4 nor
+    ///   IPv6, a port outside 0…65535, limits that are not positive, or plain http on an address
+    ///   that is not loopback; `.transportFailure` when MHD cannot start (the port is in use, the key
+    ///   does not match the certificate, …).
+    public init(configuration: Configuration, admission: Admission? = nil, requestLog: RequestLog? = nil, handler: @escaping Handler)
+        throws(AuthCoreError)
+    {
         guard let port = UInt16(exactly: configuration.port) else { throw AuthCoreError(.invalidParameter, "port \(configuration.port) is outside 0...65535") }
-        address.sin_port = port.bigEndian
-        let loopback = UInt32(bigEndian: address.sin_addr.s_addr) >> 24 == 127
-        guard configuration.tls != nil || loopback else {
+        guard var address = ListeningAddress(host: configuration.host, port: port) else {
+            throw AuthCoreError(.invalidParameter, "listen address '\(configuration.host)' is not an IPv4 or IPv6 address")
+        }
+        guard configuration.tls != nil || address.isLoopback else {
             throw AuthCoreError(.invalidParameter, "plain http is only served on a loopback address; give a certificate and key for \(configuration.host)")
         }
         let idleSeconds = configuration.idleTimeout.components.seconds
@@ -127,7 +133,7 @@ public final class HTTPServer: Sendable {
             let connections = UInt32(exactly: configuration.maximumConnections), connections >= 1,
             let perAddress = UInt32(exactly: configuration.maximumConnectionsPerAddress), perAddress >= 1,
             let idle = UInt32(exactly: idleSeconds), idle >= 1, configuration.maximumBodyBytes >= 0,
-            configuration.maximumHeadBytes >= 4096, configuration.handlerTimeout > .zero, !requestNanoseconds.overflow,
+            configuration.maximumHeadBytes >= 4096, configuration.handlerTimeout > .zero, configuration.drainTimeout >= .zero, !requestNanoseconds.overflow,
             let requestTimeout = UInt64(exactly: requestNanoseconds.partialValue), requestTimeout >= 1_000_000_000
         else {
             throw AuthCoreError(
@@ -136,11 +142,11 @@ public final class HTTPServer: Sendable {
         }
 
         let core = DaemonCore(
-            handler: handler, admission: admission, maximumBodyBytes: configuration.maximumBodyBytes, handlerTimeout: configuration.handlerTimeout,
-            requestTimeout: requestTimeout)
+            handler: handler, admission: admission, requestLog: requestLog, maximumBodyBytes: configuration.maximumBodyBytes,
+            handlerTimeout: configuration.handlerTimeout, requestTimeout: requestTimeout)
         let context = Unmanaged.passRetained(core)
-        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
-        let daemon: OpaquePointer? = withUnsafePointer(to: &address) { pointer in
+        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue) | address.familyFlags
+        let daemon: OpaquePointer? = withUnsafePointer(to: &address.storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 guard let tls = configuration.tls else {
                     return authcore_mhd_start(
@@ -175,16 +181,23 @@ public final class HTTPServer: Sendable {
         self.port = Int(authcore_mhd_bound_port(daemon))
     }
 
-    /// `http://host:port` or `https://host:port`.
-    public var url: String { "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(port)" }
+    /// `http://host:port` or `https://host:port` (an IPv6 address in brackets).
+    public var url: String {
+        let host = configuration.host.utf8.contains(UInt8(ascii: ":")) ? "[\(configuration.host)]" : configuration.host
+        return "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)"
+    }
 
-    /// Stops accepting, cancels the handlers still running and waits for them up to `grace`; any
-    /// still running then is answered `503`. Then every connection is closed. Later calls do nothing.
-    public func stop(grace: Duration = .seconds(5)) async {
+    /// The graceful drain: stops accepting connections, lets the requests in flight finish for up
+    /// to `grace` (``Configuration/drainTimeout`` when nil), then cancels those still running and
+    /// answers them `503`. A request arriving meanwhile on a kept-alive connection is answered `503`
+    /// at once, and every answer given while draining closes its connection. Then every connection
+    /// is closed. Later calls do nothing.
+    public func stop(grace: Duration? = nil) async {
         core.quiesce()
-        let deadline = ContinuousClock.now + grace
+        let deadline = ContinuousClock.now + (grace ?? configuration.drainTimeout)
         // A cancelled caller stops waiting for the handlers at once.
         while core.pendingCount > 0, ContinuousClock.now < deadline, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+        core.cancelRunning()
         core.answerAllPending()
         // The 503s go out (each exchange completes); a client that does not read is cut off after 1 s.
         let sent = ContinuousClock.now + .seconds(1)
@@ -245,6 +258,7 @@ final class DaemonCore: @unchecked Sendable {
 
     let handler: HTTPServer.Handler
     let admission: HTTPServer.Admission?
+    let requestLog: HTTPServer.RequestLog?
     let maximumBodyBytes: Int
     let handlerTimeout: Duration
     /// Nanoseconds a request has to arrive.
@@ -252,10 +266,12 @@ final class DaemonCore: @unchecked Sendable {
     let state = Locked(State())
 
     init(
-        handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, maximumBodyBytes: Int, handlerTimeout: Duration, requestTimeout: UInt64
+        handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, requestLog: HTTPServer.RequestLog?, maximumBodyBytes: Int,
+        handlerTimeout: Duration, requestTimeout: UInt64
     ) {
         self.handler = handler
         self.admission = admission
+        self.requestLog = requestLog
         self.requestTimeout = requestTimeout
         self.maximumBodyBytes = maximumBodyBytes
         self.handlerTimeout = handlerTimeout
@@ -269,6 +285,9 @@ final class DaemonCore: @unchecked Sendable {
     }
 
     var pendingCount: Int { state.withLock { $0.running.count } }
+
+    /// Whether a stop has begun (answers then close their connections).
+    var isStopping: Bool { state.withLock { $0.stopping } }
 
     // MARK: - Request deadlines
 
@@ -331,7 +350,8 @@ final class DaemonCore: @unchecked Sendable {
             state.nextIdentifier &+= 1
             exchange.identifier = identifier
             let request = HTTPServerRequest(
-                method: exchange.method, path: exchange.path, headers: exchange.headers, body: exchange.body, clientAddress: exchange.clientAddress)
+                method: exchange.method, path: exchange.path, headers: exchange.headers, body: exchange.body, clientAddress: exchange.clientAddress,
+                requestId: exchange.requestId, notes: exchange.notes)
             let handler = Task { [self] in
                 let response = await self.handler(request)
                 answer(identifier, with: response)
@@ -377,15 +397,19 @@ final class DaemonCore: @unchecked Sendable {
         if stopNow { DispatchQueue.global().async { self.stopDaemon() } }
     }
 
-    /// No new connections or handlers; the running handlers are cancelled (their time limits stay).
+    /// No new connections or handlers; the running handlers go on (their time limits stay).
     func quiesce() {
         // Under the lock (MHD_quiesce_daemon calls nothing of ours): a concurrent stop cannot stop
         // the daemon while it is being quiesced, and the listening socket is recorded before it can.
-        let running: [Running] = state.withLock { state in
+        state.withLock { state in
             if !state.stopping, let daemon = state.daemon { state.listener = MHD_quiesce_daemon(daemon) }
             state.stopping = true
-            return Array(state.running.values)
         }
+    }
+
+    /// Cancels the handlers still running (the drain's deadline has passed).
+    func cancelRunning() {
+        let running = state.withLock { Array($0.running.values) }
         for entry in running { entry.handler.cancel() }
     }
 
@@ -401,6 +425,7 @@ final class DaemonCore: @unchecked Sendable {
     /// (each has its time limit).
     func abandon() {
         quiesce()
+        cancelRunning()
         let idle = state.withLock { state in
             state.abandoned = true
             return state.running.isEmpty
@@ -441,6 +466,13 @@ final class Exchange: @unchecked Sendable {
     let path: String
     let headers: [HTTPHeader]
     let clientAddress: ClientAddress?
+    let requestId: String
+    let notes = RequestNotes()
+    /// When the head arrived: the wall clock for the log, the monotonic one for the duration.
+    let startedAt = SystemClock().now()
+    let startedUptime = DispatchTime.now().uptimeNanoseconds
+    /// The status queued on the connection, for the access log.
+    var status: Int?
     var body: [UInt8] = []
     var started = false
     /// Set by `DaemonCore.start` for an exchange handed to the handler.
@@ -452,6 +484,15 @@ final class Exchange: @unchecked Sendable {
         self.path = path
         self.headers = headers
         self.clientAddress = clientAddress
+        requestId = RequestIdentifiers.accepted(headers) ?? RequestIdentifiers.make()
+    }
+
+    /// The access log's record of this exchange, now that it has ended.
+    func record() -> AccessRecord {
+        let elapsed = DispatchTime.now().uptimeNanoseconds &- startedUptime
+        return AccessRecord(
+            startedAt: startedAt, method: method, path: path, status: status, duration: .nanoseconds(Int64(clamping: elapsed)), peer: clientAddress,
+            requestId: requestId, user: notes.user)
     }
 
     /// Stores the answer unless one was delivered already; true when this call delivered it (the
@@ -502,18 +543,20 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
             clientAddress: clientAddress(of: connection))
         requestContext.pointee = Unmanaged.passRetained(exchange).toOpaque()
         // Refused before a body byte is read; MHD closes the connection after the answer.
-        if let refusal = RequestFraming.refusal(exchange.headers) { return queue(earlyAnswer(refusal), on: connection) }
+        if let refusal = RequestFraming.refusal(exchange.headers) { return queue(earlyAnswer(refusal), on: connection, for: exchange, core: core) }
         let length = RequestFraming.contentLength(exchange.headers)
         if let length, length > core.maximumBodyBytes {
             return queue(
                 earlyAnswer(jsonErrorResponse(status: 413, code: "RequestTooLarge", message: "the body is longer than \(core.maximumBodyBytes) bytes")),
-                on: connection)
+                on: connection, for: exchange, core: core)
         }
         if let admission = core.admission,
             let answer = admission(
-                HTTPServerRequest(method: exchange.method, path: exchange.path, headers: exchange.headers, clientAddress: exchange.clientAddress))
+                HTTPServerRequest(
+                    method: exchange.method, path: exchange.path, headers: exchange.headers, clientAddress: exchange.clientAddress,
+                    requestId: exchange.requestId, notes: exchange.notes))
         {
-            return queue(earlyAnswer(answer), on: connection)
+            return queue(earlyAnswer(answer), on: connection, for: exchange, core: core)
         }
         if let length { exchange.body.reserveCapacity(length) }  // one buffer: no reallocation leaves a copy behind
         return MHD_Result.YES
@@ -530,7 +573,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
         uploadSize.pointee = 0
         return MHD_Result.YES
     }
-    if let response = exchange.takeResponse() { return queue(response, on: connection) }
+    if let response = exchange.takeResponse() { return queue(response, on: connection, for: exchange, core: core) }
     guard !exchange.started else { return MHD_Result.YES }
     exchange.started = true
     core.requestArrived(authcore_mhd_connection_fd(connection))
@@ -553,9 +596,10 @@ private let completionHandler: MHD_RequestCompletedCallback = { context, connect
     let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeRetainedValue()
     exchange.wipe()
     requestContext.pointee = nil
-    if let identifier = exchange.identifier, let context {
-        Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue().completed(identifier)
-    }
+    guard let context else { return }
+    let core = Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue()
+    core.requestLog?(exchange.record())
+    if let identifier = exchange.identifier { core.completed(identifier) }
 }
 
 /// MHD's connection events: a connection's socket is followed from its start until MHD closes it.
@@ -600,13 +644,17 @@ private func headerFields(of connection: OpaquePointer) -> [HTTPHeader] {
     return collector.fields
 }
 
-/// Queues `response` on `connection`: the body is copied into a buffer MHD owns, which is wiped
-/// when MHD frees it (it may hold a session token or credentials).
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+/// Queues `response` on `connection` with the exchange's `X-Request-Id` (and `Connection: close`
+/// while the server stops): the body is copied into a buffer MHD owns, which is wiped when MHD frees
+/// it (it may hold a session token or credentials).
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, for exchange: Exchange, core: DaemonCore) -> MHD_Result {
     // The server answers from memory: a streamed body is a handler's mistake, answered 500.
     guard let count = response.body.count, !response.body.isStream else {
-        return queue(jsonErrorResponse(status: 500, code: "InternalError", message: "the request failed"), on: connection)
+        return queue(jsonErrorResponse(status: 500, code: "InternalError", message: "the request failed"), on: connection, for: exchange, core: core)
     }
+    var headers = response.headers
+    if !headers.contains(where: { $0.hasName("X-Request-Id") }) { headers.append(HTTPHeader(RequestIdentifiers.headerName, exchange.requestId)) }
+    if core.isStopping, !headers.contains(where: { $0.hasName("Connection") }) { headers.append(HTTPHeader("Connection", "close")) }
     let prefix = MemoryLayout<Int>.stride
     guard let storage = malloc(prefix + count) else { return MHD_Result.NO }
     storage.storeBytes(of: count, as: Int.self)
@@ -619,11 +667,12 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
         return MHD_Result.NO
     }
     defer { MHD_destroy_response(answer) }
-    for header in response.headers {
+    for header in headers {
         guard MHD_add_response_header(answer, header.name, header.value) == MHD_Result.YES else { return MHD_Result.NO }
     }
     // A handler's status outside 100…599 is the server's fault: 500.
     let status = UInt32(exactly: response.status).flatMap { (100...599).contains($0) ? $0 : nil } ?? 500
+    exchange.status = Int(status)
     return MHD_queue_response(connection, status, answer)
 }
 

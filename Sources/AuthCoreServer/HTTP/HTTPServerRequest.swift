@@ -13,14 +13,24 @@ public struct HTTPServerRequest: Sendable, CustomStringConvertible {
     public let body: [UInt8]
     /// The address the connection came from (nil for a request made in this process).
     public let clientAddress: ClientAddress?
+    /// The request's id (`X-Request-Id`: the client's when usable, else the server's), echoed in
+    /// the answer and written in the access log.
+    public let requestId: String
+    /// Where a handler records what the access log should say (the user, once known).
+    public let notes: RequestNotes
 
-    /// A request (the server builds these; tests may too).
-    public init(method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [], clientAddress: ClientAddress? = nil) {
+    /// A request (the server builds these; tests may too). Without a `requestId`, one is made.
+    public init(
+        method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [], clientAddress: ClientAddress? = nil, requestId: String? = nil,
+        notes: RequestNotes = RequestNotes()
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
         self.clientAddress = clientAddress
+        self.requestId = requestId ?? RequestIdentifiers.make()
+        self.notes = notes
     }
 
     /// The method and path only: headers and body may carry credentials.

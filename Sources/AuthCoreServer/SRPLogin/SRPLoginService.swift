@@ -75,6 +75,9 @@ public struct SRPLoginService: Sendable {
 
     private var server: SRPServer { SRPServer(configuration: configuration) }
 
+    /// Checks that the service's store answers now (the server's readiness).
+    public func checkStore() async throws(AuthCoreError) { try await handshakes.ping() }
+
     /// The first round trip.
     ///
     /// - Throws: `AuthCoreError` `.invalidParameter` for an empty or over-long username,
@@ -131,6 +134,7 @@ public struct SRPLoginService: Sendable {
             let stored = try await handshakes.take(Self.handshakeKey(loginId))
         else { throw AuthCoreError(.expired, "login id is unknown, expired or already used") }
         let state = try openState(stored, loginId: loginId)
+        origin.notes?.user = state.username
         guard Self.milliseconds(clock.now()) < state.expiresAtMilliseconds else {
             throw AuthCoreError(.expired, "login id is unknown, expired or already used")
         }

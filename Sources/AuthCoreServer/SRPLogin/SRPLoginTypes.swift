@@ -37,11 +37,15 @@ public struct LoginOrigin: Sendable {
     public var address: ClientAddress?
     /// The device token the client got from an earlier successful login, if it has one.
     public var deviceToken: String?
+    /// Where `finish` records the user of the login it opened (before the proof is checked, so a
+    /// failed login's access and audit lines name the user too); nil when nobody logs.
+    public var notes: RequestNotes?
 
     /// An origin (all parts optional).
-    public init(address: ClientAddress? = nil, deviceToken: String? = nil) {
+    public init(address: ClientAddress? = nil, deviceToken: String? = nil, notes: RequestNotes? = nil) {
         self.address = address
         self.deviceToken = deviceToken
+        self.notes = notes
     }
 }
 
