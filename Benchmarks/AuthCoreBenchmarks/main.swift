@@ -22,6 +22,9 @@ let help = """
       -h, --help            Show this help.
     """
 
+// A login client of the server benchmarks, in a process of its own (ServerProcessBenchmarks.swift).
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "--login-client" { runLoginClient(Array(CommandLine.arguments.dropFirst(2))) }
+
 var settings = HarnessSettings()
 var jsonPath: String?
 var profileName: String?
@@ -80,6 +83,9 @@ if listOnly {
     for reference in pythonReferenceScripts { for name in reference.names { print(name + "  (\(reference.script))") } }
     print("server.srp.login.3072  (load run on loopback, in-memory store)")
     print("server.srp.login.3072.redis  (the same with redis-server)")
+    print("server.srp.math.3072  (the server's SRP math per login, no I/O)")
+    print("server.srp.login.3072.cpu  (two authcore serve processes on redis-server: their CPU per login, clients in other processes)")
+    print("server.srp.load.3072  (the same under load from \(loadClients) client processes: logins/s, p50/p99)")
     exit(0)
 }
 
@@ -99,7 +105,7 @@ let selected = all.filter { benchmark in
 }
 let serverRowsSelected =
     settings.filter.map { filter in
-        ["server.srp.login.3072.redis", "http.request.tls.keepalive", "http.request.tls.new", "http.request.sigv4.get.keepalive"].contains {
+        ["server.srp.login.3072.redis", "server.srp.login.3072.cpu", "server.srp.math.3072", "server.srp.load.3072", "http.request.tls.keepalive", "http.request.tls.new", "http.request.sigv4.get.keepalive"].contains {
             $0.contains(filter) || filter.hasPrefix($0)
         }
     } ?? true
@@ -126,6 +132,7 @@ for (index, group) in groups.enumerated() {
 }
 results += pythonReferenceResults(settings: settings)
 results += serverLoadResults(settings: settings)
+results += serverProcessResults(settings: settings)
 results += transportResults(settings: settings)
 FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
 

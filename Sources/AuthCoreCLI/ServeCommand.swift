@@ -34,6 +34,7 @@ enum ServeCommand {
         SECRETS (environment only; each is removed from the environment once read):
           AUTHCORE_SERVER_SECRET      at least 32 bytes, the same on every instance (required)
           AUTHCORE_REDIS_PASSWORD     Redis AUTH, when the store is Redis and needs one
+          AUTHCORE_REDIS_SENTINEL_PASSWORD  the sentinels' AUTH, when they need one
           ALIBABA_CLOUD_ACCESS_KEY_ID, ALIBABA_CLOUD_ACCESS_KEY_SECRET   for distributeToken
           OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET [, OSS_SECURITY_TOKEN] for ossSigning
           AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY [, AWS_SESSION_TOKEN]  for developerIdentity
@@ -46,7 +47,7 @@ enum ServeCommand {
         privateKeyFile. Failures of the services behind it (Redis, STS, Cognito) are answered 502 with a
         fixed message; their reasons go to stderr, one line each. SIGTERM or SIGINT (caught from the
         start) drains it: no new connections, requests in flight finish for up to
-        listen.drainTimeoutSeconds (5), the rest are answered 503; exit 0.
+        listen.drainTimeoutSeconds (5), the rest are answered 503; exit 0. A second signal ends it at once (exit 1).
         """
 
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
@@ -65,6 +66,7 @@ enum ServeCommand {
         }
         var secrets = AppServerSecrets(serverSecret: serverSecret)
         secrets.redisPassword = takeSecretEnvironment("AUTHCORE_REDIS_PASSWORD")
+        secrets.redisSentinelPassword = takeSecretEnvironment("AUTHCORE_REDIS_SENTINEL_PASSWORD")
         if configuration.distributeToken != nil {
             secrets.stsCredentials = try credentialsFromEnvironment(
                 id: "ALIBABA_CLOUD_ACCESS_KEY_ID", secret: "ALIBABA_CLOUD_ACCESS_KEY_SECRET", token: "ALIBABA_CLOUD_SECURITY_TOKEN")
@@ -75,7 +77,8 @@ enum ServeCommand {
         if configuration.developerIdentity != nil {
             secrets.developerCredentials = try credentialsFromEnvironment(id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN")
         }
-        let log = JSONLineLog()
+        // Held: nothing reaches stdout before the readiness line.
+        let log = JSONLineLog(held: true)
         let server: HTTPServer
         do {
             let (listen, app) = try configuration.makeServer(secrets: secrets, failureLog: { printError("serve: \($0)") }, auditLog: log)
@@ -88,8 +91,9 @@ enum ServeCommand {
             }
             throw CommandFailure(error.reason)
         }
-        printOut(try jsonText(["port": .integer(server.port), "url": .string(server.url)]))
+        log.announce(Array(try jsonText(["port": .integer(server.port), "url": .string(server.url)]).utf8))
         await TerminationSignals.next()
+        TerminationSignals.exitOnNext()
         await server.stop()
         log.flush()
         return 0

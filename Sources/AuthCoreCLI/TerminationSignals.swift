@@ -22,9 +22,13 @@ enum TerminationSignals {
     /// - Throws: a `CommandFailure` when the pipe cannot be made.
     static func install() throws {
         guard writeEnd < 0 else { return }
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { throw CommandFailure("serve: cannot make the signal pipe (errno \(errno))") }
-        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        var made: [Int32] = [-1, -1]
+        guard pipe(&made) == 0 else { throw CommandFailure("serve: cannot make the signal pipe (errno \(errno))") }
+        // Moved to descriptors above 2: a process started with stdin or stdout closed would get them
+        // as the pipe, and its readiness line and access log would land in it.
+        let ends = made.map { fcntl($0, F_DUPFD_CLOEXEC, 3) }
+        for end in made { close(end) }
+        guard ends.allSatisfy({ $0 >= 3 }) else { throw CommandFailure("serve: cannot make the signal pipe (errno \(errno))") }
         _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)  // a full pipe never blocks the handler
         readEnd = ends[0]
         writeEnd = ends[1]
@@ -48,6 +52,20 @@ enum TerminationSignals {
         sigemptyset(&action.sa_mask)
         for signalNumber in [SIGTERM, SIGINT] { _ = sigaction(signalNumber, &action, nil) }
         signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// From now on, the next SIGTERM or SIGINT ends the process at once (exit 1, one line on stderr):
+    /// an operator's second signal during a long drain.
+    static func exitOnNext() {
+        let descriptor = readEnd
+        guard descriptor >= 0 else { return }
+        DispatchQueue(label: "authcore.serve.second-signal").async {
+            var byte: UInt8 = 0
+            while read(descriptor, &byte, 1) < 0, errno == EINTR {}
+            let message = Array("serve: a second signal: stopping without waiting for the requests in flight\n".utf8)
+            _ = message.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+            _exit(1)
+        }
     }
 
     /// Returns at the first SIGTERM or SIGINT received since ``install()`` (at once if one already came).

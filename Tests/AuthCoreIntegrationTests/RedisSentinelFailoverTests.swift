@@ -11,10 +11,13 @@ final class RedisNode: @unchecked Sendable {
     // invariant (Sendable): `process` is replaced only by `start()`, which the test calls serially.
     let port: Int
     let arguments: [String]
+    /// The password its clients here send (`requirepass`), if any.
+    let password: String?
     private var process = Process()
 
-    init(arguments: (Int) throws -> [String]) throws {
+    init(password: String? = nil, arguments: (Int) throws -> [String]) throws {
         port = try RedisServerProcess.freePort()
+        self.password = password
         self.arguments = try arguments(port)
         try start()
     }
@@ -40,6 +43,7 @@ final class RedisNode: @unchecked Sendable {
         configuration.port = port
         configuration.poolSize = 1
         configuration.timeout = .milliseconds(500)
+        configuration.password = password.map { SecureBytes(Array($0.utf8)) }
         return RedisHandshakeStore(configuration: configuration)
     }
 
@@ -289,5 +293,86 @@ struct RedisACLTests {
         var unauthenticated = RedisHandshakeStore.Configuration()
         unauthenticated.port = node.port
         await #expect(throws: AuthCoreError.self) { _ = try await RedisHandshakeStore(configuration: unauthenticated).take("k") }
+    }
+}
+
+/// The sentinels' own password and replicas' acknowledgements, on real processes.
+@Suite("RedisHandshakeStore: sentinels with a password, writes acknowledged by a replica (WAIT)", .serialized)
+final class RedisSentinelAuthTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-sentinel-auth-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func common() -> [String] { ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.path] }
+
+    @Test("a sentinel that requires a password: asked with it, the master is found; without it, the store says the sentinel refused (NOAUTH), never more")
+    func sentinelPassword() async throws {
+        let master = try RedisNode { ["--port", String($0)] + self.common() }
+        defer { master.stop() }
+        let file = directory.appendingPathComponent("sentinel.conf")
+        let sentinel = try RedisNode(password: "sentinel-pass-1") { port in
+            let text = """
+                port \(port)
+                bind 127.0.0.1
+                daemonize no
+                dir \(self.directory.path)
+                requirepass sentinel-pass-1
+                sentinel monitor authcore 127.0.0.1 \(master.port) 1
+
+                """
+            try Data(text.utf8).write(to: file)
+            return [file.path, "--sentinel"]
+        }
+        defer { sentinel.stop() }
+        var configuration = RedisHandshakeStore.Configuration()
+        configuration.sentinel = .init(masterName: "authcore", addresses: [.init(host: "127.0.0.1", port: sentinel.port)])
+        configuration.timeout = .milliseconds(500)
+        configuration.sentinelPassword = SecureBytes(Array("sentinel-pass-1".utf8))
+        let store = RedisHandshakeStore(configuration: configuration)
+        #expect(try await store.insert(Array("v".utf8), forKey: "k", lifetime: .seconds(30)))
+        #expect(try await master.command("GET", "k") == .bytes(Array("v".utf8)))
+
+        configuration.sentinelPassword = nil
+        do {
+            try await RedisHandshakeStore(configuration: configuration).ping()
+            Issue.record("a sentinel requiring a password answered without one")
+        } catch {
+            #expect(error.code == .transportFailure && error.reason.contains("refused: NOAUTH"), "\(error)")
+            #expect(!error.reason.contains("sentinel-pass-1"))
+        }
+    }
+
+    @Test("replicasToAcknowledge 1: a write waits for the replica in the same round trip; with no replica it is refused as unacknowledged")
+    func acknowledgedWrites() async throws {
+        let master = try RedisNode { ["--port", String($0)] + self.common() }
+        defer { master.stop() }
+        var configuration = RedisHandshakeStore.Configuration()
+        configuration.port = master.port
+        configuration.timeout = .milliseconds(400)
+        configuration.replicasToAcknowledge = 1
+        let lonely = RedisHandshakeStore(configuration: configuration)
+        do {
+            _ = try await lonely.insert(Array("v".utf8), forKey: "alone", lifetime: .seconds(30))
+            Issue.record("a write no replica acknowledged counted")
+        } catch {
+            #expect(error.code == .serviceError && error.reason.contains("not acknowledged by 1 replica"), "\(error)")
+        }
+        #expect(try await lonely.value("alone") == Array("v".utf8), "a read needs no acknowledgement")
+
+        let replica = try RedisNode { ["--port", String($0), "--replicaof", "127.0.0.1", String(master.port)] + self.common() }
+        defer { replica.stop() }
+        for _ in 0..<100 {
+            if case .bytes(let info) = try await replica.command("INFO", "replication"), String(decoding: info, as: UTF8.self).contains("master_link_status:up") { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try await lonely.insert(Array("w".utf8), forKey: "acknowledged", lifetime: .seconds(30)))
+        #expect(try await replica.command("GET", "acknowledged") == .bytes(Array("w".utf8)), "on the replica when the write returned")
+        #expect(try await lonely.take("acknowledged") == Array("w".utf8))
+        #expect(try await replica.command("EXISTS", "acknowledged") == .integer(0))
     }
 }

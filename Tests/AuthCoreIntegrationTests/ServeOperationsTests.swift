@@ -83,6 +83,11 @@ final class ServeOperationsTests {
             #expect(result.stderr.contains(reason), "\(text): \(result.stderr)")
             #expect(result.stdout.isEmpty)
         }
+        // An ACL user without its password is refused when serving (the password is a secret: not checked by --check-config).
+        let acl = fleet.directory.appendingPathComponent("check-acl.json")
+        try Data(#"{"srp":{"verifiersFile":"users.json"},"store":{"redis":{"username":"authcore"}}}"#.utf8).write(to: acl)
+        let noPassword = try authcore(["serve", "--config", acl.path], environment: ["AUTHCORE_SERVER_SECRET": "operations-tests-secret-of-32+bytes!", "AUTHCORE_REDIS_PASSWORD": nil])
+        #expect(noPassword.status == 2 && noPassword.stderr.contains("store.redis.username needs its password in AUTHCORE_REDIS_PASSWORD"), "\(noPassword.stderr)")
         let both = try authcore(["serve", "--check-config", good.path, "--config", good.path])
         #expect(both.status == 2 && both.stderr.contains("not both"))
     }

@@ -185,12 +185,47 @@ final class OperationsTests {
         let long = Task { try await OperationsTests.get(url + "/long") }
         for _ in 0..<1000 where arrived.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(arrived.withLock { $0 } == 2)
-        await server.stop(grace: .seconds(2))
+        let stopped = Locked(false)
+        let stopping = Task {
+            await server.stop(grace: .seconds(2))
+            stopped.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        // While draining, a new connection is refused (not left in the backlog until the drain ends).
+        do {
+            _ = try await OperationsTests.get(url + "/new")
+            Issue.record("a new connection was served while draining")
+        } catch {
+            #expect((error as? AuthCoreError)?.code == .transportFailure, "\(error)")
+            #expect(!stopped.withLock { $0 }, "refused while the drain was still going on")
+        }
+        await stopping.value
         let finished = try await short.value
         #expect(finished.status == 200 && String(decoding: finished.body.plainBytes, as: UTF8.self) == "finished")
         let cut = try await long.value
         #expect(cut.status == 503 && String(decoding: cut.body.plainBytes, as: UTF8.self).contains("ShuttingDown"))
         #expect(cut.headers.first(named: "Connection") == "close")
+    }
+
+    @Test("a held log writes its announcement first, whatever was logged before it; paths and users are cut at 256 bytes; lines not sent whole say completed: false")
+    func heldLogAndLimits() async throws {
+        let output = CollectedPipe()
+        _ = JSONLineLog(descriptor: output.descriptor, held: true)  // dropped unannounced: released, not a trap
+        let log = JSONLineLog(descriptor: output.descriptor, held: true)
+        var record = AccessRecord(
+            startedAt: Timestamp(secondsSince1970: 0), method: "GET", path: "/" + String(repeating: "p", count: 1000), status: 200, duration: .zero,
+            peer: nil, requestId: "early", user: String(repeating: "u", count: 300))
+        record.completed = false
+        log.access(record)
+        log.audit(.lockout, user: "eve", peer: nil, requestId: "early-audit")
+        log.announce(Array(#"{"port":1}"#.utf8))
+        #expect(log.flush())
+        try await Task.sleep(for: .milliseconds(100))
+        let lines = output.objects()
+        #expect(lines.count == 3)
+        #expect(lines.first?["port"] as? Int == 1, "the announcement first")
+        #expect((lines[1]["path"] as? String)?.utf8.count == 256 && (lines[1]["user"] as? String)?.utf8.count == 256)
+        #expect(lines[1]["completed"] as? Bool == false && lines[2]["audit"] as? String == "lockout")
     }
 
     @Test("the configuration's operations options: drain, access log, Redis ACL user, database, pool and Sentinel; each mistake named")
@@ -203,15 +238,16 @@ final class OperationsTests {
             json: Array(
                 #"""
                 {"srp":{"verifiersFile":"u"},"listen":{"host":"::1","port":9000,"drainTimeoutSeconds":20},"accessLog":false,
-                 "store":{"redis":{"username":"authcore","database":3,"poolSize":8,
-                   "sentinel":{"masterName":"logins","addresses":[{"host":"127.0.0.1","port":26379},{"host":"::1","port":26380}]}}}}
+                 "store":{"redis":{"username":"authcore","database":3,"poolSize":8,"replicasToAcknowledge":1,
+                   "sentinel":{"masterName":"logins","username":"watcher","addresses":[{"host":"127.0.0.1","port":26379},{"host":"::1","port":26380}]}}}}
                 """#.utf8))
         #expect(sentinel.listen.drainTimeout == .seconds(20) && !sentinel.accessLog && sentinel.listenDescription == "[::1]:9000")
         #expect(sentinel.redis?.username == "authcore" && sentinel.redis?.database == 3 && sentinel.redis?.poolSize == 8)
         #expect(
             sentinel.redis?.sentinel
                 == RedisHandshakeStore.Configuration.Sentinel(
-                    masterName: "logins", addresses: [.init(host: "127.0.0.1", port: 26379), .init(host: "::1", port: 26380)]))
+                    masterName: "logins", addresses: [.init(host: "127.0.0.1", port: 26379), .init(host: "::1", port: 26380)], username: "watcher"))
+        #expect(sentinel.redis?.replicasToAcknowledge == 1)
         #expect(sentinel.storeDescription == "redis-sentinel")
         let mistakes: [(String, String)] = [
             (#"{"store":{"redis":{"sentinel":{"masterName":"m","addresses":[{"host":"h","port":1}]},"port":6379}}}"#, "leave out store.redis.host and port"),
@@ -223,6 +259,8 @@ final class OperationsTests {
             (#"{"store":{"redis":{"poolSize":0}}}"#, "store.redis.poolSize must be a whole number in 1...64"),
             (#"{"store":{"redis":{"database":-1}}}"#, "store.redis.database"),
             (#"{"store":{"redis":{"user":"x"}}}"#, "unknown option store.redis.user"),
+            (#"{"store":{"redis":{"username":""}}}"#, "store.redis.username is empty"),
+            (#"{"store":{"redis":{"replicasToAcknowledge":17}}}"#, "store.redis.replicasToAcknowledge"),
             (#"{"listen":{"drainTimeoutSeconds":4000}}"#, "listen.drainTimeoutSeconds"),
             (#"{"accessLog":"yes"}"#, "accessLog must be true or false"),
         ]

@@ -1,5 +1,6 @@
 public import AuthCore
 public import AuthCoreHTTP
+import Dispatch
 
 /// The reference app server's endpoints, as an ``HTTPServer/Handler``: SRP login, app sessions,
 /// and for a logged-in user the three things the identity seeds' apps ask their server for.
@@ -38,6 +39,7 @@ public struct AppServer: Sendable {
     private let clock: any SigningClock
     private let failureLog: (@Sendable (String) -> Void)?
     private let auditLog: JSONLineLog?
+    private let readiness = ReadinessCache()
 
     /// A server for these services. `failureLog` receives the reason of each failure behind the
     /// server (the client gets only "a service behind the server failed": a reason can name the
@@ -64,8 +66,7 @@ public struct AppServer: Sendable {
         var router = Router<AppServer>()
         router.add("GET", "/healthz") { _, _ in JSONAnswer.response(AppServerWire.HealthAnswer(status: "alive")) }
         router.add("GET", "/readyz") { server, _ in
-            do throws(AuthCoreError) { try await server.logins.checkStore() } catch {
-                server.failureLog?("GET /readyz: \(error.code): \(error.reason)")
+            guard await server.readiness.check(server.logins.checkStore, failureLog: server.failureLog) else {
                 throw HTTPRefusal(status: 503, code: "NotReady", message: "the store does not answer")
             }
             return JSONAnswer.response(AppServerWire.HealthAnswer(status: "ready"))
@@ -233,5 +234,23 @@ public struct AppServer: Sendable {
             return HTTPRefusal(status: 502, code: "UpstreamFailure", message: "a service behind the server failed")
         default: return HTTPRefusal(status: 500, code: "InternalError", message: "the request failed")
         }
+    }
+}
+
+/// `GET /readyz`'s answer, kept for a second: a flood of probes sends the store one `PING` a
+/// second, and the failure log gets one line per second at most.
+final class ReadinessCache: Sendable {
+    private let last = Locked<(at: UInt64, ready: Bool)?>(nil)
+
+    func check(_ probe: () async throws(AuthCoreError) -> Void, failureLog: (@Sendable (String) -> Void)?) async -> Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        if let last = last.withLock({ $0 }), now &- last.at < 1_000_000_000 { return last.ready }
+        var ready = true
+        do { try await probe() } catch {
+            ready = false
+            failureLog?("GET /readyz: \(error.code): \(error.reason)")
+        }
+        last.withLock { $0 = (now, ready) }
+        return ready
     }
 }

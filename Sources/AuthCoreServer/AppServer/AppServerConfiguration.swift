@@ -114,7 +114,8 @@ public struct AppServerConfiguration: Sendable {
             try reader.allow(store, ["redis"], at: "store.")
             if let object = try reader.object(store, "redis") {
                 let at = "store.redis."
-                try reader.allow(object, ["host", "port", "sentinel", "timeoutMilliseconds", "username", "database", "poolSize"], at: at)
+                try reader.allow(
+                    object, ["host", "port", "sentinel", "timeoutMilliseconds", "username", "database", "poolSize", "replicasToAcknowledge"], at: at)
                 var redis = RedisHandshakeStore.Configuration()
                 redis.host = try reader.string(object, "host", at: at) ?? redis.host
                 redis.port = try reader.integer(object, "port", 1...65_535, at: at) ?? redis.port
@@ -122,6 +123,8 @@ public struct AppServerConfiguration: Sendable {
                     redis.timeout = .milliseconds(milliseconds)
                 }
                 redis.username = try reader.string(object, "username", at: at)
+                guard redis.username?.isEmpty != true else { throw AuthCoreError(.malformedInput, "\(source): store.redis.username is empty") }
+                redis.replicasToAcknowledge = try reader.integer(object, "replicasToAcknowledge", 0...16, at: at) ?? 0
                 redis.database = try reader.integer(object, "database", 0...1_000_000, at: at) ?? redis.database
                 redis.poolSize = try reader.integer(object, "poolSize", 1...64, at: at) ?? redis.poolSize
                 if let sentinel = try reader.object(object, "sentinel") {
@@ -272,7 +275,7 @@ struct FieldReader {
     /// `store.redis.sentinel`: `{"masterName": …, "addresses": [{"host": …, "port": N}, …]}`.
     func sentinel(_ object: JSONObject) throws(AuthCoreError) -> RedisHandshakeStore.Configuration.Sentinel {
         let at = "store.redis.sentinel."
-        try allow(object, ["masterName", "addresses"], at: at)
+        try allow(object, ["masterName", "addresses", "username"], at: at)
         guard let name = try string(object, "masterName", at: at), !name.isEmpty, name.utf8.count <= 256 else {
             throw AuthCoreError(.malformedInput, "\(source): \(at)masterName is required (1...256 bytes)")
         }
@@ -290,7 +293,9 @@ struct FieldReader {
             }
             addresses.append(.init(host: host, port: port))
         }
-        return .init(masterName: name, addresses: addresses)
+        let username = try string(object, "username", at: at)
+        guard username?.isEmpty != true else { throw AuthCoreError(.malformedInput, "\(source): \(at)username is empty") }
+        return .init(masterName: name, addresses: addresses, username: username)
     }
 
     func strings(_ object: JSONObject, _ key: String, at path: String) throws(AuthCoreError) -> [String]? {

@@ -9,6 +9,8 @@ public struct AppServerSecrets: Sendable {
     public var serverSecret: SecureBytes
     /// Redis's `AUTH` password.
     public var redisPassword: SecureBytes?
+    /// The Redis sentinels' `AUTH` password.
+    public var redisSentinelPassword: SecureBytes?
     /// The long-term Alibaba Cloud key that calls STS `AssumeRole` (for `distribute-token.json`).
     public var stsCredentials: Credentials?
     /// The OSS key `/oss/sign` signs with.
@@ -39,6 +41,13 @@ extension AppServerConfiguration {
         let store: any HandshakeStore
         if var redis {
             redis.password = secrets.redisPassword
+            redis.sentinelPassword = secrets.redisSentinelPassword
+            guard redis.username == nil || redis.password != nil else {
+                throw AuthCoreError(.credentialsUnavailable, "store.redis.username needs its password in AUTHCORE_REDIS_PASSWORD")
+            }
+            guard redis.sentinel?.username == nil || redis.sentinelPassword != nil else {
+                throw AuthCoreError(.credentialsUnavailable, "store.redis.sentinel.username needs its password in AUTHCORE_REDIS_SENTINEL_PASSWORD")
+            }
             store = RedisHandshakeStore(configuration: redis)
         } else {
             store = InMemoryHandshakeStore()

@@ -143,7 +143,8 @@ public final class HTTPServer: Sendable {
 
         let core = DaemonCore(
             handler: handler, admission: admission, requestLog: requestLog, maximumBodyBytes: configuration.maximumBodyBytes,
-            handlerTimeout: configuration.handlerTimeout, requestTimeout: requestTimeout)
+            maximumConnectionsPerAddress: configuration.maximumConnectionsPerAddress, handlerTimeout: configuration.handlerTimeout,
+            requestTimeout: requestTimeout)
         let context = Unmanaged.passRetained(core)
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue) | address.familyFlags
         let daemon: OpaquePointer? = withUnsafePointer(to: &address.storage) { pointer in
@@ -197,7 +198,7 @@ public final class HTTPServer: Sendable {
         let deadline = ContinuousClock.now + (grace ?? configuration.drainTimeout)
         // A cancelled caller stops waiting for the handlers at once.
         while core.pendingCount > 0, ContinuousClock.now < deadline, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
-        core.cancelRunning()
+        // Each 503 given here cancels its handler (answer() does).
         core.answerAllPending()
         // The 503s go out (each exchange completes); a client that does not read is cut off after 1 s.
         let sent = ContinuousClock.now + .seconds(1)
@@ -252,6 +253,10 @@ final class DaemonCore: @unchecked Sendable {
         var sockets: Set<Int32> = []
         /// The sockets receiving a request, with the uptime (ns) by which it must have arrived.
         var deadlines: [Int32: UInt64] = [:]
+        /// IPv6 connections per /64 (MHD's own limit counts each /128, and one subscriber holds a
+        /// /64), and each such socket's network.
+        var perNetwork: [[UInt8]: Int] = [:]
+        var socketNetworks: [Int32: [UInt8]] = [:]
         /// The timer that cuts off requests past their deadline.
         var reaper: (any DispatchSourceTimer)?
     }
@@ -260,6 +265,7 @@ final class DaemonCore: @unchecked Sendable {
     let admission: HTTPServer.Admission?
     let requestLog: HTTPServer.RequestLog?
     let maximumBodyBytes: Int
+    let maximumConnectionsPerAddress: Int
     let handlerTimeout: Duration
     /// Nanoseconds a request has to arrive.
     let requestTimeout: UInt64
@@ -267,8 +273,9 @@ final class DaemonCore: @unchecked Sendable {
 
     init(
         handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, requestLog: HTTPServer.RequestLog?, maximumBodyBytes: Int,
-        handlerTimeout: Duration, requestTimeout: UInt64
+        maximumConnectionsPerAddress: Int, handlerTimeout: Duration, requestTimeout: UInt64
     ) {
+        self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
         self.handler = handler
         self.admission = admission
         self.requestLog = requestLog
@@ -291,12 +298,20 @@ final class DaemonCore: @unchecked Sendable {
 
     // MARK: - Request deadlines
 
-    /// A connection opened (MHD's thread): its first request must arrive by the deadline.
-    func connectionStarted(_ socket: Int32) {
+    /// A connection opened (MHD's thread): its first request must arrive by the deadline. An IPv6
+    /// connection past its /64's share (``HTTPServer/Configuration/maximumConnectionsPerAddress``)
+    /// is shut down at once.
+    func connectionStarted(_ socket: Int32, from address: ClientAddress?) {
         let deadline = DispatchTime.now().uptimeNanoseconds &+ requestTimeout
         state.withLock { state in
             state.sockets.insert(socket)
             state.deadlines[socket] = deadline
+            guard let address, !address.isIPv4 else { return }
+            let network = address.network(prefixBits: 64)
+            let count = state.perNetwork[network, default: 0] + 1
+            state.perNetwork[network] = count
+            state.socketNetworks[socket] = network
+            if count > maximumConnectionsPerAddress { _ = shutdown(socket, Int32(SHUT_RDWR)) }
         }
     }
 
@@ -305,6 +320,10 @@ final class DaemonCore: @unchecked Sendable {
         state.withLock { state in
             state.sockets.remove(socket)
             state.deadlines[socket] = nil
+            if let network = state.socketNetworks.removeValue(forKey: socket) {
+                let left = state.perNetwork[network, default: 1] - 1
+                state.perNetwork[network] = left > 0 ? left : nil
+            }
         }
     }
 
@@ -402,7 +421,12 @@ final class DaemonCore: @unchecked Sendable {
         // Under the lock (MHD_quiesce_daemon calls nothing of ours): a concurrent stop cannot stop
         // the daemon while it is being quiesced, and the listening socket is recorded before it can.
         state.withLock { state in
-            if !state.stopping, let daemon = state.daemon { state.listener = MHD_quiesce_daemon(daemon) }
+            if !state.stopping, let daemon = state.daemon {
+                state.listener = MHD_quiesce_daemon(daemon)
+                // Connections the kernel queued, and new ones, are refused now rather than left
+                // waiting out the drain (the descriptor stays open until MHD_stop_daemon).
+                if state.listener >= 0 { _ = shutdown(state.listener, Int32(SHUT_RDWR)) }
+            }
             state.stopping = true
         }
     }
@@ -488,11 +512,13 @@ final class Exchange: @unchecked Sendable {
     }
 
     /// The access log's record of this exchange, now that it has ended.
-    func record() -> AccessRecord {
+    func record(completed: Bool) -> AccessRecord {
         let elapsed = DispatchTime.now().uptimeNanoseconds &- startedUptime
-        return AccessRecord(
+        var record = AccessRecord(
             startedAt: startedAt, method: method, path: path, status: status, duration: .nanoseconds(Int64(clamping: elapsed)), peer: clientAddress,
             requestId: requestId, user: notes.user)
+        record.completed = completed
+        return record
     }
 
     /// Stores the answer unless one was delivered already; true when this call delivered it (the
@@ -588,7 +614,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     return MHD_Result.YES
 }
 
-private let completionHandler: MHD_RequestCompletedCallback = { context, connection, requestContext, _ in
+private let completionHandler: MHD_RequestCompletedCallback = { context, connection, requestContext, termination in
     if let context, let connection {
         Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue().exchangeEnded(authcore_mhd_connection_fd(connection))
     }
@@ -598,7 +624,8 @@ private let completionHandler: MHD_RequestCompletedCallback = { context, connect
     requestContext.pointee = nil
     guard let context else { return }
     let core = Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue()
-    core.requestLog?(exchange.record())
+    // MHD_REQUEST_TERMINATED_COMPLETED_OK is 0 (microhttpd.h): the answer was sent whole.
+    core.requestLog?(exchange.record(completed: termination.rawValue == 0))
     if let identifier = exchange.identifier { core.completed(identifier) }
 }
 
@@ -610,7 +637,7 @@ private let connectionEvents: MHD_NotifyConnectionCallback = { context, connecti
     guard socket >= 0 else { return }
     // MHD_CONNECTION_NOTIFY_STARTED is 0, MHD_CONNECTION_NOTIFY_CLOSED 1 (microhttpd.h).
     switch event.rawValue {
-    case 0: core.connectionStarted(socket)
+    case 0: core.connectionStarted(socket, from: clientAddress(of: connection))
     case 1: core.connectionClosed(socket)
     default: break
     }

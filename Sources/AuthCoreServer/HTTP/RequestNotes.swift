@@ -1,15 +1,17 @@
 public import AuthCore
 
-/// What a handler learns about its request that the access log should say: the user, once the
-/// request is authenticated. One per request, shared by the handler and the server (a reference:
-/// ``HTTPServerRequest`` is a value).
+/// What a handler learns about its request that the access log should say: the user, once known.
+/// One per request, shared by the handler and the server (a reference: ``HTTPServerRequest`` is a
+/// value).
 public final class RequestNotes: Sendable {
     private let state = Locked<String?>(nil)
 
     /// Empty notes.
     public init() {}
 
-    /// The authenticated user (a username, never a token), nil until known.
+    /// The user the request acts for (a session's user) or tried to log in as (a login's, recorded
+    /// before its proof is checked: the status tells whether it succeeded); a username, never a
+    /// token; nil until known.
     public var user: String? {
         get { state.withLock { $0 } }
         set { state.withLock { $0 = newValue } }
@@ -27,13 +29,17 @@ public struct AccessRecord: Sendable {
     public var path: String
     /// The status answered; nil when the connection ended before an answer was queued.
     public var status: Int?
+    /// Whether the answer was sent whole (false: the connection ended first, or the server was
+    /// stopped).
+    public var completed = true
     /// From the head's arrival to the end of the exchange (the answer written, or the connection gone).
     public var duration: Duration
     /// The peer's address.
     public var peer: ClientAddress?
-    /// The request id: the client's `X-Request-Id` when it is a usable one, else one the server made.
+    /// The request id: the client's `X-Request-Id` when it is a usable one, else one the server made
+    /// (a client's id is its own word: two clients may send the same).
     public var requestId: String
-    /// The authenticated user, when a handler recorded one.
+    /// The user a handler recorded (``RequestNotes/user``).
     public var user: String?
 
     /// A record (the server makes these; tests may too).

@@ -15,26 +15,59 @@ import Darwin
 /// - an **audit line** per security event (``audit(_:user:peer:requestId:)``):
 ///   `{"time":…,"audit":"login-failed","user":"alice","peer":…,"requestId":…}`.
 ///
-/// No line holds a header value, a body, a token or a password: the fields are the ones above.
-/// Lines are written in order by one Dispatch queue, so a caller (an MHD thread, a handler) never
-/// waits for the descriptor. A reader that falls behind makes lines wait in memory up to
-/// `maximumPending`; past it lines are dropped and counted, and the next line written says how
-/// many (`"dropped":N`) — a stalled log must not stall or exhaust the server.
+/// No line holds a header value (but the request id a client chose), a body, a token or a password:
+/// the fields are the ones above, the path and the user cut at 256 bytes. Lines are written in order
+/// by one Dispatch queue, so a caller (an MHD thread, a handler) never waits for the descriptor. A
+/// reader that falls behind makes lines wait in memory up to `maximumPending` lines and 8 MiB; past
+/// that lines are dropped and counted, and the next line written says how many (`{"dropped":N}`) —
+/// a stalled log must not stall or exhaust the server. A log made `held` writes nothing until
+/// ``announce(_:)`` has written its first line (a server's readiness line comes first, even when a
+/// request arrives before it is printed).
 public final class JSONLineLog: Sendable {
     private struct Pending {
         var lines = 0
+        var bytes = 0
         var dropped = 0
+        var held: Bool
     }
+
+    /// The most bytes of lines waiting to be written.
+    static let maximumPendingBytes = 8 << 20
+    /// The longest path or user written (longer ones are cut).
+    static let maximumFieldBytes = 256
 
     private let descriptor: Int32
     private let maximumPending: Int
-    private let pending = Locked(Pending())
-    private let queue = DispatchQueue(label: "authcore.server.log")
+    private let pending: Locked<Pending>
+    private let queue: DispatchQueue
 
-    /// A log writing to `descriptor` (standard output by default; not closed by the log).
-    public init(descriptor: Int32 = 1, maximumPending: Int = 10_000) {
+    /// A log writing to `descriptor` (standard output by default; not closed by the log). A `held`
+    /// log writes nothing before ``announce(_:)``.
+    public init(descriptor: Int32 = 1, maximumPending: Int = 10_000, held: Bool = false) {
         self.descriptor = descriptor
         self.maximumPending = Swift.max(1, maximumPending)
+        pending = Locked(Pending(held: held))
+        queue = DispatchQueue(label: "authcore.server.log", attributes: held ? .initiallyInactive : [])
+    }
+
+    deinit {
+        // libdispatch traps on releasing a queue that was never activated.
+        if pending.withLock({ $0.held }) { queue.activate() }
+    }
+
+    /// Writes `line` (and a newline) at once, ahead of every line queued so far, and releases a held
+    /// log. Later calls write their line in turn.
+    public func announce(_ line: [UInt8]) {
+        let release = pending.withLock { pending in
+            defer { pending.held = false }
+            return pending.held
+        }
+        if release {
+            writeAll(line + [0x0A])
+            queue.activate()
+        } else {
+            queue.async { self.writeAll(line + [0x0A]) }
+        }
     }
 
     /// The access line of one request (give this to ``HTTPServer``'s `requestLog`).
@@ -42,8 +75,9 @@ public final class JSONLineLog: Sendable {
         let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
         enqueue(
             AccessLine(
-                time: Self.time(record.startedAt), method: record.method, path: record.path, status: record.status,
-                durationMs: (milliseconds * 1000).rounded() / 1000, peer: record.peer?.description, requestId: record.requestId, user: record.user))
+                time: Self.time(record.startedAt), method: record.method, path: Self.cut(record.path), status: record.status,
+                durationMs: (milliseconds * 1000).rounded() / 1000, peer: record.peer?.description, requestId: record.requestId,
+                user: record.user.map(Self.cut), completed: record.completed ? nil : false))
     }
 
     /// The kinds of audit line.
@@ -56,11 +90,28 @@ public final class JSONLineLog: Sendable {
 
     /// An audit line.
     public func audit(_ event: AuditEvent, user: String?, peer: ClientAddress?, requestId: String) {
-        enqueue(AuditLine(time: Self.time(SystemClock().now()), audit: event.rawValue, user: user, peer: peer?.description, requestId: requestId))
+        enqueue(
+            AuditLine(time: Self.time(SystemClock().now()), audit: event.rawValue, user: user.map(Self.cut), peer: peer?.description, requestId: requestId))
     }
 
-    /// Waits until every line queued so far is written (tests, and before exit).
-    public func flush() { queue.sync {} }
+    /// Waits until every line queued so far is written, for at most `limit` (a reader that has
+    /// stalled must not hold a stopping server); false when the limit came first.
+    @discardableResult
+    public func flush(within limit: Duration = .seconds(2)) -> Bool {
+        let release = pending.withLock { pending in
+            defer { pending.held = false }
+            return pending.held
+        }
+        if release { queue.activate() }
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        return done.wait(timeout: .now() + DispatchTimeInterval(clamping: limit)) == .success
+    }
+
+    /// At most ``maximumFieldBytes`` of `text` (a cut inside a character leaves U+FFFD).
+    static func cut(_ text: String) -> String {
+        text.utf8.count <= maximumFieldBytes ? text : String(decoding: text.utf8.prefix(maximumFieldBytes), as: UTF8.self)
+    }
 
     private struct AccessLine: Encodable, Sendable {
         let time: String
@@ -71,6 +122,7 @@ public final class JSONLineLog: Sendable {
         let peer: String?
         let requestId: String
         let user: String?
+        let completed: Bool?
     }
 
     private struct AuditLine: Encodable, Sendable {
@@ -82,22 +134,29 @@ public final class JSONLineLog: Sendable {
     }
 
     private func enqueue<L: Encodable & Sendable>(_ line: L) {
+        // Encoded here (the caller's thread), so the pending bytes are known before queueing.
+        var bytes = (try? ServiceJSON.encode(line, keys: .asDeclared)) ?? Array(#"{"logError":"a line could not be encoded"}"#.utf8)
+        bytes.append(0x0A)
+        let size = bytes.count
         let dropped: Int? = pending.withLock { pending in
-            guard pending.lines < maximumPending else {
+            guard pending.lines < maximumPending, pending.bytes + size <= Self.maximumPendingBytes else {
                 pending.dropped += 1
                 return nil
             }
             pending.lines += 1
+            pending.bytes += size
             defer { pending.dropped = 0 }
             return pending.dropped
         }
         guard let dropped else { return }
+        if dropped > 0 { bytes = Array(#"{"dropped":\#(dropped)}"#.utf8) + [0x0A] + bytes }
+        let line = bytes
         queue.async { [self] in
-            var bytes = (try? ServiceJSON.encode(line, keys: .asDeclared)) ?? Array(#"{"logError":"a line could not be encoded"}"#.utf8)
-            if dropped > 0 { bytes = Array(#"{"dropped":\#(dropped)}"#.utf8) + [0x0A] + bytes }
-            bytes.append(0x0A)
-            writeAll(bytes)
-            pending.withLock { $0.lines -= 1 }
+            writeAll(line)
+            pending.withLock { pending in
+                pending.lines -= 1
+                pending.bytes -= size
+            }
         }
     }
 

@@ -49,8 +49,8 @@ final class RedisConnection {
             let arguments = [Array("AUTH".utf8)] + (username.map { [Array($0.utf8)] } ?? []) + [secret]
             let reply = try send(arguments)
             guard reply == .status("OK") else {
-                // The reason (WRONGPASS, NOPERM) names no secret; the password itself is never echoed.
-                if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): AUTH refused: \(text)") }
+                // Only the error's first word (WRONGPASS, NOPERM): the rest is the server's text.
+                if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): AUTH refused: \(Self.errorWord(text))") }
                 throw AuthCoreError(.malformedResponse, "\(origin): unexpected reply to AUTH")
             }
         }
@@ -61,6 +61,17 @@ final class RedisConnection {
     }
 
     deinit { redisFree(context) }
+
+    /// An error reply's first word (`WRONGPASS`, `NOPERM`, `READONLY`, `ERR`): what a message may
+    /// repeat of a server's text (the rest can echo a command's arguments, and a hostile server can
+    /// write anything there). At most 32 bytes of `A-Z`, `0-9`, `_`, `-`.
+    static func errorWord(_ text: String) -> String {
+        let word = text.utf8.prefix { $0 != 0x20 }.prefix(32)
+        guard !word.isEmpty, word.allSatisfy({ (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2D }) else {
+            return "an error"
+        }
+        return String(decoding: word, as: UTF8.self)
+    }
 
     /// Sends one command and reads its reply.
     func send(_ arguments: [[UInt8]]) throws(AuthCoreError) -> RedisReply {

@@ -4,27 +4,44 @@ import Dispatch
 /// The connections behind a ``RedisHandshakeStore``: ``RedisHandshakeStore/Configuration/poolSize``
 /// hiredis connections, each with its own serial Dispatch queue (hiredis blocks while Redis answers,
 /// and the concurrency pool's few threads must not wait with it). A command goes to the connection
-/// with the fewest commands waiting, so concurrent requests are not serialised on one pipe.
+/// with the fewest commands waiting, so concurrent requests are not serialised on one pipe; at most
+/// ``maximumWaitingPerConnection`` wait for one connection (past that a call fails at once: a store
+/// that does not answer must not collect an unbounded backlog), and a call whose task is cancelled
+/// before its turn (its request answered `503` at its time limit) is not sent.
 ///
-/// Each connection is made on first use and again after a failure. With a Sentinel set
-/// (``RedisHandshakeStore/Configuration/sentinel``), the master's address is asked of the sentinels
-/// (`SENTINEL get-master-addr-by-name`, each in turn), and a new connection checks with `ROLE` that
-/// it reached a master. The address is forgotten — and asked again on the next connection — when a
-/// connection to it fails, when it answers `ROLE` as a replica, or when a write is refused
-/// `READONLY` (a master demoted by a failover): so after a failover the store follows the master
-/// the sentinels promoted.
+/// Each connection is made on first use and again after a failure; after a connection failure, every
+/// other connection made before it is replaced before its next use too (a restarted server has
+/// closed them all, and a command should not be the one to find out).
+///
+/// With a Sentinel set (``RedisHandshakeStore/Configuration/sentinel``), the master's address is
+/// asked of the sentinels (`SENTINEL get-master-addr-by-name`, each in turn, with the sentinels'
+/// own `AUTH` when configured), and a connection checks with `ROLE` that it reached a master — when
+/// it is made, and again before its first command after five seconds. The address is forgotten,
+/// and asked again, when a connection to it fails, when it answers `ROLE` as anything but a master,
+/// or when a command is refused `READONLY`, `MASTERDOWN` or `LOADING` (a master demoted by a
+/// failover, or one that lost its replicas): so after a failover the store follows the master the
+/// sentinels promoted. The sentinels are trusted to name the master: the Redis password is sent to
+/// the host they name (give the sentinels a password of their own).
 final class RedisConnectionPool: @unchecked Sendable {
-    // invariant (Sendable): a slot's `connection` is only touched on the slot's queue; `waiting` and
-    // `master` are guarded by their locks; the rest is constant.
+    // invariant (Sendable): a slot's connection state is only touched on the slot's queue; `waiting`,
+    // `master` and `epoch` are guarded by their locks; the rest is constant.
 
     typealias Endpoint = RedisHandshakeStore.Configuration.Address
 
+    /// Commands that may wait for one connection before a call fails at once.
+    static let maximumWaitingPerConnection = 64
+    /// How long a Sentinel-mode connection is used before its role is checked again.
+    static let roleCheckInterval: UInt64 = 5_000_000_000
+
     private final class Slot: @unchecked Sendable {
-        // invariant (Sendable): `connection` and `endpoint` are only touched on `queue`.
+        // invariant (Sendable): everything but `queue` is only touched on `queue`.
         let queue: DispatchQueue
-        /// The open connection and the master it reached (sentinel mode), touched only on `queue`.
         var connection: RedisConnection?
+        /// The master it reached (sentinel mode), the pool's epoch when it was made, and when its
+        /// role was last checked (uptime, ns).
         var endpoint: Endpoint?
+        var epoch: UInt64 = 0
+        var roleCheckedAt: UInt64 = 0
 
         init(_ index: Int) { queue = DispatchQueue(label: "authcore.redis.\(index)") }
     }
@@ -34,6 +51,8 @@ final class RedisConnectionPool: @unchecked Sendable {
     private let waiting: Locked<[Int]>
     /// The master the sentinels named last (nil: ask them).
     private let master = Locked<Endpoint?>(nil)
+    /// Bumped at each connection failure: a connection made before the latest failure is replaced.
+    private let epoch = Locked<UInt64>(0)
 
     init(configuration: RedisHandshakeStore.Configuration) {
         self.configuration = configuration
@@ -49,20 +68,35 @@ final class RedisConnectionPool: @unchecked Sendable {
     }
 
     /// Sends `commands` on one connection in one round trip and returns their replies (error
-    /// replies included, as `.error`).
-    func run(_ commands: [[[UInt8]]]) async throws(AuthCoreError) -> [RedisReply] {
-        let index = waiting.withLock { counts in
-            let chosen = counts.indices.min { counts[$0] < counts[$1] } ?? 0
+    /// replies included, as `.error`). `retryable`: whether the commands may be sent a second time
+    /// after a failure that leaves unknown whether the first attempt ran (see ``blockingRun``).
+    /// `writes`: whether they change the store (then, with
+    /// ``RedisHandshakeStore/Configuration/replicasToAcknowledge``, a `WAIT` follows them in the
+    /// same round trip).
+    func run(_ commands: [[[UInt8]]], retryable: Bool = true, writes: Bool = false) async throws(AuthCoreError) -> [RedisReply] {
+        let index: Int? = waiting.withLock { counts in
+            guard let chosen = counts.indices.min(by: { counts[$0] < counts[$1] }), counts[chosen] < Self.maximumWaitingPerConnection else { return nil }
             counts[chosen] += 1
             return chosen
         }
+        guard let index else { throw AuthCoreError(.transportFailure, "\(origin): too many commands are waiting for the store") }
         let slot = slots[index]
-        let result: Result<[RedisReply], AuthCoreError> = await withCheckedContinuation { continuation in
-            slot.queue.async {
-                let result = self.blockingRun(commands, on: slot)
-                self.waiting.withLock { $0[index] -= 1 }
-                continuation.resume(returning: result)
+        let cancelled = Locked(false)
+        let result: Result<[RedisReply], AuthCoreError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                slot.queue.async {
+                    let result: Result<[RedisReply], AuthCoreError>
+                    if cancelled.withLock({ $0 }) {
+                        result = .failure(AuthCoreError(.cancelled, "\(self.origin): the call was cancelled before it was sent"))
+                    } else {
+                        result = self.blockingRun(commands, retryable: retryable, writes: writes, on: slot)
+                    }
+                    self.waiting.withLock { $0[index] -= 1 }
+                    continuation.resume(returning: result)
+                }
             }
+        } onCancel: {
+            cancelled.withLock { $0 = true }
         }
         return try result.get()
     }
@@ -74,52 +108,100 @@ final class RedisConnectionPool: @unchecked Sendable {
         return (try? connection.send([Array("PING".utf8)])) == .status("PONG")
     }
 
-    /// One attempt, and a second when the first failed in a way a repeat cannot make worse: the
-    /// connection was already open (the server restarted since: it never saw the command), or a
-    /// write met a demoted master (`READONLY`: nothing was written). Each command the store sends
-    /// tolerates a repeat anyway (`SET NX` then reports the id taken, `GETDEL` finds nothing, a
-    /// counter counts an attempt twice, the safe direction).
-    private func blockingRun(_ commands: [[[UInt8]]], on slot: Slot) -> Result<[RedisReply], AuthCoreError> {
-        var mayRetry = slot.connection != nil || configuration.sentinel != nil
+    /// One attempt, and a second for `retryable` commands when the first failed on a connection
+    /// that was already open (the server may have restarted: then it never saw the command) or met a
+    /// demoted master (`READONLY`: nothing was written). A connection can also fail after the
+    /// server ran the command (a reset, Sentinel's `CLIENT KILL` after a failover); then the repeat
+    /// runs it twice: `SET NX` reports the id taken (the login or session fails and is retried by
+    /// the client), `GETDEL` finds nothing (the login fails), an increment counts an attempt twice
+    /// (the safe direction). A decrement — which forgives a failure — is not retryable.
+    private func blockingRun(_ commands: [[[UInt8]]], retryable: Bool, writes: Bool, on slot: Slot) -> Result<[RedisReply], AuthCoreError> {
+        let sentinel = configuration.sentinel != nil
+        var mayRetry = retryable && (slot.connection != nil || sentinel)
         while true {
             var demoted = false
             do throws(AuthCoreError) {
-                let connection: RedisConnection
-                if let open = slot.connection {
-                    connection = open
-                } else {
-                    (connection, slot.endpoint) = try connect()
-                    slot.connection = connection
+                // A connection made before the latest failure elsewhere is replaced unused.
+                if slot.connection != nil, slot.epoch < epoch.withLock({ $0 }) { drop(slot) }
+                let fresh = slot.connection == nil
+                if fresh { try reconnect(slot) }
+                guard let connection = slot.connection else { throw AuthCoreError(.transportFailure, "\(origin): no connection") }
+                var batch = commands
+                let checkRole = sentinel && !fresh && DispatchTime.now().uptimeNanoseconds &- slot.roleCheckedAt > Self.roleCheckInterval
+                if checkRole { batch.insert([Array("ROLE".utf8)], at: 0) }
+                let replicas = configuration.replicasToAcknowledge
+                if writes, replicas > 0 {
+                    batch.append(["WAIT", String(replicas), String(Swift.max(1, RedisHandshakeStore.milliseconds(configuration.timeout) / 2))].map { Array($0.utf8) })
                 }
-                let replies = try connection.pipeline(commands)
-                if configuration.sentinel != nil, replies.contains(where: Self.isDemotion) {
+                var replies: [RedisReply]
+                do { replies = try connection.pipeline(batch) } catch {
+                    drop(slot)  // a reply left unread would answer the next command
+                    throw error
+                }
+                if checkRole {
+                    let role = replies.removeFirst()
+                    guard Self.isMaster(role) else {
+                        drop(slot)
+                        demoted = true
+                        throw AuthCoreError(.serviceError, "\(origin): the server is no longer the master")
+                    }
+                    slot.roleCheckedAt = DispatchTime.now().uptimeNanoseconds
+                }
+                if sentinel, replies.contains(where: Self.isDemotion) {
                     drop(slot)
                     demoted = true
-                    throw AuthCoreError(.serviceError, "\(origin): the master was demoted (READONLY)")
+                    throw AuthCoreError(.serviceError, "\(origin): the master was demoted or lost its replicas")
+                }
+                if writes, replicas > 0 {
+                    guard case .integer(let acknowledged) = replies.removeLast(), acknowledged >= replicas else {
+                        throw AuthCoreError(.serviceError, "\(origin): the write was not acknowledged by \(replicas) replica(s) in time")
+                    }
                 }
                 return .success(replies)
             } catch {
                 let connectionFailed = error.code == .transportFailure || error.code == .timedOut
-                if connectionFailed { drop(slot) }
-                guard mayRetry, (connectionFailed && error.code == .transportFailure) || demoted else { return .failure(error) }
+                if connectionFailed {
+                    drop(slot)
+                    epoch.withLock { $0 &+= 1 }
+                }
+                guard mayRetry, error.code == .transportFailure || demoted else { return .failure(error) }
                 mayRetry = false
             }
         }
     }
 
+    private static func isMaster(_ reply: RedisReply) -> Bool {
+        guard case .array(let role) = reply else { return false }
+        return role.first == .bytes(Array("master".utf8))
+    }
+
+    /// `READONLY` (Redis 7's own reply, and inside a script's error before 7), `MASTERDOWN`,
+    /// `LOADING`: this server cannot take the store's commands as the master now.
     private static func isDemotion(_ reply: RedisReply) -> Bool {
         guard case .error(let text) = reply else { return false }
-        return text.utf8.starts(with: "READONLY".utf8)
+        let bytes = Array(text.utf8)
+        if bytes.starts(with: "MASTERDOWN".utf8) || bytes.starts(with: "LOADING".utf8) { return true }
+        let word = Array("READONLY".utf8)
+        return bytes.count >= word.count && (0...(bytes.count - word.count)).contains { bytes[$0..<($0 + word.count)].elementsEqual(word) }
     }
 
     /// Closes the slot's connection; in sentinel mode its master is forgotten (unless another slot
     /// has already learnt a newer one).
     private func drop(_ slot: Slot) {
         slot.connection = nil
-        if let endpoint = slot.endpoint {
-            master.withLock { if $0 == endpoint { $0 = nil } }
-        }
+        if let endpoint = slot.endpoint { forget(endpoint) }
         slot.endpoint = nil
+    }
+
+    private func forget(_ endpoint: Endpoint) { master.withLock { if $0 == endpoint { $0 = nil } } }
+
+    private func reconnect(_ slot: Slot) throws(AuthCoreError) {
+        let startEpoch = epoch.withLock { $0 }
+        let (connection, endpoint) = try connect()
+        slot.connection = connection
+        slot.endpoint = endpoint
+        slot.epoch = startEpoch
+        slot.roleCheckedAt = DispatchTime.now().uptimeNanoseconds
     }
 
     /// A new connection: to the configured server, or to the master the sentinels name.
@@ -127,20 +209,24 @@ final class RedisConnectionPool: @unchecked Sendable {
         guard configuration.sentinel != nil else {
             return (try open(Endpoint(host: configuration.host, port: configuration.port)), nil)
         }
+        let known = master.withLock { $0 }
         let endpoint: Endpoint
-        if let known = master.withLock({ $0 }) { endpoint = known } else { endpoint = try discoverMaster() }
-        let connection: RedisConnection
-        do throws(AuthCoreError) { connection = try open(endpoint) } catch {
-            master.withLock { if $0 == endpoint { $0 = nil } }
+        if let known { endpoint = known } else { endpoint = try discoverMaster() }
+        do throws(AuthCoreError) {
+            let connection = try open(endpoint)
+            // A sentinel's answer can be stale (a failover under way): only a master is used.
+            let role = try connection.send([Array("ROLE".utf8)])
+            guard Self.isMaster(role) else {
+                if case .error(let text) = role { throw AuthCoreError(.serviceError, "\(origin): ROLE refused: \(RedisConnection.errorWord(text))") }
+                throw AuthCoreError(.transportFailure, "\(origin): \(endpoint.host):\(endpoint.port) is not a master (yet)")
+            }
+            // Learnt only if nobody learnt another meanwhile (a slow connect must not put back an old master).
+            master.withLock { if $0 == known { $0 = endpoint } }
+            return (connection, endpoint)
+        } catch {
+            forget(endpoint)
             throw error
         }
-        // A sentinel's answer can be stale (a failover under way): only a master is used.
-        guard case .array(let role) = try connection.send([Array("ROLE".utf8)]), role.first == .bytes(Array("master".utf8)) else {
-            master.withLock { if $0 == endpoint { $0 = nil } }
-            throw AuthCoreError(.transportFailure, "\(origin): \(endpoint.host):\(endpoint.port) is not a master (yet)")
-        }
-        master.withLock { $0 = endpoint }
-        return (connection, endpoint)
     }
 
     private func open(_ endpoint: Endpoint) throws(AuthCoreError) -> RedisConnection {
@@ -155,8 +241,14 @@ final class RedisConnectionPool: @unchecked Sendable {
         var reasons: [String] = []
         for address in sentinel.addresses {
             do throws(AuthCoreError) {
-                let connection = try RedisConnection(host: address.host, port: address.port, timeout: configuration.timeout)
+                let connection = try RedisConnection(
+                    host: address.host, port: address.port, timeout: configuration.timeout, username: sentinel.username,
+                    password: configuration.sentinelPassword)
                 let reply = try connection.send(["SENTINEL", "get-master-addr-by-name", sentinel.masterName].map { Array($0.utf8) })
+                if case .error(let text) = reply {
+                    reasons.append("\(address.host):\(address.port) refused: \(RedisConnection.errorWord(text))")
+                    continue
+                }
                 guard case .array(let parts) = reply, parts.count == 2, case .bytes(let host) = parts[0], case .bytes(let port) = parts[1],
                     let number = StoredCounter.parse(port), (1...65_535).contains(number), !host.isEmpty, host.count <= 255,
                     host.allSatisfy({ $0 > 0x20 && $0 < 0x7F })

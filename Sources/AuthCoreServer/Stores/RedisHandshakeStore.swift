@@ -6,7 +6,7 @@ import Glibc
 import Darwin
 #endif
 
-/// A ``HandshakeStore`` on a Redis server (7.0 or later) through hiredis, shared by every instance
+/// A ``HandshakeStore`` on a Redis server (6.2 or later: `GETDEL`) through hiredis, shared by every instance
 /// that points at it: one server, or the master of a Sentinel set (``Configuration/sentinel``),
 /// followed across failovers.
 ///
@@ -28,8 +28,12 @@ import Darwin
 ///
 /// Replication is asynchronous: a write the master acknowledged and had not yet sent to a replica
 /// is lost if that replica is promoted (the window is the replication lag; on one host, well under a
-/// millisecond). A lost handshake state fails that login (`LoginExpired`); a lost session token is
-/// refused (`401`); a lost failure count counts one failure fewer.
+/// millisecond). Some losses are safe: a lost handshake state fails that login (`LoginExpired`), a
+/// lost session is refused (`401`). Others are not: a lost failure count counts one failure fewer, a
+/// lost `GETDEL` lets the client that began a login finish it a second time, a lost revocation or
+/// sign-out brings sessions back. Set ``Configuration/replicasToAcknowledge`` to close the window
+/// (every write then waits for a replica's acknowledgement, in the same round trip), and give the
+/// master `min-replicas-to-write` so that a master cut off from its replicas stops taking writes.
 public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// Where the server is, how to log in to it and how long to wait for it.
     public struct Configuration: Sendable {
@@ -53,11 +57,15 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
             public var masterName: String
             /// The sentinels, asked in order.
             public var addresses: [Address]
+            /// The sentinels' ACL user, when they require one (the password is
+            /// ``Configuration/sentinelPassword``).
+            public var username: String?
 
             /// A Sentinel set.
-            public init(masterName: String, addresses: [Address]) {
+            public init(masterName: String, addresses: [Address], username: String? = nil) {
                 self.masterName = masterName
                 self.addresses = addresses
+                self.username = username
             }
         }
 
@@ -77,6 +85,13 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         public var database = 0
         /// Connections kept to the server (each carries one command at a time).
         public var poolSize = 4
+        /// The sentinels' password (`AUTH` to each sentinel), when they require one; from the
+        /// environment, never argv.
+        public var sentinelPassword: SecureBytes?
+        /// Replicas that must acknowledge each write (`WAIT`, sent in the same round trip, half of
+        /// ``timeout`` at most) before it counts; 0 (the default) does not wait. With 1, a write the
+        /// server confirmed survives a failover to an up-to-date replica.
+        public var replicasToAcknowledge = 0
 
         /// Redis on 127.0.0.1:6379, 1 s per operation, no password, database 0, four connections.
         public init() {}
@@ -92,7 +107,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     }
 
     public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) -> Bool {
-        switch try await command(["SET", key].map(Self.bytes) + [value] + ["PX", Self.milliseconds(lifetime), "NX"].map(Self.bytes)) {
+        switch try await command(["SET", key].map(Self.bytes) + [value] + ["PX", String(Self.milliseconds(lifetime)), "NX"].map(Self.bytes), writes: true) {
         case .status("OK"): return true
         case .null: return false
         default: throw unexpected("SET")
@@ -100,13 +115,13 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     }
 
     public func put(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) {
-        guard case .status("OK") = try await command(["SET", key].map(Self.bytes) + [value] + ["PX", Self.milliseconds(lifetime)].map(Self.bytes)) else {
+        guard case .status("OK") = try await command(["SET", key].map(Self.bytes) + [value] + ["PX", String(Self.milliseconds(lifetime))].map(Self.bytes), writes: true) else {
             throw unexpected("SET")
         }
     }
 
     public func take(_ key: String) async throws(AuthCoreError) -> [UInt8]? {
-        switch try await command(["GETDEL", key].map(Self.bytes)) {
+        switch try await command(["GETDEL", key].map(Self.bytes), writes: true) {
         case .bytes(let value): return value
         case .null: return nil
         default: throw unexpected("GETDEL")
@@ -130,7 +145,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         """
 
     public func increment(_ key: String, window: Duration) async throws(AuthCoreError) -> Int {
-        let reply = try await command(["EVAL", Self.incrementScript, "1", key, Self.milliseconds(window)].map(Self.bytes))
+        let reply = try await command(["EVAL", Self.incrementScript, "1", key, String(Self.milliseconds(window))].map(Self.bytes), writes: true)
         guard case .integer(let count) = reply, let value = Int(exactly: count) else {
             throw unexpected("INCR")
         }
@@ -146,7 +161,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         """
 
     public func decrement(_ key: String) async throws(AuthCoreError) {
-        guard case .integer = try await command(["EVAL", Self.decrementScript, "1", key].map(Self.bytes)) else { throw unexpected("DECR") }
+        guard case .integer = try await command(["EVAL", Self.decrementScript, "1", key].map(Self.bytes), retryable: false, writes: true) else { throw unexpected("DECR") }
     }
 
     public func count(_ key: String) async throws(AuthCoreError) -> Int {
@@ -185,7 +200,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         """
 
     public func counter(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int {
-        guard case .bytes(let text) = try await command(["EVAL", Self.counterScript, "1", key, Self.milliseconds(lifetime)].map(Self.bytes)),
+        guard case .bytes(let text) = try await command(["EVAL", Self.counterScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes), writes: true),
             let value = StoredCounter.parse(text)
         else { throw unexpected("GET (not a counter)") }
         return value
@@ -201,7 +216,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         """
 
     public func advance(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int {
-        let reply = try await command(["EVAL", Self.advanceScript, "1", key, Self.milliseconds(lifetime)].map(Self.bytes))
+        let reply = try await command(["EVAL", Self.advanceScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes), writes: true)
         guard case .integer(let count) = reply, let value = Int(exactly: count) else { throw unexpected("INCR") }
         return value
     }
@@ -211,7 +226,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     }
 
     public func remove(_ key: String) async throws(AuthCoreError) {
-        _ = try await command(["DEL", key].map(Self.bytes))
+        _ = try await command(["DEL", key].map(Self.bytes), writes: true)
     }
 
     // MARK: - Commands
@@ -223,10 +238,10 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     }
 
     /// Sends one command on one of the pool's connections and reads its reply; an error reply is
-    /// `serviceError` with Redis's text (which names no key or value).
-    package func command(_ arguments: [[UInt8]]) async throws(AuthCoreError) -> RedisReply {
-        let reply = try await pool.run([arguments])[0]
-        if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): \(text)") }
+    /// `serviceError` with its first word only (the rest can echo arguments).
+    package func command(_ arguments: [[UInt8]], retryable: Bool = true, writes: Bool = false) async throws(AuthCoreError) -> RedisReply {
+        let reply = try await pool.run([arguments], retryable: retryable, writes: writes)[0]
+        if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): Redis refused the command: \(RedisConnection.errorWord(text))") }
         return reply
     }
 
@@ -235,9 +250,9 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
 
     private static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-    private static func milliseconds(_ duration: Duration) -> String {
+    static func milliseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = Swift.max(duration, .milliseconds(1)).components
         let (product, overflow) = seconds.multipliedReportingOverflow(by: 1000)
-        return String(overflow ? Int64.max : product.addingReportingOverflow(attoseconds / 1_000_000_000_000_000).partialValue)
+        return overflow ? Int64.max : product.addingReportingOverflow(attoseconds / 1_000_000_000_000_000).partialValue
     }
 }
