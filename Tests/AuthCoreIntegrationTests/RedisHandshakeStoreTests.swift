@@ -197,4 +197,30 @@ final class RedisHandshakeStoreTests {
         #expect(try await store.insert(Array("not digits".utf8), forKey: "authcore:test:other", lifetime: .seconds(10)))
         await #expect(throws: AuthCoreError(.malformedResponse, "")) { try await store.count("authcore:test:other") }
     }
+
+    @Test("incrementInTurn and settle: one round trip each on Redis, the same results as the one-call-at-a-time definition in memory")
+    func compositeOperations() async throws {
+        let (_, redis) = try instance()
+        let memory = InMemoryHandshakeStore()
+        for store in [redis as any HandshakeStore, memory] {
+            let name = store is RedisHandshakeStore ? "redis" : "memory"
+            let (own, user) = ("authcore:test:turn:\(name):own", "authcore:test:turn:\(name):user")
+            // Within both limits: both counted; the client over its limit: the user's left alone.
+            #expect(try await store.incrementInTurn([(own, 2), (user, 5)], window: .seconds(10)) == [1, 1], "\(name)")
+            #expect(try await store.incrementInTurn([(own, 2), (user, 5)], window: .seconds(10)) == [2, 2], "\(name)")
+            #expect(try await store.incrementInTurn([(own, 2), (user, 5)], window: .seconds(10)) == [3], "\(name)")
+            #expect(try await store.count(user) == 2, "\(name)")
+            #expect(try await store.incrementInTurn([], window: .seconds(10)) == [], "\(name)")
+            // settle: removed, taken back (to nothing at 0), kept alive.
+            let generation = "authcore:test:turn:\(name):generation"
+            _ = try await store.increment(generation, window: .milliseconds(300))
+            try await store.settle(remove: [own], decrement: [user], keepAlive: [(generation, .seconds(10))])
+            #expect(try await store.count(own) == 0, "\(name)")
+            #expect(try await store.count(user) == 1, "\(name)")
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await store.count(generation) == 1, "\(name): kept past its first lifetime")
+            try await store.settle(remove: [], decrement: [user], keepAlive: [])
+            #expect(try await store.values([user]) == [nil], "\(name): removed at 0")
+        }
+    }
 }

@@ -232,10 +232,12 @@ final class RedisSentinelFailoverTests {
         for instance in [a, b, a, b] { #expect(try await loginClient(instance).login(username: "alice", password: password).username == "alice") }
         #expect(try await HTTP1Transport().send(HTTPRequest(method: "GET", url: try RequestURL(b.url + "/readyz"))).status == 200)
 
-        // The old master comes back (empty), is made a replica of the new one by the sentinels, and
+        // The old master comes back (empty), is made a replica of the new one, and
         // a failover forced back to it moves the master again: the instances follow (a demoted
         // master's connections are cut or answer READONLY; either way they ask the sentinels).
         try master.start()
+        // As an operator would (the sentinels do it too, but on their own schedule): a replica of the new master.
+        #expect(try await master.command("REPLICAOF", "127.0.0.1", String(replica.port)) == .status("OK"))
         try await waitUntil("the old master turned replica and in sync", seconds: 30) { try await self.infoContains(self.master, "master_link_status:up") }
         try await waitUntil("the sentinels seeing the old master as a replica", seconds: 20) {
             let replicas = try await self.sentinels[0].command("SENTINEL", "replicas", "authcore")
@@ -366,13 +368,17 @@ final class RedisSentinelAuthTests {
 
         let replica = try RedisNode { ["--port", String($0), "--replicaof", "127.0.0.1", String(master.port)] + self.common() }
         defer { replica.stop() }
-        for _ in 0..<100 {
-            if case .bytes(let info) = try await replica.command("INFO", "replication"), String(decoding: info, as: UTF8.self).contains("master_link_status:up") { break }
-            try await Task.sleep(for: .milliseconds(50))
+        var online = false
+        for _ in 0..<200 where !online {  // bounded: 10 s, until the master counts the replica online
+            if case .bytes(let info) = try await master.command("INFO", "replication") { online = String(decoding: info, as: UTF8.self).contains("state=online") }
+            if !online { try await Task.sleep(for: .milliseconds(50)) }
         }
-        #expect(try await lonely.insert(Array("w".utf8), forKey: "acknowledged", lifetime: .seconds(30)))
+        #expect(online)
+        configuration.timeout = .seconds(4)  // WAIT up to 2 s: a first acknowledgement after a sync can take a moment
+        let replicated = RedisHandshakeStore(configuration: configuration)
+        #expect(try await replicated.insert(Array("w".utf8), forKey: "acknowledged", lifetime: .seconds(30)))
         #expect(try await replica.command("GET", "acknowledged") == .bytes(Array("w".utf8)), "on the replica when the write returned")
-        #expect(try await lonely.take("acknowledged") == Array("w".utf8))
+        #expect(try await replicated.take("acknowledged") == Array("w".utf8))
         #expect(try await replica.command("EXISTS", "acknowledged") == .integer(0))
     }
 }

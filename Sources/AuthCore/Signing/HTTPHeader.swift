@@ -74,6 +74,7 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// byte (CR, LF and NUL least of all: they would end the line or the C string) and no DEL.
     /// Spaces and tabs at the ends are `OWS` (RFC 9112 §5), which a recipient strips: allowed here,
     /// and trimmed by the signers whose canonical forms trim them (SigV4, ACS3). Empty is allowed.
+    @inlinable
     package static func isFieldValue(_ bytes: some Collection<UInt8>) -> Bool {
         bytes.allSatisfy { ($0 >= 0x20 || $0 == 0x09) && $0 != 0x7F }
     }
@@ -81,6 +82,7 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
 extension HTTPHeader {
     /// Whether the name equals `name`, ignoring ASCII case.
+    @inlinable
     package func hasName(_ name: StaticString) -> Bool {
         equalIgnoringASCIICase(self.name.utf8, UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }

@@ -1,14 +1,22 @@
 /// Byte-level ASCII helpers for canonical forms: lower-casing and comparing ranges of one buffer.
 
 /// ASCII lower-casing of one byte.
-@inline(__always)
+@inlinable @inline(__always)
 package func asciiLowercase(_ byte: UInt8) -> UInt8 {
     byte &- UInt8(ascii: "A") < 26 ? byte | 0x20 : byte
 }
 
-/// Whether two byte sequences are equal ignoring ASCII case.
+/// Whether two byte sequences are equal ignoring ASCII case. Inlinable: called across modules on
+/// header names (`String.UTF8View`), where an unspecialised generic call cost more than the compare.
+@inlinable
 package func equalIgnoringASCIICase(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
-    a.count == b.count && zip(a, b).allSatisfy { asciiLowercase($0) == asciiLowercase($1) }
+    guard a.count == b.count else { return false }
+    var j = b.startIndex
+    for byte in a {
+        if asciiLowercase(byte) != asciiLowercase(b[j]) { return false }
+        j = b.index(after: j)
+    }
+    return true
 }
 
 /// Whether two byte ranges of one buffer hold the same bytes.

@@ -73,11 +73,17 @@ public final class JSONLineLog: Sendable {
     /// The access line of one request (give this to ``HTTPServer``'s `requestLog`).
     public func access(_ record: AccessRecord) {
         let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
-        enqueue(
-            AccessLine(
-                time: Self.time(record.startedAt), method: record.method, path: Self.cut(record.path), status: record.status,
-                durationMs: (milliseconds * 1000).rounded() / 1000, peer: record.peer?.description, requestId: record.requestId,
-                user: record.user.map(Self.cut), completed: record.completed ? nil : false))
+        var line = LineWriter()
+        line.string("time", Self.time(record.startedAt))
+        line.string("method", record.method)
+        line.string("path", Self.cut(record.path))
+        if let status = record.status { line.integer("status", status) }
+        line.number("durationMs", (milliseconds * 1000).rounded() / 1000)
+        if let peer = record.peer { line.string("peer", peer.description) }
+        line.string("requestId", record.requestId)
+        if let user = record.user { line.string("user", Self.cut(user)) }
+        if !record.completed { line.raw("completed", "false") }
+        enqueue(line.finished())
     }
 
     /// The kinds of audit line.
@@ -90,8 +96,13 @@ public final class JSONLineLog: Sendable {
 
     /// An audit line.
     public func audit(_ event: AuditEvent, user: String?, peer: ClientAddress?, requestId: String) {
-        enqueue(
-            AuditLine(time: Self.time(SystemClock().now()), audit: event.rawValue, user: user.map(Self.cut), peer: peer?.description, requestId: requestId))
+        var line = LineWriter()
+        line.string("time", Self.time(SystemClock().now()))
+        line.string("audit", event.rawValue)
+        if let user { line.string("user", Self.cut(user)) }
+        if let peer { line.string("peer", peer.description) }
+        line.string("requestId", requestId)
+        enqueue(line.finished())
     }
 
     /// Waits until every line queued so far is written, for at most `limit` (a reader that has
@@ -113,30 +124,59 @@ public final class JSONLineLog: Sendable {
         text.utf8.count <= maximumFieldBytes ? text : String(decoding: text.utf8.prefix(maximumFieldBytes), as: UTF8.self)
     }
 
-    private struct AccessLine: Encodable, Sendable {
-        let time: String
-        let method: String
-        let path: String
-        let status: Int?
-        let durationMs: Double
-        let peer: String?
-        let requestId: String
-        let user: String?
-        let completed: Bool?
+    /// One JSON object written member by member (fixed ASCII names; string values escaped by the
+    /// package's JSON string escaper), a newline at the end: a line costs a few hundred nanoseconds,
+    /// where JSONEncoder cost tens of microseconds per request.
+    struct LineWriter {
+        private(set) var bytes: [UInt8] = [UInt8(ascii: "{")]
+
+        init() { bytes.reserveCapacity(256) }
+
+        private mutating func name(_ name: StaticString) {
+            if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            bytes.append(contentsOf: "\":".utf8)
+        }
+
+        mutating func string(_ key: StaticString, _ value: String) {
+            name(key)
+            var value = value
+            value.withUTF8 { utf8 in
+                let raw = UnsafeRawBufferPointer(utf8)
+                let start = bytes.count
+                let count = SecretJSONValues.escapedCount(raw)
+                bytes.append(UInt8(ascii: "\""))
+                bytes.append(contentsOf: repeatElement(0, count: count))
+                bytes.withUnsafeMutableBytes { output in _ = SecretJSONValues.escape(raw, into: output, at: start + 1) }
+                bytes.append(UInt8(ascii: "\""))
+            }
+        }
+
+        mutating func integer(_ key: StaticString, _ value: Int) {
+            name(key)
+            bytes.append(contentsOf: String(value).utf8)
+        }
+
+        mutating func number(_ key: StaticString, _ value: Double) {
+            name(key)
+            bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
+        }
+
+        mutating func raw(_ key: StaticString, _ text: StaticString) {
+            name(key)
+            bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        consuming func finished() -> [UInt8] {
+            bytes.append(contentsOf: "}\n".utf8)
+            return bytes
+        }
     }
 
-    private struct AuditLine: Encodable, Sendable {
-        let time: String
-        let audit: String
-        let user: String?
-        let peer: String?
-        let requestId: String
-    }
-
-    private func enqueue<L: Encodable & Sendable>(_ line: L) {
-        // Encoded here (the caller's thread), so the pending bytes are known before queueing.
-        var bytes = (try? ServiceJSON.encode(line, keys: .asDeclared)) ?? Array(#"{"logError":"a line could not be encoded"}"#.utf8)
-        bytes.append(0x0A)
+    private func enqueue(_ line: [UInt8]) {
+        // Written here (the caller's thread), so the pending bytes are known before queueing.
+        var bytes = line
         let size = bytes.count
         let dropped: Int? = pending.withLock { pending in
             guard pending.lines < maximumPending, pending.bytes + size <= Self.maximumPendingBytes else {

@@ -148,13 +148,13 @@ public struct SRPLoginService: Sendable {
         try await countAttempt(counters)
         let session = try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.lookup(state.username))
         // A success is no guess: the client's own count is cleared, and the attempt taken back from the
-        // user-wide one (which keeps counting everyone else's failures).
-        try await handshakes.remove(counters.own)
-        if let userWide = counters.userWide { try await handshakes.decrement(userWide) }
-        // A user who signed out everywhere has a generation counter: it is kept alive as long as the
-        // device token given now (else, once it expired and a later sign-out restarted it, this
-        // token's generation would count again).
-        if state.generation > 0 { _ = try await handshakes.counter(UserGeneration.key(state.username), keepingFor: policy.deviceTokenLifetime) }
+        // user-wide one (which keeps counting everyone else's failures). A user who signed out
+        // everywhere has a generation counter: it is kept alive as long as the device token given
+        // now (else, once it expired and a later sign-out restarted it, this token's generation would
+        // count again). All three in one round trip on Redis.
+        try await handshakes.settle(
+            remove: [counters.own], decrement: counters.userWide.map { [$0] } ?? [],
+            keepAlive: state.generation > 0 ? [(UserGeneration.key(state.username), policy.deviceTokenLifetime)] : [])
         var deviceId = state.deviceId ?? []
         if deviceId.isEmpty { deviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
         let token = try DeviceTokens.issue(
@@ -269,10 +269,11 @@ public struct SRPLoginService: Sendable {
     }
 
     private func countAttempt(_ counters: FailureCounters) async throws(AuthCoreError) {
-        guard try await handshakes.increment(counters.own, window: policy.failureWindow) <= policy.maximumFailures else { throw Self.refused }
-        if let userWide = counters.userWide {
-            guard try await handshakes.increment(userWide, window: policy.failureWindow) <= policy.maximumFailuresPerUser else { throw Self.refused }
-        }
+        // The client's count first; the user-wide one only while the client is within its own limit
+        // (one round trip, and atomic, on Redis).
+        let limits = [(counters.own, policy.maximumFailures)] + (counters.userWide.map { [($0, policy.maximumFailuresPerUser)] } ?? [])
+        let counts = try await handshakes.incrementInTurn(limits.map { (key: $0.0, limit: $0.1) }, window: policy.failureWindow)
+        guard counts.count == limits.count, zip(counts, limits).allSatisfy({ $0 <= $1.1 }) else { throw Self.refused }
     }
 
     static let refused = AuthCoreError(.notPermitted, "too many failed logins for this user from here; try again later")

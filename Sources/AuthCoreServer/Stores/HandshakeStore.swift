@@ -41,11 +41,38 @@ public protocol HandshakeStore: Sendable {
     func advance(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int
     /// Checks that the store answers now (`GET /readyz`); throws the reason it does not.
     func ping() async throws(AuthCoreError)
+    /// Increments the counters in turn, each with `window` like ``increment(_:window:)``, and stops
+    /// after the first whose new count is over its limit (the later ones are left alone): a login
+    /// attempt counted against its client and then its user, in one round trip on Redis (one
+    /// script, atomic). Returns the new counts of the counters incremented, in order.
+    func incrementInTurn(_ counters: [(key: String, limit: Int)], window: Duration) async throws(AuthCoreError) -> [Int]
+    /// A successful login's bookkeeping: removes `remove`, takes one back from `decrement` (like
+    /// ``decrement(_:)``), and keeps `keepAlive`'s counter at least its lifetime from now (like
+    /// ``counter(_:keepingFor:)``) — in one round trip on Redis (pipelined, not atomic as a whole).
+    func settle(remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)]) async throws(AuthCoreError)
 }
 
 extension HandshakeStore {
     /// A store in this process's memory always answers.
     public func ping() async throws(AuthCoreError) {}
+
+    /// One ``increment(_:window:)`` after another (a store in memory has no round trips to save).
+    public func incrementInTurn(_ counters: [(key: String, limit: Int)], window: Duration) async throws(AuthCoreError) -> [Int] {
+        var counts: [Int] = []
+        for counter in counters {
+            let count = try await increment(counter.key, window: window)
+            counts.append(count)
+            if count > counter.limit { break }
+        }
+        return counts
+    }
+
+    /// One call after another.
+    public func settle(remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)]) async throws(AuthCoreError) {
+        for key in remove { try await self.remove(key) }
+        for key in decrement { try await self.decrement(key) }
+        for (key, lifetime) in keepAlive { _ = try await counter(key, keepingFor: lifetime) }
+    }
 }
 
 /// A counter as a store holds it: 1 to 18 decimal digits (Redis keeps `INCR` counters so).

@@ -221,6 +221,46 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         return value
     }
 
+    /// `INCR` (with a lifetime for a counter that has none) on each key in turn, stopping after the
+    /// first over its limit (`ARGV[2…]`): one script, so the attempt is counted against its client
+    /// and its user in one round trip and atomically.
+    static let incrementInTurnScript = """
+        local counts = {}
+        for i, key in ipairs(KEYS) do
+          local count = redis.call('INCR', key)
+          if redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, ARGV[1]) end
+          counts[i] = count
+          if count > tonumber(ARGV[i + 1]) then break end
+        end
+        return counts
+        """
+
+    public func incrementInTurn(_ counters: [(key: String, limit: Int)], window: Duration) async throws(AuthCoreError) -> [Int] {
+        guard !counters.isEmpty else { return [] }
+        let arguments = ["EVAL", Self.incrementInTurnScript, String(counters.count)] + counters.map(\.key) + [String(Self.milliseconds(window))]
+            + counters.map { String($0.limit) }
+        guard case .array(let replies) = try await command(arguments.map(Self.bytes), writes: true), (1...counters.count).contains(replies.count) else {
+            throw unexpected("INCR")
+        }
+        return try replies.map { reply throws(AuthCoreError) -> Int in
+            guard case .integer(let count) = reply, let value = Int(exactly: count) else { throw unexpected("INCR") }
+            return value
+        }
+    }
+
+    /// `DEL`, the decrement script and the keep-alive script, pipelined: one round trip. Not sent a
+    /// second time after a doubtful failure (a decrement run twice would forgive a failure).
+    public func settle(remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)]) async throws(AuthCoreError) {
+        var commands: [[[UInt8]]] = []
+        if !remove.isEmpty { commands.append((["DEL"] + remove).map(Self.bytes)) }
+        for key in decrement { commands.append(["EVAL", Self.decrementScript, "1", key].map(Self.bytes)) }
+        for (key, lifetime) in keepAlive { commands.append(["EVAL", Self.counterScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes)) }
+        guard !commands.isEmpty else { return }
+        for reply in try await pool.run(commands, retryable: false, writes: true) {
+            if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): Redis refused the command: \(RedisConnection.errorWord(text))") }
+        }
+    }
+
     public func ping() async throws(AuthCoreError) {
         guard case .status("PONG") = try await command([Self.bytes("PING")]) else { throw unexpected("PING") }
     }
