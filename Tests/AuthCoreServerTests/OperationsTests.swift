@@ -106,6 +106,16 @@ final class OperationsTests {
         #expect(logged.allSatisfy { $0.method == ($0.path == "/e" ? "POST" : "GET") && $0.peer?.description == "127.0.0.1" && $0.duration >= .zero })
     }
 
+    @Test("keep-alive: two SRP logins (four requests) from one client arrive over one connection")
+    func persistentConnections() async throws {
+        let app = try self.app()
+        let server = try HTTPServer(configuration: HTTPServer.Configuration()) { request in await app.handle(request) }
+        let client = try SRPLoginClient(server: try RequestURL(server.url), configuration: configuration)
+        for _ in 0..<2 { #expect(try await client.login(username: "alice", password: password).username == "alice") }
+        #expect(server.acceptedConnectionCount == 1)
+        await server.stop(grace: .milliseconds(200))
+    }
+
     @Test("the access log names the user once known and never a token; failed logins and a lockout get audit lines")
     func accessAndAuditLines() async throws {
         let output = CollectedPipe()

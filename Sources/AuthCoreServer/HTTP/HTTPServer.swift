@@ -182,6 +182,10 @@ public final class HTTPServer: Sendable {
         self.port = Int(authcore_mhd_bound_port(daemon))
     }
 
+    /// Connections accepted since the server started (a client that keeps its connection alive
+    /// makes one for many requests).
+    public var acceptedConnectionCount: Int { core.state.withLock { $0.accepted } }
+
     /// `http://host:port` or `https://host:port` (an IPv6 address in brackets).
     public var url: String {
         let host = configuration.host.utf8.contains(UInt8(ascii: ":")) ? "[\(configuration.host)]" : configuration.host
@@ -257,6 +261,8 @@ final class DaemonCore: @unchecked Sendable {
         /// /64), and each such socket's network.
         var perNetwork: [[UInt8]: Int] = [:]
         var socketNetworks: [Int32: [UInt8]] = [:]
+        /// Connections accepted since the start.
+        var accepted = 0
         /// The timer that cuts off requests past their deadline.
         var reaper: (any DispatchSourceTimer)?
     }
@@ -306,6 +312,7 @@ final class DaemonCore: @unchecked Sendable {
         state.withLock { state in
             state.sockets.insert(socket)
             state.deadlines[socket] = deadline
+            state.accepted += 1
             guard let address, !address.isIPv4 else { return }
             let network = address.network(prefixBits: 64)
             let count = state.perNetwork[network, default: 0] + 1
