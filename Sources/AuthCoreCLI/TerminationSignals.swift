@@ -22,31 +22,30 @@ enum TerminationSignals {
     /// - Throws: a `CommandFailure` when the pipe cannot be made.
     static func install() throws {
         guard writeEnd < 0 else { return }
-        var made: [Int32] = [-1, -1]
-        guard pipe(&made) == 0 else { throw CommandFailure("serve: cannot make the signal pipe (errno \(errno))") }
-        // Moved to descriptors above 2: a process started with stdin or stdout closed would get them
-        // as the pipe, and its readiness line and access log would land in it.
-        let ends = made.map { fcntl($0, F_DUPFD_CLOEXEC, 3) }
-        for end in made { close(end) }
-        guard ends.allSatisfy({ $0 >= 3 }) else { throw CommandFailure("serve: cannot make the signal pipe (errno \(errno))") }
+        // A process started with stdin, stdout or stderr closed gets /dev/null there first: else the
+        // pipe, or later a client's or Redis's socket, would take descriptor 1 and receive the
+        // readiness line and the access log.
+        for descriptor: Int32 in 0...2 where fcntl(descriptor, F_GETFD) == -1 && errno == EBADF {
+            _ = open("/dev/null", O_RDWR)
+        }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { throw CommandFailure("serve: cannot make the signal pipe (errno \(errno))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         _ = fcntl(ends[1], F_SETFL, fcntl(ends[1], F_GETFL) | O_NONBLOCK)  // a full pipe never blocks the handler
         readEnd = ends[0]
         writeEnd = ends[1]
+        // Only write(2), async-signal-safe; errno is kept for the interrupted code.
+        let handler: @convention(c) (Int32) -> Void = { signal in
+            let saved = errno
+            var byte = UInt8(truncatingIfNeeded: signal)
+            _ = write(TerminationSignals.writeEnd, &byte, 1)
+            errno = saved
+        }
         var action = sigaction()
         #if canImport(Glibc)
-        action.__sigaction_handler.sa_handler = { signal in
-            let saved = errno
-            var byte = UInt8(truncatingIfNeeded: signal)
-            _ = write(TerminationSignals.writeEnd, &byte, 1)
-            errno = saved
-        }
+        action.__sigaction_handler.sa_handler = handler
         #else
-        action.__sigaction_u.__sa_handler = { signal in
-            let saved = errno
-            var byte = UInt8(truncatingIfNeeded: signal)
-            _ = write(TerminationSignals.writeEnd, &byte, 1)
-            errno = saved
-        }
+        action.__sigaction_u.__sa_handler = handler
         #endif
         action.sa_flags = SA_RESTART
         sigemptyset(&action.sa_mask)
@@ -76,6 +75,11 @@ enum TerminationSignals {
             DispatchQueue(label: "authcore.serve.signals").async {
                 var byte: UInt8 = 0
                 while read(descriptor, &byte, 1) < 0, errno == EINTR {}
+                // Signals already waiting with it are the same event (a terminal's SIGINT reaching a
+                // wrapper and the server): emptied, so only a later one counts as a second signal.
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+                while read(descriptor, &byte, 1) > 0 {}
+                _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
                 continuation.resume()
             }
         }

@@ -102,4 +102,54 @@ final class ServeOperationsTests {
         let client = try SRPLoginClient(server: try RequestURL("http://[::1]:\(port)"))
         #expect(try await client.login(username: "alice", password: password).username == "alice")
     }
+
+    @Test("the drain waits for a request in flight (its upstream never answers); a second SIGTERM ends the server at once, exit 1")
+    func secondSignal() async throws {
+        // Cognito Identity "behind" the server: a loopback listener that never accepts.
+        let upstream = try OneShotListener()
+        let instance = try fleet.start(
+            [
+                "listen": ["drainTimeoutSeconds": 60],
+                "developerIdentity": [
+                    "region": "us-east-1", "identityPoolId": "us-east-1:00000000-0000-0000-0000-000000000000", "providerName": "login.test",
+                    "endpoint": "http://127.0.0.1:\(upstream.port)",
+                ],
+            ], environment: environment.merging(["AWS_ACCESS_KEY_ID": "AKIDSECONDSIGNAL", "AWS_SECRET_ACCESS_KEY": "second-signal-secret"]) { $1 })
+        let session = try await loginClient(instance).login(username: "alice", password: password)
+        let url = instance.url
+        let pending = Task {
+            try? await HTTP1Transport().send(
+                HTTPRequest(method: "POST", url: try RequestURL(url + "/cognito/developer-identity"), headers: [session.authorizationHeader]))
+        }
+        try await Task.sleep(for: .milliseconds(500))  // the handler is waiting for the upstream
+        kill(instance.processIdentifier, SIGTERM)
+        #expect(instance.waitForExit(timeout: 1) == nil, "draining: the request in flight is waited for")
+        kill(instance.processIdentifier, SIGTERM)
+        #expect(instance.waitForExit(timeout: 10) == 1, "the second signal ends it at once")
+        pending.cancel()
+    }
+
+    @Test("started with stdout closed, the server serves and stops cleanly (its descriptors 0-2 are /dev/null, never a socket or the signal pipe)")
+    func closedStdout() async throws {
+        let port = try RedisServerProcess.freePort()
+        let file = fleet.directory.appendingPathComponent("closed-stdout.json")
+        try Data(#"{"srp":{"verifiersFile":"users.json"},"listen":{"port":\#(port)}}"#.utf8).write(to: file)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "exec \"$0\" serve --config \"$1\" >&- <&-", authcoreBinary.path, file.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var ready = false
+        for _ in 0..<100 where !ready {  // bounded: 10 s
+            ready = (try? await HTTP1Transport().send(HTTPRequest(method: "GET", url: try RequestURL("http://127.0.0.1:\(port)/healthz"))))?.status == 200
+            if !ready { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(ready)
+        let client = try SRPLoginClient(server: try RequestURL("http://127.0.0.1:\(port)"))
+        for _ in 0..<3 { #expect(try await client.login(username: "alice", password: password).username == "alice") }
+        kill(process.processIdentifier, SIGTERM)
+        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning && process.terminationStatus == 0 && process.terminationReason == .exit)
+    }
 }

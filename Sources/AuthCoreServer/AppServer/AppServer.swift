@@ -109,7 +109,7 @@ public struct AppServer: Sendable {
 
     /// The check made when a request's head has arrived, before its body is read: a `/srp/` request
     /// over its address's or network's rate is answered `429` with `Retry-After` (whole seconds)
-    /// and costs nothing more. Give it to ``HTTPServer/init(configuration:admission:handler:)``.
+    /// and costs nothing more. Give it to ``HTTPServer/init(configuration:admission:requestLog:handler:)``.
     public func admission(_ head: HTTPServerRequest) -> HTTPResponse? {
         guard let rateLimiter, let address = head.clientAddress, head.path.utf8.starts(with: "/srp/".utf8),
             let wait = rateLimiter.admit(address)
@@ -237,20 +237,37 @@ public struct AppServer: Sendable {
     }
 }
 
-/// `GET /readyz`'s answer, kept for a second: a flood of probes sends the store one `PING` a
-/// second, and the failure log gets one line per second at most.
+/// `GET /readyz`'s answer, kept for a second after each probe ends, and one probe at a time (the
+/// others wait for it and share its answer): a flood of probes sends a store that is slow or gone
+/// one `PING` at a time, and the failure log gets a line per probe, not per request.
 final class ReadinessCache: Sendable {
-    private let last = Locked<(at: UInt64, ready: Bool)?>(nil)
+    private struct State {
+        var last: (at: UInt64, ready: Bool)?
+        var probe: Task<Bool, Never>?
+    }
 
-    func check(_ probe: () async throws(AuthCoreError) -> Void, failureLog: (@Sendable (String) -> Void)?) async -> Bool {
+    private let state = Locked(State())
+
+    func check(_ probe: @escaping @Sendable () async throws(AuthCoreError) -> Void, failureLog: (@Sendable (String) -> Void)?) async -> Bool {
         let now = DispatchTime.now().uptimeNanoseconds
-        if let last = last.withLock({ $0 }), now &- last.at < 1_000_000_000 { return last.ready }
-        var ready = true
-        do { try await probe() } catch {
-            ready = false
-            failureLog?("GET /readyz: \(error.code): \(error.reason)")
+        let running: Task<Bool, Never> = state.withLock { state in
+            if let last = state.last, now &- last.at < 1_000_000_000 { return Task { last.ready } }
+            if let probe = state.probe { return probe }
+            let task = Task { [state = self.state] in
+                var ready = true
+                do throws(AuthCoreError) { try await probe() } catch {
+                    ready = false
+                    failureLog?("GET /readyz: \(error.code): \(error.reason)")
+                }
+                state.withLock { state in
+                    state.last = (DispatchTime.now().uptimeNanoseconds, ready)
+                    state.probe = nil
+                }
+                return ready
+            }
+            state.probe = task
+            return task
         }
-        last.withLock { $0 = (now, ready) }
-        return ready
+        return await running.value
     }
 }

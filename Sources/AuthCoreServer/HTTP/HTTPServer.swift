@@ -40,8 +40,8 @@ public final class HTTPServer: Sendable {
         public var threads = 2
         /// Connections open at once; more are refused at accept.
         public var maximumConnections = 512
-        /// Connections open at once from one client address (behind a proxy or a carrier's NAT, one
-        /// address is many clients: raise it there).
+        /// Connections open at once from one client address, an IPv6 one counted per /64 (behind a
+        /// proxy or a carrier's NAT, one address is many clients: raise it there).
         public var maximumConnectionsPerAddress = 32
         /// The longest a handler may take; then the client gets `503` (a suspended connection has
         /// no idle timeout of its own).

@@ -40,6 +40,8 @@ public final class JSONLineLog: Sendable {
     private let maximumPending: Int
     private let pending: Locked<Pending>
     private let queue: DispatchQueue
+    /// A line was cut short: the next one starts with a newline (touched on `queue` only).
+    private let cutLine = Locked(false)
 
     /// A log writing to `descriptor` (standard output by default; not closed by the log). A `held`
     /// log writes nothing before ``announce(_:)``.
@@ -51,7 +53,9 @@ public final class JSONLineLog: Sendable {
     }
 
     deinit {
-        // libdispatch traps on releasing a queue that was never activated.
+        // libdispatch traps on releasing a queue that was never activated. (A held log with lines
+        // queued is kept alive by them, and never released: only a server that failed to start
+        // drops one, and it exits.)
         if pending.withLock({ $0.held }) { queue.activate() }
     }
 
@@ -75,7 +79,7 @@ public final class JSONLineLog: Sendable {
         let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
         var line = LineWriter()
         line.string("time", Self.time(record.startedAt))
-        line.string("method", record.method)
+        line.string("method", Self.cut(record.method))
         line.string("path", Self.cut(record.path))
         if let status = record.status { line.integer("status", status) }
         line.number("durationMs", (milliseconds * 1000).rounded() / 1000)
@@ -200,9 +204,16 @@ public final class JSONLineLog: Sendable {
         }
     }
 
-    /// Writes all of `bytes`, retrying after a signal; a descriptor that fails drops the line.
+    /// Writes all of `bytes`, retrying after a signal and waiting (up to a second each time) when a
+    /// non-blocking descriptor is full. A descriptor that fails drops the rest of the line; the
+    /// next line then starts on a new line (`cutLine`), so a half line never joins a whole one.
     private func writeAll(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { buffer in
+        if cutLine.withLock({ $0 }) {
+            var newline: UInt8 = 0x0A
+            guard write(descriptor, &newline, 1) == 1 else { return }
+            cutLine.withLock { $0 = false }
+        }
+        let complete = bytes.withUnsafeBytes { buffer -> Bool in
             var offset = 0
             while offset < buffer.count, let base = buffer.baseAddress {
                 let written = write(descriptor, base + offset, buffer.count - offset)
@@ -210,11 +221,16 @@ public final class JSONLineLog: Sendable {
                     offset += written
                 } else if written < 0, errno == EINTR {
                     continue
+                } else if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                    var wait = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                    guard poll(&wait, 1, 1000) == 1 else { return offset == 0 }
                 } else {
-                    return
+                    return offset == 0
                 }
             }
+            return true
         }
+        if !complete { cutLine.withLock { $0 = true } }
     }
 
     /// ISO 8601 with milliseconds, UTC.

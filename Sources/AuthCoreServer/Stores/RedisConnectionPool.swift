@@ -28,7 +28,8 @@ final class RedisConnectionPool: @unchecked Sendable {
 
     typealias Endpoint = RedisHandshakeStore.Configuration.Address
 
-    /// Commands that may wait for one connection before a call fails at once.
+    /// Calls that may be queued on one connection (the one it is running included) before a call
+    /// fails at once.
     static let maximumWaitingPerConnection = 64
     /// How long a Sentinel-mode connection is used before its role is checked again.
     static let roleCheckInterval: UInt64 = 5_000_000_000
@@ -51,7 +52,8 @@ final class RedisConnectionPool: @unchecked Sendable {
     private let waiting: Locked<[Int]>
     /// The master the sentinels named last (nil: ask them).
     private let master = Locked<Endpoint?>(nil)
-    /// Bumped at each connection failure: a connection made before the latest failure is replaced.
+    /// Bumped when an open connection fails (reset or closed, not a timeout): the others made before
+    /// are replaced before their next use.
     private let epoch = Locked<UInt64>(0)
 
     init(configuration: RedisHandshakeStore.Configuration) {
@@ -73,7 +75,11 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// `writes`: whether they change the store (then, with
     /// ``RedisHandshakeStore/Configuration/replicasToAcknowledge``, a `WAIT` follows them in the
     /// same round trip).
-    func run(_ commands: [[[UInt8]]], retryable: Bool = true, writes: Bool = false) async throws(AuthCoreError) -> [RedisReply] {
+    /// `evenIfCancelled`: sent even when the caller's task is cancelled before its turn (a successful
+    /// login's bookkeeping must not be skipped because its request ran out of time).
+    func run(_ commands: [[[UInt8]]], retryable: Bool = true, writes: Bool = false, evenIfCancelled: Bool = false) async throws(AuthCoreError)
+        -> [RedisReply]
+    {
         let index: Int? = waiting.withLock { counts in
             guard let chosen = counts.indices.min(by: { counts[$0] < counts[$1] }), counts[chosen] < Self.maximumWaitingPerConnection else { return nil }
             counts[chosen] += 1
@@ -86,7 +92,7 @@ final class RedisConnectionPool: @unchecked Sendable {
             await withCheckedContinuation { continuation in
                 slot.queue.async {
                     let result: Result<[RedisReply], AuthCoreError>
-                    if cancelled.withLock({ $0 }) {
+                    if !evenIfCancelled, cancelled.withLock({ $0 }) {
                         result = .failure(AuthCoreError(.cancelled, "\(self.origin): the call was cancelled before it was sent"))
                     } else {
                         result = self.blockingRun(commands, retryable: retryable, writes: writes, on: slot)
@@ -120,10 +126,16 @@ final class RedisConnectionPool: @unchecked Sendable {
         var mayRetry = retryable && (slot.connection != nil || sentinel)
         while true {
             var demoted = false
+            var wasOpen = false
             do throws(AuthCoreError) {
-                // A connection made before the latest failure elsewhere is replaced unused.
-                if slot.connection != nil, slot.epoch < epoch.withLock({ $0 }) { drop(slot) }
+                // A connection made before the latest failure elsewhere is replaced unused (its master
+                // is not forgotten for that: the failure was another connection's).
+                if slot.connection != nil, slot.epoch < epoch.withLock({ $0 }) {
+                    slot.connection = nil
+                    slot.endpoint = nil
+                }
                 let fresh = slot.connection == nil
+                wasOpen = !fresh
                 if fresh { try reconnect(slot) }
                 guard let connection = slot.connection else { throw AuthCoreError(.transportFailure, "\(origin): no connection") }
                 var batch = commands
@@ -153,17 +165,19 @@ final class RedisConnectionPool: @unchecked Sendable {
                     throw AuthCoreError(.serviceError, "\(origin): the master was demoted or lost its replicas")
                 }
                 if writes, replicas > 0 {
-                    guard case .integer(let acknowledged) = replies.removeLast(), acknowledged >= replicas else {
+                    let wait = replies.removeLast()
+                    if case .error(let text) = wait { throw AuthCoreError(.serviceError, "\(origin): WAIT refused: \(RedisConnection.errorWord(text))") }
+                    guard case .integer(let acknowledged) = wait, acknowledged >= replicas else {
                         throw AuthCoreError(.serviceError, "\(origin): the write was not acknowledged by \(replicas) replica(s) in time")
                     }
                 }
                 return .success(replies)
             } catch {
                 let connectionFailed = error.code == .transportFailure || error.code == .timedOut
-                if connectionFailed {
-                    drop(slot)
-                    epoch.withLock { $0 &+= 1 }
-                }
+                if connectionFailed { drop(slot) }
+                // A connection that was open and broke (not a slow reply, not a failed connect): the
+                // server may have restarted, and the others' connections with it.
+                if error.code == .transportFailure, wasOpen { epoch.withLock { $0 &+= 1 } }
                 guard mayRetry, error.code == .transportFailure || demoted else { return .failure(error) }
                 mayRetry = false
             }

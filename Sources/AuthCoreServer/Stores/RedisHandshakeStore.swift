@@ -10,7 +10,7 @@ import Darwin
 /// that points at it: one server, or the master of a Sentinel set (``Configuration/sentinel``),
 /// followed across failovers.
 ///
-/// Each operation is one atomic Redis command or two safe ones:
+/// Each operation is one atomic Redis command or script:
 /// - `insert`: `SET key value PX ms NX`; `put`: `SET key value PX ms`;
 /// - `take`: `GETDEL key` (at most one of several instances gets the value);
 /// - `increment`: one script, `INCR` and `PEXPIRE` when the counter has no lifetime yet (a counter
@@ -18,13 +18,18 @@ import Darwin
 /// - `value` and `count`: `GET`; `values`: `MGET`; `remove`: `DEL`; `decrement`: one script, `DECR` or
 ///   `DEL` at 0;
 /// - `counter` and `advance`: one script each, `GET` or `INCR`, `PTTL` and `PEXPIRE` (a lifetime is
-///   only ever extended).
+///   only ever extended);
+/// - `incrementInTurn`: one script (the counters in turn, up to the first over its limit);
+/// - `settle`: `DEL` and the decrement and counter scripts pipelined — one round trip, not atomic as
+///   a whole, never sent twice (its decrement would forgive a failure twice), and sent even when
+///   its request has run out of time.
 ///
 /// Commands go over a pool of connections (``Configuration/poolSize``), each made on first use and
 /// again after a failure: when Redis restarts, a call that meets the old connection closed sends its
-/// command again on a new one, so a restart costs only the logins in flight (their states were in
-/// the lost memory). An unreachable server is `transportFailure` and nothing is half-written (every
-/// write is one command). Values are binary-safe; commands wait at most ``Configuration/timeout``.
+/// command again on a new one (all but `decrement` and `settle`), so a restart costs only the logins
+/// in flight (their states were in the lost memory). An unreachable server is `transportFailure` and
+/// no single operation is half-done. Values are binary-safe; commands wait at most
+/// ``Configuration/timeout``.
 ///
 /// Replication is asynchronous: a write the master acknowledged and had not yet sent to a replica
 /// is lost if that replica is promoted (the window is the replication lag; on one host, well under a
@@ -256,7 +261,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         for key in decrement { commands.append(["EVAL", Self.decrementScript, "1", key].map(Self.bytes)) }
         for (key, lifetime) in keepAlive { commands.append(["EVAL", Self.counterScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes)) }
         guard !commands.isEmpty else { return }
-        for reply in try await pool.run(commands, retryable: false, writes: true) {
+        for reply in try await pool.run(commands, retryable: false, writes: true, evenIfCancelled: true) {
             if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): Redis refused the command: \(RedisConnection.errorWord(text))") }
         }
     }
