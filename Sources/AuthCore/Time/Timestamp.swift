@@ -255,6 +255,20 @@ extension Timestamp {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// ``iso8601`` with milliseconds, `2026-03-14T15:09:26.042Z` (RFC 3339 §5.6 `time-secfrac`):
+    /// log lines.
+    public var iso8601Milliseconds: String {
+        let c = components
+        var out: [UInt8] = []
+        Self.appendDate(c, separator: UInt8(ascii: "-"), to: &out)
+        out.append(UInt8(ascii: "T"))
+        Self.appendTime(c, separator: UInt8(ascii: ":"), to: &out)
+        out.append(UInt8(ascii: "."))
+        Self.appendDigits(Int(nanoseconds / 1_000_000), width: 3, to: &out)
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
     /// RFC 1123 (HTTP `Date`, RFC 9110 §5.6.7 IMF-fixdate): `Sat, 14 Mar 2026 15:09:26 GMT`.
     public var rfc1123: String {
         let c = components

@@ -250,8 +250,8 @@ final class ReadinessCache: Sendable {
 
     func check(_ probe: @escaping @Sendable () async throws(AuthCoreError) -> Void, failureLog: (@Sendable (String) -> Void)?) async -> Bool {
         let now = DispatchTime.now().uptimeNanoseconds
-        let running: Task<Bool, Never> = state.withLock { state in
-            if let last = state.last, now &- last.at < 1_000_000_000 { return Task { last.ready } }
+        let running: Task<Bool, Never>? = state.withLock { state in
+            if let last = state.last, now &- last.at < 1_000_000_000 { return nil }
             if let probe = state.probe { return probe }
             let task = Task { [state = self.state] in
                 var ready = true
@@ -268,6 +268,7 @@ final class ReadinessCache: Sendable {
             state.probe = task
             return task
         }
+        guard let running else { return state.withLock { $0.last?.ready ?? false } }
         return await running.value
     }
 }

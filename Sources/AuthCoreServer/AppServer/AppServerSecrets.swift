@@ -111,10 +111,7 @@ extension AppServerConfiguration {
     }
 
     /// `host:port` (an IPv6 address in brackets).
-    public var listenDescription: String {
-        let host = listen.host.utf8.contains(UInt8(ascii: ":")) ? "[\(listen.host)]" : listen.host
-        return "\(host):\(listen.port)"
-    }
+    public var listenDescription: String { ListeningAddress.authority(host: listen.host, port: listen.port) }
 
     /// `"memory"`, `"redis"` or `"redis-sentinel"`.
     public var storeDescription: String {

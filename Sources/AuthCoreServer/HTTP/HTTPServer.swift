@@ -188,8 +188,7 @@ public final class HTTPServer: Sendable {
 
     /// `http://host:port` or `https://host:port` (an IPv6 address in brackets).
     public var url: String {
-        let host = configuration.host.utf8.contains(UInt8(ascii: ":")) ? "[\(configuration.host)]" : configuration.host
-        return "\(configuration.tls == nil ? "http" : "https")://\(host):\(port)"
+        "\(configuration.tls == nil ? "http" : "https")://\(ListeningAddress.authority(host: configuration.host, port: port))"
     }
 
     /// The graceful drain: stops accepting connections, lets the requests in flight finish for up
@@ -438,7 +437,7 @@ final class DaemonCore: @unchecked Sendable {
         }
     }
 
-    /// Cancels the handlers still running (the drain's deadline has passed).
+    /// Cancels the handlers still running (a server dropped without stop()).
     func cancelRunning() {
         let running = state.withLock { Array($0.running.values) }
         for entry in running { entry.handler.cancel() }

@@ -10,6 +10,11 @@ import Darwin
 /// IPv4 address (IPv4 peers arrive as `::ffff:a.b.c.d`, which ``ClientAddress`` reads as IPv4);
 /// another IPv6 address listens on IPv6 only.
 struct ListeningAddress {
+    /// `host:port` as a URL writes it: an IPv6 address in brackets.
+    static func authority(host: String, port: Int) -> String {
+        host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     var storage = sockaddr_storage()
     /// MHD's address-family flags for this address.
     let familyFlags: UInt32

@@ -78,7 +78,7 @@ public final class JSONLineLog: Sendable {
     public func access(_ record: AccessRecord) {
         let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
         var line = LineWriter()
-        line.string("time", Self.time(record.startedAt))
+        line.string("time", record.startedAt.iso8601Milliseconds)
         line.string("method", Self.cut(record.method))
         line.string("path", Self.cut(record.path))
         if let status = record.status { line.integer("status", status) }
@@ -101,7 +101,7 @@ public final class JSONLineLog: Sendable {
     /// An audit line.
     public func audit(_ event: AuditEvent, user: String?, peer: ClientAddress?, requestId: String) {
         var line = LineWriter()
-        line.string("time", Self.time(SystemClock().now()))
+        line.string("time", SystemClock().now().iso8601Milliseconds)
         line.string("audit", event.rawValue)
         if let user { line.string("user", Self.cut(user)) }
         if let peer { line.string("peer", peer.description) }
@@ -231,14 +231,5 @@ public final class JSONLineLog: Sendable {
             return true
         }
         if !complete { cutLine.withLock { $0 = true } }
-    }
-
-    /// ISO 8601 with milliseconds, UTC.
-    static func time(_ time: Timestamp) -> String {
-        let c = time.components
-        func two(_ value: Int) -> String { value < 10 ? "0\(value)" : String(value) }
-        let milliseconds = Int(time.nanoseconds / 1_000_000)
-        let ms = milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : String(milliseconds)
-        return "\(c.year)-\(two(c.month))-\(two(c.day))T\(two(c.hour)):\(two(c.minute)):\(two(c.second)).\(ms)Z"
     }
 }

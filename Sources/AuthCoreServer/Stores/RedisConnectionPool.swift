@@ -194,9 +194,7 @@ final class RedisConnectionPool: @unchecked Sendable {
     private static func isDemotion(_ reply: RedisReply) -> Bool {
         guard case .error(let text) = reply else { return false }
         let bytes = Array(text.utf8)
-        if bytes.starts(with: "MASTERDOWN".utf8) || bytes.starts(with: "LOADING".utf8) { return true }
-        let word = Array("READONLY".utf8)
-        return bytes.count >= word.count && (0...(bytes.count - word.count)).contains { bytes[$0..<($0 + word.count)].elementsEqual(word) }
+        return bytes.starts(with: "MASTERDOWN".utf8) || bytes.starts(with: "LOADING".utf8) || bytes.firstRange(of: "READONLY".utf8) != nil
     }
 
     /// Closes the slot's connection; in sentinel mode its master is forgotten (unless another slot
