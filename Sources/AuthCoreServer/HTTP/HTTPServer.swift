@@ -427,12 +427,12 @@ final class DaemonCore: @unchecked Sendable {
         // Under the lock (MHD_quiesce_daemon calls nothing of ours): a concurrent stop cannot stop
         // the daemon while it is being quiesced, and the listening socket is recorded before it can.
         state.withLock { state in
-            if !state.stopping, let daemon = state.daemon {
-                state.listener = MHD_quiesce_daemon(daemon)
-                // Connections the kernel queued, and new ones, are refused now rather than left
-                // waiting out the drain (the descriptor stays open until MHD_stop_daemon).
-                if state.listener >= 0 { _ = shutdown(state.listener, Int32(SHUT_RDWR)) }
-            }
+            // The listening socket is left as it is until MHD_stop_daemon: MHD's polling threads
+            // drop it from their epoll sets on their own schedule, and a shutdown() here woke them
+            // into a race in libmicrohttpd that aborts the process ("Failed to remove listen FD from
+            // epoll set", seen under AddressSanitizer). Connections the kernel queues meanwhile wait
+            // out the drain and are then closed.
+            if !state.stopping, let daemon = state.daemon { state.listener = MHD_quiesce_daemon(daemon) }
             state.stopping = true
         }
     }
