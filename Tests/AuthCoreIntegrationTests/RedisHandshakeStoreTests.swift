@@ -223,4 +223,121 @@ final class RedisHandshakeStoreTests {
             #expect(try await store.values([user]) == [nil], "\(name): removed at 0")
         }
     }
+
+    @Test("a login's store work on Redis: begin one round trip, finish two (the session stored in the second), a session check one")
+    func loginRoundTrips() async throws {
+        let (service, store) = try instance()
+        let sessions = try AppSessions(store: store, serverSecret: secret)
+        _ = try await store.values(["authcore:test:warm"])  // the connection is made outside the counts
+        var mark = store.roundTripCount
+        func spent() -> Int {
+            defer { mark = store.roundTripCount }
+            return store.roundTripCount - mark
+        }
+        let (challenge, client) = try await begin(service, password: password)
+        #expect(spent() == 1)
+        let success = try await service.finish(loginId: challenge.loginId, clientProof: client.clientProof, issuing: sessions)
+        #expect(spent() == 2)
+        _ = try client.verifyServerProof(success.serverProof)
+        let session = try #require(success.session)
+        let token = session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+        #expect(try await sessions.username(for: token) == "alice")
+        #expect(spent() == 1)
+        // A wrong proof: two round trips as well, and counted.
+        let (wrong, _) = try await begin(service, password: SecureBytes(Array("guess".utf8)))
+        #expect(spent() == 1)
+        await #expect(throws: AuthCoreError(.proofMismatch, "")) {
+            try await service.finish(loginId: wrong.loginId, clientProof: [UInt8](repeating: 7, count: 32), issuing: sessions)
+        }
+        #expect(spent() == 2)
+        #expect(try await store.count("authcore:srp:failures:\(SHA256.hash(string: "alice").hexLowercased):address:local") == 1)
+        // Signed out everywhere: the session is refused in its one round trip.
+        try await sessions.revokeAll(for: "alice")
+        _ = spent()
+        await #expect(throws: AuthCoreError(.notPermitted, "")) { try await sessions.username(for: token) }
+        #expect(spent() == 1)
+        try await store.remove("authcore:srp:failures:\(SHA256.hash(string: "alice").hexLowercased):address:local")
+        try await store.remove("authcore:session:generation:\(SHA256.hash(string: "alice").hexLowercased)")
+    }
+
+    @Test("linkedValue, the admitted insert and countAttempt: one script each on Redis, the same answers as their definitions in memory")
+    func loginOperations() async throws {
+        let (_, redis) = try instance()
+        let memory = InMemoryHandshakeStore()
+        for store in [redis as any HandshakeStore, memory] {
+            let name = store is RedisHandshakeStore ? "redis" : "memory"
+            let prefix = "authcore:test:ops:\(name):counter:"
+            let link = SHA256.hash(string: name).hexLowercased
+            // linkedValue: a value with a link and the counter it names; without a link; removed.
+            _ = try await store.increment(prefix + link, window: .seconds(10))
+            #expect(try await store.insert(Array(link.utf8) + [0, 0xFF], forKey: "authcore:test:ops:\(name):linked", lifetime: .seconds(10)))
+            #expect(try await store.insert(Array(link.uppercased().utf8) + [1], forKey: "authcore:test:ops:\(name):upper", lifetime: .seconds(10)))
+            let linked = try await store.linkedValue("authcore:test:ops:\(name):linked", removing: false, counterPrefix: prefix)
+            #expect(linked == LinkedValue(value: Array(link.utf8) + [0, 0xFF], isLinked: true, counter: Array("1".utf8)), "\(name)")
+            let upper = try await store.linkedValue("authcore:test:ops:\(name):upper", removing: true, counterPrefix: prefix)
+            #expect(upper == LinkedValue(value: Array(link.uppercased().utf8) + [1], isLinked: false, counter: nil), "\(name)")
+            #expect(try await store.linkedValue("authcore:test:ops:\(name):upper", removing: true, counterPrefix: prefix) == nil, "\(name): removed")
+            let otherLink = SHA256.hash(string: name + "-other").hexLowercased
+            #expect(try await store.insert(Array(otherLink.utf8), forKey: "authcore:test:ops:\(name):nocounter", lifetime: .seconds(10)))
+            #expect(
+                try await store.linkedValue("authcore:test:ops:\(name):nocounter", removing: false, counterPrefix: prefix)
+                    == LinkedValue(value: Array(otherLink.utf8), isLinked: true, counter: nil), "\(name)")
+
+            // The admitted insert: trusted counters for a presented generation at least the stored one.
+            let generation = "authcore:test:ops:\(name):generation"
+            let (device, address, user) = ("authcore:test:ops:\(name):device", "authcore:test:ops:\(name):address", "authcore:test:ops:\(name):user")
+            func admit(_ key: String, presented: UInt64?) async throws -> AdmissionOutcome {
+                try await store.insert(
+                    [1], forKey: "authcore:test:ops:\(name):state:\(key)", lifetime: .seconds(10),
+                    admittedBy: LoginAdmission(
+                        generationKey: generation, presentedGeneration: presented, trusted: [(device, 2)], untrusted: [(address, 2), (user, 3)]))
+            }
+            #expect(try await admit("a", presented: nil) == .inserted, "\(name)")
+            #expect(try await admit("a", presented: nil) == .keyInUse, "\(name)")
+            _ = try await store.increment(user, window: .seconds(10))
+            _ = try await store.increment(user, window: .seconds(10))
+            _ = try await store.increment(user, window: .seconds(10))
+            #expect(try await admit("b", presented: nil) == .refused, "\(name): the user-wide count is at its limit")
+            #expect(try await admit("c", presented: 0) == .inserted, "\(name): a device token, no generation stored")
+            for _ in 0..<3 { _ = try await store.advance(generation, keepingFor: .seconds(10)) }
+            #expect(try await admit("d", presented: 2) == .refused, "\(name): a token from before the last sign-out is untrusted")
+            #expect(try await admit("e", presented: 3) == .inserted, "\(name)")
+            #expect(try await admit("f", presented: 10_000_000_000_000_000_000) == .inserted, "\(name): compared as digits, not floats")
+            _ = try await store.increment(device, window: .seconds(10))
+            _ = try await store.increment(device, window: .seconds(10))
+            #expect(try await admit("g", presented: 3) == .refused, "\(name): the device's own count is at its limit")
+            try await store.put(Array("garbled".utf8), forKey: generation, lifetime: .seconds(10))
+            try await store.remove(device)
+            #expect(try await admit("h", presented: 3) == .refused, "\(name): a garbled generation trusts nobody")
+            try await store.remove(user)
+            #expect(try await admit("i", presented: 3) == .inserted, "\(name): untrusted, within its limits")
+            #expect(try await store.count(user) == 0, "\(name): the check writes no counter")
+            #expect(try await store.values([device]) == [nil], "\(name)")
+
+            // countAttempt: counted in turn; a success applied only within the limits, insert first.
+            let (own, wide, kept, session) = (
+                "authcore:test:ops:\(name):own", "authcore:test:ops:\(name):wide", "authcore:test:ops:\(name):kept", "authcore:test:ops:\(name):session"
+            )
+            let limits = [(key: own, limit: 2), (key: wide, limit: 5)]
+            #expect(try await store.countAttempt(limits, window: .seconds(10), success: nil) == AttemptOutcome(counts: [1, 1], writes: .notApplied), "\(name)")
+            _ = try await store.increment(kept, window: .milliseconds(300))
+            #expect(try await store.insert([9], forKey: session, lifetime: .seconds(10)))
+            let writes = SuccessWrites(remove: [own], decrement: [wide], keepAlive: [(kept, .seconds(10))], insert: (session, [7, 7], .seconds(10)))
+            #expect(try await store.countAttempt(limits, window: .seconds(10), success: writes) == AttemptOutcome(counts: [2, 2], writes: .keyInUse), "\(name)")
+            #expect(try await store.values([own, wide, session]) == [Array("2".utf8), Array("2".utf8), [9]], "\(name): nothing written but the counts")
+            try await store.remove(session)
+            try await store.remove(own)
+            #expect(try await store.countAttempt(limits, window: .seconds(10), success: writes) == AttemptOutcome(counts: [1, 3], writes: .applied), "\(name)")
+            #expect(try await store.values([own, wide, session]) == [nil, Array("2".utf8), [7, 7]], "\(name)")
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await store.count(kept) == 1, "\(name): kept past its first lifetime")
+            try await store.remove(session)
+            _ = try await store.countAttempt(limits, window: .seconds(10), success: nil)
+            _ = try await store.countAttempt(limits, window: .seconds(10), success: nil)
+            #expect(try await store.countAttempt(limits, window: .seconds(10), success: writes) == AttemptOutcome(counts: [3], writes: .notApplied), "\(name)")
+            #expect(try await store.values([session, wide]) == [nil, Array("4".utf8)], "\(name): over a limit, no session and the user-wide count left alone")
+            #expect(try await store.countAttempt([], window: .seconds(10), success: SuccessWrites(remove: [own])) == AttemptOutcome(counts: [], writes: .applied), "\(name)")
+            #expect(try await store.count(own) == 0, "\(name)")
+        }
+    }
 }

@@ -80,6 +80,27 @@ struct SRPLoginServiceTests {
         }
     }
 
+    @Test("a state whose link a store writer pointed at another user's generation counter is refused, and a state without a link too")
+    func relinkedState() async throws {
+        let store = InMemoryHandshakeStore(clock: clock)
+        let server = try service(store)
+        let key = { (id: String) in "authcore:srp:handshake:\(id)" }
+        // The link is the SHA-256 of the name in hex, then the sealed state.
+        let first = try await server.begin(username: "alice", clientPublicValue: [2])
+        let stored = try #require(try await store.take(key(first.loginId)))
+        #expect(Array(stored.prefix(64)) == Array(SHA256.hash(string: "alice").hexLowercased.utf8))
+        #expect(try await store.insert(Array(SHA256.hash(string: "bob").hexLowercased.utf8) + stored.dropFirst(64), forKey: key(first.loginId), lifetime: .seconds(60)))
+        await #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+            try await server.finish(loginId: first.loginId, clientProof: [UInt8](repeating: 0, count: 32))
+        }
+        let second = try await server.begin(username: "alice", clientPublicValue: [3])
+        let sealed = try #require(try await store.take(key(second.loginId))).dropFirst(64)
+        #expect(try await store.insert(Array(sealed), forKey: key(second.loginId), lifetime: .seconds(60)))
+        await #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+            try await server.finish(loginId: second.loginId, clientProof: [UInt8](repeating: 0, count: 32))
+        }
+    }
+
     @Test("a login finished after its lifetime is expired, even if a store kept the state")
     func expiry() async throws {
         let store = InMemoryHandshakeStore(clock: clock)

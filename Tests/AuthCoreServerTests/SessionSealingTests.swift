@@ -52,6 +52,28 @@ struct SessionSealingTests {
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await otherServer.username(for: text(victim)) }
     }
 
+    @Test("a session's link pointed at another user's generation counter is refused; a record stored before links (no link) still opens and is still revoked")
+    func relinkedSession() async throws {
+        let store = InMemoryHandshakeStore(clock: clock)
+        let service = try sessions(store)
+        let alice = try await service.issue(for: "alice")
+        let key = "authcore:session:" + SHA256.hash(string: text(alice)).hexLowercased
+        let stored = try #require(try await store.value(key))
+        #expect(Array(stored.prefix(64)) == Array(SHA256.hash(string: "alice").hexLowercased.utf8))
+        // alice signs out everywhere; a writer points her old session at bob's counter (still 0).
+        try await service.revokeAll(for: "alice")
+        try await store.put(Array(SHA256.hash(string: "bob").hexLowercased.utf8) + stored.dropFirst(64), forKey: key, lifetime: .seconds(3600))
+        await #expect(throws: AuthCoreError(.notPermitted, "")) { try await service.username(for: text(alice)) }
+        // Without its link the record opens as a whole (the layout before links), with the
+        // generation read apart: current sessions pass, revoked ones do not.
+        let fresh = try await service.issue(for: "alice")
+        let freshKey = "authcore:session:" + SHA256.hash(string: text(fresh)).hexLowercased
+        try await store.put(Array(try #require(try await store.value(freshKey)).dropFirst(64)), forKey: freshKey, lifetime: .seconds(3600))
+        #expect(try await service.username(for: text(fresh)) == "alice")
+        try await store.put(Array(stored.dropFirst(64)), forKey: key, lifetime: .seconds(3600))
+        await #expect(throws: AuthCoreError(.notPermitted, "")) { try await service.username(for: text(alice)) }
+    }
+
     @Test("revoke ends one session; revokeAll ends every session of that user issued so far, not later ones and not another user's")
     func revocation() async throws {
         let store = InMemoryHandshakeStore(clock: clock)

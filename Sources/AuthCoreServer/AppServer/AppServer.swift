@@ -158,9 +158,9 @@ public struct AppServer: Sendable {
         let m1 = try Self.hex(body.clientProof, "M1")
         let origin = LoginOrigin(address: request.clientAddress, notes: request.notes)
         let success = try await audited(request, user: nil) { () async throws(AuthCoreError) in
-            try await logins.finish(loginId: body.loginId, clientProof: m1, origin: origin)
+            try await logins.finish(loginId: body.loginId, clientProof: m1, origin: origin, issuing: sessions)
         }
-        let session = try await sessions.issue(for: success.username)
+        guard let session = success.session else { throw AuthCoreError(.invalidParameter, "the login issued no session") }
         return SRPLoginWire.FinishAnswer(
             serverProof: Hex.encode(success.serverProof), username: success.username,
             sessionToken: session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, expiresAt: session.expiresAt.iso8601,

@@ -18,11 +18,15 @@ public import AuthCore
 /// name of one length), so neither the answers nor the work tell who exists; an unknown user's
 /// login fails at the proof, as a wrong password does.
 ///
-/// **Failures** are counted in the store before each proof is checked (a success clears the
-/// client's own count and takes its attempt back from the user-wide one), across instances, as ``SRPLoginPolicy`` describes: per user and client address, per
-/// user and device token, and per user for every client without a token. A refused client gets
-/// `notPermitted` at `begin` and `finish` until its window ends; an outsider's guesses never block
-/// a client that shows one of the user's device tokens.
+/// **Failures** are counted in the store for every proof checked, in the one atomic step that also
+/// applies a success (which clears the client's own count and takes its attempt back from the
+/// user-wide one), across instances, as ``SRPLoginPolicy`` describes: per user and client address,
+/// per user and device token, and per user for every client without a token. An attempt over a
+/// limit is refused whatever its proof; a refused client gets `notPermitted` at `begin` and `finish`
+/// until its window ends; an outsider's guesses never block a client that shows one of the user's
+/// device tokens.
+///
+/// **Round trips**: on Redis, `begin`'s store work is one round trip and `finish`'s two (see each).
 ///
 /// Usernames are compared as exact UTF-8 bytes everywhere (lookup, counters, decoys, proofs): give
 /// the service the canonical form your app enrols (for example NFC, lower-cased).
@@ -78,7 +82,8 @@ public struct SRPLoginService: Sendable {
     /// Checks that the service's store answers now (the server's readiness).
     public func checkStore() async throws(AuthCoreError) { try await handshakes.ping() }
 
-    /// The first round trip.
+    /// The first round trip: its store work is one round trip on Redis (the lockout check and the
+    /// state's insert, ``HandshakeStore/insert(_:forKey:lifetime:admittedBy:)``).
     ///
     /// - Throws: `AuthCoreError` `.invalidParameter` for an empty or over-long username,
     ///   `.unsafePublicValue` for an `A` that is not in 1…N−1, `.notPermitted` while this origin is
@@ -92,48 +97,58 @@ public struct SRPLoginService: Sendable {
         let device = origin.deviceToken.flatMap {
             DeviceTokens.open($0, username: Array(username.utf8), nowMilliseconds: Self.milliseconds(now), key: keys.deviceTokens)
         }
-        // One read: the counts that may refuse this client, and the user's sign-out generation (a
-        // device token from before the user's last "sign out everywhere" no longer counts).
-        let untrusted = FailureCounters(username: username, deviceId: nil, address: origin.address)
-        let trusted = device.map { FailureCounters(username: username, deviceId: $0.deviceId, address: origin.address) }
-        let counterKeys = [UserGeneration.key(username), untrusted.own, untrusted.userWide].compactMap { $0 } + (trusted.map { [$0.own] } ?? [])
-        let read = try await handshakes.values(counterKeys)
-        // A counter that does not read as one counts as zero failures, and as a generation no device
-        // token reaches (a store that lost or garbled it trusts no device: the safe way round).
-        let counts = read.map { $0.flatMap(StoredCounter.parse) ?? 0 }
-        let generation = read[0] == nil ? 0 : read[0].flatMap(StoredCounter.parse).map(UInt64.init) ?? UInt64.max
-        let deviceId = device.flatMap { $0.generation >= generation ? $0.deviceId : nil }
-        if deviceId != nil {
-            guard counts[3] < policy.maximumFailures else { throw Self.refused }
-        } else {
-            guard counts[1] < policy.maximumFailures, counts[2] < policy.maximumFailuresPerUser else { throw Self.refused }
-        }
         let stored = try await verifiers.lookup(username)
         let loginId = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }
-        // The token given at the end carries the generation read now; a garbled one gives it 0, which
-        // no later reading of that counter (garbled still, or restored) lets count.
+        // The device is sealed with its token's generation; whether it is trusted is decided by the
+        // store against the user's current generation, now and again at `finish` (a device token from
+        // before the user's last "sign out everywhere" no longer counts).
         let (challenge, sealed) = try prepareChallenge(
-            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: deviceId,
-            generation: generation == UInt64.max ? 0 : generation, now: now)
-        guard try await handshakes.insert(sealed, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime) else {
+            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: device?.deviceId,
+            deviceGeneration: device?.generation ?? 0, now: now)
+        let untrusted = FailureCounters(username: username, deviceId: nil, address: origin.address)
+        let trusted = device.map { FailureCounters(username: username, deviceId: $0.deviceId, address: origin.address) }
+        let admission = LoginAdmission(
+            generationKey: UserGeneration.key(username), presentedGeneration: device?.generation,
+            trusted: trusted.map { [($0.own, policy.maximumFailures)] } ?? [],
+            untrusted: [(untrusted.own, policy.maximumFailures)] + (untrusted.userWide.map { [($0, policy.maximumFailuresPerUser)] } ?? []))
+        let linked = Array(UserGeneration.userKey(username).utf8) + sealed
+        switch try await handshakes.insert(linked, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime, admittedBy: admission) {
+        case .inserted: return challenge
+        case .refused: throw Self.refused
+        case .keyInUse:
             // 128 random bits collided: the generator is broken, not the caller.
             throw AuthCoreError(.randomFailure, "a fresh login id was already in use")
         }
-        return challenge
     }
 
-    /// The second round trip.
+    /// The second round trip: its store work is two round trips on Redis, one before the proof is
+    /// checked (the state taken with the user's generation,
+    /// ``HandshakeStore/linkedValue(_:removing:counterPrefix:)``) and one after (the attempt counted
+    /// and, for a success within the limits, the counts settled and `sessions`' new session stored,
+    /// ``HandshakeStore/countAttempt(_:window:success:)``).
     ///
+    /// Every proof checked is counted as an attempt, in the same atomic step that applies a
+    /// success: an attempt over a limit is refused whatever its proof, so many logins begun at once
+    /// and finished together learn nothing past the limit.
+    ///
+    /// - Parameter sessions: where the new session is issued (``SRPLoginSuccess/session``); nil
+    ///   for none.
     /// - Throws: `AuthCoreError` `.expired` for a login id that is unknown, expired or already used;
     ///   `.proofMismatch` for a wrong `M1` (counted as a failure); `.invalidLength` for an `M1` of
-    ///   the wrong size; `.notPermitted` while this origin is refused for the user.
-    public func finish(loginId: String, clientProof: [UInt8], origin: LoginOrigin = LoginOrigin()) async throws(AuthCoreError)
-        -> SRPLoginSuccess
+    ///   the wrong size; `.notPermitted` while this origin is refused for the user;
+    ///   `.signatureMismatch` for a state this server did not seal for this id and user.
+    public func finish(loginId: String, clientProof: [UInt8], origin: LoginOrigin = LoginOrigin(), issuing sessions: AppSessions? = nil)
+        async throws(AuthCoreError) -> SRPLoginSuccess
     {
         guard loginId.utf8.count == 32, loginId.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
-            let stored = try await handshakes.take(Self.handshakeKey(loginId))
+            let taken = try await handshakes.linkedValue(Self.handshakeKey(loginId), removing: true, counterPrefix: UserGeneration.keyPrefix)
         else { throw AuthCoreError(.expired, "login id is unknown, expired or already used") }
-        let state = try openState(stored, loginId: loginId)
+        guard taken.isLinked else { throw AuthCoreError(.signatureMismatch, "a stored login state is not linked to its user") }
+        let state = try openState(Array(taken.value.dropFirst(LinkedValue.linkByteCount)), loginId: loginId)
+        // The link is the store's word: it must name the user sealed inside.
+        guard taken.value.prefix(LinkedValue.linkByteCount).elementsEqual(UserGeneration.userKey(state.username).utf8) else {
+            throw AuthCoreError(.signatureMismatch, "a stored login state is linked to another user")
+        }
         origin.notes?.user = state.username
         guard Self.milliseconds(clock.now()) < state.expiresAtMilliseconds else {
             throw AuthCoreError(.expired, "login id is unknown, expired or already used")
@@ -141,33 +156,55 @@ public struct SRPLoginService: Sendable {
         guard clientProof.count == configuration.hash.byteCount else {
             throw AuthCoreError(.invalidLength, "M1 must be \(configuration.hash.byteCount) bytes, got \(clientProof.count)")
         }
-        // Every proof checked is counted first, as an attempt (a success clears its count): counting
-        // only failures, after the check, would let many logins begun at once all be checked before
-        // the first failure is recorded.
-        let counters = FailureCounters(username: state.username, deviceId: state.deviceId, address: origin.address)
-        try await countAttempt(counters)
-        let session = try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.lookup(state.username))
-        // A success is no guess: the client's own count is cleared, and the attempt taken back from the
-        // user-wide one (which keeps counting everyone else's failures). A user who signed out
-        // everywhere has a generation counter: it is kept alive as long as the device token given
-        // now (else, once it expired and a later sign-out restarted it, this token's generation would
-        // count again). All three in one round trip on Redis.
-        try await handshakes.settle(
-            remove: [counters.own], decrement: counters.userWide.map { [$0] } ?? [],
-            keepAlive: state.generation > 0 ? [(UserGeneration.key(state.username), policy.deviceTokenLifetime)] : [])
-        var deviceId = state.deviceId ?? []
-        if deviceId.isEmpty { deviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
+        // The generation now (a garbled one trusts no device and is carried as 0, which no later
+        // reading of that counter, garbled still or restored, lets count).
+        let generation = UserGeneration.parse(taken.counter)
+        let deviceId = state.deviceId.flatMap { LoginAdmission.trusts(presented: state.deviceGeneration, stored: taken.counter) ? $0 : nil }
+        let counters = FailureCounters(username: state.username, deviceId: deviceId, address: origin.address)
+        let verified: Result<SRPServerSession, AuthCoreError>
+        do { verified = .success(try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.lookup(state.username))) } catch {
+            verified = .failure(error)
+        }
+        var success: SuccessWrites?
+        var session: AppSession?
+        if case .success = verified {
+            // A success is no guess: the client's own count is cleared, and the attempt taken back from
+            // the user-wide one (which keeps counting everyone else's failures). A user who signed out
+            // everywhere has a generation counter: it is kept alive as long as the device token and
+            // the session given now (else, once it expired and a later sign-out restarted it, their
+            // generation would count again).
+            let prepared = try sessions?.prepare(for: state.username, generation: generation ?? 0)
+            session = prepared?.session
+            let kept = Swift.max(policy.deviceTokenLifetime, sessions?.lifetime ?? .zero)
+            success = SuccessWrites(
+                remove: [counters.own], decrement: counters.userWide.map { [$0] } ?? [],
+                keepAlive: taken.counter == nil ? [] : [(UserGeneration.key(state.username), kept)],
+                insert: prepared.map { ($0.key, $0.value, sessions?.lifetime ?? .zero) })
+        }
+        let limits = [(counters.own, policy.maximumFailures)] + (counters.userWide.map { [($0, policy.maximumFailuresPerUser)] } ?? [])
+        let attempt = try await handshakes.countAttempt(limits.map { (key: $0.0, limit: $0.1) }, window: policy.failureWindow, success: success)
+        guard attempt.counts.count == limits.count, zip(attempt.counts, limits).allSatisfy({ $0 <= $1.1 }) else { throw Self.refused }
+        let verifiedSession = try verified.get()
+        switch attempt.writes {
+        case .applied: break
+        case .keyInUse: throw AuthCoreError(.randomFailure, "a fresh session token was already in use")
+        case .notApplied: throw AuthCoreError(.malformedResponse, "the store did not apply a login within its limits")
+        }
+        var newDeviceId = deviceId ?? []
+        if newDeviceId.isEmpty { newDeviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
         let token = try DeviceTokens.issue(
-            username: Array(state.username.utf8), deviceId: deviceId, generation: state.generation,
+            username: Array(state.username.utf8), deviceId: newDeviceId, generation: generation ?? 0,
             expiresAtMilliseconds: Self.milliseconds(clock.now().adding(policy.deviceTokenLifetime)), key: keys.deviceTokens)
-        return SRPLoginSuccess(username: state.username, serverProof: session.serverProof, sessionKey: session.sessionKey, deviceToken: token)
+        return SRPLoginSuccess(
+            username: state.username, serverProof: verifiedSession.serverProof, sessionKey: verifiedSession.sessionKey, deviceToken: token,
+            session: session)
     }
 
     // MARK: - The work on secrets (synchronous: the instruction-count gate runs it)
 
     /// `B` for the stored verifier or the decoy, and the sealed state, with the same work for both.
     package func prepareChallenge(
-        username: String, clientPublicValue a: BigUInt, stored: VerifierLookup, loginId: String, deviceId: [UInt8]?, generation: UInt64 = 0,
+        username: String, clientPublicValue a: BigUInt, stored: VerifierLookup, loginId: String, deviceId: [UInt8]?, deviceGeneration: UInt64 = 0,
         now: Timestamp
     ) throws(AuthCoreError) -> (SRPLoginChallenge, sealed: [UInt8]) {
         let verifier = try chosenVerifier(stored, for: username)
@@ -175,7 +212,7 @@ public struct SRPLoginService: Sendable {
         let b = ephemeral.serverPublicValue
         let state = SealedHandshake(
             username: username, clientPublicValue: try a.bigEndianBytes(paddedTo: configuration.group.byteCount),
-            expiresAtMilliseconds: Self.milliseconds(now.adding(policy.handshakeLifetime)), generation: generation, deviceId: deviceId,
+            expiresAtMilliseconds: Self.milliseconds(now.adding(policy.handshakeLifetime)), deviceGeneration: deviceGeneration, deviceId: deviceId,
             ephemeralState: ephemeral.exportedState())
         let sealed = try state.sealed(key: try loginKey(loginId), loginId: loginId)
         let challenge = SRPLoginChallenge(
@@ -266,14 +303,6 @@ public struct SRPLoginService: Sendable {
             }
         }
 
-    }
-
-    private func countAttempt(_ counters: FailureCounters) async throws(AuthCoreError) {
-        // The client's count first; the user-wide one only while the client is within its own limit
-        // (one round trip, and atomic, on Redis).
-        let limits = [(counters.own, policy.maximumFailures)] + (counters.userWide.map { [($0, policy.maximumFailuresPerUser)] } ?? [])
-        let counts = try await handshakes.incrementInTurn(limits.map { (key: $0.0, limit: $0.1) }, window: policy.failureWindow)
-        guard counts.count == limits.count, zip(counts, limits).allSatisfy({ $0 <= $1.1 }) else { throw Self.refused }
     }
 
     static let refused = AuthCoreError(.notPermitted, "too many failed logins for this user from here; try again later")

@@ -70,6 +70,8 @@ public struct SRPLoginSuccess: Sendable, CustomStringConvertible {
     /// The device token for the client's next logins (secret: it lets its holder be counted apart
     /// from guessers).
     public let deviceToken: String
+    /// The app session issued with the login, when `finish` was given ``AppSessions``.
+    public let session: AppSession?
 
     public var description: String { "SRPLoginSuccess(\(username), key \(sessionKey.count) bytes)" }
 }

@@ -6,17 +6,20 @@ import AuthCore
 ///
 /// Plaintext layout (all lengths fixed by the configuration except the username's):
 /// `version (1) ‖ username length (2, big-endian) ‖ username ‖ expiry ms since 1970 (8) ‖ the
-/// user's sign-out generation (8) ‖ device id (16; all zero without a device token) ‖ A (N width) ‖
-/// SRPServerEphemeral.exportedState()`.
+/// device token's sign-out generation (8; 0 without one) ‖ device id (16; all zero without a
+/// device token) ‖ A (N width) ‖ SRPServerEphemeral.exportedState()`.
+///
+/// In the store the sealed state follows a link to the user's generation counter (``LinkedValue``).
 package struct SealedHandshake {
-    static let version: UInt8 = 3
+    static let version: UInt8 = 4
     static let noDevice = [UInt8](repeating: 0, count: DeviceTokens.deviceIdByteCount)
 
     package let username: String
     let clientPublicValue: [UInt8]
     let expiresAtMilliseconds: Int64
-    /// The user's sign-out generation when the login began (the device token given at the end carries it).
-    let generation: UInt64
+    /// The sign-out generation sealed in the device token the client showed at begin (0 without
+    /// one): `finish` trusts the device while it is at least the user's current generation.
+    let deviceGeneration: UInt64
     /// The device id of the token the client showed at begin (valid for this user), or nil.
     let deviceId: [UInt8]?
     let ephemeralState: SecureBytes
@@ -27,7 +30,7 @@ package struct SealedHandshake {
         plaintext.byte(Self.version)
         plaintext.lengthPrefixed(username.utf8)
         plaintext.uint64(UInt64(bitPattern: expiresAtMilliseconds))
-        plaintext.uint64(generation)
+        plaintext.uint64(deviceGeneration)
         plaintext.raw(deviceId ?? Self.noDevice)
         plaintext.raw(clientPublicValue)
         ephemeralState.withUnsafeBytes { plaintext.raw($0) }
@@ -61,7 +64,7 @@ package struct SealedHandshake {
             let stateStart = aStart + publicValueByteCount
             return SealedHandshake(
                 username: name, clientPublicValue: Array(bytes[aStart..<stateStart]), expiresAtMilliseconds: Int64(bitPattern: expiry),
-                generation: generation, deviceId: device == noDevice ? nil : device,
+                deviceGeneration: generation, deviceId: device == noDevice ? nil : device,
                 ephemeralState: SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[stateStart...])))
         }
     }

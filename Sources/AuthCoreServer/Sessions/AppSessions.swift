@@ -8,7 +8,8 @@ public import AuthCore
 /// SHA-256 (a copy of the store gives no usable token) under `authcore:session:<hex>`, mapped to a
 /// record sealed with AES-256-GCM under a key of the server secret (``ServerKeys``), with that
 /// store key as associated data: `version (1) ‖ expiry, ms since 1970 (8) ‖ the user's session
-/// generation (8) ‖ username`. So a store writer can delete a session, or put back one it saw
+/// generation (8) ‖ username`, after a link to the user's generation counter (``LinkedValue``:
+/// checking a session is one round trip). So a store writer can delete a session, or put back one it saw
 /// within its lifetime, but cannot make one for any user, extend one, or move one to another
 /// token: each is a record that does not open, and the request is refused as if the token were
 /// unknown.
@@ -56,24 +57,34 @@ public struct AppSessions: Sendable {
     ///
     /// - Throws: `AuthCoreError.Code.randomFailure`, and the store's errors (then no token exists).
     public func issue(for username: String) async throws(AuthCoreError) -> AppSession {
-        let token = Base64.encode(try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) }, alphabet: .urlSafe, padding: false)
-        let expiresAt = clock.now().adding(lifetime)
         // Read, and kept alive for this session's lifetime: a revocation that comes later advances it.
         let generation = try await store.counter(UserGeneration.key(username), keepingFor: lifetime)
+        let prepared = try prepare(for: username, generation: UInt64(generation))
+        guard try await store.insert(prepared.value, forKey: prepared.key, lifetime: lifetime) else {
+            throw AuthCoreError(.randomFailure, "a fresh session token was already in use")
+        }
+        return prepared.session
+    }
+
+    /// A new session for `username` sealed with `generation`, not yet stored: the store key and the
+    /// value to insert there (for `lifetime`), `link ‖ sealed record` (``LinkedValue``). The caller
+    /// keeps the user's generation counter alive at least as long.
+    package func prepare(for username: String, generation: UInt64) throws(AuthCoreError) -> (session: AppSession, key: String, value: [UInt8]) {
+        let token = Base64.encode(try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) }, alphabet: .urlSafe, padding: false)
+        let expiresAt = clock.now().adding(lifetime)
         var record = RecordWriter()
         record.byte(Self.recordVersion)
         record.uint64(UInt64(bitPattern: SRPLoginService.milliseconds(expiresAt)))
-        record.uint64(UInt64(generation))
+        record.uint64(generation)
         record.raw(username.utf8)
         let key = Self.key(token)
         let sealed = try StoreSeal.seal(record.bytes, key: sealingKey, associatedData: Array(key.utf8))
-        guard try await store.insert(sealed, forKey: key, lifetime: lifetime) else {
-            throw AuthCoreError(.randomFailure, "a fresh session token was already in use")
-        }
-        return AppSession(token: SecureBytes(Array(token.utf8)), username: username, expiresAt: expiresAt)
+        let session = AppSession(token: SecureBytes(Array(token.utf8)), username: username, expiresAt: expiresAt)
+        return (session, key, Array(UserGeneration.userKey(username).utf8) + sealed)
     }
 
-    /// The user of a live session.
+    /// The user of a live session: one round trip (the record and the user's generation, through
+    /// the record's link).
     ///
     /// - Throws: `AuthCoreError.Code.notPermitted` for a token that is malformed, unknown, expired,
     ///   revoked or whose record does not open (one message for all: the answer says nothing about
@@ -82,7 +93,9 @@ public struct AppSessions: Sendable {
         let refused = AuthCoreError(.notPermitted, "the session token is missing, unknown or expired")
         guard Self.isWellFormed(token) else { throw refused }
         let key = Self.key(token)
-        guard let sealed = try await store.value(key) else { throw refused }
+        guard let stored = try await store.linkedValue(key, removing: false, counterPrefix: UserGeneration.keyPrefix) else { throw refused }
+        // A record written before links (one round trip more) opens as a whole.
+        let sealed = stored.isLinked ? Array(stored.value.dropFirst(LinkedValue.linkByteCount)) : stored.value
         let username: [UInt8]
         let generation: UInt64
         do {
@@ -94,10 +107,18 @@ public struct AppSessions: Sendable {
         } catch {
             throw refused
         }
-        // The generation is read only for a record that opened: a forged entry costs one round trip.
         let name = String(decoding: username, as: UTF8.self)
-        guard let current = try await store.values([UserGeneration.key(name)]).first, generation >= UInt64(StoredCounter.parse(current ?? Array("0".utf8)) ?? Int.max)
-        else { throw refused }
+        // The link is the store's word, not the record's: it must name this user's counter. The
+        // generation of an unlinked record is read only once it opened (a forged entry costs one
+        // round trip).
+        let counter: [UInt8]?
+        if stored.isLinked {
+            guard stored.value.prefix(LinkedValue.linkByteCount).elementsEqual(UserGeneration.userKey(name).utf8) else { throw refused }
+            counter = stored.counter
+        } else {
+            counter = try await store.values([UserGeneration.key(name)])[0]
+        }
+        guard let current = UserGeneration.parse(counter), generation >= current else { throw refused }
         return name
     }
 

@@ -12,8 +12,18 @@ enum UserGeneration {
     /// How long a counter is kept after it is advanced: 400 days.
     static let lifetime: Duration = .seconds(400 * 86_400)
 
+    /// What precedes a user's part in the counter's key (and a ``LinkedValue``'s link).
+    static let keyPrefix = "authcore:session:generation:"
+
     /// The counter's key: `authcore:session:generation:<SHA-256 of the username's bytes>`.
-    static func key(_ username: String) -> String { "authcore:session:generation:\(userKey(username))" }
+    static func key(_ username: String) -> String { keyPrefix + userKey(username) }
+
+    /// The generation a read of the counter gives: 0 when absent, nil when the value is not a
+    /// counter (a store that lost or garbled it: nothing sealed with any generation is trusted).
+    static func parse(_ stored: [UInt8]?) -> UInt64? {
+        guard let stored else { return 0 }
+        return StoredCounter.parse(stored).map(UInt64.init)
+    }
 
     /// A user's part of a store key: the SHA-256 of the name's bytes, 64 hex digits whatever its length.
     static func userKey(_ username: String) -> String { SHA256.hash(bytes: Array(username.utf8)).hexLowercased }

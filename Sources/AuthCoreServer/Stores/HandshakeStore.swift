@@ -50,6 +50,21 @@ public protocol HandshakeStore: Sendable {
     /// ``decrement(_:)``), and keeps `keepAlive`'s counter at least its lifetime from now (like
     /// ``counter(_:keepingFor:)``) — in one round trip on Redis (pipelined, not atomic as a whole).
     func settle(remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)]) async throws(AuthCoreError)
+    /// The value under `key` (removed when `removing`: of several callers at once, at most one gets
+    /// it) and, when it begins with a link (``LinkedValue``), the value under `counterPrefix` ‖ link:
+    /// one round trip on Redis (one script, atomic). Nil when `key` is absent or expired.
+    func linkedValue(_ key: String, removing: Bool, counterPrefix: String) async throws(AuthCoreError) -> LinkedValue?
+    /// Stores `value` under `key` for `lifetime` when `admission`'s counters are below their limits
+    /// and `key` is absent: a login's lockout check and its state's insert, in one round trip on
+    /// Redis (one script, atomic).
+    func insert(_ value: [UInt8], forKey key: String, lifetime: Duration, admittedBy admission: LoginAdmission) async throws(AuthCoreError)
+        -> AdmissionOutcome
+    /// Counts an attempt like ``incrementInTurn(_:window:)``; then, when `success` is given and
+    /// every count is within its limit, applies `success` (its insert first: when that key is
+    /// present, nothing else is written). One round trip on Redis (one script, atomic), never sent
+    /// twice.
+    func countAttempt(_ counters: [(key: String, limit: Int)], window: Duration, success: SuccessWrites?) async throws(AuthCoreError)
+        -> AttemptOutcome
 }
 
 extension HandshakeStore {

@@ -55,6 +55,10 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// Bumped when an open connection fails (reset or closed, not a timeout): the others made before
     /// are replaced before their next use.
     private let epoch = Locked<UInt64>(0)
+    /// The round trips the store's calls have made (a pipeline sent and its replies read, retries
+    /// included; connecting and its `AUTH`, `SELECT` and `ROLE` are not counted): tests hold the
+    /// login's store work to its count.
+    let roundTrips = Locked<Int>(0)
 
     init(configuration: RedisHandshakeStore.Configuration) {
         self.configuration = configuration
@@ -146,6 +150,7 @@ final class RedisConnectionPool: @unchecked Sendable {
                     batch.append(["WAIT", String(replicas), String(Swift.max(1, RedisHandshakeStore.milliseconds(configuration.timeout) / 2))].map { Array($0.utf8) })
                 }
                 var replies: [RedisReply]
+                roundTrips.withLock { $0 += 1 }
                 do { replies = try connection.pipeline(batch) } catch {
                     drop(slot)  // a reply left unread would answer the next command
                     throw error

@@ -266,6 +266,162 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         }
     }
 
+    /// `GET` or `GETDEL`, and `GET` of the counter its link names (``LinkedValue``), in one script.
+    /// The counter's key is built from the value, so the script names a key it was not given: fine
+    /// on one server or a Sentinel set, not on Redis Cluster (which the store does not support).
+    static let linkedValueScript = """
+        local value
+        if ARGV[2] == '1' then value = redis.call('GETDEL', KEYS[1]) else value = redis.call('GET', KEYS[1]) end
+        if not value then return false end
+        local link = string.sub(value, 1, 64)
+        if string.len(link) < 64 or string.find(link, '[^0-9a-f]') then return {value} end
+        return {value, redis.call('GET', ARGV[1] .. link)}
+        """
+
+    public func linkedValue(_ key: String, removing: Bool, counterPrefix: String) async throws(AuthCoreError) -> LinkedValue? {
+        let reply = try await command(
+            ["EVAL", Self.linkedValueScript, "1", key, counterPrefix, removing ? "1" : "0"].map(Self.bytes), writes: removing)
+        switch reply {
+        case .null: return nil
+        case .array(let parts):
+            switch (parts.first, parts.count) {
+            case (.bytes(let value)?, 1) where LinkedValue.link(of: value) == nil: return LinkedValue(value: value, isLinked: false, counter: nil)
+            case (.bytes(let value)?, 2) where LinkedValue.link(of: value) != nil:
+                switch parts[1] {
+                case .bytes(let counter): return LinkedValue(value: value, isLinked: true, counter: counter)
+                case .null: return LinkedValue(value: value, isLinked: true, counter: nil)
+                default: throw unexpected("GET")
+                }
+            default: throw unexpected("GET")
+            }
+        default: throw unexpected("GET")
+        }
+    }
+
+    /// A login's lockout check and insert (``LoginAdmission``), in one script: `KEYS` = the key,
+    /// the generation counter, the trusted counters, the untrusted ones; `ARGV` = the value, its
+    /// lifetime in ms, the presented generation (empty for none), the number of trusted counters,
+    /// then each counter's limit. Counters are compared as decimal digits (no float rounding);
+    /// one that is not 1 to 18 digits reads 0, a generation that is not trusts nobody. Returns 1
+    /// (inserted), 0 (refused) or 2 (the key was present).
+    static let admissionScript = """
+        local function digits(value, longest)
+          if not value or string.len(value) == 0 or string.len(value) > longest or string.find(value, '[^0-9]') then return nil end
+          local trimmed = string.gsub(value, '^0+', '')
+          return trimmed
+        end
+        local function atLeast(a, b)
+          if string.len(a) ~= string.len(b) then return string.len(a) > string.len(b) end
+          return a >= b
+        end
+        local trusted = false
+        if ARGV[3] ~= '' then
+          local stored = redis.call('GET', KEYS[2])
+          if not stored then trusted = true else
+            local current = digits(stored, 18)
+            trusted = current ~= nil and atLeast(digits(ARGV[3], 20), current)
+          end
+        end
+        local split = 2 + tonumber(ARGV[4])
+        local first, last = split + 1, #KEYS
+        if trusted then first, last = 3, split end
+        for i = first, last do
+          local count = digits(redis.call('GET', KEYS[i]), 18) or ''
+          if atLeast(count, digits(ARGV[i + 2], 20)) then return 0 end
+        end
+        if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
+        return 2
+        """
+
+    public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration, admittedBy admission: LoginAdmission) async throws(AuthCoreError)
+        -> AdmissionOutcome
+    {
+        let counters = admission.trusted + admission.untrusted
+        let keys = [key, admission.generationKey] + counters.map(\.key)
+        let presented: String = admission.presentedGeneration.map { String($0) } ?? ""
+        let numbers: [String] = [String(Self.milliseconds(lifetime)), presented, String(admission.trusted.count)] + counters.map { String(Swift.max(0, $0.limit)) }
+        var arguments: [[UInt8]] = ["EVAL", Self.admissionScript, String(keys.count)].map(Self.bytes)
+        arguments += keys.map(Self.bytes)
+        arguments.append(value)
+        arguments += numbers.map(Self.bytes)
+        switch try await command(arguments, writes: true) {
+        case .integer(1): return .inserted
+        case .integer(0): return .refused
+        case .integer(2): return .keyInUse
+        default: throw unexpected("SET")
+        }
+    }
+
+    /// A login attempt counted, and a success's writes (``SuccessWrites``) when every count is
+    /// within its limit, in one script: `KEYS` = the counters, then the keys to remove, decrement
+    /// and keep alive, then the key to insert (if any); `ARGV` = the window in ms, the five
+    /// group sizes (counters, removals, decrements, keep-alives, inserts: 0 or 1), whether to apply
+    /// the writes (1 or 0), the counters' limits, the keep-alive lifetimes, then the insert's value
+    /// and lifetime. Returns the counts followed by 1 (applied), 0 (not) or 2 (the insert's key was
+    /// present: nothing written but the counts).
+    static let attemptScript = """
+        local n, nr, nd, nk, ni = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+        local counts = {}
+        local within = true
+        for i = 1, n do
+          local count = redis.call('INCR', KEYS[i])
+          if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+          counts[i] = count
+          if count > tonumber(ARGV[7 + i]) then within = false break end
+        end
+        if not within or ARGV[7] ~= '1' then counts[#counts + 1] = 0 return counts end
+        local lifetimes = 7 + n
+        if ni == 1 then
+          local key = KEYS[n + nr + nd + nk + 1]
+          if not redis.call('SET', key, ARGV[lifetimes + nk + 1], 'PX', ARGV[lifetimes + nk + 2], 'NX') then
+            counts[#counts + 1] = 2
+            return counts
+          end
+        end
+        for i = n + 1, n + nr do redis.call('DEL', KEYS[i]) end
+        for i = n + nr + 1, n + nr + nd do
+          local count = redis.call('GET', KEYS[i])
+          if count then
+            if tonumber(count) <= 1 then redis.call('DEL', KEYS[i]) else redis.call('DECR', KEYS[i]) end
+          end
+        end
+        for i = 1, nk do
+          local key = KEYS[n + nr + nd + i]
+          local ttl = redis.call('PTTL', key)
+          if ttl >= 0 and ttl < tonumber(ARGV[lifetimes + i]) then redis.call('PEXPIRE', key, ARGV[lifetimes + i]) end
+        end
+        counts[#counts + 1] = 1
+        return counts
+        """
+
+    public func countAttempt(_ counters: [(key: String, limit: Int)], window: Duration, success: SuccessWrites?) async throws(AuthCoreError)
+        -> AttemptOutcome
+    {
+        let writes = success ?? SuccessWrites()
+        let keys = counters.map(\.key) + writes.remove + writes.decrement + writes.keepAlive.map(\.key) + (writes.insert.map { [$0.key] } ?? [])
+        var arguments = ["EVAL", Self.attemptScript, String(keys.count)].map(Self.bytes) + keys.map(Self.bytes)
+        arguments += [
+            String(Self.milliseconds(window)), String(counters.count), String(writes.remove.count), String(writes.decrement.count),
+            String(writes.keepAlive.count), writes.insert == nil ? "0" : "1", success == nil ? "0" : "1",
+        ].map(Self.bytes)
+        arguments += counters.map { Self.bytes(String($0.limit)) } + writes.keepAlive.map { Self.bytes(String(Self.milliseconds($0.lifetime))) }
+        if let insert = writes.insert { arguments += [insert.value, Self.bytes(String(Self.milliseconds(insert.lifetime)))] }
+        // Not sent twice: a second run would find its insert's key present and count the attempt again.
+        guard case .array(let replies) = try await command(arguments, retryable: false, writes: true), (1...(counters.count + 1)).contains(replies.count)
+        else { throw unexpected("INCR") }
+        let numbers = try replies.map { reply throws(AuthCoreError) -> Int in
+            guard case .integer(let value) = reply, let number = Int(exactly: value) else { throw unexpected("INCR") }
+            return number
+        }
+        let outcome: AttemptOutcome.Writes
+        switch numbers[numbers.count - 1] {
+        case 1: outcome = .applied
+        case 2: outcome = .keyInUse
+        default: outcome = .notApplied
+        }
+        return AttemptOutcome(counts: Array(numbers.dropLast()), writes: outcome)
+    }
+
     public func ping() async throws(AuthCoreError) {
         guard case .status("PONG") = try await command([Self.bytes("PING")]) else { throw unexpected("PING") }
     }
@@ -292,6 +448,9 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
 
     /// Whether the server answers `PING` now (a blocking call, for start-up probes).
     package func answersPing() -> Bool { pool.answersPing() }
+
+    /// The round trips this store's calls have made so far (connection set-up not counted).
+    package var roundTripCount: Int { pool.roundTrips.withLock { $0 } }
 
     private static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
