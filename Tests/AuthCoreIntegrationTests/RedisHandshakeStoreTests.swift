@@ -214,12 +214,12 @@ final class RedisHandshakeStoreTests {
             // settle: removed, taken back (to nothing at 0), kept alive.
             let generation = "authcore:test:turn:\(name):generation"
             _ = try await store.increment(generation, window: .milliseconds(300))
-            try await store.settle(remove: [own], decrement: [user], keepAlive: [(generation, .seconds(10))])
+            #expect(try await store.settle(remove: [own], decrement: [user], keepAlive: [(generation, .seconds(10))], insert: nil), "\(name)")
             #expect(try await store.count(own) == 0, "\(name)")
             #expect(try await store.count(user) == 1, "\(name)")
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await store.count(generation) == 1, "\(name): kept past its first lifetime")
-            try await store.settle(remove: [], decrement: [user], keepAlive: [])
+            #expect(try await store.settle(remove: [], decrement: [user], keepAlive: [], insert: nil), "\(name)")
             #expect(try await store.values([user]) == [nil], "\(name): removed at 0")
         }
     }
@@ -243,13 +243,13 @@ final class RedisHandshakeStoreTests {
         let token = session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         #expect(try await sessions.username(for: token) == "alice")
         #expect(spent() == 1)
-        // A wrong proof: two round trips as well, and counted.
+        // A wrong proof: one round trip (nothing to settle), and counted.
         let (wrong, _) = try await begin(service, password: SecureBytes(Array("guess".utf8)))
         #expect(spent() == 1)
         await #expect(throws: AuthCoreError(.proofMismatch, "")) {
             try await service.finish(loginId: wrong.loginId, clientProof: [UInt8](repeating: 7, count: 32), issuing: sessions)
         }
-        #expect(spent() == 2)
+        #expect(spent() == 1)
         #expect(try await store.count("authcore:srp:failures:\(SHA256.hash(string: "alice").hexLowercased):address:local") == 1)
         // Signed out everywhere: the session is refused in its one round trip.
         try await sessions.revokeAll(for: "alice")
@@ -260,7 +260,48 @@ final class RedisHandshakeStoreTests {
         try await store.remove("authcore:session:generation:\(SHA256.hash(string: "alice").hexLowercased)")
     }
 
-    @Test("linkedValue, the admitted insert and countAttempt: one script each on Redis, the same answers as their definitions in memory")
+    @Test("logins begun before a lockout and finished after it: the right password is refused before its proof is checked, and nothing is settled or stored")
+    func rightPasswordPastTheLimit() async throws {
+        var policy = SRPLoginPolicy()
+        policy.maximumFailures = 2
+        let (service, store) = try instance(policy: policy)
+        let sessions = try AppSessions(store: store, serverSecret: secret)
+        let user = "authcore:srp:failures:\(SHA256.hash(string: "alice").hexLowercased)"
+        try await store.remove(user + ":address:local")
+        try await store.remove(user + ":untrusted")
+        var begun: [(SRPLoginChallenge, SRPClientSession)] = []
+        for _ in 0..<3 { begun.append(try await begin(service, password: password)) }
+        for (challenge, _) in begun.prefix(2) {
+            await #expect(throws: AuthCoreError(.proofMismatch, "")) {
+                try await service.finish(loginId: challenge.loginId, clientProof: [UInt8](repeating: 1, count: 32), issuing: sessions)
+            }
+        }
+        let (last, client) = begun[2]
+        await #expect(throws: AuthCoreError(.notPermitted, "")) {
+            try await service.finish(loginId: last.loginId, clientProof: client.clientProof, issuing: sessions)
+        }
+        #expect(try await store.count(user + ":address:local") == 3, "counted, not cleared")
+        #expect(try await store.count(user + ":untrusted") == 2, "not taken back")
+        let sessionKeys = try Self.redisKeys(port: redis.port, pattern: "authcore:session:*")
+        #expect(sessionKeys.filter { !$0.contains("generation") }.isEmpty, "no session stored: \(sessionKeys)")
+        try await store.remove(user + ":address:local")
+        try await store.remove(user + ":untrusted")
+    }
+
+    /// The keys matching `pattern` (`redis-cli KEYS`), read apart from the store under test.
+    static func redisKeys(port: Int, pattern: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+        process.arguments = ["-h", "127.0.0.1", "-p", String(port), "--raw", "KEYS", pattern]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    @Test("linkedValue, the admitted insert, takeLogin and settle: one script each on Redis, the same answers as their definitions in memory")
     func loginOperations() async throws {
         let (_, redis) = try instance()
         let memory = InMemoryHandshakeStore()
@@ -314,30 +355,68 @@ final class RedisHandshakeStoreTests {
             #expect(try await store.count(user) == 0, "\(name): the check writes no counter")
             #expect(try await store.values([device]) == [nil], "\(name)")
 
-            // countAttempt: counted in turn; a success applied only within the limits, insert first.
+            // takeLogin: the state taken, the generation read, the attempt counted against the
+            // counters its header names (a device trusted while its generation is current).
+            let counting = LoginCounting(
+                generationPrefix: "authcore:test:ops:\(name):gen:", failurePrefix: "authcore:test:ops:\(name):fail:", deviceSuffix: ":device:",
+                addressSuffix: ":address:local", untrustedSuffix: ":untrusted", window: .seconds(10), maximumFailures: 2, maximumFailuresPerUser: 3)
+            let carol = SHA256.hash(string: "carol").hexLowercased
+            let (noDevice, deviceHex) = (String(repeating: "0", count: 32), String(repeating: "ab", count: 16))
+            let fail = "authcore:test:ops:\(name):fail:\(carol)"
+            var stateIndex = 0
+            func take(_ device: String, _ generation: UInt64, suffix: [UInt8] = [0xC0, 0xFF]) async throws -> TakenLogin? {
+                stateIndex += 1
+                let digits = String(generation)
+                let value = Array((carol + device + String(repeating: "0", count: 20 - digits.count) + digits).utf8) + suffix
+                let key = "authcore:test:ops:\(name):login:\(stateIndex)"
+                #expect(try await store.insert(value, forKey: key, lifetime: .seconds(10)))
+                let taken = try await store.takeLogin(key, counting: counting)
+                #expect(taken?.value == value, "\(name)")
+                #expect(try await store.takeLogin(key, counting: counting) == nil, "\(name): taken once")
+                return taken
+            }
+            var taken = try #require(try await take(noDevice, 0))
+            #expect(taken.hasHeader && !taken.trusted && taken.generation == nil && taken.counts == [1, 1], "\(name)")
+            #expect(try await store.count(fail + ":address:local") == 1, "\(name)")
+            for _ in 0..<3 { _ = try await store.advance("authcore:test:ops:\(name):gen:\(carol)", keepingFor: .seconds(10)) }
+            taken = try #require(try await take(deviceHex, 2))
+            #expect(!taken.trusted && taken.generation == Array("3".utf8) && taken.counts == [2, 2], "\(name): a device from before the sign-out")
+            taken = try #require(try await take(deviceHex, 3))
+            #expect(taken.trusted && taken.counts == [1], "\(name): a current device counts apart")
+            #expect(try await store.count(fail + ":device:" + deviceHex) == 1, "\(name)")
+            taken = try #require(try await take(noDevice, 0))
+            #expect(taken.counts == [3], "\(name): over the address limit, the user-wide count left alone")
+            #expect(try await store.count(fail + ":untrusted") == 2, "\(name)")
+            taken = try #require(try await take(deviceHex, 9_007_199_254_740_993))
+            #expect(taken.trusted && taken.counts == [2], "\(name)")
+            try await store.put(Array("9007199254740993".utf8), forKey: "authcore:test:ops:\(name):gen:\(carol)", lifetime: .seconds(10))
+            taken = try #require(try await take(deviceHex, 9_007_199_254_740_992))
+            #expect(!taken.trusted, "\(name): compared digit by digit, not as floats")
+            try await store.put(Array("07".utf8), forKey: fail + ":device:" + deviceHex, lifetime: .seconds(10))
+            taken = try #require(try await take(deviceHex, 9_007_199_254_740_993))
+            #expect(taken.trusted && taken.counts == [1], "\(name): a counter that is not a count starts again")
+            let bare = "authcore:test:ops:\(name):bare"
+            #expect(try await store.insert(Array(carol.utf8) + [1, 2, 3], forKey: bare, lifetime: .seconds(10)))
+            #expect(
+                try await store.takeLogin(bare, counting: counting) == TakenLogin(value: Array(carol.utf8) + [1, 2, 3], hasHeader: false, generation: nil, trusted: false, counts: []),
+                "\(name): no header, nothing counted")
+
+            // settle: the insert first (a present key writes nothing), then removed, taken back, kept alive.
             let (own, wide, kept, session) = (
                 "authcore:test:ops:\(name):own", "authcore:test:ops:\(name):wide", "authcore:test:ops:\(name):kept", "authcore:test:ops:\(name):session"
             )
-            let limits = [(key: own, limit: 2), (key: wide, limit: 5)]
-            #expect(try await store.countAttempt(limits, window: .seconds(10), success: nil) == AttemptOutcome(counts: [1, 1], writes: .notApplied), "\(name)")
+            _ = try await store.increment(own, window: .seconds(10))
+            for _ in 0..<3 { _ = try await store.increment(wide, window: .seconds(10)) }
             _ = try await store.increment(kept, window: .milliseconds(300))
             #expect(try await store.insert([9], forKey: session, lifetime: .seconds(10)))
-            let writes = SuccessWrites(remove: [own], decrement: [wide], keepAlive: [(kept, .seconds(10))], insert: (session, [7, 7], .seconds(10)))
-            #expect(try await store.countAttempt(limits, window: .seconds(10), success: writes) == AttemptOutcome(counts: [2, 2], writes: .keyInUse), "\(name)")
-            #expect(try await store.values([own, wide, session]) == [Array("2".utf8), Array("2".utf8), [9]], "\(name): nothing written but the counts")
+            let insert = (key: session, value: [UInt8]([7, 7]), lifetime: Duration.seconds(10))
+            #expect(try await !store.settle(remove: [own], decrement: [wide], keepAlive: [(kept, .seconds(10))], insert: insert), "\(name)")
+            #expect(try await store.values([own, wide, session]) == [Array("1".utf8), Array("3".utf8), [9]], "\(name): nothing written")
             try await store.remove(session)
-            try await store.remove(own)
-            #expect(try await store.countAttempt(limits, window: .seconds(10), success: writes) == AttemptOutcome(counts: [1, 3], writes: .applied), "\(name)")
+            #expect(try await store.settle(remove: [own], decrement: [wide], keepAlive: [(kept, .seconds(10))], insert: insert), "\(name)")
             #expect(try await store.values([own, wide, session]) == [nil, Array("2".utf8), [7, 7]], "\(name)")
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await store.count(kept) == 1, "\(name): kept past its first lifetime")
-            try await store.remove(session)
-            _ = try await store.countAttempt(limits, window: .seconds(10), success: nil)
-            _ = try await store.countAttempt(limits, window: .seconds(10), success: nil)
-            #expect(try await store.countAttempt(limits, window: .seconds(10), success: writes) == AttemptOutcome(counts: [3], writes: .notApplied), "\(name)")
-            #expect(try await store.values([session, wide]) == [nil, Array("4".utf8)], "\(name): over a limit, no session and the user-wide count left alone")
-            #expect(try await store.countAttempt([], window: .seconds(10), success: SuccessWrites(remove: [own])) == AttemptOutcome(counts: [], writes: .applied), "\(name)")
-            #expect(try await store.count(own) == 0, "\(name)")
         }
     }
 }

@@ -80,25 +80,44 @@ struct SRPLoginServiceTests {
         }
     }
 
-    @Test("a state whose link a store writer pointed at another user's generation counter is refused, and a state without a link too")
-    func relinkedState() async throws {
+    @Test("a state whose clear header a store writer changed (another user, a device, another generation) is refused, and a state without one too")
+    func rewrittenHeader() async throws {
         let store = InMemoryHandshakeStore(clock: clock)
         let server = try service(store)
         let key = { (id: String) in "authcore:srp:handshake:\(id)" }
-        // The link is the SHA-256 of the name in hex, then the sealed state.
+        // The header: the SHA-256 of the name in hex, the device id in hex (zeros: none), the device
+        // token's generation in 20 digits; then the sealed state.
+        let alice = SHA256.hash(string: "alice").hexLowercased
+        let zeros = String(repeating: "0", count: 32)
         let first = try await server.begin(username: "alice", clientPublicValue: [2])
         let stored = try #require(try await store.take(key(first.loginId)))
-        #expect(Array(stored.prefix(64)) == Array(SHA256.hash(string: "alice").hexLowercased.utf8))
-        #expect(try await store.insert(Array(SHA256.hash(string: "bob").hexLowercased.utf8) + stored.dropFirst(64), forKey: key(first.loginId), lifetime: .seconds(60)))
-        await #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+        #expect(Array(stored.prefix(116)) == Array((alice + zeros + String(repeating: "0", count: 20)).utf8))
+        let rewritten = [
+            SHA256.hash(string: "bob").hexLowercased + zeros + String(repeating: "0", count: 20),
+            alice + String(repeating: "ab", count: 16) + String(repeating: "0", count: 20),
+            alice + zeros + String(repeating: "0", count: 19) + "1",
+        ]
+        for header in rewritten {
+            let challenge = try await server.begin(username: "alice", clientPublicValue: [2])
+            let own = try #require(try await store.take(key(challenge.loginId))).dropFirst(116)
+            #expect(try await store.insert(Array(header.utf8) + own, forKey: key(challenge.loginId), lifetime: .seconds(60)))
+            let error = await #expect(throws: AuthCoreError.self) {
+                try await server.finish(loginId: challenge.loginId, clientProof: [UInt8](repeating: 0, count: 32))
+            }
+            #expect(error?.code == .signatureMismatch && error?.reason.contains("header is not its own") == true, "\(header)")
+        }
+        // The untouched state under its own id still opens (and fails only at the proof).
+        #expect(try await store.insert(stored, forKey: key(first.loginId), lifetime: .seconds(60)))
+        await #expect(throws: AuthCoreError(.proofMismatch, "")) {
             try await server.finish(loginId: first.loginId, clientProof: [UInt8](repeating: 0, count: 32))
         }
         let second = try await server.begin(username: "alice", clientPublicValue: [3])
-        let sealed = try #require(try await store.take(key(second.loginId))).dropFirst(64)
-        #expect(try await store.insert(Array(sealed), forKey: key(second.loginId), lifetime: .seconds(60)))
-        await #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+        let bare = Array(try #require(try await store.take(key(second.loginId))).dropFirst(116))
+        #expect(try await store.insert(bare, forKey: key(second.loginId), lifetime: .seconds(60)))
+        let error = await #expect(throws: AuthCoreError.self) {
             try await server.finish(loginId: second.loginId, clientProof: [UInt8](repeating: 0, count: 32))
         }
+        #expect(error?.code == .signatureMismatch && error?.reason.contains("no header") == true)
     }
 
     @Test("a login finished after its lifetime is expired, even if a store kept the state")
@@ -198,6 +217,33 @@ struct SRPLoginServiceTests {
         #expect(codes.filter { $0 == .notPermitted }.count == 7)
     }
 
+    @Test("past the limit a login's proof is not checked at all, the right password's included: the verifier is not even looked up")
+    func noProofCheckPastTheLimit() async throws {
+        let store = InMemoryHandshakeStore(clock: clock)
+        var policy = SRPLoginPolicy()
+        policy.maximumFailures = 2
+        let lookups = CountingVerifierStore(table)
+        let server = try SRPLoginService(
+            configuration: configuration, policy: policy, verifiers: lookups, handshakes: store, serverSecret: secret, clock: clock)
+        let client = SRPClient(configuration: configuration)
+        var begun: [(String, [UInt8])] = []
+        for password in [SecureBytes(Array("guess".utf8)), SecureBytes(Array("guess".utf8)), alicePassword] {
+            let ephemeral = try client.makeEphemeral()
+            let challenge = try await server.begin(username: "alice", clientPublicValue: ephemeral.publicValue.minimalBigEndianBytes)
+            let session = try client.processChallenge(
+                username: Array("alice".utf8), password: password, salt: challenge.salt, serverPublicValue: challenge.serverPublicValue,
+                ephemeral: ephemeral)
+            begun.append((challenge.loginId, session.clientProof))
+        }
+        #expect(lookups.count == 3, "one lookup per begin")
+        for (id, proof) in begun.prefix(2) {
+            await #expect(throws: AuthCoreError(.proofMismatch, "")) { try await server.finish(loginId: id, clientProof: proof) }
+        }
+        #expect(lookups.count == 5, "one more per proof checked")
+        await #expect(throws: AuthCoreError(.notPermitted, "")) { try await server.finish(loginId: begun[2].0, clientProof: begun[2].1) }
+        #expect(lookups.count == 5, "the right password past the limit: no lookup, no proof check")
+    }
+
     @Test("usernames are exact UTF-8 bytes: an equivalent Unicode spelling is another, unknown user and cannot log in")
     func exactUsernames() async throws {
         let composed = "jos\u{E9}"  // NFC
@@ -294,4 +340,22 @@ struct FailingStore: HandshakeStore {
     func values(_ keys: [String]) throws(AuthCoreError) -> [[UInt8]?] { keys.map { _ in nil } }
     func counter(_ key: String, keepingFor lifetime: Duration) throws(AuthCoreError) -> Int { throw AuthCoreError(.transportFailure, "store unreachable") }
     func advance(_ key: String, keepingFor lifetime: Duration) throws(AuthCoreError) -> Int { throw AuthCoreError(.transportFailure, "store unreachable") }
+}
+
+/// A verifier table that counts its lookups.
+final class CountingVerifierStore: VerifierStore, Sendable {
+    private let table: StaticVerifierStore
+    private let lookups = Locked(0)
+
+    init(_ table: StaticVerifierStore) { self.table = table }
+
+    var count: Int { lookups.withLock { $0 } }
+    var uniformSaltByteCount: Int? { table.uniformSaltByteCount }
+
+    func verifier(for username: String) async throws(AuthCoreError) -> SRPVerifier? { table.verifier(for: username) }
+
+    func lookup(_ username: String) async throws(AuthCoreError) -> VerifierLookup {
+        lookups.withLock { $0 += 1 }
+        return try await table.lookup(username)
+    }
 }

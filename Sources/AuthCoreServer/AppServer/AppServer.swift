@@ -160,7 +160,7 @@ public struct AppServer: Sendable {
         let success = try await audited(request, user: nil) { () async throws(AuthCoreError) in
             try await logins.finish(loginId: body.loginId, clientProof: m1, origin: origin, issuing: sessions)
         }
-        guard let session = success.session else { throw AuthCoreError(.invalidParameter, "the login issued no session") }
+        guard let session = success.session else { throw AuthCoreError(.unsupported, "the login issued no session") }
         return SRPLoginWire.FinishAnswer(
             serverProof: Hex.encode(success.serverProof), username: success.username,
             sessionToken: session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, expiresAt: session.expiresAt.iso8601,

@@ -18,13 +18,13 @@ public import AuthCore
 /// name of one length), so neither the answers nor the work tell who exists; an unknown user's
 /// login fails at the proof, as a wrong password does.
 ///
-/// **Failures** are counted in the store for every proof checked, in the one atomic step that also
-/// applies a success (which clears the client's own count and takes its attempt back from the
+/// **Failures** are counted in the store before each proof is checked, in the step that takes the
+/// login's state (a success clears the client's own count and takes its attempt back from the
 /// user-wide one), across instances, as ``SRPLoginPolicy`` describes: per user and client address,
 /// per user and device token, and per user for every client without a token. An attempt over a
-/// limit is refused whatever its proof; a refused client gets `notPermitted` at `begin` and `finish`
-/// until its window ends; an outsider's guesses never block a client that shows one of the user's
-/// device tokens.
+/// limit is refused before its proof is checked; a refused client gets `notPermitted` at `begin`
+/// and `finish` until its window ends; an outsider's guesses never block a client that shows one
+/// of the user's device tokens.
 ///
 /// **Round trips**: on Redis, `begin`'s store work is one round trip and `finish`'s two (see each).
 ///
@@ -99,20 +99,18 @@ public struct SRPLoginService: Sendable {
         }
         let stored = try await verifiers.lookup(username)
         let loginId = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }
-        // The device is sealed with its token's generation; whether it is trusted is decided by the
-        // store against the user's current generation, now and again at `finish` (a device token from
+        // The device goes with its token's generation; whether it is trusted is decided in the store
+        // against the user's current generation, now and again at `finish` (a device token from
         // before the user's last "sign out everywhere" no longer counts).
         let (challenge, sealed) = try prepareChallenge(
             username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: device?.deviceId,
             deviceGeneration: device?.generation ?? 0, now: now)
-        let untrusted = FailureCounters(username: username, deviceId: nil, address: origin.address)
-        let trusted = device.map { FailureCounters(username: username, deviceId: $0.deviceId, address: origin.address) }
+        let header = LoginStateHeader(username: username, deviceId: device?.deviceId, deviceGeneration: device?.generation ?? 0)
+        let counting = counting(origin.address)
         let admission = LoginAdmission(
             generationKey: UserGeneration.key(username), presentedGeneration: device?.generation,
-            trusted: trusted.map { [($0.own, policy.maximumFailures)] } ?? [],
-            untrusted: [(untrusted.own, policy.maximumFailures)] + (untrusted.userWide.map { [($0, policy.maximumFailuresPerUser)] } ?? []))
-        let linked = Array(UserGeneration.userKey(username).utf8) + sealed
-        switch try await handshakes.insert(linked, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime, admittedBy: admission) {
+            trusted: device == nil ? [] : counting.counters(header, trusted: true), untrusted: counting.counters(header, trusted: false))
+        switch try await handshakes.insert(header.bytes + sealed, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime, admittedBy: admission) {
         case .inserted: return challenge
         case .refused: throw Self.refused
         case .keyInUse:
@@ -122,82 +120,71 @@ public struct SRPLoginService: Sendable {
     }
 
     /// The second round trip: its store work is two round trips on Redis, one before the proof is
-    /// checked (the state taken with the user's generation,
-    /// ``HandshakeStore/linkedValue(_:removing:counterPrefix:)``) and one after (the attempt counted
-    /// and, for a success within the limits, the counts settled and `sessions`' new session stored,
-    /// ``HandshakeStore/countAttempt(_:window:success:)``).
+    /// checked (the state taken, the user's generation read and the attempt counted,
+    /// ``HandshakeStore/takeLogin(_:counting:)``) and one after a success (the counts settled and
+    /// `sessions`' new session stored, ``HandshakeStore/settle(remove:decrement:keepAlive:insert:)``).
     ///
-    /// Every proof checked is counted as an attempt, in the same atomic step that applies a
-    /// success: an attempt over a limit is refused whatever its proof, so many logins begun at once
-    /// and finished together learn nothing past the limit.
-    ///
-    /// - Parameter sessions: where the new session is issued (``SRPLoginSuccess/session``); nil
-    ///   for none.
+    /// - Parameter sessions: where the new session is issued (``SRPLoginSuccess/session``), in
+    ///   this service's store (give both the same store); nil for none.
     /// - Throws: `AuthCoreError` `.expired` for a login id that is unknown, expired or already used;
     ///   `.proofMismatch` for a wrong `M1` (counted as a failure); `.invalidLength` for an `M1` of
-    ///   the wrong size; `.notPermitted` while this origin is refused for the user;
-    ///   `.signatureMismatch` for a state this server did not seal for this id and user.
+    ///   the wrong size (counted too); `.notPermitted` while this origin is refused for the user;
+    ///   `.signatureMismatch` for a state this server did not seal for this id, or stored with a
+    ///   header that is not the state's.
     public func finish(loginId: String, clientProof: [UInt8], origin: LoginOrigin = LoginOrigin(), issuing sessions: AppSessions? = nil)
         async throws(AuthCoreError) -> SRPLoginSuccess
     {
-        guard loginId.utf8.count == 32, loginId.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }),
-            let taken = try await handshakes.linkedValue(Self.handshakeKey(loginId), removing: true, counterPrefix: UserGeneration.keyPrefix)
-        else { throw AuthCoreError(.expired, "login id is unknown, expired or already used") }
-        guard taken.isLinked else { throw AuthCoreError(.signatureMismatch, "a stored login state is not linked to its user") }
-        let state = try openState(Array(taken.value.dropFirst(LinkedValue.linkByteCount)), loginId: loginId)
-        // The link is the store's word: it must name the user sealed inside.
-        guard taken.value.prefix(LinkedValue.linkByteCount).elementsEqual(UserGeneration.userKey(state.username).utf8) else {
-            throw AuthCoreError(.signatureMismatch, "a stored login state is linked to another user")
+        guard loginId.utf8.count == 32, loginId.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            throw AuthCoreError(.expired, "login id is unknown, expired or already used")
+        }
+        // Every proof checked is counted first, as an attempt (a success clears its count): counting
+        // only failures, after the check, would let many logins begun at once all be checked before
+        // the first failure is recorded.
+        let counting = counting(origin.address)
+        guard let taken = try await handshakes.takeLogin(Self.handshakeKey(loginId), counting: counting) else {
+            throw AuthCoreError(.expired, "login id is unknown, expired or already used")
+        }
+        guard taken.hasHeader, let header = LoginStateHeader(parsing: taken.value) else {
+            throw AuthCoreError(.signatureMismatch, "a stored login state has no header")
+        }
+        let state = try openState(Array(taken.value.dropFirst(LoginStateHeader.byteCount)), loginId: loginId)
+        // The header is the store's word: it must say what the sealed state says.
+        guard header == LoginStateHeader(username: state.username, deviceId: state.deviceId, deviceGeneration: state.deviceGeneration) else {
+            throw AuthCoreError(.signatureMismatch, "a stored login state's header is not its own")
         }
         origin.notes?.user = state.username
         guard Self.milliseconds(clock.now()) < state.expiresAtMilliseconds else {
             throw AuthCoreError(.expired, "login id is unknown, expired or already used")
         }
+        let counters = counting.counters(header, trusted: taken.trusted)
+        guard taken.counts.count == counters.count, zip(taken.counts, counters).allSatisfy({ $0 <= $1.limit }) else { throw Self.refused }
+        // A proof of the wrong size was counted too (the state is gone either way).
         guard clientProof.count == configuration.hash.byteCount else {
             throw AuthCoreError(.invalidLength, "M1 must be \(configuration.hash.byteCount) bytes, got \(clientProof.count)")
         }
-        // The generation now (a garbled one trusts no device and is carried as 0, which no later
-        // reading of that counter, garbled still or restored, lets count).
-        let generation = UserGeneration.parse(taken.counter)
-        let deviceId = state.deviceId.flatMap { LoginAdmission.trusts(presented: state.deviceGeneration, stored: taken.counter) ? $0 : nil }
-        let counters = FailureCounters(username: state.username, deviceId: deviceId, address: origin.address)
-        let verified: Result<SRPServerSession, AuthCoreError>
-        do { verified = .success(try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.lookup(state.username))) } catch {
-            verified = .failure(error)
-        }
-        var success: SuccessWrites?
-        var session: AppSession?
-        if case .success = verified {
-            // A success is no guess: the client's own count is cleared, and the attempt taken back from
-            // the user-wide one (which keeps counting everyone else's failures). A user who signed out
-            // everywhere has a generation counter: it is kept alive as long as the device token and
-            // the session given now (else, once it expired and a later sign-out restarted it, their
-            // generation would count again).
-            let prepared = try sessions?.prepare(for: state.username, generation: generation ?? 0)
-            session = prepared?.session
-            let kept = Swift.max(policy.deviceTokenLifetime, sessions?.lifetime ?? .zero)
-            success = SuccessWrites(
-                remove: [counters.own], decrement: counters.userWide.map { [$0] } ?? [],
-                keepAlive: taken.counter == nil ? [] : [(UserGeneration.key(state.username), kept)],
-                insert: prepared.map { ($0.key, $0.value, sessions?.lifetime ?? .zero) })
-        }
-        let limits = [(counters.own, policy.maximumFailures)] + (counters.userWide.map { [($0, policy.maximumFailuresPerUser)] } ?? [])
-        let attempt = try await handshakes.countAttempt(limits.map { (key: $0.0, limit: $0.1) }, window: policy.failureWindow, success: success)
-        guard attempt.counts.count == limits.count, zip(attempt.counts, limits).allSatisfy({ $0 <= $1.1 }) else { throw Self.refused }
-        let verifiedSession = try verified.get()
-        switch attempt.writes {
-        case .applied: break
-        case .keyInUse: throw AuthCoreError(.randomFailure, "a fresh session token was already in use")
-        case .notApplied: throw AuthCoreError(.malformedResponse, "the store did not apply a login within its limits")
-        }
-        var newDeviceId = deviceId ?? []
-        if newDeviceId.isEmpty { newDeviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
+        let session = try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.lookup(state.username))
+        // The generation read with the state (a garbled one is carried as 0, which no later reading of
+        // that counter, garbled still or restored, lets count).
+        let generation = UserGeneration.parse(taken.generation) ?? 0
+        var deviceId = taken.trusted ? state.deviceId ?? [] : []
+        if deviceId.isEmpty { deviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
         let token = try DeviceTokens.issue(
-            username: Array(state.username.utf8), deviceId: newDeviceId, generation: generation ?? 0,
+            username: Array(state.username.utf8), deviceId: deviceId, generation: generation,
             expiresAtMilliseconds: Self.milliseconds(clock.now().adding(policy.deviceTokenLifetime)), key: keys.deviceTokens)
+        let prepared = try sessions?.prepare(for: state.username, generation: generation)
+        // A success is no guess: the client's own count is cleared, and the attempt taken back from
+        // the user-wide one (which keeps counting everyone else's failures). A user who signed out
+        // everywhere has a generation counter: it is kept alive as long as the device token and the
+        // session given now (else, once it expired and a later sign-out restarted it, their
+        // generation would count again). With the session's insert, in one round trip on Redis.
+        let kept = Swift.max(policy.deviceTokenLifetime, sessions?.lifetime ?? .zero)
+        let settled = try await handshakes.settle(
+            remove: counters.prefix(1).map(\.key), decrement: counters.dropFirst().map(\.key),
+            keepAlive: taken.generation == nil ? [] : [(UserGeneration.key(state.username), kept)],
+            insert: prepared.map { ($0.key, $0.value, sessions?.lifetime ?? .zero) })
+        guard settled else { throw AuthCoreError(.randomFailure, "a fresh session token was already in use") }
         return SRPLoginSuccess(
-            username: state.username, serverProof: verifiedSession.serverProof, sessionKey: verifiedSession.sessionKey, deviceToken: token,
-            session: session)
+            username: state.username, serverProof: session.serverProof, sessionKey: session.sessionKey, deviceToken: token, session: prepared?.session)
     }
 
     // MARK: - The work on secrets (synchronous: the instruction-count gate runs it)
@@ -283,26 +270,16 @@ public struct SRPLoginService: Sendable {
 
     // MARK: - Failure counting
 
-    /// The counters one attempt touches.
-    struct FailureCounters {
-        /// Per user and device (trusted) or per user and address (untrusted).
-        let own: String
-        /// Per user for every client without a device token; nil for a trusted client.
-        let userWide: String?
-
-        init(username: String, deviceId: [UInt8]?, address: ClientAddress?) {
-            let user = "authcore:srp:failures:\(UserGeneration.userKey(username))"
-            if let deviceId {
-                own = "\(user):device:\(Hex.encode(deviceId))"
-                userWide = nil
-            } else {
-                // IPv6 clients are counted per /64, the block one subscriber holds.
-                let network = address.map { Hex.encode($0.network(prefixBits: $0.isIPv4 ? 32 : 64)) } ?? "local"
-                own = "\(user):address:\(network)"
-                userWide = "\(user):untrusted"
-            }
-        }
-
+    /// How this service counts failures for a client at `address`: per user and device
+    /// (`authcore:srp:failures:<user>:device:<hex>`) for a trusted client, else per user and address
+    /// (`…:address:<network>`, IPv6 clients per /64, the block one subscriber holds) and per user
+    /// (`…:untrusted`).
+    func counting(_ address: ClientAddress?) -> LoginCounting {
+        let network = address.map { Hex.encode($0.network(prefixBits: $0.isIPv4 ? 32 : 64)) } ?? "local"
+        return LoginCounting(
+            generationPrefix: UserGeneration.keyPrefix, failurePrefix: "authcore:srp:failures:", deviceSuffix: ":device:", addressSuffix: ":address:\(network)",
+            untrustedSuffix: ":untrusted", window: policy.failureWindow, maximumFailures: policy.maximumFailures,
+            maximumFailuresPerUser: policy.maximumFailuresPerUser)
     }
 
     static let refused = AuthCoreError(.notPermitted, "too many failed logins for this user from here; try again later")

@@ -9,7 +9,7 @@ import AuthCore
 /// device token's sign-out generation (8; 0 without one) ‖ device id (16; all zero without a
 /// device token) ‖ A (N width) ‖ SRPServerEphemeral.exportedState()`.
 ///
-/// In the store the sealed state follows a link to the user's generation counter (``LinkedValue``).
+/// In the store the sealed state follows its clear header (``LoginStateHeader``).
 package struct SealedHandshake {
     static let version: UInt8 = 4
     static let noDevice = [UInt8](repeating: 0, count: DeviceTokens.deviceIdByteCount)

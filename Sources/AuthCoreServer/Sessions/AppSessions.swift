@@ -9,7 +9,9 @@ public import AuthCore
 /// record sealed with AES-256-GCM under a key of the server secret (``ServerKeys``), with that
 /// store key as associated data: `version (1) ‖ expiry, ms since 1970 (8) ‖ the user's session
 /// generation (8) ‖ username`, after a link to the user's generation counter (``LinkedValue``:
-/// checking a session is one round trip). So a store writer can delete a session, or put back one it saw
+/// checking a session is one round trip). The link is the SHA-256 of the username in hex, which the
+/// generation counter's key carries already: someone who can read the store and guess usernames
+/// can tell whose sessions are there (not use them). So a store writer can delete a session, or put back one it saw
 /// within its lifetime, but cannot make one for any user, extend one, or move one to another
 /// token: each is a record that does not open, and the request is refused as if the token were
 /// unknown.
@@ -116,7 +118,7 @@ public struct AppSessions: Sendable {
             guard stored.value.prefix(LinkedValue.linkByteCount).elementsEqual(UserGeneration.userKey(name).utf8) else { throw refused }
             counter = stored.counter
         } else {
-            counter = try await store.values([UserGeneration.key(name)])[0]
+            counter = try await store.values([UserGeneration.key(name)]).first ?? nil
         }
         guard let current = UserGeneration.parse(counter), generation >= current else { throw refused }
         return name

@@ -5,9 +5,16 @@ public import AuthCore
 /// and per-user session generations (kept alive while they are in use).
 ///
 /// The operations are the ones Redis gives atomically (`SET … PX … NX`, `GETDEL`, `INCR` +
-/// `PEXPIRE`, `GET`, `MGET`, `DEL`), so an implementation over a shared server lets any instance
-/// finish a login another began, and counts failures made on all of them. Nothing read from a store
-/// is trusted for integrity: what the server must not have forged is sealed before it is stored.
+/// `PEXPIRE`, `GET`, `MGET`, `DEL`, and scripts of them), so an implementation over a shared server
+/// lets any instance finish a login another began, and counts failures made on all of them. Nothing
+/// read from a store is trusted for integrity: what the server must not have forged is sealed before
+/// it is stored.
+///
+/// The composite operations (``incrementInTurn(_:window:)``, ``settle(remove:decrement:keepAlive:insert:)``,
+/// ``linkedValue(_:removing:counterPrefix:)``, ``insert(_:forKey:lifetime:admittedBy:)``,
+/// ``takeLogin(_:counting:)``) have definitions made of the others, one call at a time, which a store
+/// in one process's memory can use; a store over a shared server should make each one round trip
+/// and atomic, as ``RedisHandshakeStore`` does (else two instances can interleave within one).
 public protocol HandshakeStore: Sendable {
     /// Stores `value` under `key` for `lifetime`, unless `key` is present.
     ///
@@ -46,10 +53,16 @@ public protocol HandshakeStore: Sendable {
     /// attempt counted against its client and then its user, in one round trip on Redis (one
     /// script, atomic). Returns the new counts of the counters incremented, in order.
     func incrementInTurn(_ counters: [(key: String, limit: Int)], window: Duration) async throws(AuthCoreError) -> [Int]
-    /// A successful login's bookkeeping: removes `remove`, takes one back from `decrement` (like
-    /// ``decrement(_:)``), and keeps `keepAlive`'s counter at least its lifetime from now (like
-    /// ``counter(_:keepingFor:)``) — in one round trip on Redis (pipelined, not atomic as a whole).
-    func settle(remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)]) async throws(AuthCoreError)
+    /// A successful login's bookkeeping: stores `insert` (the new session) unless its key is
+    /// present, and then removes `remove`, takes one back from `decrement` (like ``decrement(_:)``)
+    /// and keeps `keepAlive`'s counter at least its lifetime from now (like
+    /// ``counter(_:keepingFor:)``) — in one round trip on Redis (one script, atomic), never sent
+    /// twice (a decrement run twice would forgive a failure).
+    ///
+    /// - Returns: false when `insert`'s key was present (then nothing was written).
+    func settle(
+        remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)], insert: (key: String, value: [UInt8], lifetime: Duration)?
+    ) async throws(AuthCoreError) -> Bool
     /// The value under `key` (removed when `removing`: of several callers at once, at most one gets
     /// it) and, when it begins with a link (``LinkedValue``), the value under `counterPrefix` ‖ link:
     /// one round trip on Redis (one script, atomic). Nil when `key` is absent or expired.
@@ -59,12 +72,12 @@ public protocol HandshakeStore: Sendable {
     /// Redis (one script, atomic).
     func insert(_ value: [UInt8], forKey key: String, lifetime: Duration, admittedBy admission: LoginAdmission) async throws(AuthCoreError)
         -> AdmissionOutcome
-    /// Counts an attempt like ``incrementInTurn(_:window:)``; then, when `success` is given and
-    /// every count is within its limit, applies `success` (its insert first: when that key is
-    /// present, nothing else is written). One round trip on Redis (one script, atomic), never sent
-    /// twice.
-    func countAttempt(_ counters: [(key: String, limit: Int)], window: Duration, success: SuccessWrites?) async throws(AuthCoreError)
-        -> AttemptOutcome
+    /// Takes a begun login's state (removed: of several callers at once, at most one gets it) and,
+    /// when it begins with a ``LoginStateHeader``, reads the user's generation, decides whether the
+    /// client is trusted and counts the attempt (``LoginCounting``, in turn like
+    /// ``incrementInTurn(_:window:)``) — before the proof is checked, in one round trip on Redis
+    /// (one script, atomic). Nil when `key` is absent or expired.
+    func takeLogin(_ key: String, counting: LoginCounting) async throws(AuthCoreError) -> TakenLogin?
 }
 
 extension HandshakeStore {
@@ -83,10 +96,14 @@ extension HandshakeStore {
     }
 
     /// One call after another.
-    public func settle(remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)]) async throws(AuthCoreError) {
+    public func settle(
+        remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)], insert: (key: String, value: [UInt8], lifetime: Duration)?
+    ) async throws(AuthCoreError) -> Bool {
+        if let insert, !(try await self.insert(insert.value, forKey: insert.key, lifetime: insert.lifetime)) { return false }
         for key in remove { try await self.remove(key) }
         for key in decrement { try await self.decrement(key) }
         for (key, lifetime) in keepAlive { _ = try await counter(key, keepingFor: lifetime) }
+        return true
     }
 }
 

@@ -78,52 +78,127 @@ public enum AdmissionOutcome: Sendable, Equatable {
     case keyInUse
 }
 
-/// What a successful login writes, applied only when its attempt is within every limit
-/// (``HandshakeStore/countAttempt(_:window:success:)``).
-public struct SuccessWrites: Sendable {
-    /// Counters removed (the client's own failure count).
-    public var remove: [String] = []
-    /// Counters taken one back from, removed at 0 (the attempt given back to the user-wide count).
-    public var decrement: [String] = []
-    /// Counters kept at least their lifetime from now, when present (the sign-out generation).
-    public var keepAlive: [(key: String, lifetime: Duration)] = []
-    /// A value stored unless its key is present (the new session); when it is, nothing else is written.
-    public var insert: (key: String, value: [UInt8], lifetime: Duration)?
+/// The clear header before a begun login's sealed state in the store, which lets one round trip
+/// take the state and count its attempt (``HandshakeStore/takeLogin(_:counting:)``): `user link (64
+/// lowercase hex: the SHA-256 of the name) ‖ device id (32 lowercase hex; all "0" without a device
+/// token) ‖ the device token's sign-out generation (20 decimal digits)`.
+///
+/// The header is the store's word: the service opens the sealed state after it and refuses the
+/// login unless the header says exactly what the state says. A store writer who changes it can
+/// make one attempt count against other counters, which is no more than clearing them.
+public struct LoginStateHeader: Sendable, Equatable {
+    /// The header's length in bytes.
+    public static let byteCount = 116
+    /// The user link: 64 lowercase hex digits.
+    public let userLink: [UInt8]
+    /// The device id in lowercase hex (32 digits, all "0" without a device).
+    public let deviceHex: [UInt8]
+    /// The device token's generation (0 without a device).
+    public let deviceGeneration: UInt64
 
-    /// Writes (all optional).
-    public init(
-        remove: [String] = [], decrement: [String] = [], keepAlive: [(key: String, lifetime: Duration)] = [],
-        insert: (key: String, value: [UInt8], lifetime: Duration)? = nil
-    ) {
-        self.remove = remove
-        self.decrement = decrement
-        self.keepAlive = keepAlive
-        self.insert = insert
+    static let noDeviceHex = [UInt8](repeating: 0x30, count: 32)
+
+    /// The header of a login by `username` with `deviceId` (nil: none) carrying `deviceGeneration`.
+    init(username: String, deviceId: [UInt8]?, deviceGeneration: UInt64) {
+        userLink = Array(UserGeneration.userKey(username).utf8)
+        deviceHex = deviceId.map { Array(Hex.encode($0).utf8) } ?? Self.noDeviceHex
+        self.deviceGeneration = deviceGeneration
+    }
+
+    /// The header at the start of `value`, nil when it is not one.
+    init?(parsing value: [UInt8]) {
+        guard value.count >= Self.byteCount else { return nil }
+        func isHex(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) }
+        let link = Array(value[0..<64])
+        let device = Array(value[64..<96])
+        let generation = value[96..<116]
+        guard link.allSatisfy(isHex), device.allSatisfy(isHex), generation.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        var number: UInt64 = 0
+        for digit in generation {
+            let (times, overflowed) = number.multipliedReportingOverflow(by: 10)
+            let (sum, carried) = times.addingReportingOverflow(UInt64(digit - 0x30))
+            guard !overflowed, !carried else { return nil }
+            number = sum
+        }
+        userLink = link
+        deviceHex = device
+        deviceGeneration = number
+    }
+
+    /// Whether the header names a device.
+    var hasDevice: Bool { deviceHex != Self.noDeviceHex }
+
+    /// The header's bytes.
+    var bytes: [UInt8] {
+        let digits = Array(String(deviceGeneration).utf8)
+        return userLink + deviceHex + [UInt8](repeating: 0x30, count: 20 - digits.count) + digits
     }
 }
 
-/// What ``HandshakeStore/countAttempt(_:window:success:)`` did.
-public struct AttemptOutcome: Sendable, Equatable {
-    /// What happened to the success writes.
-    public enum Writes: Sendable, Equatable {
-        /// Applied.
-        case applied
-        /// Not applied: a count went over its limit, or there were none to apply.
-        case notApplied
-        /// Not applied: the insert's key was present.
-        case keyInUse
+/// How ``HandshakeStore/takeLogin(_:counting:)`` counts a login's attempt: the counters' keys are
+/// `failurePrefix ‖ user link ‖ suffix`, the suffix `deviceSuffix ‖ device id` for a trusted
+/// client and `addressSuffix`, then `untrustedSuffix`, for every other.
+public struct LoginCounting: Sendable {
+    /// What precedes the user link in the generation counter's key.
+    public var generationPrefix: String
+    /// What precedes the user link in a failure counter's key.
+    public var failurePrefix: String
+    /// What follows the user link in a trusted client's counter, before the device id.
+    public var deviceSuffix: String
+    /// What follows the user link in the client's address counter.
+    public var addressSuffix: String
+    /// What follows the user link in the user-wide counter of untrusted clients.
+    public var untrustedSuffix: String
+    /// The counters' window (from the first count).
+    public var window: Duration
+    /// The limit of the client's own counter (address or device).
+    public var maximumFailures: Int
+    /// The limit of the user-wide counter.
+    public var maximumFailuresPerUser: Int
+
+    /// A counting rule.
+    public init(
+        generationPrefix: String, failurePrefix: String, deviceSuffix: String, addressSuffix: String, untrustedSuffix: String, window: Duration,
+        maximumFailures: Int, maximumFailuresPerUser: Int
+    ) {
+        self.generationPrefix = generationPrefix
+        self.failurePrefix = failurePrefix
+        self.deviceSuffix = deviceSuffix
+        self.addressSuffix = addressSuffix
+        self.untrustedSuffix = untrustedSuffix
+        self.window = window
+        self.maximumFailures = maximumFailures
+        self.maximumFailuresPerUser = maximumFailuresPerUser
     }
 
-    /// The new counts of the counters incremented, in order (the ones after the first over its
-    /// limit are not incremented).
-    public let counts: [Int]
-    /// What happened to the success writes.
-    public let writes: Writes
+    /// The counters an attempt of a login with `header` counts, in turn, with their limits.
+    func counters(_ header: LoginStateHeader, trusted: Bool) -> [(key: String, limit: Int)] {
+        let base = failurePrefix + String(decoding: header.userLink, as: UTF8.self)
+        if trusted { return [(base + deviceSuffix + String(decoding: header.deviceHex, as: UTF8.self), maximumFailures)] }
+        return [(base + addressSuffix, maximumFailures), (base + untrustedSuffix, maximumFailuresPerUser)]
+    }
+}
 
-    /// An outcome.
-    public init(counts: [Int], writes: Writes) {
+/// A begun login taken out of the store with its attempt counted (``HandshakeStore/takeLogin(_:counting:)``).
+public struct TakenLogin: Sendable, Equatable {
+    /// The value as stored, header included.
+    public let value: [UInt8]
+    /// Whether the value began with a ``LoginStateHeader`` (nothing was counted otherwise).
+    public let hasHeader: Bool
+    /// The user's generation counter as read (nil when absent).
+    public let generation: [UInt8]?
+    /// Whether the client was counted as trusted (a device token at least as new as the generation).
+    public let trusted: Bool
+    /// The new counts of the counters incremented, in order (up to the first over its limit).
+    public let counts: [Int]
+
+    /// A taken login.
+    public init(value: [UInt8], hasHeader: Bool, generation: [UInt8]?, trusted: Bool, counts: [Int]) {
+        self.value = value
+        self.hasHeader = hasHeader
+        self.generation = generation
+        self.trusted = trusted
         self.counts = counts
-        self.writes = writes
     }
 }
 
@@ -133,7 +208,7 @@ extension HandshakeStore {
     public func linkedValue(_ key: String, removing: Bool, counterPrefix: String) async throws(AuthCoreError) -> LinkedValue? {
         guard let value = removing ? try await take(key) : try await self.value(key) else { return nil }
         guard let link = LinkedValue.link(of: value) else { return LinkedValue(value: value, isLinked: false, counter: nil) }
-        let counter = try await values([counterPrefix + String(decoding: link, as: UTF8.self)])[0]
+        let counter = try await values([counterPrefix + String(decoding: link, as: UTF8.self)]).first ?? nil
         return LinkedValue(value: value, isLinked: true, counter: counter)
     }
 
@@ -141,25 +216,21 @@ extension HandshakeStore {
     public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration, admittedBy admission: LoginAdmission) async throws(AuthCoreError)
         -> AdmissionOutcome
     {
-        let trusted = LoginAdmission.trusts(presented: admission.presentedGeneration, stored: try await values([admission.generationKey])[0])
-        let limits = trusted ? admission.trusted : admission.untrusted
-        let counts = try await values(limits.map(\.key)).map { $0.flatMap(StoredCounter.parse) ?? 0 }
-        guard zip(counts, limits).allSatisfy({ $0 < $1.limit }) else { return .refused }
+        let generation = try await values([admission.generationKey]).first ?? nil
+        let limits = LoginAdmission.trusts(presented: admission.presentedGeneration, stored: generation) ? admission.trusted : admission.untrusted
+        let read = try await values(limits.map(\.key))
+        guard read.count == limits.count else { throw AuthCoreError(.malformedResponse, "the store read \(read.count) values for \(limits.count) keys") }
+        guard zip(read, limits).allSatisfy({ ($0.flatMap(StoredCounter.parse) ?? 0) < $1.limit }) else { return .refused }
         return try await insert(value, forKey: key, lifetime: lifetime) ? .inserted : .keyInUse
     }
 
-    /// ``incrementInTurn(_:window:)``, then the writes one call after another.
-    public func countAttempt(_ counters: [(key: String, limit: Int)], window: Duration, success: SuccessWrites?) async throws(AuthCoreError)
-        -> AttemptOutcome
-    {
-        let counts = try await incrementInTurn(counters, window: window)
-        guard let success, counts.count == counters.count, zip(counts, counters).allSatisfy({ $0 <= $1.limit }) else {
-            return AttemptOutcome(counts: counts, writes: .notApplied)
-        }
-        if let insert = success.insert, !(try await self.insert(insert.value, forKey: insert.key, lifetime: insert.lifetime)) {
-            return AttemptOutcome(counts: counts, writes: .keyInUse)
-        }
-        try await settle(remove: success.remove, decrement: success.decrement, keepAlive: success.keepAlive)
-        return AttemptOutcome(counts: counts, writes: .applied)
+    /// ``take(_:)``, a read of the generation, then ``incrementInTurn(_:window:)``.
+    public func takeLogin(_ key: String, counting: LoginCounting) async throws(AuthCoreError) -> TakenLogin? {
+        guard let value = try await take(key) else { return nil }
+        guard let header = LoginStateHeader(parsing: value) else { return TakenLogin(value: value, hasHeader: false, generation: nil, trusted: false, counts: []) }
+        let generation = try await values([counting.generationPrefix + String(decoding: header.userLink, as: UTF8.self)]).first ?? nil
+        let trusted = header.hasDevice && LoginAdmission.trusts(presented: header.deviceGeneration, stored: generation)
+        let counts = try await incrementInTurn(counting.counters(header, trusted: trusted), window: counting.window)
+        return TakenLogin(value: value, hasHeader: true, generation: generation, trusted: trusted, counts: counts)
     }
 }

@@ -20,16 +20,22 @@ import Darwin
 /// - `counter` and `advance`: one script each, `GET` or `INCR`, `PTTL` and `PEXPIRE` (a lifetime is
 ///   only ever extended);
 /// - `incrementInTurn`: one script (the counters in turn, up to the first over its limit);
-/// - `settle`: `DEL` and the decrement and counter scripts pipelined — one round trip, not atomic as
-///   a whole, never sent twice (its decrement would forgive a failure twice), and sent even when
-///   its request has run out of time.
+/// - the login's: the admitted `insert` (the lockout check and `SET NX`), `takeLogin` (`GETDEL`, the
+///   generation read and the attempt counted) and `settle` (the session's `SET NX`, then `DEL`,
+///   the decrement and the keep-alive): one script each; and `linkedValue` (`GET` or `GETDEL` and
+///   the counter the value's link names), one script. The scripts that build a key from a value
+///   (`takeLogin`, `linkedValue`) run on one server or a Sentinel set, not on Redis Cluster.
+///
+/// So a login costs three round trips (`begin` one; `finish` one before the proof is checked and one
+/// after a success) and a session check one.
 ///
 /// Commands go over a pool of connections (``Configuration/poolSize``), each made on first use and
 /// again after a failure: when Redis restarts, a call that meets the old connection closed sends its
-/// command again on a new one (all but `decrement` and `settle`), so a restart costs only the logins
-/// in flight (their states were in the lost memory). An unreachable server is `transportFailure` and
-/// no single operation is half-done. Values are binary-safe; commands wait at most
-/// ``Configuration/timeout``.
+/// command again on a new one (all but `decrement` and `settle`, which could forgive a failure
+/// twice), so a restart costs only the logins in flight (their states were in the lost memory). An
+/// unreachable server is `transportFailure`. Values are binary-safe; commands wait at most
+/// ``Configuration/timeout``. A script that meets an error part-way (a key of another type put
+/// there by someone else) keeps the writes it made before it, as Redis scripts do.
 ///
 /// Replication is asynchronous: a write the master acknowledged and had not yet sent to a replica
 /// is lost if that replica is promoted (the window is the replication lag; on one host, well under a
@@ -253,16 +259,51 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         }
     }
 
-    /// `DEL`, the decrement script and the keep-alive script, pipelined: one round trip. Not sent a
-    /// second time after a doubtful failure (a decrement run twice would forgive a failure).
-    public func settle(remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)]) async throws(AuthCoreError) {
-        var commands: [[[UInt8]]] = []
-        if !remove.isEmpty { commands.append((["DEL"] + remove).map(Self.bytes)) }
-        for key in decrement { commands.append(["EVAL", Self.decrementScript, "1", key].map(Self.bytes)) }
-        for (key, lifetime) in keepAlive { commands.append(["EVAL", Self.counterScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes)) }
-        guard !commands.isEmpty else { return }
-        for reply in try await pool.run(commands, retryable: false, writes: true, evenIfCancelled: true) {
-            if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): Redis refused the command: \(RedisConnection.errorWord(text))") }
+    /// A successful login's bookkeeping in one script: `KEYS` = the keys to remove, decrement and
+    /// keep alive, then the key to insert (if any); `ARGV` = the four group sizes (removals,
+    /// decrements, keep-alives, inserts: 0 or 1), the keep-alive lifetimes in ms, then the insert's
+    /// value and lifetime. The insert first: when its key is present nothing is written (returns
+    /// 0; else 1).
+    static let settleScript = """
+        local nr, nd, nk, ni = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+        if ni == 1 and not redis.call('SET', KEYS[nr + nd + nk + 1], ARGV[5 + nk], 'PX', ARGV[6 + nk], 'NX') then return 0 end
+        for i = 1, nr do redis.call('DEL', KEYS[i]) end
+        for i = nr + 1, nr + nd do
+          local count = redis.call('GET', KEYS[i])
+          if count and string.find(count, '^[1-9][0-9]*$') and string.len(count) <= 18 and tonumber(count) > 1 then
+            redis.call('DECR', KEYS[i])
+          elseif count then
+            redis.call('DEL', KEYS[i])
+          end
+        end
+        for i = 1, nk do
+          local key = KEYS[nr + nd + i]
+          local ttl = redis.call('PTTL', key)
+          if ttl >= 0 and ttl < tonumber(ARGV[4 + i]) then redis.call('PEXPIRE', key, ARGV[4 + i]) end
+        end
+        return 1
+        """
+
+    /// One script (``settleScript``): atomic, not sent a second time after a doubtful failure (a
+    /// decrement run twice would forgive a failure), and sent even when its request has run out of
+    /// time (the login's attempt was counted: its success should be too).
+    public func settle(
+        remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)], insert: (key: String, value: [UInt8], lifetime: Duration)?
+    ) async throws(AuthCoreError) -> Bool {
+        let keys = remove + decrement + keepAlive.map(\.key) + (insert.map { [$0.key] } ?? [])
+        guard !keys.isEmpty else { return true }
+        var arguments: [[UInt8]] = ["EVAL", Self.settleScript, String(keys.count)].map(Self.bytes)
+        arguments += keys.map(Self.bytes)
+        let sizes: [String] = [String(remove.count), String(decrement.count), String(keepAlive.count), insert == nil ? "0" : "1"]
+        arguments += sizes.map(Self.bytes)
+        arguments += keepAlive.map { Self.bytes(String(Self.milliseconds($0.lifetime))) }
+        if let insert { arguments += [insert.value, Self.bytes(String(Self.milliseconds(insert.lifetime)))] }
+        let reply = try await pool.run([arguments], retryable: false, writes: true, evenIfCancelled: true)[0]
+        switch reply {
+        case .integer(1): return true
+        case .integer(0): return false
+        case .error(let text): throw AuthCoreError(.serviceError, "\(origin): Redis refused the command: \(RedisConnection.errorWord(text))")
+        default: throw unexpected("SET")
         }
     }
 
@@ -298,13 +339,9 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         }
     }
 
-    /// A login's lockout check and insert (``LoginAdmission``), in one script: `KEYS` = the key,
-    /// the generation counter, the trusted counters, the untrusted ones; `ARGV` = the value, its
-    /// lifetime in ms, the presented generation (empty for none), the number of trusted counters,
-    /// then each counter's limit. Counters are compared as decimal digits (no float rounding);
-    /// one that is not 1 to 18 digits reads 0, a generation that is not trusts nobody. Returns 1
-    /// (inserted), 0 (refused) or 2 (the key was present).
-    static let admissionScript = """
+    /// Lua helpers of the login scripts: counters as decimal digits, compared digit by digit (never
+    /// as floats, and never with Lua's `<`, which collates by the server's locale).
+    static let luaCounters = """
         local function digits(value, longest)
           if not value or string.len(value) == 0 or string.len(value) > longest or string.find(value, '[^0-9]') then return nil end
           local trimmed = string.gsub(value, '^0+', '')
@@ -312,26 +349,45 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         end
         local function atLeast(a, b)
           if string.len(a) ~= string.len(b) then return string.len(a) > string.len(b) end
-          return a >= b
-        end
-        local trusted = false
-        if ARGV[3] ~= '' then
-          local stored = redis.call('GET', KEYS[2])
-          if not stored then trusted = true else
-            local current = digits(stored, 18)
-            trusted = current ~= nil and atLeast(digits(ARGV[3], 20), current)
+          for i = 1, string.len(a) do
+            local x, y = string.byte(a, i), string.byte(b, i)
+            if x ~= y then return x > y end
           end
+          return true
         end
-        local split = 2 + tonumber(ARGV[4])
-        local first, last = split + 1, #KEYS
-        if trusted then first, last = 3, split end
-        for i = first, last do
-          local count = digits(redis.call('GET', KEYS[i]), 18) or ''
-          if atLeast(count, digits(ARGV[i + 2], 20)) then return 0 end
+        local function trusts(presented, stored)
+          if not stored then return true end
+          local current = digits(stored, 18)
+          return current ~= nil and atLeast(digits(presented, 20), current)
         end
-        if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
-        return 2
+        local function increment(key, window)
+          local current = redis.call('GET', key)
+          if current and (string.len(current) > 18 or not string.find(current, '^[1-9][0-9]*$')) then redis.call('DEL', key) end
+          local count = redis.call('INCR', key)
+          if redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, window) end
+          return count
+        end
+
         """
+
+    /// A login's lockout check and insert (``LoginAdmission``), in one script: `KEYS` = the key,
+    /// the generation counter, the trusted counters, the untrusted ones; `ARGV` = the value, its
+    /// lifetime in ms, the presented generation (empty for none), the number of trusted counters,
+    /// then each counter's limit. A counter that is not 1 to 18 digits reads 0, a generation that
+    /// is not trusts nobody. Returns 1 (inserted), 0 (refused) or 2 (the key was present).
+    static let admissionScript =
+        luaCounters + """
+            local trusted = ARGV[3] ~= '' and trusts(ARGV[3], redis.call('GET', KEYS[2]))
+            local split = 2 + tonumber(ARGV[4])
+            local first, last = split + 1, #KEYS
+            if trusted then first, last = 3, split end
+            for i = first, last do
+              local count = digits(redis.call('GET', KEYS[i]), 18) or ''
+              if atLeast(count, digits(ARGV[i + 2], 20)) then return 0 end
+            end
+            if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
+            return 2
+            """
 
     public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration, admittedBy admission: LoginAdmission) async throws(AuthCoreError)
         -> AdmissionOutcome
@@ -352,74 +408,66 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         }
     }
 
-    /// A login attempt counted, and a success's writes (``SuccessWrites``) when every count is
-    /// within its limit, in one script: `KEYS` = the counters, then the keys to remove, decrement
-    /// and keep alive, then the key to insert (if any); `ARGV` = the window in ms, the five
-    /// group sizes (counters, removals, decrements, keep-alives, inserts: 0 or 1), whether to apply
-    /// the writes (1 or 0), the counters' limits, the keep-alive lifetimes, then the insert's value
-    /// and lifetime. Returns the counts followed by 1 (applied), 0 (not) or 2 (the insert's key was
-    /// present: nothing written but the counts).
-    static let attemptScript = """
-        local n, nr, nd, nk, ni = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
-        local counts = {}
-        local within = true
-        for i = 1, n do
-          local count = redis.call('INCR', KEYS[i])
-          if redis.call('PTTL', KEYS[i]) < 0 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
-          counts[i] = count
-          if count > tonumber(ARGV[7 + i]) then within = false break end
-        end
-        if not within or ARGV[7] ~= '1' then counts[#counts + 1] = 0 return counts end
-        local lifetimes = 7 + n
-        if ni == 1 then
-          local key = KEYS[n + nr + nd + nk + 1]
-          if not redis.call('SET', key, ARGV[lifetimes + nk + 1], 'PX', ARGV[lifetimes + nk + 2], 'NX') then
-            counts[#counts + 1] = 2
-            return counts
-          end
-        end
-        for i = n + 1, n + nr do redis.call('DEL', KEYS[i]) end
-        for i = n + nr + 1, n + nr + nd do
-          local count = redis.call('GET', KEYS[i])
-          if count then
-            if tonumber(count) <= 1 then redis.call('DEL', KEYS[i]) else redis.call('DECR', KEYS[i]) end
-          end
-        end
-        for i = 1, nk do
-          local key = KEYS[n + nr + nd + i]
-          local ttl = redis.call('PTTL', key)
-          if ttl >= 0 and ttl < tonumber(ARGV[lifetimes + i]) then redis.call('PEXPIRE', key, ARGV[lifetimes + i]) end
-        end
-        counts[#counts + 1] = 1
-        return counts
-        """
+    /// A begun login taken and its attempt counted (``LoginCounting``), in one script: `KEYS` = the
+    /// state's key; `ARGV` = the generation prefix, the failure prefix, the device, address and
+    /// untrusted suffixes, the window in ms, the two limits. The counters' keys are built from the
+    /// state's clear header (``LoginStateHeader``), which the service checks against the sealed
+    /// state afterwards; so the script names keys it was not given (fine on one server or a
+    /// Sentinel set, not on Redis Cluster, which the store does not support). A counter that is not
+    /// a count starts again at 1. Returns nil (absent), `{value}` (no header: nothing counted) or
+    /// `{value, generation or nil, trusted (0/1), {counts}}`.
+    static let takeLoginScript =
+        luaCounters + """
+            local value = redis.call('GETDEL', KEYS[1])
+            if not value then return false end
+            local link, device, presented = string.sub(value, 1, 64), string.sub(value, 65, 96), string.sub(value, 97, 116)
+            if string.len(value) < 116 or string.find(link, '[^0-9a-f]') or string.find(device, '[^0-9a-f]') or string.find(presented, '[^0-9]') then
+              return {value}
+            end
+            local generation = redis.call('GET', ARGV[1] .. link)
+            local trusted = device ~= string.rep('0', 32) and trusts(presented, generation)
+            local base = ARGV[2] .. link
+            local keys, limits = {base .. ARGV[4], base .. ARGV[5]}, {ARGV[7], ARGV[8]}
+            if trusted then keys, limits = {base .. ARGV[3] .. device}, {ARGV[7]} end
+            local counts = {}
+            for i = 1, #keys do
+              counts[i] = increment(keys[i], ARGV[6])
+              if counts[i] > tonumber(limits[i]) then break end
+            end
+            return {value, generation, trusted and 1 or 0, counts}
+            """
 
-    public func countAttempt(_ counters: [(key: String, limit: Int)], window: Duration, success: SuccessWrites?) async throws(AuthCoreError)
-        -> AttemptOutcome
-    {
-        let writes = success ?? SuccessWrites()
-        let keys = counters.map(\.key) + writes.remove + writes.decrement + writes.keepAlive.map(\.key) + (writes.insert.map { [$0.key] } ?? [])
-        var arguments = ["EVAL", Self.attemptScript, String(keys.count)].map(Self.bytes) + keys.map(Self.bytes)
-        arguments += [
-            String(Self.milliseconds(window)), String(counters.count), String(writes.remove.count), String(writes.decrement.count),
-            String(writes.keepAlive.count), writes.insert == nil ? "0" : "1", success == nil ? "0" : "1",
-        ].map(Self.bytes)
-        arguments += counters.map { Self.bytes(String($0.limit)) } + writes.keepAlive.map { Self.bytes(String(Self.milliseconds($0.lifetime))) }
-        if let insert = writes.insert { arguments += [insert.value, Self.bytes(String(Self.milliseconds(insert.lifetime)))] }
-        // Not sent twice: a second run would find its insert's key present and count the attempt again.
-        guard case .array(let replies) = try await command(arguments, retryable: false, writes: true), (1...(counters.count + 1)).contains(replies.count)
-        else { throw unexpected("INCR") }
-        let numbers = try replies.map { reply throws(AuthCoreError) -> Int in
-            guard case .integer(let value) = reply, let number = Int(exactly: value) else { throw unexpected("INCR") }
-            return number
+    /// One script (``takeLoginScript``); sent again after a failure on a connection that was open,
+    /// like `GETDEL` (a second run finds nothing: the login fails, and its attempt was counted).
+    public func takeLogin(_ key: String, counting: LoginCounting) async throws(AuthCoreError) -> TakenLogin? {
+        let arguments: [String] = [
+            "EVAL", Self.takeLoginScript, "1", key, counting.generationPrefix, counting.failurePrefix, counting.deviceSuffix, counting.addressSuffix,
+            counting.untrustedSuffix, String(Self.milliseconds(counting.window)), String(counting.maximumFailures), String(counting.maximumFailuresPerUser),
+        ]
+        let reply = try await command(arguments.map(Self.bytes), writes: true)
+        guard case .array(let parts) = reply else {
+            if case .null = reply { return nil }
+            throw unexpected("GETDEL")
         }
-        let outcome: AttemptOutcome.Writes
-        switch numbers[numbers.count - 1] {
-        case 1: outcome = .applied
-        case 2: outcome = .keyInUse
-        default: outcome = .notApplied
+        guard case .bytes(let value)? = parts.first else { throw unexpected("GETDEL") }
+        if parts.count == 1 {
+            guard LoginStateHeader(parsing: value) == nil else { throw unexpected("GETDEL") }
+            return TakenLogin(value: value, hasHeader: false, generation: nil, trusted: false, counts: [])
         }
-        return AttemptOutcome(counts: Array(numbers.dropLast()), writes: outcome)
+        guard parts.count == 4, LoginStateHeader(parsing: value) != nil, case .integer(let trusted) = parts[2], case .array(let counted) = parts[3],
+            (1...2).contains(counted.count)
+        else { throw unexpected("GETDEL") }
+        let generation: [UInt8]?
+        switch parts[1] {
+        case .bytes(let bytes): generation = bytes
+        case .null: generation = nil
+        default: throw unexpected("GET")
+        }
+        let counts = try counted.map { reply throws(AuthCoreError) -> Int in
+            guard case .integer(let count) = reply, let value = Int(exactly: count) else { throw unexpected("INCR") }
+            return value
+        }
+        return TakenLogin(value: value, hasHeader: true, generation: generation, trusted: trusted == 1, counts: counts)
     }
 
     public func ping() async throws(AuthCoreError) {
