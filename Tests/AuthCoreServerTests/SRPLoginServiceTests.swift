@@ -242,6 +242,11 @@ struct SRPLoginServiceTests {
         #expect(lookups.count == 5, "one more per proof checked")
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await server.finish(loginId: begun[2].0, clientProof: begun[2].1) }
         #expect(lookups.count == 5, "the right password past the limit: no lookup, no proof check")
+        // Control: once the window has passed, the same password logs in.
+        clock.advance(seconds: 901)
+        let (_, success, _) = try await login("alice", password: alicePassword, begin: server, finish: server)
+        #expect(success.username == "alice")
+        #expect(lookups.count == 7)
     }
 
     @Test("usernames are exact UTF-8 bytes: an equivalent Unicode spelling is another, unknown user and cannot log in")

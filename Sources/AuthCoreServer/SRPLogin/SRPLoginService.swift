@@ -33,7 +33,10 @@ public import AuthCore
 ///
 /// Trust: one-time use rests on the store (`GETDEL`) and on the expiry sealed in each state. A
 /// store that is rolled back, or an attacker who can write to it, can replay a taken state within
-/// its lifetime or clear counters (it cannot forge, move or read one).
+/// its lifetime or clear counters (it cannot forge or move a state, or read the secret in it; the
+/// state's clear header, ``LoginStateHeader``, shows the username's SHA-256, the device id and its
+/// token's generation). A `begin` refused for a lockout has done its work first (the refusal comes
+/// with the insert, in one round trip): the address rate limits bound what a refused client costs.
 public struct SRPLoginService: Sendable {
     /// The SRP parameters (group, hash, private-value size).
     public let configuration: SRPConfiguration
@@ -114,7 +117,8 @@ public struct SRPLoginService: Sendable {
         case .inserted: return challenge
         case .refused: throw Self.refused
         case .keyInUse:
-            // 128 random bits collided: the generator is broken, not the caller.
+            // 128 random bits collided (the generator is broken), or the script ran twice: its first
+            // reply was lost with a broken connection and the store sent it again.
             throw AuthCoreError(.randomFailure, "a fresh login id was already in use")
         }
     }

@@ -8,7 +8,8 @@ public import AuthCore
 /// `PEXPIRE`, `GET`, `MGET`, `DEL`, and scripts of them), so an implementation over a shared server
 /// lets any instance finish a login another began, and counts failures made on all of them. Nothing
 /// read from a store is trusted for integrity: what the server must not have forged is sealed before
-/// it is stored.
+/// it is stored, and what is stored in clear beside it to save a round trip (a user link, a
+/// ``LoginStateHeader``) is checked against the sealed contents before the answer depends on it.
 ///
 /// The composite operations (``incrementInTurn(_:window:)``, ``settle(remove:decrement:keepAlive:insert:)``,
 /// ``linkedValue(_:removing:counterPrefix:)``, ``insert(_:forKey:lifetime:admittedBy:)``,

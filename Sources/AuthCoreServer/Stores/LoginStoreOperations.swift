@@ -3,10 +3,11 @@ public import AuthCore
 /// A value read together with the counter it names: the value's first ``linkByteCount`` bytes, when
 /// they are lowercase hex digits, complete a counter's key (``HandshakeStore/linkedValue(_:removing:counterPrefix:)``).
 ///
-/// The app server stores each login state and each session as `link ‖ sealed record`, the link
-/// being the SHA-256 of the user's name in hex ([`UserGeneration`]), so that one round trip
-/// returns the record and the user's sign-out generation. The link is not trusted: the server
-/// opens the record and refuses it unless the link is the one of the name sealed inside.
+/// The app server stores each session as `link ‖ sealed record`, the link being the SHA-256 of
+/// the user's name in hex, so that one round trip returns the record and the user's sign-out
+/// generation (a begun login's state has a longer header, ``LoginStateHeader``). The link is not
+/// trusted: the server opens the record and refuses it unless the link is the one of the name
+/// sealed inside.
 public struct LinkedValue: Sendable, Equatable {
     /// The number of bytes of a link: 64 lowercase hex digits.
     public static let linkByteCount = 64
@@ -85,7 +86,8 @@ public enum AdmissionOutcome: Sendable, Equatable {
 ///
 /// The header is the store's word: the service opens the sealed state after it and refuses the
 /// login unless the header says exactly what the state says. A store writer who changes it can
-/// make one attempt count against other counters, which is no more than clearing them.
+/// make one attempt count against other counters (or not count): no more than writing counters,
+/// which such a writer can do anyway.
 public struct LoginStateHeader: Sendable, Equatable {
     /// The header's length in bytes.
     public static let byteCount = 116
@@ -212,7 +214,7 @@ extension HandshakeStore {
         return LinkedValue(value: value, isLinked: true, counter: counter)
     }
 
-    /// One read of the counters, then the insert.
+    /// A read of the generation, one of the counters, then the insert.
     public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration, admittedBy admission: LoginAdmission) async throws(AuthCoreError)
         -> AdmissionOutcome
     {

@@ -270,10 +270,8 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         for i = 1, nr do redis.call('DEL', KEYS[i]) end
         for i = nr + 1, nr + nd do
           local count = redis.call('GET', KEYS[i])
-          if count and string.find(count, '^[1-9][0-9]*$') and string.len(count) <= 18 and tonumber(count) > 1 then
-            redis.call('DECR', KEYS[i])
-          elseif count then
-            redis.call('DEL', KEYS[i])
+          if count and string.len(count) <= 18 and string.find(count, '^[1-9][0-9]*$') then
+            if tonumber(count) > 1 then redis.call('DECR', KEYS[i]) else redis.call('DEL', KEYS[i]) end
           end
         end
         for i = 1, nk do
@@ -360,9 +358,12 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
           local current = digits(stored, 18)
           return current ~= nil and atLeast(digits(presented, 20), current)
         end
+        local function canonical(value)
+          return string.len(value) <= 18 and (value == '0' or string.find(value, '^[1-9][0-9]*$') ~= nil)
+        end
         local function increment(key, window)
           local current = redis.call('GET', key)
-          if current and (string.len(current) > 18 or not string.find(current, '^[1-9][0-9]*$')) then redis.call('DEL', key) end
+          if current and not canonical(current) then redis.call('DEL', key) end
           local count = redis.call('INCR', key)
           if redis.call('PTTL', key) < 0 then redis.call('PEXPIRE', key, window) end
           return count
@@ -421,7 +422,8 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
             local value = redis.call('GETDEL', KEYS[1])
             if not value then return false end
             local link, device, presented = string.sub(value, 1, 64), string.sub(value, 65, 96), string.sub(value, 97, 116)
-            if string.len(value) < 116 or string.find(link, '[^0-9a-f]') or string.find(device, '[^0-9a-f]') or string.find(presented, '[^0-9]') then
+            if string.len(value) < 116 or string.find(link, '[^0-9a-f]') or string.find(device, '[^0-9a-f]') or string.find(presented, '[^0-9]')
+              or not atLeast('18446744073709551615', presented) then
               return {value}
             end
             local generation = redis.call('GET', ARGV[1] .. link)
