@@ -6,7 +6,7 @@ public import AuthCore
 /// 1. ``begin(username:clientPublicValue:origin:)`` takes `A` and returns a login id, the salt and
 ///    `B` (RFC 5054 §2.5.3). The server's secret `b` leaves the process only sealed (AES-256-GCM,
 ///    the login id as associated data) inside the store, with a lifetime.
-/// 2. ``finish(loginId:clientProof:origin:)`` takes the state out once (a finished, expired or
+/// 2. ``finish(loginId:clientProof:origin:issuing:)`` takes the state out once (a finished, expired or
 ///    replayed id finds nothing), checks `M1` (RFC 2945 §3, constant time) and returns `M2`, the
 ///    user and a device token for the client's next logins.
 ///
@@ -128,8 +128,12 @@ public struct SRPLoginService: Sendable {
     /// ``HandshakeStore/takeLogin(_:counting:)``) and one after a success (the counts settled and
     /// `sessions`' new session stored, ``HandshakeStore/settle(remove:decrement:keepAlive:insert:)``).
     ///
-    /// - Parameter sessions: where the new session is issued (``SRPLoginSuccess/session``), in
-    ///   this service's store (give both the same store); nil for none.
+    /// - Parameters:
+    ///   - loginId: the id `begin` gave.
+    ///   - clientProof: `M1`.
+    ///   - origin: the client's address and notes (its device token was shown at `begin`).
+    ///   - sessions: where the new session is issued (``SRPLoginSuccess/session``), in this
+    ///     service's store (give both the same store); nil for none.
     /// - Throws: `AuthCoreError` `.expired` for a login id that is unknown, expired or already used;
     ///   `.proofMismatch` for a wrong `M1` (counted as a failure); `.invalidLength` for an `M1` of
     ///   the wrong size (counted too); `.notPermitted` while this origin is refused for the user;

@@ -282,7 +282,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         return 1
         """
 
-    /// One script (``settleScript``): atomic, not sent a second time after a doubtful failure (a
+    /// One script (`settleScript`): atomic, not sent a second time after a doubtful failure (a
     /// decrement run twice would forgive a failure), and sent even when its request has run out of
     /// time (the login's attempt was counted: its success should be too).
     public func settle(
@@ -439,7 +439,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
             return {value, generation, trusted and 1 or 0, counts}
             """
 
-    /// One script (``takeLoginScript``); sent again after a failure on a connection that was open,
+    /// One script (`takeLoginScript`); sent again after a failure on a connection that was open,
     /// like `GETDEL` (a second run finds nothing: the login fails, and its attempt was counted).
     public func takeLogin(_ key: String, counting: LoginCounting) async throws(AuthCoreError) -> TakenLogin? {
         let arguments: [String] = [
