@@ -299,7 +299,7 @@ struct RedisACLTests {
 }
 
 /// The sentinels' own password and replicas' acknowledgements, on real processes.
-@Suite("RedisHandshakeStore: sentinels with a password, writes acknowledged by a replica (WAIT)", .serialized)
+@Suite("RedisHandshakeStore on sentinels: a sentinel's password, +switch-master, writes acknowledged by a replica (WAIT)", .serialized)
 final class RedisSentinelAuthTests {
     let directory: URL
 
@@ -347,6 +347,71 @@ final class RedisSentinelAuthTests {
             #expect(error.code == .transportFailure && error.reason.contains("refused: NOAUTH"), "\(error)")
             #expect(!error.reason.contains("sentinel-pass-1"))
         }
+    }
+
+    @Test("+switch-master: the store follows the sentinels' announcement of a forced failover before it sends a command, so the next write goes to the new master in one round trip")
+    func switchAnnouncement() async throws {
+        let master = try RedisNode { ["--port", String($0)] + self.common() }
+        defer { master.stop() }
+        let replica = try RedisNode { ["--port", String($0), "--replicaof", "127.0.0.1", String(master.port)] + self.common() }
+        defer { replica.stop() }
+        let file = directory.appendingPathComponent("sentinel-switch.conf")
+        let sentinel = try RedisNode { port in
+            let text = """
+                port \(port)
+                bind 127.0.0.1
+                daemonize no
+                dir \(self.directory.path)
+                sentinel monitor authcore 127.0.0.1 \(master.port) 1
+                sentinel down-after-milliseconds authcore 1000
+                sentinel failover-timeout authcore 4000
+
+                """
+            try Data(text.utf8).write(to: file)
+            return [file.path, "--sentinel"]
+        }
+        defer { sentinel.stop() }
+        var configuration = RedisHandshakeStore.Configuration()
+        configuration.sentinel = .init(masterName: "authcore", addresses: [.init(host: "127.0.0.1", port: sentinel.port)])
+        configuration.timeout = .milliseconds(500)
+        configuration.poolSize = 1
+        let store = RedisHandshakeStore(configuration: configuration)
+        #expect(try await store.insert(Array("before".utf8), forKey: "k1", lifetime: .seconds(30)))
+        #expect(store.sentinelAnnouncements.master == .init(host: "127.0.0.1", port: master.port))
+        // Bounded waits (a condition that fails to be asked counts as not yet: the sentinel cuts
+        // normal clients when it reconfigures a node): the watcher subscribed; the sentinel knows the
+        // replica and the replica is in sync.
+        func waitUntil(_ what: String, seconds: Double, _ condition: () async throws -> Bool) async throws {
+            let deadline = Date().addingTimeInterval(seconds)
+            while (try? await condition()) != true {
+                guard Date() < deadline else { throw PeerError(description: "\(what) did not happen within \(seconds) s") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        try await waitUntil("the watcher's subscription", seconds: 10) { store.sentinelAnnouncements.subscribed }
+        try await waitUntil("the sentinel learning the replica", seconds: 20) {
+            guard case .array(let replicas) = try await sentinel.command("SENTINEL", "REPLICAS", "authcore") else { return false }
+            return !replicas.isEmpty
+        }
+        try await waitUntil("the replica's sync", seconds: 20) { try await replica.command("GET", "k1") == .bytes(Array("before".utf8)) }
+        #expect(store.sentinelAnnouncements.switches == 0)
+        // The sentinel may not have read the replica's own INFO yet (-NOGOODSLAVE): asked again.
+        try await waitUntil("the forced failover's start", seconds: 20) {
+            try await sentinel.command("SENTINEL", "FAILOVER", "authcore") == .status("OK")
+        }
+        try await waitUntil("the announcement", seconds: 20) { store.sentinelAnnouncements.switches == 1 }
+        #expect(store.sentinelAnnouncements.master == .init(host: "127.0.0.1", port: replica.port))
+        // The old master demoted now, by the test (the sentinel does it on its own schedule): a
+        // command on a connection to it would be refused READONLY and cost a second round trip.
+        _ = try? await master.command("REPLICAOF", "127.0.0.1", String(replica.port))
+        try await waitUntil("the old master's demotion", seconds: 20) {
+            guard case .bytes(let info) = try await master.command("INFO", "replication") else { return false }
+            return String(decoding: info, as: UTF8.self).contains("role:slave")
+        }
+        let mark = store.roundTripCount
+        #expect(try await store.insert(Array("after".utf8), forKey: "k2", lifetime: .seconds(30)))
+        #expect(store.roundTripCount - mark == 1, "the connection to the old master was replaced on the announcement, before this write")
+        #expect(try await replica.command("GET", "k2") == .bytes(Array("after".utf8)))
     }
 
     @Test("replicasToAcknowledge 1: a write waits for the replica in the same round trip; with no replica it is refused as unacknowledged")

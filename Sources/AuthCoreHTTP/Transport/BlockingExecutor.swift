@@ -65,7 +65,7 @@ final class BlockingExecutor: @unchecked Sendable {
         }
         threads += 1
         condition.unlock()
-        if startThread({ [self] in work() }) { return true }
+        if startDetachedThread({ [self] in work() }) { return true }
         condition.lock()
         defer { condition.unlock() }
         threads -= 1
@@ -105,34 +105,4 @@ final class BlockingExecutor: @unchecked Sendable {
             }
         }
     }
-}
-
-/// Starts `body` on a new detached thread; false when the system refuses one.
-private func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-    #if os(Linux)
-    final class Body {
-        let run: @Sendable () -> Void
-        init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-    }
-    let box = Unmanaged.passRetained(Body(body))
-    var thread: pthread_t = 0
-    let status = pthread_create(
-        &thread, nil,
-        { context in
-            // invariant: `context` is the retained box passed below, taken back exactly once here.
-            let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
-            body.run()
-            return nil
-        }, box.toOpaque())
-    guard status == 0 else {
-        box.release()
-        return false
-    }
-    pthread_detach(thread)
-    return true
-    #else
-    let thread = Thread(block: body)
-    thread.start()
-    return true
-    #endif
 }

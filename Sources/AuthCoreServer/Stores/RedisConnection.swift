@@ -104,6 +104,33 @@ final class RedisConnection {
         return replies
     }
 
+    /// Turns TCP keep-alive on (a connection that mostly waits notices a peer that vanished).
+    func enableKeepAlive() { _ = redisEnableKeepAlive(context) }
+
+    /// The connection's socket, for `poll(2)` (``readAvailable()`` once it is readable).
+    var fileDescriptor: Int32 { context.pointee.fd }
+
+    /// The next reply hiredis has already read, nil when none is complete yet: never blocks (a
+    /// subscription's messages).
+    func bufferedReply() throws(AuthCoreError) -> RedisReply? {
+        var pointer: UnsafeMutableRawPointer?
+        guard redisGetReplyFromReader(context, &pointer) == REDIS_OK else {
+            throw AuthCoreError(.malformedResponse, "\(origin): \(String(cString: authcore_redis_error_text(context)))")
+        }
+        guard let pointer else { return nil }
+        let reply = pointer.assumingMemoryBound(to: redisReply.self)
+        defer { freeReplyObject(reply) }
+        return try Self.reply(reply.pointee, from: origin)
+    }
+
+    /// Reads what the socket holds into hiredis's buffer (when `poll(2)` says it is readable; a
+    /// closed connection is `transportFailure`).
+    func readAvailable() throws(AuthCoreError) {
+        guard redisBufferRead(context) == REDIS_OK else {
+            throw AuthCoreError(.transportFailure, "\(origin): \(String(cString: authcore_redis_error_text(context)))")
+        }
+    }
+
     /// `arguments` as hiredis's argv and lengths, in copies wiped after `body`.
     private static func withArgv<R>(_ arguments: [[UInt8]], _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> R) -> R {
         let pointers = arguments.map { argument -> UnsafeMutablePointer<CChar> in

@@ -20,11 +20,13 @@ import Dispatch
 /// and asked again, when a connection to it fails, when it answers `ROLE` as anything but a master,
 /// or when a command is refused `READONLY`, `MASTERDOWN` or `LOADING` (a master demoted by a
 /// failover, or one that lost its replicas): so after a failover the store follows the master the
-/// sentinels promoted. The sentinels are trusted to name the master: the Redis password is sent to
+/// sentinels promoted. And a ``SentinelWatcher`` listens for the sentinels' `+switch-master`
+/// announcement: the new master is used as soon as it is announced (commands already under way, or
+/// sent between the promotion and the announcement, still meet the old one). The sentinels are trusted to name the master: the Redis password is sent to
 /// the host they name (give the sentinels a password of their own).
 final class RedisConnectionPool: @unchecked Sendable {
     // invariant (Sendable): a slot's connection state is only touched on the slot's queue; `waiting`,
-    // `master` and `epoch` are guarded by their locks; the rest is constant.
+    // `master`, `epoch`, `roundTrips` and `watcher` are guarded by their locks; the rest is constant.
 
     typealias Endpoint = RedisHandshakeStore.Configuration.Address
 
@@ -52,13 +54,16 @@ final class RedisConnectionPool: @unchecked Sendable {
     private let waiting: Locked<[Int]>
     /// The master the sentinels named last (nil: ask them).
     private let master = Locked<Endpoint?>(nil)
-    /// Bumped when an open connection fails (reset or closed, not a timeout): the others made before
-    /// are replaced before their next use.
+    /// Bumped when an open connection fails (reset or closed, not a timeout) and when the sentinels
+    /// announce a new master: the connections made before are replaced before their next use.
     private let epoch = Locked<UInt64>(0)
     /// The round trips the store's calls have made (a pipeline sent and its replies read, retries
     /// included; connecting and its `AUTH`, `SELECT` and `ROLE` are not counted): tests hold the
     /// login's store work to its count.
     let roundTrips = Locked<Int>(0)
+    /// Whether the `+switch-master` watcher was started, is subscribed now, and how many switches
+    /// it has announced (``SentinelWatcher``).
+    private let watcher = Locked<(started: Bool, subscribed: Bool, switches: Int)>((false, false, 0))
 
     init(configuration: RedisHandshakeStore.Configuration) {
         self.configuration = configuration
@@ -141,6 +146,9 @@ final class RedisConnectionPool: @unchecked Sendable {
                 let fresh = slot.connection == nil
                 wasOpen = !fresh
                 if fresh { try reconnect(slot) }
+                // A switch announced while it connected (it may have reached the old master, still
+                // answering ROLE as one): once more, to the new one.
+                if fresh, sentinel, slot.epoch < epoch.withLock({ $0 }) { try reconnect(slot) }
                 guard let connection = slot.connection else { throw AuthCoreError(.transportFailure, "\(origin): no connection") }
                 var batch = commands
                 let checkRole = sentinel && !fresh && DispatchTime.now().uptimeNanoseconds &- slot.roleCheckedAt > Self.roleCheckInterval
@@ -202,6 +210,28 @@ final class RedisConnectionPool: @unchecked Sendable {
         return bytes.starts(with: "MASTERDOWN".utf8) || bytes.starts(with: "LOADING".utf8) || bytes.firstRange(of: "READONLY".utf8) != nil
     }
 
+    /// What the sentinels announced: `endpoint` is the master from now on, and every connection made
+    /// before is replaced before its next use (``SentinelWatcher``).
+    /// An announcement of the master in use changes nothing (a flood of them costs no reconnection).
+    func masterSwitched(to endpoint: Endpoint) {
+        // The master first, then the epoch: a slot that sees the new epoch finds the new master.
+        let changed = master.withLock { current in
+            defer { current = endpoint }
+            return current != endpoint
+        }
+        guard changed else { return }
+        epoch.withLock { $0 &+= 1 }
+        watcher.withLock { $0.switches += 1 }
+    }
+
+    func watcherSubscribed(_ subscribed: Bool) { watcher.withLock { $0.subscribed = subscribed } }
+
+    /// Whether the watcher is subscribed now, and the switches it has announced (for tests).
+    var watcherState: (subscribed: Bool, switches: Int) { watcher.withLock { ($0.subscribed, $0.switches) } }
+
+    /// The master the pool uses now (sentinel mode; nil: to be asked).
+    var currentMaster: Endpoint? { master.withLock { $0 } }
+
     /// Closes the slot's connection; in sentinel mode its master is forgotten (unless another slot
     /// has already learnt a newer one).
     private func drop(_ slot: Slot) {
@@ -226,6 +256,11 @@ final class RedisConnectionPool: @unchecked Sendable {
         guard configuration.sentinel != nil else {
             return (try open(Endpoint(host: configuration.host, port: configuration.port)), nil)
         }
+        let startWatcher = watcher.withLock { state in
+            defer { state.started = true }
+            return !state.started
+        }
+        if startWatcher { _ = SentinelWatcher.start(for: self) }
         let known = master.withLock { $0 }
         let endpoint: Endpoint
         if let known { endpoint = known } else { endpoint = try discoverMaster() }

@@ -502,6 +502,13 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// The round trips this store's calls have made so far (connection set-up not counted).
     package var roundTripCount: Int { pool.roundTrips.withLock { $0 } }
 
+    /// Sentinel mode: whether the store follows the sentinels' `+switch-master` announcements now,
+    /// how many it has acted on, and the master it uses.
+    package var sentinelAnnouncements: (subscribed: Bool, switches: Int, master: Configuration.Address?) {
+        let state = pool.watcherState
+        return (state.subscribed, state.switches, pool.currentMaster)
+    }
+
     private static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     static func milliseconds(_ duration: Duration) -> Int64 {
