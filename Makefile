@@ -30,6 +30,14 @@ test: deps build
 	scripts/check_systemd_unit.sh .build/debug/authcore
 	$(MAKE) --no-print-directory docs
 	SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" $(PYTHON) scripts/check_readme_tour.py
+	@set -e; for article in $$(grep -l '^```swift' Sources/*/*.docc/*.md); do \
+	  SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" $(PYTHON) scripts/check_readme_tour.py $$article; \
+	done
+	$(PYTHON) scripts/check_doc_paths.py
+	@out=$$($(MAKE) --no-print-directory system-deps APT_PACKAGES=authcore-no-such-package SETUP_UID=1000 2>&1); status=$$?; \
+	  if [ $$status -eq 2 ] && echo "$$out" | grep -q "needs root: authcore-no-such-package"; then \
+	    echo "system-deps: without root a missing package is a clear message and exit 2"; \
+	  else echo "system-deps: no clear message without root (exit $$status): $$out"; exit 1; fi
 	$(MAKE) --no-print-directory fuzz-replay
 	$(MAKE) --no-print-directory ctgrind
 	$(MAKE) --no-print-directory ct-count
@@ -194,19 +202,28 @@ zeroize-check: build
 
 deps: system-deps venv ministack-venv
 
+# The user installing: apt needs root (SETUP_UID is overridable so that the check of the message can run).
+SETUP_UID ?= $(shell id -u)
 system-deps:
 	@missing=""; \
 	for package in $(APT_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$package"; \
 	done; \
+	if [ -n "$$missing" ] && [ "$(SETUP_UID)" != 0 ]; then \
+	  echo "make: these Debian packages are missing and installing them needs root:$$missing" >&2; \
+	  echo "make: run 'sudo apt-get install -y --no-install-recommends$$missing' (or this make as root), then again" >&2; \
+	  exit 2; \
+	fi; \
 	if [ -n "$$missing" ]; then \
 	  echo "==> installing Debian packages:$$missing"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
-	  case " $$missing " in *" squid "*) \
-	    echo "==> the tests start squid themselves: the system squid service is stopped and disabled"; \
-	    (command -v systemctl >/dev/null 2>&1 && systemctl disable --now squid >/dev/null 2>&1) || true; \
-	    (command -v service >/dev/null 2>&1 && service squid stop >/dev/null 2>&1) || true;; \
-	  esac; \
+	  for service in squid redis-server; do \
+	    case " $$missing " in *" $$service "*) \
+	      echo "==> the tests start $$service themselves: the system $$service service is stopped and disabled"; \
+	      (command -v systemctl >/dev/null 2>&1 && systemctl disable --now $$service >/dev/null 2>&1) || true; \
+	      (command -v service >/dev/null 2>&1 && service $$service stop >/dev/null 2>&1) || true;; \
+	    esac; \
+	  done; \
 	fi
 
 venv: $(VENV)/.requirements-installed

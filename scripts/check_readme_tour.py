@@ -11,7 +11,8 @@ imports aside, must appear line for line between the `BEGIN ADAPTER`/`END ADAPTE
 Tests/AuthCoreClientsTests/SDKAdapterTests.swift, which compiles and runs it against stand-ins.
 Exit 1 with the compiler's messages when a block does not compile.
 
-Usage: python3 scripts/check_readme_tour.py [README.md]   (after `swift build`; make test runs it)
+Usage: python3 scripts/check_readme_tour.py [README.md | Sources/<Module>/<Module>.docc/<Article>.md]
+       (after `swift build`; make test runs it on the README and on every DocC article)
 """
 import os
 import re
@@ -32,6 +33,7 @@ FREE_NAMES = {
     "appSupport": "String", "appSupportDirectory": "String", "bearerToken": "String", "role": "String",
     "longTerm": "Credentials", "appServerURL": "String", "poolId": "String", "user": "TourUser",
     "linkTo": "String?", "developerCredentials": "Credentials", "myBackend": "TourBackend", "password": "SecureBytes",
+    "credentials": "Credentials", "request": "SigV4Request",
 }
 
 SUPPORT = '''
@@ -84,6 +86,10 @@ def main(argv):
         functions.append("// README.md block %d (line %d)\nfunc readmeBlock%d() async throws {\n%s\n%s\n}\n" % (
             number, line, number, "\n".join(declarations), "\n".join("    " + l for l in code)))
         checked += 1
+    # A DocC article's blocks use its own module (and AuthCore's vocabulary) without importing them.
+    catalog = re.search(r"Sources/(\w+)/\1\.docc/", os.path.abspath(readme))
+    if catalog:
+        imports |= {"import " + catalog.group(1), "import AuthCore"}
     if "import AuthCoreClients" not in imports:
         imports.add("import AuthCoreClients")  # for the support declarations only when no block imports it
     source = "\n".join(sorted(imports)) + "\n" + SUPPORT + "\n".join(functions)
@@ -103,12 +109,12 @@ def main(argv):
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
             sys.stderr.write(result.stderr)
-            sys.stderr.write("\nreadme-tour: a README block does not compile (scratch source below)\n")
+            sys.stderr.write("\nreadme-tour: a block of %s does not compile (scratch source below)\n" % os.path.relpath(readme, ROOT))
             for number, text in enumerate(source.splitlines(), 1):
                 sys.stderr.write("%4d  %s\n" % (number, text))
             return 1
-    print("readme-tour: %d README blocks type-check against the built modules; %d adapter blocks match "
-          "SDKAdapterTests.swift" % (checked, matched))
+    print("readme-tour: %d blocks of %s type-check against the built modules; %d adapter blocks match "
+          "SDKAdapterTests.swift" % (checked, os.path.relpath(readme, ROOT), matched))
     return 0
 
 

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Checks that the repository paths the top-level documents name exist.
+
+In README.md and SECURITY.md: every relative Markdown link's target, every `code span` that names a
+file or folder under one of the repository's top-level folders (Sources/, Tests/, scripts/, ...),
+and every code span that is one of the files a reader looks for at the top of a repository
+(`CODEOWNERS`, `LICENSE`, `CONTRIBUTING.md`, ...). Spans with a placeholder (`<Module>`, `*`, `…`) are not paths to check.
+(CHANGELOG.md is history: it names files that have since moved.)
+
+Usage: python3 scripts/check_doc_paths.py [FILE.md ...]   (make test runs it)
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOCUMENTS = ["README.md", "SECURITY.md"]
+# The files a reader looks for at the top of a repository.
+REPOSITORY_FILES = {"CODEOWNERS", "LICENSE", "NOTICE", "AUTHORS", "MAINTAINERS", "CONTRIBUTING.md", "ARCHITECTURE.md", "SECURITY.md", "CHANGELOG.md"}
+TOP_FOLDERS = ("Sources/", "Tests/", "scripts/", "deploy/", "vectors/", "docs/", "Benchmarks/", "Checks/", "Fuzz/", ".ci/")
+
+
+def named_paths(text):
+    for match in re.finditer(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", text):
+        target = match.group(1)
+        if not re.match(r"^[a-z]+:", target):
+            yield match.start(), target
+    for match in re.finditer(r"`([^`\n]+)`", text):
+        span = match.group(1)
+        if any(mark in span for mark in "<>*…$ ") or "{" in span:
+            continue
+        if span.startswith(TOP_FOLDERS) or span in REPOSITORY_FILES:
+            yield match.start(), span.rstrip("/").split(":")[0]
+
+
+def main(argv):
+    missing = []
+    documents = argv[1:] or [os.path.join(ROOT, name) for name in DOCUMENTS]
+    for document in documents:
+        text = open(document, encoding="utf-8").read()
+        for offset, path in named_paths(text):
+            if not os.path.exists(os.path.join(ROOT, path)):
+                missing.append("%s:%d: %s" % (os.path.relpath(document, ROOT), text.count("\n", 0, offset) + 1, path))
+    for line in missing:
+        sys.stderr.write("doc-paths: names a path that does not exist: %s\n" % line)
+    if missing:
+        return 1
+    print("doc-paths: every path %s name exists" % " and ".join(os.path.relpath(d, ROOT) for d in documents))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
