@@ -13,7 +13,7 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind squid
 
-.PHONY: test test-unit lint-bytes docs alloc-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test test-steps test-unit lint-bytes docs alloc-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
@@ -22,28 +22,38 @@ APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhire
 # integration suites starved the unit suites' real-time timers (a 2-core machine, tests 40-70 s late).
 # The integration suites run one test at a time for the same reason: one waiting for subprocesses
 # starved another's real-time checks (moto's 90-second credentials arrived 60 s late).
-test: deps build
-	$(PYTHON) scripts/check_byte_parsing.py
-	$(SWIFT) test --skip-build --skip 'AuthCoreIntegrationTests\.'
-	$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --no-parallel --filter 'AuthCoreIntegrationTests\.'
-	.build/debug/authcore vectors vectors
-	scripts/check_systemd_unit.sh .build/debug/authcore
-	$(MAKE) --no-print-directory docs
-	SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" $(PYTHON) scripts/check_readme_tour.py
-	@set -e; for article in $$(grep -l '^```swift' Sources/*/*.docc/*.md); do \
-	  SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" $(PYTHON) scripts/check_readme_tour.py $$article; \
-	done
-	$(PYTHON) scripts/check_doc_paths.py
-	@out=$$($(MAKE) --no-print-directory system-deps APT_PACKAGES=authcore-no-such-package SETUP_UID=1000 2>&1); status=$$?; \
-	  if [ $$status -eq 2 ] && echo "$$out" | grep -q "needs root: authcore-no-such-package"; then \
+# `make test` tees its output to .build/make-test.log and ends with one screen of what ran, each step
+# with its count and time (scripts/test_summary.py); its exit status is the steps'.
+test:
+	@mkdir -p .build; start=$$(date +%s); \
+	{ $(MAKE) --no-print-directory test-steps 2>&1; echo $$? > .build/make-test.status; } | tee .build/make-test.log; \
+	status=$$(cat .build/make-test.status); \
+	python3 scripts/test_summary.py .build/make-test.log $$status $$(( $$(date +%s) - start )); \
+	exit $$status
+
+# A step of `make test`: runs $(2), then writes `step-time NAME SECONDS STATUS` and stops on a failure.
+step = @echo "==> $(1)"; start=$$(date +%s); ( $(2) ); status=$$?; echo "step-time $(1) $$(( $$(date +%s) - start )) $$status"; exit $$status
+
+test-steps: deps build
+	$(call step,byte-lint,$(PYTHON) scripts/check_byte_parsing.py)
+	$(call step,unit,$(SWIFT) test --skip-build --skip 'AuthCoreIntegrationTests\.')
+	$(call step,integration,$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --no-parallel --filter 'AuthCoreIntegrationTests\.')
+	$(call step,vectors,.build/debug/authcore vectors vectors)
+	$(call step,systemd-unit,scripts/check_systemd_unit.sh .build/debug/authcore)
+	$(call step,docs,$(MAKE) --no-print-directory docs)
+	$(call step,doc-blocks,for document in README.md $$(grep -l '^```swift' Sources/*/*.docc/*.md); do \
+	  SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" $(PYTHON) scripts/check_readme_tour.py $$document || exit 1; done)
+	$(call step,doc-paths,$(PYTHON) scripts/check_doc_paths.py)
+	$(call step,setup-message,out=$$($(MAKE) --no-print-directory system-deps APT_PACKAGES=authcore-no-such-package SETUP_UID=1000 2>&1); code=$$?; \
+	  if [ $$code -eq 2 ] && echo "$$out" | grep -q "needs root: authcore-no-such-package"; then \
 	    echo "system-deps: without root a missing package is a clear message and exit 2"; \
-	  else echo "system-deps: no clear message without root (exit $$status): $$out"; exit 1; fi
-	$(MAKE) --no-print-directory fuzz-replay
-	$(MAKE) --no-print-directory ctgrind
-	$(MAKE) --no-print-directory ct-count
-	$(MAKE) --no-print-directory dudect DUDECT_MEASUREMENTS=20000
-	$(MAKE) --no-print-directory zeroize-check
-	$(MAKE) --no-print-directory alloc-check
+	  else echo "system-deps: no clear message without root (exit $$code): $$out"; exit 1; fi)
+	$(call step,fuzz-replay,$(MAKE) --no-print-directory fuzz-replay)
+	$(call step,ctgrind,$(MAKE) --no-print-directory ctgrind)
+	$(call step,ct-count,$(MAKE) --no-print-directory ct-count)
+	$(call step,dudect,$(MAKE) --no-print-directory dudect DUDECT_MEASUREMENTS=20000)
+	$(call step,zeroize-check,$(MAKE) --no-print-directory zeroize-check)
+	$(call step,alloc-check,$(MAKE) --no-print-directory alloc-check)
 
 # Every test that needs no peer, no venv and no apt (the system's GMP and OpenSSL only): for
 # contributors on a machine without Debian's packages or a network (macOS with Homebrew's gmp and
