@@ -8,6 +8,8 @@
 
 SHELL := /bin/bash
 SWIFT ?= swift
+# The project's own debug builds treat every warning as an error (Package.swift does not: see there).
+WARNINGS_AS_ERRORS := -Xswiftc -warnings-as-errors
 PYTHON ?= python3
 VENV := .venv
 MINISTACK_VENV := .venv-ministack
@@ -44,6 +46,10 @@ test-steps: deps build
 	$(call step,doc-blocks,for document in README.md $$(grep -l '^```swift' Sources/*/*.docc/*.md); do \
 	  SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" $(PYTHON) scripts/check_readme_tour.py $$document || exit 1; done)
 	$(call step,doc-paths,$(PYTHON) scripts/check_doc_paths.py)
+	$(call step,package-settings,if grep -n 'treatAllWarnings\|unsafeFlags' Package.swift; then \
+	  echo "Package.swift: a setting that would also apply to the packages that depend on this one"; exit 1; fi; \
+	  $(MAKE) -n --no-print-directory build | grep -q -- '-warnings-as-errors' || { echo "make build: warnings are not errors"; exit 1; }; \
+	  echo "package-settings: no warnings-as-errors or unsafe flags in Package.swift; make build treats warnings as errors")
 	$(call step,setup-message,out=$$($(MAKE) --no-print-directory system-deps APT_PACKAGES=authcore-no-such-package SETUP_UID=1000 2>&1); code=$$?; \
 	  if [ $$code -eq 2 ] && echo "$$out" | grep -q "needs root: authcore-no-such-package"; then \
 	    echo "system-deps: without root a missing package is a clear message and exit 2"; \
@@ -61,7 +67,7 @@ test-steps: deps build
 UNIT_SKIPS := --skip 'AuthCoreIntegrationTests\.' --skip 'PysrpInteropTests' --skip 'CognitoSRPTests/.*[Pp]ycognito' \
   --skip 'CognitoTimestampLocaleTests' --skip 'terminalPrompt'
 test-unit:
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(WARNINGS_AS_ERRORS)
 	$(SWIFT) test --skip-build $(UNIT_SKIPS)
 	.build/debug/authcore vectors vectors
 
@@ -251,7 +257,7 @@ $(VENV)/.requirements-installed: scripts/requirements.txt
 	@touch $@
 
 build:
-	$(SWIFT) build --build-tests
+	$(SWIFT) build --build-tests $(WARNINGS_AS_ERRORS)
 
 build-release:
 	$(SWIFT) build -c release
