@@ -23,6 +23,10 @@ public enum Hex {
         nibble &+ (nibble < 10 ? UInt8(ascii: "0") : UInt8(ascii: "a") &- 10)
     }
 
+    /// Whether `byte` is one of the digits `encode` writes by default: `0-9`, `a-f`.
+    @inline(__always)
+    package static func isLowerDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) }
+
     /// The upper-case hex digit of a nibble (0...15), computed (no table): percent-encoding's `%XX`.
     @inline(__always)
     package static func upperDigit(_ nibble: UInt8) -> UInt8 {

@@ -142,7 +142,7 @@ public struct SRPLoginService: Sendable {
     public func finish(loginId: String, clientProof: [UInt8], origin: LoginOrigin = LoginOrigin(), issuing sessions: AppSessions? = nil)
         async throws(AuthCoreError) -> SRPLoginSuccess
     {
-        guard loginId.utf8.count == 32, loginId.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+        guard loginId.utf8.count == 32, loginId.utf8.allSatisfy(Hex.isLowerDigit) else {
             throw AuthCoreError(.expired, "login id is unknown, expired or already used")
         }
         // Every proof checked is counted first, as an attempt (a success clears its count): counting

@@ -30,7 +30,7 @@ public struct LinkedValue: Sendable, Equatable {
     static func link(of value: [UInt8]) -> ArraySlice<UInt8>? {
         guard value.count >= linkByteCount else { return nil }
         let link = value[..<linkByteCount]
-        return link.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) ? link : nil
+        return link.allSatisfy(Hex.isLowerDigit) ? link : nil
     }
 }
 
@@ -110,11 +110,10 @@ public struct LoginStateHeader: Sendable, Equatable {
     /// The header at the start of `value`, nil when it is not one.
     init?(parsing value: [UInt8]) {
         guard value.count >= Self.byteCount else { return nil }
-        func isHex(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) }
         let link = Array(value[0..<64])
         let device = Array(value[64..<96])
         let generation = value[96..<116]
-        guard link.allSatisfy(isHex), device.allSatisfy(isHex), generation.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard link.allSatisfy(Hex.isLowerDigit), device.allSatisfy(Hex.isLowerDigit), generation.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         var number: UInt64 = 0
         for digit in generation {
             let (times, overflowed) = number.multipliedReportingOverflow(by: 10)
