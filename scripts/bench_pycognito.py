@@ -14,7 +14,7 @@ timing (a fresh AWSSRP per iteration) and only process_challenge() is timed.
 No network: AWSSRP gets a client object that raises on any use, so boto3 is never called.
 
 Prints one JSON object on stdout:
-  {"name": ..., "unit": "ns", "median": ..., "p10": ..., "p90": ..., "iterations": ...}
+  {"name": ..., "unit": "ns", "median": ..., "p10": ..., "p25": ..., "p75": ..., "p90": ..., "p99": ..., "iterations": ...}
 where the statistics are over per-iteration wall times (time.perf_counter_ns), `iterations`
 is the number of timed samples (default 21, --quick 5), after 2 untimed warm-up iterations
 (1 with --quick). Percentiles: nearest rank on the sorted samples.
@@ -76,9 +76,12 @@ def one_login(challenge):
     return resp["PASSWORD_CLAIM_SIGNATURE"]
 
 
-def nearest_rank(sorted_samples, pct):
-    idx = max(1, math.ceil(pct / 100 * len(sorted_samples)))
-    return sorted_samples[idx - 1]
+def percentile(sorted_samples, pct):
+    """Interpolated between the closest ranks, as authcore-bench reads its own percentiles."""
+    position = pct / 100 * (len(sorted_samples) - 1)
+    low = math.floor(position)
+    high = min(low + 1, len(sorted_samples) - 1)
+    return sorted_samples[low] + (sorted_samples[high] - sorted_samples[low]) * (position - low)
 
 
 def main():
@@ -113,8 +116,11 @@ def main():
         "name": name,
         "unit": "ns",
         "median": median,
-        "p10": nearest_rank(times, 10),
-        "p90": nearest_rank(times, 90),
+        "p10": percentile(times, 10),
+        "p25": percentile(times, 25),
+        "p75": percentile(times, 75),
+        "p90": percentile(times, 90),
+        "p99": percentile(times, 99),
         "iterations": len(times),
         "min": times[0], "max": times[-1], "mean": sum(times) / len(times), "samples": len(times),
         "stddev": (sum((t - sum(times) / len(times)) ** 2 for t in times) / max(1, len(times) - 1)) ** 0.5,

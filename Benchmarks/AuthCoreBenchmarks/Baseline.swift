@@ -15,18 +15,10 @@ struct BaselineComparison {
     /// Names in the baseline that this run did not measure.
     let missing: [String]
 
-    /// Reads `path` (an `authcore-bench --json` file) and pairs it with `results`.
-    init(path: String, results: [BenchmarkResult]) throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let document = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let earlier = document["results"] as? [[String: Any]]
-        else { throw BaselineError(message: "\(path) is not an authcore-bench JSON report") }
+    /// Pairs `baseline` (an earlier `authcore-bench --json` report) with `results`.
+    init(baseline: BenchmarkReport, results: [BenchmarkResult]) {
         var medians: [String: Double] = [:]
-        for row in earlier {
-            guard let name = row["name"] as? String, let median = (row["median"] as? NSNumber)?.doubleValue, median > 0, median.isFinite
-            else { continue }
-            medians[name] = median
-        }
+        for row in baseline.results where row.median > 0 { medians[row.name] = row.median }
         rows = results.compactMap { result in
             medians[result.name].map { Row(name: result.name, before: $0, after: result.median) }
         }

@@ -30,9 +30,7 @@ struct BenchmarkCase {
 /// Measured figures of one benchmark, in nanoseconds per iteration.
 struct BenchmarkResult {
     let name: String
-    let median: Double
-    let p10: Double
-    let p90: Double
+    let percentiles: Percentiles
     let iterations: Int
     /// The spread of the per-iteration samples (nil for rows measured elsewhere without them).
     var statistics: SampleStatistics?
@@ -51,10 +49,14 @@ struct BenchmarkResult {
     /// Row-specific figures written to the JSON as they are (the load run's throughput and p99).
     var extra: [String: Any] = [:]
 
+    var median: Double { percentiles.p50 }
+    var p10: Double { percentiles.p10 }
+    var p90: Double { percentiles.p90 }
+
     var json: [String: Any] {
         var object: [String: Any] = [
-            "name": name, "unit": "ns", "median": median.rounded(), "p10": p10.rounded(), "p90": p90.rounded(),
-            "iterations": iterations,
+            "name": name, "unit": "ns", "median": median.rounded(), "p10": p10.rounded(), "p25": percentiles.p25.rounded(),
+            "p75": percentiles.p75.rounded(), "p90": p90.rounded(), "p99": percentiles.p99.rounded(), "iterations": iterations,
         ]
         if let statistics {
             object["min"] = statistics.minimum.rounded()
@@ -156,20 +158,11 @@ func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [Bench
         }
     }
     return group.indices.map { index in
-        let sorted = samples[index].sorted()
-        func percentile(_ p: Double) -> Double {
-            let position = p * Double(sorted.count - 1)
-            let low = Int(position.rounded(.down))
-            let high = min(low + 1, sorted.count - 1)
-            let fraction = position - Double(low)
-            return sorted[low] * (1 - fraction) + sorted[high] * fraction
-        }
         let benchmark = group[index]
-        let median = percentile(0.5)
         var result = BenchmarkResult(
-            name: benchmark.name, median: median, p10: percentile(0.1), p90: percentile(0.9),
-            iterations: inner[index] * settings.sampleCount, statistics: SampleStatistics(samples[index]), note: benchmark.note)
-        if let bytes = benchmark.bytesPerIteration { result.bytesPerSecond = Double(bytes) / (median / 1e9) }
+            name: benchmark.name, percentiles: Percentiles(samples[index]), iterations: inner[index] * settings.sampleCount,
+            statistics: SampleStatistics(samples[index]), note: benchmark.note)
+        if let bytes = benchmark.bytesPerIteration { result.bytesPerSecond = Double(bytes) / (result.median / 1e9) }
         if benchmark.measuresPeakRSS, let before = rssBefore, let after = peakRSSBytes() {
             result.peakRSSGrowthBytes = after - before
         }

@@ -31,12 +31,17 @@ func pythonReferenceResults(settings: HarnessSettings) -> [BenchmarkResult] {
             else { continue }
             results.append(
                 BenchmarkResult(
-                    name: name, median: median, p10: object["p10"] as? Double ?? median,
-                    p90: object["p90"] as? Double ?? median, iterations: object["iterations"] as? Int ?? 0,
+                    name: name, percentiles: pythonPercentiles(object, median: median), iterations: object["iterations"] as? Int ?? 0,
                     statistics: pythonStatistics(object), note: object["note"] as? String ?? ""))
         }
     }
     return results
+}
+
+/// The percentiles a reference script reported (a missing one is taken as the median).
+private func pythonPercentiles(_ object: [String: Any], median: Double) -> Percentiles {
+    func value(_ key: String) -> Double { (object[key] as? NSNumber)?.doubleValue ?? median }
+    return Percentiles(p10: value("p10"), p25: value("p25"), p50: median, p75: value("p75"), p90: value("p90"), p99: value("p99"))
 }
 
 /// The spread a reference script reported, when it reported all of it.

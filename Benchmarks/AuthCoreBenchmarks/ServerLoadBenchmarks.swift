@@ -197,23 +197,19 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
         let left = await live()
         guard left == 0 else { loadFailure("\(left) states outlived their 2 s lifetime (\(name))") }
 
-        func percentile(_ sorted: [Double], _ p: Double) -> Double {
-            guard !sorted.isEmpty else { return 0 }
-            return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-        }
+        let spread = Percentiles(latencies)
         let cores = Double(ProcessInfo.processInfo.activeProcessorCount)
         let rate = Double(latencies.count) / wall
-        let math = percentile(mathSamples.sorted(), 0.5)
-        let alone = percentile(sequential.sorted(), 0.5)
+        let math = Percentiles(mathSamples).p50
+        let alone = Percentiles(sequential).p50
         let note = String(
             format: "%.0f logins/s, %.0f per core (%d cores, clients in process), p99 %.1f ms, %.1f ms CPU per login; one at a time %.2f ms = %.2fx the SRP math alone (%.2f ms); %d begins = %d finishes, %d live entries then 0 after TTL",
-            rate, rate / cores, Int(cores), percentile(latencies, 0.99) / 1e6, cpu / Double(max(1, latencies.count)) * 1e3, alone / 1e6,
+            rate, rate / cores, Int(cores), spread.p99 / 1e6, cpu / Double(max(1, latencies.count)) * 1e3, alone / 1e6,
             alone / math, math / 1e6, served.begins, served.finishes, before)
         var result = BenchmarkResult(
-            name: name, median: percentile(latencies, 0.5), p10: percentile(latencies, 0.1), p90: percentile(latencies, 0.9),
-            iterations: latencies.count, note: note)
+            name: name, percentiles: spread, iterations: latencies.count, note: note)
         result.extra = [
-            "logins_per_second": rate.rounded(), "logins_per_second_per_core": (rate / cores).rounded(), "p99": percentile(latencies, 0.99).rounded(),
+            "logins_per_second": rate.rounded(), "logins_per_second_per_core": (rate / cores).rounded(),
             "sequential_p50": alone.rounded(), "srp_math_p50": math.rounded(), "clients": clients, "seconds": seconds,
         ]
         return result

@@ -50,7 +50,7 @@ func serverProcessResults(settings: HarnessSettings) -> [BenchmarkResult] {
         let perLogin = cpuSequential / Double(sequentialCount)
         let math = results[0].median / 1e9
         var cpuRow = BenchmarkResult(
-            name: "server.srp.login.3072.cpu", median: perLogin * 1e9, p10: perLogin * 1e9, p90: perLogin * 1e9, iterations: sequentialCount,
+            name: "server.srp.login.3072.cpu", percentiles: Percentiles(single: perLogin * 1e9), iterations: sequentialCount,
             note: String(
                 format: "servers' CPU per login (2 instances, clients in other processes): %.2f ms = %.0f logins/s per core; overhead over the math (%.2f ms) %.2f ms",
                 perLogin * 1e3, 1 / perLogin, math * 1e3, (perLogin - math) * 1e3))
@@ -66,16 +66,15 @@ func serverProcessResults(settings: HarnessSettings) -> [BenchmarkResult] {
         let cpuLoad = fleet.cpuSeconds() - loadBefore
         let successes = load.flatMap(\.ids).count
         try check(load, expected: nil, fleet: fleet, redisPort: redis.port)
-        let latencies = load.flatMap(\.latencies).sorted()
-        func percentile(_ p: Double) -> Double { latencies.isEmpty ? 0 : latencies[min(latencies.count - 1, Int((Double(latencies.count - 1) * p).rounded()))] }
+        let spread = Percentiles(load.flatMap(\.latencies))
         let rate = Double(successes) / wall
         var loadRow = BenchmarkResult(
-            name: "server.srp.load.3072", median: percentile(0.5), p10: percentile(0.1), p90: percentile(0.9), iterations: successes,
+            name: "server.srp.load.3072", percentiles: spread, iterations: successes,
             note: String(
                 format: "%d client processes, %.0f logins/s on 2 cores (clients included), p50 %.1f ms, p99 %.1f ms, servers' CPU %.2f ms per login; every finish matched one begin, none twice, store empty after TTL",
-                loadClients, rate, percentile(0.5) / 1e6, percentile(0.99) / 1e6, cpuLoad / Double(max(1, successes)) * 1e3))
+                loadClients, rate, spread.p50 / 1e6, spread.p99 / 1e6, cpuLoad / Double(max(1, successes)) * 1e3))
         loadRow.extra = [
-            "logins_per_second": rate.rounded(), "p99": percentile(0.99).rounded(), "clients": loadClients, "seconds": seconds,
+            "logins_per_second": rate.rounded(), "clients": loadClients, "seconds": seconds,
             "cpu_per_login_ms": cpuLoad / Double(max(1, successes)) * 1e3,
         ]
         results.append(loadRow)
@@ -117,10 +116,8 @@ func serverMathResult(settings: HarnessSettings) -> BenchmarkResult {
             samples.append(Double(beginTime + DispatchTime.now().uptimeNanoseconds - finishStart))
             _ = try session.verifyServerProof(verified.serverProof)
         }
-        samples.sort()
-        func percentile(_ p: Double) -> Double { samples[min(samples.count - 1, Int((Double(samples.count - 1) * p).rounded()))] }
         return BenchmarkResult(
-            name: "server.srp.math.3072", median: percentile(0.5), p10: percentile(0.1), p90: percentile(0.9), iterations: samples.count,
+            name: "server.srp.math.3072", percentiles: Percentiles(samples), iterations: samples.count,
             note: "the server's SRP math per login (begin + finish, sealing included), no I/O")
     } catch {
         loadFailure("server.srp.math.3072: \(error)")

@@ -14,9 +14,11 @@ import Foundation
 /// The first two are sampled alternately, one request each, so the paired ratio (new / kept, the
 /// median of per-pair ratios) is what keep-alive saves on this machine. Each row reports requests
 /// per second from its median.
+let transportRowNames = ["http.request.tls.keepalive", "http.request.tls.new", "http.request.sigv4.get.keepalive"]
+
+/// The transport rows (``transportRowNames``), measured against a loopback TLS listener.
 func transportResults(settings: HarnessSettings) -> [BenchmarkResult] {
-    let names = ["http.request.tls.keepalive", "http.request.tls.new", "http.request.sigv4.get.keepalive"]
-    if let filter = settings.filter, !names.contains(where: { $0.contains(filter) || filter.hasPrefix($0) }) { return [] }
+    if let filter = settings.filter, !transportRowNames.contains(where: { $0.contains(filter) || filter.hasPrefix($0) }) { return [] }
     FileHandle.standardError.write(Data("\r[transport] http.request.tls\u{1B}[K".utf8))
     return runSynchronously { Unchecked(await transportRun(settings: settings)) }.value
 }
@@ -107,17 +109,12 @@ private func transportRun(settings: HarnessSettings) async -> [BenchmarkResult] 
         }
         await server.stop()
 
-        func percentile(_ samples: [Double], _ p: Double) -> Double {
-            let sorted = samples.sorted()
-            return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
-        }
-        let ratio = percentile(ratios, 0.5)
+        let ratio = Percentiles(ratios).p50
         func row(_ name: String, _ samples: [Double], note: String) -> BenchmarkResult {
-            let median = percentile(samples, 0.5)
+            let spread = Percentiles(samples)
             var result = BenchmarkResult(
-                name: name, median: median, p10: percentile(samples, 0.1), p90: percentile(samples, 0.9), iterations: samples.count,
-                note: String(format: "%.0f requests/s; ", 1e9 / median) + note)
-            result.extra = ["requests_per_second": (1e9 / median).rounded(), "p99": percentile(samples, 0.99).rounded()]
+                name: name, percentiles: spread, iterations: samples.count, note: String(format: "%.0f requests/s; ", 1e9 / spread.p50) + note)
+            result.extra = ["requests_per_second": (1e9 / spread.p50).rounded()]
             return result
         }
         var new = row("http.request.tls.new", freshSamples, note: String(format: "a new TCP + TLS 1.3 connection each time: %.2fx the kept one (paired)", ratio))

@@ -3,16 +3,23 @@ import Foundation
 let help = """
     OVERVIEW: authcore-bench — AuthCore benchmarks beside plain C loops over the same library calls.
 
-    USAGE: authcore-bench [--quick] [--filter SUBSTRING] [--json FILE] [--baseline FILE [--fail-above RATIO]]
+    USAGE: authcore-bench [--quick] [--filter SUBSTRING] [--json FILE [--format FORMAT]] [--baseline FILE [--fail-above RATIO]]
+           authcore-bench --from FILE [--filter SUBSTRING] [--json FILE [--format FORMAT]] [--baseline FILE [--fail-above RATIO]]
            authcore-bench --list
            authcore-bench --profile NAME [--seconds N]
 
     OPTIONS:
       --quick               Fewer, shorter samples.
       --filter SUBSTRING    Only benchmarks whose name contains SUBSTRING (C/Python twins included).
-      --json FILE           Also write the results as JSON to FILE: per row median, p10, p90, min, max,
-                            mean, stddev, samples, iterations; and the run's environment (Swift, OpenSSL
-                            and GMP versions, CPU, commit, date).
+      --json FILE           Also write the results as JSON to FILE: per row median, p10, p25, p75, p90,
+                            p99, min, max, mean, stddev, samples, iterations; and the run's environment
+                            (Swift, OpenSSL and GMP versions, CPU, commit, date).
+      --format FORMAT       The format of the --json file: native (the default, everything above),
+                            github-action-benchmark (its customSmallerIsBetter input: name, unit, value,
+                            range, extra; paired ratios as unit "ratio") or bencher (Bencher Metric
+                            Format: latency with p10/p90 bounds, allocations, paired-ratio).
+      --from FILE           Measure nothing: read the results of an earlier native --json FILE (to
+                            convert it with --format, or compare it with --baseline).
       --baseline FILE       Compare with an earlier --json FILE: now/baseline per benchmark.
       --fail-above RATIO    With --baseline: exit 1 when an engine row (not a c./py. twin) is more than
                             RATIO times slower than in the baseline (e.g. 1.25).
@@ -31,6 +38,8 @@ var profileName: String?
 var profileSeconds = 5
 var baselinePath: String?
 var failAbove: Double?
+var reportFormat = ReportFormat.native
+var fromPath: String?
 var listOnly = false
 var arguments = CommandLine.arguments.dropFirst()
 
@@ -54,6 +63,9 @@ while let argument = arguments.popFirst() {
     case "--profile": profileName = optionValue(&arguments, argument, "a benchmark name") { $0 }
     case "--seconds":
         profileSeconds = optionValue(&arguments, argument, "a whole number of seconds, 1...3600") { Int($0).flatMap { (1...3600).contains($0) ? $0 : nil } }
+    case "--format":
+        reportFormat = optionValue(&arguments, argument, "one of \(ReportFormat.names)") { ReportFormat(rawValue: $0) }
+    case "--from": fromPath = optionValue(&arguments, argument, "a JSON file") { $0 }
     case "--baseline": baselinePath = optionValue(&arguments, argument, "a JSON file") { $0 }
     case "--fail-above":
         failAbove = optionValue(&arguments, argument, "a ratio of at least 1 (e.g. 1.25)") { Double($0).flatMap { $0.isFinite && $0 >= 1 ? $0 : nil } }
@@ -73,10 +85,9 @@ all += srpBenchmarks()
 all += signingBenchmarks()
 all += cognitoBenchmarks()
 
-if failAbove != nil, baselinePath == nil {
-    FileHandle.standardError.write(Data("error: --fail-above needs --baseline\n".utf8))
-    exit(2)
-}
+if failAbove != nil, baselinePath == nil { usageFailure("--fail-above needs --baseline") }
+if reportFormat != .native, jsonPath == nil { usageFailure("--format needs --json FILE") }
+if fromPath != nil, settings.quick || profileName != nil || listOnly { usageFailure("--from measures nothing: it takes no --quick, --profile or --list") }
 
 if listOnly {
     for benchmark in all { print(benchmark.name + (benchmark.note.isEmpty ? "" : "  (\(benchmark.note))")) }
@@ -86,6 +97,7 @@ if listOnly {
     print("server.srp.math.3072  (the server's SRP math per login, no I/O)")
     print("server.srp.login.3072.cpu  (two authcore serve processes on redis-server: their CPU per login, clients in other processes)")
     print("server.srp.load.3072  (the same under load from \(loadClients) client processes: logins/s, p50/p99)")
+    for name in transportRowNames { print(name + "  (HTTP client on loopback TLS)") }
     exit(0)
 }
 
@@ -99,51 +111,65 @@ if let profileName {
     exit(0)
 }
 
-let selected = all.filter { benchmark in
-    guard let filter = settings.filter else { return true }
-    return benchmark.name.contains(filter)
-}
-let serverRowsSelected =
-    settings.filter.map { filter in
-        ["server.srp.login.3072.redis", "server.srp.login.3072.cpu", "server.srp.math.3072", "server.srp.load.3072", "http.request.tls.keepalive", "http.request.tls.new", "http.request.sigv4.get.keepalive"].contains {
-            $0.contains(filter) || filter.hasPrefix($0)
-        }
-    } ?? true
-if selected.isEmpty, !serverRowsSelected {
-    FileHandle.standardError.write(Data("error: no benchmark matches the filter\n".utf8))
-    exit(2)
-}
-
-// Group each engine row with its C twin (same base name) and the rows paired with it, keeping the
-// declaration order (the partner must come first: `--filter` keeps a paired row only with it).
-var groups: [[BenchmarkCase]] = []
-for benchmark in selected {
-    let key = benchmark.pairedWith ?? baseName(benchmark.name)  // a paired row joins its partner's group
-    if let index = groups.firstIndex(where: { baseName($0[0].name) == key }) {
-        groups[index].append(benchmark)
-    } else {
-        groups.append([benchmark])
+/// Runs the selected benchmarks (the engine rows with their twins, the Python references, the
+/// server and transport rows) and returns what they measured.
+func measure(_ all: [BenchmarkCase], settings: HarnessSettings) -> [BenchmarkResult] {
+    let selected = all.filter { benchmark in
+        guard let filter = settings.filter else { return true }
+        return benchmark.name.contains(filter)
     }
-}
-var results: [BenchmarkResult] = []
-for (index, group) in groups.enumerated() {
-    FileHandle.standardError.write(Data("\r[\(index + 1)/\(groups.count)] \(group[0].name)\u{1B}[K".utf8))
-    results += measureGroup(group, settings: settings)
-}
-results += pythonReferenceResults(settings: settings)
-results += serverLoadResults(settings: settings)
-results += serverProcessResults(settings: settings)
-results += transportResults(settings: settings)
-FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    let serverRowsSelected =
+        settings.filter.map { filter in
+            (["server.srp.login.3072.redis", "server.srp.login.3072.cpu", "server.srp.math.3072", "server.srp.load.3072"] + transportRowNames).contains {
+                $0.contains(filter) || filter.hasPrefix($0)
+            }
+        } ?? true
+    if selected.isEmpty, !serverRowsSelected { usageFailure("no benchmark matches the filter") }
 
-let machine = machineDescription()
-print("AuthCore benchmarks — \(machine)\(settings.quick ? " (quick)" : "")")
-print(renderTable(results))
+    // Group each engine row with its C twin (same base name) and the rows paired with it, keeping the
+    // declaration order (the partner must come first: `--filter` keeps a paired row only with it).
+    var groups: [[BenchmarkCase]] = []
+    for benchmark in selected {
+        let key = benchmark.pairedWith ?? baseName(benchmark.name)  // a paired row joins its partner's group
+        if let index = groups.firstIndex(where: { baseName($0[0].name) == key }) {
+            groups[index].append(benchmark)
+        } else {
+            groups.append([benchmark])
+        }
+    }
+    var results: [BenchmarkResult] = []
+    for (index, group) in groups.enumerated() {
+        FileHandle.standardError.write(Data("\r[\(index + 1)/\(groups.count)] \(group[0].name)\u{1B}[K".utf8))
+        results += measureGroup(group, settings: settings)
+    }
+    results += pythonReferenceResults(settings: settings)
+    results += serverLoadResults(settings: settings)
+    results += serverProcessResults(settings: settings)
+    results += transportResults(settings: settings)
+    FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    return results
+}
+
+let report: BenchmarkReport
+if let fromPath {
+    do {
+        var earlier = try BenchmarkReport(contentsOf: fromPath)
+        if let filter = settings.filter { earlier.results = earlier.results.filter { $0.name.contains(filter) } }
+        report = earlier
+    } catch {
+        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
+        exit(1)
+    }
+} else {
+    report = BenchmarkReport(machine: machineDescription(), environment: runEnvironment(), results: measure(all, settings: settings))
+}
+
+print("AuthCore benchmarks — \(report.machine)\(settings.quick ? " (quick)" : "")\(fromPath.map { " (read from \($0))" } ?? "")")
+print(renderTable(report.results))
 
 if let jsonPath {
-    let document: [String: Any] = ["machine": machine, "environment": runEnvironment(), "results": results.map(\.json)]
     do {
-        let data = try JSONSerialization.data(withJSONObject: document, options: [.prettyPrinted, .sortedKeys])
+        let data = try JSONSerialization.data(withJSONObject: reportFormat.document(of: report), options: [.prettyPrinted, .sortedKeys])
         try data.write(to: URL(fileURLWithPath: jsonPath))
     } catch {
         FileHandle.standardError.write(Data("error: cannot write \(jsonPath)\n".utf8))
@@ -153,7 +179,7 @@ if let jsonPath {
 
 if let baselinePath {
     do {
-        let comparison = try BaselineComparison(path: baselinePath, results: results)
+        let comparison = BaselineComparison(baseline: try BenchmarkReport(contentsOf: baselinePath), results: report.results)
         print("")
         print("Compared with \(baselinePath):")
         print(comparison.render(failAbove: failAbove))
@@ -161,11 +187,8 @@ if let baselinePath {
             FileHandle.standardError.write(Data("error: \(comparison.regressions(above: failAbove).count) benchmark(s) slower than \(failAbove)x the baseline\n".utf8))
             exit(1)
         }
-    } catch let error as BaselineError {
-        FileHandle.standardError.write(Data("error: \(error.message)\n".utf8))
-        exit(2)
     } catch {
-        FileHandle.standardError.write(Data("error: cannot read --baseline \(baselinePath)\n".utf8))
+        FileHandle.standardError.write(Data("error: --baseline: \(error.message)\n".utf8))
         exit(2)
     }
 }
