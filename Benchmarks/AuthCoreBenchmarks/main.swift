@@ -169,7 +169,7 @@ print(renderTable(report.results))
 
 if let jsonPath {
     do {
-        let data = try JSONSerialization.data(withJSONObject: reportFormat.document(of: report), options: [.prettyPrinted, .sortedKeys])
+        let data = try JSONSerialization.data(withJSONObject: reportFormat.document(of: report), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         try data.write(to: URL(fileURLWithPath: jsonPath))
     } catch {
         FileHandle.standardError.write(Data("error: cannot write \(jsonPath)\n".utf8))
