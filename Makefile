@@ -46,6 +46,7 @@ test-steps: deps build
 	$(call step,doc-blocks,for document in README.md $$(grep -l '^```swift' Sources/*/*.docc/*.md); do \
 	  SWIFTC="$$(dirname "$$(command -v $(SWIFT))")/swiftc" $(PYTHON) scripts/check_readme_tour.py $$document || exit 1; done)
 	$(call step,doc-paths,$(PYTHON) scripts/check_doc_paths.py)
+	$(call step,bench-report,$(VENV)/bin/python scripts/test_bench_report.py --bench .build/debug/authcore-bench)
 	$(call step,package-settings,if grep -n 'treatAllWarnings\|unsafeFlags' Package.swift; then \
 	  echo "Package.swift: a setting that would also apply to the packages that depend on this one"; exit 1; fi; \
 	  $(MAKE) -n --no-print-directory build | grep -q -- '-warnings-as-errors' || { echo "make build: warnings are not errors"; exit 1; }; \
@@ -96,15 +97,26 @@ docs: build
 	  echo "docs: $$module: no warnings (.build/docs/$$module.doccarchive)"; \
 	done
 
-# Writes bench-results.json (with the Swift version and commit, which the binary cannot know) and
-# draws bench-results.svg from it (scripts/bench_plot.py, matplotlib from the venv). BENCH_FLAGS adds
-# options, e.g. make bench BENCH_FLAGS="--baseline old.json --fail-above 1.25".
+# Writes bench-results.json (with the Swift version and commit, which the binary cannot know) and its
+# two exports (github-action-benchmark, Bencher); a whole run (no --filter or --quick in BENCH_FLAGS)
+# also becomes docs/bench/results.json with its pictures (scripts/bench_plot.py, matplotlib from the
+# venv) and the README's figure blocks (scripts/readme_figures.py): commit them to keep the run.
+# BENCH_FLAGS adds options, e.g. make bench BENCH_FLAGS="--baseline old.json --fail-above 1.25".
 bench: deps build-release
 	.build/release/authcore vectors vectors
 	AUTHCORE_VENV=$(VENV) AUTHCORE_SWIFT_VERSION="$$($(SWIFT) --version 2>/dev/null | head -n 1)" \
 	  AUTHCORE_COMMIT="$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
 	  .build/release/authcore-bench --json bench-results.json $(BENCH_FLAGS)
-	$(VENV)/bin/python scripts/bench_plot.py bench-results.json bench-results.svg
+	for format in github-action-benchmark bencher; do \
+	  .build/release/authcore-bench --from bench-results.json --format $$format --json bench-results.$$format.json > /dev/null || exit 1; \
+	  echo "wrote bench-results.$$format.json"; done
+ifeq ($(findstring --filter,$(BENCH_FLAGS))$(findstring --quick,$(BENCH_FLAGS)),)
+	mkdir -p docs/bench && cp bench-results.json docs/bench/results.json
+	$(VENV)/bin/python scripts/bench_plot.py docs/bench/results.json docs/bench
+	$(PYTHON) scripts/readme_figures.py --write --bench .build/release/authcore-bench
+else
+	@echo "(a partial run: docs/bench and the README's figures are left as they are)"
+endif
 
 # The whole suite under ThreadSanitizer, unit suites first as in `make test` (not part of `make test`: about 2 minutes more from scratch).
 # The app server's suites run apart, one test at a time: under TSan its SRP handlers are slow
@@ -266,4 +278,4 @@ vectors: build
 	.build/debug/authcore vectors vectors
 
 clean:
-	rm -rf .build bench-results.json
+	rm -rf .build bench-results.json bench-results.github-action-benchmark.json bench-results.bencher.json

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Python reference rows (`py.*`), measured by scripts in the project's venv and reported as JSON.
-/// Each script prints one JSON object per line: `{"name":…,"unit":"ns","median":…,"p10":…,"p90":…,"iterations":…}`.
+/// Each script prints one JSON object per line: `{"name":…,"unit":"ns","median":…,"p10":…,"p25":…,"p75":…,"p90":…,"p99":…,"iterations":…}`.
 let pythonReferenceScripts: [(script: String, arguments: [String], names: [String])] = [
     ("scripts/bench_botocore.py", [], ["py.sigv4.sign.get"]),
     ("scripts/bench_pycognito.py", [], ["py.cognito.login.client"]),

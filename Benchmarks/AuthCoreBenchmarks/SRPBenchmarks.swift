@@ -41,7 +41,9 @@ func srpBenchmarks() -> [BenchmarkCase] {
         BenchmarkCase(name: "srp.spow.3072.e513", note: "premaster: mpn_sec_powm, fixed-width base and exponent") { iterations in
             for _ in 0..<iterations { blackHole(try? group.variableBasePower(base, secretExponent: e513, exponentBitCount: 513)) }
         },
-        BenchmarkCase(name: "c.srp.spow.3072.e513.openssl", note: "BN_mod_exp_mont_consttime (the kernel before issue 11)") { iterations in
+        BenchmarkCase(
+            name: "c.srp.spow.3072.e513.openssl", note: "BN_mod_exp_mont_consttime (the kernel before issue 11)", pairedWith: "srp.spow.3072.e513"
+        ) { iterations in
             var out = [UInt8](repeating: 0, count: 384)
             baseBytes.withUnsafeBytes { bb in
                 eBytes.withUnsafeBytes { eb in

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""make test's check of what authcore-bench reports and what is drawn and quoted from it.
+
+1. A short real run (`--quick --filter sigv4.sign.get`: engine rows, C twins and floors, paired Swift
+   rows and the botocore peer) writes the native report; its percentiles are ordered
+   (p10 <= p25 <= median <= p75 <= p90 <= p99) on every row.
+2. `--from` converts it to the github-action-benchmark and Bencher exports; each is validated against
+   the tool's schema (scripts/schemas/) with jsonschema, and its values are the native report's:
+   every row's median, every paired ratio. A schema that accepted anything would pass both, so each
+   schema must also refuse a broken document.
+3. Every C twin, Python peer and paired row of the run, of the committed report and of
+   `authcore-bench --list` has its comparison in scripts/bench_comparisons.json (and an extra
+   unmapped C row makes the check fail).
+4. The pictures are drawn from the run: both SVGs exist, keep their text as text (the row names are
+   searchable), and no label is below 9 pt.
+5. The README's figure blocks are what the committed report gives (scripts/readme_figures.py --check).
+
+Usage: .venv/bin/python scripts/test_bench_report.py [--bench .build/debug/authcore-bench]
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import jsonschema
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from bench_plot import load_mapping, mapping_problems  # noqa: E402
+
+COMMITTED = os.path.join(ROOT, "docs", "bench", "results.json")
+
+
+def fail(message):
+    print("bench-report: FAIL " + message)
+    sys.exit(1)
+
+
+def run(command, **kwargs):
+    result = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, **kwargs)
+    if result.returncode != 0:
+        fail("%s exited %d: %s" % (" ".join(command), result.returncode, result.stderr.strip()[-800:]))
+    return result.stdout
+
+
+def schema(name):
+    with open(os.path.join(HERE, "schemas", name)) as f:
+        return json.load(f)
+
+
+def refused(document, against):
+    try:
+        jsonschema.validate(document, against)
+    except jsonschema.ValidationError:
+        return True
+    return False
+
+
+def expected_ratios(rows):
+    """The paired ratios the exports must carry: name -> value, as ReportFormats.swift names them."""
+    ratios = {}
+    for row in rows:
+        if row.get("paired_ratio") is None:
+            continue
+        if row["name"].startswith("c."):
+            engine = row.get("paired_with") or row["name"][2:]
+            ratios["%s / %s" % (engine, row["name"])] = row["paired_ratio"]
+        elif row.get("paired_with"):
+            ratios["%s / %s" % (row["name"], row["paired_with"])] = row["paired_ratio"]
+    return ratios
+
+
+def check_native(rows):
+    for row in rows:
+        p = [row.get(k) for k in ("p10", "p25", "median", "p75", "p90", "p99")]
+        if any(v is None for v in p):
+            fail("%s lacks one of p10, p25, median, p75, p90, p99: %s" % (row["name"], p))
+        if p != sorted(p):
+            fail("%s: percentiles out of order: %s" % (row["name"], p))
+    names = {r["name"] for r in rows}
+    for needed in ("sigv4.sign.get", "c.sigv4.sign.get", "c.sigv4.sign.get.evp", "sigv4.sign.get.token", "py.sigv4.sign.get"):
+        if needed not in names:
+            fail("the short run has no %s row (rows: %s)" % (needed, sorted(names)))
+    return len(rows)
+
+
+def check_github_action_benchmark(document, rows):
+    gab = schema("github-action-benchmark-custom.schema.json")
+    jsonschema.validate(document, gab)
+    if not refused([{"name": "x", "value": 1}], gab) or not refused([], gab) or not refused([{"name": "x", "value": "1", "unit": "ns"}], gab):
+        fail("the github-action-benchmark schema accepts an entry without a unit, an empty file or a string value")
+    entries = {}
+    for entry in document:
+        if entry["name"] in entries:
+            fail("github-action-benchmark: %s twice" % entry["name"])
+        entries[entry["name"]] = entry
+    for row in rows:
+        entry = entries.get(row["name"])
+        if not entry or entry["unit"] != "ns" or entry["value"] != round(row["median"]):
+            fail("github-action-benchmark: %s is %s, the report's median is %s ns" % (row["name"], entry, row["median"]))
+    ratios = expected_ratios(rows)
+    for name, value in ratios.items():
+        entry = entries.get(name)
+        if not entry or entry["unit"] != "ratio" or abs(entry["value"] - value) > 0.0005:
+            fail("github-action-benchmark: the paired ratio %s is %s, the report's is %s" % (name, entry, value))
+    if len(entries) != len(rows) + len(ratios):
+        fail("github-action-benchmark: %d entries for %d rows and %d ratios" % (len(entries), len(rows), len(ratios)))
+    return len(entries)
+
+
+def check_bencher(document, rows):
+    bmf = schema("bencher-bmf.schema.json")
+    jsonschema.validate(document, bmf)
+    if not refused({"x": {"latency": {"lower_value": 1}}}, bmf) or not refused({"x": {"latency": {"value": "1"}}}, bmf) or not refused({}, bmf):
+        fail("the Bencher schema accepts a measure without a value, a string value or an empty file")
+    for row in rows:
+        latency = document.get(row["name"], {}).get("latency")
+        if not latency or latency["value"] != round(row["median"]) or not latency["lower_value"] <= latency["value"] <= latency["upper_value"]:
+            fail("bencher: %s latency %s, the report's median is %s ns" % (row["name"], latency, row["median"]))
+    ratios = expected_ratios(rows)
+    for name, value in ratios.items():
+        measure = document.get(name, {}).get("paired-ratio")
+        if not measure or abs(measure["value"] - value) > 0.0005:
+            fail("bencher: the paired ratio %s is %s, the report's is %s" % (name, measure, value))
+    return len(document)
+
+
+def check_mapping(bench, rows, scratch):
+    listing = run([bench, "--list"])
+    listed = [line.split("  (")[0].strip() for line in listing.splitlines() if line.strip()]
+    with open(COMMITTED) as f:
+        committed = json.load(f)["results"]
+    mapping = load_mapping()
+    for source, source_rows, names in (("the short run", rows, listed), ("docs/bench/results.json", committed, listed)):
+        problems = mapping_problems(mapping, source_rows, names)
+        if problems:
+            fail("%s: %s" % (source, "; ".join(problems)))
+    if not mapping_problems(mapping, rows, listed + ["c.unmapped.row"]):
+        fail("the mapping check accepts a C row without a comparison")
+    return len(listed)
+
+
+def check_pictures(rows, scratch):
+    run([sys.executable, os.path.join(HERE, "bench_plot.py"), os.path.join(scratch, "native.json"), scratch])
+    for picture in ("ratios.svg", "medians.svg"):
+        svg = open(os.path.join(scratch, picture), encoding="utf-8").read()
+        texts = re.findall(r"<text[^>]*>(.*?)</text>", svg, re.S)
+        if not texts:
+            fail("%s keeps no text as text" % picture)
+        if "sigv4.sign.get" not in " ".join(texts):
+            fail("%s has no searchable sigv4.sign.get label" % picture)
+        # matplotlib's SVG is drawn at 72 units per inch: a size in px there is the size in points.
+        sizes = [float(s) for s in re.findall(r"font: (?:[a-z]+ )*(\d+(?:\.\d+)?)px", svg)]
+        if not sizes or min(sizes) < 9:
+            fail("%s: a label below 9 pt (font sizes %s)" % (picture, sorted(set(sizes))))
+    return 2
+
+
+def main(argv):
+    bench = os.path.join(ROOT, ".build", "debug", "authcore-bench")
+    if len(argv) > 2 and argv[1] == "--bench":
+        bench = argv[2]
+    with tempfile.TemporaryDirectory() as scratch:
+        native = os.path.join(scratch, "native.json")
+        environment = dict(os.environ, AUTHCORE_VENV=os.path.dirname(os.path.dirname(sys.executable)))
+        run([bench, "--quick", "--filter", "sigv4.sign.get", "--json", native], env=environment)
+        with open(native) as f:
+            rows = json.load(f)["results"]
+        counts = [check_native(rows)]
+        for form, check in (("github-action-benchmark", check_github_action_benchmark), ("bencher", check_bencher)):
+            target = os.path.join(scratch, form + ".json")
+            run([bench, "--from", native, "--format", form, "--json", target])
+            with open(target) as f:
+                counts.append(check(json.load(f), rows))
+        counts.append(check_mapping(bench, rows, scratch))
+        counts.append(check_pictures(rows, scratch))
+    run([sys.executable, os.path.join(HERE, "readme_figures.py"), "--check", "--bench", bench])
+    print("bench-report: %d rows with ordered percentiles; github-action-benchmark %d entries and Bencher %d benchmarks "
+          "valid against their schemas and equal to the report; every C, Python and paired row of %d listed benchmarks "
+          "mapped; %d pictures with text as text; the README's figure blocks match docs/bench/results.json" % tuple(counts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
