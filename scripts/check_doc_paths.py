@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Checks that the repository paths the top-level documents name exist.
 
-In README.md and SECURITY.md: every relative Markdown link's target, every `code span` that names a
-file or folder under one of the repository's top-level folders (Sources/, Tests/, scripts/, ...),
+In README.md, SECURITY.md and ARCHITECTURE.md: every relative Markdown link's target, every `code span`
+that names a file or folder under one of the repository's top-level folders (Sources/, Tests/, scripts/,
+...), every span that names a Swift file (found from the top, under Sources/AuthCore/ or under Sources/),
 and every code span that is one of the files a reader looks for at the top of a repository
 (`CODEOWNERS`, `LICENSE`, `CONTRIBUTING.md`, ...). Spans with a placeholder (`<Module>`, `*`, `…`) are not paths to check.
 (CHANGELOG.md is history: it names files that have since moved.)
@@ -14,7 +15,10 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DOCUMENTS = ["README.md", "SECURITY.md"]
+DOCUMENTS = ["README.md", "SECURITY.md", "ARCHITECTURE.md"]
+# Where a source file named without its folder is looked for (ARCHITECTURE.md's table names files under
+# Sources/AuthCore/ unless it names the module).
+SOURCE_ROOTS = ("", "Sources/AuthCore/", "Sources/")
 # The files a reader looks for at the top of a repository.
 REPOSITORY_FILES = {"CODEOWNERS", "LICENSE", "NOTICE", "AUTHORS", "MAINTAINERS", "CONTRIBUTING.md", "ARCHITECTURE.md", "SECURITY.md", "CHANGELOG.md"}
 TOP_FOLDERS = ("Sources/", "Tests/", "scripts/", "deploy/", "vectors/", "docs/", "Benchmarks/", "Checks/", "Fuzz/", ".ci/")
@@ -31,6 +35,8 @@ def named_paths(text):
             continue
         if span.startswith(TOP_FOLDERS) or span in REPOSITORY_FILES:
             yield match.start(), span.rstrip("/").split(":")[0]
+        elif re.fullmatch(r"[\w/]+\.swift", span):
+            yield match.start(), span
 
 
 def main(argv):
@@ -39,7 +45,7 @@ def main(argv):
     for document in documents:
         text = open(document, encoding="utf-8").read()
         for offset, path in named_paths(text):
-            if not os.path.exists(os.path.join(ROOT, path)):
+            if not any(os.path.exists(os.path.join(ROOT, prefix, path)) for prefix in SOURCE_ROOTS):
                 missing.append("%s:%d: %s" % (os.path.relpath(document, ROOT), text.count("\n", 0, offset) + 1, path))
     for line in missing:
         sys.stderr.write("doc-paths: names a path that does not exist: %s\n" % line)

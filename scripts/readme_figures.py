@@ -71,7 +71,8 @@ def headline(document, rows, mapping):
 
 
 def bench_table(binary, report):
-    run = subprocess.run([binary, "--from", report], capture_output=True, text=True)
+    # Named from the repository's top, so the table's first line is the same in every clone.
+    run = subprocess.run([os.path.abspath(binary), "--from", os.path.relpath(report, ROOT)], capture_output=True, text=True, cwd=ROOT)
     if run.returncode != 0:
         raise SystemExit("readme_figures: %s --from %s exited %d: %s" % (binary, report, run.returncode, run.stderr.strip()))
     return "```\n" + run.stdout.rstrip("\n") + "\n```\n"
