@@ -153,8 +153,8 @@ def check_pictures(rows, scratch):
         if "sigv4.sign.get" not in " ".join(texts):
             fail("%s has no searchable sigv4.sign.get label" % picture)
         # matplotlib's SVG is drawn at 72 units per inch: a size in px there is the size in points.
-        sizes = [float(s) for s in re.findall(r"font: (?:[a-z]+ )*(\d+(?:\.\d+)?)px", svg)]
-        if not sizes or min(sizes) < 9:
+        sizes = [float(s) for s in re.findall(r"<text[^>]*font-size: (\d+(?:\.\d+)?)px", svg)]
+        if len(sizes) != len(texts) or min(sizes) < 9:
             fail("%s: a label below 9 pt (font sizes %s)" % (picture, sorted(set(sizes))))
     return 2
 

@@ -63,6 +63,11 @@ def describe(name, lines):
         return "%d wiping checks" % len(count_lines(lines, r"^zeroize-check "))
     if name == "alloc-check":
         return "%d signing rows at their allocation budget" % len(count_lines(lines, r"^alloc-check \S+: \d+ allocations"))
+    if name == "bench-report":
+        report = count_lines(lines, r"^bench-report: (\d+) rows .* github-action-benchmark (\d+) entries and Bencher (\d+) benchmarks .* of (\d+) listed")
+        if report:
+            r = report[-1]
+            return "exports valid (%s + %s entries); %s benchmarks mapped; README figures match" % (r.group(2), r.group(3), r.group(4))
     last = [line for line in lines if line.strip()]
     return last[-1][:90] if last else ""
 
