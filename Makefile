@@ -103,6 +103,9 @@ docs: build
 # venv) and the README's figure blocks (scripts/readme_figures.py): commit them to keep the run.
 # BENCH_FLAGS adds options, e.g. make bench BENCH_FLAGS="--baseline old.json --fail-above 1.25".
 bench: deps build-release
+	@case " $(BENCH_FLAGS) " in *" --format"*|*" --from"*) \
+	  echo "make bench: BENCH_FLAGS takes no --format or --from (it measures and writes the native report, then both exports);"; \
+	  echo "  convert a saved run with .build/release/authcore-bench --from FILE --format FORMAT --json OUT"; exit 2;; esac
 	.build/release/authcore vectors vectors
 	AUTHCORE_VENV=$(VENV) AUTHCORE_SWIFT_VERSION="$$($(SWIFT) --version 2>/dev/null | head -n 1)" \
 	  AUTHCORE_COMMIT="$$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \

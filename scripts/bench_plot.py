@@ -31,8 +31,8 @@ MAPPING = os.path.join(HERE, "bench_comparisons.json")
 
 COLOURS = {"C twin": "#8b949e", "C floor": "#57606a", "Python peer": "#d29922", "Swift row": "#1f6feb"}
 TARGET_COLOUR = "#cf222e"
-LABEL_PT = 10
-CAPTION_PT = 9
+LABEL_PT = 11
+CAPTION_PT = 10
 
 
 def load_mapping(path=MAPPING):
@@ -85,7 +85,8 @@ def comparison_ratio(comparison, rows):
     row, other = rows.get(comparison["row"]), rows.get(comparison["against"])
     if not row or not other or row["median"] <= 0 or other["median"] <= 0:
         return None
-    if other["name"].startswith("c.") and other.get("paired_ratio") and other.get("paired_with", row["name"]) == row["name"]:
+    # A C twin's paired ratio is engine / twin, its engine named by paired_with or by the twin's own name.
+    if other["name"].startswith("c.") and other.get("paired_ratio") and other.get("paired_with", other["name"][2:]) == row["name"]:
         return other["paired_ratio"], "paired"
     if row.get("paired_with") == other["name"] and row.get("paired_ratio"):
         return row["paired_ratio"], "paired"
@@ -134,7 +135,7 @@ def draw_ratios(plt, document, rows, mapping, target):
     if not drawn:
         return 0
     height = 0.42 * len(drawn) + 1.8
-    fig, ax = plt.subplots(figsize=(12, height))
+    fig, ax = plt.subplots(figsize=(11, height))
     widest = max(max(r, c.get("target", 0)) for c, r, _ in drawn)
     right = max(2.0, widest * 1.05) + 2.2  # room for the captions right of the bars
     for index, (comparison, ratio, how) in enumerate(drawn):
@@ -157,7 +158,7 @@ def draw_ratios(plt, document, rows, mapping, target):
     unique = dict(zip(names, handles))
     ax.legend(unique.values(), unique.keys(), loc="lower right", fontsize=CAPTION_PT)
     fig.tight_layout()
-    fig.savefig(target)
+    fig.savefig(target, metadata={"Date": None})  # no date: the same report draws the same file
     plt.close(fig)
     return len(drawn)
 
@@ -165,7 +166,7 @@ def draw_ratios(plt, document, rows, mapping, target):
 def draw_medians(plt, document, rows, mapping, target):
     comparisons_of = {}
     for comparison in mapping["comparisons"]:
-        if comparison["against"].startswith(("c.", "py.")):
+        if comparison["kind"] in ("C twin", "C floor", "Python peer"):
             comparisons_of.setdefault(comparison["row"], []).append(comparison)
     targets = {t["row"]: t for t in mapping["absolute_targets"]}
     panels = []
@@ -184,7 +185,7 @@ def draw_medians(plt, document, rows, mapping, target):
     if not panels:
         return 0
     heights = [0.36 * len(bars) + 0.9 for _, bars in panels]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(12, sum(heights) + 1.2), gridspec_kw={"height_ratios": heights}, squeeze=False)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11, sum(heights) + 1.2), gridspec_kw={"height_ratios": heights}, squeeze=False)
     colours = dict(COLOURS, AuthCore="#1f6feb")
     for ax, (title, bars) in zip(axes[:, 0], panels):
         values = [row["median"] for _, row, _ in bars] + [targets[n]["ns"] for n, _, _ in bars if n in targets]
@@ -223,7 +224,7 @@ def draw_medians(plt, document, rows, mapping, target):
     fig.legend(unique.values(), unique.keys(), loc="upper right", fontsize=CAPTION_PT, ncol=len(unique))
     fig.suptitle("AuthCore's medians\n" + subtitle(document), fontsize=LABEL_PT + 1, x=0.02, ha="left")
     fig.tight_layout(rect=(0, 0, 1, 0.97))
-    fig.savefig(target)
+    fig.savefig(target, metadata={"Date": None})  # no date: the same report draws the same file
     plt.close(fig)
     return sum(len(bars) for _, bars in panels)
 
@@ -263,6 +264,9 @@ def main(argv):
     mapping = load_mapping()
     os.makedirs(argv[2], exist_ok=True)
     ratios = draw_ratios(plt, document, rows, mapping, os.path.join(argv[2], "ratios.svg"))
+    missing = len(mapping["comparisons"]) - ratios
+    if missing:
+        print("bench_plot: %d comparisons not drawn: the report lacks one of their rows" % missing)
     medians = draw_medians(plt, document, rows, mapping, os.path.join(argv[2], "medians.svg"))
     if not ratios and not medians:
         print("bench_plot: %s has no rows to draw" % argv[1], file=sys.stderr)

@@ -17,7 +17,8 @@ Prints one JSON object on stdout:
   {"name": ..., "unit": "ns", "median": ..., "p10": ..., "p25": ..., "p75": ..., "p90": ..., "p99": ..., "iterations": ...}
 where the statistics are over per-iteration wall times (time.perf_counter_ns), `iterations`
 is the number of timed samples (default 21, --quick 5), after 2 untimed warm-up iterations
-(1 with --quick). Percentiles: nearest rank on the sorted samples.
+(1 with --quick). Percentiles, the median too: interpolated between the closest ranks, as
+authcore-bench reads its own.
 """
 
 import argparse
@@ -111,7 +112,7 @@ def main():
             times.append(t1 - t0)
     times.sort()
     name = "py.cognito.login.client" + (".prepared" if args.prepared else "")
-    median = times[len(times) // 2] if len(times) % 2 else (times[len(times) // 2 - 1] + times[len(times) // 2]) // 2
+    median = percentile(times, 50)
     print(json.dumps({
         "name": name,
         "unit": "ns",

@@ -39,8 +39,20 @@ def named_paths(text):
             yield match.start(), span
 
 
+def apt_package_problems():
+    """The README's list of the Debian packages the two commands install is the Makefile's APT_PACKAGES."""
+    makefile = open(os.path.join(ROOT, "Makefile"), encoding="utf-8").read()
+    declared = re.search(r"^APT_PACKAGES := (.+)$", makefile, re.M)
+    listed = re.search(r"the Debian\s+packages `([^`]+)`", open(os.path.join(ROOT, "README.md"), encoding="utf-8").read())
+    if not declared or not listed:
+        return ["README.md or the Makefile no longer names the Debian packages (APT_PACKAGES, 'the Debian packages `...`')"]
+    if declared.group(1).split() != listed.group(1).split():
+        return ["README.md lists the Debian packages `%s`, the Makefile installs `%s`" % (listed.group(1), declared.group(1))]
+    return []
+
+
 def main(argv):
-    missing = []
+    missing = [] if argv[1:] else apt_package_problems()
     documents = argv[1:] or [os.path.join(ROOT, name) for name in DOCUMENTS]
     for document in documents:
         text = open(document, encoding="utf-8").read()
@@ -48,10 +60,11 @@ def main(argv):
             if not any(os.path.exists(os.path.join(ROOT, prefix, path)) for prefix in SOURCE_ROOTS):
                 missing.append("%s:%d: %s" % (os.path.relpath(document, ROOT), text.count("\n", 0, offset) + 1, path))
     for line in missing:
-        sys.stderr.write("doc-paths: names a path that does not exist: %s\n" % line)
+        sys.stderr.write("doc-paths: %s\n" % (line if "Debian packages" in line else "names a path that does not exist: " + line))
     if missing:
         return 1
-    print("doc-paths: every path %s name exists" % " and ".join(os.path.relpath(d, ROOT) for d in documents))
+    print("doc-paths: every path %s name exists%s" % (
+        " and ".join(os.path.relpath(d, ROOT) for d in documents), "" if argv[1:] else "; README.md lists the Makefile's Debian packages"))
     return 0
 
 

@@ -12,7 +12,8 @@
    `authcore-bench --list` has its comparison in scripts/bench_comparisons.json (and an extra
    unmapped C row makes the check fail).
 4. The pictures are drawn from the run: both SVGs exist, keep their text as text (the row names are
-   searchable), and no label is below 9 pt.
+   searchable), and no label is below 9 pt. The committed run (docs/bench/results.json) has both rows
+   of every comparison, and the committed pictures carry the text it draws.
 5. The README's figure blocks are what the committed report gives (scripts/readme_figures.py --check).
 
 Usage: .venv/bin/python scripts/test_bench_report.py [--bench .build/debug/authcore-bench]
@@ -74,12 +75,28 @@ def expected_ratios(rows):
 
 
 def check_native(rows):
+    spread = 0
     for row in rows:
-        p = [row.get(k) for k in ("p10", "p25", "median", "p75", "p90", "p99")]
+        p = [row.get(k) for k in ("min", "p10", "p25", "median", "p75", "p90", "p99", "max")]
         if any(v is None for v in p):
-            fail("%s lacks one of p10, p25, median, p75, p90, p99: %s" % (row["name"], p))
+            fail("%s lacks one of min, p10, p25, median, p75, p90, p99, max: %s" % (row["name"], p))
         if p != sorted(p):
             fail("%s: percentiles out of order: %s" % (row["name"], p))
+        spread += row["p25"] < row["median"] < row["p75"]
+    if not spread:
+        fail("no row has p25 < median < p75: the quartiles are not measured")
+    by_name = {r["name"]: r for r in rows}
+    for row in rows:
+        # A paired ratio is engine / twin (or row / partner): near the ratio of their medians.
+        if row.get("paired_ratio") is None:
+            continue
+        if row["name"].startswith("c."):
+            slow, fast = by_name[row.get("paired_with") or row["name"][2:]], row
+        else:
+            slow, fast = row, by_name[row["paired_with"]]
+        medians = slow["median"] / fast["median"]
+        if not 0.67 < row["paired_ratio"] / medians < 1.5:
+            fail("%s: paired ratio %s, but %s / %s medians give %.3f" % (row["name"], row["paired_ratio"], slow["name"], fast["name"], medians))
     names = {r["name"] for r in rows}
     for needed in ("sigv4.sign.get", "c.sigv4.sign.get", "c.sigv4.sign.get.evp", "sigv4.sign.get.token", "py.sigv4.sign.get"):
         if needed not in names:
@@ -118,9 +135,12 @@ def check_bencher(document, rows):
         fail("the Bencher schema accepts a measure without a value, a string value or an empty file")
     for row in rows:
         latency = document.get(row["name"], {}).get("latency")
-        if not latency or latency["value"] != round(row["median"]) or not latency["lower_value"] <= latency["value"] <= latency["upper_value"]:
-            fail("bencher: %s latency %s, the report's median is %s ns" % (row["name"], latency, row["median"]))
+        if latency != {"value": round(row["median"]), "lower_value": round(row["p10"]), "upper_value": round(row["p90"])}:
+            fail("bencher: %s latency %s, the report's median, p10 and p90 are %s, %s, %s ns" % (
+                row["name"], latency, row["median"], row["p10"], row["p90"]))
     ratios = expected_ratios(rows)
+    if len(document) != len(rows) + len(ratios):
+        fail("bencher: %d benchmarks for %d rows and %d ratios" % (len(document), len(rows), len(ratios)))
     for name, value in ratios.items():
         measure = document.get(name, {}).get("paired-ratio")
         if not measure or abs(measure["value"] - value) > 0.0005:
@@ -141,6 +161,29 @@ def check_mapping(bench, rows, scratch):
     if not mapping_problems(mapping, rows, listed + ["c.unmapped.row"]):
         fail("the mapping check accepts a C row without a comparison")
     return len(listed)
+
+
+def svg_texts(path):
+    return re.findall(r"<text[^>]*>(.*?)</text>", open(path, encoding="utf-8").read(), re.S)
+
+
+def check_committed(scratch):
+    """The committed run is whole (both rows of every comparison) and its pictures are what it draws."""
+    with open(COMMITTED) as f:
+        names = {r["name"] for r in json.load(f)["results"]}
+    mapping = load_mapping()
+    for comparison in mapping["comparisons"]:
+        for name in (comparison["row"], comparison["against"]):
+            if name not in names:
+                fail("docs/bench/results.json has no %s row: commit a whole make bench run (with the venv)" % name)
+    drawn = os.path.join(scratch, "committed")
+    output = run([sys.executable, os.path.join(HERE, "bench_plot.py"), COMMITTED, drawn])
+    if "not drawn" in output:
+        fail("docs/bench/results.json: " + output.strip())
+    for picture in ("ratios.svg", "medians.svg"):
+        if svg_texts(os.path.join(drawn, picture)) != svg_texts(os.path.join(ROOT, "docs", "bench", picture)):
+            fail("docs/bench/%s is not what docs/bench/results.json draws: run make bench, or scripts/bench_plot.py" % picture)
+    return len(mapping["comparisons"])
 
 
 def check_pictures(rows, scratch):
@@ -177,10 +220,12 @@ def main(argv):
                 counts.append(check(json.load(f), rows))
         counts.append(check_mapping(bench, rows, scratch))
         counts.append(check_pictures(rows, scratch))
+        counts.append(check_committed(scratch))
     run([sys.executable, os.path.join(HERE, "readme_figures.py"), "--check", "--bench", bench])
     print("bench-report: %d rows with ordered percentiles; github-action-benchmark %d entries and Bencher %d benchmarks "
           "valid against their schemas and equal to the report; every C, Python and paired row of %d listed benchmarks "
-          "mapped; %d pictures with text as text; the README's figure blocks match docs/bench/results.json" % tuple(counts))
+          "mapped; %d pictures with text as text; the committed run has all %d comparisons and its pictures match it; "
+          "the README's figure blocks match docs/bench/results.json" % tuple(counts))
     return 0
 
 

@@ -23,7 +23,7 @@ enum ReportFormat: String, CaseIterable {
         case .githubActionBenchmark:
             var entries: [[String: Any]] = []
             for result in report.results {
-                var extra = String(format: "p10 %.0f ns, p90 %.0f ns, p99 %.0f ns; %d iterations", result.p10, result.p90, result.percentiles.p99, result.iterations)
+                var extra = String(format: "p10 %.0f ns, p90 %.0f ns, p99 %.0f ns; ", result.p10, result.p90, result.percentiles.p99) + "\(result.iterations) iterations"
                 if !result.note.isEmpty { extra += "; " + result.note }
                 entries.append([
                     "name": result.name, "unit": "ns", "value": result.median.rounded(),
@@ -92,10 +92,15 @@ extension BenchmarkResult {
         "bytes_per_second", "peak_rss_growth_bytes", "allocations", "paired_ratio", "paired_with", "note",
     ]
 
-    /// A row of a native report, read back (nil without a name or a finite, non-negative median).
+    /// The largest figure a report's row may carry (about 11.6 days in nanoseconds): what is read
+    /// back is scaled and rounded again, which must stay finite.
+    private static let largestFigure = 1e15
+
+    /// A row of a native report, read back (nil without a name or a finite, non-negative median);
+    /// a figure that is not a number of at most ``largestFigure`` in size is taken as absent.
     init?(json row: [String: Any]) {
         func number(_ key: String) -> Double? {
-            guard let value = (row[key] as? NSNumber)?.doubleValue, value.isFinite else { return nil }
+            guard let value = (row[key] as? NSNumber)?.doubleValue, value.isFinite, abs(value) <= Self.largestFigure else { return nil }
             return value
         }
         guard let name = row["name"] as? String, let median = number("median"), median >= 0 else { return nil }

@@ -118,7 +118,7 @@ private func transportRun(settings: HarnessSettings) async -> [BenchmarkResult] 
             return result
         }
         var new = row("http.request.tls.new", freshSamples, note: String(format: "a new TCP + TLS 1.3 connection each time: %.2fx the kept one (paired)", ratio))
-        new.extra["paired_ratio_new_over_keepalive"] = (ratio * 1000).rounded() / 1000
+        (new.pairedRatio, new.pairedWith) = (ratio, "http.request.tls.keepalive")
         return [
             row("http.request.tls.keepalive", keptSamples, note: "one small GET on a pooled connection (loopback, libmicrohttpd with TLS)"),
             new,
