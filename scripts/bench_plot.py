@@ -126,6 +126,11 @@ def duration_axis(ax, plt):
     ax.xaxis.set_major_formatter(FuncFormatter(lambda value, _: format_ns(value).replace(".00", "") if value > 0 else "0"))
 
 
+# The ratio axis ends here; a longer bar is drawn to it, hatched, with its value in the caption (one
+# outlier, a new TLS connection against a kept one, would otherwise squeeze every other bar).
+RATIO_AXIS_END = 4.5
+
+
 def draw_ratios(plt, document, rows, mapping, target):
     drawn = []
     for comparison in mapping["comparisons"]:
@@ -134,30 +139,35 @@ def draw_ratios(plt, document, rows, mapping, target):
             drawn.append((comparison, found[0], found[1]))
     if not drawn:
         return 0
-    height = 0.42 * len(drawn) + 1.8
+    height = 0.5 * len(drawn) + 2.2
     fig, ax = plt.subplots(figsize=(11, height))
-    widest = max(max(r, c.get("target", 0)) for c, r, _ in drawn)
-    right = max(2.0, widest * 1.05) + 2.2  # room for the captions right of the bars
+    widest = min(RATIO_AXIS_END, max(max(r, c.get("target", 0)) for c, r, _ in drawn))
+    right = max(2.0, widest * 1.05) + 2.4  # room for the captions right of the bars
     for index, (comparison, ratio, how) in enumerate(drawn):
         y = len(drawn) - 1 - index
-        ax.barh(y, ratio - 1.0, left=1.0, height=0.62, color=COLOURS[comparison["kind"]], label=comparison["kind"])
+        shown = min(ratio, RATIO_AXIS_END)
+        ax.barh(y, shown - 1.0, left=1.0, height=0.62, color=COLOURS[comparison["kind"]], label=comparison["kind"],
+                hatch="//" if ratio > RATIO_AXIS_END else None, edgecolor="white" if ratio > RATIO_AXIS_END else None)
         if "target" in comparison:
             ax.plot([comparison["target"]] * 2, [y - 0.4, y + 0.4], color=TARGET_COLOUR, linewidth=2.2, label="target")
-        end = max(ratio, 1.0, comparison.get("target", 0))
-        ax.text(end + 0.04, y, ratio_caption(ratio, how, comparison), va="center", fontsize=CAPTION_PT)
+        end = max(shown, 1.0, comparison.get("target", 0))
+        caption = ratio_caption(ratio, how, comparison) + (" (beyond the axis)" if ratio > RATIO_AXIS_END else "")
+        ax.text(end + 0.04, y, caption, va="center", fontsize=CAPTION_PT)
     ax.axvline(1.0, color="#24292f", linewidth=1)
     ax.set_yticks(range(len(drawn)))
     ax.set_yticklabels(
-        ["%s / %s%s" % (c["row"], c["against"], " (%s)" % c["label"] if "label" in c else "") for c, _, _ in reversed(drawn)],
-        fontsize=LABEL_PT)
+        ["%s / %s%s" % (c["row"], c["against"], "\n" + c["label"] if "label" in c else "") for c, _, _ in reversed(drawn)],
+        fontsize=LABEL_PT, linespacing=1.0)
     ax.set_xlim(0, right)
-    ax.set_xlabel("time of the row / time of what it is compared with (1.0: as fast; left of it: faster)", fontsize=LABEL_PT)
+    ax.set_xlabel("row time / compared time (1.0: as fast; left of it: faster)", fontsize=LABEL_PT)
     ax.tick_params(axis="x", labelsize=LABEL_PT)
-    ax.set_title("AuthCore's paired ratios\n" + subtitle(document), fontsize=LABEL_PT + 1)
     handles, names = ax.get_legend_handles_labels()
-    unique = dict(zip(names, handles))
-    ax.legend(unique.values(), unique.keys(), loc="lower right", fontsize=CAPTION_PT)
-    fig.tight_layout()
+    unique = {}
+    for name, handle in zip(names, handles):
+        unique.setdefault(name, handle)  # the first bar of a kind: the hatched outlier is not the key
+    fig.legend(unique.values(), unique.keys(), loc="upper right", fontsize=CAPTION_PT, ncol=len(unique))
+    fig.suptitle("AuthCore's paired ratios\n" + subtitle(document), fontsize=LABEL_PT + 1, x=0.01, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
     fig.savefig(target, metadata={"Date": None})  # no date: the same report draws the same file
     plt.close(fig)
     return len(drawn)
