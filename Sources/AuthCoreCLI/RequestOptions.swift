@@ -224,6 +224,10 @@ extension SigV4Signature: CommandSignature {
     func added(to request: HTTPRequest) -> HTTPRequest { request.adding(self) }
 }
 
+extension SigV4ASignature: CommandSignature {
+    func added(to request: HTTPRequest) -> HTTPRequest { request.adding(self) }
+}
+
 extension OSSSignature: CommandSignature {
     func added(to request: HTTPRequest) -> HTTPRequest { request.adding(self) }
 }

@@ -6,7 +6,7 @@ enum SigV4Command {
     static let help = """
         OVERVIEW: Sign, presign or send a request with AWS Signature Version 4.
 
-        USAGE: authcore sigv4 sign|presign|send --region R --service S [-X METHOD] [-H 'Name: value']...
+        USAGE: authcore sigv4 sign|presign|send (--region R | --sigv4a [--region R | --region-set R1,R2|*]) --service S [-X METHOD] [-H 'Name: value']...
                [-d TEXT | -d @FILE | --data-raw TEXT | --data-file FILE|-] [--s3 | --no-s3] [--unsigned-payload] [--timestamp YYYYMMDDTHHMMSSZ]
                [--expires SECONDS] [--verbose] [--clock-offset SECONDS] [--no-skew-correction]
                [--upload FILE [--aws-chunked]] [--output FILE] URL
@@ -23,6 +23,10 @@ enum SigV4Command {
 
         OPTIONS:
           --region R, --service S   Credential scope.
+          --sigv4a                  Sign with SigV4a (AWS4-ECDSA-P256-SHA256: an ECDSA P-256 key derived from
+                                    the credentials) for the regions of --region-set (or --region), sent as
+                                    X-Amz-Region-Set; sign prints it after X-Amz-Date. Not with --upload.
+          --region-set R1,R2|*      With --sigv4a: the regions the signature is valid in (* for all).
           -X METHOD                 HTTP method (default GET, or POST with a body).
           -H 'Name: value'          A header to sign and send (repeatable); Host comes from the URL.
           -d TEXT, --data-file FILE The body; -d @FILE and --data-file - read a file or stdin;
@@ -50,9 +54,9 @@ enum SigV4Command {
             extraSpecs: [
                 OptionSpec(names: ["--service"], kind: .value), OptionSpec(names: ["--s3"], kind: .flag), OptionSpec(names: ["--no-s3"], kind: .flag),
                 OptionSpec(names: ["--unsigned-payload"], kind: .flag), OptionSpec(names: ["--upload"], kind: .value),
-                OptionSpec(names: ["--aws-chunked"], kind: .flag),
+                OptionSpec(names: ["--aws-chunked"], kind: .flag), OptionSpec(names: ["--sigv4a"], kind: .flag),
+                OptionSpec(names: ["--region-set"], kind: .value),
             ], help: help)
-        let region = try options.parsed.required("--region")
         let service = try options.parsed.required("--service")
         // S3's rules for the s3 service unless --no-s3 says otherwise (the AWS CLI's habit).
         guard !(options.parsed.has("--s3") && options.parsed.has("--no-s3")) else { throw UsageError("use either --s3 or --no-s3, not both") }
@@ -62,6 +66,11 @@ enum SigV4Command {
             id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN", expiration: "AWS_CREDENTIAL_EXPIRATION")
         var signingOptions: SigV4Options = s3 ? .s3 : .standard
         if unsigned { signingOptions.addContentSHA256Header = true }
+        if options.parsed.has("--sigv4a") {
+            return try await runSigV4A(options: options, credentials: credentials, service: service, signingOptions: signingOptions, s3: s3, unsigned: unsigned)
+        }
+        guard options.parsed.value("--region-set") == nil else { throw UsageError("--region-set goes with --sigv4a") }
+        let region = try options.parsed.required("--region")
         let signer: SigV4Signer
         do { signer = try SigV4Signer(credentials: credentials, region: region, service: service, options: signingOptions) } catch {
             throw UsageError(error.reason)
@@ -95,6 +104,49 @@ enum SigV4Command {
             presign: { request, time throws(AuthCoreError) in
                 try signer.presign(
                     request.sigV4Request(payload: presignPayload), at: time, expires: options.expires, keepingCanonicalRequest: verbose)
+            })
+    }
+
+    /// `--sigv4a`: the same actions with a SigV4a signer for the regions of `--region-set` (or `--region`).
+    static func runSigV4A(
+        options: RequestOptions, credentials: Credentials, service: String, signingOptions: SigV4Options, s3: Bool, unsigned: Bool
+    ) async throws -> Int32 {
+        guard options.parsed.value("--upload") == nil, !options.parsed.has("--aws-chunked") else {
+            throw UsageError("--sigv4a does not stream: no --upload or --aws-chunked")
+        }
+        guard let regions = options.parsed.value("--region-set") ?? options.parsed.value("--region") else {
+            throw UsageError("--sigv4a needs --region-set R1,R2|* or --region R")
+        }
+        let signer: SigV4ASigner
+        do {
+            signer = try SigV4ASigner(
+                credentials: credentials, regionSet: regions.split(separator: ",", omittingEmptySubsequences: false).map(String.init), service: service,
+                options: signingOptions)
+        } catch {
+            throw error.code == .invalidParameter ? UsageError(error.reason) : CommandFailure(error.reason)
+        }
+        let clock = try options.clock { text throws(AuthCoreError) in try Timestamp(amzDate: text) }
+        if options.action == "presign" {
+            guard (1...SigV4Signer.maximumPresignedExpiry).contains(options.expires) else {
+                throw UsageError("--expires must be 1...\(SigV4Signer.maximumPresignedExpiry) seconds")
+            }
+        }
+        let request = HTTPRequest(method: options.method, url: options.url, headers: options.headers, body: options.body)
+        let payload: SigV4Payload = unsigned ? .unsigned : .bytes(options.body)
+        let presignPayload: SigV4Payload = (unsigned || s3) ? .unsigned : .bytes(options.body)
+        let verbose = options.verbose
+        @Sendable func report(_ signature: SigV4ASignature) {
+            guard verbose else { return }
+            printError(
+                "--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)")
+        }
+        return try await options.perform(
+            request, clock: clock, report: report,
+            sign: { request, time throws(AuthCoreError) in
+                try signer.sign(request.sigV4Request(payload: payload), at: time, keepingCanonicalRequest: verbose)
+            },
+            presign: { request, time throws(AuthCoreError) in
+                try signer.presign(request.sigV4Request(payload: presignPayload), at: time, expires: options.expires, keepingCanonicalRequest: verbose)
             })
     }
 

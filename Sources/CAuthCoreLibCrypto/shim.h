@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
+#include <openssl/ec.h>
+#include <openssl/obj_mac.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -90,6 +92,103 @@ static inline int c_authcore_rsa_pkcs1_verify(EVP_PKEY *pkey, const char *digest
         EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PADDING) == 1) {
         int verified = EVP_DigestVerify(ctx, (const unsigned char *)sig, sig_len, (const unsigned char *)msg, msg_len);
         result = verified == 1 ? 1 : 0;
+        if (result == 0) ERR_clear_error();  // a wrong signature is an answer, not an error to report
+    }
+    EVP_MD_CTX_free(ctx);
+    return result;
+}
+
+// MARK: - ECDSA P-256 (SigV4a)
+
+/// The uncompressed encoding of a P-256 point: 0x04 ‖ X ‖ Y (SEC 1 §2.3.3).
+#define C_AUTHCORE_P256_POINT_BYTES 65
+
+/// Wipes every value of `params` (one of them may be a private scalar), then frees the array
+/// (OpenSSL 3.0 has no OSSL_PARAM_clear_free).
+static inline void c_authcore_params_wipe_free(OSSL_PARAM *params) {
+    if (params == NULL) return;
+    for (OSSL_PARAM *p = params; p->key != NULL; p++) {
+        if (p->data != NULL) OPENSSL_cleanse(p->data, p->data_size);
+    }
+    OSSL_PARAM_free(params);
+}
+
+/// An EVP_PKEY for P-256 from OSSL_PARAMs: the group, the public point and, when `priv` is not
+/// NULL, the private scalar (a key pair); NULL on failure.
+static inline EVP_PKEY *c_authcore_p256_pkey_from(const BIGNUM *priv, const unsigned char *point) {
+    EVP_PKEY *pkey = NULL;
+    OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+    OSSL_PARAM *params = NULL;
+    EVP_PKEY_CTX *ctx = NULL;
+    if (bld == NULL) goto done;
+    if (OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) != 1) goto done;
+    if (OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, point, C_AUTHCORE_P256_POINT_BYTES) != 1) goto done;
+    if (priv != NULL && OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, priv) != 1) goto done;
+    params = OSSL_PARAM_BLD_to_param(bld);
+    if (params == NULL) goto done;
+    ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (ctx == NULL || EVP_PKEY_fromdata_init(ctx) != 1) goto done;
+    if (EVP_PKEY_fromdata(ctx, &pkey, priv != NULL ? EVP_PKEY_KEYPAIR : EVP_PKEY_PUBLIC_KEY, params) != 1) pkey = NULL;
+done:
+    EVP_PKEY_CTX_free(ctx);
+    c_authcore_params_wipe_free(params);  // it held a copy of the private scalar
+    OSSL_PARAM_BLD_free(bld);
+    return pkey;
+}
+
+/// The P-256 key pair of the private scalar `d` (32 bytes, big-endian, 1 <= d < n): its public point
+/// d·G (computed by EC_POINT_mul, OpenSSL's constant-time scalar multiplication for a secret scalar)
+/// written to `point_out` (65 bytes, uncompressed); NULL on failure. The scalar's BIGNUM lives in
+/// OpenSSL's secure heap when there is one and is cleared before it is freed.
+static inline EVP_PKEY *c_authcore_p256_key_pair_new(const void *d, void *point_out) {
+    EVP_PKEY *pkey = NULL;
+    BN_CTX *bn_ctx = BN_CTX_secure_new();
+    BIGNUM *priv = BN_secure_new();
+    EC_GROUP *group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+    EC_POINT *point = NULL;
+    if (bn_ctx == NULL || priv == NULL || group == NULL) goto done;
+    BN_set_flags(priv, BN_FLG_CONSTTIME);
+    if (BN_bin2bn((const unsigned char *)d, 32, priv) == NULL) goto done;
+    point = EC_POINT_new(group);
+    if (point == NULL || EC_POINT_mul(group, point, priv, NULL, NULL, bn_ctx) != 1) goto done;
+    if (EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, (unsigned char *)point_out, C_AUTHCORE_P256_POINT_BYTES,
+                           bn_ctx) != C_AUTHCORE_P256_POINT_BYTES)
+        goto done;
+    pkey = c_authcore_p256_pkey_from(priv, (const unsigned char *)point_out);
+done:
+    EC_POINT_free(point);
+    EC_GROUP_free(group);
+    BN_clear_free(priv);
+    BN_CTX_free(bn_ctx);
+    return pkey;
+}
+
+/// A P-256 public key from its uncompressed point (65 bytes); NULL when it is not a point of the curve.
+static inline EVP_PKEY *c_authcore_p256_public_key_new(const void *point) {
+    return c_authcore_p256_pkey_from(NULL, (const unsigned char *)point);
+}
+
+/// ECDSA with SHA-256 (FIPS 186-5 §6.4) of `msg` under `pkey`, the signature DER-encoded (RFC 3279
+/// §2.2.3) into `sig` (room for `cap` bytes; 72 are enough for P-256): its length, or 0 on failure.
+static inline size_t c_authcore_ecdsa_sha256_sign(EVP_PKEY *pkey, const void *msg, size_t msg_len, void *sig, size_t cap) {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    size_t length = cap;
+    if (ctx == NULL) return 0;
+    if (EVP_DigestSignInit_ex(ctx, NULL, "SHA256", NULL, NULL, pkey, NULL) != 1 ||
+        EVP_DigestSign(ctx, (unsigned char *)sig, &length, (const unsigned char *)msg, msg_len) != 1)
+        length = 0;
+    EVP_MD_CTX_free(ctx);
+    return length;
+}
+
+/// ECDSA-with-SHA-256 verification of the DER signature `sig` over `msg`: 1 valid, 0 invalid, -1
+/// when the check could not be run.
+static inline int c_authcore_ecdsa_sha256_verify(EVP_PKEY *pkey, const void *msg, size_t msg_len, const void *sig, size_t sig_len) {
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    int result = -1;
+    if (ctx == NULL) return -1;
+    if (EVP_DigestVerifyInit_ex(ctx, NULL, "SHA256", NULL, NULL, pkey, NULL) == 1) {
+        result = EVP_DigestVerify(ctx, (const unsigned char *)sig, sig_len, (const unsigned char *)msg, msg_len) == 1 ? 1 : 0;
         if (result == 0) ERR_clear_error();  // a wrong signature is an answer, not an error to report
     }
     EVP_MD_CTX_free(ctx);

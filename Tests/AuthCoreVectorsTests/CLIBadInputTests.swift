@@ -22,6 +22,29 @@ struct CLIBadInputTests {
         #expect(first.contains(mention), "\(first.prefix(300))", sourceLocation: sourceLocation)
     }
 
+    @Test("sigv4 --sigv4a: region sets checked (usage errors), --region-set only with --sigv4a, no streaming; a good one signs")
+    func sigV4A() throws {
+        let base = ["sigv4", "sign", "--service", "s3"]
+        let table: [([String], String)] = [
+            (base + ["--sigv4a", "--region-set", "", Self.url], "region"),
+            (base + ["--sigv4a", "--region-set", "us east-1", Self.url], "region"),
+            (base + ["--sigv4a", "--region-set", "us-east-1,", Self.url], "region"),
+            (base + ["--sigv4a", Self.url], "--region-set"),
+            (base + ["--region", "us-east-1", "--region-set", "*", Self.url], "--region-set goes with --sigv4a"),
+            // A loopback URL: were the check gone, nothing would leave the machine.
+            (["sigv4", "send", "--service", "s3", "--sigv4a", "--region-set", "*", "--upload", "/dev/null", "http://127.0.0.1:9/k"], "--sigv4a does not stream"),
+            (["sigv4", "presign", "--service", "s3", "--sigv4a", "--region-set", "*", "--expires", "604801", Self.url], "--expires"),
+        ]
+        for (arguments, mention) in table { try Self.check(arguments, environment: Self.aws, status: 2, mention: mention) }
+        let signed = try authcore(
+            base + ["--sigv4a", "--region-set", "us-east-1,eu-west-1", "--timestamp", "20150830T123600Z", Self.url], environment: Self.aws)
+        #expect(signed.status == 0, "\(signed.stderr)")
+        let lines = signed.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.map { $0.prefix { $0 != ":" } } == ["X-Amz-Date", "X-Amz-Region-Set", "X-Amz-Content-SHA256", "Authorization"])
+        #expect(lines.contains("X-Amz-Region-Set: us-east-1,eu-west-1"))
+        #expect(lines.last?.hasPrefix("Authorization: AWS4-ECDSA-P256-SHA256 Credential=AKIDEXAMPLE/20150830/s3/aws4_request, SignedHeaders=") == true)
+    }
+
     @Test("sigv4 and oss: out-of-range numbers and times, unreadable or endless files, control bytes, huge values")
     func signing() throws {
         let big = String(repeating: "a", count: 100_000)

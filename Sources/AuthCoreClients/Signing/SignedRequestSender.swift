@@ -116,6 +116,9 @@ extension HTTPRequest {
     /// A copy with the signature's headers set (replacing earlier ones of the same names).
     public func adding(_ signature: SigV4Signature) -> HTTPRequest { replacingHeaders(with: signature.headers) }
 
+    /// A copy with the SigV4a signature's headers set (replacing earlier ones of the same names).
+    public func adding(_ signature: SigV4ASignature) -> HTTPRequest { replacingHeaders(with: signature.headers) }
+
     /// A copy with OSS signature headers set.
     public func adding(_ signature: OSSSignature) -> HTTPRequest { replacingHeaders(with: signature.headers) }
 }

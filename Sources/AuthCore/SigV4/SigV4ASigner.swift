@@ -1,0 +1,322 @@
+/// AWS SigV4a (`AWS4-ECDSA-P256-SHA256`): request signatures for multi-region endpoints (S3
+/// Multi-Region Access Points, CloudFront KeyValueStore), as `Authorization` headers and presigned URLs.
+///
+/// ```swift
+/// let signer = try SigV4ASigner(credentials: credentials, regionSet: ["us-east-1", "eu-west-1"], service: "s3")
+/// let signed = try signer.sign(request, at: clock.now())   // X-Amz-Date, X-Amz-Region-Set, …, Authorization
+/// ```
+///
+/// It is SigV4 with three changes (AWS Common Runtime, aws-c-auth's `v4a` signing and test suite):
+/// 1. the canonical request signs one more header, `X-Amz-Region-Set` (the regions the signature is
+///    valid in: a comma-separated list, or `*`); in a presigned URL it is a query parameter;
+/// 2. the credential scope has no region: `YYYYMMDD/service/aws4_request`, and the string to sign
+///    is `AWS4-ECDSA-P256-SHA256 \n X-Amz-Date \n scope \n hex(SHA256(canonical request))`;
+/// 3. the signature is ECDSA P-256 with SHA-256 over the string to sign, with the key pair
+///    ``SigV4AKey`` derives from the credentials, DER-encoded and written in lower-case hex.
+///
+/// The derived key is cached per credentials (``SigV4AKeyCache``): a signer made per request derives
+/// it once. ECDSA signatures are randomized, so signing one request twice gives two signatures, both
+/// valid.
+public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// The credentials.
+    public let credentials: Credentials
+    /// The `X-Amz-Region-Set` value: the regions joined with `,`, or `*`.
+    public let regionSet: String
+    /// The service of the credential scope (`s3`, `sts`).
+    public let service: String
+    /// Canonicalisation rules (as for SigV4).
+    public let options: SigV4Options
+    /// The key pair the credentials derive.
+    public let key: SigV4AKey
+    /// `/service/aws4_request`: the credential scope after its date.
+    let scopeSuffix: [UInt8]
+
+    /// A signer for the regions `regionSet` (`["*"]` for every region).
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an empty region set, a region that is empty
+    ///   or has `,`, `/`, whitespace or control characters, or a service like that;
+    ///   ``AuthCoreError/Code/libcryptoFailure`` when the key cannot be built.
+    public init(
+        credentials: Credentials, regionSet: [String], service: String, options: SigV4Options = .standard, keyCache: SigV4AKeyCache = .shared
+    ) throws(AuthCoreError) {
+        guard !regionSet.isEmpty else { throw AuthCoreError(.invalidParameter, "the region set is empty") }
+        for region in regionSet { try Self.checkScopePart(region, name: "region") }
+        try Self.checkScopePart(service, name: "service")
+        self.credentials = credentials
+        self.regionSet = regionSet.joined(separator: ",")
+        self.service = service
+        self.options = options
+        self.key = try keyCache.key(for: credentials)
+        var suffix: [UInt8] = [UInt8(ascii: "/")]
+        suffix.append(contentsOf: service.utf8)
+        suffix.append(contentsOf: "/aws4_request".utf8)
+        self.scopeSuffix = suffix
+    }
+
+    /// A region or service: non-empty, without `,`, `/`, whitespace or control characters.
+    private static func checkScopePart(_ value: String, name: StaticString) throws(AuthCoreError) {
+        let ok = value.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: ",") }
+        guard !value.isEmpty, ok else {
+            throw AuthCoreError(.invalidParameter, "\(name) must be non-empty, without ',', '/', spaces or control characters")
+        }
+    }
+
+    // MARK: - Header signing
+
+    /// Signs a request for the `Authorization` header. Existing `Authorization`, `X-Amz-Date`,
+    /// `X-Amz-Region-Set` (and, when the signer adds them, `X-Amz-Security-Token` and
+    /// `X-Amz-Content-SHA256`) headers are replaced.
+    ///
+    /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an invalid method, header or payload
+    ///   hash; ``AuthCoreError/Code/libcryptoFailure``.
+    public func sign(_ request: SigV4Request, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+        -> SigV4ASignature
+    {
+        try request.validate(checksTargetBytes: false)
+        if case .streaming = request.payload {
+            throw AuthCoreError(.invalidParameter, "SigV4a does not sign aws-chunked streams (STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD)")
+        }
+        let date = AmzDate(time)
+        let payloadHash = try PayloadHashText(request.payload)
+        let addsHash = options.addContentSHA256Header
+        let token = credentials.sessionToken
+        let regionSetBytes = Array(regionSet.utf8)
+        var problem: CanonicalHeaderProblem?
+        var hash = Digest(count: 0)
+        var signedHeaders: [UInt8] = []
+        var kept: [UInt8]?
+        date.withBytes { dateBytes in
+            payloadHash.withUnsafeBytes { hashText in
+                regionSetBytes.withUnsafeBytes { regionSetValue in
+                    SignerHeaderValues.withTokenBytes(options.omitSessionToken ? nil : token) { tokenBytes in
+                        let signer = SignerHeaderValues(
+                            date: dateBytes, securityToken: tokenBytes, contentHash: addsHash ? hashText : nil, nonce: regionSetValue,
+                            replacesToken: token != nil)
+                        CanonicalRequest.with(
+                            method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
+                            policy: SigV4AHeaderPolicy(signer: signer), signerHeaders: signer, normalizePath: options.normalizePath,
+                            doubleURIEncode: options.doubleURIEncode, payloadHash: hashText, queryHoldsSecret: tokenBytes != nil
+                        ) { canonical, signedRange, found in
+                            problem = found
+                            guard found == nil else { return }
+                            hash = SHA256.hash(bufferPointer: canonical)
+                            signedHeaders = Array(canonical[signedRange])
+                            if keepingCanonicalRequest { kept = Array(canonical) }
+                        }
+                    }
+                }
+            }
+        }
+        if let problem { throw problem.error(request.headers) }
+        let toSign = stringToSign(date: date, hash: hash)
+        let signature = try toSign.withUnsafeBytesTyped { message throws(AuthCoreError) in try key.signature(for: message) }
+        let authorization = authorizationHeader(date: date, signedHeaders: signedHeaders, signature: signature)
+        var headers = [HTTPHeader("X-Amz-Date", date.string), HTTPHeader("X-Amz-Region-Set", regionSet)]
+        if let token { headers.append(HTTPHeader("X-Amz-Security-Token", token)) }
+        if addsHash { headers.append(HTTPHeader("X-Amz-Content-SHA256", payloadHash.string)) }
+        headers.append(HTTPHeader("Authorization", authorization))
+        return SigV4ASignature(
+            headers: headers, signatureBytes: signature, stringToSignBytes: toSign, canonicalRequestBytes: kept, signedURI: nil,
+            amzDate: date.string, scope: date.dateString + String(decoding: scopeSuffix, as: UTF8.self))
+    }
+
+    /// `AWS4-ECDSA-P256-SHA256 \n date \n YYYYMMDD/service/aws4_request \n hex(hash)`.
+    func stringToSign(date: AmzDate, hash: Digest) -> [UInt8] {
+        StringToSign.with(algorithm: SigV4AKey.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) { Array($0) }
+    }
+
+    /// `AWS4-ECDSA-P256-SHA256 Credential=AKID/date/service/aws4_request, SignedHeaders=…, Signature=…`.
+    func authorizationHeader(date: AmzDate, signedHeaders: [UInt8], signature: [UInt8]) -> String {
+        var text = "\(SigV4AKey.algorithm) Credential=\(credentials.accessKeyId)/\(date.dateString)"
+        text += String(decoding: scopeSuffix, as: UTF8.self)
+        text += ", SignedHeaders=" + String(decoding: signedHeaders, as: UTF8.self)
+        text += ", Signature=" + Hex.encode(signature)
+        return text
+    }
+
+    // MARK: - Presigned URLs
+
+    /// The query parameters of a presigned SigV4a URL, as bytes.
+    enum Presign {
+        static let algorithmKey = Array("X-Amz-Algorithm".utf8)
+        static let credentialKey = Array("X-Amz-Credential".utf8)
+        static let dateKey = Array("X-Amz-Date".utf8)
+        static let expiresKey = Array("X-Amz-Expires".utf8)
+        static let regionSetKey = Array("X-Amz-Region-Set".utf8)
+        static let signedHeadersKey = Array("X-Amz-SignedHeaders".utf8)
+        static let tokenKey = Array("X-Amz-Security-Token".utf8)
+        /// The names a presigned URL sets itself, lower case: the request's own are dropped.
+        static let ownNames: [[UInt8]] = [
+            "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-region-set", "x-amz-signedheaders",
+            "x-amz-signature", "x-amz-security-token",
+        ].map { Array($0.utf8) }
+
+        static func isOwnParameter(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
+            ownNames.contains { equalIgnoringASCIICase($0, key) }
+        }
+    }
+
+    /// Signs a request as a presigned URL (query-string authentication), valid for `expires`
+    /// seconds (1...604800) and refused when it would outlive the credentials.
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an expiry outside 1...604800;
+    ///   ``AuthCoreError/Code/expired`` when the credentials expire before the URL would;
+    ///   ``AuthCoreError/Code/malformedRequest``; ``AuthCoreError/Code/libcryptoFailure``.
+    public func presign(_ request: SigV4Request, at time: Timestamp, expires: Int, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+        -> SigV4ASignature
+    {
+        try request.validate()
+        guard (1...SigV4Signer.maximumPresignedExpiry).contains(expires) else {
+            throw AuthCoreError(.invalidParameter, "presigned URL expiry \(expires) s is outside 1...\(SigV4Signer.maximumPresignedExpiry)")
+        }
+        if let expiration = credentials.expiration, time.seconds(until: expiration) < Int64(expires) {
+            throw AuthCoreError(.expired, "a \(expires) s presigned URL would outlive the credentials, which expire at \(expiration.iso8601)")
+        }
+        let date = AmzDate(time)
+        let payloadHash = try PayloadHashText(request.payload)
+        var problem: CanonicalHeaderProblem?
+        let signedHeaders = SigV4CanonicalRequest.signedHeaderList(request.headers, problem: &problem)
+        if let problem { throw problem.error(request.headers) }
+        var credential = Array("\(credentials.accessKeyId)/\(date.dateString)".utf8)
+        credential.append(contentsOf: scopeSuffix)
+        var additions: [(key: [UInt8], value: [UInt8])] = [
+            (Presign.algorithmKey, PercentEncoding.encodedBytes("\(SigV4AKey.algorithm)")),
+            (Presign.credentialKey, PercentEncoding.encodedBytes(String(decoding: credential, as: UTF8.self))),
+            (Presign.dateKey, date.withBytes { Array($0) }),
+            (Presign.expiresKey, Array(String(expires).utf8)),
+            (Presign.regionSetKey, PercentEncoding.encodedBytes(regionSet)),
+            (Presign.signedHeadersKey, PercentEncoding.encodedBytes(String(decoding: signedHeaders, as: UTF8.self))),
+        ]
+        let token = credentials.sessionToken
+        if let token, !options.omitSessionToken { additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token))) }
+        var signedQuery = CanonicalQuery.fromRawQuery(
+            request.query, adding: additions, excluding: Presign.isOwnParameter, holdsSecret: token != nil && !options.omitSessionToken)
+        var sentQuery: [UInt8]?
+        if let token, options.omitSessionToken {  // the token is sent but not signed
+            additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token)))
+            sentQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter, holdsSecret: true)
+        }
+        defer {
+            if token != nil {
+                signedQuery.secureZeroize()
+                sentQuery?.secureZeroize()
+                for index in additions.indices { additions[index].value.secureZeroize() }
+            }
+        }
+        let (hash, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
+            CanonicalRequest.with(
+                method: request.method, path: request.path, rawQuery: "", canonicalQuery: signedQuery, headers: request.headers,
+                policy: SigV4HeaderPolicy(signer: .none), signerHeaders: .none, normalizePath: options.normalizePath,
+                doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes, queryHoldsSecret: token != nil
+            ) { canonical, _, _ in (SHA256.hash(bufferPointer: canonical), keepingCanonicalRequest ? Array(canonical) : nil) }
+        }
+        let toSign = stringToSign(date: date, hash: hash)
+        let signature = try toSign.withUnsafeBytesTyped { message throws(AuthCoreError) in try key.signature(for: message) }
+        let path = request.path.isEmpty ? "/" : request.path
+        let query = String(decoding: sentQuery ?? signedQuery, as: UTF8.self)
+        let uri = path + "?" + query + "&X-Amz-Signature=" + Hex.encode(signature)
+        return SigV4ASignature(
+            headers: [], signatureBytes: signature, stringToSignBytes: toSign, canonicalRequestBytes: kept, signedURI: uri,
+            amzDate: date.string, scope: date.dateString + String(decoding: scopeSuffix, as: UTF8.self))
+    }
+
+    /// The access key id, region set and service: never the secret, the token or the key.
+    public var description: String { "SigV4ASigner(\(credentials.accessKeyId), \(regionSet), \(service))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["credentials": credentials, "regionSet": regionSet, "service": service], displayStyle: .struct)
+    }
+}
+
+/// The result of a SigV4a signature: the headers to add (header mode) or the presigned target, and
+/// the intermediate values for debugging and test vectors.
+public struct SigV4ASignature: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Headers to add, in this order: `X-Amz-Date`, `X-Amz-Region-Set`, `X-Amz-Security-Token` (if
+    /// any), `X-Amz-Content-SHA256` (if any), `Authorization`. Empty for presigned URLs.
+    public let headers: [HTTPHeader]
+    /// The DER-encoded ECDSA signature.
+    public let signatureBytes: [UInt8]
+    /// The string to sign, as bytes (what the signature signs).
+    public let stringToSignBytes: [UInt8]
+    /// The canonical request, when signing was asked to keep it.
+    public let canonicalRequestBytes: [UInt8]?
+    /// The presigned path and query (query mode).
+    public let signedURI: String?
+    /// The `X-Amz-Date` value.
+    public let amzDate: String
+    /// The credential scope `date/service/aws4_request`.
+    public let scope: String
+
+    /// The signature in lower-case hex (the `Signature=` or `X-Amz-Signature` value).
+    public var signature: String { Hex.encode(signatureBytes) }
+    /// The `Authorization` header value (header mode).
+    public var authorization: String? { signedURI == nil ? headers.last?.value : nil }
+    /// The string to sign.
+    public var stringToSign: String { String(decoding: stringToSignBytes, as: UTF8.self) }
+    /// The canonical request, when signing was asked to keep it.
+    public var canonicalRequest: String? { canonicalRequestBytes.map { String(decoding: $0, as: UTF8.self) } }
+
+    /// Date, scope and the header names: never the `Authorization` value, the session token or the
+    /// canonical request (which may hold the token).
+    public var description: String {
+        "SigV4ASignature(\(amzDate), \(scope), headers: \(headers.map(\.name).joined(separator: ", "))\(signedURI == nil ? "" : ", presigned"))"
+    }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["amzDate": amzDate, "scope": scope, "headerNames": headers.map(\.name)], displayStyle: .struct)
+    }
+}
+
+/// Which fields SigV4a signs: SigV4's, with `x-amz-region-set` written by the signer (in the
+/// table's fourth signer slot) in place of any the request carries.
+struct SigV4AHeaderPolicy: CanonicalHeaderPolicy {
+    static var valueForm: CanonicalHeaderValueForm { .trimmedAll }
+    static var requiresHost: Bool { true }
+    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString, nonce: StaticString) {
+        ("x-amz-date", "x-amz-security-token", "x-amz-content-sha256", "x-amz-region-set")
+    }
+
+    let base: SigV4HeaderPolicy
+
+    init(signer: SignerHeaderValues) { base = SigV4HeaderPolicy(signer: signer) }
+
+    @inline(__always)
+    func signs(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
+        count == 16 ? !asciiEqual(name, 16, "x-amz-region-set") : base.signs(name, count: count)
+    }
+}
+
+/// The SigV4a key pairs derived so far, by access key id and the SHA-256 fingerprint of the secret
+/// (never by the secret): a signer made per request derives its key once. At most
+/// ``capacity`` keys are kept; the oldest goes first. A key's private scalar lives in its OpenSSL
+/// object, freed when the last signer holding it is gone.
+public final class SigV4AKeyCache: Sendable {
+    /// The cache signers use unless they are given another.
+    public static let shared = SigV4AKeyCache()
+    /// How many keys are kept.
+    public let capacity: Int
+
+    private struct Entry {
+        let accessKeyId: String
+        let fingerprint: Digest
+        let key: SigV4AKey
+    }
+    private let entries = Locked<[Entry]>([])
+
+    public init(capacity: Int = 64) { self.capacity = max(1, capacity) }
+
+    /// The key of `credentials`, derived on first use.
+    public func key(for credentials: Credentials) throws(AuthCoreError) -> SigV4AKey {
+        let fingerprint = credentials.secretFingerprint
+        let found = entries.withLock { list in
+            list.first { $0.fingerprint == fingerprint && $0.accessKeyId == credentials.accessKeyId }?.key
+        }
+        if let found { return found }
+        let key = try SigV4AKey(credentials: credentials)
+        entries.withLock { list in
+            if list.count >= capacity { list.removeFirst() }
+            list.append(Entry(accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, key: key))
+        }
+        return key
+    }
+}

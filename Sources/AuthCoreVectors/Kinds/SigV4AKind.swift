@@ -1,0 +1,66 @@
+import AuthCore
+
+/// `sigv4a`: AWS SigV4a (`AWS4-ECDSA-P256-SHA256`, vectors.md), header and query modes. ECDSA
+/// signatures are randomized: the runner signs, then checks that its signature verifies under the
+/// expected public key for the expected string to sign, and that the key it derived is that key.
+struct SigV4AVectorKind: VectorKind {
+    let name = "sigv4a"
+
+    func check(_ c: VectorCase) throws(CaseFailure) {
+        let fields = try c.expectedFields(allowed: ["canonical_request", "string_to_sign", "public_key", "verifies"])
+        let method = try c.string("request.method")
+        let uri = try c.string("request.uri")
+        let headers = try c.requestHeaders()
+        let body = try c.requestBody()
+        let credentials = try c.credentials()
+        let regionSet = try c.string("region_set").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let service = try c.string("service")
+        let time: Timestamp
+        let timestamp = try c.string("timestamp")
+        do { time = try Timestamp(amzDate: timestamp) } catch { throw .invalid("timestamp", error.reason) }
+        let mode = try c.optionalString("options.mode") ?? "header"
+        guard mode == "header" || mode == "query" else { throw .invalid("options.mode", "expected header or query") }
+        let options = SigV4Options(
+            doubleURIEncode: try c.optionalBool("options.double_uri_encode") ?? true,
+            normalizePath: try c.optionalBool("options.normalize_path") ?? true,
+            addContentSHA256Header: try c.optionalBool("options.content_sha256_header") ?? false,
+            omitSessionToken: try c.optionalBool("options.omit_session_token") ?? false)
+        let payload: SigV4Payload
+        switch try c.optionalString("options.payload_hash") ?? "hash" {
+        case "hash": payload = .bytes(body)
+        case "unsigned": payload = .unsigned
+        case let hex: payload = .precomputedHash(hex)
+        }
+        let request = SigV4Request(method: method, target: uri, headers: headers, payload: payload)
+        let (signer, signature): (SigV4ASigner, SigV4ASignature) = try c.evaluating("request", withCode: true) {
+            let signer = try SigV4ASigner(
+                credentials: credentials, regionSet: regionSet, service: service, options: options, keyCache: SigV4AKeyCache(capacity: 1))
+            if mode == "query" {
+                return (signer, try signer.presign(request, at: time, expires: try c.integer("options.expires"), keepingCanonicalRequest: true))
+            }
+            return (signer, try signer.sign(request, at: time, keepingCanonicalRequest: true))
+        }
+        for field in fields {
+            let path = "expect.\(field)"
+            switch field {
+            case "canonical_request": try c.checkText(path, expected: try c.string(path), got: signature.canonicalRequest ?? "(not kept)")
+            case "string_to_sign": try c.checkText(path, expected: try c.string(path), got: signature.stringToSign)
+            case "public_key":
+                let x = try c.hexBytes("expect.public_key.x")
+                let y = try c.hexBytes("expect.public_key.y")
+                try c.checkText("expect.public_key.x", expected: Hex.encode(x), got: Hex.encode(signer.key.publicKeyX))
+                try c.checkText("expect.public_key.y", expected: Hex.encode(y), got: Hex.encode(signer.key.publicKeyY))
+            default:
+                guard case .bool(true) = c.value(path) else { throw .invalid(path, "expected true") }
+                // The signature must verify under the expected key (or, without one, the derived key) for
+                // the expected string to sign (or, without one, the string the signer signed).
+                var publicKey = signer.key.publicKey
+                if c.has("expect.public_key") { publicKey = try [0x04] + c.hexBytes("expect.public_key.x") + c.hexBytes("expect.public_key.y") }
+                var message = signature.stringToSignBytes
+                if c.has("expect.string_to_sign") { message = Array(try c.string("expect.string_to_sign").utf8) }
+                let valid: Bool = try c.evaluating(path) { try SigV4AKey.isValidSignature(signature.signatureBytes, for: message, publicKey: publicKey) }
+                guard valid else { throw .mismatch(path, expected: "a signature that verifies", got: signature.signature) }
+            }
+        }
+    }
+}
