@@ -168,6 +168,26 @@ func signingBenchmarks() -> [BenchmarkCase] {
         BenchmarkCase(name: "oss.v4.self-signed.authority", note: "self-signed mode, server side: policy check of a V4 request + signature") { n in
             for _ in 0..<n { blackHole(try? authority?.sign(selfSigned, at: time)) }
         },
+    ] + sigV4ABenchmarks(credentials: credentials, get: get, time: time)
+}
+
+/// SigV4a: a warm header signature (derived key cached) beside its floor, the ECDSA P-256 signature of
+/// the same string to sign over EVP, and the key derivation alone (cold).
+func sigV4ABenchmarks(credentials: Credentials, get: SigV4Request, time: Timestamp) -> [BenchmarkCase] {
+    guard let signer = try? SigV4ASigner(credentials: credentials, regionSet: ["us-east-1", "us-west-2"], service: "execute-api"),
+        let stringToSign = (try? signer.sign(get, at: time))?.stringToSignBytes,
+        let scalar = try? SigV4AKey.withDerivedPrivateScalar(credentials, { d throws(AuthCoreError) in Array(d) })
+    else { fatalError("benchmark sigv4a.sign.get: its operation fails, so it would time the error path") }
+    return [
+        BenchmarkCase(name: "sigv4a.sign.get", note: "the same GET, region set us-east-1,us-west-2, derived key cached") { n in
+            for _ in 0..<n { blackHole((try? signer.sign(get, at: time))?.headers) }
+        },
+        BenchmarkCase(name: "c.sigv4a.sign.get", note: "the floor: ECDSA P-256 (SHA-256) of the same string to sign over EVP, key built once") { n in
+            blackHole(scalar.withUnsafeBytes { d in stringToSign.withUnsafeBytes { c_authcore_baseline_ecdsa_p256_sign(d.baseAddress, $0.baseAddress, $0.count, n) } })
+        },
+        BenchmarkCase(name: "sigv4a.derive", note: "the key pair from the credentials, cold: HMAC-SHA256 KDF + d·G + OpenSSL key import") { n in
+            for _ in 0..<n { blackHole(try? SigV4AKey(credentials: credentials)) }
+        },
     ]
 }
 

@@ -8,7 +8,10 @@
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/ec.h>
+#include <openssl/obj_mac.h>
 #include <openssl/params.h>
+#include <openssl/param_build.h>
 #include <string.h>
 
 static EVP_MD *sha256_md(void) {
@@ -346,3 +349,42 @@ size_t c_authcore_baseline_openssl_powm_consttime(const void *base, size_t base_
 const char *c_authcore_baseline_openssl_version(void) { return OpenSSL_version(OPENSSL_VERSION); }
 
 const char *c_authcore_baseline_gmp_version(void) { return gmp_version; }
+
+long c_authcore_baseline_ecdsa_p256_sign(const void *d, const void *message, size_t length, long iterations) {
+    long result = 0;
+    unsigned char point[65], signature[80];
+    BIGNUM *priv = BN_bin2bn((const unsigned char *)d, 32, NULL);
+    EC_GROUP *group = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+    EC_POINT *pub = group ? EC_POINT_new(group) : NULL;
+    OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+    OSSL_PARAM *params = NULL;
+    EVP_PKEY_CTX *pctx = NULL;
+    EVP_PKEY *pkey = NULL;
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    if (!priv || !pub || !bld || !ctx || EC_POINT_mul(group, pub, priv, NULL, NULL, NULL) != 1 ||
+        EC_POINT_point2oct(group, pub, POINT_CONVERSION_UNCOMPRESSED, point, sizeof point, NULL) != sizeof point)
+        goto done;
+    if (OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) != 1 ||
+        OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point) != 1 ||
+        OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_PRIV_KEY, priv) != 1 || (params = OSSL_PARAM_BLD_to_param(bld)) == NULL)
+        goto done;
+    pctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (!pctx || EVP_PKEY_fromdata_init(pctx) != 1 || EVP_PKEY_fromdata(pctx, &pkey, EVP_PKEY_KEYPAIR, params) != 1) goto done;
+    for (long i = 0; i < iterations; i++) {
+        size_t out = sizeof signature;
+        if (EVP_DigestSignInit_ex(ctx, NULL, "SHA256", NULL, NULL, pkey, NULL) != 1 ||
+            EVP_DigestSign(ctx, signature, &out, (const unsigned char *)message, length) != 1)
+            goto done;
+        result = (long)out;
+    }
+done:
+    EVP_MD_CTX_free(ctx);
+    EVP_PKEY_free(pkey);
+    EVP_PKEY_CTX_free(pctx);
+    OSSL_PARAM_free(params);
+    OSSL_PARAM_BLD_free(bld);
+    EC_POINT_free(pub);
+    EC_GROUP_free(group);
+    BN_clear_free(priv);
+    return result;
+}

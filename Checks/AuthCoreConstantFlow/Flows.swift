@@ -64,6 +64,11 @@ let flows: [Flow] = [
         _ = Array("abc".utf8).withUnsafeBytes { chunks.sign(chunk: $0) }
         _ = chunks.sign(chunk: UnsafeRawBufferPointer(start: nil, count: 0))
     },
+    Flow(name: "sigv4a.key-derivation") {  // the scalar d from the secret: HMAC, compare with n − 1, + 1; OpenSSL's import and ECDSA are not in the flow
+        let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"))
+        let scalar = try SigV4AKey.withDerivedPrivateScalar(credentials) { d throws(AuthCoreError) in Array(d) }
+        _ = SecureBytes(scalar)
+    },
     Flow(name: "oss.v1+v4-sign") {
         let credentials = try Credentials(accessKeyId: "LTAI5tEXAMPLE", secretAccessKey: secret("EXAMPLEsecretKEY0123456789abcd"))
         let request = OSSRequest(

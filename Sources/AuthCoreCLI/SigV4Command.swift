@@ -114,13 +114,17 @@ enum SigV4Command {
         guard options.parsed.value("--upload") == nil, !options.parsed.has("--aws-chunked") else {
             throw UsageError("--sigv4a does not stream: no --upload or --aws-chunked")
         }
+        guard options.parsed.value("--region-set") == nil || options.parsed.value("--region") == nil else {
+            throw UsageError("use either --region-set or --region with --sigv4a, not both")
+        }
         guard let regions = options.parsed.value("--region-set") ?? options.parsed.value("--region") else {
             throw UsageError("--sigv4a needs --region-set R1,R2|* or --region R")
         }
         let signer: SigV4ASigner
         do {
             signer = try SigV4ASigner(
-                credentials: credentials, regionSet: regions.split(separator: ",", omittingEmptySubsequences: false).map(String.init), service: service,
+                credentials: credentials, regionSet: Array(regions.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+                    .map { String(decoding: $0, as: UTF8.self) }, service: service,
                 options: signingOptions)
         } catch {
             throw error.code == .invalidParameter ? UsageError(error.reason) : CommandFailure(error.reason)

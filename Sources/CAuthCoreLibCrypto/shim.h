@@ -139,7 +139,10 @@ done:
 /// The P-256 key pair of the private scalar `d` (32 bytes, big-endian, 1 <= d < n): its public point
 /// d·G (computed by EC_POINT_mul, OpenSSL's constant-time scalar multiplication for a secret scalar)
 /// written to `point_out` (65 bytes, uncompressed); NULL on failure. The scalar's BIGNUM lives in
-/// OpenSSL's secure heap when there is one and is cleared before it is freed.
+/// OpenSSL's secure heap when there is one and is cleared before it is freed. Outside AuthCore's
+/// constant-flow gate: BN_bin2bn drops the scalar's leading zero bytes (its word count can differ
+/// for one key in 2^64), as OpenSSL's own key import does; the scalar multiplication's scratch is
+/// OpenSSL's to wipe.
 static inline EVP_PKEY *c_authcore_p256_key_pair_new(const void *d, void *point_out) {
     EVP_PKEY *pkey = NULL;
     BN_CTX *bn_ctx = BN_CTX_secure_new();

@@ -24,6 +24,13 @@ struct SigV4ATests {
         #expect(try SigV4AKey(credentials: otherId).publicKey != key.publicKey, "the access key id is part of the derivation")
     }
 
+    @Test("a candidate ending in 0xFF: the + 1 carries (the point checked against ministack's derivation, over cryptography)")
+    func carry() throws {
+        // HMAC gives k0 = bd75…8cf0ff for this secret, so d = k0 + 1 ends in …f100.
+        let key = try SigV4AKey(credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "carry-235"))
+        #expect(Hex.encode(key.publicKeyX) == "309dce14e65d7ade9d6d174ed71aa276524667079ef0de0bea3b55e354fbf51e")
+    }
+
     @Test("signatures are DER, randomized, verify under the public key, and fail for another message or key")
     func signAndVerify() throws {
         let key = try SigV4AKey(credentials: credentials)
@@ -60,8 +67,14 @@ struct SigV4ATests {
         #expect(try cache.key(for: credentials) === a)
         let rotated = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "a rotated secret")
         #expect(try cache.key(for: rotated) !== a)
+        #expect(try cache.key(for: credentials) === a, "used again: now the most recent")
         _ = try cache.key(for: Credentials(accessKeyId: "AKID3", secretAccessKey: "third"))
-        #expect(try cache.key(for: credentials) !== a, "the oldest entry left a cache of two")
+        #expect(try cache.key(for: credentials) === a, "the least recently used (the rotated key) left, not the oldest")
+        #expect(cache.count == 2)
+        #expect("\(cache)" == "SigV4AKeyCache(2 of 2)")
+        cache.removeAll()
+        #expect(cache.count == 0)
+        #expect(try cache.key(for: credentials) !== a, "derived again after removeAll")
     }
 
     @Test("the signer: region sets are checked, the scope has no region, the header carries the set and its signature verifies")

@@ -31,6 +31,7 @@ struct CLIBadInputTests {
             (base + ["--sigv4a", "--region-set", "us-east-1,", Self.url], "region"),
             (base + ["--sigv4a", Self.url], "--region-set"),
             (base + ["--region", "us-east-1", "--region-set", "*", Self.url], "--region-set goes with --sigv4a"),
+            (base + ["--sigv4a", "--region", "us-east-1", "--region-set", "*", Self.url], "not both"),
             // A loopback URL: were the check gone, nothing would leave the machine.
             (["sigv4", "send", "--service", "s3", "--sigv4a", "--region-set", "*", "--upload", "/dev/null", "http://127.0.0.1:9/k"], "--sigv4a does not stream"),
             (["sigv4", "presign", "--service", "s3", "--sigv4a", "--region-set", "*", "--expires", "604801", Self.url], "--expires"),

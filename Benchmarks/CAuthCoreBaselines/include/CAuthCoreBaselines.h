@@ -55,6 +55,12 @@ void c_authcore_baseline_sigv4_hashing(const void *canonical, size_t canonical_l
                                        size_t prefix_length, const void *key, size_t key_length, long iterations,
                                        char signature_hex[65]);
 
+/// The SigV4a floor: ECDSA P-256 with SHA-256 over EVP (`EVP_DigestSignInit_ex` + `EVP_DigestSign`
+/// on one reused `EVP_MD_CTX`) of `message` (a string to sign), `iterations` times, with the key pair
+/// of the private scalar `d` (32 bytes) built once. Returns the bytes of the last DER signature
+/// (0 on failure).
+long c_authcore_baseline_ecdsa_p256_sign(const void *d, const void *message, size_t length, long iterations);
+
 /// The same floor over OpenSSL 3's EVP API: `EVP_Digest`, then a reused keyed `EVP_MAC_CTX` (the
 /// floor before the signer left EVP; each call allocates inside OpenSSL 3.0).
 void c_authcore_baseline_sigv4_hashing_evp(const void *canonical, size_t canonical_length, const void *prefix,

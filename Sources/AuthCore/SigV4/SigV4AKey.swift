@@ -44,7 +44,7 @@ public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, Cust
     ///   candidate.
     public init(credentials: Credentials) throws(AuthCoreError) {
         var point = [UInt8](repeating: 0, count: Int(C_AUTHCORE_P256_POINT_BYTES))
-        let made: OpaquePointer? = try Self.withPrivateScalar(credentials) { scalar throws(AuthCoreError) in
+        let made: OpaquePointer? = try Self.withDerivedPrivateScalar(credentials) { scalar throws(AuthCoreError) in
             point.withUnsafeMutableBytes { c_authcore_p256_key_pair_new(scalar.baseAddress, $0.baseAddress) }
         }
         guard let made else { throw libcryptoError("EVP_PKEY_fromdata(P-256)") }
@@ -98,8 +98,9 @@ public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, Cust
     }
 
     /// Runs `body` with the private scalar `d` of `credentials` (32 bytes in a stack buffer, wiped
-    /// when `body` returns).
-    private static func withPrivateScalar<R>(
+    /// when `body` returns). Package-visible for the constant-flow gate, which runs the derivation
+    /// alone (`make ctgrind`: OpenSSL's key import and ECDSA are outside it).
+    package static func withDerivedPrivateScalar<R>(
         _ credentials: Credentials, _ body: (UnsafeRawBufferPointer) throws(AuthCoreError) -> R
     ) throws(AuthCoreError) -> R {
         // The PRF's key: "AWS4A" ‖ secret, in a stack block wiped afterwards.

@@ -166,6 +166,9 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
         -> SigV4ASignature
     {
         try request.validate()
+        if case .streaming = request.payload {
+            throw AuthCoreError(.invalidParameter, "SigV4a does not sign aws-chunked streams (STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD)")
+        }
         guard (1...SigV4Signer.maximumPresignedExpiry).contains(expires) else {
             throw AuthCoreError(.invalidParameter, "presigned URL expiry \(expires) s is outside 1...\(SigV4Signer.maximumPresignedExpiry)")
         }
@@ -287,10 +290,10 @@ struct SigV4AHeaderPolicy: CanonicalHeaderPolicy {
 }
 
 /// The SigV4a key pairs derived so far, by access key id and the SHA-256 fingerprint of the secret
-/// (never by the secret): a signer made per request derives its key once. At most
-/// ``capacity`` keys are kept; the oldest goes first. A key's private scalar lives in its OpenSSL
-/// object, freed when the last signer holding it is gone.
-public final class SigV4AKeyCache: Sendable {
+/// (never by the secret): a signer made per request derives its key once. At most ``capacity`` keys
+/// are kept; the one used least recently goes first. A key's private scalar lives in its OpenSSL
+/// object, freed when the cache has dropped it and no signer holds it.
+public final class SigV4AKeyCache: Sendable, CustomStringConvertible, CustomReflectable {
     /// The cache signers use unless they are given another.
     public static let shared = SigV4AKeyCache()
     /// How many keys are kept.
@@ -300,23 +303,49 @@ public final class SigV4AKeyCache: Sendable {
         let accessKeyId: String
         let fingerprint: Digest
         let key: SigV4AKey
+        var lastUse: UInt64
     }
-    private let entries = Locked<[Entry]>([])
+    private struct State {
+        var entries: [Entry] = []
+        var clock: UInt64 = 0
+    }
+    private let state = Locked(State())
 
     public init(capacity: Int = 64) { self.capacity = max(1, capacity) }
 
-    /// The key of `credentials`, derived on first use.
+    /// The key of `credentials`, derived on first use. Two callers that miss at once may both derive
+    /// it; the first to store it wins and both get that key.
     public func key(for credentials: Credentials) throws(AuthCoreError) -> SigV4AKey {
         let fingerprint = credentials.secretFingerprint
-        let found = entries.withLock { list in
-            list.first { $0.fingerprint == fingerprint && $0.accessKeyId == credentials.accessKeyId }?.key
+        let accessKeyId = credentials.accessKeyId
+        if let found = state.withLock({ Self.use(&$0, accessKeyId, fingerprint) }) { return found }
+        let derived = try SigV4AKey(credentials: credentials)
+        return state.withLock { state in
+            if let found = Self.use(&state, accessKeyId, fingerprint) { return found }  // derived meanwhile
+            if state.entries.count >= capacity, let oldest = state.entries.indices.min(by: { state.entries[$0].lastUse < state.entries[$1].lastUse }) {
+                state.entries.remove(at: oldest)
+            }
+            state.clock &+= 1
+            state.entries.append(Entry(accessKeyId: accessKeyId, fingerprint: fingerprint, key: derived, lastUse: state.clock))
+            return derived
         }
-        if let found { return found }
-        let key = try SigV4AKey(credentials: credentials)
-        entries.withLock { list in
-            if list.count >= capacity { list.removeFirst() }
-            list.append(Entry(accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, key: key))
-        }
-        return key
     }
+
+    /// Drops every key (after a credentials rotation or a sign-out, say).
+    public func removeAll() { state.withLock { $0.entries.removeAll() } }
+
+    /// How many keys are held.
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    /// The entry of (`accessKeyId`, `fingerprint`), its last use moved to now.
+    private static func use(_ state: inout State, _ accessKeyId: String, _ fingerprint: Digest) -> SigV4AKey? {
+        guard let index = state.entries.firstIndex(where: { $0.fingerprint == fingerprint && $0.accessKeyId == accessKeyId }) else { return nil }
+        state.clock &+= 1
+        state.entries[index].lastUse = state.clock
+        return state.entries[index].key
+    }
+
+    /// The capacity and the count: never the access key ids or the keys.
+    public var description: String { "SigV4AKeyCache(\(count) of \(capacity))" }
+    public var customMirror: Mirror { Mirror(self, children: ["capacity": capacity, "count": count], displayStyle: .class) }
 }

@@ -13,7 +13,8 @@ struct SigV4AVectorKind: VectorKind {
         let headers = try c.requestHeaders()
         let body = try c.requestBody()
         let credentials = try c.credentials()
-        let regionSet = try c.string("region_set").split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let regionSet = Array(try c.string("region_set").utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
         let service = try c.string("service")
         let time: Timestamp
         let timestamp = try c.string("timestamp")
