@@ -20,6 +20,31 @@ extension VectorCase {
         return []
     }
 
+    /// The `sigv4` and `sigv4a` kinds' request, signing time, mode (`header` or `query`) and options.
+    func sigV4Inputs() throws(CaseFailure) -> (request: SigV4Request, time: Timestamp, mode: String, options: SigV4Options) {
+        let method = try string("request.method")
+        let uri = try string("request.uri")
+        let headers = try requestHeaders()
+        let body = try requestBody()
+        let timestamp = try string("timestamp")
+        let time: Timestamp
+        do { time = try Timestamp(amzDate: timestamp) } catch { throw .invalid("timestamp", error.reason) }
+        let mode = try optionalString("options.mode") ?? "header"
+        guard mode == "header" || mode == "query" else { throw .invalid("options.mode", "expected header or query") }
+        let options = SigV4Options(
+            doubleURIEncode: try optionalBool("options.double_uri_encode") ?? true,
+            normalizePath: try optionalBool("options.normalize_path") ?? true,
+            addContentSHA256Header: try optionalBool("options.content_sha256_header") ?? false,
+            omitSessionToken: try optionalBool("options.omit_session_token") ?? false)
+        let payload: SigV4Payload
+        switch try optionalString("options.payload_hash") ?? "hash" {
+        case "hash": payload = .bytes(body)
+        case "unsigned": payload = .unsigned
+        case let hex: payload = .precomputedHash(hex)
+        }
+        return (SigV4Request(method: method, target: uri, headers: headers, payload: payload), time, mode, options)
+    }
+
     func credentials() throws(CaseFailure) -> Credentials {
         let id = try string("credentials.access_key_id")
         let secret = try string("credentials.secret_access_key")

@@ -8,31 +8,11 @@ struct SigV4AVectorKind: VectorKind {
 
     func check(_ c: VectorCase) throws(CaseFailure) {
         let fields = try c.expectedFields(allowed: ["canonical_request", "string_to_sign", "public_key", "verifies"])
-        let method = try c.string("request.method")
-        let uri = try c.string("request.uri")
-        let headers = try c.requestHeaders()
-        let body = try c.requestBody()
+        let (request, time, mode, options) = try c.sigV4Inputs()
         let credentials = try c.credentials()
         let regionSet = Array(try c.string("region_set").utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
             .map { String(decoding: $0, as: UTF8.self) }
         let service = try c.string("service")
-        let time: Timestamp
-        let timestamp = try c.string("timestamp")
-        do { time = try Timestamp(amzDate: timestamp) } catch { throw .invalid("timestamp", error.reason) }
-        let mode = try c.optionalString("options.mode") ?? "header"
-        guard mode == "header" || mode == "query" else { throw .invalid("options.mode", "expected header or query") }
-        let options = SigV4Options(
-            doubleURIEncode: try c.optionalBool("options.double_uri_encode") ?? true,
-            normalizePath: try c.optionalBool("options.normalize_path") ?? true,
-            addContentSHA256Header: try c.optionalBool("options.content_sha256_header") ?? false,
-            omitSessionToken: try c.optionalBool("options.omit_session_token") ?? false)
-        let payload: SigV4Payload
-        switch try c.optionalString("options.payload_hash") ?? "hash" {
-        case "hash": payload = .bytes(body)
-        case "unsigned": payload = .unsigned
-        case let hex: payload = .precomputedHash(hex)
-        }
-        let request = SigV4Request(method: method, target: uri, headers: headers, payload: payload)
         let (signer, signature): (SigV4ASigner, SigV4ASignature) = try c.evaluating("request", withCode: true) {
             let signer = try SigV4ASigner(
                 credentials: credentials, regionSet: regionSet, service: service, options: options, keyCache: SigV4AKeyCache(capacity: 1))
