@@ -110,7 +110,12 @@ final class OperationsTests {
     func persistentConnections() async throws {
         let app = try self.app()
         let server = try HTTPServer(configuration: HTTPServer.Configuration()) { request in await app.handle(request) }
-        let client = try SRPLoginClient(server: try RequestURL(server.url), configuration: configuration)
+        // A POST reuses a connection idle for at most the transport's freshness (2 s by default): on a
+        // busy machine the client's SRP math alone can take longer, so this test gives it a minute.
+        var transportConfiguration = HTTP1Transport.Configuration()
+        transportConfiguration.unrepeatableRequestFreshness = .seconds(60)
+        let client = try SRPLoginClient(
+            server: try RequestURL(server.url), configuration: configuration, transport: try HTTP1Transport(configuration: transportConfiguration))
         for _ in 0..<2 { #expect(try await client.login(username: "alice", password: password).username == "alice") }
         #expect(server.acceptedConnectionCount == 1)
         await server.stop(grace: .milliseconds(200))

@@ -44,15 +44,17 @@ final class HTTP1ConnectionPool: Sendable {
     let idleLimit: Duration
     /// How long a connection may have idled and still carry a request that must not be repeated
     /// (a `POST`): a server that closes it as the request goes out leaves no safe retry, so such a
-    /// request takes only a connection the server has just used.
-    static let freshnessForUnrepeatableRequests: Duration = .seconds(2)
+    /// request takes only a connection the server has just used
+    /// (``HTTP1Transport/Configuration/unrepeatableRequestFreshness``).
+    let freshnessForUnrepeatableRequests: Duration
     private let idle = Locked<[Key: [Idle]]>([:])
     private let sessions = Locked<[Key: TLSSession]>([:])
 
-    init(maximumIdlePerKey: Int, maximumIdle: Int = 64, idleLimit: Duration) {
+    init(maximumIdlePerKey: Int, maximumIdle: Int = 64, idleLimit: Duration, unrepeatableFreshness: Duration = .seconds(2)) {
         self.maximumIdlePerKey = Swift.max(0, maximumIdlePerKey)
         self.maximumIdle = Swift.max(0, maximumIdle)
         self.idleLimit = idleLimit
+        self.freshnessForUnrepeatableRequests = Swift.max(.zero, unrepeatableFreshness)
     }
 
     /// Whether connections are kept at all (otherwise requests say `Connection: close`).
@@ -73,7 +75,7 @@ final class HTTP1ConnectionPool: Sendable {
             }
             for connection in expired { connection.close(gracefully: true) }
             guard let candidate else { return nil }
-            if repeatable || now - candidate.since <= Self.freshnessForUnrepeatableRequests, candidate.connection.isReusable {
+            if repeatable || now - candidate.since <= freshnessForUnrepeatableRequests, candidate.connection.isReusable {
                 return candidate.connection
             }
             candidate.connection.close()

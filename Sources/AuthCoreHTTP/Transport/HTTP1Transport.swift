@@ -57,9 +57,14 @@ public struct HTTP1Transport: HTTPTransport {
         /// How long a kept connection may idle before it is closed instead of reused (servers close
         /// idle connections after 5 to 75 seconds; a connection the server has closed is never reused).
         public var idleConnectionTimeout: Duration = .seconds(20)
+        /// How long a kept connection may have idled and still carry a request that must not be
+        /// repeated (a `POST`): a server that closes it as the request goes out leaves no safe retry,
+        /// so such a request takes only a connection used this recently, and opens one otherwise.
+        public var unrepeatableRequestFreshness: Duration = .seconds(2)
 
         /// The defaults: 30 s connect, 60 s idle, 300 s in all, 64 KiB of head, the system store,
-        /// the environment's proxies, up to 8 idle connections per origin kept for 20 s.
+        /// the environment's proxies, up to 8 idle connections per origin kept for 20 s, a `POST` on
+        /// a kept connection idle for at most 2 s.
         public init() {}
     }
 
@@ -113,7 +118,9 @@ public struct HTTP1Transport: HTTPTransport {
         self.configuration = configuration
         tls = try TLSClientContext.trusting(configuration.trustedCertificatesFile)
         proxies = Self.proxies(configuration.proxies, environment: environment)
-        pool = HTTP1ConnectionPool(maximumIdlePerKey: configuration.maximumIdleConnectionsPerHost, idleLimit: configuration.idleConnectionTimeout)
+        pool = HTTP1ConnectionPool(
+            maximumIdlePerKey: configuration.maximumIdleConnectionsPerHost, idleLimit: configuration.idleConnectionTimeout,
+            unrepeatableFreshness: configuration.unrepeatableRequestFreshness)
     }
 
     public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
