@@ -182,7 +182,7 @@ func sigV4ABenchmarks(credentials: Credentials, get: SigV4Request, time: Timesta
         BenchmarkCase(name: "sigv4a.sign.get", note: "the same GET, region set us-east-1,us-west-2, derived key cached") { n in
             for _ in 0..<n { blackHole((try? signer.sign(get, at: time))?.headers) }
         },
-        BenchmarkCase(name: "c.sigv4a.sign.get", note: "the floor: ECDSA P-256 (SHA-256) of the same string to sign over EVP, key built once") { n in
+        BenchmarkCase(name: "c.sigv4a.sign.get", note: "the floor: SHA-256 + ECDSA P-256 of the same string to sign (EVP_PKEY_sign; key and context built once)") { n in
             blackHole(scalar.withUnsafeBytes { d in stringToSign.withUnsafeBytes { c_authcore_baseline_ecdsa_p256_sign(d.baseAddress, $0.baseAddress, $0.count, n) } })
         },
         BenchmarkCase(name: "sigv4a.derive", note: "the key pair from the credentials, cold: HMAC-SHA256 KDF + d·G + OpenSSL key import") { n in

@@ -360,8 +360,9 @@ long c_authcore_baseline_ecdsa_p256_sign(const void *d, const void *message, siz
     OSSL_PARAM *params = NULL;
     EVP_PKEY_CTX *pctx = NULL;
     EVP_PKEY *pkey = NULL;
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!priv || !pub || !bld || !ctx || EC_POINT_mul(group, pub, priv, NULL, NULL, NULL) != 1 ||
+    EVP_PKEY_CTX *sctx = NULL;
+    unsigned char digest[SHA256_DIGEST_LENGTH];
+    if (!priv || !pub || !bld || EC_POINT_mul(group, pub, priv, NULL, NULL, NULL) != 1 ||
         EC_POINT_point2oct(group, pub, POINT_CONVERSION_UNCOMPRESSED, point, sizeof point, NULL) != sizeof point)
         goto done;
     if (OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) != 1 ||
@@ -370,15 +371,16 @@ long c_authcore_baseline_ecdsa_p256_sign(const void *d, const void *message, siz
         goto done;
     pctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
     if (!pctx || EVP_PKEY_fromdata_init(pctx) != 1 || EVP_PKEY_fromdata(pctx, &pkey, EVP_PKEY_KEYPAIR, params) != 1) goto done;
+    sctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+    if (!sctx || EVP_PKEY_sign_init(sctx) != 1 || EVP_PKEY_CTX_set_signature_md(sctx, EVP_sha256()) != 1) goto done;
     for (long i = 0; i < iterations; i++) {
         size_t out = sizeof signature;
-        if (EVP_DigestSignInit_ex(ctx, NULL, "SHA256", NULL, NULL, pkey, NULL) != 1 ||
-            EVP_DigestSign(ctx, signature, &out, (const unsigned char *)message, length) != 1)
-            goto done;
+        SHA256((const unsigned char *)message, length, digest);
+        if (EVP_PKEY_sign(sctx, signature, &out, digest, sizeof digest) != 1) goto done;
         result = (long)out;
     }
 done:
-    EVP_MD_CTX_free(ctx);
+    EVP_PKEY_CTX_free(sctx);
     EVP_PKEY_free(pkey);
     EVP_PKEY_CTX_free(pctx);
     OSSL_PARAM_free(params);

@@ -171,16 +171,25 @@ static inline EVP_PKEY *c_authcore_p256_public_key_new(const void *point) {
     return c_authcore_p256_pkey_from(NULL, (const unsigned char *)point);
 }
 
-/// ECDSA with SHA-256 (FIPS 186-5 §6.4) of `msg` under `pkey`, the signature DER-encoded (RFC 3279
-/// §2.2.3) into `sig` (room for `cap` bytes; 72 are enough for P-256): its length, or 0 on failure.
-static inline size_t c_authcore_ecdsa_sha256_sign(EVP_PKEY *pkey, const void *msg, size_t msg_len, void *sig, size_t cap) {
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+/// A signing context for the P-256 key `pkey`, initialised for ECDSA over a SHA-256 digest
+/// (`EVP_PKEY_sign_init`): one context serves many signatures, one caller at a time (the provider
+/// keeps no per-signature state in it; each signature draws its own nonce). NULL on failure.
+static inline EVP_PKEY_CTX *c_authcore_ecdsa_sign_context_new(EVP_PKEY *pkey) {
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, pkey, NULL);
+    if (ctx == NULL) return NULL;
+    if (EVP_PKEY_sign_init(ctx) != 1 || EVP_PKEY_CTX_set_signature_md(ctx, EVP_sha256()) != 1) {
+        EVP_PKEY_CTX_free(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+/// ECDSA (FIPS 186-5 §6.4) of the SHA-256 digest `digest` (32 bytes) with a context from
+/// `c_authcore_ecdsa_sign_context_new`, the signature DER-encoded (RFC 3279 §2.2.3) into `sig` (room
+/// for `cap` bytes; 72 are enough for P-256): its length, or 0 on failure.
+static inline size_t c_authcore_ecdsa_sign_digest(EVP_PKEY_CTX *ctx, const void *digest, size_t digest_len, void *sig, size_t cap) {
     size_t length = cap;
-    if (ctx == NULL) return 0;
-    if (EVP_DigestSignInit_ex(ctx, NULL, "SHA256", NULL, NULL, pkey, NULL) != 1 ||
-        EVP_DigestSign(ctx, (unsigned char *)sig, &length, (const unsigned char *)msg, msg_len) != 1)
-        length = 0;
-    EVP_MD_CTX_free(ctx);
+    if (EVP_PKEY_sign(ctx, (unsigned char *)sig, &length, (const unsigned char *)digest, digest_len) != 1) return 0;
     return length;
 }
 

@@ -50,6 +50,25 @@ struct SigV4ATests {
         #expect(try !SigV4AKey.isValidSignature([], for: message, publicKey: key.publicKey))
     }
 
+    @Test("one key signs on many threads at once: its signing contexts are reused, at most four kept, every signature valid")
+    func concurrentSigning() async throws {
+        let key = try SigV4AKey(credentials: credentials)
+        let message = Array("AWS4-ECDSA-P256-SHA256\n20150830T123600Z\n20150830/service/aws4_request\n01".utf8)
+        #expect(key.idleSigningContexts == 0)
+        _ = try message.withUnsafeBytes { try key.signature(for: $0) }
+        #expect(key.idleSigningContexts == 1, "the context goes back to the key after a signature")
+        let signatures = try await withThrowingTaskGroup(of: [[UInt8]].self) { group in
+            for _ in 0..<8 {
+                group.addTask { try (0..<25).map { _ in try message.withUnsafeBytes { try key.signature(for: $0) } } }
+            }
+            return try await group.reduce(into: [[UInt8]]()) { $0 += $1 }
+        }
+        #expect(signatures.count == 200)
+        #expect(Set(signatures).count == 200, "a fresh nonce for every signature, whichever context made it")
+        for signature in signatures { #expect(try SigV4AKey.isValidSignature(signature, for: message, publicKey: key.publicKey)) }
+        #expect((1...SigV4AKey.keptSigningContexts).contains(key.idleSigningContexts))
+    }
+
     @Test("a public key that is not an uncompressed P-256 point is refused")
     func badPublicKey() throws {
         let key = try SigV4AKey(credentials: credentials)

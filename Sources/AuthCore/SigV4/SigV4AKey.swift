@@ -20,8 +20,16 @@ internal import CAuthCoreLibCrypto
 /// freed with the key; the public point is exported (``publicKey``) for tests and verifiers.
 public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     // invariant: `key` is an EVP_PKEY key pair never changed after init; OpenSSL allows concurrent use
-    // of one EVP_PKEY by several signing contexts (each call makes its own).
+    // of one EVP_PKEY by several signing contexts. A signing context is used by one caller at a time:
+    // it is taken out of `signingContexts` under the lock and put back (or freed) after the signature.
     private let key: OpaquePointer
+    /// Idle signing contexts (`EVP_PKEY_CTX`, sign-initialised for this key), at most
+    /// ``keptSigningContexts``: making one costs about a tenth of a signature.
+    private let signingContexts = Locked<[OpaquePointer]>([])
+    /// How many idle signing contexts a key keeps (one per concurrently signing thread, up to this).
+    package static let keptSigningContexts = 4
+    /// How many signing contexts are idle now (for tests of the reuse).
+    package var idleSigningContexts: Int { signingContexts.withLock { $0.count } }
     /// The public point, uncompressed: `0x04 ‖ X ‖ Y` (65 bytes, SEC 1 §2.3.3).
     public let publicKey: [UInt8]
     /// The access key id the key was derived for.
@@ -53,7 +61,13 @@ public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, Cust
         accessKeyId = credentials.accessKeyId
     }
 
-    deinit { EVP_PKEY_free(key) }
+    deinit {
+        signingContexts.withLock { contexts in
+            for context in contexts { EVP_PKEY_CTX_free(context) }
+            contexts.removeAll()
+        }
+        EVP_PKEY_free(key)
+    }
 
     /// The access key id and the public point's X coordinate: the private scalar never leaves OpenSSL's key.
     public var description: String { "SigV4AKey(\(accessKeyId), public X \(Hex.encode(publicKeyX)))" }
@@ -69,9 +83,24 @@ public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, Cust
     ///
     /// - Throws: ``AuthCoreError/Code/libcryptoFailure``.
     public func signature(for message: UnsafeRawBufferPointer) throws(AuthCoreError) -> [UInt8] {
+        let digest = LowLevelSHA256.hash(message)
+        guard let context = signingContexts.withLock({ $0.popLast() }) ?? c_authcore_ecdsa_sign_context_new(key) else {
+            throw libcryptoError("EVP_PKEY_sign_init(ECDSA P-256)")
+        }
         var der = [UInt8](repeating: 0, count: 80)
-        let length = der.withUnsafeMutableBytes { c_authcore_ecdsa_sha256_sign(key, message.baseAddress, message.count, $0.baseAddress, $0.count) }
-        guard length > 0 else { throw libcryptoError("EVP_DigestSign(ECDSA P-256)") }
+        let length = digest.withUnsafeBytes { hash in
+            der.withUnsafeMutableBytes { c_authcore_ecdsa_sign_digest(context, hash.baseAddress, hash.count, $0.baseAddress, $0.count) }
+        }
+        guard length > 0 else {
+            EVP_PKEY_CTX_free(context)  // not reused after a failure
+            throw libcryptoError("EVP_PKEY_sign(ECDSA P-256)")
+        }
+        let kept = signingContexts.withLock { contexts in
+            guard contexts.count < Self.keptSigningContexts else { return false }
+            contexts.append(context)
+            return true
+        }
+        if !kept { EVP_PKEY_CTX_free(context) }
         der.removeLast(der.count - length)
         return der
     }

@@ -30,6 +30,8 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
     public let key: SigV4AKey
     /// `/service/aws4_request`: the credential scope after its date.
     let scopeSuffix: [UInt8]
+    /// ``regionSet`` as bytes (the `X-Amz-Region-Set` header's value).
+    let regionSetBytes: [UInt8]
 
     /// A signer for the regions `regionSet` (`["*"]` for every region).
     ///
@@ -44,6 +46,7 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
         try Self.checkScopePart(service, name: "service")
         self.credentials = credentials
         self.regionSet = regionSet.joined(separator: ",")
+        self.regionSetBytes = Array(self.regionSet.utf8)
         self.service = service
         self.options = options
         self.key = try keyCache.key(for: credentials)
@@ -80,7 +83,6 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
         let payloadHash = try PayloadHashText(request.payload)
         let addsHash = options.addContentSHA256Header
         let token = credentials.sessionToken
-        let regionSetBytes = Array(regionSet.utf8)
         var problem: CanonicalHeaderProblem?
         var hash = Digest(count: 0)
         var signedHeaders: [UInt8] = []
@@ -99,7 +101,7 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
                         ) { canonical, signedRange, found in
                             problem = found
                             guard found == nil else { return }
-                            hash = SHA256.hash(bufferPointer: canonical)
+                            hash = LowLevelSHA256.hash(canonical)
                             signedHeaders = Array(canonical[signedRange])
                             if keepingCanonicalRequest { kept = Array(canonical) }
                         }
@@ -126,12 +128,27 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
     }
 
     /// `AWS4-ECDSA-P256-SHA256 Credential=AKID/date/service/aws4_request, SignedHeaders=…, Signature=…`.
+    /// Written in one allocation, as SigV4's: it is on every signature's path.
     func authorizationHeader(date: AmzDate, signedHeaders: [UInt8], signature: [UInt8]) -> String {
-        var text = "\(SigV4AKey.algorithm) Credential=\(credentials.accessKeyId)/\(date.dateString)"
-        text += String(decoding: scopeSuffix, as: UTF8.self)
-        text += ", SignedHeaders=" + String(decoding: signedHeaders, as: UTF8.self)
-        text += ", Signature=" + Hex.encode(signature)
-        return text
+        let credentialLabel: StaticString = " Credential="
+        let signedHeadersLabel: StaticString = ", SignedHeaders="
+        let signatureLabel: StaticString = ", Signature="
+        let accessKeyId = credentials.accessKeyId
+        let length =
+            SigV4AKey.algorithm.utf8CodeUnitCount + credentialLabel.utf8CodeUnitCount + accessKeyId.utf8.count + 9 + scopeSuffix.count
+            + signedHeadersLabel.utf8CodeUnitCount + signedHeaders.count + signatureLabel.utf8CodeUnitCount + 2 * signature.count
+        return String(writing: length) { out in
+            out.write(SigV4AKey.algorithm)
+            out.write(credentialLabel)
+            out.write(accessKeyId)
+            out.writeByte(UInt8(ascii: "/"))
+            date.withDateBytes { out.write($0) }
+            out.write(scopeSuffix)
+            out.write(signedHeadersLabel)
+            out.write(signedHeaders)
+            out.write(signatureLabel)
+            signature.withUnsafeBytes { out.writeHex($0) }
+        }
     }
 
     // MARK: - Presigned URLs
@@ -211,7 +228,7 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
                 method: request.method, path: request.path, rawQuery: "", canonicalQuery: signedQuery, headers: request.headers,
                 policy: SigV4HeaderPolicy(signer: .none), signerHeaders: .none, normalizePath: options.normalizePath,
                 doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes, queryHoldsSecret: token != nil
-            ) { canonical, _, _ in (SHA256.hash(bufferPointer: canonical), keepingCanonicalRequest ? Array(canonical) : nil) }
+            ) { canonical, _, _ in (LowLevelSHA256.hash(canonical), keepingCanonicalRequest ? Array(canonical) : nil) }
         }
         let toSign = stringToSign(date: date, hash: hash)
         let signature = try toSign.withUnsafeBytesTyped { message throws(AuthCoreError) in try key.signature(for: message) }
