@@ -35,7 +35,7 @@ import random
 import re
 import sys
 from unittest import mock
-from urllib.parse import unquote_to_bytes, urlsplit
+from urllib.parse import urlsplit
 
 import botocore
 import botocore.auth
@@ -43,7 +43,7 @@ from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth, SigV4Auth, SigV4QueryAu
 from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
-from reference_models import uri_encode
+from reference_models import canon_header_value, normalize_path, pct_decode, split_query, uri_encode
 from vector_files import write_or_check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -73,54 +73,6 @@ TS3 = "20240229T000000Z"
 # ============================================================================
 # Independent model of vectors.md (kind sigv4)
 # ============================================================================
-def remove_dot_segments(path):
-    """RFC 3986 section 5.2.4."""
-    inp, out = path, ""
-    while inp:
-        if inp.startswith("../"):
-            inp = inp[3:]
-        elif inp.startswith("./"):
-            inp = inp[2:]
-        elif inp.startswith("/./"):
-            inp = "/" + inp[3:]
-        elif inp == "/.":
-            inp = "/"
-        elif inp.startswith("/../") or inp == "/..":
-            inp = "/" + inp[4:] if inp.startswith("/../") else "/"
-            out = out[: out.rfind("/")] if "/" in out else ""
-        elif inp in (".", ".."):
-            inp = ""
-        else:
-            seg = re.match(r"/?[^/]*", inp).group(0)
-            out += seg
-            inp = inp[len(seg):]
-    return out
-
-
-def normalize_path(path):
-    path = re.sub(r"/+", "/", path)
-    path = remove_dot_segments(path)
-    return path or "/"
-
-
-def split_query(query):
-    pairs = []
-    if query == "":
-        return pairs
-    for piece in query.split("&"):
-        k, _, v = piece.partition("=")
-        pairs.append((k, v))
-    return pairs
-
-
-def pct_decode(s):
-    return unquote_to_bytes(s).decode("utf-8")
-
-
-def canon_header_value(v):
-    return re.sub(r" +", " ", v.strip(" \t"))
-
-
 def _hmac(key, msg):
     return hmac.new(key, msg.encode("utf-8"), hashlib.sha256).digest()
 

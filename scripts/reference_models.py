@@ -5,6 +5,8 @@ RFC vectors by the generators that use them), not the oracles themselves.
 """
 
 import hmac
+import re
+from urllib.parse import unquote_to_bytes
 
 # RFC 3986 section 2.3 unreserved characters.
 UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -30,3 +32,55 @@ def hkdf_expand(alg, prk, info, length):
         out += t
         i += 1
     return out[:length]
+
+
+def remove_dot_segments(path):
+    """RFC 3986 section 5.2.4."""
+    inp, out = path, ""
+    while inp:
+        if inp.startswith("../"):
+            inp = inp[3:]
+        elif inp.startswith("./"):
+            inp = inp[2:]
+        elif inp.startswith("/./"):
+            inp = "/" + inp[3:]
+        elif inp == "/.":
+            inp = "/"
+        elif inp.startswith("/../") or inp == "/..":
+            inp = "/" + inp[4:] if inp.startswith("/../") else "/"
+            out = out[: out.rfind("/")] if "/" in out else ""
+        elif inp in (".", ".."):
+            inp = ""
+        else:
+            seg = re.match(r"/?[^/]*", inp).group(0)
+            out += seg
+            inp = inp[len(seg):]
+    return out
+
+
+def normalize_path(path):
+    """A SigV4 canonical path (vectors.md, kind `sigv4`, convention 2): repeated `/` collapsed, dot segments removed."""
+    path = re.sub(r"/+", "/", path)
+    path = remove_dot_segments(path)
+    return path or "/"
+
+
+def split_query(query):
+    """A raw query split on `&`, then on the first `=` (a key alone has an empty value); nothing decoded."""
+    pairs = []
+    if query == "":
+        return pairs
+    for piece in query.split("&"):
+        k, _, v = piece.partition("=")
+        pairs.append((k, v))
+    return pairs
+
+
+def pct_decode(s):
+    """Percent-decoding to text (UTF-8)."""
+    return unquote_to_bytes(s).decode("utf-8")
+
+
+def canon_header_value(v):
+    """A SigV4 canonical header value: trimmed, runs of spaces collapsed to one."""
+    return re.sub(r" +", " ", v.strip(" \t"))

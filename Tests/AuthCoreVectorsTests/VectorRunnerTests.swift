@@ -61,6 +61,30 @@ struct VectorRunnerTests {
         #expect(lines == [line])
     }
 
+    /// Two awscrt cases (vectors/sigv4a-awscrt.json) with only awscrt's own outputs as expectations:
+    /// its signature must verify under the key and string to sign the runner derives itself.
+    let awscrtHeader = #"{"kind":"sigv4a","cases":[{"name":"h","request":{"method":"PUT","uri":"/photos/a-b_c/50%25?b=1&a=a%2Bb","headers":[["Host","example.amazonaws.com"],["Content-Type","value1"]],"body":""},"credentials":{"access_key_id":"ASIAQEXAMPLE3TOKENID","secret_access_key":"je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY","session_token":"IQoJb3JpZ2luX2VjEXAMPLE//////////wEaCXVzLWVhc3QtMSJHMEUCIQDEXAMPLE+token/with+plus/slash=="},"region_set":"us-gov-west-1","service":"sts","timestamp":"20260314T150926Z","expect":{"signature":"3046022100a12ad28aa2ecd24421b5a707549f8fc6cade832d0d49389f5790a7b7c488ddc0022100c6bbb80a0a6a24baa989263ee09d44001f69e919829b98051a18a97969b96d67","authorization":"AWS4-ECDSA-P256-SHA256 Credential=ASIAQEXAMPLE3TOKENID/20260314/sts/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-region-set;x-amz-security-token, Signature=3046022100a12ad28aa2ecd24421b5a707549f8fc6cade832d0d49389f5790a7b7c488ddc0022100c6bbb80a0a6a24baa989263ee09d44001f69e919829b98051a18a97969b96d67"}}]}"#
+    let awscrtQuery = #"{"kind":"sigv4a","cases":[{"name":"q","request":{"method":"PUT","uri":"/%E6%9D%B1%E4%BA%AC?prefix=/slash","headers":[["Host","example.amazonaws.com"],["Cache-Control","*/*"]],"body":""},"credentials":{"access_key_id":"AKIDEXAMPLE","secret_access_key":"wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"},"region_set":"eu-west-1,ap-southeast-2,sa-east-1","service":"execute-api","timestamp":"20260314T150926Z","options":{"mode":"query","expires":900},"expect":{"signature":"3045022027425bd0537a6754fec4afb7ae8d76e84b24d443608e4a3238a98d48a9ec21db022100a7069abdcde1a0de83fe43636e637cd98eeaf5c890194e8d02d1fc25e670c5b1","signed_uri":"/%E6%9D%B1%E4%BA%AC?prefix=/slash&X-Amz-Algorithm=AWS4-ECDSA-P256-SHA256&X-Amz-Credential=AKIDEXAMPLE%2F20260314%2Fexecute-api%2Faws4_request&X-Amz-Date=20260314T150926Z&X-Amz-SignedHeaders=cache-control%3Bhost&X-Amz-Expires=900&X-Amz-Region-Set=eu-west-1%2Cap-southeast-2%2Csa-east-1&X-Amz-Signature=3045022027425bd0537a6754fec4afb7ae8d76e84b24d443608e4a3238a98d48a9ec21db022100a7069abdcde1a0de83fe43636e637cd98eeaf5c890194e8d02d1fc25e670c5b1"}}]}"#
+
+    @Test("sigv4a: another signer's signature verifies under the runner's own key and string to sign; a changed one, request or header list fails")
+    func sigV4AFromAnotherSigner() {
+        #expect(check(awscrtHeader).0 == VectorRunner.Summary(passed: 1, failed: 0))
+        #expect(check(awscrtQuery).0 == VectorRunner.Summary(passed: 1, failed: 0), "prefix=/slash is prefix=%2Fslash canonically")
+        let failures: [(String, String)] = [
+            (awscrtHeader.replacingOccurrences(of: "69b96d67\",\"authorization", with: "69b96d68\",\"authorization"), "case h: expect.signature: expected a signature that verifies"),
+            (awscrtHeader.replacingOccurrences(of: "\"value1\"", with: "\"value2\""), "case h: expect.signature: expected a signature that verifies"),
+            (awscrtHeader.replacingOccurrences(of: "us-gov-west-1", with: "us-gov-east-1"), "case h: expect.signature: expected a signature that verifies"),
+            (awscrtHeader.replacingOccurrences(of: "SignedHeaders=content-type;host", with: "SignedHeaders=host"), "case h: expect.authorization"),
+            (awscrtQuery.replacingOccurrences(of: "prefix=/slash&", with: "prefix=/slosh&"), "case q: expect.signed_uri"),
+            (awscrtQuery.replacingOccurrences(of: "X-Amz-Expires=900", with: "X-Amz-Expires=901"), "case q: expect.signed_uri"),
+        ]
+        for (json, prefix) in failures {
+            let (summary, lines) = check(json)
+            #expect(summary.failed == 1, "\(prefix)")
+            #expect(lines.first?.hasPrefix("FAIL t.json: \(prefix)") == true, "\(lines)")
+        }
+    }
+
     @Test("the summary line counts cases across files; a missing path is a failure")
     func summaryLine() throws {
         let good = try temporaryFile(goodHash, name: "good.json")
