@@ -109,6 +109,21 @@ def urls_and_signing():
                 continue
             data += name.encode() + b"\0" + value.encode() + b"\0"
         add("sigv4-canonical", data)
+    for c in cases("sigv4a-aws-suite.json") + cases("sigv4a-awscrt.json"):
+        request = c["request"]
+        if c.get("options", {}).get("mode") == "query":
+            continue
+        path, _, query = request["uri"].partition("?")
+        flags = (1 if c.get("service") == "s3" else 0) | (["GET", "PUT", "POST", "DELETE"].index(request["method"]) << 1
+                                                         if request["method"] in ("GET", "PUT", "POST", "DELETE") else 0)
+        data = bytes([flags]) + c["region_set"].encode() + b"\0" + path.encode() + b"\0" + query.encode() + b"\0"
+        for name, value in request["headers"]:
+            if name.lower() == "host":
+                continue
+            data += name.encode() + b"\0" + value.encode() + b"\0"
+        add("sigv4a-canonical", data)
+    for region_set in ["", ",", "us-east-1,", "a b", "us/east", "\u00e9u-west-1", "*,*", "x" * 300]:
+        add("sigv4a-canonical", b"\0" + region_set.encode() + b"\0/\0\0")
     for text in ["http://127.0.0.1:8080/x?y", "https://[::1]:443/", "https://bucket.s3.amazonaws.com/a%20b+c", "http://h:80"]:
         add("request-url", text)
     for c in cases("oss-oss2.json"):

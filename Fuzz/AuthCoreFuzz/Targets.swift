@@ -14,6 +14,7 @@ enum FuzzTargets {
         FuzzTarget(name: "codecs", run: codecs),
         FuzzTarget(name: "request-url", run: requestURL),
         FuzzTarget(name: "sigv4-canonical", run: sigV4Canonical),
+        FuzzTarget(name: "sigv4a-canonical", run: sigV4ACanonical),
         FuzzTarget(name: "oss-sign", run: ossSign),
         FuzzTarget(name: "oss-authority", run: ossAuthority),
         FuzzTarget(name: "aliyun-sign", run: aliyunSign),
@@ -245,6 +246,63 @@ func checkCredentials(_ credentials: Credentials) {
         fuzzFailure("canonical request differs\n--- reference\n\(expected ?? "(refused)")\n--- AuthCore\n\(actual.map { $0 } ?? "(refused)")")
     }
 }
+
+/// SigV4a on a fuzzed region set, method, path, query and headers: the canonical request equals
+/// the SigV4 reference model's with `X-Amz-Region-Set` signed (ReferenceSigV4), the signer refuses
+/// exactly the region sets the reference refuses, the string to sign is the SigV4a one, and the
+/// signature verifies under the derived key; a presigned URL never traps.
+@Sendable func sigV4ACanonical(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let flags = reader.byte()
+    let s3 = flags & 1 != 0
+    let method = ["GET", "PUT", "POST", "DELETE"][Int(flags >> 1) % 4]
+    let regionSetBytes = reader.field()
+    let path = String(decoding: reader.field().map { $0 == UInt8(ascii: "?") ? UInt8(ascii: "Q") : $0 }, as: UTF8.self)
+    let query = reader.string()
+    var headers = [HTTPHeader("Host", "example.amazonaws.com")]
+    while !reader.isAtEnd && headers.count < 12 {
+        let name = reader.string()
+        let value = reader.string()
+        if ["authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token"].contains(name.lowercased()) { continue }
+        headers.append(HTTPHeader(name, value))
+    }
+    let regions = regionSetBytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    // A region set is one or more parts, each non-empty, of bytes above space but DEL, without `/` or `,`.
+    let regionSetValid = regions.allSatisfy { part in
+        !part.utf8.isEmpty && part.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") }
+    }
+    let time = Timestamp(year: 2026, month: 12, day: 1, hour: 1, minute: 2, second: 3)!
+    guard let credentials = try? Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret") else { fuzzFailure("credentials") }
+    let signer = try? SigV4ASigner(
+        credentials: credentials, regionSet: regions, service: s3 ? "s3" : "iam", options: s3 ? .s3 : SigV4Options(),
+        keyCache: sigV4AFuzzKeys)
+    guard let signer else {
+        if regionSetValid { fuzzFailure("a valid region set was refused: \(regions)") }
+        return
+    }
+    if !regionSetValid { fuzzFailure("an invalid region set was accepted: \(regions)") }
+    let target = query.isEmpty ? path : path + "?" + query
+    let request = SigV4Request(method: method, target: target, headers: headers, payload: .bytes([]))
+    let expected = ReferenceSigV4.canonicalRequest(
+        method: method, path: path, query: query, headers: headers, amzDate: time.amzDate, s3: s3, regionSet: signer.regionSet)
+    let signature = try? signer.sign(request, at: time, keepingCanonicalRequest: true)
+    switch (expected, signature?.canonicalRequest) {
+    case (nil, nil): break
+    case (let e?, let a?) where e == a: break
+    default:
+        fuzzFailure("canonical request differs\n--- reference\n\(expected ?? "(refused)")\n--- AuthCore\n\(signature?.canonicalRequest ?? "(refused)")")
+    }
+    guard let signature, let expected else { return }
+    let hash = SHA256.hash(string: expected).hexLowercased
+    let toSign = "AWS4-ECDSA-P256-SHA256\n\(time.amzDate)\n\(time.dateStamp)/\(s3 ? "s3" : "iam")/aws4_request\n\(hash)"
+    if signature.stringToSign != toSign { fuzzFailure("string to sign differs\n\(toSign)\n---\n\(signature.stringToSign)") }
+    let valid = try? SigV4AKey.isValidSignature(signature.signatureBytes, for: Array(toSign.utf8), publicKey: signer.key.publicKey)
+    if valid != true { fuzzFailure("the signature does not verify") }
+    _ = try? signer.presign(request, at: time, expires: 600)
+}
+
+/// One key cache for the SigV4a target: the fuzzed requests all sign with one key.
+let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
 
 /// OSS V1 and V4 signatures over fuzzed keys, queries and headers: errors, never traps; a V4
 /// header signature's canonical request equals the slow reference's (ReferenceOSS).

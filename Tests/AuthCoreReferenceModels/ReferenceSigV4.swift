@@ -110,8 +110,11 @@ public enum ReferenceSigV4 {
     }
 
     /// The request's `Authorization` and `X-Amz-Date` fields (and with `s3` its
-    /// `X-Amz-Content-SHA256`) are replaced by the signer's; `Host` is required.
-    public static func canonicalRequest(method: String, path: String, query: String, headers: [HTTPHeader], amzDate: String, s3: Bool) -> String? {
+    /// `X-Amz-Content-SHA256`) are replaced by the signer's; `Host` is required. With a `regionSet`
+    /// (SigV4a) the signer's `X-Amz-Region-Set` is signed too, replacing the request's.
+    public static func canonicalRequest(
+        method: String, path: String, query: String, headers: [HTTPHeader], amzDate: String, s3: Bool, regionSet: String? = nil
+    ) -> String? {
         let pathBytes = Array(path.utf8)
         // An empty path is "/"; any other must start with "/".
         guard pathBytes.isEmpty || pathBytes.first == UInt8(ascii: "/") else { return nil }
@@ -124,7 +127,7 @@ public enum ReferenceSigV4 {
             let value = Array(header.value.utf8)
             guard !value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
             let lower = name.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
-            let replaced = ["authorization", "x-amz-date"] + (s3 ? ["x-amz-content-sha256"] : [])
+            let replaced = ["authorization", "x-amz-date"] + (s3 ? ["x-amz-content-sha256"] : []) + (regionSet != nil ? ["x-amz-region-set"] : [])
             if replaced.contains(String(decoding: lower, as: UTF8.self)) { continue }
             if lines[lower] == nil { order.append(lower) }
             lines[lower, default: []].append(trimAll(value))
@@ -133,6 +136,11 @@ public enum ReferenceSigV4 {
         let dateName = Array("x-amz-date".utf8)
         order.append(dateName)
         lines[dateName] = [Array(amzDate.utf8)]
+        if let regionSet {
+            let regionSetName = Array("x-amz-region-set".utf8)
+            order.append(regionSetName)
+            lines[regionSetName] = [Array(regionSet.utf8)]
+        }
         if s3 {
             let hashName = Array("x-amz-content-sha256".utf8)
             order.append(hashName)
