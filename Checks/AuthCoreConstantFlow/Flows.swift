@@ -64,10 +64,13 @@ let flows: [Flow] = [
         _ = Array("abc".utf8).withUnsafeBytes { chunks.sign(chunk: $0) }
         _ = chunks.sign(chunk: UnsafeRawBufferPointer(start: nil, count: 0))
     },
-    Flow(name: "sigv4a.key-derivation") {  // the scalar d from the secret: HMAC, compare with n − 1, + 1; OpenSSL's import and ECDSA are not in the flow
+    Flow(name: "sigv4a.key-derivation+sign+presign") {  // the derivation (HMAC, compare with n − 1, + 1) up to OpenSSL's door (make ctgrind-openssl), a header signature and a URL
         let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"))
-        let scalar = try SigV4AKey.withDerivedPrivateScalar(credentials) { d throws(AuthCoreError) in Array(d) }
-        _ = SecureBytes(scalar)
+        let signer = try SigV4ASigner(credentials: credentials, regionSet: ["us-east-1", "us-west-2"], service: "s3", keyCache: SigV4AKeyCache())
+        let request = SigV4Request(method: "GET", target: "/object", headers: [HTTPHeader("Host", "bucket.s3.amazonaws.com")])
+        let time = try Timestamp(iso8601: "2026-12-01T12:00:00Z")
+        _ = try signer.sign(request, at: time)
+        _ = try signer.presign(request, at: time, expires: 600)
     },
     Flow(name: "oss.v1+v4-sign") {
         let credentials = try Credentials(accessKeyId: "LTAI5tEXAMPLE", secretAccessKey: secret("EXAMPLEsecretKEY0123456789abcd"))

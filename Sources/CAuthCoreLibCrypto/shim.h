@@ -98,6 +98,44 @@ static inline int c_authcore_rsa_pkcs1_verify(EVP_PKEY *pkey, const char *digest
     return result;
 }
 
+// MARK: - Constant-flow checking (make ctgrind)
+//
+// Built with -DAUTHCORE_CONSTANT_FLOW_CHECK and run under Valgrind memcheck, secrets are marked
+// "undefined" where they enter (random bytes, passwords, keys) and memcheck reports every branch,
+// memory address or system call that depends on them: the technique of BoringSSL's
+// CONSTTIME_SECRET/CONSTTIME_DECLASSIFY and of libsecp256k1's valgrind_ctime_test. A value becomes
+// public ("declassified") only at the points where the protocol publishes it (A, B, M1, a MAC
+// comparison's verdict). In every other build, and outside Valgrind, these are no-ops.
+#if defined(AUTHCORE_CONSTANT_FLOW_CHECK) && defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define C_AUTHCORE_HAS_MEMCHECK 1
+#endif
+#endif
+#if defined(AUTHCORE_CONSTANT_FLOW_CHECK) && defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define C_AUTHCORE_HAS_CALLGRIND 1
+#endif
+#endif
+#ifdef C_AUTHCORE_HAS_CALLGRIND
+/// Switches callgrind's event collection on or off (run with --collect-atstart=no).
+static inline void c_authcore_callgrind_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
+#else
+static inline void c_authcore_callgrind_toggle(void) {}
+#endif
+#ifdef C_AUTHCORE_HAS_MEMCHECK
+static inline void c_authcore_classify(const void *p, size_t n) { (void)VALGRIND_MAKE_MEM_UNDEFINED(p, n); }
+static inline void c_authcore_declassify(const void *p, size_t n) { (void)VALGRIND_MAKE_MEM_DEFINED(p, n); }
+static inline int c_authcore_constant_flow_checking(void) { return RUNNING_ON_VALGRIND ? 1 : 0; }
+static inline unsigned c_authcore_constant_flow_errors(void) { return (unsigned)VALGRIND_COUNT_ERRORS; }
+#else
+static inline void c_authcore_classify(const void *p, size_t n) { (void)p; (void)n; }
+static inline void c_authcore_declassify(const void *p, size_t n) { (void)p; (void)n; }
+static inline int c_authcore_constant_flow_checking(void) { return 0; }
+static inline unsigned c_authcore_constant_flow_errors(void) { return 0; }
+#endif
+
 // MARK: - ECDSA P-256 (SigV4a)
 
 /// The uncompressed encoding of a P-256 point: 0x04 ‖ X ‖ Y (SEC 1 §2.3.3).
@@ -157,6 +195,7 @@ static inline EVP_PKEY *c_authcore_p256_key_pair_new(const void *d, void *point_
     if (EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, (unsigned char *)point_out, C_AUTHCORE_P256_POINT_BYTES,
                            bn_ctx) != C_AUTHCORE_P256_POINT_BYTES)
         goto done;
+    c_authcore_declassify(point_out, C_AUTHCORE_P256_POINT_BYTES);  // the public key d·G: published
     pkey = c_authcore_p256_pkey_from(priv, (const unsigned char *)point_out);
 done:
     EC_POINT_free(point);
@@ -256,43 +295,5 @@ static inline unsigned c_authcore_ct_first_nonzero_byte(const void *p, size_t n)
     }
     return (unsigned)first;
 }
-
-// MARK: - Constant-flow checking (make ctgrind)
-//
-// Built with -DAUTHCORE_CONSTANT_FLOW_CHECK and run under Valgrind memcheck, secrets are marked
-// "undefined" where they enter (random bytes, passwords, keys) and memcheck reports every branch,
-// memory address or system call that depends on them: the technique of BoringSSL's
-// CONSTTIME_SECRET/CONSTTIME_DECLASSIFY and of libsecp256k1's valgrind_ctime_test. A value becomes
-// public ("declassified") only at the points where the protocol publishes it (A, B, M1, a MAC
-// comparison's verdict). In every other build, and outside Valgrind, these are no-ops.
-#if defined(AUTHCORE_CONSTANT_FLOW_CHECK) && defined(__has_include)
-#if __has_include(<valgrind/memcheck.h>)
-#include <valgrind/memcheck.h>
-#define C_AUTHCORE_HAS_MEMCHECK 1
-#endif
-#endif
-#if defined(AUTHCORE_CONSTANT_FLOW_CHECK) && defined(__has_include)
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define C_AUTHCORE_HAS_CALLGRIND 1
-#endif
-#endif
-#ifdef C_AUTHCORE_HAS_CALLGRIND
-/// Switches callgrind's event collection on or off (run with --collect-atstart=no).
-static inline void c_authcore_callgrind_toggle(void) { CALLGRIND_TOGGLE_COLLECT; }
-#else
-static inline void c_authcore_callgrind_toggle(void) {}
-#endif
-#ifdef C_AUTHCORE_HAS_MEMCHECK
-static inline void c_authcore_classify(const void *p, size_t n) { (void)VALGRIND_MAKE_MEM_UNDEFINED(p, n); }
-static inline void c_authcore_declassify(const void *p, size_t n) { (void)VALGRIND_MAKE_MEM_DEFINED(p, n); }
-static inline int c_authcore_constant_flow_checking(void) { return RUNNING_ON_VALGRIND ? 1 : 0; }
-static inline unsigned c_authcore_constant_flow_errors(void) { return (unsigned)VALGRIND_COUNT_ERRORS; }
-#else
-static inline void c_authcore_classify(const void *p, size_t n) { (void)p; (void)n; }
-static inline void c_authcore_declassify(const void *p, size_t n) { (void)p; (void)n; }
-static inline int c_authcore_constant_flow_checking(void) { return 0; }
-static inline unsigned c_authcore_constant_flow_errors(void) { return 0; }
-#endif
 
 #endif
