@@ -43,7 +43,7 @@ from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth, SigV4Auth, SigV4QueryAu
 from botocore.awsrequest import AWSRequest
 from botocore.config import Config
 from botocore.credentials import Credentials
-from reference_models import canon_header_value, normalize_path, pct_decode, split_query, uri_encode
+from reference_models import canonical_headers, canonical_query_pairs, canonical_uri, uri_encode
 from vector_files import write_or_check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -87,11 +87,7 @@ def model_sigv4(case):
     omit = opts.get("omit_session_token", False)
 
     path, _, query = req["uri"].partition("?")
-    cpath = path
-    if opts.get("normalize_path", True):
-        cpath = normalize_path(cpath)
-    if opts.get("double_uri_encode", True):
-        cpath = uri_encode(cpath, keep_slash=True)
+    cpath = canonical_uri(path, opts.get("normalize_path", True), opts.get("double_uri_encode", True))
 
     body = bytes.fromhex(req["body_hex"]) if "body_hex" in req else req.get("body", "").encode("utf-8")
     ph = opts.get("payload_hash", "hash")
@@ -104,15 +100,9 @@ def model_sigv4(case):
             headers.append(("X-Amz-Security-Token", token))
     if opts.get("content_sha256_header", False):
         headers.append(("X-Amz-Content-SHA256", payload))
-    hmap = {}
-    for n, v in headers:
-        hmap.setdefault(n.lower(), []).append(canon_header_value(v))
-    names = sorted(hmap)
-    signed_headers = ";".join(names)
-    canon_headers = "".join("%s:%s\n" % (n, ",".join(hmap[n])) for n in names)
+    canon_headers, signed_headers = canonical_headers(headers)
 
-    params = [(uri_encode(pct_decode(k), False), uri_encode(pct_decode(v), False))
-              for k, v in split_query(query)]
+    params = canonical_query_pairs(query)
     unsigned_extra = []
     if mode == "query":
         auth = [("X-Amz-Algorithm", "AWS4-HMAC-SHA256"), ("X-Amz-Credential", cred["access_key_id"] + "/" + scope),

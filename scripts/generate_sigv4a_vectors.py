@@ -50,7 +50,7 @@ from awscrt.http import HttpHeaders, HttpRequest
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
-from reference_models import canon_header_value, normalize_path, pct_decode, split_query, uri_encode
+from reference_models import canonical_headers, canonical_query_pairs, canonical_uri, uri_encode
 from vector_files import write_or_check
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -94,11 +94,7 @@ def model_sigv4a(case):
     omit = opts.get("omit_session_token", False)
 
     path, _, query = req["uri"].partition("?")
-    cpath = path
-    if opts.get("normalize_path", True):
-        cpath = normalize_path(cpath)
-    if opts.get("double_uri_encode", True):
-        cpath = uri_encode(cpath, keep_slash=True)
+    cpath = canonical_uri(path, opts.get("normalize_path", True), opts.get("double_uri_encode", True))
     body = req.get("body", "").encode("utf-8")
     payload = {"hash": hashlib.sha256(body).hexdigest(), "unsigned": "UNSIGNED-PAYLOAD"}[opts.get("payload_hash", "hash")]
 
@@ -109,14 +105,9 @@ def model_sigv4a(case):
             headers.append(("X-Amz-Security-Token", token))
     if opts.get("content_sha256_header", False):
         headers.append(("X-Amz-Content-SHA256", payload))
-    values = {}
-    for name, value in headers:
-        values.setdefault(name.lower(), []).append(canon_header_value(value))
-    names = sorted(values)
-    signed_headers = ";".join(names)
-    canonical_headers = "".join("%s:%s\n" % (n, ",".join(values[n])) for n in names)
+    header_block, signed_headers = canonical_headers(headers)
 
-    params = [(uri_encode(pct_decode(k)), uri_encode(pct_decode(v))) for k, v in split_query(query)]
+    params = canonical_query_pairs(query)
     unsigned = []
     if mode == "query":
         own = [("X-Amz-Algorithm", ALGORITHM), ("X-Amz-Credential", cred["access_key_id"] + "/" + scope),
@@ -128,7 +119,7 @@ def model_sigv4a(case):
         unsigned = [(uri_encode(k), uri_encode(v)) for k, v in unsigned]
     canonical_query = "&".join("%s=%s" % kv for kv in sorted(params))
 
-    canonical = "\n".join([req["method"], cpath, canonical_query, canonical_headers, signed_headers, payload])
+    canonical = "\n".join([req["method"], cpath, canonical_query, header_block, signed_headers, payload])
     to_sign = "\n".join([ALGORITHM, ts, scope, hashlib.sha256(canonical.encode("utf-8")).hexdigest()])
     point = public_key(cred["access_key_id"], cred["secret_access_key"]).public_numbers()
     out = {"canonical_request": canonical, "string_to_sign": to_sign,
@@ -177,8 +168,7 @@ def run_awscrt(case):
     # compared canonically (each key and value percent-decoded, then encoded as in the canonical query):
     # awscrt sends the request's own parameters as they came, AuthCore sends them canonical; a server
     # reads both the same
-    rest = sorted("%s=%s" % (uri_encode(pct_decode(k)), uri_encode(pct_decode(v)))
-                  for k, v in split_query("&".join(p for p in pairs if not p.startswith("X-Amz-Signature="))))
+    rest = sorted("%s=%s" % kv for kv in canonical_query_pairs("&".join(p for p in pairs if not p.startswith("X-Amz-Signature="))))
     return {"signature": signature[0].partition("=")[2], "signed_uri": signed.path, "signed_path": parts.path,
             "signed_query": rest}
 

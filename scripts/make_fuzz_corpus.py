@@ -94,36 +94,31 @@ def codecs():
         add("codecs", text)
 
 
+def sigv4_request_input(c):
+    """A vector case's request as the SigV4 fuzz targets read one (fuzzedSigV4Request): a flags byte
+    (bit 0 S3, then the method), the path, the query, then header names and values, NUL-terminated."""
+    request = c["request"]
+    path, _, query = request["uri"].partition("?")
+    flags = (1 if c.get("service") == "s3" else 0) | (["GET", "PUT", "POST", "DELETE"].index(request["method"]) << 1
+                                                     if request["method"] in ("GET", "PUT", "POST", "DELETE") else 0)
+    data = bytes([flags]) + path.encode() + b"\0" + query.encode() + b"\0"
+    for name, value in request["headers"]:
+        if name.lower() != "host":
+            data += name.encode() + b"\0" + value.encode() + b"\0"
+    return data
+
+
 def urls_and_signing():
     for c in cases("sigv4-aws-suite.json") + cases("sigv4-botocore.json"):
         request = c["request"]
-        uri = request["uri"]
-        path, _, query = uri.partition("?")
         host = dict((h[0].lower(), h[1]) for h in request["headers"]).get("host", "example.amazonaws.com")
-        add("request-url", "https://" + host + uri)
-        flags = (1 if c.get("service") == "s3" else 0) | (["GET", "PUT", "POST", "DELETE"].index(request["method"]) << 1
-                                                         if request["method"] in ("GET", "PUT", "POST", "DELETE") else 0)
-        data = bytes([flags]) + path.encode() + b"\0" + query.encode() + b"\0"
-        for name, value in request["headers"]:
-            if name.lower() == "host":
-                continue
-            data += name.encode() + b"\0" + value.encode() + b"\0"
-        add("sigv4-canonical", data)
+        add("request-url", "https://" + host + request["uri"])
+        add("sigv4-canonical", sigv4_request_input(c))
     for c in cases("sigv4a-aws-suite.json") + cases("sigv4a-awscrt.json"):
-        request = c["request"]
-        if c.get("options", {}).get("mode") == "query":
-            continue
-        path, _, query = request["uri"].partition("?")
-        flags = (1 if c.get("service") == "s3" else 0) | (["GET", "PUT", "POST", "DELETE"].index(request["method"]) << 1
-                                                         if request["method"] in ("GET", "PUT", "POST", "DELETE") else 0)
-        data = bytes([flags]) + c["region_set"].encode() + b"\0" + path.encode() + b"\0" + query.encode() + b"\0"
-        for name, value in request["headers"]:
-            if name.lower() == "host":
-                continue
-            data += name.encode() + b"\0" + value.encode() + b"\0"
-        add("sigv4a-canonical", data)
+        if c.get("options", {}).get("mode") != "query":  # the region set first, then the request
+            add("sigv4a-canonical", c["region_set"].encode() + b"\0" + sigv4_request_input(c))
     for region_set in ["", ",", "us-east-1,", "a b", "us/east", "\u00e9u-west-1", "*,*", "x" * 300]:
-        add("sigv4a-canonical", b"\0" + region_set.encode() + b"\0/\0\0")
+        add("sigv4a-canonical", region_set.encode() + b"\0\0/\0\0")
     for text in ["http://127.0.0.1:8080/x?y", "https://[::1]:443/", "https://bucket.s3.amazonaws.com/a%20b+c", "http://h:80"]:
         add("request-url", text)
     for c in cases("oss-oss2.json"):

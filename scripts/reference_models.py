@@ -84,3 +84,25 @@ def pct_decode(s):
 def canon_header_value(v):
     """A SigV4 canonical header value: trimmed, runs of spaces collapsed to one."""
     return re.sub(r" +", " ", v.strip(" \t"))
+
+
+def canonical_uri(path, normalize=True, double_encode=True):
+    """A SigV4 canonical URI (vectors.md, kind `sigv4`, conventions 1 and 2)."""
+    if normalize:
+        path = normalize_path(path)
+    return uri_encode(path, keep_slash=True) if double_encode else path
+
+
+def canonical_headers(headers):
+    """SigV4's canonical header block and signed-header list of `(name, value)` pairs: names lower
+    case, values trimmed with runs of spaces collapsed, repeated names joined with `,` in order."""
+    values = {}
+    for name, value in headers:
+        values.setdefault(name.lower(), []).append(canon_header_value(value))
+    names = sorted(values)
+    return "".join("%s:%s\n" % (n, ",".join(values[n])) for n in names), ";".join(names)
+
+
+def canonical_query_pairs(query):
+    """A raw query's parameters, each key and value percent-decoded, then encoded (RFC 3986)."""
+    return [(uri_encode(pct_decode(k)), uri_encode(pct_decode(v))) for k, v in split_query(query)]

@@ -215,11 +215,11 @@ func checkCredentials(_ credentials: Credentials) {
 
 // MARK: - Signing
 
-/// The SigV4 canonical request of the byte paths against the slow reference in Reference.swift.
-@Sendable func sigV4Canonical(_ bytes: [UInt8]) {
-    var reader = ByteReader(bytes)
+/// A fuzzed request for the SigV4 targets: a flags byte (bit 0: S3's rules; the rest: the method),
+/// the path (a `?` in it becomes `Q`), the query, then up to 11 headers after `Host`, the names the
+/// signer sets itself skipped.
+func fuzzedSigV4Request(_ reader: inout ByteReader) -> (s3: Bool, method: String, path: String, query: String, headers: [HTTPHeader]) {
     let flags = reader.byte()
-    let s3 = flags & 1 != 0
     let method = ["GET", "PUT", "POST", "DELETE"][Int(flags >> 1) % 4]
     let path = String(decoding: reader.field().map { $0 == UInt8(ascii: "?") ? UInt8(ascii: "Q") : $0 }, as: UTF8.self)
     let query = reader.string()
@@ -230,6 +230,13 @@ func checkCredentials(_ credentials: Credentials) {
         if ["authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token"].contains(name.lowercased()) { continue }
         headers.append(HTTPHeader(name, value))
     }
+    return (flags & 1 != 0, method, path, query, headers)
+}
+
+/// The SigV4 canonical request of the byte paths against the slow reference in Reference.swift.
+@Sendable func sigV4Canonical(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let (s3, method, path, query, headers) = fuzzedSigV4Request(&reader)
     let target = query.isEmpty ? path : path + "?" + query
     let time = Timestamp(year: 2026, month: 12, day: 1, hour: 1, minute: 2, second: 3)!
     guard let credentials = try? Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"),
@@ -253,19 +260,8 @@ func checkCredentials(_ credentials: Credentials) {
 /// signature verifies under the derived key; a presigned URL never traps.
 @Sendable func sigV4ACanonical(_ bytes: [UInt8]) {
     var reader = ByteReader(bytes)
-    let flags = reader.byte()
-    let s3 = flags & 1 != 0
-    let method = ["GET", "PUT", "POST", "DELETE"][Int(flags >> 1) % 4]
     let regionSetBytes = reader.field()
-    let path = String(decoding: reader.field().map { $0 == UInt8(ascii: "?") ? UInt8(ascii: "Q") : $0 }, as: UTF8.self)
-    let query = reader.string()
-    var headers = [HTTPHeader("Host", "example.amazonaws.com")]
-    while !reader.isAtEnd && headers.count < 12 {
-        let name = reader.string()
-        let value = reader.string()
-        if ["authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token"].contains(name.lowercased()) { continue }
-        headers.append(HTTPHeader(name, value))
-    }
+    let (s3, method, path, query, headers) = fuzzedSigV4Request(&reader)
     let regions = regionSetBytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     // A region set is one or more parts, each non-empty, of bytes above space but DEL, without `/` or `,`.
     let regionSetValid = regions.allSatisfy { part in

@@ -153,26 +153,6 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
 
     // MARK: - Presigned URLs
 
-    /// The query parameters of a presigned SigV4a URL, as bytes.
-    enum Presign {
-        static let algorithmKey = Array("X-Amz-Algorithm".utf8)
-        static let credentialKey = Array("X-Amz-Credential".utf8)
-        static let dateKey = Array("X-Amz-Date".utf8)
-        static let expiresKey = Array("X-Amz-Expires".utf8)
-        static let regionSetKey = Array("X-Amz-Region-Set".utf8)
-        static let signedHeadersKey = Array("X-Amz-SignedHeaders".utf8)
-        static let tokenKey = Array("X-Amz-Security-Token".utf8)
-        /// The names a presigned URL sets itself, lower case: the request's own are dropped.
-        static let ownNames: [[UInt8]] = [
-            "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-region-set", "x-amz-signedheaders",
-            "x-amz-signature", "x-amz-security-token",
-        ].map { Array($0.utf8) }
-
-        static func isOwnParameter(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-            ownNames.contains { equalIgnoringASCIICase($0, key) }
-        }
-    }
-
     /// Signs a request as a presigned URL (query-string authentication), valid for `expires`
     /// seconds (1...604800) and refused when it would outlive the credentials.
     ///
@@ -199,42 +179,28 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
         if let problem { throw problem.error(request.headers) }
         var credential = Array("\(credentials.accessKeyId)/\(date.dateString)".utf8)
         credential.append(contentsOf: scopeSuffix)
-        var additions: [(key: [UInt8], value: [UInt8])] = [
-            (Presign.algorithmKey, PercentEncoding.encodedBytes("\(SigV4AKey.algorithm)")),
-            (Presign.credentialKey, PercentEncoding.encodedBytes(String(decoding: credential, as: UTF8.self))),
-            (Presign.dateKey, date.withBytes { Array($0) }),
-            (Presign.expiresKey, Array(String(expires).utf8)),
-            (Presign.regionSetKey, PercentEncoding.encodedBytes(regionSet)),
-            (Presign.signedHeadersKey, PercentEncoding.encodedBytes(String(decoding: signedHeaders, as: UTF8.self))),
-        ]
         let token = credentials.sessionToken
-        if let token, !options.omitSessionToken { additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token))) }
-        var signedQuery = CanonicalQuery.fromRawQuery(
-            request.query, adding: additions, excluding: Presign.isOwnParameter, holdsSecret: token != nil && !options.omitSessionToken)
-        var sentQuery: [UInt8]?
-        if let token, options.omitSessionToken {  // the token is sent but not signed
-            additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token)))
-            sentQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter, holdsSecret: true)
-        }
-        defer {
-            if token != nil {
-                signedQuery.secureZeroize()
-                sentQuery?.secureZeroize()
-                for index in additions.indices { additions[index].value.secureZeroize() }
-            }
-        }
+        var query = PresignedQuery(
+            rawQuery: request.query,
+            adding: [
+                (PresignedQuery.algorithmKey, SigV4AKey.algorithm.withUTF8Buffer { Array($0) }),
+                (PresignedQuery.credentialKey, PercentEncoding.encodedBytes(String(decoding: credential, as: UTF8.self))),
+                (PresignedQuery.dateKey, date.withBytes { Array($0) }),
+                (PresignedQuery.expiresKey, Array(String(expires).utf8)),
+                (PresignedQuery.regionSetKey, PercentEncoding.encodedBytes(regionSet)),
+                (PresignedQuery.signedHeadersKey, PercentEncoding.encodedBytes(String(decoding: signedHeaders, as: UTF8.self))),
+            ], token: token, omitSessionToken: options.omitSessionToken, ownNames: PresignedQuery.sigV4ANames)
+        defer { query.wipeToken() }
         let (hash, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
             CanonicalRequest.with(
-                method: request.method, path: request.path, rawQuery: "", canonicalQuery: signedQuery, headers: request.headers,
+                method: request.method, path: request.path, rawQuery: "", canonicalQuery: query.signed, headers: request.headers,
                 policy: SigV4HeaderPolicy(signer: .none), signerHeaders: .none, normalizePath: options.normalizePath,
                 doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes, queryHoldsSecret: token != nil
             ) { canonical, _, _ in (LowLevelSHA256.hash(canonical), keepingCanonicalRequest ? Array(canonical) : nil) }
         }
         let toSign = stringToSign(date: date, hash: hash)
         let signature = try toSign.withUnsafeBytesTyped { message throws(AuthCoreError) in try key.signature(for: message) }
-        let path = request.path.isEmpty ? "/" : request.path
-        let query = String(decoding: sentQuery ?? signedQuery, as: UTF8.self)
-        let uri = path + "?" + query + "&X-Amz-Signature=" + Hex.encode(signature)
+        let uri = signature.withUnsafeBytes { query.uri(path: request.path, signature: $0) }
         return SigV4ASignature(
             headers: [], signatureBytes: signature, stringToSignBytes: toSign, canonicalRequestBytes: kept, signedURI: uri,
             amzDate: date.string, scope: date.dateString + String(decoding: scopeSuffix, as: UTF8.self))

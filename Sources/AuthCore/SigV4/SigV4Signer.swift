@@ -88,27 +88,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     /// `/region/service/aws4_request`, precomputed.
     var scopeSuffix: [UInt8] { storage.keys.scopeSuffix }
 
-    /// The query parameters of a presigned URL (AWS General Reference, "Authenticating requests:
-    /// using query parameters"), as bytes.
-    enum Presign {
-        static let algorithmKey = Array("X-Amz-Algorithm".utf8)
-        static let algorithmValue = SigningScheme.aws4.algorithm.withUTF8Buffer { Array($0) }
-        static let credentialKey = Array("X-Amz-Credential".utf8)
-        static let dateKey = Array("X-Amz-Date".utf8)
-        static let expiresKey = Array("X-Amz-Expires".utf8)
-        static let signedHeadersKey = Array("X-Amz-SignedHeaders".utf8)
-        static let tokenKey = Array("X-Amz-Security-Token".utf8)
-        /// The names a presigned URL sets itself, lower case: the request's own are dropped.
-        static let ownNames: [[UInt8]] = [
-            "x-amz-algorithm", "x-amz-credential", "x-amz-date", "x-amz-expires", "x-amz-signedheaders", "x-amz-signature",
-            "x-amz-security-token",
-        ].map { Array($0.utf8) }
-
-        /// Whether an (encoded) query key is one of ``ownNames``, ignoring ASCII case.
-        static func isOwnParameter(_ key: UnsafeBufferPointer<UInt8>) -> Bool {
-            ownNames.contains { equalIgnoringASCIICase($0, key) }
-        }
-    }
+    /// `AWS4-HMAC-SHA256`, the `X-Amz-Algorithm` value of a presigned URL.
+    static let presignAlgorithm = SigningScheme.aws4.algorithm.withUTF8Buffer { Array($0) }
 
     /// The longest presigned-URL lifetime SigV4 allows (7 days).
     public static let maximumPresignedExpiry = 604_800
@@ -294,25 +275,20 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         var signedHeadersValue: [UInt8] = []
         signedHeadersValue.reserveCapacity(signedHeaders.count + 16)
         PercentEncoding.encode(signedHeaders, .unreserved, into: &signedHeadersValue)
-        var additions: [(key: [UInt8], value: [UInt8])] = [
-            (Presign.algorithmKey, Presign.algorithmValue),
-            (Presign.credentialKey, storage.encodedCredential(date: date)),
-            (Presign.dateKey, date.withBytes { Array($0) }),
-            (Presign.expiresKey, Array(String(effectiveExpires).utf8)),
-            (Presign.signedHeadersKey, signedHeadersValue),
-        ]
         let token = credentials.sessionToken
-        if let token, !options.omitSessionToken { additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token))) }
-        var signedQuery = CanonicalQuery.fromRawQuery(
-            request.query, adding: additions, excluding: Presign.isOwnParameter, holdsSecret: token != nil && !options.omitSessionToken)
-        var sentQuery: [UInt8]?  // the query sent, when it is not the one signed
-        if let token, options.omitSessionToken {  // the token is sent but not signed
-            additions.append((Presign.tokenKey, PercentEncoding.encodedBytes(token)))
-            sentQuery = CanonicalQuery.fromRawQuery(request.query, adding: additions, excluding: Presign.isOwnParameter, holdsSecret: true)
-        }
+        var query = PresignedQuery(
+            rawQuery: request.query,
+            adding: [
+                (PresignedQuery.algorithmKey, Self.presignAlgorithm),
+                (PresignedQuery.credentialKey, storage.encodedCredential(date: date)),
+                (PresignedQuery.dateKey, date.withBytes { Array($0) }),
+                (PresignedQuery.expiresKey, Array(String(effectiveExpires).utf8)),
+                (PresignedQuery.signedHeadersKey, signedHeadersValue),
+            ], token: token, omitSessionToken: options.omitSessionToken, ownNames: PresignedQuery.sigV4Names)
+        defer { query.wipeToken() }
         let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
             CanonicalRequest.with(
-                method: request.method, path: request.path, rawQuery: "", canonicalQuery: signedQuery, headers: request.headers,
+                method: request.method, path: request.path, rawQuery: "", canonicalQuery: query.signed, headers: request.headers,
                 policy: SigV4HeaderPolicy(signer: .none), signerHeaders: .none, normalizePath: options.normalizePath,
                 doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes, queryHoldsSecret: token != nil
             ) { canonical, _, _ in
@@ -322,24 +298,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 return (hash, mac, keepingCanonicalRequest ? Array(canonical) : nil)
             }
         }
-        // path ? query &X-Amz-Signature= hex, written in one allocation.
-        let signatureLabel: StaticString = "&X-Amz-Signature="
-        let path = request.path.isEmpty ? "/" : request.path
-        func signedURI(query: [UInt8]) -> String {  // no binding of its own: the queries stay unique for the wipe below
-            String(writing: path.utf8.count + 1 + query.count + signatureLabel.utf8CodeUnitCount + 64) { out in
-                out.write(path)
-                out.writeByte(UInt8(ascii: "?"))
-                out.write(query)
-                out.write(signatureLabel)
-                mac.withUnsafeBytes { out.writeHex($0) }
-            }
-        }
-        let uri = if let sentQuery { signedURI(query: sentQuery) } else { signedURI(query: signedQuery) }
-        if token != nil {  // the token's byte copies (the URL itself carries it: it is the caller's to keep)
-            signedQuery.secureZeroize()
-            sentQuery?.secureZeroize()
-            for index in additions.indices { additions[index].value.secureZeroize() }
-        }
+        let uri = mac.withUnsafeBytes { query.uri(path: request.path, signature: $0) }
         return SigV4Signature(
             headers: [], mac: mac, canonicalRequestBytes: kept, canonicalRequestHash: hash,
             signedURI: uri, expires: effectiveExpires, scopeSuffix: scopeSuffix, date: date)
