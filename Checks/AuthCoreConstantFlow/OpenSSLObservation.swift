@@ -12,7 +12,7 @@ func runOpenSSLObservation() -> Int32 {
         return 2
     }
     guard let credentials = try? Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")),
-        let scalar = try? SigV4AKey.withDerivedPrivateScalar(credentials, { d throws(AuthCoreError) in SecureBytes(Array(d)) })
+        let scalar = try? SigV4AKey.withDerivedPrivateScalar(credentials, { d throws(AuthCoreError) in SecureBytes(copying: d) })
     else {
         print("ctgrind-openssl: the derivation failed")
         return 1

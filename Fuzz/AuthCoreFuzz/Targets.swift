@@ -280,7 +280,8 @@ func fuzzedSigV4Request(_ reader: inout ByteReader) -> (s3: Bool, method: String
     let target = query.isEmpty ? path : path + "?" + query
     let request = SigV4Request(method: method, target: target, headers: headers, payload: .bytes([]))
     let expected = ReferenceSigV4.canonicalRequest(
-        method: method, path: path, query: query, headers: headers, amzDate: time.amzDate, s3: s3, regionSet: signer.regionSet)
+        method: method, path: path, query: query, headers: headers, amzDate: time.amzDate, s3: s3,
+        regionSet: String(decoding: regionSetBytes, as: UTF8.self))
     let signature = try? signer.sign(request, at: time, keepingCanonicalRequest: true)
     switch (expected, signature?.canonicalRequest) {
     case (nil, nil): break

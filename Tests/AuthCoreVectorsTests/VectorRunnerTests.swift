@@ -77,6 +77,9 @@ struct VectorRunnerTests {
             (awscrtHeader.replacingOccurrences(of: "SignedHeaders=content-type;host", with: "SignedHeaders=host"), "case h: expect.authorization"),
             (awscrtQuery.replacingOccurrences(of: "prefix=/slash&", with: "prefix=/slosh&"), "case q: expect.signed_uri"),
             (awscrtQuery.replacingOccurrences(of: "X-Amz-Expires=900", with: "X-Amz-Expires=901"), "case q: expect.signed_uri"),
+            (awscrtQuery.replacingOccurrences(of: "X-Amz-Region-Set=eu-west-1%2C", with: "X-Amz-Region-Set=eu-west-1,"), "case q: expect.signed_uri"),
+            (awscrtQuery.replacingOccurrences(of: "&X-Amz-Signature=", with: "&X-Amz-Signaturf="), "case q: expect.signed_uri"),
+            (awscrtHeader.replacingOccurrences(of: ", Signature=", with: ", Signature=Signature="), "case h: expect.authorization"),
         ]
         for (json, prefix) in failures {
             let (summary, lines) = check(json)

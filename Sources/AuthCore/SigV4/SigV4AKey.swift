@@ -24,7 +24,8 @@ public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, Cust
     // it is taken out of `signingContexts` under the lock and put back (or freed) after the signature.
     private let key: OpaquePointer
     /// Idle signing contexts (`EVP_PKEY_CTX`, sign-initialised for this key), at most
-    /// ``keptSigningContexts``: making one costs about a tenth of a signature.
+    /// ``keptSigningContexts``: making one costs about a tenth of a signature. Each holds a reference
+    /// to the key (not a copy of the scalar); they are freed with this object.
     private let signingContexts = Locked<[OpaquePointer]>([])
     /// How many idle signing contexts a key keeps (one per concurrently signing thread, up to this).
     package static let keptSigningContexts = 4

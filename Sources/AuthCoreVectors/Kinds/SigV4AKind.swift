@@ -5,11 +5,14 @@ import AuthCore
 /// expected public key for the expected string to sign, and that the key it derived is that key.
 ///
 /// Three more expectations, for vectors from another signer (awscrt; an addition to vectors.md):
-/// - `signature`: that signer's signature (hex DER), which must verify under the key (`public_key`,
-///   or the one the runner derived) for the string to sign (`string_to_sign`, or the runner's own);
-/// - `authorization` (header mode): equal to the runner's but for the `Signature=` value;
-/// - `signed_uri` (query mode): the same path, and the same parameters but `X-Amz-Signature`, each
-///   key and value compared canonically (decoded, then encoded as in the canonical query).
+/// - `signature`: that signer's signature (hex DER), which must verify under the key the runner
+///   derived, for the string to sign the runner built;
+/// - `authorization` (header mode): equal to the runner's up to `Signature=`, whose value must be the
+///   runner's own signature;
+/// - `signed_uri` (query mode): the same path; the `X-Amz-*` parameters the signers add equal byte
+///   for byte (the runner's `X-Amz-Signature` exactly once, its own signature); the request's own
+///   parameters compared canonically (decoded, then encoded as in the canonical query), since one
+///   signer may send them as they came and another canonical.
 struct SigV4AVectorKind: VectorKind {
     let name = "sigv4a"
 
@@ -53,31 +56,60 @@ struct SigV4AVectorKind: VectorKind {
             case "verifies":
                 guard case .bool(true) = c.value(path) else { throw .invalid(path, "expected true") }
                 try checkVerifies(path, signature.signatureBytes, signature.signature)
-            case "signature": try checkVerifies(path, try c.hexBytes(path), try c.string(path))
+            case "signature":
+                // Under the runner's own key and string to sign, whatever else the case expects.
+                let peer = try c.hexBytes(path)
+                let valid: Bool = try c.evaluating(path) {
+                    try SigV4AKey.isValidSignature(peer, for: signature.stringToSignBytes, publicKey: signer.key.publicKey)
+                }
+                guard valid else { throw .mismatch(path, expected: "a signature that verifies under the runner's key", got: try c.string(path)) }
             case "authorization":
                 guard mode == "header" else { throw .invalid(path, "only in header mode") }
                 let expected = try c.string(path)
-                try c.checkText(path, expected: Self.withoutSignature(expected), got: Self.withoutSignature(signature.authorization ?? ""))
+                let got = signature.authorization ?? ""
+                guard let (expectedHead, _) = Self.splitSignature(expected), let (head, value) = Self.splitSignature(got), head == expectedHead,
+                    value == signature.signature
+                else { throw .mismatch(path, expected: expected, got: got) }
             default:
                 guard mode == "query" else { throw .invalid(path, "only in query mode") }
                 let expected = try c.string(path)
                 let got = signature.signedURI ?? ""
-                guard Self.canonicalURI(expected) == Self.canonicalURI(got) else { throw .mismatch(path, expected: expected, got: got) }
+                let (expectedParts, gotParts) = (Self.presignedParts(expected), Self.presignedParts(got))
+                guard expectedParts.signatures.count == 1, gotParts.signatures == [Array(signature.signature.utf8)],
+                    expectedParts.path == gotParts.path, expectedParts.own == gotParts.own, expectedParts.request == gotParts.request
+                else { throw .mismatch(path, expected: expected, got: got) }
             }
         }
     }
 
-    /// An `Authorization` value up to and including `Signature=`.
-    static func withoutSignature(_ authorization: String) -> String {
+    /// An `Authorization` value split after its one `Signature=`: the text up to it and the value.
+    static func splitSignature(_ authorization: String) -> (head: [UInt8], value: String)? {
         let bytes = Array(authorization.utf8)
-        guard let label = bytes.firstRange(of: Array("Signature=".utf8)) else { return authorization }
-        return String(decoding: bytes[..<label.upperBound], as: UTF8.self)
+        let label = Array("Signature=".utf8)
+        let found = bytes.ranges(of: label)
+        guard found.count == 1, let range = found.first else { return nil }
+        return (Array(bytes[..<range.upperBound]), String(decoding: bytes[range.upperBound...], as: UTF8.self))
     }
 
-    /// A presigned target's path, and its canonical query without `X-Amz-Signature`.
-    static func canonicalURI(_ uri: String) -> [[UInt8]] {
+    /// A presigned target's path; the signer's `X-Amz-*` parameters but the signature, sorted; the
+    /// request's own parameters as a canonical query; the `X-Amz-Signature` values.
+    static func presignedParts(_ uri: String) -> (path: [UInt8], own: [[UInt8]], request: [UInt8], signatures: [[UInt8]]) {
         let target = RequestTarget(uri)
-        let signature = Array("X-Amz-Signature".utf8)
-        return [Array(target.path.utf8), CanonicalQuery.reencoded(target.query, excluding: { $0.elementsEqual(signature) })]
+        let signatureKey = Array("X-Amz-Signature=".utf8)
+        let ownPrefix = Array("X-Amz-".utf8)
+        var own: [[UInt8]] = []
+        var request: [[UInt8]] = []
+        var signatures: [[UInt8]] = []
+        for pair in Array(target.query.utf8).split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false).map(Array.init) {
+            if pair.starts(with: signatureKey) {
+                signatures.append(Array(pair.dropFirst(signatureKey.count)))
+            } else if pair.starts(with: ownPrefix) {
+                own.append(pair)
+            } else {
+                request.append(pair)
+            }
+        }
+        let canonical = CanonicalQuery.reencoded(String(decoding: Array(request.joined(separator: [UInt8(ascii: "&")])), as: UTF8.self))
+        return (Array(target.path.utf8), own.sorted { $0.lexicographicallyPrecedes($1) }, canonical, signatures)
     }
 }
