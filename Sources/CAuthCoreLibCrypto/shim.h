@@ -1,6 +1,6 @@
 // CAuthCoreLibCrypto: the OpenSSL 3 libcrypto surface AuthCore uses (EVP digests and MACs, params,
 // randomness, cleansing, constant-time comparison). Only non-deprecated OpenSSL 3 APIs; the one
-// exception, the signing hot path's SHA256_CTX, is in sha256_context.h with its reasons.
+// exception, the signing hot path's SHA256_CTX and SHA_CTX, is in digest_contexts.h with its reasons.
 #ifndef C_AUTHCORE_LIBCRYPTO_SHIM_H
 #define C_AUTHCORE_LIBCRYPTO_SHIM_H
 

@@ -100,6 +100,23 @@ struct AliyunSigningTests {
         #expect(withToken.parameters.contains { $0 == ("Timestamp", "2026-11-29T22:00:00Z") })
     }
 
+    @Test("RPC refusals name the first offending parameter, in order; names are compared as bytes, not as equivalent Unicode")
+    func rpcRefusalMessages() throws {
+        let rpc = AliyunRPCSigner(credentials: Self.credentials)
+        func message(_ body: () throws -> AliyunRPCSignature) -> String? {
+            do { _ = try body(); return nil } catch { return (error as? AuthCoreError)?.reason }
+        }
+        #expect(message { try rpc.sign(action: "A", version: "1", parameters: [("b", "1"), ("Format", "XML")], at: Self.time, nonce: "n") }
+            == "parameter 'Format' is set by the signer")
+        #expect(message { try rpc.sign(method: "GET", parameters: [("z", "1"), ("b", "2"), ("z", "3"), ("", "4")]) } == "parameter 'z' is repeated")
+        #expect(message { try rpc.sign(method: "GET", parameters: [("b", "1"), ("", "2"), ("b", "3")]) } == "parameter name is empty")
+        #expect(message { try rpc.sign(method: "GET", parameters: [("Signature", "1"), ("b", "2"), ("b", "3")]) }
+            == "parameter 'Signature' is written by the signer")
+        // "é" precomposed and decomposed are equal Strings but different bytes: two parameters on the wire.
+        let both = try rpc.sign(method: "GET", parameters: [("\u{E9}", "1"), ("e\u{301}", "2")])
+        #expect(both.canonicalizedQuery == "%C3%A9=1&e%CC%81=2")
+    }
+
     @Test("refusals: bad nonce, method, repeated, empty or reserved names, missing action/version, unsigned payload, missing host, control bytes")
     func refusals() throws {
         let rpc = AliyunRPCSigner(credentials: Self.credentials)

@@ -99,6 +99,41 @@ struct SigningDifferentialTests {
         #expect(plain > 2700)  // those, and the short or lucky others
     }
 
+    @Test("HMAC-SHA1 on stack SHA_CTXs equals EVP's on 3000 random keys (0-150 bytes: shorter and longer than a block) and messages; RFC 2202 case 6")
+    func lowLevelHMACSHA1MatchesEVP() {
+        let random = SeededRandom(seed: 0x484D_4131)
+        for _ in 0..<3000 {
+            let key = (0..<Int(random.next() % 151)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let message = (0..<Int(random.next() % 300)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let fast = key.withUnsafeBytes { k in message.withUnsafeBytes { LowLevelHMACSHA1.authenticationCode(for: $0, using: k) } }
+            let evp = key.withUnsafeBytes { k in message.withUnsafeBytes { HashAlgorithm.sha1.authenticationCode(for: $0, using: k) } }
+            #expect(fast == evp, "key \(key.count) bytes, message \(message.count) bytes")
+        }
+        // RFC 2202 §3, test case 6: an 80-byte key (hashed first).
+        let key = [UInt8](repeating: 0xAA, count: 80)
+        let message = Array("Test Using Larger Than Block-Size Key - Hash Key First".utf8)
+        let mac = key.withUnsafeBytes { k in message.withUnsafeBytes { LowLevelHMACSHA1.authenticationCode(for: $0, using: k) } }
+        #expect(mac.hexLowercased == "aa4ae5e15272d00e95705637ce8a3b55ed402112")
+    }
+
+    @Test("the canonical query of pairs equals the reference on 2000 random pair lists, and a repeated key is reported exactly when two keys are the same bytes")
+    func canonicalQueryOfPairsMatchesTheReference() {
+        let random = SeededRandom(seed: 0x5041_4952)
+        let alphabet = Array("abZ09-._~ %&=+/".utf8) + [0xC3, 0xA9]
+        for _ in 0..<2000 {
+            let pairs: [(key: String, value: String)] = (0..<Int(random.next() % 12)).map { _ in
+                (Self.text(random, alphabet, count: Int(random.next() % 3)), Self.text(random, alphabet, count: Int(random.next() % 20)))
+            }
+            var repeated = false
+            let canonical = CanonicalQuery.fromPairs(pairs, emptyValue: .keyEquals, hasRepeatedKey: &repeated)
+            let reference = pairs.map { (ReferenceSigV4.encode(Array($0.key.utf8), keepSlash: false), ReferenceSigV4.encode(Array($0.value.utf8), keepSlash: false)) }
+                .sorted { $0.0 != $1.0 ? $0.0.lexicographicallyPrecedes($1.0) : $0.1.lexicographicallyPrecedes($1.1) }
+                .map { $0.0 + [UInt8(ascii: "=")] + $0.1 }
+            #expect(canonical == Array(reference.joined(separator: [UInt8(ascii: "&")])))
+            #expect(repeated == (Set(pairs.map { Array($0.key.utf8) }).count < pairs.count))
+        }
+    }
+
     @Test("the percent encoder's word-at-a-time path equals the reference (RFC 3986 by byte) on 5000 random byte strings, both encode sets")
     func percentEncodingMatchesTheReference() {
         let random = SeededRandom(seed: 0x5043_5421)

@@ -36,17 +36,20 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
         at time: Timestamp, nonce: String
     ) throws(AuthCoreError) -> AliyunRPCSignature {
         try AliyunSignatureNonce.check(nonce)
-        var all: [(key: String, value: String)] = [
+        var all: [(key: String, value: String)] = []
+        all.reserveCapacity(Self.commonParameterCount + parameters.count)
+        all += [
             ("Action", action), ("Version", version), ("Format", format), ("AccessKeyId", credentials.accessKeyId),
             ("SignatureMethod", "HMAC-SHA1"), ("SignatureVersion", "1.0"), ("SignatureNonce", nonce), ("Timestamp", time.iso8601),
         ]
         if let token = credentials.sessionToken { all.append(("SecurityToken", token)) }
-        for (key, _) in parameters where all.contains(where: { $0.key == key }) {
-            throw AuthCoreError(.malformedRequest, "parameter '\(key)' is set by the signer")
-        }
+        let common = all.count
         all.append(contentsOf: parameters)
-        return try sign(method: method, parameters: all)
+        return try sign(method: method, parameters: all, setBySigner: common)
     }
+
+    /// The most parameters the signer sets itself (``sign(action:version:parameters:method:format:at:nonce:)``).
+    static let commonParameterCount = 9
 
     /// Signs `parameters` as given (every parameter of the request but `Signature`, which is
     /// refused): the lower layer of ``sign(action:version:parameters:method:format:at:nonce:)``,
@@ -55,24 +58,69 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for a method other than GET or POST, an
     ///   empty or repeated name, or a `Signature` parameter.
     public func sign(method: String, parameters: [(key: String, value: String)]) throws(AuthCoreError) -> AliyunRPCSignature {
+        try sign(method: method, parameters: parameters, setBySigner: 0)
+    }
+
+    /// Signs `parameters`, the first `setBySigner` of which the signer set itself (a later one with
+    /// the same name is refused as set by the signer).
+    ///
+    /// The checks are made once on the sorted canonical query (a repeated name is two equal
+    /// adjacent keys there); only a request that fails them is read again, in order, to name the
+    /// first offending parameter.
+    private func sign(method: String, parameters: [(key: String, value: String)], setBySigner: Int) throws(AuthCoreError)
+        -> AliyunRPCSignature
+    {
         guard method == "GET" || method == "POST" else { throw AuthCoreError(.malformedRequest, "RPC method must be GET or POST") }
-        var seen = Set<String>()
-        for (key, _) in parameters {
-            guard !key.isEmpty else { throw AuthCoreError(.malformedRequest, "parameter name is empty") }
-            guard key != "Signature" else { throw AuthCoreError(.malformedRequest, "parameter 'Signature' is written by the signer") }
-            guard seen.insert(key).inserted else { throw AuthCoreError(.malformedRequest, "parameter '\(key)' is repeated") }
+        var repeated = false
+        let canonical = CanonicalQuery.fromPairs(parameters, emptyValue: .keyEquals, hasRepeatedKey: &repeated)
+        if repeated || parameters.contains(where: { $0.key.isEmpty || Self.isSignatureName($0.key) }) {
+            throw Self.firstProblem(parameters, setBySigner: setBySigner)
         }
-        let canonical = CanonicalQuery.fromPairs(parameters, emptyValue: .keyEquals)
-        var stringToSign = Array(method.utf8)
-        stringToSign.append(contentsOf: "&%2F&".utf8)
-        PercentEncoding.encode(canonical, .unreserved, into: &stringToSign)
-        var key = credentials.secretAccessKey
-        key.append(contentsOf: [UInt8(ascii: "&")])
-        let signature = key.withUnsafeBytes { key in
-            stringToSign.withUnsafeBytes { HashAlgorithm.sha1.authenticationCode(for: $0, using: key) }
+        // METHOD & %2F & percentEncode(canonical), in a buffer with room for every byte escaped.
+        let prefix: StaticString = "&%2F&"
+        let capacity = method.utf8.count &+ prefix.utf8CodeUnitCount &+ 3 &* canonical.count
+        let stringToSign = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            var out = OutputCursor(buffer: buffer)
+            out.write(method)
+            out.write(prefix)
+            canonical.withUnsafeBufferPointer { PercentEncoding.encode($0, .unreserved, into: &out) }
+            initialized = out.position
+        }
+        let signature = credentials.secretAccessKey.withUnsafeBytes { secret in
+            // The key is `secret &`, built in a stack block that is wiped afterwards.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: secret.count &+ 1) { key in
+                let key = UnsafeMutableRawBufferPointer(key)
+                key.copyMemory(from: secret)
+                key[secret.count] = UInt8(ascii: "&")
+                defer { secureZero(key.baseAddress!, count: key.count) }  // invariant: capacity >= 1
+                return stringToSign.withUnsafeBytes { LowLevelHMACSHA1.authenticationCode(for: $0, using: UnsafeRawBufferPointer(key)) }
+            }
         }.publishedBase64  // the signature is published in the request
         return AliyunRPCSignature(
             parameters: parameters, canonicalizedQueryBytes: canonical, stringToSignBytes: stringToSign, signature: signature)
+    }
+
+    /// Whether `name` is `Signature`, byte for byte.
+    private static func isSignatureName(_ name: String) -> Bool {
+        let signature: StaticString = "Signature"
+        guard name.utf8.count == signature.utf8CodeUnitCount else { return false }
+        return signature.withUTF8Buffer { expected in name.utf8.elementsEqual(expected) }
+    }
+
+    /// The first problem of `parameters` in order: a name the signer sets given again, an empty or
+    /// repeated name, or `Signature`.
+    private static func firstProblem(_ parameters: [(key: String, value: String)], setBySigner: Int) -> AuthCoreError {
+        // Names are compared as bytes, as the server reads them (not as Unicode-equivalent strings).
+        for (key, _) in parameters.dropFirst(setBySigner) where parameters.prefix(setBySigner).contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
+            return AuthCoreError(.malformedRequest, "parameter '\(key)' is set by the signer")
+        }
+        var seen = Set<[UInt8]>()
+        for (key, _) in parameters {
+            guard !key.isEmpty else { return AuthCoreError(.malformedRequest, "parameter name is empty") }
+            guard !isSignatureName(key) else { return AuthCoreError(.malformedRequest, "parameter 'Signature' is written by the signer") }
+            guard seen.insert(Array(key.utf8)).inserted else { return AuthCoreError(.malformedRequest, "parameter '\(key)' is repeated") }
+        }
+        return AuthCoreError(.malformedRequest, "the parameters are malformed")  // unreachable: the caller found a problem
     }
 
     /// The access key id only.
@@ -85,7 +133,9 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
 enum AliyunSignatureNonce {
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` unless `nonce` is 1–64 unreserved characters.
     static func check(_ nonce: String) throws(AuthCoreError) {
-        guard (1...64).contains(nonce.utf8.count), nonce.utf8.allSatisfy(PercentEncoding.EncodeSet.unreserved.keeps) else {
+        let keeps = PercentEncoding.EncodeSet.unreserved.keeps
+        guard (1...64).contains(nonce.utf8.count), nonce.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(keeps) }) ?? nonce.utf8.allSatisfy(keeps)
+        else {
             throw AuthCoreError(.malformedRequest, "signature nonce must be 1-64 characters from A-Z a-z 0-9 - . _ ~")
         }
     }

@@ -1,7 +1,7 @@
 internal import CAuthCoreLibCrypto
 
 /// SHA-256 (FIPS 180-4) on a stack `SHA256_CTX`: libcrypto's own block function with no context
-/// allocation, for the signing hot path (`sha256_context.h` says why; every other hash goes
+/// allocation, for the signing hot path (`digest_contexts.h` says why; every other hash goes
 /// through ``SHA256``, on EVP).
 ///
 /// Memory safety: each context is a `withUnsafeTemporaryAllocation` of exactly one

@@ -14,7 +14,7 @@ internal import CAuthCoreLibCrypto
 ///
 /// This is how libcrypto's own HMAC works (its `i_ctx`/`o_ctx`), on plain `SHA256_CTX` structs
 /// instead of EVP contexts, which OpenSSL 3.0 re-allocates at every reset and finalisation: a MAC
-/// here costs no allocation (`sha256_context.h`). The signers' keyed contexts
+/// here costs no allocation (`digest_contexts.h`). The signers' keyed contexts
 /// (``SigningKeyCache``) are schedules; ``KeyedHMAC`` remains the general, EVP-backed API.
 ///
 /// Secrets: the saved states are key-equivalent (with both, anyone can MAC), so they live in their

@@ -68,22 +68,50 @@ package enum CanonicalQuery {
         return result
     }
 
-    /// The canonical query of decoded pairs (OSS V4's canonical query, OSS signed URLs): each side
-    /// RFC 3986-encoded, sorted by key then value, joined with `&`, under `emptyValue`.
+    /// The canonical query of decoded pairs (OSS V4's canonical query, OSS signed URLs, RPC
+    /// signatures): each side RFC 3986-encoded, sorted by key then value, joined with `&`, under
+    /// `emptyValue`.
     package static func fromPairs(_ parameters: [(key: String, value: String)], emptyValue: EmptyValue) -> [UInt8] {
+        var repeated = false
+        return fromPairs(parameters, emptyValue: emptyValue, hasRepeatedKey: &repeated)
+    }
+
+    /// ``fromPairs(_:emptyValue:)``, and whether two pairs have one key (equal encoded keys: the
+    /// encoding is one-to-one), found in the sorted order at no extra cost.
+    ///
+    /// Every pair is encoded into one buffer (a byte becomes three at most), eight bytes at a time
+    /// where all are kept (``PercentEncoding/encode(_:_:into:)-(UnsafeBufferPointer<UInt8>,_,_)``).
+    package static func fromPairs(_ parameters: [(key: String, value: String)], emptyValue: EmptyValue, hasRepeatedKey: inout Bool) -> [UInt8] {
+        hasRepeatedKey = false
         guard !parameters.isEmpty else { return [] }
-        var encoded: [UInt8] = []
-        encoded.reserveCapacity(parameters.reduce(0) { $0 &+ $1.key.utf8.count &+ $1.value.utf8.count } &+ 16)
         var pairs: [(key: Range<Int>, value: Range<Int>)] = []
         pairs.reserveCapacity(parameters.count)
-        for (key, value) in parameters {
-            let keyStart = encoded.count
-            PercentEncoding.encode(key.utf8, .unreserved, into: &encoded)
-            let valueStart = encoded.count
-            PercentEncoding.encode(value.utf8, .unreserved, into: &encoded)
-            pairs.append((keyStart..<valueStart, valueStart..<encoded.count))
+        let capacity = 3 &* parameters.reduce(0) { $0 &+ $1.key.utf8.count &+ $1.value.utf8.count }
+        let encoded = [UInt8](unsafeUninitializedCapacity: Swift.max(capacity, 1)) { buffer, initialized in
+            var out = OutputCursor(buffer: buffer)
+            for (key, value) in parameters {
+                let keyStart = out.position
+                encode(key, into: &out)
+                let valueStart = out.position
+                encode(value, into: &out)
+                pairs.append((keyStart..<valueStart, valueStart..<out.position))
+            }
+            initialized = out.position
         }
-        return joined(encoded, &pairs, emptyValue: emptyValue)
+        let result = joined(encoded, &pairs, emptyValue: emptyValue)
+        hasRepeatedKey = encoded.withUnsafeBufferPointer { buffer in
+            pairs.indices.dropFirst().contains { bytesEqual(buffer, pairs[$0 &- 1].key, pairs[$0].key) }
+        }
+        return result
+    }
+
+    /// `text`'s bytes RFC 3986-encoded into `out`: in place for a native string (eight bytes at a
+    /// time), byte by byte otherwise.
+    @inline(__always)
+    private static func encode(_ text: String, into out: inout OutputCursor) {
+        if text.utf8.withContiguousStorageIfAvailable({ PercentEncoding.encode($0, .unreserved, into: &out) }) == nil {
+            PercentEncoding.encode(text.utf8, .unreserved, into: &out)
+        }
     }
 
     /// The pairs of a raw query (`a=1&b&c=%20`): split on `&` bytes, then on the first `=` (none:
