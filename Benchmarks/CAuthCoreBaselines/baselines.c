@@ -1,5 +1,5 @@
 /* The SigV4 floors use libcrypto's low-level SHA256_CTX, as AuthCore's signer does
- * (Sources/CAuthCoreLibCrypto/sha256_context.h): deprecated in OpenSSL 3, so the warning is off here. */
+ * (Sources/CAuthCoreLibCrypto/digest_contexts.h): deprecated in OpenSSL 3, so the warning is off here. */
 #define OPENSSL_SUPPRESS_DEPRECATED 1
 #include "CAuthCoreBaselines.h"
 

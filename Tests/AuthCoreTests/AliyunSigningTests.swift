@@ -112,6 +112,13 @@ struct AliyunSigningTests {
         #expect(message { try rpc.sign(method: "GET", parameters: [("b", "1"), ("", "2"), ("b", "3")]) } == "parameter name is empty")
         #expect(message { try rpc.sign(method: "GET", parameters: [("Signature", "1"), ("b", "2"), ("b", "3")]) }
             == "parameter 'Signature' is written by the signer")
+        #expect(message { try rpc.sign(action: "A", version: "1", parameters: [("Format", "x")], method: "PUT", format: "JSON", at: Self.time, nonce: "n") }
+            == "parameter 'Format' is set by the signer")
+        #expect(message { try rpc.sign(action: "A", version: "1", parameters: [("b", "x")], method: "PUT", format: "JSON", at: Self.time, nonce: "n") }
+            == "RPC method must be GET or POST")
+        // With a Kelvin sign (U+212A, canonically equivalent to K) the name is another parameter on the wire.
+        let kelvin = try rpc.sign(action: "A", version: "1", parameters: [("Access\u{212A}eyId", "x")], at: Self.time, nonce: "n")
+        #expect(kelvin.canonicalizedQuery.contains("Access%E2%84%AAeyId=x"))
         // "é" precomposed and decomposed are equal Strings but different bytes: two parameters on the wire.
         let both = try rpc.sign(method: "GET", parameters: [("\u{E9}", "1"), ("e\u{301}", "2")])
         #expect(both.canonicalizedQuery == "%C3%A9=1&e%CC%81=2")

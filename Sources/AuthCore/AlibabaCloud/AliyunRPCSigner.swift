@@ -70,7 +70,11 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
     private func sign(method: String, parameters: [(key: String, value: String)], setBySigner: Int) throws(AuthCoreError)
         -> AliyunRPCSignature
     {
-        guard method == "GET" || method == "POST" else { throw AuthCoreError(.malformedRequest, "RPC method must be GET or POST") }
+        guard method == "GET" || method == "POST" else {
+            // A name the signer sets, given again, is reported first (as it was before the method was read).
+            throw Self.signerSetNameGivenAgain(parameters, setBySigner: setBySigner)
+                ?? AuthCoreError(.malformedRequest, "RPC method must be GET or POST")
+        }
         var repeated = false
         let canonical = CanonicalQuery.fromPairs(parameters, emptyValue: .keyEquals, hasRepeatedKey: &repeated)
         if repeated || parameters.contains(where: { $0.key.isEmpty || Self.isSignatureName($0.key) }) {
@@ -110,17 +114,25 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
     /// The first problem of `parameters` in order: a name the signer sets given again, an empty or
     /// repeated name, or `Signature`.
     private static func firstProblem(_ parameters: [(key: String, value: String)], setBySigner: Int) -> AuthCoreError {
-        // Names are compared as bytes, as the server reads them (not as Unicode-equivalent strings).
-        for (key, _) in parameters.dropFirst(setBySigner) where parameters.prefix(setBySigner).contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
-            return AuthCoreError(.malformedRequest, "parameter '\(key)' is set by the signer")
-        }
+        if let clash = signerSetNameGivenAgain(parameters, setBySigner: setBySigner) { return clash }
         var seen = Set<[UInt8]>()
         for (key, _) in parameters {
             guard !key.isEmpty else { return AuthCoreError(.malformedRequest, "parameter name is empty") }
             guard !isSignatureName(key) else { return AuthCoreError(.malformedRequest, "parameter 'Signature' is written by the signer") }
             guard seen.insert(Array(key.utf8)).inserted else { return AuthCoreError(.malformedRequest, "parameter '\(key)' is repeated") }
         }
-        return AuthCoreError(.malformedRequest, "the parameters are malformed")  // unreachable: the caller found a problem
+        // Not reached: the caller found an empty name, `Signature`, or two byte-equal encoded keys,
+        // whose raw names are byte-equal (the encoding is one-to-one). Still a refusal if it were.
+        return AuthCoreError(.malformedRequest, "the parameters are malformed")
+    }
+
+    /// A caller's parameter named as one of the first `setBySigner` (which the signer set), compared
+    /// as bytes, as the server reads names (not as Unicode-equivalent strings).
+    private static func signerSetNameGivenAgain(_ parameters: [(key: String, value: String)], setBySigner: Int) -> AuthCoreError? {
+        for (key, _) in parameters.dropFirst(setBySigner) where parameters.prefix(setBySigner).contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
+            return AuthCoreError(.malformedRequest, "parameter '\(key)' is set by the signer")
+        }
+        return nil
     }
 
     /// The access key id only.
