@@ -25,7 +25,7 @@ BUDGETS = {
     "sigv4.presign": 10,
     "sigv4.sign.put.1KiB": 3,
     "oss.v4.sign.get": 3,
-    "aliyun.rpc.assume-role": 9,     # the parameter list and its literal, the timestamp, the canonical query (pairs, buffer, result), the string to sign, the Base64 signature (34 before)
+    "aliyun.rpc.assume-role": 8,     # the parameter list, the timestamp (bytes, string), the canonical query (pairs, buffer, result), the string to sign, the Base64 signature (34 before)
 }
 FILTERS = ["sigv4.sign.get", "sigv4.presign", "sigv4.sign.put", "oss.v4.sign.get", "aliyun.rpc"]
 

@@ -248,6 +248,7 @@ extension Timestamp {
     public var iso8601: String {
         let c = components
         var out: [UInt8] = []
+        out.reserveCapacity(20)  // one allocation for the 20 bytes, not one per growth
         Self.appendDate(c, separator: UInt8(ascii: "-"), to: &out)
         out.append(UInt8(ascii: "T"))
         Self.appendTime(c, separator: UInt8(ascii: ":"), to: &out)
@@ -260,6 +261,7 @@ extension Timestamp {
     public var iso8601Milliseconds: String {
         let c = components
         var out: [UInt8] = []
+        out.reserveCapacity(24)
         Self.appendDate(c, separator: UInt8(ascii: "-"), to: &out)
         out.append(UInt8(ascii: "T"))
         Self.appendTime(c, separator: UInt8(ascii: ":"), to: &out)
