@@ -62,8 +62,10 @@ final class HostileClientsTests {
         }
         // Meanwhile (the trickle runs on its own thread) nothing here: the login is checked after, and during, below.
         #expect(closedAt.allSatisfy { $0 != nil }, "every slow connection was closed by the server: \(closedAt.filter { $0 == nil }.count) still open")
-        let capped = stride(from: 3, to: sockets.count, by: 4).map { closedAt[$0] ?? 99 }
-        #expect(capped.allSatisfy { $0 <= 1 }, "the 4th connection of an address is refused at once: \(capped)")
+        // Per address, one connection beyond the cap of 3 is refused at once; which of the four it is
+        // depends on the order the server's threads accept them (a TSan run saw the third refused).
+        let refusedAtOnce = stride(from: 0, to: sockets.count, by: 4).map { start in (start..<start + 4).filter { (closedAt[$0] ?? 99) <= 1 }.count }
+        #expect(refusedAtOnce.allSatisfy { $0 == 1 }, "one connection of each address is refused at once: \(refusedAtOnce)")
         #expect(try await normalLogin(server).username == "alice")
     }
 
