@@ -62,10 +62,12 @@ final class HostileClientsTests {
         }
         // Meanwhile (the trickle runs on its own thread) nothing here: the login is checked after, and during, below.
         #expect(closedAt.allSatisfy { $0 != nil }, "every slow connection was closed by the server: \(closedAt.filter { $0 == nil }.count) still open")
-        // Per address, one connection beyond the cap of 3 is refused at once; which of the four it is
-        // depends on the order the server's threads accept them (a TSan run saw the third refused).
+        // Per address, a connection beyond the cap of 3 is refused at once. Which of the four it is
+        // depends on the order the server's threads accept them (a TSan run saw the third refused);
+        // on a loaded machine the others can reach their 1 s deadline before the trickle starts, so
+        // more than one may be closed by round 1. Without the cap none would be.
         let refusedAtOnce = stride(from: 0, to: sockets.count, by: 4).map { start in (start..<start + 4).filter { (closedAt[$0] ?? 99) <= 1 }.count }
-        #expect(refusedAtOnce.allSatisfy { $0 == 1 }, "one connection of each address is refused at once: \(refusedAtOnce)")
+        #expect(refusedAtOnce.allSatisfy { $0 >= 1 }, "a connection of each address is refused at once: \(refusedAtOnce)")
         #expect(try await normalLogin(server).username == "alice")
     }
 
