@@ -11,6 +11,9 @@ SWIFT ?= swift
 # The project's own debug builds treat every warning as an error (Package.swift does not: see there).
 WARNINGS_AS_ERRORS := -Xswiftc -warnings-as-errors
 PYTHON ?= python3
+# Tests reach only loopback: nothing run from here asks the EC2 instance metadata service
+# (169.254.169.254) for credentials; a test that wants IMDS points it at a loopback peer.
+export AWS_EC2_METADATA_DISABLED := true
 VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind squid

@@ -9,6 +9,8 @@
                                            (GET /_ministack/ses/messages)
   cognito_ministack.py identity-setup      two small user pools and an identity pool that trusts both (below)
   cognito_ministack.py s3-setup            an IAM user (Allow * on *) with an access key, and a fresh bucket
+  cognito_ministack.py chain-setup         an IAM user with a key, roles to assume (one asking for an external
+                                           id, one for web identity) and a web identity token
                                            created with that key: {"accessKeyId", "secretAccessKey",
                                            "bucket", "region", "endpoint"}. With AUTH=true ministack checks
                                            every signature made with this key (root keys are never checked),
@@ -187,6 +189,41 @@ def s3_setup(endpoint):
             "region": REGION, "endpoint": endpoint.rstrip("/")}
 
 
+def chain_setup(endpoint):
+    """An IAM user (Allow * on *) with a key; a role it may assume; a role that asks for an external id; a
+    role for web identity tokens issued by issuer.authcore.test (ministack names that provider
+    arn:aws:iam::ACCOUNT:oidc-provider/issuer.authcore.test) and such a token (unsigned: ministack reads
+    the issuer, it does not check a signature)."""
+    root = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=REGION)
+    iam = root.client("iam", endpoint_url=endpoint)
+    tag = uuid.uuid4().hex[:8]
+    user = "authcore-chain-%s" % tag
+    iam.create_user(UserName=user)
+    iam.put_user_policy(UserName=user, PolicyName="all", PolicyDocument=json.dumps({
+        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
+    key = iam.create_access_key(UserName=user)["AccessKey"]
+    account = iam.get_user(UserName=user)["User"]["Arn"].split(":")[4]
+
+    def role(name, statement):
+        document = json.dumps({"Version": "2012-10-17", "Statement": [statement]})
+        return iam.create_role(RoleName="authcore-%s-%s" % (name, tag), AssumeRolePolicyDocument=document)["Role"]["Arn"]
+
+    assume = role("assume", {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"})
+    external = role("external", {"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole",
+                                 "Condition": {"StringEquals": {"sts:ExternalId": "authcore-external-id"}}})
+    provider = "arn:aws:iam::%s:oidc-provider/issuer.authcore.test" % account
+    web = role("web", {"Effect": "Allow", "Principal": {"Federated": provider}, "Action": "sts:AssumeRoleWithWebIdentity"})
+
+    def b64(value):
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+    token = b64({"alg": "none", "typ": "JWT"}) + "." + b64({
+        "iss": "https://issuer.authcore.test", "sub": "system:serviceaccount:default:app", "aud": "sts.amazonaws.com",
+        "exp": int(time.time()) + 3600}) + "."
+    return {"accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"], "assumeRoleArn": assume,
+            "externalRoleArn": external, "webRoleArn": web, "webToken": token, "region": REGION,
+            "endpoint": endpoint.rstrip("/")}
+
+
 def main():
     endpoint = os.environ.get("AUTHCORE_MINISTACK_URL")
     if not endpoint:
@@ -207,6 +244,9 @@ def main():
         return 0
     if command == "s3-setup":
         print(json.dumps(s3_setup(endpoint)))
+        return 0
+    if command == "chain-setup":
+        print(json.dumps(chain_setup(endpoint)))
         return 0
     if command != "setup":
         print("unknown command %s" % command, file=sys.stderr)

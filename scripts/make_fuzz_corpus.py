@@ -295,10 +295,27 @@ def server_input():
     add("server-input", b"\x03\x01\x20\x01\x0d\xb8" + bytes(12) + b"\x30")
 
 
+def aws_config():
+    files = [
+        "[default]\naws_access_key_id = AKID\naws_secret_access_key = s\n",
+        "# c\n; c\n[DEFAULT]\nshared = 1\n[profile \"a b\"]\nKey: v\nmulti = one\n  two\n\n  three\ns3 =\n  addressing_style = path\n",
+        "[profile admin]\nrole_arn = arn:aws:iam::1:role/r\nsource_profile = user\ncredential_process = /bin/echo 'x y' \"z\\\" w\"\n",
+        "[a]]\r\nk=v\r\n[services s]\nsts =\n  endpoint_url = http://127.0.0.1:1\n",
+    ]
+    for text in files:
+        add("aws-config", b"\0" + text.encode())
+    for output in [{"Version": 1, "AccessKeyId": "A", "SecretAccessKey": "s", "SessionToken": "t", "Expiration": "2027-01-01T00:00:00Z"},
+                   {"Version": 2, "AccessKeyId": "A", "SecretAccessKey": "s"}, {"Version": 1.0, "AccessKeyId": "A"}]:
+        add("aws-config", b"\1" + json.dumps(output).encode())
+    for path in ["~/.aws/config", "$HOME/${A}/$B/~", "${unclosed", "$"]:
+        add("aws-config", b"\2" + path.encode())
+
+
 def main():
     # The input that stopped `make fuzz` in request-url (issue 36): a credential parameter in the query.
     add("request-url", b"https://azonaws.com/?a_b=1&x-oss-security-token=&XAmz-Foo=7&x-amb=8")
     server_input()
+    aws_config()
     secret_json()
     app_server()
     http1_responses()

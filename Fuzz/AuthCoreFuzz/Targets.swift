@@ -27,6 +27,7 @@ enum FuzzTargets {
         FuzzTarget(name: "app-server", run: appServer),
         FuzzTarget(name: "secret-json", run: secretJSON),
         FuzzTarget(name: "server-input", run: serverInput),
+        FuzzTarget(name: "aws-config", run: awsConfig),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -763,5 +764,36 @@ let fuzzTableConfiguration: SRPConfiguration = {
         if let neighbour = try? ClientAddress(bytes: other), neighbour.isIPv4 == address.isIPv4, neighbour.network(prefixBits: bits) != key {
             fuzzFailure("two addresses of one network got different keys")
         }
+    }
+}
+
+// MARK: - AWS shared configuration
+
+/// The first byte picks: 0, the INI dialect of the AWS shared files (sections unique, keys without
+/// upper-case ASCII, each section name and text value then split into shell words); 1, a
+/// `credential_process` output; 2, path expansion. Nothing may crash; errors are typed.
+@Sendable func awsConfig(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let mode = reader.byte() % 3
+    let rest = reader.rest()
+    switch mode {
+    case 0:
+        guard let file = try? SharedConfigFile(parsing: rest, path: "fuzz") else { return }
+        let names = file.sections.map(\.name)
+        precondition(Set(names).count == names.count, "a section twice")
+        for section in file.sections {
+            _ = try? ShellWords.split(section.name, context: "fuzz")
+            for (key, value) in section.values {
+                precondition(!key.utf8.contains { $0 >= 0x41 && $0 <= 0x5A }, "an upper-case key")
+                if let text = value.text { _ = try? ShellWords.split(text, context: "fuzz") }
+            }
+        }
+    case 1:
+        if let credentials = try? CredentialProcessRunner.parse(rest, profile: "fuzz", now: Timestamp(year: 2026, month: 12, day: 1)!) {
+            checkCredentials(credentials)
+        }
+    default:
+        let environment = ConfigurationEnvironment(["HOME": "/home/fuzz", "A": "x"])
+        _ = environment.expandedPath(String(decoding: rest, as: UTF8.self))
     }
 }

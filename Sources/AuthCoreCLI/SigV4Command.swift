@@ -6,13 +6,15 @@ enum SigV4Command {
     static let help = """
         OVERVIEW: Sign, presign or send a request with AWS Signature Version 4.
 
-        USAGE: authcore sigv4 sign|presign|send (--region R | --sigv4a [--region R | --region-set R1,R2|*]) --service S [-X METHOD] [-H 'Name: value']...
+        USAGE: authcore sigv4 sign|presign|send [--profile NAME] ([--region R] | --sigv4a [--region R | --region-set R1,R2|*]) --service S [-X METHOD] [-H 'Name: value']...
                [-d TEXT | -d @FILE | --data-raw TEXT | --data-file FILE|-] [--s3 | --no-s3] [--unsigned-payload] [--timestamp YYYYMMDDTHHMMSSZ]
                [--expires SECONDS] [--verbose] [--clock-offset SECONDS] [--no-skew-correction]
                [--upload FILE [--aws-chunked]] [--output FILE] URL
 
         Credentials come from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN (never
-        from arguments); AWS_CREDENTIAL_EXPIRATION (ISO 8601), when set, bounds presigned URLs.
+        from arguments); AWS_CREDENTIAL_EXPIRATION (ISO 8601), when set, bounds presigned URLs. Without
+        them, or with --profile, the AWS default chain resolves them ('authcore aws credentials --help'),
+        and the region defaults to AWS_REGION, AWS_DEFAULT_REGION or the profile's region.
 
         ACTIONS:
           sign      Print the headers to add, one 'Name: value' per line: X-Amz-Date,
@@ -22,7 +24,8 @@ enum SigV4Command {
                     'HTTP <status>: <code>: <message>' and the body on stderr, exit 1.
 
         OPTIONS:
-          --region R, --service S   Credential scope.
+          --region R, --service S   Credential scope (the region from the chain when not given).
+          --profile NAME            A profile of ~/.aws/config and ~/.aws/credentials (environment keys unread).
           --sigv4a                  Sign with SigV4a (AWS4-ECDSA-P256-SHA256: an ECDSA P-256 key derived from
                                     the credentials) for the regions of --region-set (or --region), sent as
                                     X-Amz-Region-Set; sign prints it after X-Amz-Date. Not with --upload.
@@ -55,22 +58,26 @@ enum SigV4Command {
                 OptionSpec(names: ["--service"], kind: .value), OptionSpec(names: ["--s3"], kind: .flag), OptionSpec(names: ["--no-s3"], kind: .flag),
                 OptionSpec(names: ["--unsigned-payload"], kind: .flag), OptionSpec(names: ["--upload"], kind: .value),
                 OptionSpec(names: ["--aws-chunked"], kind: .flag), OptionSpec(names: ["--sigv4a"], kind: .flag),
-                OptionSpec(names: ["--region-set"], kind: .value),
+                OptionSpec(names: ["--region-set"], kind: .value), OptionSpec(names: ["--profile"], kind: .value),
             ], help: help)
         let service = try options.parsed.required("--service")
         // S3's rules for the s3 service unless --no-s3 says otherwise (the AWS CLI's habit).
         guard !(options.parsed.has("--s3") && options.parsed.has("--no-s3")) else { throw UsageError("use either --s3 or --no-s3, not both") }
         let s3 = options.parsed.has("--s3") || (service == "s3" && !options.parsed.has("--no-s3"))
         let unsigned = options.parsed.has("--unsigned-payload")
-        let credentials = try credentialsFromEnvironment(
-            id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN", expiration: "AWS_CREDENTIAL_EXPIRATION")
+        let resolved = try await AWSChainCredentials.resolve(profile: options.parsed.value("--profile"))
+        let credentials = resolved.credentials
         var signingOptions: SigV4Options = s3 ? .s3 : .standard
         if unsigned { signingOptions.addContentSHA256Header = true }
         if options.parsed.has("--sigv4a") {
-            return try await runSigV4A(options: options, credentials: credentials, service: service, signingOptions: signingOptions, s3: s3, unsigned: unsigned)
+            return try await runSigV4A(
+                options: options, credentials: credentials, service: service, signingOptions: signingOptions, s3: s3, unsigned: unsigned,
+                chainRegion: resolved.region)
         }
         guard options.parsed.value("--region-set") == nil else { throw UsageError("--region-set goes with --sigv4a") }
-        let region = try options.parsed.required("--region")
+        guard let region = options.parsed.value("--region") ?? resolved.region, !region.isEmpty else {
+            throw UsageError("missing required option --region (or AWS_REGION, AWS_DEFAULT_REGION, a profile's region)")
+        }
         let signer: SigV4Signer
         do { signer = try SigV4Signer(credentials: credentials, region: region, service: service, options: signingOptions) } catch {
             throw UsageError(error.reason)
@@ -109,7 +116,8 @@ enum SigV4Command {
 
     /// `--sigv4a`: the same actions with a SigV4a signer for the regions of `--region-set` (or `--region`).
     static func runSigV4A(
-        options: RequestOptions, credentials: Credentials, service: String, signingOptions: SigV4Options, s3: Bool, unsigned: Bool
+        options: RequestOptions, credentials: Credentials, service: String, signingOptions: SigV4Options, s3: Bool, unsigned: Bool,
+        chainRegion: String?
     ) async throws -> Int32 {
         guard options.parsed.value("--upload") == nil, !options.parsed.has("--aws-chunked") else {
             throw UsageError("--sigv4a does not stream: no --upload or --aws-chunked")
@@ -117,7 +125,7 @@ enum SigV4Command {
         guard options.parsed.value("--region-set") == nil || options.parsed.value("--region") == nil else {
             throw UsageError("use either --region-set or --region with --sigv4a, not both")
         }
-        guard let regions = options.parsed.value("--region-set") ?? options.parsed.value("--region") else {
+        guard let regions = options.parsed.value("--region-set") ?? options.parsed.value("--region") ?? chainRegion else {
             throw UsageError("--sigv4a needs --region-set R1,R2|* or --region R")
         }
         let signer: SigV4ASigner

@@ -28,6 +28,8 @@ let topLevelHelp = """
       identity developer-token|lookup-developer-identity|unlink-developer-identity|get-id|credentials
                               Cognito identity pools: the backend's developer identities, identity ids
                               kept between runs, credentials (also in the AWS CLI's credential_process form).
+      aws credentials         What the AWS default credentials chain resolves (environment, profiles of
+                              ~/.aws/config and ~/.aws/credentials, roles, processes, ECS, IMDSv2).
       aliyun sts assume-role  Alibaba Cloud STS AssumeRole: prints distribute-token.json for OSS.
       serve --config FILE     The reference app server: SRP login, sessions, distribute-token.json,
                               OSS self-signing and Cognito developer identities (secrets from the environment).
@@ -35,7 +37,7 @@ let topLevelHelp = """
     See 'authcore <subcommand> --help' (or 'authcore help <subcommand>') for every option.
     """
 
-let subcommands = ["vectors", "srp", "sigv4", "oss", "cognito", "identity", "aliyun", "serve"]
+let subcommands = ["vectors", "srp", "sigv4", "oss", "cognito", "identity", "aws", "aliyun", "serve"]
 
 /// Runs one subcommand with its arguments.
 func runSubcommand(_ command: String, _ rest: ArraySlice<String>) async throws -> Int32 {
@@ -46,6 +48,7 @@ func runSubcommand(_ command: String, _ rest: ArraySlice<String>) async throws -
     case "oss": return try await OSSCommand.run(rest)
     case "cognito": return try await CognitoCommand.run(rest)
     case "identity": return try await IdentityCommand.run(rest)
+    case "aws": return try await AWSCommand.run(rest)
     case "aliyun": return try await AliyunCommand.run(rest)
     case "serve": return try await ServeCommand.run(rest)
     default: throw unknownSubcommand(command, of: "", among: subcommands)

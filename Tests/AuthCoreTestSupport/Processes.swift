@@ -71,8 +71,17 @@ final class ErrorCollector: @unchecked Sendable {
 
 /// Runs `authcore` with arguments.
 public func authcore(_ arguments: [String], stdin: String? = nil, environment: [String: String?] = [:]) throws -> ProcessResult {
-    try run(authcoreBinary, arguments, stdin: stdin, environment: environment)
+    try run(authcoreBinary, arguments, stdin: stdin, environment: awsChainIsolation.merging(environment) { _, given in given })
 }
+
+/// What every `authcore` run gets unless a test says otherwise: the AWS default chain sees no shared
+/// files of the machine's user, no container endpoint, and never asks the instance metadata service
+/// (169.254.169.254 is not loopback: tests reach only loopback).
+public let awsChainIsolation: [String: String?] = [
+    "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": "/nonexistent/authcore-tests/config",
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/authcore-tests/credentials", "AWS_PROFILE": nil, "AWS_DEFAULT_PROFILE": nil,
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": nil, "AWS_CONTAINER_CREDENTIALS_FULL_URI": nil, "AWS_WEB_IDENTITY_TOKEN_FILE": nil,
+]
 
 /// Writes `text` to a fresh temporary file and returns its path.
 public func temporaryFile(_ text: String, name: String = "vector.json") throws -> String {

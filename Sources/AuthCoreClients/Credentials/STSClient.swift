@@ -30,17 +30,18 @@ public struct STSClient: Sendable {
         self.sender = sender
     }
 
-    /// `AssumeRole`: temporary credentials for `roleArn`, signed with `credentials`.
+    /// `AssumeRole`: temporary credentials for `roleArn`, signed with `credentials` (with the role's
+    /// `externalId` when its trust policy asks for one).
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a duration outside 900...43200 s;
     ///   `AuthCoreError.Code.serviceError` with STS's error.
     public func assumeRole(
-        roleArn: String, sessionName: String, durationSeconds: Int = 3600, credentials: Credentials
+        roleArn: String, sessionName: String, durationSeconds: Int = 3600, externalId: String? = nil, credentials: Credentials
     ) async throws(AuthCoreError) -> Credentials {
         let signer = try SigV4Signer(credentials: credentials, region: region, service: "sts")
-        return try await call(
-            ["Action": "AssumeRole", "RoleArn": roleArn, "RoleSessionName": sessionName, "DurationSeconds": try duration(durationSeconds)],
-            result: "AssumeRoleResult", signer: signer)
+        var parameters = ["Action": "AssumeRole", "RoleArn": roleArn, "RoleSessionName": sessionName, "DurationSeconds": try duration(durationSeconds)]
+        if let externalId { parameters["ExternalId"] = externalId }
+        return try await call(parameters, result: "AssumeRoleResult", signer: signer)
     }
 
     /// `AssumeRoleWithWebIdentity`: credentials for `roleArn` from an OpenID Connect token (the basic
