@@ -172,15 +172,20 @@ def identity_setup(endpoint):
             "otherPoolId": pools[1][0], "otherClientId": pools[1][1], "identityPoolId": identity_pool, "users": users}
 
 
-def s3_setup(endpoint):
+def iam_user(endpoint, prefix):
+    """An IAM user allowed everything, with an access key: (iam client, tag, user name, key)."""
     root = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=REGION)
     iam = root.client("iam", endpoint_url=endpoint)
     tag = uuid.uuid4().hex[:8]
-    user = "authcore-s3-%s" % tag
+    user = "%s-%s" % (prefix, tag)
     iam.create_user(UserName=user)
     iam.put_user_policy(UserName=user, PolicyName="all", PolicyDocument=json.dumps({
         "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
-    key = iam.create_access_key(UserName=user)["AccessKey"]
+    return iam, tag, user, iam.create_access_key(UserName=user)["AccessKey"]
+
+
+def s3_setup(endpoint):
+    iam, tag, user, key = iam_user(endpoint, "authcore-s3")
     session = boto3.Session(aws_access_key_id=key["AccessKeyId"], aws_secret_access_key=key["SecretAccessKey"],
                             region_name=REGION)
     bucket = "authcore-stream-%s" % tag
@@ -194,14 +199,7 @@ def chain_setup(endpoint):
     role for web identity tokens issued by issuer.authcore.test (ministack names that provider
     arn:aws:iam::ACCOUNT:oidc-provider/issuer.authcore.test) and such a token (unsigned: ministack reads
     the issuer, it does not check a signature)."""
-    root = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=REGION)
-    iam = root.client("iam", endpoint_url=endpoint)
-    tag = uuid.uuid4().hex[:8]
-    user = "authcore-chain-%s" % tag
-    iam.create_user(UserName=user)
-    iam.put_user_policy(UserName=user, PolicyName="all", PolicyDocument=json.dumps({
-        "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
-    key = iam.create_access_key(UserName=user)["AccessKey"]
+    iam, tag, user, key = iam_user(endpoint, "authcore-chain")
     account = iam.get_user(UserName=user)["User"]["Arn"].split(":")[4]
 
     def role(name, statement):

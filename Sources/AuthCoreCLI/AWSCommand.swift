@@ -49,14 +49,7 @@ enum AWSCommand {
         var secrets = try SecretJSONValues()
         switch format {
         case "credential-process":
-            // bytes-lint: an output document's member names (fixed ASCII).
-            var object: [String: JSONValue] = [
-                "Version": 1, "AccessKeyId": .string(credentials.accessKeyId),
-                "SecretAccessKey": .string(secrets.placeholder(for: credentials.secretAccessKey)),
-            ]
-            if let expires = credentials.expiration { object["Expiration"] = .string(expires.iso8601) }
-            if let token = credentials.sessionToken { object["SessionToken"] = .string(token) }
-            try printJSON(.object(object), secrets: secrets)
+            try printCredentialProcessJSON(credentials)
         case "env":
             var lines = ["export AWS_ACCESS_KEY_ID=\(shellQuoted(credentials.accessKeyId))"]
             lines.append("export AWS_SECRET_ACCESS_KEY=" + shellQuoted(String(decoding: credentials.secretAccessKey.withUnsafeBytes { Array($0) }, as: UTF8.self)))
@@ -79,8 +72,13 @@ enum AWSCommand {
         return 0
     }
 
-    /// `value` in single quotes for a POSIX shell (a `'` inside written as `'\''`).
+    /// `value` in single quotes for a POSIX shell (a `'` inside written as `'\''`), byte by byte.
     static func shellQuoted(_ value: String) -> String {
-        "'" + value.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
+        var bytes: [UInt8] = [UInt8(ascii: "'")]
+        for byte in value.utf8 {
+            if byte == UInt8(ascii: "'") { bytes += Array(#"'\''"#.utf8) } else { bytes.append(byte) }
+        }
+        bytes.append(UInt8(ascii: "'"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

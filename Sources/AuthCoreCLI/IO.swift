@@ -86,3 +86,18 @@ func environment(_ name: String) -> String? {
 func jsonText(_ value: JSONValue) throws -> String {
     String(decoding: try ServiceJSON.encoder(keys: .asDeclared).encode(value), as: UTF8.self)
 }
+
+/// Prints `credentials` in the AWS CLI's `credential_process` format (Version 1; `Expiration` and
+/// `SessionToken` only when there are some), the secret key spliced in from its wiping storage: the
+/// output a consuming tool's `credential_process` line reads, so secrets are included.
+func printCredentialProcessJSON(_ credentials: Credentials) throws {
+    var secrets = try SecretJSONValues()
+    // bytes-lint: an output document's member names (fixed ASCII).
+    var object: [String: JSONValue] = [
+        "Version": 1, "AccessKeyId": .string(credentials.accessKeyId),
+        "SecretAccessKey": .string(secrets.placeholder(for: credentials.secretAccessKey)),
+    ]
+    if let expires = credentials.expiration { object["Expiration"] = .string(expires.iso8601) }
+    if let token = credentials.sessionToken { object["SessionToken"] = .string(token) }
+    try printJSON(.object(object), secrets: secrets)
+}

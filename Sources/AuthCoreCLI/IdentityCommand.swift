@@ -8,18 +8,19 @@ enum IdentityCommand {
 
         USAGE: authcore identity developer-token --region R --identity-pool-id ID --provider-name NAME
                   --user-identifier ID [--identity-id ID] [--login NAME=@FILE|NAME=env:VAR]...
-                  [--token-duration SECONDS] [--endpoint URL]
+                  [--token-duration SECONDS] [--endpoint URL] [--profile NAME]
                authcore identity lookup-developer-identity --region R --identity-pool-id ID
-                  [--identity-id ID] [--user-identifier ID] [--max-results N] [--next-token T] [--endpoint URL]
+                  [--identity-id ID] [--user-identifier ID] [--max-results N] [--next-token T] [--endpoint URL] [--profile NAME]
                authcore identity unlink-developer-identity --region R --identity-pool-id ID --identity-id ID
-                  --provider-name NAME --user-identifier ID [--endpoint URL]
+                  --provider-name NAME --user-identifier ID [--endpoint URL] [--profile NAME]
                authcore identity get-id --region R --identity-pool-id ID [--identity-store DIR] [--endpoint URL]
                authcore identity credentials --region R (--identity-id ID | --identity-pool-id ID [--identity-store DIR])
                   [--token-file FILE [--logins-key KEY]] [--custom-role-arn ARN]
                   [--format json|credential-process] [--endpoint URL] [--show-secrets]
 
         developer-token   The backend half: GetOpenIdTokenForDeveloperIdentity, signed with the developer
-                          credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN.
+                          credentials from AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN, or
+                          from the AWS default chain ('authcore aws credentials --help'; --profile NAME).
                           --login links a social login too; its token comes from a file (@FILE) or an
                           environment variable (env:VAR), never from the command line.
                           Prints {"identityId":…,"token":…}. --token-duration is 1...86400 (default 900).
@@ -75,8 +76,9 @@ enum IdentityCommand {
         return parsed
     }
 
-    static func developerCredentials() throws -> Credentials {
-        try credentialsFromEnvironment(id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN")
+    /// The developer credentials: the AWS default chain (environment keys, or `--profile`'s).
+    static func developerCredentials(_ parsed: ParsedArguments) async throws -> Credentials {
+        try await AWSChainCredentials.resolve(profile: parsed.value("--profile")).credentials
     }
 
     // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused before).
@@ -113,7 +115,7 @@ enum IdentityCommand {
 
     static func developerToken(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parse(
-            arguments, values: ["--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id", "--token-duration", "--endpoint"],
+            arguments, values: ["--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id", "--token-duration", "--endpoint", "--profile"],
             repeated: ["--login"])
         let duration = try parsed.integer("--token-duration") ?? CognitoIdentityClient.defaultTokenDuration
         guard CognitoIdentityClient.tokenDurationRange.contains(duration) else {
@@ -126,7 +128,7 @@ enum IdentityCommand {
         let link = parsed.value("--identity-id")
         let logins = try linkedLogins(parsed.all("--login"))
         guard logins[provider] == nil else { throw UsageError("--login \(provider) is the developer provider itself") }
-        let credentials = try developerCredentials()
+        let credentials = try await developerCredentials(parsed)
         do {
             let (id, token) = try await identity.developerToken(
                 identityPoolId: pool, providerName: provider, userIdentifier: user, identityId: link, additionalLogins: logins,
@@ -140,7 +142,7 @@ enum IdentityCommand {
 
     static func lookupDeveloperIdentity(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parse(
-            arguments, values: ["--region", "--identity-pool-id", "--identity-id", "--user-identifier", "--max-results", "--next-token", "--endpoint"])
+            arguments, values: ["--region", "--identity-pool-id", "--identity-id", "--user-identifier", "--max-results", "--next-token", "--endpoint", "--profile"])
         let maximum = try parsed.integer("--max-results") ?? 60
         guard (1...60).contains(maximum) else { throw UsageError("--max-results must be 1...60") }
         guard parsed.value("--identity-id") != nil || parsed.value("--user-identifier") != nil else {
@@ -148,7 +150,7 @@ enum IdentityCommand {
         }
         let identity = try client(parsed)
         let pool = try parsed.required("--identity-pool-id")
-        let credentials = try developerCredentials()
+        let credentials = try await developerCredentials(parsed)
         do {
             let found = try await identity.lookupDeveloperIdentity(
                 identityPoolId: pool, identityId: parsed.value("--identity-id"), developerUserIdentifier: parsed.value("--user-identifier"),
@@ -166,13 +168,14 @@ enum IdentityCommand {
     }
 
     static func unlinkDeveloperIdentity(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        let parsed = try parse(arguments, values: ["--region", "--identity-pool-id", "--identity-id", "--provider-name", "--user-identifier", "--endpoint"])
+        let parsed = try parse(
+            arguments, values: ["--region", "--identity-pool-id", "--identity-id", "--provider-name", "--user-identifier", "--endpoint", "--profile"])
         let identity = try client(parsed)
         let pool = try parsed.required("--identity-pool-id")
         let identityId = try parsed.required("--identity-id")
         let provider = try parsed.required("--provider-name")
         let user = try parsed.required("--user-identifier")
-        let credentials = try developerCredentials()
+        let credentials = try await developerCredentials(parsed)
         do {
             try await identity.unlinkDeveloperIdentity(
                 identityId: identityId, identityPoolId: pool, providerName: provider, userIdentifier: user, credentials: credentials)

@@ -84,15 +84,7 @@ enum IdentityCredentialsCommand {
         // The secret key is printed from its wiping storage (a placeholder spliced after encoding).
         var secrets = try SecretJSONValues()
         if format == "credential-process" {
-            // The AWS CLI's format: Expiration and SessionToken only when there are some.
-            // bytes-lint: an output document's member names (fixed ASCII).
-            var object: [String: JSONValue] = [
-                "Version": 1, "AccessKeyId": .string(credentials.accessKeyId),
-                "SecretAccessKey": .string(secrets.placeholder(for: credentials.secretAccessKey)),
-            ]
-            if let expires = credentials.expiration { object["Expiration"] = .string(expires.iso8601) }
-            if let token = credentials.sessionToken { object["SessionToken"] = .string(token) }
-            try printJSON(.object(object), secrets: secrets)
+            try printCredentialProcessJSON(credentials)
             return 0
         }
         // bytes-lint: an output document's member names (fixed ASCII).

@@ -9,6 +9,13 @@ import Testing
 /// checked against botocore in AWSCredentialsChainTests.
 @Suite("AWS shared configuration: INI dialect, words, paths, process bounds")
 struct AWSSharedConfigurationTests {
+    /// A fresh directory (the caller removes it).
+    func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-aws-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
     func parse(_ text: String) throws -> SharedConfigFile { try SharedConfigFile(parsing: Array(text.utf8), path: "cfg") }
 
     func reason(_ text: String) -> String? {
@@ -90,8 +97,7 @@ struct AWSSharedConfigurationTests {
 
     @Test("a profile's description names its keys, never their values")
     func profileDescription() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-profile-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("credentials").path
         try Data("[default]\naws_access_key_id = AKIDX\naws_secret_access_key = very-secret\n".utf8).write(to: URL(fileURLWithPath: path))
@@ -101,10 +107,26 @@ struct AWSSharedConfigurationTests {
         #expect(!"\(profile)".contains("very-secret") && "\(profile)".contains("aws_secret_access_key"))
     }
 
+    @Test("[DEFAULT] keys times sections are bounded; many sections parse in linear time")
+    func defaultsBound() throws {
+        let defaults = (0..<400).map { "k\($0) = v" }.joined(separator: "\n")
+        let sections = (0..<400).map { "[s\($0)]" }.joined(separator: "\n")
+        #expect(throws: AuthCoreError(.inputTooLarge, "")) { try parse("[DEFAULT]\n\(defaults)\n\(sections)\n") }
+        let many = (0..<20_000).map { "[s\($0)]\nk = v" }.joined(separator: "\n")
+        let started = ContinuousClock.now
+        #expect(try parse(many).sections.count == 20_000)
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    @Test("without HOME, ~ is the password database's home, never the working directory")
+    func homeFallback() {
+        let expanded = ConfigurationEnvironment([:]).expandedPath("~/.aws/config")
+        #expect(!expanded.hasPrefix("~") && expanded.hasSuffix("/.aws/config"), "\(expanded)")
+    }
+
     @Test("files over 1 MiB are refused, naming the file")
     func largeFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-large-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("config").path
         try Data(repeating: UInt8(ascii: "#"), count: AWSSharedConfiguration.maximumFileBytes + 1).write(to: URL(fileURLWithPath: path))
@@ -113,8 +135,7 @@ struct AWSSharedConfigurationTests {
 
     @Test("region and endpoint order")
     func settings() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-settings-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("config").path
         try Data("[default]\nregion = eu-west-1\nendpoint_url = https://global.example\nservices = local\n[services local]\nsts =\n  endpoint_url = https://sts.local.example\n".utf8)
@@ -163,6 +184,18 @@ struct AWSSharedConfigurationTests {
         await #expect(throws: AuthCoreError(.inputTooLarge, "")) { try await endless.credentials(now: now) }
         let missing = CredentialProcessRunner(command: "no-such-program-authcore", profile: "m", timeLimit: .seconds(5), searchPath: "/usr/bin:/bin")
         await #expect(throws: AuthCoreError(.credentialsUnavailable, "")) { try await missing.credentials(now: now) }
+        // A program that leaves a child holding its output: the output is taken shortly after it exits.
+        let lingering = CredentialProcessRunner(
+            command: #"/bin/sh -c 'sleep 30 & echo "{\"Version\": 1, \"AccessKeyId\": \"AKIDLINGER\", \"SecretAccessKey\": \"s\"}"'"#, profile: "l",
+            timeLimit: .seconds(20), searchPath: nil)
+        let lingerStart = ContinuousClock.now
+        #expect(try await lingering.credentials(now: now).accessKeyId == "AKIDLINGER")
+        #expect(ContinuousClock.now - lingerStart < .seconds(10))
+        // A cancelled caller stops waiting, and the program is killed.
+        let task = Task { try await slow.credentials(now: now) }
+        try await Task.sleep(for: .milliseconds(100))
+        task.cancel()
+        await #expect(throws: AuthCoreError(.cancelled, "")) { try await task.value }
         let found = CredentialProcessRunner(
             command: #"echo '{"Version": 1, "AccessKeyId": "AKIDPATH", "SecretAccessKey": "s"}'"#, profile: "p", timeLimit: .seconds(5), searchPath: "/usr/bin:/bin")
         #expect(try await found.credentials(now: now).accessKeyId == "AKIDPATH")

@@ -36,6 +36,8 @@ struct AWSCredentialsChainTests {
         var profile: String? = nil
         /// Extra files in the case directory (name → contents).
         var files: [String: String] = [:]
+        /// Symbolic links in the case directory (link name → target, relative to the directory).
+        var links: [String: String] = [:]
         let expect: Outcome
     }
 
@@ -134,6 +136,15 @@ struct AWSCredentialsChainTests {
                  files: ["elsewhere/creds": "[default]\naws_access_key_id = AKIDMOVED000000001\naws_secret_access_key = c\n", "elsewhere/conf": "[default]\nregion = us-west-2\n"],
                  expect: .keys(.sharedCredentialsFile, "AKIDMOVED000000001")),
             Case(name: "nothing anywhere", expect: .error("NoCredentials")),
+            Case(name: "AWS_PROFILE set to the empty string names a profile that does not exist",
+                 credentials: "[default]\naws_access_key_id = AKIDX\naws_secret_access_key = c\n", environment: ["AWS_PROFILE": ""],
+                 expect: .error("ProfileNotFound")),
+            Case(name: "symlinked shared files are read through their links",
+                 files: ["dotfiles/credentials": "[default]\naws_access_key_id = AKIDLINKED00000001\naws_secret_access_key = c\n"],
+                 links: [".aws/credentials": "../dotfiles/credentials"], expect: .keys(.sharedCredentialsFile, "AKIDLINKED00000001")),
+            Case(name: "sso_session beside keys: the keys (botocore's SSO source needs sso_role_name or sso_account_id)",
+                 credentials: "[default]\naws_access_key_id = AKIDSSOKEYS0000001\naws_secret_access_key = c\nsso_session = corp\n",
+                 expect: .keys(.sharedCredentialsFile, "AKIDSSOKEYS0000001")),
             // credential_process.
             Case(name: "credential_process", config: "[default]\ncredential_process = \(process)\n", expect: .keys(.process, "AKIDPROCESS0000001")),
             Case(name: "credential_process with a token and a future expiry", config: "[profile p]\ncredential_process = \(processWithToken)\n",
@@ -157,6 +168,10 @@ struct AWSCredentialsChainTests {
                  expect: .error("RuntimeError")),
             // AssumeRole (ministack verifies the signature made with the source credentials).
             Case(name: "role_arn with source_profile", config: "[profile user]\n\(userKeys)[profile admin]\nrole_arn = \(assumeRole)\nsource_profile = user\n",
+                 environment: ["AWS_PROFILE": "admin"], expect: .role(.assumeRole, roleName(assumeRole))),
+            Case(name: "a source profile whose credentials come from credential_process",
+                 config: "[profile tool]\ncredential_process = /bin/echo '{\"Version\": 1, \"AccessKeyId\": \"\(key)\", \"SecretAccessKey\": \"\(secret)\"}'\n"
+                    + "[profile admin]\nrole_arn = \(assumeRole)\nsource_profile = tool\nrole_session_name = from-process\nduration_seconds = 900\n",
                  environment: ["AWS_PROFILE": "admin"], expect: .role(.assumeRole, roleName(assumeRole))),
             Case(name: "role_arn naming itself as source_profile, with keys", config: "[profile self]\n\(userKeys)role_arn = \(assumeRole)\nsource_profile = self\n",
                  environment: ["AWS_PROFILE": "self"], expect: .role(.assumeRole, roleName(assumeRole))),
@@ -229,6 +244,9 @@ struct AWSCredentialsChainTests {
             let url = home.appendingPathComponent(name)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(contents.utf8).write(to: url)
+        }
+        for (name, target) in testCase.links {
+            try FileManager.default.createSymbolicLink(atPath: home.appendingPathComponent(name).path, withDestinationPath: target)
         }
         // STS at ministack in us-east-1 (botocore's session reads AWS_DEFAULT_REGION, not AWS_REGION); the
         // instance metadata service off unless a case points it at a loopback endpoint.

@@ -97,6 +97,15 @@ struct AWSCredentialsCLITests {
         #expect(format.status == 2)
         let subcommand = try authcore(["aws", "credential"], environment: empty)
         #expect(subcommand.status == 2 && subcommand.stderr.contains("credentials"), "\(subcommand.stderr)")
+        // The identity commands' developer credentials come from the same chain.
+        let developer = try authcore(
+            ["identity", "developer-token", "--region", "us-east-1", "--identity-pool-id", "us-east-1:p", "--provider-name", "login.example",
+             "--user-identifier", "u", "--profile", "ghost"], environment: empty)
+        #expect(developer.status == 2 && developer.stderr.contains("'ghost'"), "\(developer.stderr)")
+        var partial = empty
+        partial["AWS_ACCESS_KEY_ID"] = "AKIDONLY"
+        let half = try authcore(["aws", "credentials"], environment: partial)
+        #expect(half.status == 2 && half.stderr.contains("AWS_SECRET_ACCESS_KEY"), "\(half.stderr)")
     }
 
     @Test("sigv4 sign --profile: the profile's key and region in the credential scope; without one, the old usage error")

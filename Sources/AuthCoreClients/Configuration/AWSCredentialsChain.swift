@@ -50,8 +50,10 @@ public struct AWSResolvedCredentials: Sendable {
 ///
 /// STS is called in the resolved region (`us-east-1` when none is set) at its configured endpoint
 /// (``AWSSettingsResolver/endpoint(serviceKey:in:)``, key `sts`). Not supported: IAM Identity Center
-/// (`sso_*` keys) and `mfa_serial` (an interactive code) — each an `AuthCoreError.Code.unsupported`
-/// naming the profile.
+/// (`sso_role_name`/`sso_account_id`) and `mfa_serial` (an interactive code) — each an
+/// `AuthCoreError.Code.unsupported` naming the profile — and botocore's two legacy sources
+/// `AWS_CREDENTIAL_FILE` and boto 2's `~/.boto`, which are skipped. The container endpoint is asked
+/// once (botocore tries three times).
 ///
 /// Each ``credentials()`` call resolves anew; wrap the chain in a ``RefreshingCredentialsProvider`` to
 /// cache its answer until the source's own expiry.
@@ -93,6 +95,10 @@ public struct AWSCredentialsChain: CredentialsProvider {
 
     public func credentials() async throws(AuthCoreError) -> Credentials { try await resolve().credentials }
 
+    /// How the reason of the error for "no source had credentials" begins (the one failure a caller
+    /// may want to tell from a broken configuration).
+    public static let exhaustedReasonPrefix = "no AWS credentials"
+
     /// Resolves the chain: the credentials, their source and the profile.
     ///
     /// - Throws: `AuthCoreError.Code.credentialsUnavailable` when no source has credentials;
@@ -130,7 +136,7 @@ public struct AWSCredentialsChain: CredentialsProvider {
         }
         throw AuthCoreError(
             .credentialsUnavailable,
-            "no AWS credentials for profile '\(name)': none in the environment, \(files.credentialsFilePath), \(files.configFilePath), "
+            "\(Self.exhaustedReasonPrefix) for profile '\(name)': none in the environment, \(files.credentialsFilePath), \(files.configFilePath), "
                 + "a container endpoint or the instance metadata service")
     }
 
@@ -167,11 +173,12 @@ public struct AWSCredentialsChain: CredentialsProvider {
         -> (Credentials, AWSCredentialSource)?
     {
         let profile = files.profile(named: name)
-        if profile?.has("sso_start_url") == true || profile?.has("sso_session") == true {
-            throw AuthCoreError(.unsupported, "profile '\(name)' uses IAM Identity Center (sso_*), which AuthCore does not support")
-        }
         if let credentials = try await webIdentity(profile, files: files, readsEnvironment: readsEnvironment) {
             return (credentials, .webIdentity)
+        }
+        // botocore's SSO source comes next and applies to a profile with sso_role_name or sso_account_id.
+        if profile?.has("sso_role_name") == true || profile?.has("sso_account_id") == true {
+            throw AuthCoreError(.unsupported, "profile '\(name)' uses IAM Identity Center (sso_*), which AuthCore does not support")
         }
         if let credentials = try Self.staticKeys(files.credentialsFileProfiles[name], file: files.credentialsFilePath) {
             return (credentials, .sharedCredentialsFile)
@@ -190,20 +197,22 @@ public struct AWSCredentialsChain: CredentialsProvider {
     private func webIdentity(_ profile: AWSProfile?, files: AWSSharedConfiguration, readsEnvironment: Bool) async throws(AuthCoreError)
         -> Credentials?
     {
+        // A variable that is set wins over the profile even when empty (botocore: `in os.environ`).
         func setting(_ key: String, _ variable: String) -> String? {
-            (readsEnvironment ? settings.environment[variable] : nil) ?? profile?[key]
+            (readsEnvironment ? settings.environment.present(variable) : nil) ?? profile?[key]
         }
-        guard let tokenFile = setting("web_identity_token_file", "AWS_WEB_IDENTITY_TOKEN_FILE") else { return nil }
-        guard let roleArn = setting("role_arn", "AWS_ROLE_ARN") else {
+        guard let tokenFile = setting("web_identity_token_file", "AWS_WEB_IDENTITY_TOKEN_FILE"), !tokenFile.isEmpty else { return nil }
+        guard let roleArn = setting("role_arn", "AWS_ROLE_ARN"), !roleArn.isEmpty else {
             throw AuthCoreError(.malformedInput, "a web identity token file is configured without a role ARN (role_arn or AWS_ROLE_ARN)")
         }
         guard let bytes = try BoundedFile.read(tokenFile, maximumBytes: 64 << 10), let token = String(validating: bytes, as: UTF8.self) else {
             throw AuthCoreError(.credentialsUnavailable, "the web identity token file \(tokenFile) cannot be read")
         }
         let sts = try stsClient(files)
+        // No DurationSeconds from the profile here: botocore sends none for web identity (STS's default, 1 hour).
         return try await sts.assumeRoleWithWebIdentity(
             roleArn: roleArn, sessionName: setting("role_session_name", "AWS_ROLE_SESSION_NAME") ?? defaultSessionName(),
-            webIdentityToken: token, durationSeconds: try durationSeconds(profile))
+            webIdentityToken: token)
     }
 
     // MARK: - AssumeRole
@@ -247,7 +256,7 @@ public struct AWSCredentialsChain: CredentialsProvider {
         }
         let sts = try stsClient(files)
         return try await sts.assumeRole(
-            roleArn: roleArn, sessionName: profile["role_session_name"] ?? defaultSessionName(), durationSeconds: try durationSeconds(profile),
+            roleArn: roleArn, sessionName: profile["role_session_name"] ?? defaultSessionName(), durationSeconds: durationSeconds(profile),
             externalId: profile["external_id"], credentials: source)
     }
 
@@ -303,12 +312,10 @@ public struct AWSCredentialsChain: CredentialsProvider {
             sender: SignedRequestSender(transport: transport, clock: clock))
     }
 
-    private func durationSeconds(_ profile: AWSProfile?) throws(AuthCoreError) -> Int {
-        guard let text = profile?["duration_seconds"] else { return 3600 }
-        guard let seconds = Int(text) else {
-            throw AuthCoreError(.malformedInput, "profile '\(profile?.name ?? "")': duration_seconds '\(text)' is not a whole number")
-        }
-        return seconds
+    /// The profile's `duration_seconds`; one that is not a whole number is ignored, as botocore
+    /// ignores it (STS's default, 1 hour, applies).
+    private func durationSeconds(_ profile: AWSProfile?) -> Int {
+        profile?["duration_seconds"].flatMap { Int($0) } ?? 3600
     }
 
     private func defaultSessionName() -> String { "authcore-session-\(clock.now().secondsSince1970)" }

@@ -1,10 +1,13 @@
 public import AuthCore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The environment the configuration readers see: the process's by default, a dictionary in tests.
 ///
-/// An empty variable counts as unset, as it does for the AWS CLI wherever it matters (`AWS_PROFILE=""`
-/// means the default profile, `AWS_CONFIG_FILE=""` no file).
+/// An empty variable counts as unset (``subscript(_:)``) except where botocore tests only that a name
+/// is set (``present(_:)``: `AWS_PROFILE=""` names a profile called "", which does not exist).
 public struct ConfigurationEnvironment: Sendable {
     let lookup: @Sendable (String) -> String?
 
@@ -22,6 +25,10 @@ public struct ConfigurationEnvironment: Sendable {
         guard let value = lookup(name), !value.isEmpty else { return nil }
         return value
     }
+
+    /// The variable's value when it is set, even to the empty string (where botocore asks whether a
+    /// name is `in os.environ`: the profile names, the web identity and container variables).
+    public func present(_ name: String) -> String? { lookup(name) }
 
     /// A true-ish flag (`true`, case-insensitive), as botocore reads `AWS_EC2_METADATA_DISABLED`.
     func isTrue(_ name: String) -> Bool { self[name]?.lowercased() == "true" }
@@ -62,16 +69,26 @@ public struct ConfigurationEnvironment: Sendable {
             bytes = rest.dropFirst(nameBytes.count)
         }
         var expanded = String(decoding: result, as: UTF8.self)
-        if expanded == "~" || expanded.hasPrefix("~/"), let home = self["HOME"] {
+        if expanded == "~" || expanded.hasPrefix("~/"), let home = self["HOME"] ?? Self.passwordDatabaseHome() {
             expanded = home + expanded.dropFirst()
         }
         return expanded
+    }
+
+    /// The current user's home from the password database (Python's `expanduser` without `HOME`).
+    static func passwordDatabaseHome() -> String? {
+        var entry = passwd()
+        var found: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let directory = entry.pw_dir else { return nil }
+        let home = String(cString: directory)
+        return home.isEmpty ? nil : home
     }
 }
 
 /// One profile of the AWS shared files: the config file's `[profile NAME]` (or `[default]`) section
 /// with the credentials file's `[NAME]` section over it.
-public struct AWSProfile: Sendable, CustomStringConvertible {
+public struct AWSProfile: Sendable, CustomStringConvertible, CustomReflectable {
     /// The profile's name.
     public let name: String
     let values: [String: SharedConfigFile.Value]
@@ -90,6 +107,8 @@ public struct AWSProfile: Sendable, CustomStringConvertible {
 
     /// The name and the keys it sets, never their values (they include secrets).
     public var description: String { "AWSProfile(\(name), keys: \(values.keys.sorted().joined(separator: ", ")))" }
+    /// The description only: `dump` and reflection never reach the values.
+    public var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
 }
 
 /// The AWS CLI's shared files, read as botocore reads them: the config file (`AWS_CONFIG_FILE`,
@@ -181,23 +200,39 @@ public struct AWSSharedConfiguration: Sendable {
 
     /// The parsed file at `path`; nil when it does not exist or is not a regular file.
     static func read(_ path: String) throws(AuthCoreError) -> SharedConfigFile? {
+        guard !path.hasPrefix("~") else { return nil }  // no home to put it in: never relative to the working directory
         guard let bytes = try BoundedFile.read(path, maximumBytes: maximumFileBytes) else { return nil }
         return try SharedConfigFile(parsing: bytes, path: path)
     }
 }
 
-/// Reads small configuration files with a bound, so a device or a growing file cannot make a read
-/// endless or unbounded.
+/// Reads small configuration files with a bound, as Python's `open` after `os.path.isfile` would:
+/// symlinks followed (dotfile managers link `~/.aws/config`; Kubernetes projects tokens as links),
+/// then only a regular file read, opened without blocking (a FIFO swapped in cannot stall the read),
+/// at most `maximumBytes`.
 enum BoundedFile {
-    /// The file's bytes; nil when there is no regular file at `path` (or it cannot be opened).
+    /// The file's bytes; nil when there is no regular file at `path` or it cannot be opened.
     ///
     /// - Throws: `AuthCoreError.Code.inputTooLarge` over `maximumBytes`.
     static func read(_ path: String, maximumBytes: Int) throws(AuthCoreError) -> [UInt8]? {
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard attributes?[.type] as? FileAttributeType == .typeRegular, let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: maximumBytes + 1) else { return [] }
-        guard data.count <= maximumBytes else { throw AuthCoreError(.inputTooLarge, "\(path) is larger than \(maximumBytes) bytes") }
-        return [UInt8](data)
+        guard !path.isEmpty, !path.utf8.contains(0) else { return nil }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard status.st_size >= 0, status.st_size <= maximumBytes else {
+            throw AuthCoreError(.inputTooLarge, "\(path) is larger than \(maximumBytes) bytes")
+        }
+        var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
+        var total = 0
+        while total < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + total, $0.count - total) }  // invariant: count > 0
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            total += count
+        }
+        guard total <= maximumBytes else { throw AuthCoreError(.inputTooLarge, "\(path) grew past \(maximumBytes) bytes while it was read") }
+        return Array(bytes[..<total])
     }
 }

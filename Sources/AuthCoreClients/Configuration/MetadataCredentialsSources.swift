@@ -8,19 +8,24 @@ import Foundation
 ///
 /// A full URI over plain `http` must name a host the SDKs allow: loopback, `169.254.170.2`,
 /// `169.254.170.23` or `fd00:ec2::23`; any host over `https`.
-struct ContainerCredentialsSource: Sendable {
+struct ContainerCredentialsSource: Sendable, CustomStringConvertible, CustomReflectable {
     let url: RequestURL
     let tokenFile: String?
     let token: String?
+
+    /// The endpoint's origin, never the token.
+    var description: String { "ContainerCredentialsSource(\(url.origin))" }
+    var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
 
     /// The source the environment describes; nil when it names none.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed URI or a host not allowed.
     static func from(_ environment: ConfigurationEnvironment) throws(AuthCoreError) -> ContainerCredentialsSource? {
+        // Set, even to "", the variable is the source (botocore: `in os.environ`).
         let text: String
-        if let relative = environment["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI"] {
+        if let relative = environment.present("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI") {
             text = "http://169.254.170.2" + relative
-        } else if let full = environment["AWS_CONTAINER_CREDENTIALS_FULL_URI"] {
+        } else if let full = environment.present("AWS_CONTAINER_CREDENTIALS_FULL_URI") {
             text = full
         } else {
             return nil
@@ -85,7 +90,11 @@ struct InstanceMetadataCredentialsSource: Sendable {
 
     static func from(_ environment: ConfigurationEnvironment, profile: AWSProfile?) throws(AuthCoreError) -> InstanceMetadataCredentialsSource? {
         if environment.isTrue("AWS_EC2_METADATA_DISABLED") { return nil }
-        let ipv6 = (environment["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"] ?? profile?["ec2_metadata_service_endpoint_mode"])?.lowercased() == "ipv6"
+        let mode = (environment["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"] ?? profile?["ec2_metadata_service_endpoint_mode"])?.lowercased()
+        guard mode == nil || mode == "ipv4" || mode == "ipv6" else {
+            throw AuthCoreError(.invalidParameter, "the instance metadata endpoint mode must be IPv4 or IPv6")
+        }
+        let ipv6 = mode == "ipv6"
         let text = environment["AWS_EC2_METADATA_SERVICE_ENDPOINT"] ?? profile?["ec2_metadata_service_endpoint"]
             ?? (ipv6 ? "http://[fd00:ec2::254]" : "http://169.254.169.254")
         var trimmed = text
@@ -96,8 +105,13 @@ struct InstanceMetadataCredentialsSource: Sendable {
         return InstanceMetadataCredentialsSource(endpoint: url, allowsVersion1: !v1Disabled)
     }
 
+    /// The endpoint with `path` appended to its own path (a custom endpoint may have a prefix).
     private func url(_ path: String) throws(AuthCoreError) -> RequestURL {
-        do { return try RequestURL(endpoint.origin + path) } catch { throw AuthCoreError(.invalidParameter, "instance metadata path: \(error.reason)") }
+        var prefix = endpoint.path
+        while prefix.hasSuffix("/") { prefix.removeLast() }
+        do { return try RequestURL(endpoint.origin + prefix + path) } catch {
+            throw AuthCoreError(.invalidParameter, "instance metadata path: \(error.reason)")
+        }
     }
 
     /// The role's credentials; nil when the service has none or cannot be reached (the chain moves on,
@@ -136,18 +150,17 @@ struct InstanceMetadataCredentialsSource: Sendable {
     }
 }
 
-/// The JSON both metadata services answer: `AccessKeyId`, `SecretAccessKey`, `Token`, `Expiration`.
+/// The JSON both metadata services answer, each member required (as botocore requires them):
+/// `AccessKeyId`, `SecretAccessKey`, `Token`, `Expiration`.
 enum MetadataCredentialsJSON {
     static func parse(_ body: [UInt8], context: String, tokenKey: String) throws(AuthCoreError) -> Credentials {
         let object = try JSONObject(parsing: body, context: context)
-        let expiration: Timestamp?
-        if let text = try object.optionalString("Expiration") {
-            do { expiration = try Timestamp(iso8601: text) } catch { throw AuthCoreError(.malformedResponse, "\(context): Expiration: \(error.reason)") }
-        } else {
-            expiration = nil
+        let expiration: Timestamp
+        do { expiration = try Timestamp(iso8601: try object.string("Expiration")) } catch {
+            throw AuthCoreError(.malformedResponse, "\(context): Expiration: \(error.reason)")
         }
         return try Credentials(
             accessKeyId: try object.string("AccessKeyId"), secretAccessKey: try object.string("SecretAccessKey"),
-            sessionToken: try object.optionalString(tokenKey), expiration: expiration)
+            sessionToken: try object.string(tokenKey), expiration: expiration)
     }
 }

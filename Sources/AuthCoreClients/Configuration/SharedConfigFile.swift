@@ -29,12 +29,20 @@ package struct SharedConfigFile: Sendable {
     }
 
     /// One section, with its keys (lower-cased) and values.
-    package struct Section: Sendable {
+    package struct Section: Sendable, CustomStringConvertible, CustomReflectable {
         package let name: String
         /// The line of its header.
         package let line: Int
         package var values: [String: Value]
+
+        /// The name and keys, never the values (they include secret keys).
+        package var description: String { "Section(\(name), line \(line), keys: \(values.keys.sorted().joined(separator: ", ")))" }
+        package var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
     }
+
+    /// The most values the sections may hold in all once `[DEFAULT]`'s are merged into each (a 1 MiB
+    /// file of many sections and many default keys would otherwise multiply into billions).
+    package static let maximumMergedValues = 1 << 17
 
     /// The file's path, as named in errors.
     package let path: String
@@ -67,6 +75,7 @@ private struct Parser {
 
     let path: String
     var sections: [PendingSection] = []
+    var sectionNames: Set<[UInt8]> = []
     var defaults = PendingSection(name: "DEFAULT", line: 0)
     /// The section lines go to: an index into `sections`, -1 for `DEFAULT`, nil before the first header.
     var current: Int?
@@ -82,6 +91,17 @@ private struct Parser {
     }
 
     mutating func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(AuthCoreError) {
+        // The whole file must be UTF-8, comments included (Python decodes it before parsing).
+        if String(validating: bytes, as: UTF8.self) == nil {
+            var line = 1
+            var lineStart = 0
+            for (index, byte) in bytes.enumerated() where byte == 0x0A {
+                if String(validating: UnsafeBufferPointer(rebasing: bytes[lineStart..<index]), as: UTF8.self) == nil { break }
+                line &+= 1
+                lineStart = index &+ 1
+            }
+            throw error(line, "not UTF-8")
+        }
         var start = 0
         var lineNumber = 0
         while start < bytes.count {
@@ -147,7 +167,7 @@ private struct Parser {
             current = -1
             return
         }
-        guard !sections.contains(where: { $0.name == name }) else { throw error(line, "section [\(name)] appears twice") }
+        guard sectionNames.insert(Array(name.utf8)).inserted else { throw error(line, "section [\(name)] appears twice") }
         sections.append(PendingSection(name: name, line: line))
         current = sections.count - 1
     }
@@ -181,6 +201,11 @@ private struct Parser {
     func finish() throws(AuthCoreError) -> [SharedConfigFile.Section] {
         if let bad = firstBadLine { throw error(bad, "a line that is neither a [section], a key = value nor a comment") }
         let defaultValues = try values(of: defaults)
+        let merged = sections.reduce(0) { $0 &+ $1.keys.count &+ defaultValues.count }
+        guard merged <= SharedConfigFile.maximumMergedValues else {
+            throw AuthCoreError(
+                .inputTooLarge, "\(path): \(sections.count) sections with [DEFAULT]'s \(defaultValues.count) keys merged in exceed \(SharedConfigFile.maximumMergedValues) values")
+        }
         var result: [SharedConfigFile.Section] = []
         for pending in sections {
             var merged = defaultValues
