@@ -98,11 +98,12 @@ struct AWSCredentialsCLITests {
         let subcommand = try authcore(["aws", "credential"], environment: empty)
         #expect(subcommand.status == 2 && subcommand.stderr.contains("credentials"), "\(subcommand.stderr)")
         // The identity commands' developer credentials come from the same chain.
+        let clean = try files(config: "")  // the broken config above is replaced
         let developer = try authcore(
             ["identity", "developer-token", "--region", "us-east-1", "--identity-pool-id", "us-east-1:p", "--provider-name", "login.example",
-             "--user-identifier", "u", "--profile", "ghost"], environment: empty)
+             "--user-identifier", "u", "--profile", "ghost"], environment: clean)
         #expect(developer.status == 2 && developer.stderr.contains("'ghost'"), "\(developer.stderr)")
-        var partial = empty
+        var partial = clean
         partial["AWS_ACCESS_KEY_ID"] = "AKIDONLY"
         let half = try authcore(["aws", "credentials"], environment: partial)
         #expect(half.status == 2 && half.stderr.contains("AWS_SECRET_ACCESS_KEY"), "\(half.stderr)")
