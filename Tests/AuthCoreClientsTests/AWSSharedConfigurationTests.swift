@@ -107,15 +107,13 @@ struct AWSSharedConfigurationTests {
         #expect(!"\(profile)".contains("very-secret") && "\(profile)".contains("aws_secret_access_key"))
     }
 
-    @Test("[DEFAULT] keys times sections are bounded; many sections parse in linear time")
+    @Test("[DEFAULT] keys times sections are bounded; 20,000 sections parse")
     func defaultsBound() throws {
         let defaults = (0..<400).map { "k\($0) = v" }.joined(separator: "\n")
         let sections = (0..<400).map { "[s\($0)]" }.joined(separator: "\n")
         #expect(throws: AuthCoreError(.inputTooLarge, "")) { try parse("[DEFAULT]\n\(defaults)\n\(sections)\n") }
         let many = (0..<20_000).map { "[s\($0)]\nk = v" }.joined(separator: "\n")
-        let started = ContinuousClock.now
         #expect(try parse(many).sections.count == 20_000)
-        #expect(ContinuousClock.now - started < .seconds(20))
     }
 
     @Test("without HOME, ~ is the password database's home, never the working directory")
@@ -176,23 +174,23 @@ struct AWSSharedConfigurationTests {
     @Test("credential_process runs are bounded: a process past its time limit is killed, endless output is cut, a missing program named")
     func processBounds() async throws {
         let now = Timestamp(Date())
+        // Only the deadline can end this run with timedOut (the program sleeps 100 times longer).
         let slow = CredentialProcessRunner(command: "/bin/sleep 30", profile: "slow", timeLimit: .milliseconds(300), searchPath: nil)
-        let started = ContinuousClock.now
         await #expect(throws: AuthCoreError(.timedOut, "")) { try await slow.credentials(now: now) }
-        #expect(ContinuousClock.now - started < .seconds(10))
         let endless = CredentialProcessRunner(command: "/usr/bin/yes", profile: "loud", timeLimit: .seconds(20), searchPath: nil)
         await #expect(throws: AuthCoreError(.inputTooLarge, "")) { try await endless.credentials(now: now) }
         let missing = CredentialProcessRunner(command: "no-such-program-authcore", profile: "m", timeLimit: .seconds(5), searchPath: "/usr/bin:/bin")
         await #expect(throws: AuthCoreError(.credentialsUnavailable, "")) { try await missing.credentials(now: now) }
-        // A program that leaves a child holding its output: the output is taken shortly after it exits.
+        // A program that leaves a child holding its output (for 30 s, past the 20 s limit): the output is
+        // taken shortly after the program exits, or the run would end timedOut.
         let lingering = CredentialProcessRunner(
             command: #"/bin/sh -c 'sleep 30 & echo "{\"Version\": 1, \"AccessKeyId\": \"AKIDLINGER\", \"SecretAccessKey\": \"s\"}"'"#, profile: "l",
             timeLimit: .seconds(20), searchPath: nil)
-        let lingerStart = ContinuousClock.now
         #expect(try await lingering.credentials(now: now).accessKeyId == "AKIDLINGER")
-        #expect(ContinuousClock.now - lingerStart < .seconds(10))
-        // A cancelled caller stops waiting, and the program is killed.
-        let task = Task { try await slow.credentials(now: now) }
+        // A cancelled caller stops waiting, and the program is killed: only the cancellation can end
+        // this run before its 10-minute limit.
+        let patient = CredentialProcessRunner(command: "/bin/sleep 600", profile: "patient", timeLimit: .seconds(600), searchPath: nil)
+        let task = Task { try await patient.credentials(now: now) }
         try await Task.sleep(for: .milliseconds(100))
         task.cancel()
         await #expect(throws: AuthCoreError(.cancelled, "")) { try await task.value }

@@ -78,16 +78,11 @@ public struct AWSCredentialsChain: CredentialsProvider {
     ) throws(AuthCoreError) {
         settings = AWSSettingsResolver(profile: profile, environment: environment)
         self.transport = transport
+        // Link-local services are never reached through a proxy (botocore's are not either).
         if let metadataTransport {
             self.metadataTransport = metadataTransport
         } else {
-            var configuration = HTTP1Transport.Configuration()
-            configuration.connectTimeout = .seconds(1)
-            configuration.idleTimeout = .seconds(1)
-            configuration.totalTimeout = .seconds(3)
-            configuration.proxies = .configured(.direct)  // link-local services are never reached through a proxy
-            configuration.maximumIdleConnectionsPerHost = 0
-            self.metadataTransport = try HTTP1Transport(configuration: configuration)
+            self.metadataTransport = try MetadataTransport.make(totalTimeout: .seconds(3), proxies: .direct)
         }
         self.clock = clock
         self.processTimeLimit = processTimeLimit

@@ -164,3 +164,17 @@ enum MetadataCredentialsJSON {
             sessionToken: try object.string(tokenKey), expiration: expiration)
     }
 }
+
+/// The transport of the credential services on the instance or the container: one second to connect
+/// and between bytes, `totalTimeout` in all, no kept connections.
+enum MetadataTransport {
+    static func make(totalTimeout: Duration, proxies: ProxyConfiguration) throws(AuthCoreError) -> HTTP1Transport {
+        var configuration = HTTP1Transport.Configuration()
+        configuration.connectTimeout = .seconds(1)
+        configuration.idleTimeout = .seconds(1)
+        configuration.totalTimeout = totalTimeout
+        configuration.maximumIdleConnectionsPerHost = 0
+        configuration.proxies = .configured(proxies)
+        return try HTTP1Transport(configuration: configuration)
+    }
+}
