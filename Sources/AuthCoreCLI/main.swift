@@ -1,3 +1,4 @@
+import AuthCoreClients
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -34,6 +35,10 @@ let topLevelHelp = """
       serve --config FILE     The reference app server: SRP login, sessions, distribute-token.json,
                               OSS self-signing and Cognito developer identities (secrets from the environment).
 
+    --debug (with any subcommand) prints the library's log on stderr: each service call (service,
+    operation, status, request id, attempt, duration), retry, clock skew, credentials refresh and
+    resolution, JWKS fetch — names, numbers and codes, never a secret.
+
     See 'authcore <subcommand> --help' (or 'authcore help <subcommand>') for every option.
     """
 
@@ -55,7 +60,17 @@ func runSubcommand(_ command: String, _ rest: ArraySlice<String>) async throws -
     }
 }
 
-let arguments = CommandLine.arguments.dropFirst()
+/// `--debug`, anywhere before a `--` on any command: the library's log (``AuthCoreLog``, debug and
+/// up) on stderr, one line per event; taken out before the command reads its options.
+func takingDebugFlag(_ all: ArraySlice<String>) -> (ArraySlice<String>, Bool) {
+    let end = all.firstIndex(of: "--") ?? all.endIndex
+    let before = all[..<end]
+    guard before.contains("--debug") else { return (all, false) }
+    return (ArraySlice(before.filter { $0 != "--debug" } + all[end...]), true)
+}
+
+let (arguments, debugging) = takingDebugFlag(CommandLine.arguments.dropFirst())
+if debugging { AuthCoreLog.setHandler({ record in printError(record.description) }, level: .debug) }
 let status: Int32
 do {
     guard let command = arguments.first else { throw UsageError("missing subcommand (try 'authcore --help')") }

@@ -50,6 +50,27 @@ public struct AuthCoreSotoCredentialProvider: CredentialProvider {
 }
 // END ADAPTER soto
 
+// MARK: - Adapter: swift-log (Logging)
+
+// BEGIN ADAPTER swift-log
+/// AuthCore's log into a swift-log `Logger` (its levels are swift-log's, by name).
+public func routeAuthCoreLog(to logger: Logger, level: AuthCoreLog.Level = .info) {
+    AuthCoreLog.setHandler({ record in
+        let mapped: Logger.Level =
+            switch record.level {
+            case .trace: .trace
+            case .debug: .debug
+            case .info: .info
+            case .notice: .notice
+            case .warning: .warning
+            case .error: .error
+            case .critical: .critical
+            }
+        logger.log(level: mapped, "\(record.message)", metadata: record.metadata.mapValues { .string($0) }, source: record.label)
+    }, level: level)
+}
+// END ADAPTER swift-log
+
 // MARK: - Stand-ins of the SDKs' shapes (SmithyIdentity 0.x / aws-sdk-swift 1.x; SotoCore 7.x)
 
 public struct Attributes: Sendable {}
@@ -70,7 +91,28 @@ public struct AWSCredentialIdentity: Identity {
 }
 public protocol AWSCredentialIdentityResolver: IdentityResolver where IdentityT == AWSCredentialIdentity {}
 
-public struct Logger: Sendable { public init(label: String) {} }
+/// swift-log 1.x's `Logger`, as far as the adapters use it; this one keeps what it is given.
+public struct Logger: Sendable {
+    public enum Level: String, Sendable { case trace, debug, info, notice, warning, error, critical }
+    public enum MetadataValue: Sendable, Equatable { case string(String) }
+    public struct Message: Sendable, ExpressibleByStringInterpolation {
+        public let text: String
+        public init(stringLiteral value: String) { text = value }
+    }
+    let sink: LoggedLines?
+    public init(label: String) { sink = nil }
+    init(sink: LoggedLines) { self.sink = sink }
+    public func log(level: Level, _ message: @autoclosure () -> Message, metadata: @autoclosure () -> [String: MetadataValue]? = nil, source: @autoclosure () -> String? = nil) {
+        sink?.add("\(level.rawValue) \(source() ?? "-"): \(message().text) \((metadata() ?? [:]).keys.sorted().map { key in "\(key)=\(metadata()?[key] ?? .string(""))" })")
+    }
+}
+public final class LoggedLines: @unchecked Sendable {
+    // invariant: lines is touched only under lock.
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func add(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
 public protocol Credential: Sendable {
     var accessKeyId: String { get }
     var secretAccessKey: String { get }
@@ -104,6 +146,16 @@ struct SDKAdapterTests {
         let identity = try await resolver.getIdentity()
         #expect(identity.accessKey == "ASIAEXAMPLE" && identity.secret == "wJalrXUtnFEMI/K7MDENG" && identity.sessionToken == "token")
         #expect(identity.expiration == Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    @Test("swift-log: AuthCore's records reach the Logger with their level, label, message and metadata; below the level, nothing")
+    func swiftLog() {
+        let lines = LoggedLines()
+        routeAuthCoreLog(to: Logger(sink: lines), level: .info)
+        defer { AuthCoreLog.setHandler(nil) }
+        AuthCoreLog.log(.debug, "authcore.test", "dropped", [:])
+        AuthCoreLog.log(.notice, "authcore.test", "kept", ["attempt": "2"])
+        #expect(lines.all == [#"notice authcore.test: kept ["attempt=string(\"2\")"]"#], "\(lines.all)")
     }
 
     @Test("Soto: the credential carries the key, secret and session token; errors pass through typed")

@@ -46,6 +46,20 @@ struct AWSCredentialsCLITests {
         #expect(shown["secretAccessKey"] as? String == "dev/secret+key" && shown["sessionToken"] as? String == "dev-token")
     }
 
+    @Test("--debug, before or after the subcommand: the library's log on stderr, the output unchanged, no secret in either")
+    func debugFlag() throws {
+        let environment = try files(config: Self.devConfig, credentials: Self.devKeys)
+        for arguments in [["--debug", "aws", "credentials", "--profile", "dev"], ["aws", "credentials", "--profile", "dev", "--debug"]] {
+            let result = try authcore(arguments, environment: environment)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try json(result.stdout)["accessKeyId"] as? String == "AKIDDEVEXAMPLE0001")
+            #expect(result.stderr.contains("authcore.credentials: AWS credentials resolved profile=dev source=shared-credentials-file"), "\(result.stderr)")
+            #expect(!result.stderr.contains("dev/secret+key") && !result.stderr.contains("dev-token"))
+        }
+        let quiet = try authcore(["aws", "credentials", "--profile", "dev"], environment: environment)
+        #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
+
     @Test("AWS_PROFILE selects the profile; AWS_REGION overrides its region")
     func environmentProfile() throws {
         var environment = try files(config: Self.devConfig, credentials: Self.devKeys)

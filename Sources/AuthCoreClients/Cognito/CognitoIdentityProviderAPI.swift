@@ -83,8 +83,12 @@ public struct CognitoIdentityProviderAPI: Sendable {
         let request = HTTPRequest.awsJSON(
             configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: secretBody.map { .secret($0) } ?? .bytes(body),
             allowsInsecureHTTP: configuration.allowInsecureHTTP)
-        let response = try await transport.send(request)
-        guard response.isSuccess else { throw response.serviceError() }
+        let response = try await AuthCoreLog.serviceCall(service: "cognito-idp", operation: operation, request: request, attempt: 0) {
+            () async throws(AuthCoreError) in
+            let response = try await transport.send(request)
+            guard response.isSuccess else { throw response.serviceError() }
+            return response
+        }
         return response.body.plainBytes
     }
 

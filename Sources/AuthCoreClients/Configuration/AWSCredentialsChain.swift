@@ -44,9 +44,9 @@ public struct AWSResolvedCredentials: Sendable {
 ///    `AWS_ROLE_SESSION_NAME`, each over the profile's `web_identity_token_file`, `role_arn`,
 ///    `role_session_name`) → STS `AssumeRoleWithWebIdentity`, the file read at each resolution;
 /// 4. keys in the credentials file's section, then 5. the profile's `credential_process`
-///    (``CredentialProcessRunner``), then 6. keys in the config file's profile;
-/// 7. the ECS container endpoint (``ContainerCredentialsSource``);
-/// 8. the EC2 instance metadata service, IMDSv2 (``InstanceMetadataCredentialsSource``).
+///    (a time limit and an output bound), then 6. keys in the config file's profile;
+/// 7. the ECS container endpoint (`AWS_CONTAINER_CREDENTIALS_RELATIVE_URI` or `_FULL_URI`, with its authorization token);
+/// 8. the EC2 instance metadata service, IMDSv2 (a session token first; `AWS_EC2_METADATA_DISABLED`, `AWS_EC2_METADATA_SERVICE_ENDPOINT`).
 ///
 /// STS is called in the resolved region (`us-east-1` when none is set) at its configured endpoint
 /// (``AWSSettingsResolver/endpoint(serviceKey:in:)``, key `sts`). Not supported: IAM Identity Center
@@ -70,8 +70,12 @@ public struct AWSCredentialsChain: CredentialsProvider {
     ///
     /// - Parameters:
     ///   - profile: a profile named by the caller; `nil` for `AWS_PROFILE` (or `default`).
-    ///   - transport: for STS; the metadata services get a transport with one-second time-outs unless
-    ///     `metadataTransport` is given.
+    ///   - environment: the variables read (the process's by default).
+    ///   - transport: for STS.
+    ///   - metadataTransport: for the container endpoint and the instance metadata service (default:
+    ///     one-second time-outs, no proxy).
+    ///   - clock: the signing clock (STS calls, session names, process output expiry).
+    ///   - processTimeLimit: the longest a `credential_process` may run.
     public init(
         profile: String? = nil, environment: ConfigurationEnvironment = .process, transport: any HTTPTransport = HTTP1Transport(),
         metadataTransport: (any HTTPTransport)? = nil, clock: any SigningClock = SystemClock(), processTimeLimit: Duration = .seconds(60)
@@ -112,7 +116,8 @@ public struct AWSCredentialsChain: CredentialsProvider {
                 .invalidParameter, "profile '\(name)' is in neither \(files.configFilePath) nor \(files.credentialsFilePath)")
         }
         func found(_ credentials: Credentials, _ source: AWSCredentialSource) -> AWSResolvedCredentials {
-            AWSResolvedCredentials(credentials: credentials, source: source, profile: name)
+            AuthCoreLog.log(.info, "authcore.credentials", "AWS credentials resolved", ["source": source.rawValue, "profile": name])
+            return AWSResolvedCredentials(credentials: credentials, source: source, profile: name)
         }
         if settings.explicitProfile == nil, let credentials = try environmentKeys() { return found(credentials, .environment) }
         if let profile, Self.hasRoleToAssume(profile) {

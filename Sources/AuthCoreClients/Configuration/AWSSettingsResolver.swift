@@ -34,7 +34,9 @@ public struct AWSSettingsResolver: Sendable {
     /// section the profile names (`endpoint_url`), the profile's `endpoint_url`; nil when none is set or
     /// `AWS_IGNORE_CONFIGURED_ENDPOINT_URLS` (or the profile's `ignore_configured_endpoint_urls`) is `true`.
     ///
-    /// - Parameter serviceKey: the service's configuration key (`sts`, `s3`, `cognito_identity`).
+    /// - Parameters:
+    ///   - serviceKey: the service's configuration key (`sts`, `s3`, `cognito_identity`).
+    ///   - files: the shared files (the profile's `services` section and `endpoint_url`).
     public func endpoint(serviceKey: String, in files: AWSSharedConfiguration) -> String? {
         let profile = files.profile(named: profileName)
         if environment.isTrue("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS") || profile?["ignore_configured_endpoint_urls"]?.lowercased() == "true" {

@@ -119,7 +119,7 @@ public struct AWSProfile: Sendable, CustomStringConvertible, CustomReflectable {
 /// so `[profile "my name"]` works) or `[default]`; `[services NAME]` sections hold per-service
 /// settings; other sections are ignored. Every section of the credentials file is a profile, and its
 /// keys override the config file's for the same profile. A missing file counts as empty; a file over
-/// ``maximumFileBytes`` or one that does not parse (``SharedConfigFile``) is an error naming it.
+/// ``maximumFileBytes`` or one that does not parse is an error naming it and the line.
 public struct AWSSharedConfiguration: Sendable {
     /// The most bytes read from either file.
     public static let maximumFileBytes = 1 << 20

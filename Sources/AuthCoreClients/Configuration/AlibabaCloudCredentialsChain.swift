@@ -54,9 +54,12 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     /// A chain over `environment`.
     ///
     /// - Parameters:
+    ///   - environment: the variables read (the process's by default).
+    ///   - transport: for STS.
+    ///   - metadataTransport: for the metadata service and the credentials URI (default: one-second
+    ///     time-outs, the environment's proxies).
     ///   - stsEndpoint: the STS endpoint for every role (nil: the region's, as above).
-    ///   - transport: for STS; the metadata service and the credentials URI get a transport with
-    ///     one-second time-outs and the environment's proxies unless `metadataTransport` is given.
+    ///   - clock: the signing clock.
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed proxy variable.
     public init(
         environment: ConfigurationEnvironment = .process, transport: any HTTPTransport = HTTP1Transport(),
@@ -91,7 +94,10 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
             -> AlibabaCloudResolvedCredentials?
         {
             do {
-                if let found = try await body() { return found }
+                if let found = try await body() {
+                    AuthCoreLog.log(.info, "authcore.credentials", "Alibaba Cloud credentials resolved", ["source": found.source])
+                    return found
+                }
             } catch {
                 if error.code == .cancelled { throw error }
                 reasons.append("\(name): \(error.reason)")

@@ -153,6 +153,9 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
                     "the credentials source returned credentials that expire in \(now.seconds(until: expiration)) s, less than the \(minimumLifetime) s minimum")
             }
             refreshAttempts += 1
+            AuthCoreLog.log(.info, "authcore.credentials", "credentials refreshed", [
+                "source": "\(type(of: source))", "expiration": fresh.expiration?.iso8601 ?? "none",
+            ])
             guard generation == started else { return fresh }  // cleared meanwhile: not cached
             cached = fresh
             fetchedAt = requested
@@ -170,6 +173,9 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
             try? withUnsafeMutableBytes(of: &jitterByte) { try random.fill($0) }
             let delay = step * (0.5 + 0.5 * Double(jitterByte) / 255.0)
             retryAfter = clock.now().adding(seconds: Swift.max(1, Int64(delay.rounded(.up))))
+            AuthCoreLog.log(.warning, "authcore.credentials", "credentials refresh failed", [
+                "source": "\(type(of: source))", "error": "\(typed.code)", "reason": typed.reason, "failures": String(failures),
+            ])
             lastError = typed
             throw typed
         }

@@ -74,7 +74,7 @@ public struct STSClient: Sendable {
         let request = HTTPRequest(
             method: "POST", url: endpoint, headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")],
             body: body, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
-        let response = try await sender.sendExpectingSuccess(request, signer: signer)
+        let response = try await sender.sendExpectingSuccess(request, signer: signer, operation: parameters["Action"])
         return try Self.parseCredentials(response.body.plainBytes, result: result)
     }
 

@@ -66,10 +66,18 @@ extension SignedRequestSender {
     ///
     /// - Throws: the service's refusal (`HTTPResponse.serviceError`), or the transport's error.
     func sendExpectingSuccess(
-        _ request: HTTPRequest, signer: SigV4Signer?, repeatability: RetryPolicy.Repeatability = .idempotent
+        _ request: HTTPRequest, signer: SigV4Signer?, operation: String? = nil, repeatability: RetryPolicy.Repeatability = .idempotent
     ) async throws(AuthCoreError) -> HTTPResponse {
-        try await retryPolicy.run(repeatability, random: random) { () async throws(AuthCoreError) in
-            try await sendOnceExpectingSuccess(request, signer: signer)
+        // For the log: the service and operation by name (the signer's service, the X-Amz-Target).
+        let target = request.headers.first(named: "X-Amz-Target")
+        let service = signer?.service ?? target.map { String(decoding: $0.utf8.prefix { $0 != UInt8(ascii: ".") }, as: UTF8.self) } ?? request.url.host
+        let name = operation ?? target.map { String(decoding: $0.utf8.drop { $0 != UInt8(ascii: ".") }.dropFirst(), as: UTF8.self) } ?? ""
+        var attempt = 0
+        return try await retryPolicy.run(repeatability, random: random) { () async throws(AuthCoreError) in
+            attempt += 1
+            return try await AuthCoreLog.serviceCall(service: service, operation: name, request: request, attempt: attempt) {
+                () async throws(AuthCoreError) in try await sendOnceExpectingSuccess(request, signer: signer)
+            }
         }
     }
 

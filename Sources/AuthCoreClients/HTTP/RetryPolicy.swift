@@ -109,7 +109,12 @@ public struct RetryPolicy: Sendable {
             } catch {
                 guard attempt < maximumAttempts, Self.isRetryable(error, repeatability) else { throw error }
                 guard !Task.isCancelled else { throw AuthCoreError(.cancelled, "cancelled before a retry") }
-                do { try await sleep(delay(after: attempt, random: random)) } catch {
+                let pause = delay(after: attempt, random: random)
+                AuthCoreLog.log(.info, "authcore.http", "retrying", [
+                    "attempt": String(attempt), "reason": error.serviceErrorType ?? "\(error.code)",
+                    "delayMs": String(pause.components.seconds * 1000 + pause.components.attoseconds / 1_000_000_000_000_000),
+                ])
+                do { try await sleep(pause) } catch {
                     throw AuthCoreError(.cancelled, "cancelled while waiting to retry")
                 }
                 attempt += 1

@@ -47,8 +47,9 @@ public struct SignedRequestSender: Sendable {
         }
         let response = try await transport.send(signed)
         guard !response.isSuccess, let skew,
-            skew.learn(from: response, host: host, signedAt: firstTime, localNow: clock.now()) != nil
+            let learned = skew.learn(from: response, host: host, signedAt: firstTime, localNow: clock.now())
         else { return response }
+        AuthCoreLog.log(.notice, "authcore.http", "clock skew learned, signing again", ["host": host, "offsetSeconds": "\(learned)"])
         return try await transport.send(try await sign(request, signingTime(for: host)))
     }
 }
