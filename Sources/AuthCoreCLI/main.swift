@@ -63,6 +63,7 @@ func runSubcommand(_ command: String, _ rest: ArraySlice<String>) async throws -
 /// `--debug`, anywhere before a `--` on any command: the library's log (``AuthCoreLog``, debug and
 /// up) on stderr, one line per event; taken out before the command reads its options.
 func takingDebugFlag(_ all: ArraySlice<String>) -> (ArraySlice<String>, Bool) {
+    // bytes-lint: whole argv words compared with fixed option names, nothing split or searched inside them.
     let end = all.firstIndex(of: "--") ?? all.endIndex
     let before = all[..<end]
     guard before.contains("--debug") else { return (all, false) }
