@@ -5,7 +5,8 @@ import AuthCoreClients
 /// (``AWSCredentialsChain``): environment keys first (not with `--profile NAME`), then the profile
 /// (`--profile`, `AWS_DEFAULT_PROFILE`, `AWS_PROFILE`, `default`) of the shared files, roles,
 /// processes, the container endpoint and the instance metadata service. Keys taken from the
-/// environment leave it: `AWS_SECRET_ACCESS_KEY` is wiped and unset once read, as before the chain.
+/// environment are read as before the chain: `AWS_SECRET_ACCESS_KEY` into wiping storage, then wiped
+/// and unset.
 enum AWSChainCredentials {
     /// The credentials, the source's name, the profile and the region the chain resolves (nil when
     /// none is set).
@@ -23,6 +24,15 @@ enum AWSChainCredentials {
         if let named = settings.namedProfile, files.profile(named: named) == nil {
             throw UsageError("profile '\(named)' is in neither \(files.configFilePath) nor \(files.credentialsFilePath)")
         }
+        // Environment keys, the chain's first source, are read here as before the chain: the secret
+        // straight into wiping storage and out of the environment (the zeroize gate counts its copies;
+        // the chain's own reading would leave Swift strings of it).
+        if profile == nil, environment("AWS_ACCESS_KEY_ID") != nil {
+            let token = environment("AWS_SECURITY_TOKEN") != nil ? "AWS_SECURITY_TOKEN" : "AWS_SESSION_TOKEN"
+            let credentials = try credentialsFromEnvironment(
+                id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: token, expiration: "AWS_CREDENTIAL_EXPIRATION")
+            return (credentials, AWSCredentialSource.environment.rawValue, settings.profileName, settings.region(in: files))
+        }
         let resolved: AWSResolvedCredentials
         do {
             resolved = try await AWSCredentialsChain(profile: profile, transport: try CLITransport.make(for: .aws)).resolve()
@@ -33,7 +43,6 @@ enum AWSChainCredentials {
             }
             throw CommandFailure(error.reason)
         }
-        if resolved.source == .environment { _ = takeSecretEnvironment("AWS_SECRET_ACCESS_KEY") }  // wiped and unset, as before
         return (resolved.credentials, resolved.source.rawValue, resolved.profile, settings.region(in: files))
     }
 }

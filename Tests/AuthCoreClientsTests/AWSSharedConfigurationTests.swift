@@ -212,4 +212,46 @@ struct AWSSharedConfigurationTests {
         let relative = try source(["AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "/v2/credentials/id", "AWS_CONTAINER_CREDENTIALS_FULL_URI": "http://127.0.0.1/x"])
         #expect(relative?.url.host == "169.254.170.2" && relative?.url.path == "/v2/credentials/id")
     }
+
+    @Test("service messages lose the request material AWS and Alibaba echo into them (it holds the session token)")
+    func echoedRequestCut() {
+        let aws = "The request signature we calculated does not match the signature you provided.\n\nThe Canonical String for this request should have been\n'POST\n/\n\nx-amz-security-token:TOKENMARKER'"
+        let cut = ServiceErrorBody.withoutEchoedRequest(aws)
+        #expect(cut == "The request signature we calculated does not match the signature you provided. (request material cut)", "\(cut)")
+        let aliyun = "Specified signature is not matched with our calculation. server string to sign is:GET&%2F&SecurityToken%3DTOKENMARKER"
+        #expect(!ServiceErrorBody.withoutEchoedRequest(aliyun).contains("TOKENMARKER"))
+        #expect(ServiceErrorBody.withoutEchoedRequest("Access denied.") == "Access denied.")
+        #expect(ServiceErrorBody.withoutEchoedRequest(String(repeating: "x", count: 2000)).utf8.count < 600)
+    }
+
+    @Test("Alibaba chain: the OIDC variables stop it (no fall-through to a broader role); an STS region that is not a region is refused before any request")
+    func alibabaChainGuards() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let oidc = try AlibabaCloudCredentialsChain(environment: ConfigurationEnvironment([
+            "HOME": directory.path, "ALIBABA_CLOUD_ECS_METADATA_DISABLED": "true", "ALIBABA_CLOUD_OIDC_TOKEN_FILE": "/t",
+            "ALIBABA_CLOUD_ROLE_ARN": "acs:ram::1:role/r", "ALIBABA_CLOUD_OIDC_PROVIDER_ARN": "acs:ram::1:oidc-provider/p",
+        ]))
+        await #expect(throws: AuthCoreError(.unsupported, "")) { try await oidc.resolve() }
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent(".aliyun"), withIntermediateDirectories: true)
+        try Data(#"{"current":"r","profiles":[{"name":"r","mode":"RamRoleArn","access_key_id":"LTAIX","access_key_secret":"s","ram_role_arn":"acs:ram::1:role/r","sts_region":"evil.example/"}]}"#.utf8)
+            .write(to: directory.appendingPathComponent(".aliyun/config.json"))
+        let region = try AlibabaCloudCredentialsChain(
+            environment: ConfigurationEnvironment(["HOME": directory.path, "ALIBABA_CLOUD_ECS_METADATA_DISABLED": "true"]),
+            transport: RefusingTransport())
+        do {
+            _ = try await region.resolve()
+            Issue.record("resolved with a bad STS region")
+        } catch {
+            #expect(error.code == .credentialsUnavailable && error.reason.contains("STS region must be"), "\(error.reason)")
+        }
+    }
+}
+
+/// A transport that must not be used: every request is a test failure.
+struct RefusingTransport: HTTPTransport {
+    func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
+        Issue.record("a request was sent to \(request.url.origin)")
+        throw AuthCoreError(.transportFailure, "refused by the test")
+    }
 }

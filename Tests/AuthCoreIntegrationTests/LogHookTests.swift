@@ -56,10 +56,15 @@ struct LogHookTests {
         let refreshing = RefreshingCredentialsProvider(source: try chain("admin"))
         let assumed = try await refreshing.credentials()
 
-        // A refusal: the same role with a wrong secret.
-        try Data("[profile user]\naws_access_key_id = \(key)\naws_secret_access_key = not-the-secret-0123456789\n[profile admin]\nrole_arn = \(role)\nsource_profile = user\n".utf8)
-            .write(to: URL(fileURLWithPath: config))
-        await #expect(throws: AuthCoreError(.serviceError, "")) { try await chain("admin").credentials() }
+        // A refusal, through a refreshing provider (whose failure record carries a reason): source keys
+        // with a wrong secret and the assumed session token, so a message that echoed the request
+        // would show the token.
+        let token = try #require(assumed.sessionToken)
+        try Data(
+            "[profile user]\naws_access_key_id = \(key)\naws_secret_access_key = not-the-secret-0123456789\naws_session_token = \(token)\n[profile admin]\nrole_arn = \(role)\nsource_profile = user\n"
+                .utf8
+        ).write(to: URL(fileURLWithPath: config))
+        await #expect(throws: AuthCoreError(.serviceError, "")) { try await RefreshingCredentialsProvider(source: try chain("admin")).credentials() }
 
         let records = collected.all
         func has(_ message: String, _ metadata: [String: String]) -> Bool {
@@ -71,7 +76,8 @@ struct LogHookTests {
         #expect(has("service call", ["service": "sts", "operation": "AssumeRole", "status": "200", "attempt": "1"]))
         #expect(has("AWS credentials resolved", ["source": "assume-role", "profile": "admin"]))
         #expect(has("credentials refreshed", ["source": "AWSCredentialsChain"]))
-        #expect(has("service call failed", ["operation": "AssumeRole", "status": "403", "serviceError": "SignatureDoesNotMatch"]))
+        #expect(records.contains { $0.message == "service call failed" && $0.metadata["operation"] == "AssumeRole" && $0.metadata["status"]?.hasPrefix("4") == true })
+        #expect(records.contains { $0.message == "credentials refresh failed" && $0.metadata["error"] == "serviceError" })
         #expect(records.contains { $0.message == "service call" && !($0.metadata["requestId"] ?? "").isEmpty }, "a request id is recorded")
 
         let secrets = [

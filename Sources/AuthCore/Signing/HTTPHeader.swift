@@ -13,7 +13,7 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// Whether `count` lower-case name bytes at `name` are a credential's name — `authorization`,
     /// `proxy-authorization`, a session token (`x-amz-`, `x-oss-`, `x-acs-security-token`),
-    /// `x-amz-target-token`, `cookie`, `set-cookie`, the EC2 metadata session token — whose value is printed as `<redacted>` and
+    /// `x-amz-target-token`, `cookie`, `set-cookie`, the EC2 and ECS metadata session tokens — whose value is printed as `<redacted>` and
     /// whose copies a signer wipes. The one list of those names; a switch on the length first (the
     /// canonical-header table asks this of every field it signs).
     @inline(__always)
@@ -28,6 +28,7 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
             asciiEqual(name, count, "x-amz-security-token") || asciiEqual(name, count, "x-oss-security-token")
                 || asciiEqual(name, count, "x-acs-security-token")
         case 24: asciiEqual(name, count, "x-aws-ec2-metadata-token")
+        case 27: asciiEqual(name, count, "x-aliyun-ecs-metadata-token")
         default: false
         }
     }

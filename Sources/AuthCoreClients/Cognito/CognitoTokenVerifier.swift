@@ -166,7 +166,7 @@ public actor CognitoTokenVerifier {
         let fetched = try await Self.fetchKeys(jwksURL, transport: transport, allowInsecureHTTP: allowInsecureHTTP)
         keys = fetched
         fetchCount += 1
-        AuthCoreLog.log(.info, "authcore.jwks", "JWKS fetched", ["url": jwksURL.absoluteString, "keys": String(fetched.count), "fetches": String(fetchCount)])
+        AuthCoreLog.log(.info, "authcore.jwks", "JWKS fetched", ["url": jwksURL.origin + jwksURL.path, "keys": String(fetched.count), "fetches": String(fetchCount)])
     }
 
     /// An attacker-chosen text for an error message: printable ASCII, at most 64 characters.

@@ -34,9 +34,12 @@ public struct AlibabaCloudResolvedCredentials: Sendable {
 ///
 /// As in the SDK, a source that fails (a file that does not parse, a profile without its keys, an
 /// STS refusal) does not stop the chain: the next is tried, and only when none gives credentials is
-/// the error an `AuthCoreError.Code.credentialsUnavailable` that lists what each source said. The
-/// metadata service and the credentials URI are reached through the environment's `HTTP_PROXY`, as
-/// in the SDK. STS is `https://sts.<sts_region>.aliyuncs.com` (`sts-vpc.` with `enable_vpc` or
+/// the error an `AuthCoreError.Code.credentialsUnavailable` that lists what each source said (a
+/// service's refusal by its type and status, never its message). When `ALIBABA_CLOUD_OIDC_TOKEN_FILE`,
+/// `ALIBABA_CLOUD_ROLE_ARN` and `ALIBABA_CLOUD_OIDC_PROVIDER_ARN` are set (the SDK's second source), the
+/// chain stops with `AuthCoreError.Code.unsupported` rather than fall through to a broader role. The
+/// metadata service is reached through `HTTP_PROXY` only when that proxy is on this machine (the SDK
+/// uses any). Each resolution asks anew: wrap the chain in a ``RefreshingCredentialsProvider``. STS is `https://sts.<sts_region>.aliyuncs.com` (`sts-vpc.` with `enable_vpc` or
 /// `ALIBABA_CLOUD_VPC_ENDPOINT_ENABLED`), `ALIBABA_CLOUD_STS_REGION` when the profile names none, else
 /// `https://sts.aliyuncs.com`; `stsEndpoint` replaces it (a private endpoint, or a test's stand-in).
 /// Not supported: the `OIDC`, `CloudSSO`, `OAuth` and `External` modes and the `oidc_role_arn` and
@@ -72,13 +75,18 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
         if let metadataTransport {
             self.metadataTransport = metadataTransport
         } else {
-            // The SDK reaches the metadata service and the credentials URI through the environment's proxy.
+            // The SDK reaches the metadata service through the environment's HTTP proxy. Here only a
+            // proxy on this machine is used (a sidecar, a test's stand-in): the metadata answer holds
+            // the role's secret, which must not cross a network in clear text.
+            var proxies = ProxyConfiguration.direct
             var proxyVariables: [String: String] = [:]
-            for name in ["http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY", "REQUEST_METHOD"] {
+            for name in ["http_proxy", "HTTP_PROXY", "REQUEST_METHOD"] {
                 if let value = environment[name] { proxyVariables[name] = value }
             }
-            self.metadataTransport = try MetadataTransport.make(
-                totalTimeout: .seconds(5), proxies: try ProxyConfiguration.fromEnvironment(proxyVariables))
+            if let local = try ProxyConfiguration.fromEnvironment(proxyVariables).http, NetworkPolicy.isLoopback(host: local.host) {
+                proxies.http = local
+            }
+            self.metadataTransport = try MetadataTransport.make(totalTimeout: .seconds(5), proxies: proxies)
         }
     }
 
@@ -100,11 +108,18 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
                 }
             } catch {
                 if error.code == .cancelled { throw error }
-                reasons.append("\(name): \(error.reason)")
+                reasons.append("\(name): \(error.code == .serviceError ? AuthCoreLog.serviceRefusal(error) : error.reason)")
             }
             return nil
         }
         if let found = try await attempt("environment", environmentKeys) { return found }
+        // The SDK's second source (ACK's per-pod roles): not supported here, so the chain stops rather
+        // than fall through to a broader role (the node's ECS role).
+        if environment["ALIBABA_CLOUD_OIDC_TOKEN_FILE"] != nil, environment["ALIBABA_CLOUD_ROLE_ARN"] != nil,
+            environment["ALIBABA_CLOUD_OIDC_PROVIDER_ARN"] != nil
+        {
+            throw AuthCoreError(.unsupported, "ALIBABA_CLOUD_OIDC_* name an OIDC role, which AuthCore does not assume (AssumeRoleWithOIDC)")
+        }
         if let found = try await attempt("config.json", cliProfile) { return found }
         if let found = try await attempt("credentials file", iniProfile) { return found }
         if !environment.isTrue("ALIBABA_CLOUD_ECS_METADATA_DISABLED") {
@@ -251,7 +266,9 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
             return value.isEmpty ? nil : value
         }
         func keys() throws(AuthCoreError) -> Credentials {
-            guard let id = text("access_key_id"), let secret = text("access_key_secret") else {
+            guard let id = text("access_key_id") ?? environment["ALIBABA_CLOUD_ACCESS_KEY_ID"],
+                let secret = text("access_key_secret") ?? environment["ALIBABA_CLOUD_ACCESS_KEY_SECRET"]
+            else {
                 throw AuthCoreError(.malformedInput, "\(path): [\(name)] needs access_key_id and access_key_secret")
             }
             return try Credentials(accessKeyId: id, secretAccessKey: secret)
@@ -261,7 +278,9 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
         case "access_key":
             return AlibabaCloudResolvedCredentials(credentials: try keys(), source: "profile/static_ak")
         case "ram_role_arn":
-            guard let roleArn = text("role_arn") else { throw AuthCoreError(.malformedInput, "\(path): [\(name)] has no role_arn") }
+            guard let roleArn = text("role_arn") ?? environment["ALIBABA_CLOUD_ROLE_ARN"] else {
+                throw AuthCoreError(.malformedInput, "\(path): [\(name)] has no role_arn")
+            }
             let credentials = try await assumeRole(
                 roleArn: roleArn, sessionName: text("role_session_name"), durationSeconds: 3600, policy: text("policy"), externalId: nil,
                 region: nil, vpc: nil, source: try keys())
@@ -270,7 +289,8 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
             guard !environment.isTrue("ALIBABA_CLOUD_ECS_METADATA_DISABLED") else {
                 throw AuthCoreError(.credentialsUnavailable, "[\(name)]: the ECS metadata service is disabled")
             }
-            return AlibabaCloudResolvedCredentials(credentials: try await ecsRole(named: text("role_name")), source: "profile/ecs_ram_role")
+            return AlibabaCloudResolvedCredentials(
+                credentials: try await ecsRole(named: text("role_name") ?? environment["ALIBABA_CLOUD_ECS_METADATA"]), source: "profile/ecs_ram_role")
         default:
             throw AuthCoreError(.unsupported, "\(path): [\(name)] has type '\(type)', which AuthCore does not read")
         }
@@ -283,10 +303,15 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
         source: Credentials
     ) async throws(AuthCoreError) -> Credentials {
         let stsRegion = region ?? environment["ALIBABA_CLOUD_STS_REGION"]
+        if let stsRegion {
+            guard !stsRegion.isEmpty, stsRegion.utf8.count <= 64,
+                stsRegion.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") })
+            else { throw AuthCoreError(.invalidParameter, "the STS region must be lower-case letters, digits and '-'") }
+        }
         let useVPC = vpc ?? (environment["ALIBABA_CLOUD_VPC_ENDPOINT_ENABLED"]?.lowercased() == "true")
         let endpoint = stsEndpoint ?? stsRegion.map { "https://\(useVPC ? "sts-vpc" : "sts").\($0).aliyuncs.com/" } ?? "https://sts.aliyuncs.com/"
         let client = try AliyunSTSClient(endpoint: endpoint, transport: transport, clock: clock)
-        let name = sessionName ?? "authcore-\(clock.now().secondsSince1970)"
+        let name = sessionName ?? environment["ALIBABA_CLOUD_ROLE_SESSION_NAME"] ?? "authcore-\(clock.now().secondsSince1970)"
         return try await client.assumeRole(
             roleArn: roleArn, roleSessionName: name, durationSeconds: durationSeconds, policy: policy, externalId: externalId,
             credentials: source

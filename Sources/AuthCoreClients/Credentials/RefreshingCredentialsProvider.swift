@@ -174,7 +174,9 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
             let delay = step * (0.5 + 0.5 * Double(jitterByte) / 255.0)
             retryAfter = clock.now().adding(seconds: Swift.max(1, Int64(delay.rounded(.up))))
             AuthCoreLog.log(.warning, "authcore.credentials", "credentials refresh failed", [
-                "source": "\(type(of: source))", "error": "\(typed.code)", "reason": typed.reason, "failures": String(failures),
+                "source": "\(type(of: source))", "error": "\(typed.code)", "failures": String(failures),
+                // A service's refusal by its type, status and request id; never its message (server text).
+                "reason": typed.code == .serviceError ? AuthCoreLog.serviceRefusal(typed) : typed.reason,
             ])
             lastError = typed
             throw typed

@@ -111,7 +111,7 @@ public struct RetryPolicy: Sendable {
                 guard !Task.isCancelled else { throw AuthCoreError(.cancelled, "cancelled before a retry") }
                 let pause = delay(after: attempt, random: random)
                 AuthCoreLog.log(.info, "authcore.http", "retrying", [
-                    "attempt": String(attempt), "reason": error.serviceErrorType ?? "\(error.code)",
+                    "attempt": String(attempt), "reason": error.serviceErrorType.flatMap(ServiceErrorBody.loggableIdentifier) ?? "\(error.code)",
                     "delayMs": String(pause.components.seconds * 1000 + pause.components.attoseconds / 1_000_000_000_000_000),
                 ])
                 do { try await sleep(pause) } catch {

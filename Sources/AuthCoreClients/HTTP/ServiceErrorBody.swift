@@ -22,12 +22,12 @@ public struct ServiceErrorBody: Sendable, Equatable {
             // XML (S3, STS, OSS); an answer that does not parse (an HTML page from a proxy) has no code.
             if let document = try? XMLReader(parsing: body, context: "error body") {
                 code = code ?? (document.first(named: "Code") ?? document.first(named: "code"))?.text
-                message = (document.first(named: "Message") ?? document.first(named: "message"))?.text
+                message = ((document.first(named: "Message") ?? document.first(named: "message"))?.text).map(Self.withoutEchoedRequest)
                 requestId = (document.first(named: "RequestId")?.text).flatMap(Self.loggableIdentifier)
             }
         } else if let json = try? ServiceJSON.decode(JSONForm.self, from: body, context: "error body", keys: .asDeclared) {
             code = code ?? json.type.map(Self.shortType)
-            message = json.message
+            message = json.message.map(Self.withoutEchoedRequest)
             requestId = json.requestId.flatMap(Self.loggableIdentifier)
         }
     }
@@ -59,6 +59,27 @@ public struct ServiceErrorBody: Sendable, Equatable {
     /// `id` when it is printable ASCII of 1–128 characters (request ids go into logs), else nil.
     static func loggableIdentifier(_ id: String) -> String? {
         !id.isEmpty && id.utf8.count <= 128 && id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) ? id : nil
+    }
+
+    /// A service's message without the request material some services echo into it — AWS's "The
+    /// Canonical String for this request should have been …" and "The String-to-Sign should have been
+    /// …", Alibaba Cloud's "server string to sign is: …" — which holds the session token (and the
+    /// signed headers' values): the message is cut where such a part begins, and at 512 bytes. It goes
+    /// into errors' reasons, which are printed and logged.
+    static func withoutEchoedRequest(_ message: String) -> String {
+        let bytes = Array(message.utf8)
+        var end = Swift.min(bytes.count, 512)
+        for marker in ["The Canonical String for this request", "The String-to-Sign should have been", "server string to sign is", "StringToSign"] {
+            let needle = Array(marker.utf8)
+            guard needle.count <= end else { continue }
+            for start in 0...(end - needle.count) where bytes[start..<(start + needle.count)].elementsEqual(needle) {
+                end = start
+                break
+            }
+        }
+        var kept = bytes[..<end]
+        while let last = kept.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 || last == UInt8(ascii: ":") { kept = kept.dropLast() }
+        return String(decoding: kept, as: UTF8.self) + (end < bytes.count ? " (request material cut)" : "")
     }
 
     /// `aws.protocol#Code:detail` → `Code` (the service's error type; cut at `:` and `#` bytes).

@@ -100,10 +100,19 @@ extension AuthCoreLog {
             return response
         } catch {
             log(.notice, "authcore.http", "service call failed", common().merging([
-                "error": "\(error.code)", "status": error.httpStatus.map(String.init) ?? "", "serviceError": error.serviceErrorType ?? "",
-                "requestId": error.requestId ?? "",
+                "error": "\(error.code)", "status": error.httpStatus.map(String.init) ?? "",
+                "serviceError": error.serviceErrorType.flatMap(ServiceErrorBody.loggableIdentifier) ?? "", "requestId": error.requestId ?? "",
             ]) { a, _ in a })
             throw error
         }
+    }
+
+    /// A service's refusal for a log or a list of reasons: its type (printable, at most 128 bytes),
+    /// status and request id, never its message.
+    static func serviceRefusal(_ error: AuthCoreError) -> String {
+        let type = error.serviceErrorType.flatMap(ServiceErrorBody.loggableIdentifier) ?? "a service error"
+        let status = error.httpStatus.map { " (HTTP \($0))" } ?? ""
+        let request = error.requestId.map { ", request id \($0)" } ?? ""
+        return "\(type)\(status)\(request)"
     }
 }
