@@ -66,6 +66,35 @@ struct CognitoSessionTests {
         #expect((second["AuthParameters"] as? [String: String])?["REFRESH_TOKEN"] == "refresh-0")
     }
 
+    @Test("events, in order and to every subscriber: refreshed, refresh failed, expired, signed in, signed out")
+    func events() async throws {
+        let signedIn = Self.refreshed("access-9", refreshToken: "refresh-9")  // InitiateAuth's answer has the same shape
+        let transport = ScriptedTransport([
+            Self.refreshed("access-1"), Self.answer(503, ["__type": "ServiceUnavailable"]),
+            Self.answer(400, ["__type": "NotAuthorizedException", "message": "Refresh Token has been revoked"]), signedIn, Self.answer(200, [:]),
+        ])
+        let clock = ManualClock(Self.start)
+        let session = try await Self.session(transport, clock: clock, store: InMemoryCognitoTokenStore())
+        var first = session.events().makeAsyncIterator()
+        var second = session.events().makeAsyncIterator()
+        #expect(try await session.tokens(forceRefresh: true).accessToken == "access-1")
+        #expect(try await session.tokens(forceRefresh: true).accessToken == "access-1")  // 503: the current tokens
+        await #expect(throws: AuthCoreError(.serviceError, "")) { try await session.tokens(forceRefresh: true) }
+        _ = try await session.signIn(username: "bob", password: SecureBytes(Array("pw".utf8)), flow: .userPassword)
+        guard case .complete = await session.signOut() else {
+            Issue.record("sign-out was not complete")
+            return
+        }
+        let expected: [CognitoSessionEvent] = [
+            .tokensRefreshed(expiresAt: Self.start.adding(seconds: 3600)), .refreshFailed(.serviceError), .sessionExpired, .signedIn(username: "bob"),
+            .signedOut,
+        ]
+        for event in expected {
+            #expect(await first.next() == event)
+            #expect(await second.next() == event)
+        }
+    }
+
     @Test("a refresh that fails for the network hands out valid tokens and fails expired ones; a refusal ends the session")
     func failures() async throws {
         let transport = ScriptedTransport([

@@ -72,6 +72,30 @@ public actor CognitoSession {
     /// Completed refreshes, for observability and tests.
     public private(set) var refreshCount = 0
 
+    private struct Subscribers {
+        var next = 0
+        var continuations: [Int: AsyncStream<CognitoSessionEvent>.Continuation] = [:]
+    }
+    private nonisolated let subscribers = Locked(Subscribers())
+
+    /// The session's events from now on (Amplify's Hub auth events): each subscriber gets every
+    /// event, in order; the stream ends when the subscriber stops iterating.
+    public nonisolated func events() -> AsyncStream<CognitoSessionEvent> {
+        AsyncStream { continuation in
+            let subscribers = self.subscribers
+            let id = subscribers.withLock { state in
+                state.next += 1
+                state.continuations[state.next] = continuation
+                return state.next
+            }
+            continuation.onTermination = { _ in subscribers.withLock { _ = $0.continuations.removeValue(forKey: id) } }
+        }
+    }
+
+    private nonisolated func emit(_ event: CognitoSessionEvent) {
+        for continuation in subscribers.withLock({ Array($0.continuations.values) }) { continuation.yield(event) }
+    }
+
     /// A session for `configuration`, kept in `store`.
     public init(
         configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = HTTP1Transport(),
@@ -136,6 +160,7 @@ public actor CognitoSession {
         guard generation == mine else { return result }  // signed out or in again meanwhile
         current = record
         loaded = true
+        emit(.signedIn(username: record.username))
         return result
     }
 
@@ -165,10 +190,14 @@ public actor CognitoSession {
             if error.serviceErrorType == "NotAuthorizedException" {
                 // The refresh token was revoked or has expired: the session is over, unless another
                 // session replaced it meanwhile.
-                if generation == started { await forget() }
+                if generation == started {
+                    await forget()
+                    emit(.sessionExpired)
+                }
                 throw error
             }
             // Another failure (network, throttling): the current tokens while they last.
+            emit(.refreshFailed(error.code))
             guard usable else { throw error }
             return session.tokens
         }
@@ -200,6 +229,7 @@ public actor CognitoSession {
             }
         }
         let storeError = await forget()
+        emit(.signedOut)
         if globalError == nil, revokeError == nil, storeError == nil { return .complete }
         return .partial(globalSignOutError: globalError, revokeTokenError: revokeError, storeError: storeError)
     }
@@ -269,6 +299,7 @@ public actor CognitoSession {
         }
         current = record
         refreshCount += 1
+        emit(.tokensRefreshed(expiresAt: record.expiresAt))
         return record
     }
 
@@ -309,4 +340,20 @@ public actor CognitoSession {
 extension CognitoSession: CustomReflectable {
     /// The pool configuration only: the session holds tokens.
     public nonisolated var customMirror: Mirror { Mirror(self, children: ["configuration": configuration], displayStyle: .class) }
+}
+
+/// What happens to a ``CognitoSession`` (``CognitoSession/events()``): the events an app's UI follows,
+/// as Amplify's Hub auth channel has them.
+public enum CognitoSessionEvent: Sendable, Equatable {
+    /// A sign-in completed; the session is this user's.
+    case signedIn(username: String)
+    /// The tokens were refreshed; the new ones expire at `expiresAt`.
+    case tokensRefreshed(expiresAt: Timestamp)
+    /// A refresh failed for a passing reason (network, throttling): the session stays, the current
+    /// tokens are used while they last.
+    case refreshFailed(AuthCoreError.Code)
+    /// The service refused the refresh token (revoked or expired): the session is over.
+    case sessionExpired
+    /// The session was signed out.
+    case signedOut
 }
