@@ -348,8 +348,7 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
             guard listed.isSuccess else { throw AuthCoreError(.credentialsUnavailable, "ECS metadata: no RAM role (status \(listed.status))") }
             name = String(decoding: listed.body.plainBytes, as: UTF8.self)
         }
-        guard let name, !name.isEmpty,
-            name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
+        guard let name, MetadataTransport.isPlainRoleName(name)
         else { throw AuthCoreError(.malformedResponse, "ECS metadata: the role name is not a plain name") }
         let answer = try await metadataTransport.send(try request("GET", base + name, try await token()))
         guard answer.isSuccess else { throw AuthCoreError(.credentialsUnavailable, "ECS metadata: role credentials answered \(answer.status)") }

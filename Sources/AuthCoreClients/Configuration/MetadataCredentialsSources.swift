@@ -139,7 +139,7 @@ struct InstanceMetadataCredentialsSource: Sendable {
             roles.isSuccess
         else { return nil }
         let role = String(decoding: roles.body.plainBytes, as: UTF8.self)
-        guard !role.isEmpty, role.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
+        guard MetadataTransport.isPlainRoleName(role)
         else { return nil }
         guard
             let answer = try? await transport.send(
@@ -168,6 +168,13 @@ enum MetadataCredentialsJSON {
 /// The transport of the credential services on the instance or the container: one second to connect
 /// and between bytes, `totalTimeout` in all, no kept connections.
 enum MetadataTransport {
+    /// Whether a role name a metadata service listed can go into a path as it is: printable ASCII
+    /// without `/`, `?` or `#`, not empty.
+    static func isPlainRoleName(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+    }
+
     static func make(totalTimeout: Duration, proxies: ProxyConfiguration) throws(AuthCoreError) -> HTTP1Transport {
         var configuration = HTTP1Transport.Configuration()
         configuration.connectTimeout = .seconds(1)

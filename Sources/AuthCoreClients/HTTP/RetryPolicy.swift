@@ -112,7 +112,7 @@ public struct RetryPolicy: Sendable {
                 let pause = delay(after: attempt, random: random)
                 AuthCoreLog.log(.info, "authcore.http", "retrying", [
                     "attempt": String(attempt), "reason": error.serviceErrorType.flatMap(ServiceErrorBody.loggableIdentifier) ?? "\(error.code)",
-                    "delayMs": String(pause.components.seconds * 1000 + pause.components.attoseconds / 1_000_000_000_000_000),
+                    "delayMs": AuthCoreLog.milliseconds(pause),
                 ])
                 do { try await sleep(pause) } catch {
                     throw AuthCoreError(.cancelled, "cancelled while waiting to retry")

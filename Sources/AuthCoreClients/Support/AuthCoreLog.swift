@@ -87,11 +87,10 @@ extension AuthCoreLog {
         let clock = ContinuousClock()
         let started = clock.now
         func common() -> [String: String] {
-            let elapsed = clock.now - started
-            let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+            let milliseconds = milliseconds(clock.now - started)
             return [
                 "service": service, "operation": operation, "method": request.method, "host": request.url.host, "attempt": String(attempt),
-                "durationMs": String(milliseconds),
+                "durationMs": milliseconds,
             ]
         }
         do {
@@ -105,6 +104,11 @@ extension AuthCoreLog {
             ]) { a, _ in a })
             throw error
         }
+    }
+
+    /// A duration in whole milliseconds, as log metadata gives it.
+    static func milliseconds(_ duration: Duration) -> String {
+        String(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// A service's refusal for a log or a list of reasons: its type (printable, at most 128 bytes),
