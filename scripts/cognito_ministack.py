@@ -15,6 +15,11 @@
                                            "bucket", "region", "endpoint"}. With AUTH=true ministack checks
                                            every signature made with this key (root keys are never checked),
                                            every aws-chunked chunk signature included (peers.md).
+  cognito_ministack.py hosted-ui-client POOL_ID CALLBACK_URL [secret]
+                                           an app client of POOL_ID for the hosted UI: the code grant,
+                                           scopes openid/email/profile/aws.cognito.signin.user.admin, CALLBACK_URL its one callback URL
+                                           (ministack matches it exactly, port included) and sign-out URL;
+                                           with "secret", a client secret. Prints {"clientId", "clientSecret"}
   cognito_ministack.py verify-jwt POOL_ID TOKEN
                                            checks TOKEN's RS256 signature with PyJWT against the pool's
                                            /<poolId>/.well-known/jwks.json; prints the claims
@@ -141,6 +146,17 @@ def verify_jwt(endpoint, pool_id, token):
     return jwt.decode(token, key=key, algorithms=["RS256"], options={"verify_aud": False, "verify_exp": False})
 
 
+def hosted_ui_client(endpoint, pool_id, callback, with_secret):
+    session = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=REGION)
+    idp = session.client("cognito-idp", endpoint_url=endpoint)
+    client = idp.create_user_pool_client(
+        UserPoolId=pool_id, ClientName="hosted-ui-%s" % uuid.uuid4().hex[:8], GenerateSecret=with_secret,
+        ExplicitAuthFlows=["ALLOW_USER_SRP_AUTH", "ALLOW_REFRESH_TOKEN_AUTH"], AllowedOAuthFlows=["code"],
+        AllowedOAuthFlowsUserPoolClient=True, AllowedOAuthScopes=["openid", "email", "profile", "aws.cognito.signin.user.admin"],
+        CallbackURLs=[callback], LogoutURLs=[callback], SupportedIdentityProviders=["COGNITO"])["UserPoolClient"]
+    return {"clientId": client["ClientId"], "clientSecret": client.get("ClientSecret")}
+
+
 def identity_setup(endpoint):
     session = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=REGION)
     idp = session.client("cognito-idp", endpoint_url=endpoint)
@@ -236,6 +252,9 @@ def main():
         return 0
     if command == "verify-jwt":
         print(json.dumps(verify_jwt(endpoint, sys.argv[2], sys.argv[3])))
+        return 0
+    if command == "hosted-ui-client":
+        print(json.dumps(hosted_ui_client(endpoint, sys.argv[2], sys.argv[3], len(sys.argv) > 4 and sys.argv[4] == "secret")))
         return 0
     if command == "identity-setup":
         print(json.dumps(identity_setup(endpoint), ensure_ascii=False))

@@ -28,6 +28,7 @@ enum FuzzTargets {
         FuzzTarget(name: "secret-json", run: secretJSON),
         FuzzTarget(name: "server-input", run: serverInput),
         FuzzTarget(name: "aws-config", run: awsConfig),
+        FuzzTarget(name: "hosted-ui", run: hostedUI),
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
@@ -795,5 +796,49 @@ let fuzzTableConfiguration: SRPConfiguration = {
     default:
         let environment = ConfigurationEnvironment(["HOME": "/home/fuzz", "A": "x"])
         _ = environment.expandedPath(String(decoding: rest, as: UTF8.self))
+    }
+}
+
+// MARK: - Hosted UI
+
+/// A fixed sign-in whose redirect the input claims to be.
+let fuzzAuthorizationRequest: CognitoAuthorizationRequest = {
+    let verifier = try! CognitoTokenVerifier(region: "us-east-1", userPoolId: "us-east-1_Fuzz", clientIds: ["c"])  // fixed inputs
+    let configuration = try! CognitoHostedUIConfiguration(domain: "auth.example.test", clientId: "c", redirectURI: "myapp://cb")  // fixed inputs
+    return try! CognitoHostedUI(configuration: configuration, tokenVerifier: verifier).authorizationRequest()  // system randomness
+}()
+
+/// The redirect reader (a code comes back only with this sign-in's state, once), the token
+/// endpoint's answer (tokens within their bounds), the `oauth` section of amplify_outputs.json, and
+/// PKCE verifiers (an accepted one has a 43-character challenge).
+@Sendable func hostedUI(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let mode = reader.byte() % 4
+    let rest = reader.rest()
+    let text = String(decoding: rest, as: UTF8.self)
+    switch mode {
+    case 0:
+        let request = fuzzAuthorizationRequest
+        // Half the inputs get the right state appended, so the code path past the state check runs.
+        let redirect = rest.first.map { $0 & 1 == 0 } == true ? text + "&state=" + request.state : text
+        if let code = try? request.authorizationCode(fromRedirect: redirect) {
+            guard !code.isEmpty, redirect.utf8.starts(with: "myapp://cb?".utf8) else { fuzzFailure("a code from a redirect that is not this one's") }
+        }
+        let pairs = CanonicalQuery.decodedPairs(text, omittingEmpty: false)
+        if (try? request.authorizationCode(fromRedirectParameters: pairs)) != nil {
+            guard pairs.filter({ $0.key == "state" }).map(\.value) == [request.state] else { fuzzFailure("a code without this sign-in's state") }
+        }
+    case 1:
+        if let tokens = try? CognitoTokenEndpoint.tokens(from: SecureBytes(rest), previousRefreshToken: "previous") {
+            guard CognitoTokens.expiresInRange.contains(Int64(tokens.expiresIn)), tokens.refreshToken != nil else { fuzzFailure("tokens out of bounds") }
+        }
+    case 2:
+        if let outputs = try? AmplifyAuthOutputs(parsing: rest), let oauth = outputs.oauth {
+            _ = try? oauth.hostedUIConfiguration(clientId: outputs.userPoolClientId)
+        }
+    default:
+        if let pair = try? PKCECodeVerifier(verifier: SecureBytes(rest)) {
+            guard PKCECodeVerifier.lengthRange.contains(rest.count), pair.challenge.utf8.count == 43 else { fuzzFailure("PKCE pair: \(rest.count)") }
+        }
     }
 }

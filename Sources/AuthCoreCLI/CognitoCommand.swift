@@ -13,6 +13,16 @@ enum CognitoCommand {
                authcore cognito confirm-sign-in --session-file FILE [--store FILE] [--endpoint URL]
                authcore cognito session --store FILE [--endpoint URL] [--show-secrets]
                authcore cognito sign-out --store FILE [--global] [--endpoint URL]
+               authcore cognito hosted-ui sign-in --domain URL --client-id ID --user-pool-id ID
+               [--redirect-port N] [--scopes LIST] [--identity-provider NAME] [--timeout SECONDS]
+               [--region R] [--endpoint URL] [--amplify-outputs FILE] [--store FILE]
+               authcore cognito change-password --store FILE [--endpoint URL]
+               authcore cognito attributes --store FILE [--set NAME=VALUE]... [--endpoint URL]
+               authcore cognito verify-attribute --store FILE --attribute NAME [--send-code] [--endpoint URL]
+               authcore cognito mfa-preference --store FILE [--sms P] [--totp P] [--email P] [--endpoint URL]
+               authcore cognito delete-user --store FILE [--endpoint URL]
+               authcore cognito resend-code --region R --user-pool-id ID --client-id ID --username U
+               [--endpoint URL] [--amplify-outputs FILE]
 
         The password comes from COGNITO_PASSWORD or stdin (one trailing newline dropped); a client secret
         from COGNITO_CLIENT_SECRET; a challenge answer from COGNITO_CHALLENGE_RESPONSE or stdin. Never
@@ -31,6 +41,26 @@ enum CognitoCommand {
         (--global: GlobalSignOut first), forgets the session and prints {"status":"signedOut"}; exit 1
         when the service could not be told (the local session is forgotten all the same).
 
+        hosted-ui sign-in signs in through the user pool's hosted UI (authorization code with PKCE S256,
+        state and nonce checked): it listens on 127.0.0.1 (--redirect-port, default one the system picks;
+        the client's callback URLs must list http://127.0.0.1:N/callback exactly), prints
+        {"authorizeURL":…,"redirectURI":…} on one line, waits for the browser's one redirect (--timeout,
+        default 300 s), exchanges the code, verifies the tokens with the pool's keys and prints them as
+        sign-in does. --scopes: comma- or space-separated (default openid,email,profile). The region comes
+        from the pool id unless --region is given; --amplify-outputs reads the domain, scopes, pool and
+        client from the file's oauth section.
+
+        The account commands act for the user of the stored session (refreshed first if needed).
+        change-password reads the current and the new password from COGNITO_PASSWORD and
+        COGNITO_NEW_PASSWORD, or from two lines of stdin; prints {"status":"passwordChanged"}.
+        attributes prints {"attributes":{…}}; with --set it updates them and prints
+        {"status":"updated","pendingVerification":{NAME:{"deliveryMedium":…,"destination":…}}} for those
+        that wait for a code. verify-attribute --send-code sends a code ({"status":"codeSent",…});
+        without it the code comes from COGNITO_CODE or stdin ({"status":"verified"}). mfa-preference
+        sets each of --sms, --totp, --email to enabled, disabled, preferred or not-preferred, then prints
+        {"enabled":[…],"preferred":…} (SMS_MFA, SOFTWARE_TOKEN_MFA, EMAIL_OTP). delete-user deletes the
+        user and forgets the session ({"status":"deleted"}). resend-code sends the sign-up code again.
+
         OPTIONS:
           --flow F                  Sign-in flow (default user-srp).
           --preferred-challenge N   user-auth: PASSWORD, PASSWORD_SRP, EMAIL_OTP, SMS_OTP or WEB_AUTHN
@@ -46,7 +76,9 @@ enum CognitoCommand {
         """
 
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        guard let sub = arguments.first else { throw UsageError("cognito needs a subcommand (sign-in, confirm-sign-in, session, sign-out)") }
+        guard let sub = arguments.first else {
+            throw UsageError("cognito needs a subcommand (sign-in, confirm-sign-in, session, sign-out, hosted-ui, \(CognitoAccountCommand.subcommands.joined(separator: ", ")))")
+        }
         if sub == "-h" || sub == "--help" { throw HelpRequested(text: help) }
         let rest = arguments.dropFirst()
         switch sub {
@@ -54,7 +86,10 @@ enum CognitoCommand {
         case "confirm-sign-in": return try await confirmSignIn(rest)
         case "session": return try await session(rest)
         case "sign-out": return try await signOut(rest)
-        default: throw unknownSubcommand(sub, of: "cognito", among: ["sign-in", "confirm-sign-in", "session", "sign-out"])
+        case "hosted-ui": return try await CognitoHostedUICommand.run(rest)
+        case _ where CognitoAccountCommand.subcommands.contains(sub): return try await CognitoAccountCommand.run(sub, rest)
+        default:
+            throw unknownSubcommand(sub, of: "cognito", among: ["sign-in", "confirm-sign-in", "session", "sign-out", "hosted-ui"] + CognitoAccountCommand.subcommands)
         }
     }
 
@@ -81,24 +116,7 @@ enum CognitoCommand {
             }
             factor = chosen
         }
-        let configuration: CognitoUserPoolConfiguration
-        do {
-            var region = parsed.value("--region")
-            var poolId = parsed.value("--user-pool-id")
-            var clientId = parsed.value("--client-id")
-            if let path = parsed.value("--amplify-outputs") {
-                let outputs = try AmplifyAuthOutputs(contentsOfFile: path)
-                region = region ?? outputs.region
-                poolId = poolId ?? outputs.userPoolId
-                clientId = clientId ?? outputs.userPoolClientId
-            }
-            guard let region else { throw UsageError("missing --region (or --amplify-outputs)") }
-            guard let poolId else { throw UsageError("missing --user-pool-id (or --amplify-outputs)") }
-            guard let clientId else { throw UsageError("missing --client-id (or --amplify-outputs)") }
-            configuration = try poolConfiguration(region: region, userPoolId: poolId, clientId: clientId, endpoint: parsed.value("--endpoint"))
-        } catch let error as AuthCoreError {
-            throw UsageError(error.reason)
-        }
+        let configuration = try configuration(parsed)
         let files = try Files(store: parsed.value("--store"), sessionFile: parsed.value("--session-file"))
         let needsPassword = flow != .customWithoutSRP && !(flow == .userAuth && factor != .password && factor != .passwordSRP)
         var password: SecureBytes?
@@ -192,6 +210,28 @@ enum CognitoCommand {
         return 0
     }
 
+    /// The pool configuration of `--region`, `--user-pool-id` and `--client-id`, or of the
+    /// `--amplify-outputs` file for those not given.
+    static func configuration(_ parsed: ParsedArguments) throws -> CognitoUserPoolConfiguration {
+        do {
+            var region = parsed.value("--region")
+            var poolId = parsed.value("--user-pool-id")
+            var clientId = parsed.value("--client-id")
+            if let path = parsed.value("--amplify-outputs") {
+                let outputs = try AmplifyAuthOutputs(contentsOfFile: path)
+                region = region ?? outputs.region
+                poolId = poolId ?? outputs.userPoolId
+                clientId = clientId ?? outputs.userPoolClientId
+            }
+            guard let region else { throw UsageError("missing --region (or --amplify-outputs)") }
+            guard let poolId else { throw UsageError("missing --user-pool-id (or --amplify-outputs)") }
+            guard let clientId else { throw UsageError("missing --client-id (or --amplify-outputs)") }
+            return try poolConfiguration(region: region, userPoolId: poolId, clientId: clientId, endpoint: parsed.value("--endpoint"))
+        } catch let error as AuthCoreError {
+            throw UsageError(error.reason)
+        }
+    }
+
     /// The pool configuration every subcommand builds: the client secret from `COGNITO_CLIENT_SECRET`
     /// (taken from the environment and wiped there), the endpoint from `--endpoint`.
     static func poolConfiguration(region: String, userPoolId: String, clientId: String, endpoint: String?) throws(AuthCoreError)
@@ -260,7 +300,7 @@ enum CognitoCommand {
             switch step {
             case .confirmSignInWithCustomChallenge(let parameters): values["additionalInfo"] = JSONValue(parameters)
             case .confirmSignInWithSMSMFACode(let delivery), .confirmSignInWithOTP(let delivery):
-                values["codeDeliveryDetails"] = ["deliveryMedium": JSONValue(delivery.medium), "destination": JSONValue(delivery.destination)]
+                values["codeDeliveryDetails"] = delivery.json
             case .confirmSignInWithNewPassword(let attributes, let required):
                 values["userAttributes"] = JSONValue(attributes)
                 values["requiredAttributes"] = strings(required)

@@ -23,9 +23,10 @@ let topLevelHelp = """
                               log in to an app server ('serve') and print its session token.
       sigv4 sign|presign|send Sign, presign or send a request with AWS SigV4.
       oss sign|presign|send   Sign, presign or send a request with Alibaba OSS V1/V4.
-      cognito sign-in|confirm-sign-in|session|sign-out
+      cognito sign-in|confirm-sign-in|session|sign-out|hosted-ui
                               Cognito user pools: sign in (password from COGNITO_PASSWORD or stdin),
-                              answer a next step, keep, refresh and end a stored session.
+                              answer a next step, keep, refresh and end a stored session; sign in
+                              through the hosted UI (PKCE, a loopback redirect).
       identity developer-token|lookup-developer-identity|unlink-developer-identity|get-id|credentials
                               Cognito identity pools: the backend's developer identities, identity ids
                               kept between runs, credentials (also in the AWS CLI's credential_process form).

@@ -13,7 +13,7 @@ public enum VectorKinds {
         var kinds: [String: any VectorKind] = [:]
         for kind: any VectorKind in [HashVectorKind(), HMACVectorKind(), HKDFVectorKind(), SRPVectorKind(), SigV4VectorKind(), SigV4AVectorKind(), OSSVectorKind(),
             CognitoSRPVectorKind(name: "cognito-srp", device: false), CognitoSRPVectorKind(name: "cognito-device-srp", device: true),
-            CognitoDeviceVerifierVectorKind(), CognitoSecretHashVectorKind(), AliyunRPCVectorKind(), AliyunACS3VectorKind(), AEADVectorKind(),
+            CognitoDeviceVerifierVectorKind(), CognitoSecretHashVectorKind(), OAuthPKCEVectorKind(), AliyunRPCVectorKind(), AliyunACS3VectorKind(), AEADVectorKind(),
         ] {
             kinds[kind.name] = kind
         }

@@ -25,8 +25,12 @@ public final class LoopbackScript: @unchecked Sendable {
             timeout: timeout, name: script)
     }
 
-    /// Starts `executable` (`authcore serve`, say) and waits up to `timeout` for its line.
-    public init(executable: URL, arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30, name: String? = nil) throws {
+    /// Starts `executable` (`authcore serve`, say) and waits up to `timeout` for its line, a JSON
+    /// object with the member `announces` (`port` for a server).
+    public init(
+        executable: URL, arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30, name: String? = nil,
+        announces key: String = "port"
+    ) throws {
         let script = name ?? executable.lastPathComponent
         process.executableURL = executable
         process.arguments = arguments
@@ -62,9 +66,9 @@ public final class LoopbackScript: @unchecked Sendable {
         lock.lock()
         let line = output.firstIndex(of: UInt8(ascii: "\n")).map { output[output.startIndex..<$0] }
         lock.unlock()
-        guard let line, let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any], object["port"] is Int else {
+        guard let line, let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any], object[key] != nil else {
             stop()
-            throw PeerError(description: "\(script) exited or announced something that is not {\"port\": N, ...}")
+            throw PeerError(description: "\(script) exited or announced something that is not {\"\(key)\": …, ...}")
         }
         announcement = object
     }

@@ -62,6 +62,14 @@ public enum CognitoSRP {
         return String(poolId[poolId.index(after: underscore)...])
     }
 
+    /// The region inside a user-pool id (`us-east-1_AbCdEf123` → `us-east-1`).
+    ///
+    /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an id without `_` or with an empty part.
+    public static func region(fromPoolId poolId: String) throws(AuthCoreError) -> String {
+        _ = try poolName(fromPoolId: poolId)
+        return String(decoding: poolId.utf8.prefix { $0 != UInt8(ascii: "_") }, as: UTF8.self)
+    }
+
     /// Reads a number Cognito sends as hex (`SRP_B`, `SALT`): any case, odd length, leading zeros.
     ///
     /// - Throws: ``AuthCoreError/Code/invalidHex`` naming the parameter.

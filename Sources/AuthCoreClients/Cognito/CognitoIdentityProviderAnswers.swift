@@ -80,3 +80,26 @@ enum CognitoIdentityProviderAnswers {
     /// An answer whose fields are not used.
     struct Empty: Decodable {}
 }
+
+extension CognitoIdentityProviderAnswers {
+    /// `UpdateUserAttributes`: where the codes of attributes that need verifying went.
+    struct UpdateUserAttributes: Decodable {
+        struct Delivery: Decodable {
+            let attributeName: String?
+            let deliveryMedium: String?
+            let destination: String?
+        }
+        let codeDeliveryDetailsList: [Delivery]?
+    }
+
+    /// `GetUserAttributeVerificationCode` and `ResendConfirmationCode`.
+    struct CodeSent: Decodable {
+        let codeDeliveryDetails: CodeDeliveryDetails?
+    }
+
+    /// `GetUser`'s MFA settings.
+    struct UserMFASettings: Decodable {
+        let userMFASettingList: [String]?
+        let preferredMfaSetting: String?
+    }
+}

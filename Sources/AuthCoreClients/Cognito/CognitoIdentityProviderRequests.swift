@@ -86,3 +86,53 @@ enum CognitoIdentityProviderRequests {
         let clientSecret: String?
     }
 }
+
+extension CognitoIdentityProviderRequests {
+    /// `ChangePassword`: the passwords are placeholders of the request's secrets.
+    struct ChangePassword: Encodable {
+        let accessToken: String
+        let previousPassword: String
+        let proposedPassword: String
+    }
+
+    /// `UpdateUserAttributes`.
+    struct UpdateUserAttributes: Encodable {
+        let accessToken: String
+        let userAttributes: [UserOfClient.Attribute]
+        let clientMetadata: [String: String]?
+    }
+
+    /// `GetUserAttributeVerificationCode`.
+    struct GetUserAttributeVerificationCode: Encodable {
+        let accessToken: String
+        let attributeName: String
+        let clientMetadata: [String: String]?
+    }
+
+    /// `VerifyUserAttribute`.
+    struct VerifyUserAttribute: Encodable {
+        let accessToken: String
+        let attributeName: String
+        let code: String
+    }
+
+    /// `SetUserMFAPreference` with any of the three settings (one left nil is not sent, and stays).
+    struct SetMFAPreferences: Encodable {
+        struct Settings: Encodable {
+            let enabled: Bool
+            let preferredMfa: Bool?
+        }
+        let accessToken: String
+        let smsMfaSettings: Settings?
+        let softwareTokenMfaSettings: Settings?
+        let emailMfaSettings: Settings?
+
+        enum CodingKeys: String, CodingKey {
+            case accessToken
+            // Pascal-cased by ServiceJSON: `SMSMfaSettings`.
+            case smsMfaSettings = "sMSMfaSettings"
+            case softwareTokenMfaSettings
+            case emailMfaSettings
+        }
+    }
+}

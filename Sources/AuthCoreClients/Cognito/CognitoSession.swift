@@ -15,7 +15,8 @@ public import AuthCore
 /// than ``refreshWindow`` remains, or half their lifetime (`exp − iat`) for tokens that live less than
 /// twice the window; one refresh runs at a time and every concurrent caller awaits it; tokens
 /// within ``safetyMargin`` of expiry are never handed out. A refresh that fails while the tokens are
-/// still valid hands out the current tokens; one the service refuses (`NotAuthorizedException`: the
+/// still valid hands out the current tokens; one the service refuses (`NotAuthorizedException`, or the
+/// token endpoint's `invalid_grant`: the
 /// refresh token was revoked or expired) ends the session and forgets it.
 ///
 /// Refreshing uses `GetTokensFromRefreshToken` and keeps the new refresh token when the client
@@ -60,6 +61,9 @@ public actor CognitoSession {
     public nonisolated let safetyMargin: Int64
     /// How tokens are refreshed.
     public nonisolated let refreshMethod: RefreshMethod
+    /// The hosted UI this session signs in through (``signIn(completing:redirect:)``). A session begun
+    /// there is refreshed at its domain's token endpoint (kept with the session), with or without it.
+    public nonisolated let hostedUI: CognitoHostedUI?
     nonisolated let api: CognitoIdentityProviderAPI
     nonisolated let clock: any SigningClock
 
@@ -92,7 +96,7 @@ public actor CognitoSession {
         }
     }
 
-    private nonisolated func emit(_ event: CognitoSessionEvent) {
+    nonisolated func emit(_ event: CognitoSessionEvent) {
         for continuation in subscribers.withLock({ Array($0.continuations.values) }) { continuation.yield(event) }
     }
 
@@ -101,8 +105,10 @@ public actor CognitoSession {
         configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = HTTP1Transport(),
         store: any CognitoTokenStore = InMemoryCognitoTokenStore(), deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(),
         clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(), refreshWindow: Int64 = 300,
-        safetyMargin: Int64 = 10, refreshMethod: RefreshMethod = .getTokensFromRefreshToken, retryPolicy: RetryPolicy = .standard
+        safetyMargin: Int64 = 10, refreshMethod: RefreshMethod = .getTokensFromRefreshToken, retryPolicy: RetryPolicy = .standard,
+        hostedUI: CognitoHostedUI? = nil
     ) {
+        self.hostedUI = hostedUI
         self.configuration = configuration
         self.signInClient = CognitoSignIn(
             configuration: configuration, transport: transport, clock: clock, random: random, deviceStore: deviceStore, retryPolicy: retryPolicy)
@@ -147,10 +153,40 @@ public actor CognitoSession {
         signingInUsername = pendingSignIn.typedUsername
     }
 
+    /// Finishes a hosted-UI sign-in with the URL the browser came back with: its `state` is checked
+    /// and its code exchanged (``signIn(completing:authorizationCode:)``).
+    ///
+    /// - Throws: the redirect's errors (``CognitoAuthorizationRequest/authorizationCode(fromRedirect:)``),
+    ///   and those of ``signIn(completing:authorizationCode:)``.
+    public func signIn(completing request: CognitoAuthorizationRequest, redirect: String) async throws(AuthCoreError) -> CognitoTokens {
+        try await signIn(completing: request, authorizationCode: try request.authorizationCode(fromRedirect: redirect))
+    }
+
+    /// Finishes a hosted-UI sign-in with its authorization code (the redirect's `state` checked
+    /// already, as `LoopbackRedirectListener` in AuthCoreServer does): the code is exchanged with
+    /// PKCE and the tokens and nonce checked (``CognitoHostedUI/exchange(code:for:)``); the tokens
+    /// become the session, refreshed at the hosted UI's token endpoint from then on.
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` when the session has no ``hostedUI`` or the
+    ///   hosted UI's client is not this session's; the exchange's errors.
+    public func signIn(completing request: CognitoAuthorizationRequest, authorizationCode code: String) async throws(AuthCoreError) -> CognitoTokens {
+        guard let hostedUI else { throw AuthCoreError(.invalidParameter, "this session has no hosted UI configured") }
+        guard hostedUI.configuration.clientId == configuration.clientId else {
+            throw AuthCoreError(.invalidParameter, "the hosted UI's client is not this session's")
+        }
+        let requested = clock.now()
+        let tokens = try await hostedUI.exchange(code: code, for: request)
+        signingInUsername = nil
+        _ = try await adopt(.signedIn(tokens), requested: requested, method: .hostedUI(domain: hostedUI.configuration.domain))
+        return tokens
+    }
+
     /// Makes signed-in tokens the session (stored before they are returned).
-    private func adopt(_ result: CognitoSignInResult, requested: Timestamp) async throws(AuthCoreError) -> CognitoSignInResult {
+    private func adopt(_ result: CognitoSignInResult, requested: Timestamp, method: CognitoSignInMethod = .api) async throws(AuthCoreError)
+        -> CognitoSignInResult
+    {
         guard case .signedIn(let tokens) = result else { return result }
-        let record = try record(for: tokens, typedUsername: signingInUsername ?? "", requested: requested)
+        let record = try record(for: tokens, typedUsername: signingInUsername ?? "", requested: requested, method: method)
         // A refresh of the session before must not store its answer over this one: it is superseded
         // before the store is written (actor reentrancy at the await).
         generation += 1
@@ -187,7 +223,7 @@ public actor CognitoSession {
         do {
             return try await awaitResult(of: startRefresh(session), describing: "the token refresh").tokens
         } catch {
-            if error.serviceErrorType == "NotAuthorizedException" {
+            if error.serviceErrorType == "NotAuthorizedException" || error.serviceErrorType == "invalid_grant" {
                 // The refresh token was revoked or has expired: the session is over, unless another
                 // session replaced it meanwhile.
                 if generation == started {
@@ -252,7 +288,7 @@ public actor CognitoSession {
     }
 
     @discardableResult
-    private func forget() async -> AuthCoreError? {
+    func forget() async -> AuthCoreError? {
         generation += 1
         inflight = nil
         current = nil
@@ -287,8 +323,18 @@ public actor CognitoSession {
         }
         let requested = clock.now()
         let deviceKey = await signInClient.deviceStore.device(for: session.username)?.deviceKey
-        let fresh = try await fetchTokens(refreshToken: refreshToken, username: session.username, deviceKey: deviceKey)
-        let record = try record(for: fresh, typedUsername: session.username, requested: requested)
+        let fresh: CognitoTokens
+        if case .hostedUI(let domain) = session.signInMethod {
+            // The token endpoint of the domain the session began at (kept in the store).
+            try NetworkPolicy.requireSecureTransport(domain, allowInsecureHTTP: configuration.allowInsecureHTTP)
+            let endpoint = CognitoTokenEndpoint(
+                domain: domain, clientId: configuration.clientId, clientSecret: configuration.clientSecret, transport: api.transport,
+                allowInsecureHTTP: configuration.allowInsecureHTTP)
+            fresh = try await endpoint.refresh(refreshToken: refreshToken)
+        } else {
+            fresh = try await fetchTokens(refreshToken: refreshToken, username: session.username, deviceKey: deviceKey)
+        }
+        let record = try record(for: fresh, typedUsername: session.username, requested: requested, method: session.signInMethod)
         let ended = AuthCoreError(.credentialsUnavailable, "the session ended while its tokens were refreshed")
         guard generation == started else { throw ended }  // signed out or in again meanwhile: not kept
         try await store.save(record)
@@ -324,7 +370,9 @@ public actor CognitoSession {
 
     /// The stored form of `tokens`: the username from the access token's `username` claim (else the
     /// typed one), the expiry the earliest of `ExpiresIn` after the request and the tokens' `exp`.
-    private func record(for tokens: CognitoTokens, typedUsername: String, requested: Timestamp) throws(AuthCoreError) -> CognitoStoredSession {
+    private func record(for tokens: CognitoTokens, typedUsername: String, requested: Timestamp, method: CognitoSignInMethod) throws(AuthCoreError)
+        -> CognitoStoredSession
+    {
         var expiresAt = requested.adding(seconds: Int64(tokens.expiresIn))
         let access = try? JWTClaims(token: tokens.accessToken)
         for claims in [access, try? JWTClaims(token: tokens.idToken)] {
@@ -333,7 +381,7 @@ public actor CognitoSession {
         guard clock.now() < expiresAt else { throw AuthCoreError(.expired, "Cognito returned tokens that have already expired") }
         return CognitoStoredSession(
             region: configuration.region, userPoolId: configuration.userPoolId, clientId: configuration.clientId,
-            username: access?.string("username") ?? typedUsername, tokens: tokens, expiresAt: expiresAt)
+            username: access?.string("username") ?? typedUsername, tokens: tokens, expiresAt: expiresAt, signInMethod: method)
     }
 }
 
@@ -356,4 +404,6 @@ public enum CognitoSessionEvent: Sendable, Equatable {
     case sessionExpired
     /// The session was signed out.
     case signedOut
+    /// The user deleted their account (``CognitoSession/deleteUser()``): the session is over.
+    case userDeleted
 }

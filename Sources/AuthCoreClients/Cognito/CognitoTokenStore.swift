@@ -18,15 +18,21 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
     /// When the ID and access tokens expire: the earliest of `ExpiresIn` after the answer and the
     /// tokens' `exp` claims.
     public var expiresAt: Timestamp
+    /// How the user signed in, which decides how the tokens are refreshed.
+    public var signInMethod: CognitoSignInMethod
 
     /// A session.
-    public init(region: String, userPoolId: String, clientId: String, username: String, tokens: CognitoTokens, expiresAt: Timestamp) {
+    public init(
+        region: String, userPoolId: String, clientId: String, username: String, tokens: CognitoTokens, expiresAt: Timestamp,
+        signInMethod: CognitoSignInMethod = .api
+    ) {
         self.region = region
         self.userPoolId = userPoolId
         self.clientId = clientId
         self.username = username
         self.tokens = tokens
         self.expiresAt = expiresAt
+        self.signInMethod = signInMethod
     }
 
     public var description: String { "CognitoStoredSession(\(userPoolId), client \(clientId), expiresAt: \(expiresAt))" }
@@ -43,6 +49,10 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
             "expiresAt": .string(expiresAt.iso8601),
         ]
         if let refreshToken = tokens.refreshToken { object["refreshToken"] = .string(refreshToken) }
+        if case .hostedUI(let domain) = signInMethod {
+            object["signInMethod"] = "hostedUI"
+            object["hostedUIDomain"] = .string(domain.origin)
+        }
         return try secretJSON(object)
     }
 
@@ -60,10 +70,27 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
         let tokens = CognitoTokens(
             idToken: try object.string("idToken"), accessToken: try object.string("accessToken"),
             refreshToken: try object.optionalString("refreshToken"), expiresIn: 0)
+        let method: CognitoSignInMethod
+        switch try object.optionalString("signInMethod") {
+        case nil: method = .api
+        case "hostedUI":
+            do { method = .hostedUI(domain: try RequestURL(try object.string("hostedUIDomain"))) } catch {
+                throw AuthCoreError(.malformedInput, "hostedUIDomain: \(error.reason)")
+            }
+        case let other?: throw AuthCoreError(.malformedInput, "unknown signInMethod '\(CognitoAuthorizationRequest.printable(other))'")
+        }
         return CognitoStoredSession(
             region: try object.string("region"), userPoolId: try object.string("userPoolId"), clientId: try object.string("clientId"),
-            username: try object.string("username"), tokens: tokens, expiresAt: expiresAt)
+            username: try object.string("username"), tokens: tokens, expiresAt: expiresAt, signInMethod: method)
     }
+}
+
+/// How a ``CognitoStoredSession``'s user signed in (Amplify's `SignInMethod`).
+public enum CognitoSignInMethod: Sendable, Equatable {
+    /// Through the Cognito Identity Provider API (``CognitoSignIn``): refreshed through the API.
+    case api
+    /// Through the hosted UI of `domain` (``CognitoHostedUI``): refreshed at its token endpoint.
+    case hostedUI(domain: RequestURL)
 }
 
 /// Keeps the signed-in session of one user pool and app client between launches (in the shape of

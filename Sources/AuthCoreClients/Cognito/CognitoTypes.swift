@@ -118,6 +118,12 @@ public struct CognitoCodeDelivery: Sendable, Equatable {
     public var medium: String?
     /// The masked destination (`+*******1234`, `a***@e***.com`).
     public var destination: String?
+
+    /// A delivery.
+    public init(medium: String?, destination: String?) {
+        self.medium = medium
+        self.destination = destination
+    }
 }
 
 /// The tokens of a signed-in user. `description` shows none of them.

@@ -375,8 +375,8 @@ final class DaemonCore: @unchecked Sendable {
             state.nextIdentifier &+= 1
             exchange.identifier = identifier
             let request = HTTPServerRequest(
-                method: exchange.method, path: exchange.path, headers: exchange.headers, body: exchange.body, clientAddress: exchange.clientAddress,
-                requestId: exchange.requestId, notes: exchange.notes)
+                method: exchange.method, path: exchange.path, queryParameters: exchange.queryParameters, headers: exchange.headers, body: exchange.body,
+                clientAddress: exchange.clientAddress, requestId: exchange.requestId, notes: exchange.notes)
             let handler = Task { [self] in
                 let response = await self.handler(request)
                 answer(identifier, with: response)
@@ -494,6 +494,7 @@ final class Exchange: @unchecked Sendable {
 
     let method: String
     let path: String
+    let queryParameters: [(key: String, value: String)]
     let headers: [HTTPHeader]
     let clientAddress: ClientAddress?
     let requestId: String
@@ -509,9 +510,10 @@ final class Exchange: @unchecked Sendable {
     var identifier: UInt64?
     let answer = Locked(Answer())
 
-    init(method: String, path: String, headers: [HTTPHeader], clientAddress: ClientAddress?) {
+    init(method: String, path: String, queryParameters: [(key: String, value: String)], headers: [HTTPHeader], clientAddress: ClientAddress?) {
         self.method = method
         self.path = path
+        self.queryParameters = queryParameters
         self.headers = headers
         self.clientAddress = clientAddress
         requestId = RequestIdentifiers.accepted(headers) ?? RequestIdentifiers.make()
@@ -571,7 +573,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     guard let existing = requestContext.pointee else {
         // The head has arrived.
         let exchange = Exchange(
-            method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/", headers: headerFields(of: connection),
+            method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/",
+            queryParameters: connectionValues(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND, trimming: false), headers: headerFields(of: connection),
             clientAddress: clientAddress(of: connection))
         requestContext.pointee = Unmanaged.passRetained(exchange).toOpaque()
         // Refused before a body byte is read; MHD closes the connection after the answer.
@@ -659,22 +662,33 @@ private func clientAddress(of connection: OpaquePointer) -> ClientAddress? {
 /// Every request header field, in order, its value without the spaces and tabs around it (RFC 9112
 /// §5: `OWS` is not part of the value; libmicrohttpd strips the leading ones).
 private func headerFields(of connection: OpaquePointer) -> [HTTPHeader] {
-    final class Collector { var fields: [HTTPHeader] = [] }
-    let collector = Collector()
+    connectionValues(of: connection, kind: MHD_ValueKind.HEADER_KIND, trimming: true).map { HTTPHeader($0.key, $0.value) }
+}
+
+/// The values of one kind MHD parsed for the request, in order: header fields (`trimming` spaces and
+/// tabs around the value) or query arguments (percent-decoded by MHD; a key without `=` has an
+/// empty value). Bytes that are not UTF-8 read as replacement characters.
+private func connectionValues(of connection: OpaquePointer, kind: MHD_ValueKind, trimming: Bool) -> [(key: String, value: String)] {
+    final class Collector {
+        var values: [(key: String, value: String)] = []
+        let trimming: Bool
+        init(trimming: Bool) { self.trimming = trimming }
+    }
+    let collector = Collector(trimming: trimming)
     withExtendedLifetime(collector) {
         _ = MHD_get_connection_values(
-            connection, MHD_ValueKind.HEADER_KIND,
+            connection, kind,
             { context, _, key, value in
                 guard let context, let key else { return MHD_Result.YES }
                 let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
                 let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
                 let bytes = value.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
-                let trimmed = bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed()
-                collector.fields.append(HTTPHeader(String(cString: key), String(decoding: trimmed, as: UTF8.self)))
+                let kept = collector.trimming ? Array(bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed()) : bytes
+                collector.values.append((String(cString: key), String(decoding: kept, as: UTF8.self)))
                 return MHD_Result.YES
             }, Unmanaged.passUnretained(collector).toOpaque())
     }
-    return collector.fields
+    return collector.values
 }
 
 /// Queues `response` on `connection` with the exchange's `X-Request-Id` (and `Connection: close`

@@ -7,6 +7,8 @@ public struct HTTPServerRequest: Sendable, CustomStringConvertible {
     public let method: String
     /// The path, without the query, percent-decoded by MHD (up to a decoded NUL, if any).
     public let path: String
+    /// The query's parameters in order, percent-decoded by MHD (`?a=1&b` gives `a`=`1`, `b`=``).
+    public let queryParameters: [(key: String, value: String)]
     /// The header fields in the order received (names as sent; compare them with `hasName`).
     public let headers: [HTTPHeader]
     /// The body.
@@ -21,11 +23,12 @@ public struct HTTPServerRequest: Sendable, CustomStringConvertible {
 
     /// A request (the server builds these; tests may too). Without a `requestId`, one is made.
     public init(
-        method: String, path: String, headers: [HTTPHeader] = [], body: [UInt8] = [], clientAddress: ClientAddress? = nil, requestId: String? = nil,
-        notes: RequestNotes = RequestNotes()
+        method: String, path: String, queryParameters: [(key: String, value: String)] = [], headers: [HTTPHeader] = [], body: [UInt8] = [],
+        clientAddress: ClientAddress? = nil, requestId: String? = nil, notes: RequestNotes = RequestNotes()
     ) {
         self.method = method
         self.path = path
+        self.queryParameters = queryParameters
         self.headers = headers
         self.body = body
         self.clientAddress = clientAddress

@@ -99,3 +99,19 @@ struct CognitoSecretHashVectorKind: VectorKind {
         try c.checkText("expect.secret_hash_b64", expected: try c.string("expect.secret_hash_b64"), got: hash)
     }
 }
+
+/// `oauth-pkce`: `code_verifier` → `expect.code_challenge` = BASE64URL(SHA-256(ASCII(code_verifier)))
+/// without padding (RFC 7636 §4.2, the S256 method the hosted-UI sign-in uses).
+struct OAuthPKCEVectorKind: VectorKind {
+    let name = "oauth-pkce"
+
+    func check(_ c: VectorCase) throws(CaseFailure) {
+        _ = try c.expectedFields(allowed: ["code_challenge"])
+        let verifier = SecureBytes(Array(try c.string("code_verifier").utf8))
+        let pair: PKCECodeVerifier
+        do throws(AuthCoreError) { pair = try PKCECodeVerifier(verifier: verifier) } catch {
+            throw .invalid("code_verifier", error.reason)
+        }
+        try c.checkText("expect.code_challenge", expected: try c.string("expect.code_challenge"), got: pair.challenge)
+    }
+}
