@@ -5,7 +5,7 @@ import AuthCoreClients
 /// change-password, attributes, verify-attribute, mfa-preference, delete-user; and resend-code for a
 /// user not yet confirmed. The help is ``CognitoCommand/help``.
 enum CognitoAccountCommand {
-    static let subcommands = ["change-password", "attributes", "verify-attribute", "mfa-preference", "delete-user", "resend-code"]
+    static let subcommands = ["change-password", "attributes", "verify-attribute", "mfa-preference", "delete-user", "resend-code", "devices"]
 
     static func run(_ sub: String, _ arguments: ArraySlice<String>) async throws -> Int32 {
         switch sub {
@@ -14,14 +14,18 @@ enum CognitoAccountCommand {
         case "verify-attribute": return try await verifyAttribute(arguments)
         case "mfa-preference": return try await mfaPreference(arguments)
         case "delete-user": return try await deleteUser(arguments)
+        case "devices": return try await devices(arguments)
         default: return try await resendCode(arguments)
         }
     }
 
     /// The session of `--store`, for a command that takes `extra` options and flags besides
     /// `--store` and `--endpoint`.
-    static func session(_ arguments: ArraySlice<String>, options extra: [String] = [], flags: [String] = []) async throws -> (CognitoSession, ParsedArguments) {
-        let parsed = try parseArguments(arguments, specs: CognitoCommand.options(["--store", "--endpoint"] + extra, flags: flags), help: CognitoCommand.help)
+    static func session(
+        _ arguments: ArraySlice<String>, options extra: [String] = [], repeated: [String] = [], flags: [String] = []
+    ) async throws -> (CognitoSession, ParsedArguments) {
+        let specs = CognitoCommand.options(["--store", "--endpoint"] + extra, flags: flags) + repeated.map { OptionSpec(names: [$0], kind: .repeatedValue) }
+        let parsed = try parseArguments(arguments, specs: specs, help: CognitoCommand.help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let (session, _) = try await CognitoCommand.storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
         return (session, parsed)
@@ -46,7 +50,9 @@ enum CognitoAccountCommand {
             guard let split = lines.withUnsafeBytes({ $0.firstIndex(of: UInt8(ascii: "\n")) }) else {
                 throw UsageError("give the current and the new password on two lines of stdin (or COGNITO_PASSWORD and COGNITO_NEW_PASSWORD)")
             }
-            previous = lines.withUnsafeBytes { SecureBytes($0[..<split]) }
+            // A CRLF line end leaves no CR on the current password.
+            let end = split > 0 && lines.withUnsafeBytes({ $0[split - 1] }) == UInt8(ascii: "\r") ? split - 1 : split
+            previous = lines.withUnsafeBytes { SecureBytes($0[..<end]) }
             proposed = lines.withUnsafeBytes { SecureBytes($0[(split + 1)...]) }
         }
         try await calling { () async throws(AuthCoreError) in try await session.changePassword(previous: previous, proposed: proposed) }
@@ -55,7 +61,7 @@ enum CognitoAccountCommand {
     }
 
     static func attributes(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        let (session, parsed) = try await session(arguments, options: ["--set"])
+        let (session, parsed) = try await session(arguments, repeated: ["--set"])
         // bytes-lint: attribute names from argv, split on their first ASCII '=' byte.
         var updates: [String: String] = [:]
         for pair in parsed.all("--set") {
@@ -118,6 +124,22 @@ enum CognitoAccountCommand {
         let (session, _) = try await session(arguments)
         try await calling { () async throws(AuthCoreError) in try await session.deleteUser() }
         printOut(#"{"status":"deleted"}"#)
+        return 0
+    }
+
+    static func devices(_ arguments: ArraySlice<String>) async throws -> Int32 {
+        let (session, parsed) = try await session(arguments, options: ["--forget"])
+        if let key = parsed.value("--forget") {
+            try await calling { () async throws(AuthCoreError) in try await session.forgetDevice(key) }
+        }
+        let devices = try await calling { () async throws(AuthCoreError) in try await session.fetchDevices() }
+        let list: [JSONValue] = devices.map { device in
+            [
+                "deviceKey": .string(device.deviceKey), "name": JSONValue(device.name), "attributes": JSONValue(device.attributes),
+                "lastAuthenticatedAt": JSONValue(device.lastAuthenticatedAt?.iso8601),
+            ]
+        }
+        printOut(try jsonText(["devices": .array(list)]))
         return 0
     }
 

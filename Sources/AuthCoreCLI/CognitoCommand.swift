@@ -14,13 +14,15 @@ enum CognitoCommand {
                authcore cognito session --store FILE [--endpoint URL] [--show-secrets]
                authcore cognito sign-out --store FILE [--global] [--endpoint URL]
                authcore cognito hosted-ui sign-in --domain URL --client-id ID --user-pool-id ID
-               [--redirect-port N] [--scopes LIST] [--identity-provider NAME] [--timeout SECONDS]
+               [--redirect-port N] [--redirect-host 127.0.0.1|localhost] [--scopes LIST]
+               [--identity-provider NAME] [--timeout SECONDS]
                [--region R] [--endpoint URL] [--amplify-outputs FILE] [--store FILE]
                authcore cognito change-password --store FILE [--endpoint URL]
                authcore cognito attributes --store FILE [--set NAME=VALUE]... [--endpoint URL]
                authcore cognito verify-attribute --store FILE --attribute NAME [--send-code] [--endpoint URL]
                authcore cognito mfa-preference --store FILE [--sms P] [--totp P] [--email P] [--endpoint URL]
                authcore cognito delete-user --store FILE [--endpoint URL]
+               authcore cognito devices --store FILE [--forget DEVICE_KEY] [--endpoint URL]
                authcore cognito resend-code --region R --user-pool-id ID --client-id ID --username U
                [--endpoint URL] [--amplify-outputs FILE]
 
@@ -43,10 +45,13 @@ enum CognitoCommand {
 
         hosted-ui sign-in signs in through the user pool's hosted UI (authorization code with PKCE S256,
         state and nonce checked): it listens on 127.0.0.1 (--redirect-port, default one the system picks;
-        the client's callback URLs must list http://127.0.0.1:N/callback exactly), prints
+        the client's callback URLs must list http://HOST:N/callback exactly, HOST 127.0.0.1 or, with
+        --redirect-host localhost, localhost: Cognito takes plain-http callbacks only for localhost), prints
         {"authorizeURL":…,"redirectURI":…} on one line, waits for the browser's one redirect (--timeout,
         default 300 s), exchanges the code, verifies the tokens with the pool's keys and prints them as
-        sign-in does. --scopes: comma- or space-separated (default openid,email,profile). The region comes
+        sign-in does; a redirect without the sign-in's state is refused and the wait goes on. --scopes:
+        comma- or space-separated (default openid,email,profile; the account commands below need
+        aws.cognito.signin.user.admin too). The region comes
         from the pool id unless --region is given; --amplify-outputs reads the domain, scopes, pool and
         client from the file's oauth section.
 
@@ -60,6 +65,9 @@ enum CognitoCommand {
         sets each of --sms, --totp, --email to enabled, disabled, preferred or not-preferred, then prints
         {"enabled":[…],"preferred":…} (SMS_MFA, SOFTWARE_TOKEN_MFA, EMAIL_OTP). delete-user deletes the
         user and forgets the session ({"status":"deleted"}). resend-code sends the sign-up code again.
+        devices lists the user's tracked devices ({"devices":[{"deviceKey":…,"name":…,…}]}), after
+        forgetting DEVICE_KEY with --forget. A sign-in's output has "warnings" when a device could not be
+        remembered, or a remembered one was unknown to the service and forgotten.
 
         OPTIONS:
           --flow F                  Sign-in flow (default user-srp).
@@ -293,7 +301,12 @@ enum CognitoCommand {
                 "idToken": .string(tokens.idToken), "accessToken": .string(tokens.accessToken), "expiresIn": .integer(tokens.expiresIn),
                 "refreshToken": JSONValue(tokens.refreshToken),
             ]
-            object = ["status": "signedIn", "tokens": values]
+            // bytes-lint: an output document's member names (fixed ASCII).
+            var signedIn: [String: JSONValue] = ["status": "signedIn", "tokens": values]
+            if !tokens.warnings.isEmpty {
+                signedIn["warnings"] = .array(tokens.warnings.map { ["type": .string($0.typeName), "reason": .string($0.reason)] })
+            }
+            object = .object(signedIn)
         case .nextStep(let step):
             // bytes-lint: an output document's member names (fixed ASCII).
             var values: [String: JSONValue] = ["type": .string(step.typeName)]

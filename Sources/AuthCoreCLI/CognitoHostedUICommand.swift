@@ -17,7 +17,7 @@ enum CognitoHostedUICommand {
             arguments,
             specs: CognitoCommand.options([
                 "--domain", "--client-id", "--user-pool-id", "--region", "--endpoint", "--amplify-outputs", "--redirect-port", "--scopes",
-                "--identity-provider", "--timeout", "--store",
+                "--identity-provider", "--timeout", "--store", "--redirect-host",
             ]), help: CognitoCommand.help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         var domain = parsed.value("--domain")
@@ -51,7 +51,9 @@ enum CognitoHostedUICommand {
         let store = try parsed.value("--store").map { path in try usageChecked { try FileCognitoTokenStore(path: path) } }
         let transport = try CLITransport.make(for: .aws)
         // The listener first: its address is the redirect URI the authorization request names.
-        let listener = try failing { try LoopbackRedirectListener(port: port ?? 0) }
+        let host = parsed.value("--redirect-host") ?? "127.0.0.1"
+        guard host == "127.0.0.1" || host == "localhost" else { throw UsageError("--redirect-host is 127.0.0.1 or localhost") }
+        let listener = try failing { try LoopbackRedirectListener(port: port ?? 0, host: host) }
         let hostedUIConfiguration = try usageChecked {
             try CognitoHostedUIConfiguration(
                 domain: domain, clientId: clientId, clientSecret: configuration.clientSecret, redirectURI: listener.redirectURI,

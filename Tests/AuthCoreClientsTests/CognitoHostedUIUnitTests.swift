@@ -244,4 +244,53 @@ struct CognitoHostedUIUnitTests {
         let odd = plain.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.replacingOccurrences(of: #""version""#, with: #""signInMethod":"magic","version""#)
         #expect(throws: AuthCoreError.self) { try CognitoStoredSession(decoding: SecureBytes(Array(odd.utf8))) }
     }
+
+    @Test("Cognito-managed domains: the region's auth and auth-fips names only")
+    func managedDomains() throws {
+        func managed(_ text: String, _ region: String = "eu-west-1") throws -> Bool {
+            CognitoHostedUIConfiguration.isManagedDomain(try RequestURL(text), region: region)
+        }
+        #expect(try managed("https://myapp.auth.eu-west-1.amazoncognito.com"))
+        #expect(try managed("https://My-App2.auth-fips.eu-west-1.amazoncognito.com"))
+        #expect(try managed("https://myapp.auth.cn-north-1.amazoncognito.com.cn", "cn-north-1"))
+        #expect(try !managed("https://myapp.auth.us-east-1.amazoncognito.com"), "another region")
+        #expect(try !managed("http://myapp.auth.eu-west-1.amazoncognito.com"))
+        #expect(try !managed("https://myapp.auth.eu-west-1.amazoncognito.com:8443"))
+        #expect(try !managed("https://evil.example/.auth.eu-west-1.amazoncognito.com"))
+        #expect(try !managed("https://a.b.auth.eu-west-1.amazoncognito.com"), "one label")
+        #expect(try !managed("https://auth.eu-west-1.amazoncognito.com.evil.example"))
+    }
+
+    @Test("a stored hosted-UI session whose domain is not a Cognito one is not refreshed there (no request is sent)")
+    func foreignStoredDomain() async throws {
+        let now = Int64(Date().timeIntervalSince1970)
+        func token(_ claims: [String: Any]) -> String {
+            func part(_ object: [String: Any]) -> String { Base64.encode([UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data()), alphabet: .urlSafe) }
+            return part(["alg": "none"]) + "." + part(claims) + ".sig"
+        }
+        let tokens = CognitoTokens(
+            idToken: token(["exp": now - 5]), accessToken: token(["username": "alice", "exp": now - 5, "iat": now - 3605]), refreshToken: "refresh",
+            expiresIn: 3600)
+        let store = InMemoryCognitoTokenStore()
+        try await store.save(
+            CognitoStoredSession(
+                region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice", tokens: tokens,
+                expiresAt: Timestamp(secondsSince1970: now - 5), signInMethod: .hostedUI(domain: try RequestURL("https://tokens.evil.example"))))
+        let transport = ScriptedTransport([])
+        let session = CognitoSession(
+            configuration: try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", clientSecret: SecureBytes(Array("s".utf8))),
+            transport: transport, store: store, retryPolicy: .none)
+        let error = await #expect(throws: AuthCoreError.self) { try await session.tokens(forceRefresh: true) }
+        #expect(error?.code == .invalidParameter, "\(String(describing: error))")
+        #expect(transport.sent.isEmpty, "neither the refresh token nor the client secret went anywhere")
+    }
+
+    @Test("a token answer whose token_type is not Bearer is refused")
+    func tokenType() {
+        let error = #expect(throws: AuthCoreError.self) {
+            try CognitoTokenEndpoint.tokens(from: SecureBytes(Array(#"{"id_token":"i","access_token":"a","expires_in":60,"token_type":"MAC"}"#.utf8)), previousRefreshToken: nil)
+        }
+        #expect(error?.code == .malformedResponse)
+        #expect((try? CognitoTokenEndpoint.tokens(from: SecureBytes(Array(#"{"id_token":"i","access_token":"a","expires_in":60,"token_type":"bearer"}"#.utf8)), previousRefreshToken: nil)) != nil)
+    }
 }

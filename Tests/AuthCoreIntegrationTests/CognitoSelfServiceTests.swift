@@ -116,10 +116,10 @@ struct CognitoSelfServiceTests {
         #expect(signIn.status == 0, "\(signIn.stderr)")
         let account = ["--store", store, "--endpoint", pool.endpoint]
 
-        let set = try authcore(["cognito", "attributes", "--set", "given_name=Caro=l"] + account)
+        let set = try authcore(["cognito", "attributes", "--set", "given_name=Caro=l", "--set", "family_name=Ex"] + account)
         #expect(set.stdout == #"{"pendingVerification":{},"status":"updated"}"# + "\n", "\(set.stderr)")
         let read = try authcore(["cognito", "attributes"] + account)
-        #expect(read.stdout.contains(#""given_name":"Caro=l""#), "\(read.stdout)")
+        #expect(read.stdout.contains(#""given_name":"Caro=l""#) && read.stdout.contains(#""family_name":"Ex""#), "\(read.stdout)")
         let badSet = try authcore(["cognito", "attributes", "--set", "=x"] + account)
         #expect(badSet.status == 2)
 

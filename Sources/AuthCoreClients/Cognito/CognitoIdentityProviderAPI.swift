@@ -23,7 +23,7 @@ public struct CognitoIdentityProviderAPI: Sendable {
     }
 
     /// How safe a call is to send again (``RetryPolicy/Repeatability``): reads, revocations, sign-outs,
-    /// device confirmation and SRP initiation are idempotent; refreshes (a rotating client issues a new
+    /// the device calls and SRP initiation are idempotent; refreshes (a rotating client issues a new
     /// refresh token and retires the old) and `USER_PASSWORD_AUTH` (Cognito may send an MFA code in
     /// answer) are retried only when throttled; challenge answers (a code counts once), sign-up and
     /// reset calls (they send messages), custom and choice-based flows (their triggers may send codes)
@@ -35,7 +35,7 @@ public struct CognitoIdentityProviderAPI: Sendable {
     /// ``repeatability(_:_:)`` for an operation and, for `InitiateAuth`, its flow.
     static func repeatability(_ operation: String, authFlow: String?) -> RetryPolicy.Repeatability {
         switch operation {
-        case "GetUser", "RevokeToken", "GlobalSignOut", "ConfirmDevice":
+        case "GetUser", "RevokeToken", "GlobalSignOut", "ConfirmDevice", "ListDevices", "UpdateDeviceStatus", "ForgetDevice":
             return .idempotent
         case "GetTokensFromRefreshToken":
             return .unlessProcessed

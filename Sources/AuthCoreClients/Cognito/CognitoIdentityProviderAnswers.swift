@@ -103,3 +103,18 @@ extension CognitoIdentityProviderAnswers {
         let preferredMfaSetting: String?
     }
 }
+
+extension CognitoIdentityProviderAnswers {
+    /// `ListDevices`.
+    struct ListDevices: Decodable {
+        struct Device: Decodable {
+            let deviceKey: String
+            let deviceAttributes: [GetUser.Attribute]?
+            let deviceCreateDate: ServiceTimestamp?
+            let deviceLastModifiedDate: ServiceTimestamp?
+            let deviceLastAuthenticatedDate: ServiceTimestamp?
+        }
+        let devices: [Device]?
+        let paginationToken: String?
+    }
+}

@@ -136,3 +136,25 @@ extension CognitoIdentityProviderRequests {
         }
     }
 }
+
+extension CognitoIdentityProviderRequests {
+    /// `UpdateDeviceStatus`.
+    struct UpdateDeviceStatus: Encodable {
+        let accessToken: String
+        let deviceKey: String
+        let deviceRememberedStatus: String
+    }
+
+    /// `ForgetDevice`.
+    struct ForgetDevice: Encodable {
+        let accessToken: String
+        let deviceKey: String
+    }
+
+    /// `ListDevices`.
+    struct ListDevices: Encodable {
+        let accessToken: String
+        let limit: Int
+        let paginationToken: String?
+    }
+}

@@ -270,6 +270,26 @@ public actor CognitoSession {
         return .partial(globalSignOutError: globalError, revokeTokenError: revokeError, storeError: storeError)
     }
 
+    /// Deletes the user (`DeleteUser`), then ends the session: it is forgotten (store and memory),
+    /// the device remembered for the user is forgotten, and ``CognitoSessionEvent/userDeleted`` is
+    /// sent. A sign-in that replaced the session while the call was on its way is left alone.
+    ///
+    /// - Throws: the service's refusal, in which case nothing local changes; when the user was
+    ///   deleted but the stored session could not be removed, an error that says both.
+    public func deleteUser() async throws(AuthCoreError) {
+        let accessToken = try await tokens().accessToken
+        let started = generation
+        let username = try await status().username
+        try await api.deleteUser(accessToken: accessToken)
+        if let username { await signInClient.deviceStore.removeDevice(for: username) }
+        guard generation == started else { return }  // signed in again meanwhile: that session stays
+        let storeError = await forget()
+        emit(.userDeleted)
+        if let storeError {
+            throw AuthCoreError(storeError.code, "the user was deleted, but the stored session could not be removed: \(storeError.reason)")
+        }
+    }
+
     // MARK: - Refresh
 
     private func loadedSession() async throws(AuthCoreError) -> CognitoStoredSession? {
@@ -325,12 +345,7 @@ public actor CognitoSession {
         let deviceKey = await signInClient.deviceStore.device(for: session.username)?.deviceKey
         let fresh: CognitoTokens
         if case .hostedUI(let domain) = session.signInMethod {
-            // The token endpoint of the domain the session began at (kept in the store).
-            try NetworkPolicy.requireSecureTransport(domain, allowInsecureHTTP: configuration.allowInsecureHTTP)
-            let endpoint = CognitoTokenEndpoint(
-                domain: domain, clientId: configuration.clientId, clientSecret: configuration.clientSecret, transport: api.transport,
-                allowInsecureHTTP: configuration.allowInsecureHTTP)
-            fresh = try await endpoint.refresh(refreshToken: refreshToken)
+            fresh = try await refreshAtTokenEndpoint(of: domain, refreshToken: refreshToken)
         } else {
             fresh = try await fetchTokens(refreshToken: refreshToken, username: session.username, deviceKey: deviceKey)
         }
@@ -347,6 +362,30 @@ public actor CognitoSession {
         refreshCount += 1
         emit(.tokensRefreshed(expiresAt: record.expiresAt))
         return record
+    }
+
+    /// Fresh tokens for a session begun at the hosted UI of `domain` (kept in the store, so it is
+    /// checked before a refresh token goes there): this session's ``hostedUI`` when it is that
+    /// domain (its client secret, and the tokens verified); else only a user-pool domain Cognito
+    /// manages in this pool's region (`https://<prefix>.auth.<region>.amazoncognito.com`, `auth-fips`
+    /// too) or a loopback address (a local test server), without the client secret's being needed
+    /// elsewhere than there.
+    ///
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for any other domain (a custom domain needs
+    ///   the session's ``hostedUI``); the token endpoint's errors.
+    private func refreshAtTokenEndpoint(of domain: RequestURL, refreshToken: String) async throws(AuthCoreError) -> CognitoTokens {
+        if let hostedUI, hostedUI.configuration.domain.origin == domain.origin {
+            return try await hostedUI.refresh(refreshToken: refreshToken)
+        }
+        guard CognitoHostedUIConfiguration.isManagedDomain(domain, region: configuration.region) || NetworkPolicy.isLoopback(host: domain.host) else {
+            throw AuthCoreError(
+                .invalidParameter,
+                "the session began at the hosted UI of \(domain.origin), which is not a Cognito domain of \(configuration.region): configure the session's hostedUI with that domain to refresh it")
+        }
+        let endpoint = CognitoTokenEndpoint(
+            domain: domain, clientId: configuration.clientId, clientSecret: configuration.clientSecret, transport: api.transport,
+            allowInsecureHTTP: configuration.allowInsecureHTTP)
+        return try await endpoint.refresh(refreshToken: refreshToken)
     }
 
     /// Fresh tokens by ``refreshMethod``. Rotation: a new refresh token replaces the old one; without

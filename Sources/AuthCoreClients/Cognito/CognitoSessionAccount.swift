@@ -48,20 +48,6 @@ extension CognitoSession {
     public func fetchMFAPreference() async throws(AuthCoreError) -> CognitoMFAStatus {
         try await api.mfaStatus(accessToken: try await tokens().accessToken)
     }
-
-    /// Deletes the user (`DeleteUser`), then ends the session: it is forgotten (store and memory),
-    /// the device remembered for the user is forgotten, and ``CognitoSessionEvent/userDeleted`` is sent.
-    ///
-    /// - Throws: the service's refusal, in which case nothing local changes; the store's error when
-    ///   the deleted user's session cannot be removed from it.
-    public func deleteUser() async throws(AuthCoreError) {
-        let username = try await status().username
-        try await api.deleteUser(accessToken: try await tokens().accessToken)
-        if let username { await signInClient.deviceStore.removeDevice(for: username) }
-        let storeError = await forget()
-        emit(.userDeleted)
-        if let storeError { throw storeError }
-    }
 }
 
 extension CognitoSession.Status {

@@ -47,6 +47,8 @@ public actor CognitoSignIn {
     private var privateValueBitCount = CognitoSRP.defaultPrivateValueBitCount
     /// Sent with every `RespondToAuthChallenge` of the sign-in (the Lambda triggers see it at each step).
     private var clientMetadata: [String: String] = [:]
+    /// What went wrong on the side of this sign-in, for its tokens (``CognitoTokens/warnings``).
+    private var warnings: [CognitoSignInWarning] = []
 
     /// A sign-in client.
     public init(
@@ -84,10 +86,23 @@ public actor CognitoSignIn {
         guard !username.isEmpty else { throw AuthCoreError(.invalidParameter, "username is empty") }
         try beginStep()
         defer { endStep() }
-        do {
-            return try await signInStep(
-                username: username, password: password, flow: flow, preferredFirstFactor: preferredFirstFactor,
-                preparedEphemeral: preparedEphemeral, privateValueBitCount: privateValueBitCount, clientMetadata: clientMetadata)
+        do throws(AuthCoreError) {
+            let device = await deviceStore.device(for: username)
+            do throws(AuthCoreError) {
+                return try await signInStep(
+                    username: username, password: password, flow: flow, preferredFirstFactor: preferredFirstFactor,
+                    preparedEphemeral: preparedEphemeral, privateValueBitCount: privateValueBitCount, clientMetadata: clientMetadata)
+            } catch {
+                // A remembered device the service no longer knows (deleted or forgotten elsewhere):
+                // forgotten here too, and the sign-in made again without it, as Amplify does. The
+                // warning goes with the tokens.
+                guard device != nil, Self.isUnknownDevice(error) else { throw error }
+                await deviceStore.removeDevice(for: username)
+                let result = try await signInStep(
+                    username: username, password: password, flow: flow, preferredFirstFactor: preferredFirstFactor, preparedEphemeral: nil,
+                    privateValueBitCount: privateValueBitCount, clientMetadata: clientMetadata, warnings: [.rememberedDeviceForgotten(error.reason)])
+                return result
+            }
         } catch {
             self.password = nil  // a failed sign-in keeps no password
             pending = nil
@@ -100,11 +115,23 @@ public actor CognitoSignIn {
         }
     }
 
+    /// Whether `error` is the service's refusal of an unknown device (`ResourceNotFoundException`
+    /// naming the device, "Device does not exist."), not of an unknown client or user.
+    static func isUnknownDevice(_ error: AuthCoreError) -> Bool {
+        guard error.serviceErrorType == "ResourceNotFoundException" else { return false }
+        let reason = Array(error.reason.utf8)
+        let word = Array("device".utf8)
+        guard reason.count >= word.count else { return false }
+        return (0...(reason.count - word.count)).contains { start in equalIgnoringASCIICase(reason[start..<(start + word.count)], word) }
+    }
+
     private func signInStep(
         username: String, password: SecureBytes?, flow: CognitoAuthFlow, preferredFirstFactor: CognitoFactor?,
-        preparedEphemeral: consuming SRPPrivateValue?, privateValueBitCount: Int, clientMetadata: [String: String]
+        preparedEphemeral: consuming SRPPrivateValue?, privateValueBitCount: Int, clientMetadata: [String: String],
+        warnings: [CognitoSignInWarning] = []
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         reset()
+        self.warnings = warnings
         typedUsername = username
         self.password = password
         self.flow = flow
@@ -348,6 +375,7 @@ public actor CognitoSignIn {
         typedUsername = nil
         password = nil
         clientMetadata = [:]
+        warnings = []
     }
 
     private func takeOrMakeEphemeral(_ prepared: inout SRPPrivateValue?) throws(AuthCoreError) -> SRPPrivateValue {
@@ -379,10 +407,12 @@ public actor CognitoSignIn {
         // At most a handful of automatic rounds (PASSWORD_VERIFIER, DEVICE_SRP_AUTH, DEVICE_PASSWORD_VERIFIER).
         for _ in 0..<4 {
             if let result = response.authenticationResult {
-                let tokens = result.tokens
+                var tokens = result.tokens
                 pending = nil
                 password = nil
-                await rememberDeviceIfNew(tokens)
+                if let warning = await rememberDeviceIfNew(tokens) { warnings.append(warning) }
+                tokens.warnings = warnings
+                warnings = []
                 return .signedIn(tokens)
             }
             guard let name = response.challengeName else {
@@ -567,18 +597,23 @@ public actor CognitoSignIn {
 
     // MARK: - Tokens and devices
 
-    /// `ConfirmDevice` for a new device; a failure here does not fail the sign-in (as Amplify does).
-    private func rememberDeviceIfNew(_ tokens: CognitoTokens) async {
-        guard let device = tokens.newDevice, let username = typedUsername else { return }
-        guard let generated = try? CognitoDeviceVerifier.generate(deviceGroupKey: device.deviceGroupKey, deviceKey: device.deviceKey, random: random)
-        else { return }
-        let request = CognitoIdentityProviderRequests.ConfirmDevice(
-            accessToken: tokens.accessToken, deviceKey: device.deviceKey, deviceName: configuration.deviceName,
-            deviceSecretVerifierConfig: .init(passwordVerifier: generated.verifier.passwordVerifier, salt: generated.verifier.salt))
-        guard (try? await api.call("ConfirmDevice", request, answer: CognitoIdentityProviderAnswers.Empty.self)) != nil else { return }
-        await deviceStore.save(
-            CognitoRememberedDevice(deviceKey: device.deviceKey, deviceGroupKey: device.deviceGroupKey, devicePassword: generated.devicePassword),
-            for: username)
+    /// `ConfirmDevice` for a new device, then remembered. A failure does not fail the sign-in (as
+    /// Amplify does): it is returned as a warning that goes with the tokens.
+    private func rememberDeviceIfNew(_ tokens: CognitoTokens) async -> CognitoSignInWarning? {
+        guard let device = tokens.newDevice, let username = typedUsername else { return nil }
+        do {
+            let generated = try CognitoDeviceVerifier.generate(deviceGroupKey: device.deviceGroupKey, deviceKey: device.deviceKey, random: random)
+            let request = CognitoIdentityProviderRequests.ConfirmDevice(
+                accessToken: tokens.accessToken, deviceKey: device.deviceKey, deviceName: configuration.deviceName,
+                deviceSecretVerifierConfig: .init(passwordVerifier: generated.verifier.passwordVerifier, salt: generated.verifier.salt))
+            _ = try await api.call("ConfirmDevice", request, answer: CognitoIdentityProviderAnswers.Empty.self)
+            await deviceStore.save(
+                CognitoRememberedDevice(deviceKey: device.deviceKey, deviceGroupKey: device.deviceGroupKey, devicePassword: generated.devicePassword),
+                for: username)
+            return nil
+        } catch {
+            return .deviceNotRemembered(error.reason)
+        }
     }
 }
 

@@ -144,6 +144,9 @@ public struct CognitoTokens: Sendable, CustomStringConvertible, CustomDebugStrin
     public let tokenType: String?
     /// A device Cognito asked to remember (`NewDeviceMetadata`): its key and group key.
     public let newDevice: (deviceKey: String, deviceGroupKey: String)?
+    /// What went wrong beside the sign-in that gave these tokens (a device not remembered, a
+    /// remembered one the service no longer knew); empty for tokens from a refresh or a store.
+    public internal(set) var warnings: [CognitoSignInWarning] = []
 
     /// Tokens (restored from a store, or made by a test).
     public init(
@@ -166,6 +169,31 @@ public struct CognitoTokens: Sendable, CustomStringConvertible, CustomDebugStrin
         Mirror(
             self, children: ["expiresIn": expiresIn, "tokenType": tokenType as Any, "hasRefreshToken": refreshToken != nil],
             displayStyle: .struct)
+    }
+}
+
+/// Something that went wrong beside a sign-in that succeeded (``CognitoTokens/warnings``).
+public enum CognitoSignInWarning: Sendable, Equatable {
+    /// `ConfirmDevice` failed (the reason): the device is not remembered, so the next sign-in asks
+    /// for MFA again.
+    case deviceNotRemembered(String)
+    /// The service no longer knew the remembered device (the reason: `ResourceNotFoundException`):
+    /// it was forgotten here too, and the sign-in was made without it.
+    case rememberedDeviceForgotten(String)
+
+    /// The case's name (`deviceNotRemembered`, `rememberedDeviceForgotten`).
+    public var typeName: String {
+        switch self {
+        case .deviceNotRemembered: "deviceNotRemembered"
+        case .rememberedDeviceForgotten: "rememberedDeviceForgotten"
+        }
+    }
+
+    /// The reason given.
+    public var reason: String {
+        switch self {
+        case .deviceNotRemembered(let reason), .rememberedDeviceForgotten(let reason): reason
+        }
     }
 }
 

@@ -14,13 +14,14 @@ import AuthCoreHTTP
 /// let code = try await listener.authorizationCode(for: request, timeout: .seconds(300)) { open(request.url) }
 /// ```
 ///
-/// The first request to the path ends the wait, whatever it carries: a wrong or missing `state`
-/// fails the sign-in rather than waiting on (a forged redirect is refused, and the sign-in is
-/// started again). Other paths are answered `404` and do not count; every answer says
-/// `Cache-Control: no-store` and `Referrer-Policy: no-referrer` (the URL held a code). It is served by
-/// ``HTTPServer`` on loopback only, so no other machine can reach it.
+/// Only a redirect that carries the sign-in's `state` ends the wait (with its code, or with the
+/// OAuth error it carries): one with a wrong or missing `state` is answered `400` and the listener
+/// waits on, so a web page or a local process that guesses the port cannot end the sign-in (nor
+/// inject a code). Other paths are answered `404`; every answer says `Cache-Control: no-store` and
+/// `Referrer-Policy: no-referrer` (the URL held a code). It is served by ``HTTPServer`` on
+/// `127.0.0.1` only, so no other machine can reach it.
 public final class LoopbackRedirectListener: Sendable {
-    /// `http://127.0.0.1:<port><path>`: register it as a callback URL of the app client.
+    /// `http://<host>:<port><path>`: register it as a callback URL of the app client.
     public let redirectURI: String
     /// The port listened on.
     public let port: Int
@@ -40,9 +41,13 @@ public final class LoopbackRedirectListener: Sendable {
     /// - Parameters:
     ///   - port: the port (Cognito matches callback URLs exactly, port included: give the registered one).
     ///   - path: the redirect's path, starting with `/`.
-    /// - Throws: `AuthCoreError.Code.invalidParameter` for a path that does not start with `/` or
-    ///   holds a `?`, `#`, space or control character; the server's errors (the port is in use).
-    public init(port: Int = 0, path: String = "/callback") throws(AuthCoreError) {
+    ///   - host: the host the redirect URI names: `127.0.0.1` (RFC 8252 §8.3's advice) or `localhost`
+    ///     (Cognito accepts plain-http callback URLs only for `localhost`); either way the listener
+    ///     is on `127.0.0.1`, where a browser that tries `::1` first falls back.
+    /// - Throws: `AuthCoreError.Code.invalidParameter` for another host, a path that does not start
+    ///   with `/` or holds a `?`, `#`, space or control character; the server's errors (the port is in use).
+    public init(port: Int = 0, path: String = "/callback", host: String = "127.0.0.1") throws(AuthCoreError) {
+        guard host == "127.0.0.1" || host == "localhost" else { throw AuthCoreError(.invalidParameter, "the redirect host is 127.0.0.1 or localhost") }
         guard path.utf8.first == UInt8(ascii: "/"),
             !path.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
         else { throw AuthCoreError(.invalidParameter, "the redirect path must start with '/' and hold no '?', '#', space or control character") }
@@ -62,7 +67,7 @@ public final class LoopbackRedirectListener: Sendable {
         self.state = state
         self.port = server.port
         self.path = path
-        self.redirectURI = "http://127.0.0.1:\(server.port)\(path)"
+        self.redirectURI = "http://\(host):\(server.port)\(path)"
     }
 
     /// Waits for the redirect of `request` and returns its authorization code; the listener is
@@ -80,6 +85,7 @@ public final class LoopbackRedirectListener: Sendable {
         for request: CognitoAuthorizationRequest, timeout: Duration, onListening: @Sendable () -> Void = {}
     ) async throws(AuthCoreError) -> String {
         guard request.redirectURI == redirectURI else {
+            await server.stop(grace: .zero)
             throw AuthCoreError(.invalidParameter, "the sign-in was made for \(request.redirectURI), not this listener's \(redirectURI)")
         }
         let started = state.withLock { waiting -> Bool in
@@ -87,7 +93,7 @@ public final class LoopbackRedirectListener: Sendable {
             waiting.request = request
             return true
         }
-        guard started else { throw AuthCoreError(.invalidParameter, "this listener already took its one redirect") }
+        guard started else { throw AuthCoreError(.invalidParameter, "this listener already waits for, or took, its one redirect") }
         onListening()
         let state = self.state
         let timer = Task {
@@ -119,6 +125,7 @@ public final class LoopbackRedirectListener: Sendable {
         let continuation = state.withLock { waiting -> CheckedContinuation<Result<String, AuthCoreError>, Never>? in
             guard waiting.outcome == nil else { return nil }
             waiting.outcome = outcome
+            waiting.request = nil  // the PKCE verifier is not kept past the wait
             defer { waiting.continuation = nil }
             return waiting.continuation
         }
@@ -132,7 +139,12 @@ public final class LoopbackRedirectListener: Sendable {
         if taken.1 { return page(410, "Sign-in over", "This sign-in has already finished; you can close this window.") }
         guard let signIn = taken.0 else { return page(503, "Not ready", "No sign-in is waiting yet.") }
         let outcome: Result<String, AuthCoreError>
-        do { outcome = .success(try signIn.authorizationCode(fromRedirectParameters: request.queryParameters)) } catch { outcome = .failure(error) }
+        do { outcome = .success(try signIn.authorizationCode(fromRedirectParameters: request.queryParameters)) } catch {
+            // Not this sign-in's redirect (no state, another state, a repeated one): refused, and
+            // the wait goes on. Its own state with an error (access_denied) ends it.
+            guard error.code == .serviceError else { return page(400, "Not this sign-in", "This redirect does not belong to the sign-in under way.") }
+            outcome = .failure(error)
+        }
         finish(state, with: outcome)
         switch outcome {
         case .success: return page(200, "Signed in", "You are signed in; you can close this window.")

@@ -81,7 +81,7 @@ public struct CognitoHostedUI: Sendable {
     ///   `AuthCoreError.Code.invalidParameter` when the ID token's `nonce` is not the request's.
     public func exchange(code: String, for request: CognitoAuthorizationRequest) async throws(AuthCoreError) -> CognitoTokens {
         let tokens = try await tokenEndpoint.redeem(code: code, redirectURI: request.redirectURI, codeVerifier: request.codeVerifier)
-        let claims = try await tokenVerifier.verify(tokens.idToken, as: .id)
+        let claims = try await verified(tokens)
         guard let nonce = claims.string("nonce"), constantTimeEqual(Array(nonce.utf8), Array(request.nonce.utf8)) else {
             throw AuthCoreError(.invalidParameter, "the ID token's nonce is not this sign-in's (a replayed or substituted token)")
         }
@@ -95,8 +95,19 @@ public struct CognitoHostedUI: Sendable {
     ///   token), and the checks of ``exchange(code:for:)`` but the nonce.
     public func refresh(refreshToken: String) async throws(AuthCoreError) -> CognitoTokens {
         let tokens = try await tokenEndpoint.refresh(refreshToken: refreshToken)
-        _ = try await tokenVerifier.verify(tokens.idToken, as: .id)
+        _ = try await verified(tokens)
         return tokens
+    }
+
+    /// Verifies both tokens (the pool's key, issuer, this client, expiry) and that they are the same
+    /// user's (`sub`); returns the ID token's claims.
+    private func verified(_ tokens: CognitoTokens) async throws(AuthCoreError) -> JWTClaims {
+        let id = try await tokenVerifier.verify(tokens.idToken, as: .id)
+        let access = try await tokenVerifier.verify(tokens.accessToken, as: .access)
+        guard let subject = id.string("sub"), subject == access.string("sub") else {
+            throw AuthCoreError(.invalidParameter, "the ID and access tokens are not the same user's (sub)")
+        }
+        return id
     }
 
     /// The `/logout` URL to open in the browser (it ends the hosted UI's own session cookie and sends

@@ -55,8 +55,10 @@ public struct CognitoHostedUIConfiguration: Sendable {
         }
         try NetworkPolicy.requireSecureTransport(url, allowInsecureHTTP: allowInsecureHTTP)
         guard !clientId.isEmpty else { throw AuthCoreError(.invalidParameter, "client id is empty") }
-        guard !redirectURI.isEmpty, !redirectURI.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw AuthCoreError(.invalidParameter, "the redirect URI is empty or holds spaces or control characters")
+        guard !redirectURI.isEmpty, !redirectURI.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "?") })
+        else {
+            // RFC 6749 §3.1.2: no fragment; a query would be merged with the code's, so none either.
+            throw AuthCoreError(.invalidParameter, "the redirect URI is empty or holds a space, a control character, '?' or '#'")
         }
         for scope in scopes {
             // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
@@ -73,6 +75,22 @@ public struct CognitoHostedUIConfiguration: Sendable {
         self.identityProvider = identityProvider
         self.idpIdentifier = idpIdentifier
         self.allowInsecureHTTP = allowInsecureHTTP
+    }
+
+    /// Whether `domain` is a user-pool domain Cognito manages in `region`:
+    /// `https://<prefix>.auth.<region>.amazoncognito.com` or `.auth-fips.` (".amazoncognito.com"
+    /// names; the China regions' end in `.amazoncognito.com.cn`), with no explicit port.
+    public static func isManagedDomain(_ domain: RequestURL, region: String) -> Bool {
+        guard domain.scheme == "https", domain.port == nil else { return false }
+        let host = Array(domain.host.utf8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        for suffix in [".auth.\(region).amazoncognito.com", ".auth-fips.\(region).amazoncognito.com", ".auth.\(region).amazoncognito.com.cn"] {
+            let tail = Array(suffix.utf8)
+            guard host.count > tail.count, host.suffix(tail.count).elementsEqual(tail) else { continue }
+            let prefix = host.prefix(host.count - tail.count)
+            // One DNS label: letters, digits, hyphens.
+            if prefix.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) { return true }
+        }
+        return false
     }
 
     /// `<domain><path>`.

@@ -87,10 +87,14 @@ public struct CognitoTokenEndpoint: Sendable {
                 throw AuthCoreError(.malformedResponse, "the token endpoint sent no ID token (ask for the openid scope)")
             }
             let expiresIn = try object.integer("expires_in", in: CognitoTokens.expiresInRange)
+            let tokenType = try object.optionalString("token_type")
+            if let tokenType, !equalIgnoringASCIICase(tokenType.utf8, "Bearer".utf8) {
+                throw AuthCoreError(.malformedResponse, "the token endpoint's token_type is not Bearer")
+            }
             return CognitoTokens(
                 idToken: idToken, accessToken: try object.string("access_token"),
                 refreshToken: try object.optionalString("refresh_token") ?? previousRefreshToken, expiresIn: Int(expiresIn),  // in range: fits Int
-                tokenType: try object.optionalString("token_type"))
+                tokenType: tokenType)
         } catch {
             if error.code == .malformedResponse { throw error }
             throw AuthCoreError(.malformedResponse, "token endpoint answer: \(error.reason)")
