@@ -19,7 +19,7 @@ struct CognitoTranscriptTests {
         "custom-with-srp", "custom-without-srp", "device-srp", "error-not-authorized", "error-password-reset-required",
         "error-user-not-confirmed", "refresh-token", "srp-mfa-setup-email", "srp-mfa-setup-totp", "srp-new-device-confirm",
         "srp-new-password-required", "srp-select-mfa-type", "srp-sms-mfa", "srp-totp-mfa", "user-auth-preferred-password-srp",
-        "user-auth-preferred-password", "user-auth-select-challenge-email-otp", "user-auth-web-authn",
+        "user-auth-preferred-password", "user-auth-preferred-sms-otp", "user-auth-select-challenge-email-otp", "user-auth-web-authn",
     ]
 
     struct Step {
@@ -112,7 +112,7 @@ struct CognitoTranscriptTests {
                 default: .userSRP
                 }
                 let factor = parameters["PREFERRED_CHALLENGE"].flatMap(CognitoFactor.init(rawValue:))
-                let needsPassword = chosen != .customWithoutSRP && !(chosen == .userAuth && (factor == nil || factor == .emailOTP || factor == .webAuthn))
+                let needsPassword = chosen != .customWithoutSRP && !(chosen == .userAuth && (factor == nil || factor == .emailOTP || factor == .smsOTP || factor == .webAuthn))
                 outcome = .success(try await client.signIn(
                     username: parameters["USERNAME"] ?? typed, password: needsPassword ? password : nil, flow: chosen,
                     preferredFirstFactor: factor, clientMetadata: first.body["ClientMetadata"] as? [String: String] ?? [:]))
@@ -233,12 +233,24 @@ struct CognitoTranscriptTests {
             Issue.record("no TOTP setup step")
         }
         #expect(try await firstStep("srp-mfa-setup-email") == .continueSignInWithEmailMFASetup)
+        #expect(try await firstStep("user-auth-preferred-sms-otp") == .confirmSignInWithOTP(CognitoCodeDelivery(medium: "SMS", destination: "+*******0199")))
         #expect(try await firstStep("srp-select-mfa-type")?.typeName == "continueSignInWithMFASelection")
         if case .confirmSignInWithWebAuthn(let options)? = try await firstStep("user-auth-web-authn") {
             #expect(options.contains("challenge"))
         } else {
             Issue.record("no WebAuthn step")
         }
+    }
+
+    @Test("an unknown first factor in AvailableChallenges is an error naming it, not dropped")
+    func unknownFactor() async throws {
+        let answer: HTTPResponse = .jsonAnswer(200, ["ChallengeName": "SELECT_CHALLENGE", "AvailableChallenges": ["PASSWORD", "FACE_SCAN"], "ChallengeParameters": [:], "Session": "s"])
+        let client = CognitoSignIn(
+            configuration: try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Xa1b2C3d4", clientId: "c"),
+            transport: ScriptedTransport([answer]), retryPolicy: .none)
+        let error = await #expect(throws: AuthCoreError.self) { try await client.signIn(username: "bob", password: nil, flow: .userAuth) }
+        #expect(error?.code == .unsupported)
+        #expect(error?.reason.contains("FACE_SCAN") == true)
     }
 
     @Test("a prefixed error type (namespace#Name) is reduced to the name")

@@ -1,4 +1,3 @@
-internal import CAuthCoreLibCrypto
 
 /// The ECDSA P-256 key pair SigV4a (`AWS4-ECDSA-P256-SHA256`) derives from an access key pair, and
 /// the signatures it makes.
@@ -18,32 +17,20 @@ internal import CAuthCoreLibCrypto
 ///
 /// The private scalar lives in stack buffers wiped after use and in OpenSSL's key object, which is
 /// freed with the key; the public point is exported (``publicKey``) for tests and verifiers.
-public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible {
-    // invariant: `key` is an EVP_PKEY key pair never changed after init; OpenSSL allows concurrent use
-    // of one EVP_PKEY by several signing contexts. A signing context is used by one caller at a time:
-    // it is taken out of `signingContexts` under the lock and put back (or freed) after the signature.
-    private let key: OpaquePointer
-    /// Idle signing contexts (`EVP_PKEY_CTX`, sign-initialised for this key), at most
-    /// ``keptSigningContexts``: making one costs about a tenth of a signature. Each holds a reference
-    /// to the key (not a copy of the scalar); they are freed with this object.
-    private let signingContexts = Locked<[OpaquePointer]>([])
-    /// How many idle signing contexts a key keeps (one per concurrently signing thread, up to this).
-    package static let keptSigningContexts = 4
+public final class SigV4AKey: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The key pair (OpenSSL's key object, its signing contexts).
+    private let pair: P256KeyPair
+    /// How many idle signing contexts a key keeps (``P256KeyPair``'s).
+    package static var keptSigningContexts: Int { P256KeyPair.keptSigningContexts }
     /// How many signing contexts are idle now (for tests of the reuse).
-    package var idleSigningContexts: Int { signingContexts.withLock { $0.count } }
+    package var idleSigningContexts: Int { pair.idleSigningContexts }
     /// The public point, uncompressed: `0x04 ‖ X ‖ Y` (65 bytes, SEC 1 §2.3.3).
-    public let publicKey: [UInt8]
+    public var publicKey: [UInt8] { pair.publicKey }
     /// The access key id the key was derived for.
     public let accessKeyId: String
 
     /// The label of the derivation and the algorithm of the signatures.
     static let algorithm: StaticString = "AWS4-ECDSA-P256-SHA256"
-
-    /// n − 1 for P-256's order n: a candidate below it (that is, at most n − 2) is kept.
-    private static let orderMinusOne: [UInt8] = [
-        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-        0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x50,
-    ]
 
     /// Derives the key pair of `credentials` (its access key id and secret; the session token plays
     /// no part).
@@ -52,26 +39,8 @@ public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, Cust
     ///   ``AuthCoreError/Code/invalidParameter`` in the (about 2⁻⁸⁰⁰⁰) case that no counter gives a
     ///   candidate.
     public init(credentials: Credentials) throws(AuthCoreError) {
-        var point = [UInt8](repeating: 0, count: Int(C_AUTHCORE_P256_POINT_BYTES))
-        let made: OpaquePointer? = try Self.withDerivedPrivateScalar(credentials) { scalar throws(AuthCoreError) in
-            // The constant-flow gate ends here: the scalar goes into OpenSSL (BN_bin2bn, EC_POINT_mul,
-            // EVP_PKEY_fromdata, then its ECDSA), code AuthCore does not own. `make ctgrind-openssl`
-            // counts what memcheck reports inside it with the scalar still secret.
-            ConstantFlow.declassify(scalar)
-            return point.withUnsafeMutableBytes { c_authcore_p256_key_pair_new(scalar.baseAddress, $0.baseAddress) }
-        }
-        guard let made else { throw libcryptoError("EVP_PKEY_fromdata(P-256)") }
-        key = made
-        publicKey = point
+        pair = try Self.withDerivedPrivateScalar(credentials) { (scalar) throws(AuthCoreError) in try P256KeyPair(scalar: scalar) }
         accessKeyId = credentials.accessKeyId
-    }
-
-    deinit {
-        signingContexts.withLock { contexts in
-            for context in contexts { EVP_PKEY_CTX_free(context) }
-            contexts.removeAll()
-        }
-        EVP_PKEY_free(key)
     }
 
     /// The access key id and the public point's X coordinate: the private scalar never leaves OpenSSL's key.
@@ -79,59 +48,23 @@ public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, Cust
     public var debugDescription: String { description }
 
     /// The public point's X coordinate (32 bytes, big-endian).
-    public var publicKeyX: [UInt8] { Array(publicKey[1..<33]) }
+    public var publicKeyX: [UInt8] { pair.publicKeyX }
     /// The public point's Y coordinate (32 bytes, big-endian).
-    public var publicKeyY: [UInt8] { Array(publicKey[33..<65]) }
+    public var publicKeyY: [UInt8] { pair.publicKeyY }
 
     /// The DER-encoded ECDSA signature (RFC 3279 §2.2.3) of SHA-256(`message`). ECDSA signatures are
     /// randomized: two signatures of one message differ, and both verify.
     ///
     /// - Throws: ``AuthCoreError/Code/libcryptoFailure``.
-    public func signature(for message: UnsafeRawBufferPointer) throws(AuthCoreError) -> [UInt8] {
-        let digest = LowLevelSHA256.hash(message)
-        guard let context = signingContexts.withLock({ $0.popLast() }) ?? c_authcore_ecdsa_sign_context_new(key) else {
-            throw libcryptoError("EVP_PKEY_sign_init(ECDSA P-256)")
-        }
-        var der = [UInt8](repeating: 0, count: 80)
-        // The signature and its length are published (the DER length follows the values of r and s).
-        let length = ConstantFlow.declassified(
-            digest.withUnsafeBytes { hash in
-                der.withUnsafeMutableBytes { c_authcore_ecdsa_sign_digest(context, hash.baseAddress, hash.count, $0.baseAddress, $0.count) }
-            })
-        guard length > 0 else {
-            EVP_PKEY_CTX_free(context)  // not reused after a failure
-            throw libcryptoError("EVP_PKEY_sign(ECDSA P-256)")
-        }
-        let kept = signingContexts.withLock { contexts in
-            guard contexts.count < Self.keptSigningContexts else { return false }
-            contexts.append(context)
-            return true
-        }
-        if !kept { EVP_PKEY_CTX_free(context) }
-        der.removeLast(der.count - length)
-        der.withUnsafeBytes { ConstantFlow.declassify($0) }
-        return der
-    }
+    public func signature(for message: UnsafeRawBufferPointer) throws(AuthCoreError) -> [UInt8] { try pair.signature(for: message) }
 
     /// Whether `signature` (DER) is a valid ECDSA-with-SHA-256 signature of `message` under the P-256
-    /// public key `publicKey` (65 bytes, uncompressed). A point that is not on the curve is refused.
+    /// public key `publicKey` (``P256KeyPair/isValidSignature(_:for:publicKey:)``).
     ///
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for a public key that is not a P-256 point;
-    ///   ``AuthCoreError/Code/libcryptoFailure`` when OpenSSL cannot run the check (a wrong signature
-    ///   is `false`).
+    ///   ``AuthCoreError/Code/libcryptoFailure`` when OpenSSL cannot run the check.
     public static func isValidSignature(_ signature: [UInt8], for message: [UInt8], publicKey: [UInt8]) throws(AuthCoreError) -> Bool {
-        guard publicKey.count == Int(C_AUTHCORE_P256_POINT_BYTES), publicKey.first == 0x04,
-            let key = publicKey.withUnsafeBytes({ c_authcore_p256_public_key_new($0.baseAddress) })
-        else {
-            ERR_clear_error()
-            throw AuthCoreError(.invalidParameter, "the public key is not an uncompressed P-256 point")
-        }
-        defer { EVP_PKEY_free(key) }
-        let result = signature.withUnsafeBytes { sig in
-            message.withUnsafeBytes { msg in c_authcore_ecdsa_sha256_verify(key, msg.baseAddress, msg.count, sig.baseAddress, sig.count) }
-        }
-        guard result >= 0 else { throw libcryptoError("EVP_DigestVerify(ECDSA P-256)") }
-        return result == 1
+        try P256KeyPair.isValidSignature(signature, for: message, publicKey: publicKey)
     }
 
     /// Runs `body` with the private scalar `d` of `credentials` (32 bytes in a stack buffer, wiped
@@ -163,25 +96,14 @@ public final class SigV4AKey: @unchecked Sendable, CustomStringConvertible, Cust
                 for counter in UInt8(1)...UInt8(254) {
                     input[counterIndex] = counter
                     input.withUnsafeBytes { HMACSHA256Schedule.authenticationCode(key: UnsafeRawBufferPointer(prfKey), message: $0, into: candidate) }
-                    let kept = orderMinusOne.withUnsafeBytes { constantTimeLessThan(UnsafeRawBufferPointer(candidate), $0) }
+                    let kept = P256KeyPair.orderMinusOne.withUnsafeBytes { constantTimeLessThan(UnsafeRawBufferPointer(candidate), $0) }
                     // Only the verdict leaves the constant flow: it decides whether another counter runs.
                     guard ConstantFlow.declassified(kept) == 1 else { continue }
-                    addOne(to: UnsafeRawBufferPointer(candidate), into: scalar)
+                    P256KeyPair.addOne(to: UnsafeRawBufferPointer(candidate), into: scalar)
                     return try body(UnsafeRawBufferPointer(scalar))
                 }
                 throw AuthCoreError(.invalidParameter, "no SigV4a key exists for these credentials (every counter refused)")
             }
-        }
-    }
-
-    /// `out = value + 1` over 32 big-endian bytes, without a branch on any byte (the carry is
-    /// arithmetic). `value < n − 1` here, so the sum does not overflow 256 bits.
-    private static func addOne(to value: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
-        var carry: UInt16 = 1
-        for index in stride(from: 31, through: 0, by: -1) {
-            let sum = UInt16(value[index]) &+ carry
-            out[index] = UInt8(truncatingIfNeeded: sum)
-            carry = sum >> 8
         }
     }
 }

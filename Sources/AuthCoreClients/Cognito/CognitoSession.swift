@@ -182,7 +182,7 @@ public actor CognitoSession {
     }
 
     /// Makes signed-in tokens the session (stored before they are returned).
-    private func adopt(_ result: CognitoSignInResult, requested: Timestamp, method: CognitoSignInMethod = .api) async throws(AuthCoreError)
+    func adopt(_ result: CognitoSignInResult, requested: Timestamp, method: CognitoSignInMethod = .api) async throws(AuthCoreError)
         -> CognitoSignInResult
     {
         guard case .signedIn(let tokens) = result else { return result }

@@ -540,7 +540,16 @@ public actor CognitoSignIn {
             }
             return .confirmSignInWithNewPassword(userAttributes: attributes, requiredAttributes: required)
         case .selectChallenge:
-            let available = (response.availableChallenges ?? []).compactMap(CognitoFactor.init(rawValue:))
+            // A factor this client does not know is an error naming it, not dropped: the app would
+            // offer the user fewer ways in than the pool allows, and not know why.
+            var available: [CognitoFactor] = []
+            for name in response.availableChallenges ?? [] {
+                guard let factor = CognitoFactor(rawValue: name) else {
+                    throw AuthCoreError(
+                        .unsupported, "Cognito offers the first factor \(CognitoAuthorizationRequest.printable(name)), which this client does not know")
+                }
+                available.append(factor)
+            }
             return .continueSignInWithFirstFactorSelection(availableFactors: available)
         case .selectMFAType:
             return .continueSignInWithMFASelection(allowed: try stringList(parameters, "MFAS_CAN_CHOOSE"))
