@@ -4,7 +4,7 @@ import AuthCoreHTTP
 
 /// The loopback redirect of a native app's OAuth sign-in (RFC 8252 §7.3): an HTTP listener on
 /// `127.0.0.1` that takes exactly one redirect to its path, checks its `state` against the sign-in's
-/// (``CognitoAuthorizationRequest/authorizationCode(fromRedirectParameters:)``), answers the browser
+/// (`CognitoAuthorizationRequest.authorizationCode(fromRedirectParameters:)` of AuthCoreClients), answers the browser
 /// with a short page, and hands the authorization code to the app.
 ///
 /// ```swift
