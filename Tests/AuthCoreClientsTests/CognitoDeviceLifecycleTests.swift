@@ -142,4 +142,44 @@ struct CognitoDeviceLifecycleTests {
         let error = await #expect(throws: AuthCoreError.self) { try await api.listDevices(accessToken: "a") }
         #expect(error?.code == .malformedResponse)
     }
+
+    @Test("the retry without the device fails too: that error is thrown, after exactly two requests, and the device stays forgotten")
+    func retryFails() async throws {
+        let gone: HTTPResponse = .jsonAnswer(400, ["__type": "ResourceNotFoundException", "message": "Device does not exist."])
+        let refused: HTTPResponse = .jsonAnswer(400, ["__type": "NotAuthorizedException", "message": "Incorrect username or password."])
+        let transport = ScriptedTransport([gone, refused])
+        let store = InMemoryCognitoDeviceStore()
+        await store.save(Self.device, for: "alice")
+        let client = CognitoSignIn(configuration: Self.configuration, transport: transport, deviceStore: store, retryPolicy: .none)
+        let error = await #expect(throws: AuthCoreError.self) {
+            try await client.signIn(username: "alice", password: SecureBytes(Array("pw".utf8)), flow: .userPassword)
+        }
+        #expect(error?.serviceErrorType == "NotAuthorizedException")
+        #expect(transport.sent.count == 2)
+        #expect(await store.device(for: "alice") == nil)
+        #expect(await client.holdsPassword == false)
+    }
+
+    @Test("a flow whose first call may send codes is not made again: the device is forgotten and the error thrown; so in a later step")
+    func noRetryForCustomFlows() async throws {
+        let gone: HTTPResponse = .jsonAnswer(400, ["__type": "ResourceNotFoundException", "message": "Device does not exist."])
+        let store = InMemoryCognitoDeviceStore()
+        await store.save(Self.device, for: "alice")
+        let first = ScriptedTransport([gone])
+        let custom = CognitoSignIn(configuration: Self.configuration, transport: first, deviceStore: store, retryPolicy: .none)
+        _ = await #expect(throws: AuthCoreError.self) { try await custom.signIn(username: "alice", password: nil, flow: .customWithoutSRP) }
+        #expect(first.sent.count == 1)
+        #expect(await store.device(for: "alice") == nil)
+
+        // In a later step (the custom challenge's answer).
+        await store.save(Self.device, for: "alice")
+        let later = ScriptedTransport([
+            .jsonAnswer(200, ["ChallengeName": "CUSTOM_CHALLENGE", "ChallengeParameters": ["USERNAME": "alice", "question": "?"], "Session": "s"]), gone,
+        ])
+        let client = CognitoSignIn(configuration: Self.configuration, transport: later, deviceStore: store, retryPolicy: .none)
+        _ = try await client.signIn(username: "alice", password: nil, flow: .customWithoutSRP)
+        let error = await #expect(throws: AuthCoreError.self) { try await client.confirmSignIn(challengeResponse: "answer") }
+        #expect(error?.serviceErrorType == "ResourceNotFoundException")
+        #expect(await store.device(for: "alice") == nil, "forgotten for the next sign-in")
+    }
 }

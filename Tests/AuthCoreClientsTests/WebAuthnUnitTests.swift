@@ -44,12 +44,12 @@ struct WebAuthnUnitTests {
         #expect(try P256KeyPair.isValidSignature(signature, for: message, publicKey: first.publicKey))
         #expect(try !P256KeyPair.isValidSignature(signature, for: message + [0], publicKey: first.publicKey))
         #expect(try !P256KeyPair.isValidSignature(signature, for: message, publicKey: second.publicKey))
-        #expect(!"\(first)".isEmpty && !"\(first)".contains("private"))
+        #expect("\(first)" == "P256KeyPair(public X \(Hex.encode(first.publicKeyX)))", "the description shows the public X only")
     }
 
     @Test("the authenticator refuses what a browser refuses: an origin with a path or plain http elsewhere than loopback, an RP id outside the origin's domain, options without ES256")
     func refusals() async throws {
-        for origin in ["https://example.com/path", "http://example.com", "ftp://example.com", "https://exa\"mple.com"] {
+        for origin in ["https://example.com/path", "http://example.com", "ftp://example.com", "https://exa\"mple.com", "https://example.com#x", "https://example.com?"] {
             #expect(throws: AuthCoreError.self) { try SoftwareWebAuthnAuthenticator(origin: origin) }
         }
         #expect((try? SoftwareWebAuthnAuthenticator(origin: "http://localhost:8080")) != nil)
@@ -74,6 +74,23 @@ struct WebAuthnUnitTests {
         }
         #expect(none?.code == .invalidParameter, "other.example.com is not login.example.com's domain")
         let malformed = await #expect(throws: AuthCoreError.self) { try await authenticator.getAssertion(options: Array("[]".utf8)) }
-        #expect(malformed != nil)
+        #expect(malformed?.code == .malformedResponse)
+    }
+
+    @Test("origins are written lower-cased as scheme://host[:port]; an RP id is never a bare label nor part of an IP address")
+    func originsAndRPIDs() async throws {
+        let authenticator = try SoftwareWebAuthnAuthenticator(origin: "HTTPS://Login.Example.COM:8443")
+        #expect(await authenticator.origin == "https://login.example.com:8443")
+        func request(_ rpId: String) throws -> [UInt8] { [UInt8](try JSONSerialization.data(withJSONObject: ["challenge": "AAECAw", "rpId": rpId])) }
+        for rpId in ["com", "example.com.evil", "ogin.example.com"] {
+            let error = await #expect(throws: AuthCoreError.self) { try await authenticator.getAssertion(options: try request(rpId)) }
+            #expect(error?.code == .invalidParameter, "\(rpId)")
+        }
+        // example.com is a parent domain: allowed, and then there is no credential for it.
+        let none = await #expect(throws: AuthCoreError.self) { try await authenticator.getAssertion(options: try request("example.com")) }
+        #expect(none?.code == .credentialsUnavailable)
+        let local = try SoftwareWebAuthnAuthenticator(origin: "http://127.0.0.1:9000")
+        let fragment = await #expect(throws: AuthCoreError.self) { try await local.getAssertion(options: try request("0.0.1")) }
+        #expect(fragment?.code == .invalidParameter)
     }
 }

@@ -1,12 +1,21 @@
 /// A `ChallengeName` of the Cognito Identity Provider API (`InitiateAuth`/`RespondToAuthChallenge`,
 /// "ChallengeName" in the API reference). An open set: a name Cognito adds later is carried as it is
 /// and ends as an `AuthCoreError.Code.unsupported` next step, not a crash.
-public struct CognitoChallengeName: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct CognitoChallengeName: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     /// The name as Cognito spells it.
     public let rawValue: String
     /// A name.
     public init(rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
+
+    /// Decoded from the JSON string Cognito sends (`ChallengeName`).
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+
+    /// Encoded as the name's JSON string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 
     /// `SMS_MFA`.
     public static let smsMFA = Self(rawValue: "SMS_MFA")
@@ -34,6 +43,10 @@ public struct CognitoChallengeName: RawRepresentable, Hashable, Sendable, Custom
     public static let selectChallenge = Self(rawValue: "SELECT_CHALLENGE")
     /// `PASSWORD` (choice-based sign-in).
     public static let password = Self(rawValue: "PASSWORD")
+    /// `PASSWORD_SRP` (choice-based sign-in).
+    public static let passwordSRP = Self(rawValue: "PASSWORD_SRP")
+    /// `SRP_A` (the first round of `CUSTOM_AUTH` with SRP, `CHALLENGE_NAME`).
+    public static let srpA = Self(rawValue: "SRP_A")
     /// `WEB_AUTHN`.
     public static let webAuthn = Self(rawValue: "WEB_AUTHN")
 }

@@ -8,7 +8,7 @@ enum CognitoIdentityProviderAnswers {
     /// `InitiateAuth`, `RespondToAuthChallenge` and `GetTokensFromRefreshToken`: tokens, or the next challenge.
     struct Auth: Decodable {
         let authenticationResult: AuthenticationResult?
-        let challengeName: String?
+        let challengeName: CognitoChallengeName?
         let challengeParameters: [String: String]?
         let session: String?
         let availableChallenges: [String]?

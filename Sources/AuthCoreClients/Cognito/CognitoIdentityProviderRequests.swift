@@ -12,7 +12,7 @@ enum CognitoIdentityProviderRequests {
     }
 
     struct RespondToAuthChallenge: Encodable {
-        let challengeName: String
+        let challengeName: CognitoChallengeName
         let clientId: String
         let challengeResponses: [String: String]
         let session: String?

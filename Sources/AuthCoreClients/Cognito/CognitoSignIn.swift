@@ -37,14 +37,14 @@ public actor CognitoSignIn {
         var mfaSetupKind: String?
     }
 
-    private var pending: Pending?
+    var pending: Pending?
     /// Set while a `signIn` or `confirmSignIn` is suspended at the network: the actor is reentrant,
     /// and a second call would replace the password and pending step under the first.
     private var stepInFlight = false
-    private var typedUsername: String?
+    var typedUsername: String?
     private var password: SecureBytes?
     private var flow: CognitoAuthFlow = .userSRP
-    private var privateValueBitCount = CognitoSRP.defaultPrivateValueBitCount
+    var privateValueBitCount = CognitoSRP.defaultPrivateValueBitCount
     /// Sent with every `RespondToAuthChallenge` of the sign-in (the Lambda triggers see it at each step).
     private var clientMetadata: [String: String] = [:]
     /// What went wrong on the side of this sign-in, for its tokens (``CognitoTokens/warnings``).
@@ -98,6 +98,9 @@ public actor CognitoSignIn {
                 // warning goes with the tokens.
                 guard device != nil, Self.isUnknownDevice(error) else { throw error }
                 await deviceStore.removeDevice(for: username)
+                // Made again only for the flows whose first call sends no code (their triggers do
+                // not run): the password flows. The others report it; the next sign-in goes without.
+                guard flow == .userSRP || flow == .userPassword else { throw error }
                 let result = try await signInStep(
                     username: username, password: password, flow: flow, preferredFirstFactor: preferredFirstFactor, preparedEphemeral: nil,
                     privateValueBitCount: privateValueBitCount, clientMetadata: clientMetadata, warnings: [.rememberedDeviceForgotten(error.reason)])
@@ -115,14 +118,14 @@ public actor CognitoSignIn {
         }
     }
 
-    /// Whether `error` is the service's refusal of an unknown device (`ResourceNotFoundException`
-    /// naming the device, "Device does not exist."), not of an unknown client or user.
+    /// Whether `error` is the service's refusal of an unknown device (`ResourceNotFoundException`:
+    /// "Device does not exist.", what Amplify matches), not of an unknown client or user.
     static func isUnknownDevice(_ error: AuthCoreError) -> Bool {
         guard error.serviceErrorType == "ResourceNotFoundException" else { return false }
         let reason = Array(error.reason.utf8)
-        let word = Array("device".utf8)
-        guard reason.count >= word.count else { return false }
-        return (0...(reason.count - word.count)).contains { start in equalIgnoringASCIICase(reason[start..<(start + word.count)], word) }
+        let phrase = Array("Device does not exist".utf8)
+        guard reason.count >= phrase.count else { return false }
+        return (0...(reason.count - phrase.count)).contains { reason[$0..<($0 + phrase.count)].elementsEqual(phrase) }
     }
 
     private func signInStep(
@@ -137,39 +140,36 @@ public actor CognitoSignIn {
         self.flow = flow
         self.privateValueBitCount = privateValueBitCount
         self.clientMetadata = clientMetadata
-        var parameters: [String: String] = ["USERNAME": username]
+        var parameters: [String: String] = [CognitoParameter.username: username]
         var secrets = try api.requestSecrets()
-        if let hash = configuration.secretHash(for: username) { parameters["SECRET_HASH"] = hash }
+        if let hash = configuration.secretHash(for: username) { parameters[CognitoParameter.secretHash] = hash }
         let device = await deviceStore.device(for: username)
-        if let device { parameters["DEVICE_KEY"] = device.deviceKey }
-        let authFlow: String
+        if let device { parameters[CognitoParameter.deviceKey] = device.deviceKey }
+        let authFlow = flow.wireName
         var ephemeral: SRPPrivateValue? = preparedEphemeral
         switch flow {
         case .userSRP, .customWithSRP:
             guard password != nil else { throw AuthCoreError(.invalidParameter, "\(flow.rawValue) needs a password") }
             let value = try takeOrMakeEphemeral(&ephemeral)
-            parameters["SRP_A"] = value.publicValue.hexLowercased
+            parameters[CognitoParameter.srpA] = value.publicValue.hexLowercased
             ephemeral = consume value
-            if flow == .customWithSRP { parameters["CHALLENGE_NAME"] = "SRP_A" }
-            authFlow = flow == .userSRP ? "USER_SRP_AUTH" : "CUSTOM_AUTH"
+            if flow == .customWithSRP { parameters[CognitoParameter.challengeName] = CognitoChallengeName.srpA.rawValue }
         case .userPassword:
             guard let password else { throw AuthCoreError(.invalidParameter, "user-password needs a password") }
-            parameters["PASSWORD"] = secrets.placeholder(for: password)
-            authFlow = "USER_PASSWORD_AUTH"
+            parameters[CognitoParameter.password] = secrets.placeholder(for: password)
         case .customWithoutSRP:
-            authFlow = "CUSTOM_AUTH"
+            break
         case .userAuth:
-            authFlow = "USER_AUTH"
             if let factor = preferredFirstFactor {
-                parameters["PREFERRED_CHALLENGE"] = factor.rawValue
+                parameters[CognitoParameter.preferredChallenge] = factor.challengeName.rawValue
                 switch factor {
                 case .password:
                     guard let password else { throw AuthCoreError(.invalidParameter, "the PASSWORD factor needs a password") }
-                    parameters["PASSWORD"] = secrets.placeholder(for: password)
+                    parameters[CognitoParameter.password] = secrets.placeholder(for: password)
                 case .passwordSRP:
                     guard password != nil else { throw AuthCoreError(.invalidParameter, "the PASSWORD_SRP factor needs a password") }
                     let value = try takeOrMakeEphemeral(&ephemeral)
-                    parameters["SRP_A"] = value.publicValue.hexLowercased
+                    parameters[CognitoParameter.srpA] = value.publicValue.hexLowercased
                     ephemeral = consume value
                 default:
                     break
@@ -205,6 +205,11 @@ public actor CognitoSignIn {
                 challengeResponse: challengeResponse, userAttributes: userAttributes, friendlyDeviceName: friendlyDeviceName)
         } catch {
             password = nil  // a failed step keeps no password
+            // A remembered device the service no longer knows, met in a later step: forgotten, so
+            // the next sign-in goes without it (this one cannot be made again: its codes are spent).
+            if Self.isUnknownDevice(error), let username = typedUsername ?? pending?.username, await deviceStore.device(for: username) != nil {
+                await deviceStore.removeDevice(for: username)
+            }
             throw error
         }
     }
@@ -213,31 +218,25 @@ public actor CognitoSignIn {
         challengeResponse: String, userAttributes: [String: String], friendlyDeviceName: String?
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         guard var state = pending else { throw AuthCoreError(.invalidParameter, "no sign-in step is waiting for an answer") }
-        var responses: [String: String] = ["USERNAME": state.username]
+        var responses: [String: String] = [CognitoParameter.username: state.username]
         var secrets = try api.requestSecrets()
         var challenge = state.challengeName
         var ephemeral: SRPPrivateValue?
         switch state.challengeName {
         case .customChallenge:
-            responses["ANSWER"] = challengeResponse
+            responses[CognitoParameter.answer] = challengeResponse
         case .selectMFAType:
             // Cognito's or Amplify's name of the chosen MFA type.
-            responses["ANSWER"] = CognitoMFAType(name: challengeResponse)?.rawValue ?? challengeResponse
-        case .smsMFA:
-            responses["SMS_MFA_CODE"] = challengeResponse
-        case .softwareTokenMFA:
-            responses["SOFTWARE_TOKEN_MFA_CODE"] = challengeResponse
-        case .emailOTP:
-            responses["EMAIL_OTP_CODE"] = challengeResponse
-        case .smsOTP:
-            responses["SMS_OTP_CODE"] = challengeResponse
+            responses[CognitoParameter.answer] = CognitoMFAType(name: challengeResponse)?.challengeName.rawValue ?? challengeResponse
+        case .smsMFA, .softwareTokenMFA, .emailOTP, .smsOTP:
+            responses[state.challengeName.codeResponseName ?? ""] = challengeResponse
         case .password:
-            responses["PASSWORD"] = secrets.placeholder(for: SecureBytes(challengeResponse.utf8))
+            responses[CognitoParameter.password] = secrets.placeholder(for: SecureBytes(challengeResponse.utf8))
         case .webAuthn:
-            responses["CREDENTIAL"] = challengeResponse
+            responses[CognitoParameter.credential] = challengeResponse
         case .newPasswordRequired:
-            responses["NEW_PASSWORD"] = secrets.placeholder(for: SecureBytes(challengeResponse.utf8))
-            for (name, value) in userAttributes { responses["userAttributes.\(name)"] = value }
+            responses[CognitoParameter.newPassword] = secrets.placeholder(for: SecureBytes(challengeResponse.utf8))
+            for (name, value) in userAttributes { responses[CognitoParameter.userAttributePrefix + name] = value }
         case .selectChallenge:
             let factor: CognitoFactor
             if let selected = state.selectedFactor {
@@ -251,7 +250,7 @@ public actor CognitoSignIn {
                 }
                 factor = chosen
             }
-            responses["ANSWER"] = factor.rawValue
+            responses[CognitoParameter.answer] = factor.challengeName.rawValue
             if factor == .password || factor == .passwordSRP {
                 guard let password else {
                     state.selectedFactor = factor
@@ -259,10 +258,10 @@ public actor CognitoSignIn {
                     return .nextStep(.confirmSignInWithPassword)
                 }
                 if factor == .password {
-                    responses["PASSWORD"] = secrets.placeholder(for: password)
+                    responses[CognitoParameter.password] = secrets.placeholder(for: password)
                 } else {
                     let value = try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
-                    responses["SRP_A"] = value.publicValue.hexLowercased
+                    responses[CognitoParameter.srpA] = value.publicValue.hexLowercased
                     ephemeral = consume value
                 }
             }
@@ -278,20 +277,20 @@ public actor CognitoSignIn {
                 let verify = CognitoIdentityProviderRequests.VerifySoftwareToken(
                     session: state.session, userCode: challengeResponse, friendlyDeviceName: friendlyDeviceName)
                 let verified = try await api.call("VerifySoftwareToken", verify, answer: CognitoIdentityProviderAnswers.VerifySoftwareToken.self)
-                let status = verified.status ?? "SUCCESS"
-                guard status == "SUCCESS" else {
+                let status = verified.status ?? CognitoParameter.success
+                guard status == CognitoParameter.success else {
                     throw AuthCoreError(serviceErrorType: "VerifySoftwareToken", message: "status \(status)", httpStatus: 200)
                 }
                 if let session = verified.session { state.session = session }
             } else {
-                responses["EMAIL"] = challengeResponse
+                responses[CognitoParameter.email] = challengeResponse
             }
             challenge = .mfaSetup
         default:
             throw AuthCoreError(.unsupported, "challenge \(state.challengeName) cannot be answered by the app")
         }
-        if let hash = configuration.secretHash(for: state.username) { responses["SECRET_HASH"] = hash }
-        if let device = await deviceStore.device(for: typedUsername ?? state.username) { responses["DEVICE_KEY"] = device.deviceKey }
+        if let hash = configuration.secretHash(for: state.username) { responses[CognitoParameter.secretHash] = hash }
+        if let device = await deviceStore.device(for: typedUsername ?? state.username) { responses[CognitoParameter.deviceKey] = device.deviceKey }
         let response = try await respond(challenge, responses, session: state.session, secrets: secrets)
         return try await handle(response, operation: "RespondToAuthChallenge", ephemeral: ephemeral)
     }
@@ -306,19 +305,19 @@ public actor CognitoSignIn {
     public func refresh(refreshToken: String, username: String? = nil, deviceKey: String? = nil) async throws(AuthCoreError)
         -> CognitoTokens
     {
-        var parameters: [String: String] = ["REFRESH_TOKEN": refreshToken]
+        var parameters: [String: String] = [CognitoParameter.refreshToken: refreshToken]
         if configuration.clientSecret != nil {
             guard let username else { throw AuthCoreError(.invalidParameter, "a client with a secret needs the username to refresh") }
-            parameters["SECRET_HASH"] = configuration.secretHash(for: username)
+            parameters[CognitoParameter.secretHash] = configuration.secretHash(for: username)
         }
         if let deviceKey {
-            parameters["DEVICE_KEY"] = deviceKey
+            parameters[CognitoParameter.deviceKey] = deviceKey
         } else if let username, let device = await deviceStore.device(for: username) {
-            parameters["DEVICE_KEY"] = device.deviceKey
+            parameters[CognitoParameter.deviceKey] = device.deviceKey
         }
         let request = CognitoIdentityProviderRequests.InitiateAuth(
-            authFlow: "REFRESH_TOKEN_AUTH", clientId: configuration.clientId, authParameters: parameters, clientMetadata: nil)
-        let response = try await api.call("InitiateAuth", request, authFlow: "REFRESH_TOKEN_AUTH", answer: CognitoIdentityProviderAnswers.Auth.self)
+            authFlow: CognitoAuthFlow.refreshTokenAuth, clientId: configuration.clientId, authParameters: parameters, clientMetadata: nil)
+        let response = try await api.call("InitiateAuth", request, authFlow: CognitoAuthFlow.refreshTokenAuth, answer: CognitoIdentityProviderAnswers.Auth.self)
         guard let result = response.authenticationResult else {
             throw AuthCoreError(.malformedResponse, "InitiateAuth: a refresh answered without AuthenticationResult")
         }
@@ -388,11 +387,11 @@ public actor CognitoSignIn {
         return try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
     }
 
-    private func respond(
+    func respond(
         _ challenge: CognitoChallengeName, _ responses: [String: String], session: String?, secrets: SecretJSONValues? = nil
     ) async throws(AuthCoreError) -> CognitoIdentityProviderAnswers.Auth {
         let request = CognitoIdentityProviderRequests.RespondToAuthChallenge(
-            challengeName: challenge.rawValue, clientId: configuration.clientId, challengeResponses: responses, session: session,
+            challengeName: challenge, clientId: configuration.clientId, challengeResponses: responses, session: session,
             clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata)
         return try await api.call("RespondToAuthChallenge", request, secrets: secrets, answer: CognitoIdentityProviderAnswers.Auth.self)
     }
@@ -415,14 +414,13 @@ public actor CognitoSignIn {
                 warnings = []
                 return .signedIn(tokens)
             }
-            guard let name = response.challengeName else {
+            guard let challenge = response.challengeName else {
                 throw AuthCoreError(.malformedResponse, "\(operation): missing ChallengeName (and no AuthenticationResult)")
             }
-            let challenge = CognitoChallengeName(rawValue: name)
             let parameters = response.challengeParameters ?? [:]
             let session = response.session
             operation = "RespondToAuthChallenge"
-            let username = parameters["USERNAME"] ?? parameters["USER_ID_FOR_SRP"] ?? pending?.username ?? typedUsername ?? ""
+            let username = parameters[CognitoParameter.username] ?? parameters[CognitoParameter.userIdForSRP] ?? pending?.username ?? typedUsername ?? ""
             pending = Pending(challengeName: challenge, session: session, username: username, parameters: parameters)
             switch challenge {
             case .passwordVerifier:
@@ -436,8 +434,8 @@ public actor CognitoSignIn {
                     throw AuthCoreError(.malformedResponse, "DEVICE_SRP_AUTH asked, but no device is remembered for this user")
                 }
                 let value = try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
-                var responses = ["USERNAME": username, "DEVICE_KEY": device.deviceKey, "SRP_A": value.publicValue.hexLowercased]
-                if let hash = configuration.secretHash(for: username) { responses["SECRET_HASH"] = hash }
+                var responses = [CognitoParameter.username: username, CognitoParameter.deviceKey: device.deviceKey, CognitoParameter.srpA: value.publicValue.hexLowercased]
+                if let hash = configuration.secretHash(for: username) { responses[CognitoParameter.secretHash] = hash }
                 ephemeral = consume value
                 response = try await respond(.deviceSRPAuth, responses, session: session)
             case .devicePasswordVerifier:
@@ -447,7 +445,7 @@ public actor CognitoSignIn {
                 response = try await answerDeviceVerifier(parameters, session: session, ephemeral: value, device: device, username: username)
             case .mfaSetup:
                 // SMS cannot be set up during sign-in (startMFASetup): offer only the others.
-                let offered = try stringList(parameters, "MFAS_CAN_SETUP")
+                let offered = try CognitoNextSteps.stringList(parameters, CognitoParameter.mfasCanSetup)
                 let options = offered.filter { CognitoMFAType(name: $0) != .sms }
                 guard options.count <= 1 else { return .nextStep(.continueSignInWithMFASetupSelection(allowed: options)) }
                 let kind = options.first ?? offered.first ?? CognitoMFAType.totp.rawValue
@@ -455,175 +453,12 @@ public actor CognitoSignIn {
                 guard let state = pending else { throw AuthCoreError(.malformedResponse, "MFA_SETUP without a session state") }
                 return try await startMFASetup(kind: kind, state: state)
             default:
-                return .nextStep(try nextStep(for: challenge, parameters: parameters, response: response))
+                return .nextStep(try CognitoNextSteps.nextStep(for: challenge, parameters: parameters, response: response))
             }
         }
         throw AuthCoreError(.malformedResponse, "Cognito kept answering with automatic challenges")
     }
 
-    private func answerPasswordVerifier(
-        _ parameters: [String: String], session: String?, ephemeral: consuming SRPPrivateValue, password: SecureBytes
-    ) async throws(AuthCoreError) -> CognitoIdentityProviderAnswers.Auth {
-        let userId = try required(parameters, "USER_ID_FOR_SRP")
-        let username = parameters["USERNAME"] ?? userId
-        let claim = try claim(
-            parameters, realm: configuration.poolName, identity: userId, password: password, ephemeral: ephemeral)
-        var responses = [
-            "USERNAME": username, "PASSWORD_CLAIM_SECRET_BLOCK": claim.secretBlock, "PASSWORD_CLAIM_SIGNATURE": claim.signature,
-            "TIMESTAMP": claim.timestamp,
-        ]
-        if let hash = configuration.secretHash(for: username) { responses["SECRET_HASH"] = hash }
-        if let device = await deviceStore.device(for: typedUsername ?? username) { responses["DEVICE_KEY"] = device.deviceKey }
-        return try await respond(.passwordVerifier, responses, session: session)
-    }
-
-    private func answerDeviceVerifier(
-        _ parameters: [String: String], session: String?, ephemeral: consuming SRPPrivateValue, device: CognitoRememberedDevice,
-        username: String
-    ) async throws(AuthCoreError) -> CognitoIdentityProviderAnswers.Auth {
-        let claim = try claim(
-            parameters, realm: device.deviceGroupKey, identity: device.deviceKey, password: device.devicePassword, ephemeral: ephemeral)
-        var responses = [
-            "USERNAME": username, "DEVICE_KEY": device.deviceKey, "PASSWORD_CLAIM_SECRET_BLOCK": claim.secretBlock,
-            "PASSWORD_CLAIM_SIGNATURE": claim.signature, "TIMESTAMP": claim.timestamp,
-        ]
-        if let hash = configuration.secretHash(for: username) { responses["SECRET_HASH"] = hash }
-        return try await respond(.devicePasswordVerifier, responses, session: session)
-    }
-
-    /// Reads `SRP_B`, `SALT`, `SECRET_BLOCK` and computes the claim.
-    private func claim(
-        _ parameters: [String: String], realm: String, identity: String, password: SecureBytes, ephemeral: consuming SRPPrivateValue
-    ) throws(AuthCoreError) -> (signature: String, timestamp: String, secretBlock: String) {
-        let b = try CognitoSRP.number(fromHex: try required(parameters, "SRP_B"), parameter: "SRP_B")
-        let salt = try CognitoSRP.number(fromHex: try required(parameters, "SALT"), parameter: "SALT")
-        let secretBlockText = try required(parameters, "SECRET_BLOCK")
-        let secretBlock = try Base64.decode(secretBlockText, field: "SECRET_BLOCK")
-        let timestamp = clock.now().cognitoTimestamp
-        let claim = try CognitoSRP.passwordClaim(
-            realm: realm, identity: identity, password: password, ephemeral: ephemeral, serverPublicValue: b, salt: salt,
-            secretBlock: secretBlock, timestamp: timestamp)
-        return (claim.signature, timestamp, secretBlockText)
-    }
-
-    private func required(_ parameters: [String: String], _ name: String) throws(AuthCoreError) -> String {
-        guard let value = parameters[name], !value.isEmpty else {
-            throw AuthCoreError(.malformedResponse, "challenge parameters lack \(name)")
-        }
-        return value
-    }
-
-    // MARK: - Next steps
-
-    private func nextStep(for challenge: CognitoChallengeName, parameters: [String: String], response: CognitoIdentityProviderAnswers.Auth) throws(AuthCoreError)
-        -> CognitoNextStep
-    {
-        let delivery = CognitoCodeDelivery(
-            medium: parameters["CODE_DELIVERY_DELIVERY_MEDIUM"], destination: parameters["CODE_DELIVERY_DESTINATION"])
-        switch challenge {
-        case .customChallenge:
-            return .confirmSignInWithCustomChallenge(parameters: parameters)
-        case .smsMFA:
-            return .confirmSignInWithSMSMFACode(delivery)
-        case .softwareTokenMFA:
-            return .confirmSignInWithTOTPCode
-        case .emailOTP, .smsOTP:
-            return .confirmSignInWithOTP(delivery)
-        case .newPasswordRequired:
-            var attributes: [String: String] = [:]
-            if let text = parameters["userAttributes"], let map = try decodeEmbeddedJSON(text, parameter: "userAttributes").objectMembers {
-                for (name, value) in map { attributes[name] = Self.text(of: value) }
-            }
-            var required: [String] = []
-            if let text = parameters["requiredAttributes"], case .array(let list) = try decodeEmbeddedJSON(text, parameter: "requiredAttributes") {
-                required = list.compactMap { $0.stringValue.map { $0.hasPrefix("userAttributes.") ? String($0.dropFirst(15)) : $0 } }
-            }
-            return .confirmSignInWithNewPassword(userAttributes: attributes, requiredAttributes: required)
-        case .selectChallenge:
-            // A factor this client does not know is an error naming it, not dropped: the app would
-            // offer the user fewer ways in than the pool allows, and not know why.
-            var available: [CognitoFactor] = []
-            for name in response.availableChallenges ?? [] {
-                guard let factor = CognitoFactor(rawValue: name) else {
-                    throw AuthCoreError(
-                        .unsupported, "Cognito offers the first factor \(CognitoAuthorizationRequest.printable(name)), which this client does not know")
-                }
-                available.append(factor)
-            }
-            return .continueSignInWithFirstFactorSelection(availableFactors: available)
-        case .selectMFAType:
-            return .continueSignInWithMFASelection(allowed: try stringList(parameters, "MFAS_CAN_CHOOSE"))
-        case .password:
-            return .confirmSignInWithPassword
-        case .webAuthn:
-            return .confirmSignInWithWebAuthn(credentialRequestOptions: try required(parameters, "CREDENTIAL_REQUEST_OPTIONS"))
-        default:
-            throw AuthCoreError(.unsupported, "Cognito asked for challenge \(challenge), which this client does not handle")
-        }
-    }
-
-    /// The first step of setting up MFA of `kind` during sign-in: TOTP (`AssociateSoftwareToken`) or
-    /// e-mail. SMS cannot be set up here (as in Amplify): it needs a verified `phone_number`, which the
-    /// app sets outside sign-in.
-    private func startMFASetup(kind: String, state: Pending) async throws(AuthCoreError) -> CognitoSignInResult {
-        switch CognitoMFAType(name: kind) {
-        case .totp: break
-        case .email: return .nextStep(.continueSignInWithEmailMFASetup)
-        case .sms:
-            pending = nil
-            throw AuthCoreError(
-                .unsupported,
-                "Cognito asks to set up SMS MFA, which cannot be done during sign-in: give the user a verified phone_number, or allow TOTP or e-mail MFA")
-        case nil:
-            throw AuthCoreError(.invalidParameter, "'\(kind)' is not an MFA type that can be set up (SOFTWARE_TOKEN_MFA or EMAIL_OTP; totp or email)")
-        }
-        let associated = try await api.call(
-            "AssociateSoftwareToken", CognitoIdentityProviderRequests.AssociateSoftwareToken(session: state.session), answer: CognitoIdentityProviderAnswers.AssociateSoftwareToken.self)
-        let secret = associated.secretCode
-        if let session = associated.session { pending?.session = session }
-        return .nextStep(.continueSignInWithTOTPSetup(sharedSecret: secret, username: state.username))
-    }
-
-    private func stringList(_ parameters: [String: String], _ name: String) throws(AuthCoreError) -> [String] {
-        guard let text = parameters[name] else { return [] }
-        guard case .array(let list) = try decodeEmbeddedJSON(text, parameter: name) else {
-            throw AuthCoreError(.malformedResponse, "\(name) is not a JSON list")
-        }
-        return list.compactMap(\.stringValue)
-    }
-
-    /// An attribute value as text: a string as it is, any other JSON value as it is written.
-    static func text(of value: JSONValue) -> String {
-        switch value {
-        case .string(let text): text
-        case .null: "null"
-        case .bool(let flag): flag ? "true" : "false"
-        case .integer(let number): String(number)
-        case .number(let number): String(number)
-        case .array, .object: (try? ServiceJSON.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        }
-    }
-
-    // MARK: - Tokens and devices
-
-    /// `ConfirmDevice` for a new device, then remembered. A failure does not fail the sign-in (as
-    /// Amplify does): it is returned as a warning that goes with the tokens.
-    private func rememberDeviceIfNew(_ tokens: CognitoTokens) async -> CognitoSignInWarning? {
-        guard let device = tokens.newDevice, let username = typedUsername else { return nil }
-        do {
-            let generated = try CognitoDeviceVerifier.generate(deviceGroupKey: device.deviceGroupKey, deviceKey: device.deviceKey, random: random)
-            let request = CognitoIdentityProviderRequests.ConfirmDevice(
-                accessToken: tokens.accessToken, deviceKey: device.deviceKey, deviceName: configuration.deviceName,
-                deviceSecretVerifierConfig: .init(passwordVerifier: generated.verifier.passwordVerifier, salt: generated.verifier.salt))
-            _ = try await api.call("ConfirmDevice", request, answer: CognitoIdentityProviderAnswers.Empty.self)
-            await deviceStore.save(
-                CognitoRememberedDevice(deviceKey: device.deviceKey, deviceGroupKey: device.deviceGroupKey, devicePassword: generated.devicePassword),
-                for: username)
-            return nil
-        } catch {
-            return .deviceNotRemembered(error.reason)
-        }
-    }
 }
 
 extension CognitoSignIn: CustomReflectable {

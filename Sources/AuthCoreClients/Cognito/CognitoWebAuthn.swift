@@ -99,10 +99,15 @@ extension CognitoSignIn {
     /// - Throws: `AuthCoreError.Code.invalidParameter` when no WebAuthn step is waiting; the
     ///   authenticator's errors; the service's refusal of the assertion.
     public func confirmSignInWithWebAuthn(using authenticator: some WebAuthnAuthenticator) async throws(AuthCoreError) -> CognitoSignInResult {
-        guard let waiting = currentPending, waiting.challengeName == .webAuthn, let options = waiting.parameters["CREDENTIAL_REQUEST_OPTIONS"] else {
+        guard let waiting = currentPending, waiting.challengeName == .webAuthn, let options = waiting.parameters[CognitoParameter.credentialRequestOptions] else {
             throw AuthCoreError(.invalidParameter, "no WebAuthn step is waiting for an answer")
         }
         let credential = try await authenticator.getAssertion(options: Array(options.utf8))
+        // The step may have changed while the authenticator worked (the actor is reentrant): the
+        // assertion answers only the step it was made for.
+        guard let now = currentPending, now.challengeName == .webAuthn, now.session == waiting.session,
+            now.parameters[CognitoParameter.credentialRequestOptions] == options
+        else { throw AuthCoreError(.invalidParameter, "the WebAuthn step changed while the authenticator signed") }
         return try await confirmSignIn(challengeResponse: String(decoding: credential, as: UTF8.self))
     }
 }

@@ -14,7 +14,12 @@ public import AuthCore
 ///
 /// As a browser does, it writes `clientDataJSON` (`type`, `challenge`, `origin`, `crossOrigin`)
 /// itself, with its own ``origin``, and refuses an RP id that is not the origin's host or a parent
-/// domain of it (§5.1.3 step 8, §5.1.4.1 step 7).
+/// domain of it (§5.1.3 step 8, §5.1.4.1 step 7; an IP address only as itself, and never a
+/// single label such as `com`).
+///
+/// - Warning: It asserts user presence and user verification (flags UP and UV) without asking
+///   anyone, and its keys are in memory: it stands in for a platform authenticator in tests and
+///   tools. An app's users need a real one (on Apple platforms, `ASAuthorization`'s passkeys).
 public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
     /// The attestation a registration carries.
     public enum Attestation: Sendable {
@@ -45,9 +50,7 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for an origin that is not `scheme://host[:port]`.
     public init(origin: String, attestation: Attestation = .none, random: any SecureRandomGenerator = SystemRandom()) throws(AuthCoreError) {
-        let host = try Self.checkedOriginHost(origin)
-        self.origin = origin
-        self.originHost = host
+        (self.origin, self.originHost) = try Self.checkedOrigin(origin)
         self.attestation = attestation
         self.random = random
     }
@@ -57,8 +60,7 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
 
     /// Runs later ceremonies for another origin (tests of a relying party's origin check).
     package func setOrigin(_ newOrigin: String) throws(AuthCoreError) {
-        originHost = try Self.checkedOriginHost(newOrigin)
-        origin = newOrigin
+        (origin, originHost) = try Self.checkedOrigin(newOrigin)
     }
 
     /// An RP id whose hash assertions carry instead of the credential's (tests of a relying party's
@@ -198,7 +200,10 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
     private func checkRelyingParty(_ rpId: String) throws(AuthCoreError) {
         let host = Array(originHost.utf8)
         let id = Array(rpId.utf8)
-        let isParent = host.count > id.count && host.suffix(id.count).elementsEqual(id) && host[host.count - id.count - 1] == UInt8(ascii: ".")
+        // A parent domain: a suffix after a dot, of at least two labels, and never of an IP address.
+        let isAddress = host.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") } || host.contains(UInt8(ascii: ":"))
+        let isParent = !isAddress && id.contains(UInt8(ascii: ".")) && host.count > id.count && host.suffix(id.count).elementsEqual(id)
+            && host[host.count - id.count - 1] == UInt8(ascii: ".")
         guard !id.isEmpty, host == id || isParent else {
             throw AuthCoreError(.invalidParameter, "the RP id \(CognitoAuthorizationRequest.printable(rpId)) is not \(originHost) or a parent domain of it")
         }
@@ -212,12 +217,14 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
         }
     }
 
-    /// The host of an origin `scheme://host[:port]` (https, or http on loopback), lower-cased.
-    static func checkedOriginHost(_ origin: String) throws(AuthCoreError) -> String {
-        guard origin.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }),
+    /// The origin as it goes into `clientDataJSON` (`scheme://host[:port]`, lower-cased) and its host,
+    /// for `scheme://host[:port]`: https, or http on loopback.
+    static func checkedOrigin(_ origin: String) throws(AuthCoreError) -> (origin: String, host: String) {
+        guard origin.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !"\"\\?#".utf8.contains($0) }),
             let url = try? RequestURL(origin), url.query.isEmpty, url.path == "/", !origin.utf8.reversed().starts(with: [UInt8(ascii: "/")]),
             url.scheme == "https" || NetworkPolicy.isLoopback(host: url.host)
-        else { throw AuthCoreError(.invalidParameter, "the origin must be https://host[:port] (http only on loopback), without a path") }
-        return String(decoding: url.host.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        else { throw AuthCoreError(.invalidParameter, "the origin must be https://host[:port] (http only on loopback), without a path, query or fragment") }
+        let host = String(decoding: url.host.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        return ("\(url.scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")", host)
     }
 }
