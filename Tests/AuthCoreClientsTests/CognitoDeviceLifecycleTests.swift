@@ -13,16 +13,11 @@ struct CognitoDeviceLifecycleTests {
     static let configuration = try! CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1")  // test constant
     static let device = CognitoRememberedDevice(deviceKey: "us-east-1_dev-1", deviceGroupKey: "-grp", devicePassword: SecureBytes(Array("pw".utf8)))
 
-    /// A JWT-shaped token (unsigned: the session reads `username`, `exp`, `iat`).
-    static func token(_ claims: [String: Any]) -> String {
-        func part(_ object: [String: Any]) -> String { Base64.encode([UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data()), alphabet: .urlSafe) }
-        return part(["alg": "none"]) + "." + part(claims) + ".sig"
-    }
 
     static func tokensAnswer(newDevice: Bool = false) -> HTTPResponse {
         let now = Int(Date().timeIntervalSince1970)
         var result: [String: Any] = [
-            "IdToken": token(["exp": now + 3600, "iat": now]), "AccessToken": token(["username": "alice", "exp": now + 3600, "iat": now]),
+            "IdToken": unsignedJWT(["exp": now + 3600, "iat": now]), "AccessToken": unsignedJWT(["username": "alice", "exp": now + 3600, "iat": now]),
             "RefreshToken": "refresh", "ExpiresIn": 3600, "TokenType": "Bearer",
         ]
         if newDevice { result["NewDeviceMetadata"] = ["DeviceKey": "us-east-1_dev-2", "DeviceGroupKey": "-grp2"] }

@@ -264,12 +264,8 @@ struct CognitoHostedUIUnitTests {
     @Test("a stored hosted-UI session whose domain is not a Cognito one is not refreshed there (no request is sent)")
     func foreignStoredDomain() async throws {
         let now = Int64(Date().timeIntervalSince1970)
-        func token(_ claims: [String: Any]) -> String {
-            func part(_ object: [String: Any]) -> String { Base64.encode([UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data()), alphabet: .urlSafe) }
-            return part(["alg": "none"]) + "." + part(claims) + ".sig"
-        }
         let tokens = CognitoTokens(
-            idToken: token(["exp": now - 5]), accessToken: token(["username": "alice", "exp": now - 5, "iat": now - 3605]), refreshToken: "refresh",
+            idToken: unsignedJWT(["exp": now - 5]), accessToken: unsignedJWT(["username": "alice", "exp": now - 5, "iat": now - 3605]), refreshToken: "refresh",
             expiresIn: 3600)
         let store = InMemoryCognitoTokenStore()
         try await store.save(

@@ -130,12 +130,8 @@ final class WebAuthnRelyingPartyTests {
         let ceremony = try #require(registration.answer["ceremony"] as? String)
         let request = try await requestOptions()
         let now = Int(Date().timeIntervalSince1970)
-        func token(_ claims: [String: Any]) -> String {
-            func part(_ object: [String: Any]) -> String { Base64.encode([UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data()), alphabet: .urlSafe) }
-            return part(["alg": "none"]) + "." + part(claims) + ".sig"
-        }
         let tokens: [String: Any] = [
-            "IdToken": token(["exp": now + 3600, "iat": now]), "AccessToken": token(["username": "alice", "exp": now + 3600, "iat": now]),
+            "IdToken": unsignedJWT(["exp": now + 3600, "iat": now]), "AccessToken": unsignedJWT(["username": "alice", "exp": now + 3600, "iat": now]),
             "RefreshToken": "r", "ExpiresIn": 3600, "TokenType": "Bearer",
         ]
         let transport = ScriptedTransport([
