@@ -238,3 +238,39 @@ struct IdentityProviderTests {
         #expect(transport.sent.count == sentBefore)
     }
 }
+
+/// The identity provider's event stream: the identity id as it becomes known and is forgotten,
+/// refreshes and their failures, in order, to every subscriber.
+@Suite("Identity provider events")
+struct IdentityProviderEventTests {
+    static let start = Timestamp(secondsSince1970: 1_790_000_000)
+
+    @Test("identity changed, credentials refreshed, refresh failed, identity forgotten: in order, to two subscribers")
+    func events() async throws {
+        let transport = ScriptedTransport([
+            .jsonAnswer(200, ["IdentityId": "us-east-1:one"]),
+            .jsonAnswer(200, ["IdentityId": "us-east-1:one", "Credentials": ["AccessKeyId": "ASIA1", "SecretKey": "s", "SessionToken": "t", "Expiration": 1_790_003_600]]),
+            .jsonAnswer(400, ["__type": "NotAuthorizedException", "message": "no"]),
+        ])
+        let clock = ManualClock(Self.start)
+        let provider = CognitoIdentityCredentialsProvider(
+            client: try CognitoIdentityClient(region: "us-east-1", sender: SignedRequestSender(transport: transport, clock: clock, retryPolicy: .none)),
+            identityPoolId: "us-east-1:pool", clock: clock)
+        let first = await provider.events()
+        let second = await provider.events()
+        _ = try await provider.credentials()
+        clock.advance(seconds: 3601)  // expired: the next call must refresh, and its failure is thrown
+        _ = await #expect(throws: AuthCoreError.self) { try await provider.credentials() }
+        try await provider.clearIdentity()
+        let expected: [CognitoIdentityEvent] = [
+            .identityChanged(identityId: "us-east-1:one"), .credentialsRefreshed(expiresAt: Timestamp(secondsSince1970: 1_790_003_600)),
+            .refreshFailed(.serviceError), .identityChanged(identityId: nil),
+        ]
+        for stream in [first, second] {
+            var iterator = stream.makeAsyncIterator()
+            var seen: [CognitoIdentityEvent] = []
+            for _ in expected { if let event = await iterator.next() { seen.append(event) } }
+            #expect(seen == expected)
+        }
+    }
+}

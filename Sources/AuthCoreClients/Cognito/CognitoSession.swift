@@ -76,29 +76,13 @@ public actor CognitoSession {
     /// Completed refreshes, for observability and tests.
     public private(set) var refreshCount = 0
 
-    private struct Subscribers {
-        var next = 0
-        var continuations: [Int: AsyncStream<CognitoSessionEvent>.Continuation] = [:]
-    }
-    private nonisolated let subscribers = Locked(Subscribers())
+    private nonisolated let broadcaster = EventBroadcaster<CognitoSessionEvent>()
 
     /// The session's events from now on (Amplify's Hub auth events): each subscriber gets every
     /// event, in order; the stream ends when the subscriber stops iterating.
-    public nonisolated func events() -> AsyncStream<CognitoSessionEvent> {
-        AsyncStream { continuation in
-            let subscribers = self.subscribers
-            let id = subscribers.withLock { state in
-                state.next += 1
-                state.continuations[state.next] = continuation
-                return state.next
-            }
-            continuation.onTermination = { _ in subscribers.withLock { _ = $0.continuations.removeValue(forKey: id) } }
-        }
-    }
+    public nonisolated func events() -> AsyncStream<CognitoSessionEvent> { broadcaster.stream() }
 
-    nonisolated func emit(_ event: CognitoSessionEvent) {
-        for continuation in subscribers.withLock({ Array($0.continuations.values) }) { continuation.yield(event) }
-    }
+    nonisolated func emit(_ event: CognitoSessionEvent) { broadcaster.emit(event) }
 
     /// A session for `configuration`, kept in `store`.
     public init(

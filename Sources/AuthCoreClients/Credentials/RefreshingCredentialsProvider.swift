@@ -47,6 +47,12 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
     private var generation = 0
     /// Completed refreshes (successful or not), for observability and tests.
     public private(set) var refreshAttempts = 0
+    /// Told of each refresh that completed for the current generation: the fresh credentials' expiry,
+    /// or the error (an identity provider's event stream).
+    package var refreshObserver: (@Sendable (Result<Timestamp?, AuthCoreError>) -> Void)?
+
+    /// Sets ``refreshObserver``.
+    package func observeRefreshes(_ observer: @escaping @Sendable (Result<Timestamp?, AuthCoreError>) -> Void) { refreshObserver = observer }
 
     /// A cache around `source`.
     ///
@@ -157,6 +163,7 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
                 "source": "\(type(of: source))", "expiration": fresh.expiration?.iso8601 ?? "none",
             ])
             guard generation == started else { return fresh }  // cleared meanwhile: not cached
+            refreshObserver?(.success(fresh.expiration))
             cached = fresh
             fetchedAt = requested
             failures = 0
@@ -179,6 +186,7 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
                 "reason": typed.code == .serviceError ? AuthCoreLog.serviceRefusal(typed) : typed.reason,
             ])
             lastError = typed
+            refreshObserver?(.failure(typed))
             throw typed
         }
     }

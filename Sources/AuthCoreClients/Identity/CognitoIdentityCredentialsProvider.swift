@@ -72,6 +72,25 @@ public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsPr
     public let store: any CognitoIdentityStore
     let resolver: CognitoIdentityResolver
     let cache: RefreshingCredentialsProvider
+    private let broadcaster = EventBroadcaster<CognitoIdentityEvent>()
+    private let observing = Locked(false)
+
+    /// The provider's events from now on (each subscriber gets every event, in order): credentials
+    /// refreshed, a refresh failed, the identity id changed (or was forgotten).
+    public func events() async -> AsyncStream<CognitoIdentityEvent> {
+        let stream = broadcaster.stream()
+        if observing.withLock({ started in defer { started = true }; return !started }) {
+            let broadcaster = self.broadcaster
+            await cache.observeRefreshes { outcome in
+                switch outcome {
+                case .success(let expiration): broadcaster.emit(.credentialsRefreshed(expiresAt: expiration))
+                case .failure(let error): broadcaster.emit(.refreshFailed(error.code))
+                }
+            }
+            await resolver.observeIdentity { broadcaster.emit(.identityChanged(identityId: $0)) }
+        }
+        return stream
+    }
 
     /// A provider.
     ///
@@ -145,6 +164,17 @@ public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsPr
 
     /// When the cached credentials will be refreshed, if any are cached.
     public func refreshTime() async -> Timestamp? { await cache.refreshTime() }
+}
+
+/// What happens to a ``CognitoIdentityCredentialsProvider`` (``CognitoIdentityCredentialsProvider/events()``).
+public enum CognitoIdentityEvent: Sendable, Equatable {
+    /// Fresh credentials were fetched; they expire at `expiresAt`.
+    case credentialsRefreshed(expiresAt: Timestamp?)
+    /// A refresh failed (the cached credentials, if still valid, are used meanwhile).
+    case refreshFailed(AuthCoreError.Code)
+    /// The identity id changed: a new one from the service or the backend, or nil when it was forgotten
+    /// (``CognitoIdentityCredentialsProvider/clearIdentity()``, a switch, an id the service no longer knows).
+    case identityChanged(identityId: String?)
 }
 
 extension CognitoIdentityCredentialsProvider: CustomStringConvertible, CustomReflectable {

@@ -29,7 +29,14 @@ actor CognitoIdentityResolver: CredentialsProvider {
     private typealias CachedToken = (token: DeveloperIdentityToken, fetchedAt: Timestamp, expiresAt: Timestamp)
 
     private var loginSource: any IdentityLoginSource
-    private var identity: String?
+    private var identity: String? {
+        didSet { if identity != oldValue { identityObserver?(identity) } }
+    }
+    /// Told when the identity id in memory changes (nil: forgotten).
+    private var identityObserver: (@Sendable (String?) -> Void)?
+
+    /// Sets the identity observer.
+    func observeIdentity(_ observer: @escaping @Sendable (String?) -> Void) { identityObserver = observer }
     /// Whether the store has been read (an id is then in `identity`, or there is none).
     private var loaded = false
     private var developerToken: CachedToken?
