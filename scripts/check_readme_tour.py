@@ -22,7 +22,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ADAPTER_TESTS = os.path.join(ROOT, "Tests", "AuthCoreClientsTests", "SDKAdapterTests.swift")
-SDK_MODULES = {"AWSSDKIdentity", "Smithy", "SotoCore", "Logging"}
+SDK_MODULES = {"AWSSDKIdentity", "Smithy", "SotoCore", "Logging", "Metrics"}
 
 # The reader's own values in the tour, by name: their types (declared only when a block uses the
 # name without defining it).

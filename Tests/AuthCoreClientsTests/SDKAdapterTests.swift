@@ -71,6 +71,34 @@ public func routeAuthCoreLog(to logger: Logger, level: AuthCoreLog.Level = .info
 }
 // END ADAPTER swift-log
 
+// MARK: - Adapter: swift-metrics (Metrics)
+
+// BEGIN ADAPTER swift-metrics
+/// AuthCore's log into swift-metrics: every service call counted by service, operation and status
+/// (or error code) and timed; every credentials refresh counted by outcome. `next`, when given, gets
+/// every record too (the swift-log route, say): AuthCore has one log handler.
+public func routeAuthCoreMetrics(then next: AuthCoreLog.Handler? = nil, level: AuthCoreLog.Level = .debug) {
+    AuthCoreLog.setHandler({ record in
+        let metadata = record.metadata
+        switch record.message {
+        case "service call", "service call failed":
+            let service = metadata["service"] ?? "", operation = metadata["operation"] ?? ""
+            let status = metadata["status"].flatMap { $0.isEmpty ? nil : $0 } ?? metadata["error"] ?? ""
+            Counter(label: "authcore_service_calls_total", dimensions: [("service", service), ("operation", operation), ("status", status)]).increment()
+            if let milliseconds = Int(metadata["durationMs"] ?? "") {
+                Timer(label: "authcore_service_call_duration", dimensions: [("service", service), ("operation", operation)]).recordMilliseconds(milliseconds)
+            }
+        case "credentials refreshed", "credentials refresh failed":
+            let outcome = record.message == "credentials refreshed" ? "refreshed" : "failed"
+            Counter(label: "authcore_credentials_refreshes_total", dimensions: [("outcome", outcome)]).increment()
+        default:
+            break
+        }
+        next?(record)
+    }, level: level)
+}
+// END ADAPTER swift-metrics
+
 // MARK: - Stand-ins of the SDKs' shapes (SmithyIdentity 0.x / aws-sdk-swift 1.x; SotoCore 7.x)
 
 public struct Attributes: Sendable {}
@@ -113,6 +141,30 @@ public final class LoggedLines: @unchecked Sendable {
     func add(_ line: String) { lock.withLock { lines.append(line) } }
     var all: [String] { lock.withLock { lines } }
 }
+/// swift-metrics 2.x's `Counter` and `Timer`, as far as the adapter uses them; these record into
+/// `RecordedMetrics.shared`.
+public final class Counter: Sendable {
+    let key: String
+    public init(label: String, dimensions: [(String, String)] = []) { key = RecordedMetrics.key(label, dimensions) }
+    public func increment<DataType: BinaryInteger>(by amount: DataType) { RecordedMetrics.shared.add(key, Int64(amount)) }
+    public func increment() { increment(by: 1 as Int64) }
+}
+public final class Timer: Sendable {
+    let key: String
+    public init(label: String, dimensions: [(String, String)] = []) { key = RecordedMetrics.key(label, dimensions) }
+    public func recordMilliseconds<DataType: BinaryInteger>(_ duration: DataType) { RecordedMetrics.shared.add(key, Int64(duration)) }
+}
+public final class RecordedMetrics: @unchecked Sendable {
+    // invariant: values is touched only under lock.
+    static let shared = RecordedMetrics()
+    private let lock = NSLock()
+    private var values: [String: [Int64]] = [:]
+    static func key(_ label: String, _ dimensions: [(String, String)]) -> String {
+        ([label] + dimensions.map { "\($0.0)=\($0.1)" }).joined(separator: " ")
+    }
+    func add(_ key: String, _ value: Int64) { lock.withLock { values[key, default: []].append(value) } }
+    func values(_ key: String) -> [Int64] { lock.withLock { values[key] ?? [] } }
+}
 public protocol Credential: Sendable {
     var accessKeyId: String { get }
     var secretAccessKey: String { get }
@@ -134,7 +186,7 @@ extension CredentialProvider { public func shutdown() async throws {} }
 
 // MARK: - Tests
 
-@Suite("SDK adapters: aws-sdk-swift and Soto take their credentials from AuthCore providers (stand-in protocols)")
+@Suite("SDK adapters: aws-sdk-swift and Soto take their credentials from AuthCore providers; swift-log and swift-metrics take its log (stand-in protocols)", .serialized)
 struct SDKAdapterTests {
     static let credentials = try! Credentials(  // test fixture: a literal that always parses
         accessKeyId: "ASIAEXAMPLE", secretAccessKey: SecureBytes(Array("wJalrXUtnFEMI/K7MDENG".utf8)), sessionToken: "token",
@@ -146,6 +198,23 @@ struct SDKAdapterTests {
         let identity = try await resolver.getIdentity()
         #expect(identity.accessKey == "ASIAEXAMPLE" && identity.secret == "wJalrXUtnFEMI/K7MDENG" && identity.sessionToken == "token")
         #expect(identity.expiration == Date(timeIntervalSince1970: 1_800_000_000))
+    }
+
+    @Test("swift-metrics: a service call is counted by service, operation and status and timed; a failed one by its code; refreshes by outcome; the next handler gets every record")
+    func swiftMetrics() {
+        let lines = LoggedLines()
+        let logger = Logger(sink: lines)
+        routeAuthCoreMetrics(then: { record in logger.log(level: .info, "\(record.message)", source: record.label) })
+        defer { AuthCoreLog.setHandler(nil) }
+        let operation = "Op\(UInt32.random(in: 0...UInt32.max))"  // this test's own series (others may log meanwhile)
+        AuthCoreLog.log(.debug, "authcore.http", "service call", ["service": "sts", "operation": operation, "status": "200", "durationMs": "42"])
+        AuthCoreLog.log(.notice, "authcore.http", "service call failed", ["service": "sts", "operation": operation, "status": "", "error": "transportFailure", "durationMs": "7"])
+        AuthCoreLog.log(.info, "authcore.credentials", "credentials refreshed", ["source": "x"])
+        #expect(RecordedMetrics.shared.values("authcore_service_calls_total service=sts operation=\(operation) status=200") == [1])
+        #expect(RecordedMetrics.shared.values("authcore_service_calls_total service=sts operation=\(operation) status=transportFailure") == [1])
+        #expect(RecordedMetrics.shared.values("authcore_service_call_duration service=sts operation=\(operation)") == [42, 7])
+        #expect(RecordedMetrics.shared.values("authcore_credentials_refreshes_total outcome=refreshed").count >= 1)
+        #expect(lines.all.filter { $0.contains("service call") }.count >= 2, "\(lines.all)")
     }
 
     @Test("swift-log: AuthCore's records reach the Logger with their level, label, message and metadata; below the level, nothing")
