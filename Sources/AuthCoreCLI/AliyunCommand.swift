@@ -9,11 +9,14 @@ enum AliyunCommand {
 
         USAGE: authcore aliyun sts assume-role --role-arn ARN --role-session-name NAME [--duration-seconds N]
                   [--policy-file F] [--external-id ID] [--region R] [--endpoint URL]
-                  [--signature rpc|acs3] [--show-secrets]
+                  [--signature rpc|acs3] [--profile NAME] [--show-secrets]
 
         assume-role   STS AssumeRole, signed with the long-term key from ALIBABA_CLOUD_ACCESS_KEY_ID /
                       ALIBABA_CLOUD_ACCESS_KEY_SECRET (or OSS_ACCESS_KEY_ID / OSS_ACCESS_KEY_SECRET; a
-                      security token from ALIBABA_CLOUD_SECURITY_TOKEN / OSS_SECURITY_TOKEN is sent too).
+                      security token from ALIBABA_CLOUD_SECURITY_TOKEN / OSS_SECURITY_TOKEN is sent too), or
+                      with --profile NAME from that profile of ~/.aliyun/config.json (AK, StsToken,
+                      RamRoleArn, ChainableRamRoleArn, EcsRamRole) or of the INI credentials file
+                      (ALIBABA_CLOUD_CREDENTIALS_FILE), as the Alibaba Cloud SDKs resolve it.
                       --duration-seconds is 900...43200 (default 3600; the role's maximum may be lower).
                       --policy-file narrows the role with a policy (JSON, at most 2048 bytes).
                       --region uses sts.<region>.aliyuncs.com (default sts.aliyuncs.com); --endpoint
@@ -35,7 +38,7 @@ enum AliyunCommand {
 
     static func assumeRole(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let values = [
-            "--role-arn", "--role-session-name", "--duration-seconds", "--policy-file", "--external-id", "--region", "--endpoint", "--signature",
+            "--role-arn", "--role-session-name", "--duration-seconds", "--policy-file", "--external-id", "--region", "--endpoint", "--signature", "--profile",
         ]
         let specs = values.map { OptionSpec(names: [$0], kind: .value) } + [OptionSpec(names: ["--show-secrets"], kind: .flag)]
         let parsed = try parseArguments(arguments, specs: specs, help: help)
@@ -64,10 +67,14 @@ enum AliyunCommand {
         case let other: throw UsageError("--signature is rpc or acs3, not '\(other)'")
         }
         let credentials =
-            environment("ALIBABA_CLOUD_ACCESS_KEY_ID") != nil
-            ? try credentialsFromEnvironment(
-                id: "ALIBABA_CLOUD_ACCESS_KEY_ID", secret: "ALIBABA_CLOUD_ACCESS_KEY_SECRET", token: "ALIBABA_CLOUD_SECURITY_TOKEN")
-            : try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
+            if let profile = parsed.value("--profile") {
+                try await AlibabaProfileCredentials.resolve(profile: profile).credentials
+            } else if environment("ALIBABA_CLOUD_ACCESS_KEY_ID") != nil {
+                try credentialsFromEnvironment(
+                    id: "ALIBABA_CLOUD_ACCESS_KEY_ID", secret: "ALIBABA_CLOUD_ACCESS_KEY_SECRET", token: "ALIBABA_CLOUD_SECURITY_TOKEN")
+            } else {
+                try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
+            }
         let client: AliyunSTSClient
         do {
             client = try AliyunSTSClient(region: parsed.value("--region"), endpoint: parsed.value("--endpoint"), signatureStyle: style)

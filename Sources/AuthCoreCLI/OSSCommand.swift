@@ -9,11 +9,14 @@ enum OSSCommand {
         USAGE: authcore oss sign|presign|send --bucket B [--version v1|v4] [--region R] [-X METHOD]
                [-H 'Name: value']... [-d TEXT | -d @FILE | --data-raw TEXT | --data-file FILE|-] [--additional-header NAME]...
                [--timestamp T] [--expires SECONDS] [--verbose] [--clock-offset SECONDS]
-               [--no-skew-correction] [--output FILE] [--signer-url URL [--signer-header 'Name: value']...] URL
+               [--no-skew-correction] [--output FILE] [--profile NAME]
+               [--signer-url URL [--signer-header 'Name: value']...] URL
                authcore oss sign-string --policy FILE
 
-        Credentials come from OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SECURITY_TOKEN (never from
-        arguments). The object key is the URL's path (after the bucket name in path-style URLs).
+        Credentials come from OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET and OSS_SECURITY_TOKEN, or with
+        --profile NAME from that Alibaba Cloud profile (~/.aliyun/config.json or the INI credentials
+        file), never from arguments. The object key is the URL's path (after the bucket name in
+        path-style URLs).
 
         Self-signed mode (--signer-url): no secret at all; each string to sign is posted to the app
         server's URL as JSON {"version":"v1","stringToSign":…} or {"version":"v4","stringToSign":…,
@@ -55,7 +58,7 @@ enum OSSCommand {
             extraSpecs: [
                 OptionSpec(names: ["--bucket"], kind: .value), OptionSpec(names: ["--version"], kind: .value),
                 OptionSpec(names: ["--additional-header"], kind: .repeatedValue), OptionSpec(names: ["--signer-url"], kind: .value),
-                OptionSpec(names: ["--signer-header"], kind: .repeatedValue),
+                OptionSpec(names: ["--signer-header"], kind: .repeatedValue), OptionSpec(names: ["--profile"], kind: .value),
             ], help: help)
         let bucket = try options.parsed.required("--bucket")
         guard let version = OSSSigner.Version(rawValue: options.parsed.value("--version") ?? "v4") else {
@@ -63,7 +66,7 @@ enum OSSCommand {
         }
         let region = options.parsed.value("--region")
         if version == .v4 && region == nil { throw UsageError("--region is required for OSS V4") }
-        let signing = try signingMode(options, version: version, region: region)
+        let signing = try await signingMode(options, version: version, region: region)
         let clock = try options.clock { text throws(AuthCoreError) in
             version == .v1 ? try Timestamp(rfc1123: text) : try Timestamp(amzDate: text)
         }
@@ -104,10 +107,15 @@ enum OSSCommand {
         case remote(OSSDetachedSigner, URLSignatureProvider)
     }
 
-    static func signingMode(_ options: RequestOptions, version: OSSSigner.Version, region: String?) throws -> Signing {
+    static func signingMode(_ options: RequestOptions, version: OSSSigner.Version, region: String?) async throws -> Signing {
         guard let signerURL = options.parsed.value("--signer-url") else {
             guard options.parsed.all("--signer-header").isEmpty else { throw UsageError("--signer-header needs --signer-url") }
-            let credentials = try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
+            let credentials =
+                if let profile = options.parsed.value("--profile") {
+                    try await AlibabaProfileCredentials.resolve(profile: profile).credentials
+                } else {
+                    try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
+                }
             do { return .local(try OSSSigner(credentials: credentials, version: version, region: region)) } catch {
                 throw UsageError(error.reason)
             }

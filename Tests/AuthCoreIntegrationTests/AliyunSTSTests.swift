@@ -201,6 +201,55 @@ struct AliyunSTSTests {
         #expect(assumed >= 3 && Int64(assumed) <= elapsed / half + 2, "\(assumed) AssumeRole calls in \(elapsed) s")
         #expect(assumed <= outcomes.count / 4, "\(assumed) calls for \(outcomes.count) requests: callers shared the refreshes")
     }
+
+    /// A home directory whose `~/.aliyun/config.json` has `profiles` (the Alibaba Cloud CLI's format).
+    func aliyunHome(_ profiles: [[String: Any]], current: String) throws -> String {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-aliyun-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home.appendingPathComponent(".aliyun"), withIntermediateDirectories: true)
+        try JSONSerialization.data(withJSONObject: ["current": current, "profiles": profiles])
+            .write(to: home.appendingPathComponent(".aliyun/config.json"))
+        return home.path
+    }
+
+    @Test("--profile NAME: aliyun sts assume-role and oss send take the keys of that config.json profile, not the environment's; a missing profile fails")
+    func profiles() throws {
+        let home = try aliyunHome(
+            [
+                ["name": "dev", "mode": "AK", "access_key_id": caller.accessKeyId, "access_key_secret": caller.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }],
+                ["name": "wrong", "mode": "AK", "access_key_id": caller.accessKeyId, "access_key_secret": "not-the-secret"],
+                [
+                    "name": "sts", "mode": "StsToken", "access_key_id": try peerEnvironment("AUTHCORE_OSS_STS_ACCESS_KEY_ID"),
+                    "access_key_secret": try peerEnvironment("AUTHCORE_OSS_STS_ACCESS_KEY_SECRET"), "sts_token": try peerEnvironment("AUTHCORE_OSS_SECURITY_TOKEN"),
+                ],
+            ], current: "wrong")
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        // The environment holds other keys: a named profile wins over them.
+        let environment: [String: String?] = [
+            "HOME": home, "ALIBABA_CLOUD_ACCESS_KEY_ID": "LTAIenvironment", "ALIBABA_CLOUD_ACCESS_KEY_SECRET": "env-secret", "OSS_ACCESS_KEY_ID": nil,
+            "OSS_ACCESS_KEY_SECRET": nil, "ALIBABA_CLOUD_CREDENTIALS_FILE": home + "/none.ini",
+        ]
+        let arguments = ["aliyun", "sts", "assume-role", "--role-arn", roleArn, "--role-session-name", "profile", "--endpoint", endpoint + "/"]
+        let accepted = try authcore(arguments + ["--profile", "dev"], environment: environment)
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(accepted.stdout.contains(#""StatusCode":200"#))
+        let refused = try authcore(arguments + ["--profile", "wrong"], environment: environment)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("SignatureDoesNotMatch"), "\(refused.stderr)")
+        let missing = try authcore(arguments + ["--profile", "nobody"], environment: environment)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("profile 'nobody'") && missing.stderr.contains("no profile 'nobody'"), "\(missing.stderr)")
+        let empty = try authcore(arguments + ["--profile", ""], environment: environment)
+        #expect(empty.status == 2)
+
+        // oss send with the StsToken profile: the oss2-verifying server accepts it (the token included).
+        let bucket = try peerEnvironment("AUTHCORE_OSS_BUCKET")
+        let url = "\(try peerEnvironment("AUTHCORE_OSS_URL"))/\(bucket)/profile.txt"
+        let oss = ["oss", "send", "--bucket", bucket, "--version", "v4", "--region", try peerEnvironment("AUTHCORE_OSS_REGION")]
+        let put = try authcore(oss + ["--profile", "sts", "-X", "PUT", "-d", "from a profile", url], environment: environment)
+        #expect(put.status == 0, "\(put.stderr)")
+        let get = try authcore(oss + ["--profile", "sts", url], environment: environment)
+        #expect(get.stdout == "from a profile", "\(get.stderr)")
+    }
 }
 
 struct CallCounts: Decodable {
