@@ -11,6 +11,7 @@ import AuthCoreClients
 /// the environment's keys, as before).
 enum AlibabaProfileCredentials {
     /// The variables hidden from the chain when a profile is named.
+    // bytes-lint: environment variable names, fixed ASCII, looked up by the chain's own names.
     static let hidden: Set<String> = [
         "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ALIBABA_CLOUD_SECURITY_TOKEN", "ALIBABA_CLOUD_CREDENTIALS_URI",
         "ALIBABA_CLOUD_CLI_PROFILE_DISABLED",
