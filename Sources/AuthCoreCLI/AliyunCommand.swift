@@ -68,7 +68,8 @@ enum AliyunCommand {
         }
         let credentials =
             if let profile = parsed.value("--profile") {
-                try await AlibabaProfileCredentials.resolve(profile: profile).credentials
+                // A role profile's own AssumeRole goes to the same STS endpoint (a private one, a stand-in).
+                try await AlibabaProfileCredentials.resolve(profile: profile, stsEndpoint: parsed.value("--endpoint")).credentials
             } else if environment("ALIBABA_CLOUD_ACCESS_KEY_ID") != nil {
                 try credentialsFromEnvironment(
                     id: "ALIBABA_CLOUD_ACCESS_KEY_ID", secret: "ALIBABA_CLOUD_ACCESS_KEY_SECRET", token: "ALIBABA_CLOUD_SECURITY_TOKEN")

@@ -108,6 +108,9 @@ enum OSSCommand {
     }
 
     static func signingMode(_ options: RequestOptions, version: OSSSigner.Version, region: String?) async throws -> Signing {
+        if options.parsed.value("--profile") != nil, options.parsed.value("--signer-url") != nil {
+            throw UsageError("--profile and --signer-url exclude each other (the signer URL signs without local keys)")
+        }
         guard let signerURL = options.parsed.value("--signer-url") else {
             guard options.parsed.all("--signer-header").isEmpty else { throw UsageError("--signer-header needs --signer-url") }
             let credentials =

@@ -256,8 +256,8 @@ struct IdentityProviderEventTests {
         let provider = CognitoIdentityCredentialsProvider(
             client: try CognitoIdentityClient(region: "us-east-1", sender: SignedRequestSender(transport: transport, clock: clock, retryPolicy: .none)),
             identityPoolId: "us-east-1:pool", clock: clock)
-        let first = await provider.events()
-        let second = await provider.events()
+        let first = provider.events()
+        let second = provider.events()
         _ = try await provider.credentials()
         clock.advance(seconds: 3601)  // expired: the next call must refresh, and its failure is thrown
         _ = await #expect(throws: AuthCoreError.self) { try await provider.credentials() }
@@ -267,9 +267,22 @@ struct IdentityProviderEventTests {
             .refreshFailed(.serviceError), .identityChanged(identityId: nil),
         ]
         for stream in [first, second] {
-            var iterator = stream.makeAsyncIterator()
-            var seen: [CognitoIdentityEvent] = []
-            for _ in expected { if let event = await iterator.next() { seen.append(event) } }
+            // Collected with a time limit: a missing event fails the test instead of hanging it.
+            let seen = await withTaskGroup(of: [CognitoIdentityEvent]?.self) { group in
+                group.addTask {
+                    var iterator = stream.makeAsyncIterator()
+                    var seen: [CognitoIdentityEvent] = []
+                    for _ in expected { if let event = await iterator.next() { seen.append(event) } }
+                    return seen
+                }
+                group.addTask {
+                    try? await Task.sleep(for: .seconds(20))
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                group.cancelAll()
+                return first ?? []
+            }
             #expect(seen == expected)
         }
     }

@@ -75,7 +75,7 @@ public func routeAuthCoreLog(to logger: Logger, level: AuthCoreLog.Level = .info
 
 // BEGIN ADAPTER swift-metrics
 /// AuthCore's log into swift-metrics: every service call counted by service, operation and status
-/// (or error code) and timed; every credentials refresh counted by outcome. `next`, when given, gets
+/// class (or error code) and timed; every credentials refresh counted by outcome. `next`, when given, gets
 /// every record too (the swift-log route, say): AuthCore has one log handler.
 public func routeAuthCoreMetrics(then next: AuthCoreLog.Handler? = nil, level: AuthCoreLog.Level = .debug) {
     AuthCoreLog.setHandler({ record in
@@ -83,7 +83,8 @@ public func routeAuthCoreMetrics(then next: AuthCoreLog.Handler? = nil, level: A
         switch record.message {
         case "service call", "service call failed":
             let service = metadata["service"] ?? "", operation = metadata["operation"] ?? ""
-            let status = metadata["status"].flatMap { $0.isEmpty ? nil : $0 } ?? metadata["error"] ?? ""
+            // The status by class (2xx…5xx: a server cannot multiply the series), else the error's code.
+            let status = metadata["status"].flatMap { Int($0) }.map { "\($0 / 100)xx" } ?? metadata["error"] ?? ""
             Counter(label: "authcore_service_calls_total", dimensions: [("service", service), ("operation", operation), ("status", status)]).increment()
             if let milliseconds = Int(metadata["durationMs"] ?? "") {
                 Timer(label: "authcore_service_call_duration", dimensions: [("service", service), ("operation", operation)]).recordMilliseconds(milliseconds)
@@ -210,7 +211,7 @@ struct SDKAdapterTests {
         AuthCoreLog.log(.debug, "authcore.http", "service call", ["service": "sts", "operation": operation, "status": "200", "durationMs": "42"])
         AuthCoreLog.log(.notice, "authcore.http", "service call failed", ["service": "sts", "operation": operation, "status": "", "error": "transportFailure", "durationMs": "7"])
         AuthCoreLog.log(.info, "authcore.credentials", "credentials refreshed", ["source": "x"])
-        #expect(RecordedMetrics.shared.values("authcore_service_calls_total service=sts operation=\(operation) status=200") == [1])
+        #expect(RecordedMetrics.shared.values("authcore_service_calls_total service=sts operation=\(operation) status=2xx") == [1])
         #expect(RecordedMetrics.shared.values("authcore_service_calls_total service=sts operation=\(operation) status=transportFailure") == [1])
         #expect(RecordedMetrics.shared.values("authcore_service_call_duration service=sts operation=\(operation)") == [42, 7])
         #expect(RecordedMetrics.shared.values("authcore_credentials_refreshes_total outcome=refreshed").count >= 1)

@@ -227,6 +227,8 @@ struct AliyunSTSTests {
         let environment: [String: String?] = [
             "HOME": home, "ALIBABA_CLOUD_ACCESS_KEY_ID": "LTAIenvironment", "ALIBABA_CLOUD_ACCESS_KEY_SECRET": "env-secret", "OSS_ACCESS_KEY_ID": nil,
             "OSS_ACCESS_KEY_SECRET": nil, "ALIBABA_CLOUD_CREDENTIALS_FILE": home + "/none.ini",
+            // Hidden from a named profile: were it used, the missing profile would answer from here.
+            "ALIBABA_CLOUD_CREDENTIALS_URI": "http://127.0.0.1:9/credentials",
         ]
         let arguments = ["aliyun", "sts", "assume-role", "--role-arn", roleArn, "--role-session-name", "profile", "--endpoint", endpoint + "/"]
         let accepted = try authcore(arguments + ["--profile", "dev"], environment: environment)
@@ -238,6 +240,10 @@ struct AliyunSTSTests {
         let missing = try authcore(arguments + ["--profile", "nobody"], environment: environment)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("profile 'nobody'") && missing.stderr.contains("no profile 'nobody'"), "\(missing.stderr)")
+        #expect(!missing.stderr.contains("ECS metadata") && !missing.stderr.contains("credentials URI"), "no instance source stands in: \(missing.stderr)")
+        for result in [refused, missing] {
+            #expect(!result.stderr.contains("not-the-secret") && !result.stderr.contains("env-secret"), "no secret in the error")
+        }
         let empty = try authcore(arguments + ["--profile", ""], environment: environment)
         #expect(empty.status == 2)
 
@@ -249,6 +255,8 @@ struct AliyunSTSTests {
         #expect(put.status == 0, "\(put.stderr)")
         let get = try authcore(oss + ["--profile", "sts", url], environment: environment)
         #expect(get.stdout == "from a profile", "\(get.stderr)")
+        let both = try authcore(oss + ["--profile", "sts", "--signer-url", "http://127.0.0.1:9/sign", url], environment: environment)
+        #expect(both.status == 2)
     }
 }
 

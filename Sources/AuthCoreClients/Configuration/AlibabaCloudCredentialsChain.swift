@@ -50,6 +50,10 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     let transport: any HTTPTransport
     let metadataTransport: any HTTPTransport
     let stsEndpoint: String?
+    /// Whether the chain ends with the instance's own RAM role and `ALIBABA_CLOUD_CREDENTIALS_URI`
+    /// (steps 4 and 5). Off for a named profile: the profile's own `EcsRamRole` still asks the
+    /// metadata service, but no other source stands in for the profile.
+    public let usesInstanceSources: Bool
     let clock: any SigningClock
     /// The deepest chain of `source_profile`s followed.
     static let maximumChainDepth = 8
@@ -63,12 +67,15 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     ///     time-outs, the environment's proxies).
     ///   - stsEndpoint: the STS endpoint for every role (nil: the region's, as above).
     ///   - clock: the signing clock.
+    ///   - usesInstanceSources: whether steps 4 and 5 run (``usesInstanceSources``).
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed proxy variable.
     public init(
         environment: ConfigurationEnvironment = .process, transport: any HTTPTransport = HTTP1Transport(),
-        metadataTransport: (any HTTPTransport)? = nil, stsEndpoint: String? = nil, clock: any SigningClock = SystemClock()
+        metadataTransport: (any HTTPTransport)? = nil, stsEndpoint: String? = nil, clock: any SigningClock = SystemClock(),
+        usesInstanceSources: Bool = true
     ) throws(AuthCoreError) {
         self.environment = environment
+        self.usesInstanceSources = usesInstanceSources
         self.transport = transport
         self.stsEndpoint = stsEndpoint
         self.clock = clock
@@ -122,6 +129,9 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
         }
         if let found = try await attempt("config.json", cliProfile) { return found }
         if let found = try await attempt("credentials file", iniProfile) { return found }
+        guard usesInstanceSources else {
+            throw AuthCoreError(.credentialsUnavailable, "no Alibaba Cloud credentials from the profile: \(reasons.joined(separator: "; "))")
+        }
         if !environment.isTrue("ALIBABA_CLOUD_ECS_METADATA_DISABLED") {
             if let found = try await attempt("ECS metadata", { () async throws(AuthCoreError) in
                 AlibabaCloudResolvedCredentials(credentials: try await ecsRole(named: environment["ALIBABA_CLOUD_ECS_METADATA"]), source: "ecs_ram_role")

@@ -47,12 +47,9 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
     private var generation = 0
     /// Completed refreshes (successful or not), for observability and tests.
     public private(set) var refreshAttempts = 0
-    /// Told of each refresh that completed for the current generation: the fresh credentials' expiry,
-    /// or the error (an identity provider's event stream).
-    package var refreshObserver: (@Sendable (Result<Timestamp?, AuthCoreError>) -> Void)?
-
-    /// Sets ``refreshObserver``.
-    package func observeRefreshes(_ observer: @escaping @Sendable (Result<Timestamp?, AuthCoreError>) -> Void) { refreshObserver = observer }
+    /// Told of each refresh that completed for the current generation (not one a clear overtook):
+    /// the fresh credentials' expiry, or the error.
+    public let onRefresh: (@Sendable (Result<Timestamp?, AuthCoreError>) -> Void)?
 
     /// A cache around `source`.
     ///
@@ -61,8 +58,9 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
     public init(
         source: any CredentialsProvider, window: Int64 = 300, clock: any SigningClock = SystemClock(),
         random: any SecureRandomGenerator = SystemRandom(), safetyMargin: Int64 = 10, minimumLifetime: Int64 = 60,
-        timeLimit: Duration = .seconds(30)
+        timeLimit: Duration = .seconds(30), onRefresh: (@Sendable (Result<Timestamp?, AuthCoreError>) -> Void)? = nil
     ) {
+        self.onRefresh = onRefresh
         self.source = source
         self.window = Swift.max(0, window)
         self.safetyMargin = Swift.min(Swift.max(0, safetyMargin), 86_400)
@@ -163,7 +161,7 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
                 "source": "\(type(of: source))", "expiration": fresh.expiration?.iso8601 ?? "none",
             ])
             guard generation == started else { return fresh }  // cleared meanwhile: not cached
-            refreshObserver?(.success(fresh.expiration))
+            onRefresh?(.success(fresh.expiration))
             cached = fresh
             fetchedAt = requested
             failures = 0
@@ -186,7 +184,7 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
                 "reason": typed.code == .serviceError ? AuthCoreLog.serviceRefusal(typed) : typed.reason,
             ])
             lastError = typed
-            refreshObserver?(.failure(typed))
+            onRefresh?(.failure(typed))
             throw typed
         }
     }

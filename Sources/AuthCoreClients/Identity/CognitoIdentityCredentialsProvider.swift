@@ -72,25 +72,12 @@ public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsPr
     public let store: any CognitoIdentityStore
     let resolver: CognitoIdentityResolver
     let cache: RefreshingCredentialsProvider
-    private let broadcaster = EventBroadcaster<CognitoIdentityEvent>()
-    private let observing = Locked(false)
+    private let broadcaster: EventBroadcaster<CognitoIdentityEvent>
 
-    /// The provider's events from now on (each subscriber gets every event, in order): credentials
-    /// refreshed, a refresh failed, the identity id changed (or was forgotten).
-    public func events() async -> AsyncStream<CognitoIdentityEvent> {
-        let stream = broadcaster.stream()
-        if observing.withLock({ started in defer { started = true }; return !started }) {
-            let broadcaster = self.broadcaster
-            await cache.observeRefreshes { outcome in
-                switch outcome {
-                case .success(let expiration): broadcaster.emit(.credentialsRefreshed(expiresAt: expiration))
-                case .failure(let error): broadcaster.emit(.refreshFailed(error.code))
-                }
-            }
-            await resolver.observeIdentity { broadcaster.emit(.identityChanged(identityId: $0)) }
-        }
-        return stream
-    }
+    /// The provider's events from now on (each subscriber gets every event, in order): the identity id
+    /// becoming known (the stored one when first read), changing or forgotten; credentials refreshed;
+    /// a refresh failed.
+    public func events() -> AsyncStream<CognitoIdentityEvent> { broadcaster.stream() }
 
     /// A provider.
     ///
@@ -116,12 +103,20 @@ public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsPr
     ) {
         self.identityPoolId = identityPoolId
         self.store = store
+        let broadcaster = EventBroadcaster<CognitoIdentityEvent>()
+        self.broadcaster = broadcaster
         resolver = CognitoIdentityResolver(
             client: client, identityPoolId: identityPoolId, login: login, flow: flow, store: store, clock: clock,
-            developerTokenWindow: Swift.max(0, developerTokenWindow))
+            developerTokenWindow: Swift.max(0, developerTokenWindow), onIdentityChange: { broadcaster.emit(.identityChanged(identityId: $0)) })
         cache = RefreshingCredentialsProvider(
             source: resolver, window: refreshWindow, clock: clock, random: random, safetyMargin: safetyMargin, minimumLifetime: minimumLifetime,
-            timeLimit: timeLimit)
+            timeLimit: timeLimit,
+            onRefresh: { outcome in
+                switch outcome {
+                case .success(let expiration): broadcaster.emit(.credentialsRefreshed(expiresAt: expiration))
+                case .failure(let error): broadcaster.emit(.refreshFailed(error.code))
+                }
+            })
     }
 
     public func credentials() async throws(AuthCoreError) -> Credentials { try await cache.credentials() }
@@ -172,7 +167,8 @@ public enum CognitoIdentityEvent: Sendable, Equatable {
     case credentialsRefreshed(expiresAt: Timestamp?)
     /// A refresh failed (the cached credentials, if still valid, are used meanwhile).
     case refreshFailed(AuthCoreError.Code)
-    /// The identity id changed: a new one from the service or the backend, or nil when it was forgotten
+    /// The identity id became known or changed (the stored one when first read, a new one from the
+    /// service or the backend), or nil when it was forgotten
     /// (``CognitoIdentityCredentialsProvider/clearIdentity()``, a switch, an id the service no longer knows).
     case identityChanged(identityId: String?)
 }

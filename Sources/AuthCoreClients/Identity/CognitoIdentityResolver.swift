@@ -30,13 +30,10 @@ actor CognitoIdentityResolver: CredentialsProvider {
 
     private var loginSource: any IdentityLoginSource
     private var identity: String? {
-        didSet { if identity != oldValue { identityObserver?(identity) } }
+        didSet { if identity != oldValue { onIdentityChange?(identity) } }
     }
     /// Told when the identity id in memory changes (nil: forgotten).
-    private var identityObserver: (@Sendable (String?) -> Void)?
-
-    /// Sets the identity observer.
-    func observeIdentity(_ observer: @escaping @Sendable (String?) -> Void) { identityObserver = observer }
+    let onIdentityChange: (@Sendable (String?) -> Void)?
     /// Whether the store has been read (an id is then in `identity`, or there is none).
     private var loaded = false
     private var developerToken: CachedToken?
@@ -47,8 +44,10 @@ actor CognitoIdentityResolver: CredentialsProvider {
 
     init(
         client: CognitoIdentityClient, identityPoolId: String, login: any IdentityLoginSource, flow: CognitoIdentityCredentialsProvider.Flow,
-        store: any CognitoIdentityStore, clock: any SigningClock, developerTokenWindow: Int64
+        store: any CognitoIdentityStore, clock: any SigningClock, developerTokenWindow: Int64,
+        onIdentityChange: (@Sendable (String?) -> Void)? = nil
     ) {
+        self.onIdentityChange = onIdentityChange
         self.client = client
         self.identityPoolId = identityPoolId
         loginSource = login
