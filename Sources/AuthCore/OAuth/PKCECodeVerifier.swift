@@ -49,14 +49,8 @@ public struct PKCECodeVerifier: Sendable, CustomStringConvertible, CustomDebugSt
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["challenge": challenge], displayStyle: .struct) }
 
-    /// RFC 3986 §2.3 unreserved.
-    package static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): true
-        default: false
-        }
-    }
+    /// RFC 3986 §2.3 unreserved (``ASCIISet/unreserved``, the percent encoder's set).
+    package static func isUnreserved(_ byte: UInt8) -> Bool { ASCIISet.unreserved.contains(byte) }
 
     /// Base64url without padding (RFC 4648 §5) of `input` into `output` (exactly its encoded length),
     /// computing each symbol arithmetically: no branch and no table index depends on the bytes.

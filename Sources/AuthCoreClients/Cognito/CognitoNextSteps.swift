@@ -34,7 +34,7 @@ enum CognitoNextSteps {
             for name in response.availableChallenges ?? [] {
                 guard let factor = CognitoFactor(rawValue: name) else {
                     throw AuthCoreError(
-                        .unsupported, "Cognito offers the first factor \(CognitoAuthorizationRequest.printable(name)), which this client does not know")
+                        .unsupported, "Cognito offers the first factor \(printableText(name, limit: 200)), which this client does not know")
                 }
                 available.append(factor)
             }

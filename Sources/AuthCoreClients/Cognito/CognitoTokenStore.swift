@@ -77,7 +77,7 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
             do { method = .hostedUI(domain: try RequestURL(try object.string("hostedUIDomain"))) } catch {
                 throw AuthCoreError(.malformedInput, "hostedUIDomain: \(error.reason)")
             }
-        case let other?: throw AuthCoreError(.malformedInput, "unknown signInMethod '\(CognitoAuthorizationRequest.printable(other))'")
+        case let other?: throw AuthCoreError(.malformedInput, "unknown signInMethod '\(printableText(other, limit: 200))'")
         }
         return CognitoStoredSession(
             region: try object.string("region"), userPoolId: try object.string("userPoolId"), clientId: try object.string("clientId"),

@@ -170,9 +170,8 @@ public actor CognitoTokenVerifier {
     }
 
     /// An attacker-chosen text for an error message: printable ASCII, at most 64 characters.
-    static func printable(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.prefix(64).map { (0x20...0x7E).contains($0.value) ? $0 : "?" }))
-    }
+    /// A claim or key id for an error message (``printableText(_:limit:)``, 64 characters).
+    static func printable(_ text: String) -> String { printableText(text, limit: 64) }
 
     /// The RSA signing keys of a JWK Set (RFC 7517 §5): entries with `kty` RSA, and `use` `sig` and
     /// `alg` RS256 when given. Other entries, and RSA entries that are malformed or unusable (a short

@@ -124,7 +124,7 @@ extension CognitoIdentityProviderAPI {
             "GetUser", CognitoIdentityProviderRequests.AccessToken(accessToken: accessToken), answer: CognitoIdentityProviderAnswers.UserMFASettings.self)
         func type(_ name: String) throws(AuthCoreError) -> CognitoMFAType {
             guard let type = CognitoMFAType(rawValue: name) else {
-                throw AuthCoreError(.malformedResponse, "GetUser: unknown MFA type '\(CognitoAuthorizationRequest.printable(name))'")
+                throw AuthCoreError(.malformedResponse, "GetUser: unknown MFA type '\(printableText(name, limit: 200))'")
             }
             return type
         }

@@ -205,7 +205,7 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
         let isParent = !isAddress && id.contains(UInt8(ascii: ".")) && host.count > id.count && host.suffix(id.count).elementsEqual(id)
             && host[host.count - id.count - 1] == UInt8(ascii: ".")
         guard !id.isEmpty, host == id || isParent else {
-            throw AuthCoreError(.invalidParameter, "the RP id \(CognitoAuthorizationRequest.printable(rpId)) is not \(originHost) or a parent domain of it")
+            throw AuthCoreError(.invalidParameter, "the RP id \(printableText(rpId, limit: 200)) is not \(originHost) or a parent domain of it")
         }
     }
 
@@ -224,7 +224,7 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
             let url = try? RequestURL(origin), url.query.isEmpty, url.path == "/", !origin.utf8.reversed().starts(with: [UInt8(ascii: "/")]),
             url.scheme == "https" || NetworkPolicy.isLoopback(host: url.host)
         else { throw AuthCoreError(.invalidParameter, "the origin must be https://host[:port] (http only on loopback), without a path, query or fragment") }
-        let host = String(decoding: url.host.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+        let host = String(decoding: url.host.utf8.map(asciiLowercase), as: UTF8.self)
         return ("\(url.scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")", host)
     }
 }

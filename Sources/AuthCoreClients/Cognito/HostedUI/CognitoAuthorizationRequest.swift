@@ -48,7 +48,7 @@ public struct CognitoAuthorizationRequest: Sendable, CustomStringConvertible, Cu
         }
         if let error = try single("error") {
             let description = try single("error_description") ?? ""
-            throw AuthCoreError(serviceErrorType: Self.printable(error), message: Self.printable(description), httpStatus: 302)
+            throw AuthCoreError(serviceErrorType: printableText(error, limit: 200), message: printableText(description, limit: 200), httpStatus: 302)
         }
         guard let code = try single("code"), !code.isEmpty else { throw AuthCoreError(.invalidParameter, "the redirect carries no authorization code") }
         return code
@@ -67,11 +67,5 @@ public struct CognitoAuthorizationRequest: Sendable, CustomStringConvertible, Cu
         }
         let query = String(decoding: bytes[(question + 1)...], as: UTF8.self)
         return try authorizationCode(fromRedirectParameters: CanonicalQuery.decodedPairs(query, omittingEmpty: true))
-    }
-
-    /// Text from the network made safe for an error message: printable ASCII kept, the rest `?`,
-    /// at most 200 characters.
-    static func printable(_ text: String) -> String {
-        String(decoding: text.utf8.prefix(200).map { $0 >= 0x20 && $0 < 0x7F ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
     }
 }

@@ -82,7 +82,7 @@ public struct CognitoHostedUIConfiguration: Sendable {
     /// names; the China regions' end in `.amazoncognito.com.cn`), with no explicit port.
     public static func isManagedDomain(_ domain: RequestURL, region: String) -> Bool {
         guard domain.scheme == "https", domain.port == nil else { return false }
-        let host = Array(domain.host.utf8).map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        let host = domain.host.utf8.map(asciiLowercase)
         for suffix in [".auth.\(region).amazoncognito.com", ".auth-fips.\(region).amazoncognito.com", ".auth.\(region).amazoncognito.com.cn"] {
             let tail = Array(suffix.utf8)
             guard host.count > tail.count, host.suffix(tail.count).elementsEqual(tail) else { continue }

@@ -107,31 +107,19 @@ public struct CognitoTokenEndpoint: Sendable {
         let error = (try? object?.optionalString("error")) ?? nil
         let description = (try? object?.optionalString("error_description")) ?? nil
         return AuthCoreError(
-            serviceErrorType: CognitoAuthorizationRequest.printable(error ?? "HTTP\(response.status)"),
-            message: CognitoAuthorizationRequest.printable(description ?? ""), httpStatus: response.status)
+            serviceErrorType: printableText(error ?? "HTTP\(response.status)", limit: 200),
+            message: printableText(description ?? "", limit: 200), httpStatus: response.status)
     }
 
     /// `prefix` followed by `secret` (a PKCE verifier or a refresh token: unreserved characters are
     /// written as they are, any other byte `%XX`), in wiping storage.
     package static func formBody(prefix: [UInt8], secret: SecureBytes) throws(AuthCoreError) -> SecureBytes {
-        let hex = Array("0123456789ABCDEF".utf8)
         let encodedCount = secret.withUnsafeBytes { bytes in bytes.reduce(0) { $0 + (PKCECodeVerifier.isUnreserved($1) ? 1 : 3) } }
         return SecureBytes(count: prefix.count + encodedCount) { out in
             out.copyBytes(from: prefix)
-            var index = prefix.count
-            secret.withUnsafeBytes { bytes in
-                for byte in bytes {
-                    if PKCECodeVerifier.isUnreserved(byte) {
-                        out[index] = byte
-                        index += 1
-                    } else {
-                        out[index] = UInt8(ascii: "%")
-                        out[index + 1] = hex[Int(byte >> 4)]
-                        out[index + 2] = hex[Int(byte & 0x0F)]
-                        index += 3
-                    }
-                }
-            }
+            var cursor = OutputCursor(buffer: out.bindMemory(to: UInt8.self))
+            cursor.position = prefix.count
+            secret.withUnsafeBytes { bytes in PercentEncoding.encode(bytes.bindMemory(to: UInt8.self), .unreserved, into: &cursor) }
         }
     }
 
