@@ -20,18 +20,18 @@ LIBC = re.compile(r"\[/[^\]]*/(libc\.so\.6|ld-linux-x86-64\.so\.2)\]$")
 
 BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/ctgrind/release/authcore-ctcheck"
 OUT = ".build/ct-count"
-OPERATIONS = {
-    "comb": ["random", "one", "top-limbs-zero", "all-ones"],
-    "client-premaster": ["random", "x-zero", "x-top-bit-only", "a-random-bits-zero", "base-top-byte-zero"],
-    "server-premaster": ["random", "v-small", "b-random-bits-zero"],
-    "proof-compare": ["equal", "differ-first-byte", "differ-last-byte"],
-    # The login service for an enrolled and an unknown user of one name length: unknown users are
-    # indistinguishable in the work done (issue 36).
-    "login-begin": ["enrolled", "unknown"],
-    "login-finish": ["enrolled", "unknown"],
-}
-# Deliberately variable-time controls: their classes must differ.
-CONTROLS = {"control-mpz_powm": ["random", "one"], "control-login-begin": ["enrolled", "longer-name"]}
+
+
+def operations():
+    """The operations and their classes, as the binary defines them (`count --list`): the names that
+    start with `control` are the controls, deliberately variable-time, whose classes must differ."""
+    listed = subprocess.run([BINARY, "count", "--list"], check=True, capture_output=True, text=True).stdout
+    table = {line.split()[0]: line.split()[1:] for line in listed.splitlines() if line.strip()}
+    checked = {name: classes for name, classes in table.items() if not name.startswith("control")}
+    controls = {name: classes for name, classes in table.items() if name.startswith("control")}
+    if not checked or not controls:
+        raise SystemExit("ct-count: the binary lists no operations or no controls")
+    return checked, controls
 
 
 def instructions(operation, secret_class):
@@ -62,13 +62,14 @@ def instructions(operation, secret_class):
 def main():
     os.makedirs(OUT, exist_ok=True)
     failed = False
-    for operation, classes in OPERATIONS.items():
+    checked, controls = operations()
+    for operation, classes in checked.items():
         counts = {c: instructions(operation, c) for c in classes}
         equal = len(set(counts.values())) == 1 and min(counts.values()) > 0
         failed |= not equal
         shown = ", ".join(f"{c} {n}" for c, n in counts.items())
         print(f"ct-count {operation}: {'equal' if equal else 'DIFFERENT'} Ir ({shown})")
-    for operation, classes in CONTROLS.items():
+    for operation, classes in controls.items():
         counts = {c: instructions(operation, c) for c in classes}
         caught = len(set(counts.values())) == len(classes)
         failed |= not caught

@@ -140,7 +140,7 @@ final class ServeFleet {
         for index in 0...loadClients {
             let name = "load-\(index)"
             let verifier = try configuration.makeVerifier(username: Array(name.utf8), password: SecureBytes(Array("load test password".utf8)))
-            users.append("\"\(name)\": {\"salt_hex\": \"\(Hex.encode(verifier.salt))\", \"verifier_hex\": \"\(Hex.encode(verifier.verifier.minimalBigEndianBytes))\"}")
+            users.append("\"\(name)\": {\"salt_hex\": \"\(Hex.encode(verifier.salt))\", \"verifier_hex\": \"\(verifier.verifierBytes.withUnsafeBytes { Hex.encode($0) })\"}")
         }
         let table = directory.appendingPathComponent("users.json")
         guard FileManager.default.createFile(atPath: table.path, contents: Data("{\"users\": {\(users.joined(separator: ", "))}}".utf8), attributes: [.posixPermissions: 0o600])

@@ -4,37 +4,59 @@ import AuthCoreServer
 /// Instruction counts per secret class (`make ct-count`): each run prepares one operation for one
 /// class of secret input, then runs it once between callgrind's collection toggles. A constant-time
 /// operation gives the same `Ir` for every class; scripts/ct_count.py runs and compares them.
-let countedOperations: [String: [String]] = [
-    "comb": ["random", "one", "top-limbs-zero", "all-ones"],
-    "client-premaster": ["random", "x-zero", "x-top-bit-only", "a-random-bits-zero", "base-top-byte-zero"],
-    "server-premaster": ["random", "v-small", "b-random-bits-zero"],
-    "proof-compare": ["equal", "differ-first-byte", "differ-last-byte"],
-    // The login service's work on secrets for an enrolled user and an unknown one of the same name
-    // length (the table lookup, the decoy, B or the proof check, sealing or opening the state).
-    "login-begin": ["enrolled", "unknown"],
-    "login-finish": ["enrolled", "unknown"],
-    // The controls: GMP's variable-time mpz_powm, whose counts must differ (or the method proves
-    // nothing), and a login for a longer name (more HKDF and hash blocks), which must differ too.
-    "control-mpz_powm": ["random", "one"],
-    "control-login-begin": ["enrolled", "longer-name"],
-]
+let countedOperations: [String: [String]] = {
+    var operations: [String: [String]] = [
+        "comb": ["random", "one", "top-limbs-zero", "all-ones"],
+        "client-premaster": ["random", "x-zero", "x-top-bit-only", "a-random-bits-zero", "base-top-byte-zero"],
+        "server-premaster": ["random", "v-small", "b-random-bits-zero"],
+        "proof-compare": ["equal", "differ-first-byte", "differ-last-byte"],
+        // The login service's work on secrets for an enrolled user and an unknown one of the same name
+        // length (the table lookup, the decoy, B or the proof check, sealing or opening the state).
+        "login-begin": ["enrolled", "unknown"],
+        "login-finish": ["enrolled", "unknown"],
+        // The controls: GMP's variable-time mpz_powm, whose counts must differ (or the method proves
+        // nothing), and a login for a longer name (more HKDF and hash blocks), which must differ too.
+        "control-mpz_powm": ["random", "one"],
+        "control-login-begin": ["enrolled", "longer-name"],
+    ]
+    // Groups whose N is not a multiple of 64 bits (issue 42): a value below N may have a zero top
+    // word, which must change nothing.
+    // K = H(S) over S's minimal bytes, S's leading zero bytes secret (at 1029 bits S's top byte is
+    // zero one time in 32), and Cognito's claim key over PADs(S).
+    operations["session-key@1029"] = ["random", "s-top-byte-zero", "s-two-bytes-zero"]
+    operations["session-key"] = ["random", "s-top-byte-zero", "s-two-bytes-zero"]
+    operations["cognito-claim-key"] = ["random", "s-top-bit-set", "s-top-byte-zero", "s-two-bytes-zero"]
+    for bits in ["1029", "1535", "2047"] {
+        operations["verifier@\(bits)"] = ["random", "x-zero", "x-top-bit-only"]
+        operations["client-premaster@\(bits)"] = ["random", "x-zero", "a-random-bits-zero", "base-top-limb-zero"]
+        operations["server-premaster@\(bits)"] = ["random", "v-small", "v-top-limb-zero", "b-random-bits-zero"]
+        operations["login-finish@\(bits)"] = ["enrolled", "unknown"]
+    }
+    // Not at 1029 bits: there the public B has a zero top word one time in 32, and its BigUInt (B is
+    // published) then costs a few instructions less, whoever the user is.
+    for bits in ["1535", "2047"] { operations["login-begin@\(bits)"] = ["enrolled", "unknown"] }
+    // A control: the representation odd-length groups left behind (a BigUInt of v, which trims its
+    // zero top words) must count differently when v's top word is zero.
+    operations["control-verifier-biguint@2047"] = ["random", "v-top-limb-zero"]
+    return operations
+}()
 
-/// A login service over a table of 40 users (2048-bit group), the in-memory store (not counted:
-/// the gate counts the service's own work, not the store's), a fixed clock.
-let countedLogins: (service: SRPLoginService, table: StaticVerifierStore, configuration: SRPConfiguration)? = {
-    guard let configuration = try? SRPConfiguration(group: .rfc5054Group2048, hash: .sha256) else { return nil }
+/// A login service over a table of 40 users, the in-memory store (not counted: the gate counts the
+/// service's own work, not the store's), a fixed clock; one per group, made on first use.
+typealias CountedLogins = (service: SRPLoginService, table: StaticVerifierStore, configuration: SRPConfiguration)
+
+func countedLogins(_ group: SRPGroup) throws -> CountedLogins {
+    let configuration = try SRPConfiguration(group: group, hash: .sha256)
     var entries: [(username: String, verifier: SRPVerifier)] = []
     for index in 0..<40 {
         let name = "user\(String(index + 10))"  // 6 bytes each
-        guard let verifier = try? configuration.makeVerifier(username: Array(name.utf8), password: SecureBytes(Array("pw-\(index)".utf8))) else { return nil }
-        entries.append((name, verifier))
+        entries.append((name, try configuration.makeVerifier(username: Array(name.utf8), password: SecureBytes(Array("pw-\(index)".utf8)))))
     }
-    guard let table = try? StaticVerifierStore(entries, configuration: configuration),
-        let keys = try? ServerKeys(serverSecret: SecureBytes([UInt8](repeating: 0x3C, count: 32)))
-    else { return nil }
+    let table = try StaticVerifierStore(entries, configuration: configuration)
+    let keys = try ServerKeys(serverSecret: SecureBytes([UInt8](repeating: 0x3C, count: 32)))
     let service = SRPLoginService(configuration: configuration, verifiers: table, handshakes: InMemoryHandshakeStore(), keys: keys, clock: FixedClock())
     return (service, table, configuration)
-}()
+}
 
 struct FixedClock: SigningClock {
     func now() -> Timestamp { Timestamp(secondsSince1970: 1_796_000_000) }
@@ -62,6 +84,10 @@ func randomBytes(_ count: Int) -> [UInt8] {
 }
 
 func runCount(_ arguments: [String]) -> Int32 {
+    if arguments == ["--list"] {  // scripts/ct_count.py reads the operations and their classes from here
+        for name in countedOperations.keys.sorted() { print(([name] + countedOperations[name]!).joined(separator: " ")) }
+        return 0
+    }
     guard arguments.count == 2, let operation = arguments.first, let classes = countedOperations[operation],
         classes.contains(arguments[1])
     else {
@@ -80,9 +106,16 @@ func runCount(_ arguments: [String]) -> Int32 {
     }
 }
 
-func prepared(_ operation: String, class secretClass: String) throws -> () -> Void {
-    let group = CognitoSRP.group
+func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
+    // `operation@bits` runs the operation in an odd-length group; without a suffix, in Cognito's
+    // 3072-bit group (the login service: RFC 5054's 2048-bit group).
+    let parts = name.split(separator: "@", maxSplits: 1)
+    let operation = String(parts[0])
+    let oddGroup = parts.count == 2 ? OddGroups.named(parts[1]) : nil
+    let group = oddGroup ?? CognitoSRP.group
+    let k = try oddGroup.map { try SRPConfiguration(group: $0, hash: .sha256).multiplier } ?? CognitoSRP.multiplier
     let n = group.modulus
+    let topLimbZero = [UInt8](repeating: 0, count: group.byteCount - 8 * (n.bitWidth / 64)) + randomBytes(8 * (n.bitWidth / 64))
     switch operation {
     case "comb":
         let exponent: [UInt8]
@@ -93,6 +126,14 @@ func prepared(_ operation: String, class secretClass: String) throws -> () -> Vo
         default: exponent = randomBytes(32)
         }
         return group.preparedGeneratorPower(exponent: exponent, bitCount: 256)
+    case "verifier":
+        let x: [UInt8]
+        switch secretClass {
+        case "x-zero": x = [UInt8](repeating: 0, count: 32)
+        case "x-top-bit-only": x = [0x80] + [UInt8](repeating: 0, count: 31)
+        default: x = randomBytes(32)
+        }
+        return group.preparedVerifier(x: x)
     case "client-premaster":
         var x = randomBytes(32)
         let u = [UInt8](repeating: 0x11, count: 32)  // public: the same for every class
@@ -100,23 +141,29 @@ func prepared(_ operation: String, class secretClass: String) throws -> () -> Vo
         if secretClass == "x-top-bit-only" { x = [0x80] + [UInt8](repeating: 0, count: 31) }
         // B = k·g^x + t (mod N): the premaster base B - k·g^x is then t.
         let gx = try group.generator.powerVariableTime(BigUInt(bigEndianBytes: x), modulo: n)
-        let kgx = try (CognitoSRP.multiplier * gx).modulo(n)
-        let t = secretClass == "base-top-byte-zero"
-            ? BigUInt(bigEndianBytes: [0] + randomBytes(group.byteCount - 1)) : try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n)
+        let kgx = try (k * gx).modulo(n)
+        let t: BigUInt
+        switch secretClass {
+        case "base-top-byte-zero": t = BigUInt(bigEndianBytes: [0] + randomBytes(group.byteCount - 1))
+        case "base-top-limb-zero": t = BigUInt(bigEndianBytes: topLimbZero)
+        default: t = try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n)
+        }
         let b = try (kgx + t).modulo(n)
         let random: any SecureRandomGenerator = secretClass == "a-random-bits-zero" ? ConstantRandom(byte: 0) : SystemRandom()
-        return try group.preparedClientPremaster(
-            serverPublicValue: b, multiplier: CognitoSRP.multiplier, x: x, u: u, random: random)
+        return try group.preparedClientPremaster(serverPublicValue: b, multiplier: k, x: x, u: u, random: random)
     case "server-premaster":
         let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: group.byteCount)).modulo(n)  // public
         let u = [UInt8](repeating: 0x11, count: 32)
-        let v = secretClass == "v-small"
-            ? BigUInt(bigEndianBytes: [0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01])
-            : try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n)
+        let v: [UInt8]  // at N's byte length, as a stored verifier
+        switch secretClass {
+        case "v-small": v = [UInt8](repeating: 0, count: group.byteCount - 9) + [0x01, 0, 0, 0, 0, 0, 0, 0, 0x01]
+        case "v-top-limb-zero": v = topLimbZero
+        default: v = try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n).bigEndianBytes(paddedTo: group.byteCount)
+        }
         let random: any SecureRandomGenerator = secretClass == "b-random-bits-zero" ? ConstantRandom(byte: 0) : SystemRandom()
-        return try group.preparedServerPremaster(clientPublicValue: a, verifier: v, u: u, random: random)
+        return try group.preparedServerPremaster(clientPublicValue: a, verifierBytes: v, u: u, random: random)
     case "login-begin", "control-login-begin":
-        guard let (service, table, configuration) = countedLogins else { throw AuthCoreError(.invalidParameter, "the counted login service cannot be made") }
+        let (service, table, configuration) = try countedLogins(oddGroup ?? .rfc5054Group2048)
         let name = loginName(secretClass)
         let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: configuration.group.byteCount)).modulo(configuration.group.modulus)
         return {
@@ -125,7 +172,7 @@ func prepared(_ operation: String, class secretClass: String) throws -> () -> Vo
                 now: FixedClock().now())
         }
     case "login-finish":
-        guard let (service, table, configuration) = countedLogins else { throw AuthCoreError(.invalidParameter, "the counted login service cannot be made") }
+        let (service, table, configuration) = try countedLogins(oddGroup ?? .rfc5054Group2048)
         let name = loginName(secretClass)
         let loginId = "0123456789abcdef0123456789abcdef"
         let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: configuration.group.byteCount)).modulo(configuration.group.modulus)
@@ -136,6 +183,17 @@ func prepared(_ operation: String, class secretClass: String) throws -> () -> Vo
             guard let state = try? service.openState(sealed, loginId: loginId) else { return }
             _ = try? service.verifiedProof(state: state, clientProof: wrongProof, stored: table.lookup(state.username))
         }
+    case "session-key", "cognito-claim-key":
+        // S below N at N's byte length: a top byte of 0x11 (or 0x91, top bit set), or leading zeros.
+        var s = randomBytes(group.byteCount)
+        s[0] = secretClass == "s-top-bit-set" ? 0x91 : 0x01
+        if secretClass == "s-top-byte-zero" || secretClass == "s-two-bytes-zero" { s[0] = 0; s[1] |= 0x01 }
+        if secretClass == "s-two-bytes-zero" { s[1] = 0; s[2] |= operation == "cognito-claim-key" ? 0x80 : 0x01 }  // PADs(S) then starts at S's third byte
+        if operation == "cognito-claim-key" { return CognitoSRP.preparedClaimKey(premasterBytes: s) }
+        return try SRPConfiguration(group: group, hash: .sha256).preparedSessionKey(premasterBytes: s)
+    case "control-verifier-biguint":
+        let v = secretClass == "v-top-limb-zero" ? topLimbZero : try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n).bigEndianBytes(paddedTo: group.byteCount)
+        return { _ = BigUInt(bigEndianBytes: v) }
     case "control-mpz_powm":
         let exponent = BigUInt(bigEndianBytes: secretClass == "one" ? [UInt8](repeating: 0, count: 31) + [1] : randomBytes(32))
         return { _ = try? group.generator.powerVariableTime(exponent, modulo: n) }

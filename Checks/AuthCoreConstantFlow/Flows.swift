@@ -1,4 +1,5 @@
 import AuthCore
+import AuthCoreServer
 
 /// One checked flow: a name and the work, which must not branch on, index by or pass to a system
 /// call any secret it has not declassified.
@@ -28,6 +29,21 @@ let flows: [Flow] = [
     },
     Flow(name: "srp6a.server-state.sealed+resumed.3072") {  // issue 17: b leaves the process sealed, another server finishes
         try handshake(try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256), password: "resumed elsewhere", resumingFromSealedState: true)
+    },
+    // Groups whose N is not a multiple of 64 bits long (issue 42): v, S and the exported state are
+    // held at N's limb count, so a zero top word is never looked at.
+    Flow(name: "srp6a.handshake.1535.sha256.padded-proofs") {
+        try handshake(try SRPConfiguration(group: OddGroups.group1535, hash: .sha256, proofPadding: .padded), password: "an odd-length group")
+    },
+    Flow(name: "srp6a.server-state.sealed+resumed.2047") {
+        try handshake(try SRPConfiguration(group: OddGroups.group2047, hash: .sha256), password: "resumed in 2047 bits", resumingFromSealedState: true)
+    },
+    Flow(name: "srp6a.verifier-table.2047") {  // a table's verifiers checked (2…N−2) and brought to N's length when loaded
+        let configuration = try SRPConfiguration(group: OddGroups.group2047, hash: .sha256)
+        let verifier = try configuration.makeVerifier(username: username, password: secret("table entry"))
+        markSecret(verifier)
+        let table = try StaticVerifierStore([(username: "alice@example.com", verifier: verifier)], configuration: configuration)
+        _ = table.lookup("alice@example.com")
     },
     Flow(name: "cognito.claim+server-check") {
         try cognitoClaim(realm: "AbCdEf123", identity: "3f1c2d4e-user", password: secret("Passw0rd!"))
@@ -124,7 +140,7 @@ let flows: [Flow] = [
 func handshake(_ configuration: SRPConfiguration, password text: String, resumingFromSealedState: Bool = false) throws {
     let password = secret(text)
     let verifier = try configuration.makeVerifier(username: username, password: password)
-    markSecret(verifier.verifier)
+    markSecret(verifier)
     let server = SRPServer(configuration: configuration)
     let client = SRPClient(configuration: configuration)
     var serverEphemeral = try server.makeEphemeral(verifier: verifier, random: SecretRandom())
@@ -176,6 +192,12 @@ let controls: [Flow] = [
         let copy = key.withUnsafeBytes { Array($0) }
         let guess = Array("a secret the control compares with !=".utf8)
         if copy == guess { print("control: equal") }
+    },
+    Flow(name: "control.verifier-through-biguint.2047") {  // the representation the odd-length groups left: a BigUInt trims v's zero top words
+        let configuration = try SRPConfiguration(group: OddGroups.group2047, hash: .sha256)
+        let verifier = try configuration.makeVerifier(username: username, password: secret("through a BigUInt"))
+        markSecret(verifier)
+        _ = SRPVerifier(salt: verifier.salt, verifier: verifier.verifier)
     },
     Flow(name: "control.mpz_powm-secret-exponent") {
         let exponent = BigUInt(bigEndianBytes: try SecretRandom().secureBytes(count: 32))

@@ -21,6 +21,11 @@ func markSecret(_ value: BigUInt) {
     value.withUnsafeLimbBytes { ConstantFlow.classify($0) }
 }
 
+/// Marks a stored verifier's bytes (N's byte length) secret.
+func markSecret(_ verifier: SRPVerifier) {
+    verifier.verifierBytes.withUnsafeBytes { ConstantFlow.classify($0) }
+}
+
 /// Marks bytes the protocol publishes (a secret block drawn from the secret generator) public.
 func markPublic(_ bytes: [UInt8]) {
     bytes.withUnsafeBytes { ConstantFlow.declassify($0) }

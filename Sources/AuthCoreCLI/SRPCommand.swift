@@ -55,7 +55,7 @@ enum SRPCommand {
         guard password.count > 0 else { throw UsageError("the password is empty (it comes from stdin, one trailing newline dropped)") }
         do {
             let verifier = try configuration.makeVerifier(username: Array(username.utf8), password: password)
-            let verifierHex = Hex.encode(verifier.verifier.minimalBigEndianBytes)
+            let verifierHex = verifier.verifierBytes.withUnsafeBytes { Hex.encode($0) }  // at N's byte length
             printOut(#"{"salt_hex":"\#(Hex.encode(verifier.salt))","verifier_hex":"\#(verifierHex)"}"#)
             return 0
         } catch {

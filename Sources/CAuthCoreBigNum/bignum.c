@@ -70,6 +70,19 @@ mp_limb_t c_authcore_mpn_sec_less_than(mp_srcptr ap, mp_srcptr mp, mp_size_t n, 
     return mpn_sub_n(tp, ap, mp, n);
 }
 
+/// 1 when 2 <= {ap, n} <= {mp, n} - 2 for an odd m, else 0 (the values a stored SRP verifier may
+/// take), from two `mpn_sub_n` borrows: no branch on a. `tp` holds 2n limbs.
+mp_limb_t c_authcore_mpn_sec_in_verifier_range(mp_srcptr ap, mp_srcptr mp, mp_size_t n, mp_ptr tp) {
+    mp_ptr bound = tp + n;
+    for (mp_size_t i = 0; i < n; i++) bound[i] = 0;
+    bound[0] = 2;
+    mp_limb_t below_two = mpn_sub_n(tp, ap, bound, n);
+    for (mp_size_t i = 0; i < n; i++) bound[i] = mp[i];
+    bound[0] ^= 1; // m - 1: m is odd
+    mp_limb_t below_top = mpn_sub_n(tp, ap, bound, n);
+    return (below_two ^ 1) & below_top;
+}
+
 /// 1 when all n limbs are zero, else 0, reading every limb and branching on none.
 mp_limb_t c_authcore_mpn_sec_is_zero(mp_srcptr ap, mp_size_t n) {
     mp_limb_t any = 0;

@@ -283,6 +283,23 @@ static inline size_t c_authcore_ct_leading_zero_bytes(const void *p, size_t n) {
     return count;
 }
 
+/// 1 when lo <= x < hi, else 0, without a branch (every value below 2^62).
+static inline size_t c_authcore_ct_in_range(size_t x, size_t lo, size_t hi) {
+    size_t below_lo = c_authcore_value_barrier((x - lo) >> (sizeof(size_t) * 8 - 1));
+    size_t below_hi = c_authcore_value_barrier((x - hi) >> (sizeof(size_t) * 8 - 1));
+    return (below_lo ^ 1) & below_hi;
+}
+
+/// {out, n} ^= {candidate, n} when a == b, else nothing: every byte read and written, no branch on a or b.
+static inline void c_authcore_ct_xor_if_equal(void *out, const void *candidate, size_t n, size_t a, size_t b) {
+    size_t diff = a ^ b;
+    size_t equal = c_authcore_value_barrier(((diff | ((size_t)0 - diff)) >> (sizeof(size_t) * 8 - 1)) ^ 1);
+    unsigned char mask = (unsigned char)((size_t)0 - equal);
+    unsigned char *o = (unsigned char *)out;
+    const unsigned char *c = (const unsigned char *)candidate;
+    for (size_t i = 0; i < n; i++) o[i] ^= c[i] & mask;
+}
+
 /// The first non-zero byte of {p, n} (0 when all are zero), reading every byte and branching on none.
 static inline unsigned c_authcore_ct_first_nonzero_byte(const void *p, size_t n) {
     const unsigned char *bytes = (const unsigned char *)p;

@@ -364,3 +364,38 @@ final class CountingVerifierStore: VerifierStore, Sendable {
         return try await table.lookup(username)
     }
 }
+
+@Suite("SRP login service in a group whose N is not a multiple of 64 bits long")
+struct OddLengthGroupLoginTests {
+    @Test("enrolled users log in, unknown users get a decoy of the same shape, below N, at N's length (1029 and 2047 bits)")
+    func oddLengthLogins() async throws {
+        for group in [OddLengthGroups.group1029, OddLengthGroups.group2047] {
+            let configuration = try SRPConfiguration(group: group, hash: .sha256)
+            let clock = ManualClock(Timestamp(year: 2026, month: 12, day: 1)!)
+            let password = SecureBytes(Array("odd-length group".utf8))
+            let table = try StaticVerifierStore(["erin": try configuration.makeVerifier(username: Array("erin".utf8), password: password)], configuration: configuration)
+            let service = try SRPLoginService(
+                configuration: configuration, verifiers: table, handshakes: InMemoryHandshakeStore(clock: clock),
+                serverSecret: SecureBytes([UInt8](repeating: 0x42, count: 32)), clock: clock)
+            let client = SRPClient(configuration: configuration)
+            let ephemeral = try client.makeEphemeral()
+            let aBytes = ephemeral.publicValue.minimalBigEndianBytes
+            let challenge = try await service.begin(username: "erin", clientPublicValue: aBytes)
+            #expect(challenge.serverPublicValue.count == group.byteCount)
+            let session = try client.processChallenge(
+                username: Array("erin".utf8), password: password, salt: challenge.salt, serverPublicValue: challenge.serverPublicValue,
+                ephemeral: ephemeral)
+            let success = try await service.finish(loginId: challenge.loginId, clientProof: session.clientProof)
+            #expect(try session.verifyServerProof(success.serverProof) == success.sessionKey)
+
+            for name in ["nobody", "someone-else", "x"] {
+                let decoy = try service.decoyVerifier(for: name)
+                #expect(decoy.verifierBytes.count == group.byteCount)
+                #expect(decoy.verifier < group.modulus && configuration.isAcceptableVerifier(decoy), "the decoy of \(name) is a verifier of this group")
+                let unknown = try await service.begin(username: name, clientPublicValue: aBytes)
+                #expect(unknown.salt.count == challenge.salt.count)
+                #expect(unknown.serverPublicValue.count == group.byteCount)
+            }
+        }
+    }
+}

@@ -25,28 +25,100 @@ struct SRPGroupTests {
         #expect(errorCode { try SRPGroup(named: "rfc5054-1000") } == .invalidGroup)
     }
 
-    @Test("custom groups are validated: odd N of at least 1024 bits, a multiple of 64 bits long, 1 < g < N - 1")
+    @Test("custom groups are validated: odd N of at least 1024 bits (any length), 1 < g < N - 1")
     func customGroups() throws {
         let n = SRPGroup.rfc5054Group2048.modulus
         let custom = try SRPGroup(modulus: n, generator: BigUInt(5))
         #expect(custom.name == "custom-2048")
         #expect(errorCode { try SRPGroup(modulus: n + BigUInt(1), generator: BigUInt(2)) } == .invalidGroup)  // even
         #expect(errorCode { try SRPGroup(modulus: BigUInt(0xFFFF_FFFB), generator: BigUInt(2)) } == .invalidGroup)  // small
+        #expect(throws: AuthCoreError(.invalidGroup, "N must be odd and at least 1024 bits (got 1023 bits)")) {
+            try SRPGroup(modulus: OddLengthGroups.powerOfTwo(1022) + BigUInt(1), generator: BigUInt(2))
+        }
         #expect(errorCode { try SRPGroup(modulus: n, generator: BigUInt(1)) } == .invalidGroup)
         #expect(errorCode { try SRPGroup(modulus: n, generator: n - BigUInt(1)) } == .invalidGroup)
         #expect(errorCode { try SRPGroup(modulus: n, generator: BigUInt()) } == .invalidGroup)
-        // A short top word (2049 and 1087 bits) is refused: v's word count would reveal about a bit of it.
+        // A short top word is accepted: values below N are held at N's limb count (issue 42).
         let longer = n + n + BigUInt(1)
-        #expect(longer.bitWidth == 2049)
-        #expect(throws: AuthCoreError(.invalidGroup, "N must be a multiple of 64 bits long, as the RFC 5054 groups are (got 2049 bits)")) {
-            try SRPGroup(modulus: longer, generator: BigUInt(2))
-        }
-        let shortTop = BigUInt(bigEndianBytes: [0x40] + [UInt8](repeating: 0, count: 134) + [0x01])
-        #expect(shortTop.bitWidth == 1087)
-        #expect(errorCode { try SRPGroup(modulus: shortTop, generator: BigUInt(2)) } == .invalidGroup)
-        let fullTop = BigUInt(bigEndianBytes: [0x80] + [UInt8](repeating: 0, count: 134) + [0x01])
-        #expect(try SRPGroup(modulus: fullTop, generator: BigUInt(2)).name == "custom-1088")
+        #expect(try SRPGroup(modulus: longer, generator: BigUInt(2)).name == "custom-2049")
+        #expect(try SRPGroup(modulus: OddLengthGroups.powerOfTwo(1023) + BigUInt(1), generator: BigUInt(2)).byteCount == 128)
     }
+
+    @Test("odd-length groups (1029, 1535, 2047 bits): handshakes agree with plain arithmetic and verify both ways")
+    func oddLengthGroups() throws {
+        for group in OddLengthGroups.all {
+            let bits = group.modulus.bitWidth
+            #expect(bits % 64 != 0)
+            for padding in SRPProofPadding.allCases {
+                let configuration = try SRPConfiguration(group: group, hash: .sha256, proofPadding: padding)
+                let password = SecureBytes(Array("odd \(bits)".utf8))
+                let verifier = try configuration.makeVerifier(username: Array("dana".utf8), password: password)
+                #expect(verifier.verifierBytes.count == group.byteCount, "v is written at N's byte length")
+                #expect(configuration.isAcceptableVerifier(verifier))
+                let inner = SHA256.hash(bytes: Array("dana:odd \(bits)".utf8)).bytes
+                let x = BigUInt(bigEndianBytes: SHA256.hash(bytes: verifier.salt + inner).bytes)
+                #expect(verifier.verifier == (try group.generator.powerVariableTime(x, modulo: group.modulus)), "v = g^x for \(bits)")
+                let server = SRPServer(configuration: configuration)
+                let client = SRPClient(configuration: configuration)
+                let serverEphemeral = try server.makeEphemeral(verifier: verifier)
+                let resumed = try server.importEphemeral(serverEphemeral.exportedState())
+                #expect(serverEphemeral.exportedState().count == server.exportedEphemeralStateByteCount)
+                let clientEphemeral = try client.makeEphemeral()
+                let a = clientEphemeral.publicValue
+                let session = try client.processChallenge(
+                    username: Array("dana".utf8), password: password, salt: verifier.salt,
+                    serverPublicValue: resumed.serverPublicValue, ephemeral: clientEphemeral, recordingIntermediates: true)
+                let serverSession = try server.verifyClient(
+                    username: Array("dana".utf8), verifier: verifier, clientPublicValue: a, clientProof: session.clientProof,
+                    ephemeral: resumed, recordingIntermediates: true)
+                let key = try session.verifyServerProof(serverSession.serverProof)
+                #expect(key == serverSession.sessionKey)
+                #expect(serverSession.premasterSecret == session.intermediates?.premasterSecret)
+                // A wrong password is refused by the server.
+                let wrongEphemeral = try server.makeEphemeral(verifier: verifier)
+                let wrong = try client.processChallenge(
+                    username: Array("dana".utf8), password: SecureBytes(Array("wrong".utf8)), salt: verifier.salt,
+                    serverPublicValue: wrongEphemeral.serverPublicValue, ephemeral: try client.makeEphemeral())
+                var refusal: AuthCoreError.Code?
+                do {
+                    _ = try server.verifyClient(
+                        username: Array("dana".utf8), verifier: verifier, clientPublicValue: wrong.clientPublicValue,
+                        clientProof: wrong.clientProof, ephemeral: wrongEphemeral)
+                } catch { refusal = error.code }
+                #expect(refusal == .proofMismatch)
+            }
+        }
+    }
+
+    @Test("a verifier whose top word is zero in an odd-length group is stored at N's length and used as any other")
+    func oddLengthGroupShortVerifier() throws {
+        let group = OddLengthGroups.group1535
+        let configuration = try SRPConfiguration(group: group, hash: .sha256, proofPadding: .padded)
+        // A stand-in v below 2^(64·23) (its top word zero): the server's S must still match plain arithmetic.
+        let short = BigUInt(bigEndianBytes: [UInt8](repeating: 0, count: 8) + [UInt8](repeating: 0xA5, count: group.byteCount - 8))
+        let asNumber = SRPVerifier(salt: [UInt8](repeating: 3, count: 16), verifier: short)
+        #expect(asNumber.verifierBytes.count == group.byteCount - 8)
+        let padded = try #require(configuration.verifierAtModulusWidth(asNumber))
+        #expect(padded.verifierBytes.count == group.byteCount)
+        #expect(padded.verifier == short)
+        let server = SRPServer(configuration: configuration)
+        let b = BigUInt(bigEndianBytes: [UInt8](repeating: 0x42, count: 32))
+        let ephemeral = try server.ephemeral(privateValue: b, verifier: padded)
+        let gb = try group.generator.powerVariableTime(b, modulo: group.modulus)
+        #expect(ephemeral.serverPublicValue == (try (configuration.multiplier * short + gb).modulo(group.modulus)))
+        // Bytes wider than N's length are accepted only when the extra ones are zero.
+        let wide = SRPVerifier(salt: [1], verifierBytes: [0, 0, 0] + (try short.bigEndianBytes(paddedTo: group.byteCount)))
+        #expect(try #require(configuration.verifierAtModulusWidth(wide)).verifier == short)
+        #expect(configuration.verifierAtModulusWidth(SRPVerifier(salt: [1], verifierBytes: [1] + [UInt8](repeating: 0, count: group.byteCount))) == nil)
+        // 2…N−2 at N's limb count: 0, 1, N−1, N and wider values are refused.
+        for refused in [BigUInt(), BigUInt(1), group.modulus - BigUInt(1), group.modulus, group.modulus + BigUInt(2)] {
+            #expect(!configuration.isAcceptableVerifier(refused))
+        }
+        #expect(configuration.isAcceptableVerifier(BigUInt(2)))
+        #expect(configuration.isAcceptableVerifier(group.modulus - BigUInt(2)))
+        #expect(!configuration.isAcceptableVerifier(SRPVerifier(salt: [1], verifierBytes: [UInt8](repeating: 0, count: group.byteCount + 9))))
+    }
+
 }
 
 extension [UInt8] {

@@ -70,6 +70,17 @@ final class LimbBuffer: @unchecked Sendable {
         }
     }
 
+    /// The low `byteCount` bytes big-endian in wiping storage (N's byte length for a value below N,
+    /// whose higher bytes are zero): every byte is written, in time that depends only on the counts.
+    func secureBigEndianBytes(byteCount: Int) -> SecureBytes {
+        precondition(byteCount <= count * 8, "the bytes lie within the limbs")  // invariant: sized by callers from N
+        return SecureBytes(count: byteCount) { out in
+            for index in 0..<byteCount {
+                out[byteCount - 1 - index] = UInt8(truncatingIfNeeded: pointer[index / 8] >> (8 * UInt64(index % 8)))
+            }
+        }
+    }
+
     /// Writes all limbs big-endian into exactly `count * 8` bytes: time depends only on `count`.
     func writeBigEndianBytes(into out: UnsafeMutableRawBufferPointer) {
         precondition(out.count == count * 8, "byte buffer must hold every limb")  // invariant: sized by callers

@@ -100,6 +100,11 @@ package final class MontgomeryDomain: @unchecked Sendable {
         return below & (isZero(a) ^ 1)
     }
 
+    /// 1 when 2 ≤ a ≤ N − 2, else 0 (a secret bit: declassify only the verdict).
+    func isInVerifierRange(_ a: UnsafePointer<mp_limb_t>) -> mp_limb_t {
+        withScratch { c_authcore_mpn_sec_in_verifier_range(a, modulusLimbs.pointer, limbCount, $0) }
+    }
+
     // MARK: - Exponentiation with secrets
 
     /// `base^exponent mod N` with GMP's `mpn_sec_powm`: side-channel silent in both the base and the

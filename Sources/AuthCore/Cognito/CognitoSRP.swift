@@ -94,19 +94,19 @@ public enum CognitoSRP {
 
     /// The 16-byte claim key: HKDF-SHA256(salt = PADs(u), ikm = PADs(S), "Caldera Derived Key").
     ///
-    /// S stays in fixed-width storage; only the length of its sign-padded form is declassified (the
-    /// protocol hashes that form, so its length is what the HKDF input reveals anyway).
+    /// S stays in fixed-width storage. PADs(S) starts at one of `00 ‖ S`'s first three bytes (a `00`
+    /// before a top bit, S's first byte, or past one zero byte); HKDF-Extract runs from each and the
+    /// one for S's own start is kept without a branch on it
+    /// (``SecureBytes/transformingSuffix(from:candidates:_:)``): only a start further in (two zero
+    /// bytes and a byte below 0x80 at S's top, about 2⁻¹⁷ of sign-ins) is declassified. S is never
+    /// zero (a zero base is refused before the exponentiation, and N is prime).
     static func claimKey(premasterSecret s: LimbBuffer, scramblingParameter u: BigUInt) throws(AuthCoreError) -> SecureBytes {
         let padded = s.secureBigEndianBytes(leadingZeros: 1)  // 00 ‖ S: the sign byte is always available
-        // Public by the protocol (the HKDF input's length): the leading zero count and the sign bit.
-        let zeros = ConstantFlow.declassified(padded.leadingZeroByteCount)
-        let signBit = ConstantFlow.declassified(Int(padded.firstNonZeroByte >> 7))
-        let start = Swift.min(zeros - signBit, padded.count - 1)  // S = 0 hashes as the single byte 00
+        // Secret: PADs(S) keeps one 00 before a first byte ≥ 0x80, none otherwise.
+        let start = padded.leadingZeroByteCount &- Int(padded.firstNonZeroByte >> 7)  // &-: no overflow check to branch on
         let salt = u.signPaddedBigEndianBytes
-        let prk = padded.withUnsafeBytes { all in
-            salt.withUnsafeBytes {
-                HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: UnsafeRawBufferPointer(rebasing: all[start...]), salt: $0)
-            }
+        let prk = padded.transformingSuffix(from: start, candidates: 0..<3) { ikm in
+            salt.withUnsafeBytes { HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: ikm, salt: $0) }
         }
         return try prk.withUnsafeBytes { (p) throws(AuthCoreError) -> SecureBytes in
             try derivedKeyInfo.withUnsafeBytesTyped { (i) throws(AuthCoreError) -> SecureBytes in

@@ -222,21 +222,24 @@ public struct SRPConfiguration: Sendable {
     /// `K = H(S)` with S as minimal big-endian bytes (RFC 2945 §3, as the vectors define it), or
     /// `H(PAD(S))` with ``SRPProofPadding/padded``.
     ///
-    /// S stays in fixed-width storage. In minimal mode its length is declassified, because the
-    /// protocol hashes its minimal form and so reveals how many leading zero bytes it has; in padded
-    /// mode nothing about S is.
+    /// S stays in fixed-width storage. In minimal mode the hash runs on S from each of its first three
+    /// possible starts (N's byte length, one and two bytes less) and the one past S's leading zero
+    /// bytes is kept without a branch on it (``SecureBytes/transformingSuffix(from:candidates:_:)``):
+    /// only three or more leading zero bytes are declassified, about 2⁻²⁴ of handshakes when N's top
+    /// byte is full and at most about 2⁻¹⁷ otherwise (a 2049-bit N leaves S's top byte zero about half
+    /// the time).
+    /// In padded mode nothing about S is looked at.
     func sessionKey(premasterSecret s: LimbBuffer) -> SecureBytes {
         let bytes = s.secureBigEndianBytes()
         let width = group.byteCount
-        // invariant: secureBigEndianBytes has the limb width, at least N's byte length.
-        let start: Int
+        precondition(bytes.count >= width, "S is stored at the limb width of N")  // invariant: LimbBuffer of N's limbs
+        let base = bytes.count - width  // the bytes before are zero (S < N): a public offset
         switch proofPadding {
-        case .minimal: start = ConstantFlow.declassified(bytes.leadingZeroByteCount)  // public by the protocol: H hashes S's minimal bytes
+        case .minimal:
+            return bytes.transformingSuffix(from: bytes.leadingZeroByteCount, candidates: base..<(base + 3)) { hash.secretHash(parts: [$0]) }
         case .padded:
-            precondition(bytes.count >= width, "S is stored at the limb width of N")  // invariant: LimbBuffer of N's limbs
-            start = bytes.count - width  // the bytes before are zero (S < N)
+            return bytes.withUnsafeBytes { all in hash.secretHash(parts: [UnsafeRawBufferPointer(rebasing: all[base...])]) }
         }
-        return bytes.withUnsafeBytes { all in hash.secretHash(parts: [UnsafeRawBufferPointer(rebasing: all[start...])]) }
     }
 
     static let maximumInputBytes = 65_536

@@ -23,15 +23,23 @@ extension SRPGroup {
         }
     }
 
-    /// The server premaster `(A·v^u)^b` for a stored verifier `v` (secret) and a fresh `b`.
+    /// A verifier `v = g^x` written at N's byte length, `x` as 32 big-endian bytes.
+    package func preparedVerifier(x: [UInt8]) -> () -> Void {
+        let limbs = x.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }
+        return { [engine] in _ = try? engine.verifierBytes(privateKey: limbs, bitCount: 256) }
+    }
+
+    /// The server premaster `(A·v^u)^b` for a stored verifier (secret, big-endian bytes at N's
+    /// length, read as a server reads it) and a fresh `b`.
     package func preparedServerPremaster(
-        clientPublicValue a: BigUInt, verifier: BigUInt, u: [UInt8], random: some SecureRandomGenerator
+        clientPublicValue a: BigUInt, verifierBytes: [UInt8], u: [UInt8], random: some SecureRandomGenerator
     ) throws(AuthCoreError) -> () -> Void {
         let privateValue = try engine.generatePrivateValue(group: self, randomBitCount: 256, offsetBits: 256, random: random)
-        let v = try engine.checkedVerifier(verifier)
+        let stored = SecureBytes(verifierBytes)
         let uLimbs = u.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }
         let box = PrivateValueBox(privateValue)
-        return { [engine] in
+        return { [engine] in  // the verifier read and checked as a server does, then S
+            guard let v = try? engine.checkedVerifier(stored) else { return }
             _ = try? engine.serverPremaster(clientPublicValue: a, verifier: v, u: uLimbs, uBitCount: 256, privateValue: box.value)
         }
     }
@@ -41,4 +49,21 @@ extension SRPGroup {
 private final class PrivateValueBox: Sendable {
     let value: SRPPrivateValue
     init(_ value: consuming SRPPrivateValue) { self.value = value }
+}
+
+extension SRPConfiguration {
+    /// `K = H(S)` (or `H(PAD(S))`) for `S` given as big-endian bytes below N.
+    package func preparedSessionKey(premasterBytes: [UInt8]) -> () -> Void {
+        let s = premasterBytes.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: group.engine.limbCount) }
+        return { _ = self.sessionKey(premasterSecret: s) }
+    }
+}
+
+extension CognitoSRP {
+    /// The claim key HKDF(PADs(u), PADs(S)) for `S` given as big-endian bytes below N.
+    package static func preparedClaimKey(premasterBytes: [UInt8]) -> () -> Void {
+        let s = premasterBytes.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: group.engine.limbCount) }
+        let u = BigUInt(bigEndianBytes: [UInt8](repeating: 0x11, count: 32))  // public
+        return { _ = try? claimKey(premasterSecret: s, scramblingParameter: u) }
+    }
 }

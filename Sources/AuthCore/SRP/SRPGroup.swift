@@ -22,21 +22,17 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
 
     /// A validated custom group.
     ///
-    /// N's length must be a multiple of 64 bits, as every RFC 5054 group's is: a stored verifier
-    /// `v < N` is a ``BigUInt``, whose number of 64-bit words is public, and with a short top word
-    /// that number would tell whether `v`'s top word is zero (about one bit of a password-equivalent
-    /// value); with a full one it differs from N's with probability about 2⁻⁶³.
+    /// N may have any bit length from 1024 up, such as the 1535- or 2047-bit primes some SRP
+    /// libraries ship: every value modulo N that depends on a secret (a verifier, `S`, an exported
+    /// server state) is held at N's limb count whatever its value, so no count of words or bytes
+    /// that the code looks at depends on a secret.
     ///
-    /// - Throws: ``AuthCoreError/Code/invalidGroup`` unless N is odd, at least 1024 bits, a multiple
-    ///   of 64 bits long, and 1 < g < N - 1. (Primality of N and (N-1)/2 is the caller's
-    ///   responsibility: testing it costs seconds for large N.)
+    /// - Throws: ``AuthCoreError/Code/invalidGroup`` unless N is odd and at least 1024 bits, and
+    ///   1 < g < N - 1. (Primality of N and (N-1)/2 is the caller's responsibility: testing it costs
+    ///   seconds for large N.)
     public init(modulus: BigUInt, generator: BigUInt) throws(AuthCoreError) {
         guard modulus.isOdd, modulus.bitWidth >= 1024 else {
             throw AuthCoreError(.invalidGroup, "N must be odd and at least 1024 bits (got \(modulus.bitWidth) bits)")
-        }
-        guard modulus.bitWidth % 64 == 0 else {
-            throw AuthCoreError(
-                .invalidGroup, "N must be a multiple of 64 bits long, as the RFC 5054 groups are (got \(modulus.bitWidth) bits)")
         }
         guard modulus.bitWidth <= ModularContext.maximumModulusBitCount else {
             throw AuthCoreError(.invalidGroup, "N exceeds \(ModularContext.maximumModulusBitCount) bits")
@@ -68,7 +64,9 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `g^e mod N` for a secret exponent, in constant time, through the group's fixed-base table
-    /// (built on first use; exponents over 512 bits use `mpn_sec_powm`).
+    /// (built on first use; exponents over 512 bits use `mpn_sec_powm`). The result, a `BigUInt`,
+    /// keeps only its significant words: its word count is public (for a value to publish, such as
+    /// `A`; a secret result is kept at N's width by the engine, as verifiers are).
     ///
     /// - Parameters:
     ///   - exponent: the secret exponent, at most `exponentBitCount` bits.

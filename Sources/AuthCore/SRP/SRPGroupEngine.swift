@@ -73,8 +73,16 @@ final class SRPGroupEngine: Sendable {
         return montgomery.secretBigUInt
     }
 
-    /// A verifier `v = g^x mod N` (RFC 5054 §2.4): secret (password-equivalent), so kept at fixed
-    /// width until it becomes a stored `BigUInt`.
+    /// A verifier `v = g^x mod N` (RFC 5054 §2.4): secret (password-equivalent), so written at N's
+    /// byte length, never through a `BigUInt` (whose word count would be v's own).
+    func verifierBytes(privateKey x: LimbBuffer, bitCount: Int) throws(AuthCoreError) -> SecureBytes {
+        let v = try generatorPowerMontgomery(x, bitCount: bitCount)
+        domain.leave(v.pointer, v.pointer)
+        return v.secureBigEndianBytes(byteCount: domain.modulus.byteWidth)
+    }
+
+    /// The same verifier as a `BigUInt` (Cognito's interfaces, whose 3072-bit N fills its top word:
+    /// the word count is declassified, and equals N's but with probability about 2⁻⁶⁴).
     func verifierValue(privateKey x: LimbBuffer, bitCount: Int) throws(AuthCoreError) -> BigUInt {
         let v = try generatorPowerMontgomery(x, bitCount: bitCount)
         domain.leave(v.pointer, v.pointer)
@@ -124,17 +132,39 @@ final class SRPGroupEngine: Sendable {
     // MARK: - Server public value and premaster secrets (RFC 5054 §2.5.3, §2.6)
 
     /// Reads a stored verifier into n limbs and checks 0 < v < N in constant time (the verifier is
-    /// password-equivalent; only the verdict is public).
+    /// password-equivalent; only the verdict is public). The bytes' count is public (N's byte
+    /// length for a verifier this library made); their value's length is never looked at.
     ///
     /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` when the check fails.
+    func checkedVerifier(_ verifier: SecureBytes) throws(AuthCoreError) -> LimbBuffer {
+        try checkedInRange(limbs(ofStored: verifier))
+    }
+
+    /// ``checkedVerifier(_:)-(SecureBytes)`` for a verifier held as a `BigUInt` (Cognito's interfaces,
+    /// whose 3072-bit N fills its top word).
     func checkedVerifier(_ verifier: BigUInt) throws(AuthCoreError) -> LimbBuffer {
-        let n = limbCount
-        guard verifier.limbCount <= n else { throw AuthCoreError(.unsafePublicValue, "verifier is not below N") }
-        let v = LimbBuffer(verifier, count: n)
+        try checkedInRange(verifier.limbCount <= limbCount ? LimbBuffer(verifier, count: limbCount) : nil)
+    }
+
+    private func checkedInRange(_ v: LimbBuffer?) throws(AuthCoreError) -> LimbBuffer {
+        guard let v else { throw AuthCoreError(.unsafePublicValue, "verifier is not below N") }
         guard ConstantFlow.declassified(domain.isInRange(v.pointer)) == 1 else {
             throw AuthCoreError(.unsafePublicValue, "verifier is not in 1...N-1")
         }
         return v
+    }
+
+    /// Whether stored verifier bytes hold a value in 2…N−2, in constant time (see
+    /// ``SRPConfiguration/isAcceptableVerifier(_:)-(SRPVerifier)``).
+    func isAcceptableVerifier(_ verifier: SecureBytes) -> Bool {
+        guard let v = limbs(ofStored: verifier) else { return false }
+        return ConstantFlow.declassified(domain.isInVerifierRange(v.pointer)) == 1
+    }
+
+    /// Big-endian bytes read into N's limb count, or nil when there are more bytes than the limbs hold.
+    private func limbs(ofStored bytes: SecureBytes) -> LimbBuffer? {
+        guard bytes.count <= limbCount * 8 else { return nil }
+        return bytes.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: limbCount) }
     }
 
     /// B = (k·v + g^b) mod N, given g^b as the private value's public value; constant time in v.

@@ -37,7 +37,7 @@ public struct SRPServer: Sendable {
     private func ephemeral(privateValue: consuming SRPPrivateValue, verifier: SRPVerifier) throws(AuthCoreError)
         -> SRPServerEphemeral
     {
-        let v = try configuration.group.engine.checkedVerifier(verifier.verifier)
+        let v = try configuration.group.engine.checkedVerifier(verifier.verifierBytes)
         let publicValue = configuration.group.engine.serverPublicValue(
             k: configuration.multiplier, verifier: v, gb: privateValue.publicValue)
         return SRPServerEphemeral(privateValue: privateValue, serverPublicValue: publicValue)
@@ -80,7 +80,7 @@ public struct SRPServer: Sendable {
             throw AuthCoreError(.invalidLength, "M1 must be \(c.hash.byteCount) bytes, got \(clientProof.count)")
         }
         let b = ephemeral.serverPublicValue
-        let v = try c.group.engine.checkedVerifier(verifier.verifier)
+        let v = try c.group.engine.checkedVerifier(verifier.verifierBytes)
         let premaster = try c.serverPremaster(clientPublicValue: a, serverPublicValue: b, verifier: v, privateValue: ephemeral.privateValue)
         let (s, u) = (premaster.secret, premaster.scramblingParameter)
         let key = c.sessionKey(premasterSecret: s)

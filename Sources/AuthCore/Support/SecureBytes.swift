@@ -135,6 +135,34 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
         withUnsafeBytes { bytes in bytes.baseAddress.map { UInt8(truncatingIfNeeded: c_authcore_ct_first_nonzero_byte($0, bytes.count)) } ?? 0 }
     }
 
+    /// `body` of the bytes from a secret offset `start` (past a secret number's leading zero bytes,
+    /// say) in work that does not depend on it: `body` runs on the suffix from every offset in
+    /// `candidates` and its result for `start` is kept, chosen byte by byte under a mask. Only whether
+    /// `start` lies outside `candidates` is public; then `body` runs on that one suffix. Every result
+    /// of `body` must have one length.
+    package func transformingSuffix(
+        from start: Int, candidates: Range<Int>, _ body: (UnsafeRawBufferPointer) -> SecureBytes
+    ) -> SecureBytes {
+        precondition(!candidates.isEmpty && candidates.lowerBound >= 0 && candidates.upperBound <= count + 1, "candidate offsets within the bytes")  // invariant: public, from the callers' widths
+        return withUnsafeBytes { all in
+            let inside = c_authcore_ct_in_range(start, candidates.lowerBound, candidates.upperBound)
+            guard ConstantFlow.declassified(Int(inside)) == 1 else {
+                return body(UnsafeRawBufferPointer(rebasing: all[Swift.max(0, Swift.min(start, all.count))...]))
+            }
+            var chosen = SecureBytes()
+            for offset in candidates {
+                let result = body(UnsafeRawBufferPointer(rebasing: all[Swift.min(offset, all.count)...]))
+                if offset == candidates.lowerBound { chosen = SecureBytes(count: result.count) { _ in } }
+                chosen.withUnsafeMutableBytes { out in
+                    result.withUnsafeBytes {
+                        c_authcore_ct_xor_if_equal(out.baseAddress, $0.baseAddress, Swift.min($0.count, out.count), offset, start)
+                    }
+                }
+            }
+            return chosen
+        }
+    }
+
     public var description: String { "SecureBytes(\(count) bytes)" }
     public var debugDescription: String { description }
     public var customMirror: Mirror { Mirror(self, children: ["count": count]) }

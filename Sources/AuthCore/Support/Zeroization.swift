@@ -23,7 +23,7 @@ package func wipeSecretMemory(_ buffer: UnsafeMutableRawBufferPointer) {
 
 extension Array where Element == UInt8 {
     /// Wipes the array's bytes in place (its count stays the same).
-    mutating func secureZeroize() {
+    package mutating func secureZeroize() {
         withUnsafeMutableBytes { secureZero($0) }
     }
 }

@@ -242,23 +242,34 @@ public struct SRPLoginService: Sendable {
         let decoy = try decoyVerifier(for: username)
         let width = configuration.group.byteCount
         // Equal lengths first: a store with one salt length (the verifier table) never branches on the user.
-        let sameShape = stored.verifier.salt.count == decoy.salt.count && stored.verifier.verifier.byteWidth <= width
+        // The stored verifier at N's byte length (a store may hand out sign- or limb-padded bytes); one
+        // that does not fit below N's length counts as a shape mismatch.
+        let atWidth = configuration.verifierAtModulusWidth(stored.verifier)
+        let sameShape = stored.verifier.salt.count == decoy.salt.count && atWidth != nil
         guard sameShape || !stored.isEnrolled else {
-            throw AuthCoreError(.unsupported, "a stored salt is \(stored.verifier.salt.count) bytes, the decoys' \(decoy.salt.count): use one salt length")
+            throw AuthCoreError(
+                .unsupported,
+                "a stored salt is \(stored.verifier.salt.count) bytes, the decoys' \(decoy.salt.count), or a stored verifier is wider than N: use one salt length and verifiers below N")
         }
         let enrolled: UInt8 = stored.isEnrolled ? 1 : 0  // a select, not a branch
         let mask = 0 &- (enrolled & (sameShape ? 1 : 0))
         let storedSalt = sameShape ? stored.verifier.salt : decoy.salt
-        let storedValue = try (sameShape ? stored.verifier.verifier : decoy.verifier).bigEndianBytes(paddedTo: width)
-        let decoyValue = try decoy.verifier.bigEndianBytes(paddedTo: width)
+        // Both at N's byte length, chosen between byte by byte.
+        let storedValue = atWidth?.verifierBytes ?? decoy.verifierBytes
         let salt = zip(storedSalt, decoy.salt).map { ($0 & mask) | ($1 & ~mask) }
-        let value = zip(storedValue, decoyValue).map { ($0 & mask) | ($1 & ~mask) }
-        return SRPVerifier(salt: salt, verifier: BigUInt(bigEndianBytes: value))
+        let value = SecureBytes(count: width) { out in
+            storedValue.withUnsafeBytes { stored in
+                decoy.verifierBytes.withUnsafeBytes { decoyBytes in
+                    for index in 0..<width { out[index] = (stored[index] & mask) | (decoyBytes[index] & ~mask) }
+                }
+            }
+        }
+        return SRPVerifier(salt: salt, verifierBytes: value)
     }
 
     /// A salt and a verifier below N derived from the decoy key and the username: HKDF-Expand
     /// (RFC 5869 §2.3) with `info = "unknown user " ‖ username`.
-    func decoyVerifier(for username: String) throws(AuthCoreError) -> SRPVerifier {
+    package func decoyVerifier(for username: String) throws(AuthCoreError) -> SRPVerifier {
         let byteCount = configuration.group.byteCount
         let saltCount = decoySaltByteCount
         let material = try keys.decoy.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in
@@ -266,14 +277,18 @@ public struct SRPLoginService: Sendable {
                 try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: key, info: info, outputByteCount: saltCount + byteCount)
             }
         }
-        return material.withUnsafeBytes { bytes in
-            // Below N: the top bit of N's width is cleared, and N's top bit is set; the lowest bit is
-            // set, so it is never 0 or 1 either (a 2^-(8·width) chance of 1 was the only other case).
-            var value = Array(bytes[saltCount...])
-            value[0] &= 0x7F
-            value[value.count - 1] |= 0x02
-            return SRPVerifier(salt: Array(bytes[..<saltCount]), verifier: BigUInt(bigEndianBytes: value))
+        // Below N: the bits from N's top bit up are cleared (N's top bit is set); bit 1 is set, so it
+        // is at least 2 (a verifier is 2…N−2).
+        let topBits = configuration.group.modulus.bitWidth - 8 * (byteCount - 1)  // 1...8 bits in N's first byte
+        let firstByteMask = UInt8(truncatingIfNeeded: (1 << (topBits - 1)) - 1)
+        let value = SecureBytes(count: byteCount) { out in
+            material.withUnsafeBytes { bytes in
+                for index in 0..<byteCount { out[index] = bytes[saltCount + index] }
+            }
+            out[0] &= firstByteMask
+            out[byteCount - 1] |= 0x02
         }
+        return SRPVerifier(salt: material.withUnsafeBytes { Array($0[..<saltCount]) }, verifierBytes: value)
     }
 
     // MARK: - Failure counting

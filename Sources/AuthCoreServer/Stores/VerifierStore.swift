@@ -92,8 +92,9 @@ public struct StaticVerifierStore: VerifierStore {
                         ? "\(source): user '\(Self.shown(bytes))' appears twice"
                         : "\(source): users '\(Self.shown(earlier))' and '\(Self.shown(bytes))' are canonically equivalent Unicode (normalise names when enrolling)")
             }
-            guard configuration.isAcceptableVerifier(verifier.verifier) else {
-                throw AuthCoreError(.malformedInput, "\(source): user '\(Self.shown(bytes))' has a verifier outside 2...N-2 for the \(configuration.group.byteCount * 8)-bit group")
+            guard let verifier = configuration.verifierAtModulusWidth(verifier), configuration.isAcceptableVerifier(verifier) else {
+                throw AuthCoreError(
+                    .malformedInput, "\(source): user '\(Self.shown(bytes))' has a verifier outside 2...N-2 for the \(configuration.group.modulus.bitWidth)-bit group")
             }
             guard !verifier.salt.isEmpty, verifier.salt.count <= 1024 else {
                 throw AuthCoreError(.malformedInput, "\(source): user '\(Self.shown(bytes))' has an empty or over-long salt")
@@ -147,7 +148,9 @@ public struct StaticVerifierStore: VerifierStore {
                 case .string(let verifierHex)? = fields["verifier_hex"]
             else { throw AuthCoreError(.malformedInput, "\(source): user '\(shown)' is not {\"salt_hex\", \"verifier_hex\"}") }
             do {
-                entries.append((String(decoding: name, as: UTF8.self), SRPVerifier(salt: try Hex.decode(saltHex), verifier: try BigUInt(hex: verifierHex))))
+                var verifierBytes = try Hex.decodeNumber(verifierHex)
+                defer { verifierBytes.secureZeroize() }
+                entries.append((String(decoding: name, as: UTF8.self), SRPVerifier(salt: try Hex.decode(saltHex), verifierBytes: verifierBytes)))
             } catch {
                 throw AuthCoreError(.malformedInput, "\(source): user '\(shown)' has a salt or verifier that is not hexadecimal")
             }

@@ -42,6 +42,10 @@ void c_authcore_mpn_add_mod(mp_ptr rp, mp_srcptr ap, mp_srcptr bp, mp_srcptr mp,
 /// `tp` holds n limbs.
 mp_limb_t c_authcore_mpn_sec_less_than(mp_srcptr ap, mp_srcptr mp, mp_size_t n, mp_ptr tp);
 
+/// 1 when 2 <= {ap, n} <= {mp, n} - 2 for an odd m, else 0 (a stored SRP verifier's range), without
+/// a branch on a; `tp` holds 2n limbs.
+mp_limb_t c_authcore_mpn_sec_in_verifier_range(mp_srcptr ap, mp_srcptr mp, mp_size_t n, mp_ptr tp);
+
 /// 1 when all n limbs are zero, else 0, reading every limb and branching on none.
 mp_limb_t c_authcore_mpn_sec_is_zero(mp_srcptr ap, mp_size_t n);
 
