@@ -22,15 +22,29 @@ BINARY = sys.argv[1] if len(sys.argv) > 1 else ".build/ctgrind/release/authcore-
 OUT = ".build/ct-count"
 
 
+# What the gate must cover: the binary may list more, never less (a name dropped from its table would
+# otherwise shrink the gate silently). Its classes come from the binary, at least two each.
+REQUIRED = [
+    "comb", "client-premaster", "server-premaster", "proof-compare", "login-begin", "login-finish",
+    "session-key", "session-key@1029", "cognito-claim-key",
+    *(f"{operation}@{bits}" for bits in (1029, 1535, 2047)
+      for operation in ("verifier", "client-premaster", "server-premaster", "login-finish")),
+    "login-begin@1535", "login-begin@2047",
+    "control-mpz_powm", "control-login-begin", "control-verifier-biguint@2047",
+]
+
+
 def operations():
     """The operations and their classes, as the binary defines them (`count --list`): the names that
     start with `control` are the controls, deliberately variable-time, whose classes must differ."""
     listed = subprocess.run([BINARY, "count", "--list"], check=True, capture_output=True, text=True).stdout
     table = {line.split()[0]: line.split()[1:] for line in listed.splitlines() if line.strip()}
+    missing = [name for name in REQUIRED if name not in table]
+    narrow = [name for name, classes in table.items() if len(classes) < 2]
+    if missing or narrow:
+        raise SystemExit(f"ct-count: the binary lacks {missing} or lists fewer than two classes for {narrow}")
     checked = {name: classes for name, classes in table.items() if not name.startswith("control")}
     controls = {name: classes for name, classes in table.items() if name.startswith("control")}
-    if not checked or not controls:
-        raise SystemExit("ct-count: the binary lists no operations or no controls")
     return checked, controls
 
 

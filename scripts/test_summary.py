@@ -54,7 +54,7 @@ def describe(name, lines):
         return "%d flows, %d with reports; %d controls caught" % (
             len(clean), sum(1 for f in clean if f.group(2) != "0"), sum(1 for f in flows if f.group(1).startswith("control") and f.group(2) != "0"))
     if name == "ct-count":
-        equal = count_lines(lines, r"^ct-count [\w-]+: equal Ir")
+        equal = count_lines(lines, r"^ct-count [\w@-]+: equal Ir")
         return "%d operations take equal instructions per class; %d controls differ" % (len(equal), len(count_lines(lines, r"^ct-count control")))
     if name == "dudect":
         return "%d operations without a leak; %d controls caught" % (

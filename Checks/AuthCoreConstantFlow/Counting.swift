@@ -112,6 +112,7 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
     let parts = name.split(separator: "@", maxSplits: 1)
     let operation = String(parts[0])
     let oddGroup = parts.count == 2 ? OddGroups.named(parts[1]) : nil
+    guard parts.count == 1 || oddGroup != nil else { throw AuthCoreError(.invalidParameter, "no odd-length group of \(parts[1]) bits") }
     let group = oddGroup ?? CognitoSRP.group
     let k = try oddGroup.map { try SRPConfiguration(group: $0, hash: .sha256).multiplier } ?? CognitoSRP.multiplier
     let n = group.modulus

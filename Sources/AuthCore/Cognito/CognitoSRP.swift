@@ -102,10 +102,12 @@ public enum CognitoSRP {
     /// zero (a zero base is refused before the exponentiation, and N is prime).
     static func claimKey(premasterSecret s: LimbBuffer, scramblingParameter u: BigUInt) throws(AuthCoreError) -> SecureBytes {
         let padded = s.secureBigEndianBytes(leadingZeros: 1)  // 00 ‖ S: the sign byte is always available
-        // Secret: PADs(S) keeps one 00 before a first byte ≥ 0x80, none otherwise.
+        // Secret: PADs(S) keeps one 00 before a first byte ≥ 0x80, none otherwise. S ≠ 0, so the
+        // start is inside the bytes.
         let start = padded.leadingZeroByteCount &- Int(padded.firstNonZeroByte >> 7)  // &-: no overflow check to branch on
+        let first = padded.count - group.byteCount  // S's first possible byte (public): N's length from the end
         let salt = u.signPaddedBigEndianBytes
-        let prk = padded.transformingSuffix(from: start, candidates: 0..<3) { ikm in
+        let prk = padded.transformingSuffix(from: start, candidates: (first - 1)..<(first + 2)) { ikm in
             salt.withUnsafeBytes { HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: ikm, salt: $0) }
         }
         return try prk.withUnsafeBytes { (p) throws(AuthCoreError) -> SecureBytes in

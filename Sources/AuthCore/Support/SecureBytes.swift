@@ -138,8 +138,8 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
     /// `body` of the bytes from a secret offset `start` (past a secret number's leading zero bytes,
     /// say) in work that does not depend on it: `body` runs on the suffix from every offset in
     /// `candidates` and its result for `start` is kept, chosen byte by byte under a mask. Only whether
-    /// `start` lies outside `candidates` is public; then `body` runs on that one suffix. Every result
-    /// of `body` must have one length.
+    /// `start` lies outside `candidates` is public, and then `start` itself, as `body` runs on that
+    /// one suffix. Every result of `body` must have one length.
     package func transformingSuffix(
         from start: Int, candidates: Range<Int>, _ body: (UnsafeRawBufferPointer) -> SecureBytes
     ) -> SecureBytes {
@@ -147,7 +147,8 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
         return withUnsafeBytes { all in
             let inside = c_authcore_ct_in_range(start, candidates.lowerBound, candidates.upperBound)
             guard ConstantFlow.declassified(Int(inside)) == 1 else {
-                return body(UnsafeRawBufferPointer(rebasing: all[Swift.max(0, Swift.min(start, all.count))...]))
+                let published = ConstantFlow.declassified(start)  // outside the candidates, the offset itself is public
+                return body(UnsafeRawBufferPointer(rebasing: all[Swift.max(0, Swift.min(published, all.count))...]))
             }
             var chosen = SecureBytes()
             for offset in candidates {
