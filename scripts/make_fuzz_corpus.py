@@ -165,6 +165,11 @@ def srp_and_bigint():
         a, b, v = (bytes.fromhex(x.rjust(len(x) + len(x) % 2, "0")) for x in (c["a_hex"], c["b_hex"], expect["v_hex"]))
         add("srp-public", a + b"\xff" + b + b"\xff" + v[:384] + b"\xff" + bytes.fromhex(expect.get("B_hex", expect.get("b_pub_hex", "00"))[:768].rjust(2, "0")))
     add("srp-public", b"\x01\xff\x01\xff\x02\xff")
+    for c in cases("srp6a-srptools.json"):
+        if c["hash"] != "sha256":
+            continue
+        n, a, b, salt = (bytes.fromhex(x.rjust(len(x) + len(x) % 2, "0")) for x in (c["N_hex"], c["a_hex"], c["b_hex"], c["salt_hex"]))
+        add("srp-any-length", n + b"\xff" + a[:64] + b"\xff" + b[:64] + b"\xff" + salt + b"\xff" + c["password"].encode())
     for modulus, base, exponent, other in [(b"\x0b", b"\x02", b"\x0a", b"\x05"), (b"\xff" * 32, b"\x03" * 40, b"\x01" * 32, b"\x07" * 20),
                                            (b"\xc5" * 128, b"\x02", b"\xff" * 64, b"")]:
         add("bigint", modulus + b"\xff" + base + b"\xff" + exponent + b"\xff" + other)

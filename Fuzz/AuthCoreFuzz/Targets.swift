@@ -20,6 +20,7 @@ enum FuzzTargets {
         FuzzTarget(name: "aliyun-sign", run: aliyunSign),
         FuzzTarget(name: "srp-public", run: srpPublic),
         FuzzTarget(name: "bigint", run: bigint),
+        FuzzTarget(name: "srp-any-length", run: srpAnyLength),
         FuzzTarget(name: "vectors", run: vectors),
         FuzzTarget(name: "cognito-stored", run: cognitoStored),
         FuzzTarget(name: "identity", run: identity),
@@ -403,6 +404,58 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
             else { fuzzFailure("B = k·v + g^b differs from mpz arithmetic") }
         }
     }
+}
+
+/// A whole handshake in a group of any length from 1025 to 2112 bits (N from the input, odd, g = 2;
+/// prime or not, the algebra holds): the verifier at N's byte length and equal to `g^x` by `mpz_powm`,
+/// `B = k·v + g^b` by mpz arithmetic, and the client's and server's `S` equal to `(A·v^u)^b` by mpz,
+/// with the proofs accepted both ways; every refusal (u = 0, B ≡ k·g^x) a typed error.
+@Sendable func srpAnyLength(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    var modulusBytes = Array(reader.field(0xFF).prefix(264))
+    guard modulusBytes.count >= 129 else { return }
+    modulusBytes[0] |= 0x01  // at least 1025 bits
+    modulusBytes[modulusBytes.count - 1] |= 0x01
+    let a = BigUInt(bigEndianBytes: reader.field(0xFF).prefix(64))
+    let b = BigUInt(bigEndianBytes: reader.field(0xFF).prefix(64))
+    let salt = Array(reader.field(0xFF).prefix(32))
+    let password = SecureBytes(Array(reader.rest().prefix(64)))
+    let padding: SRPProofPadding = (salt.first ?? 0) & 1 == 0 ? .minimal : .padded
+    guard let group = try? SRPGroup(modulus: BigUInt(bigEndianBytes: modulusBytes), generator: BigUInt(2)),
+        let configuration = try? SRPConfiguration(group: group, hash: .sha256, proofPadding: padding)
+    else { fuzzFailure("an odd N of over 1024 bits is a group") }
+    let n = group.modulus
+    let user = Array("carol".utf8)
+    guard let verifier = try? configuration.makeVerifier(username: user, password: password, salt: salt) else { fuzzFailure("verifier") }
+    let inner = password.withUnsafeBytes { SHA256.hash(bytes: user + [UInt8(ascii: ":")] + Array($0)).bytes }
+    let x = BigUInt(bigEndianBytes: SHA256.hash(bytes: salt + inner).bytes)
+    guard verifier.verifierBytes.count == group.byteCount, let v = try? group.generator.powerVariableTime(x, modulo: n), v == verifier.verifier
+    else { fuzzFailure("v = g^x at N's byte length") }
+    guard !a.isZero, !b.isZero, !v.isZero, let serverEphemeral = try? SRPServer(configuration: configuration).ephemeral(privateValue: b, verifier: verifier),
+        let clientEphemeral = try? SRPClient(configuration: configuration).ephemeral(privateValue: a)
+    else { return }
+    let bigB = serverEphemeral.serverPublicValue
+    let bigA = clientEphemeral.publicValue
+    guard let gb = try? group.generator.powerVariableTime(b, modulo: n), (try? (configuration.multiplier * v + gb).modulo(n)) == bigB else {
+        fuzzFailure("B = k·v + g^b differs from mpz arithmetic")
+    }
+    let session: SRPClientSession
+    do {
+        session = try SRPClient(configuration: configuration).processChallenge(
+            username: user, password: password, salt: salt, serverPublicValue: bigB, ephemeral: clientEphemeral, recordingIntermediates: true)
+    } catch { return }  // u = 0 or B ≡ k·g^x (A or B not invertible when N is not prime): refused, typed
+    guard let paddedA = try? bigA.bigEndianBytes(paddedTo: group.byteCount), let paddedB = try? bigB.bigEndianBytes(paddedTo: group.byteCount) else {
+        fuzzFailure("A and B fit N's byte length")
+    }
+    let u = BigUInt(bigEndianBytes: SHA256.hash(bytes: paddedA + paddedB).bytes)  // u = H(PAD(A) | PAD(B))
+    guard let vu = try? v.powerVariableTime(u, modulo: n), let base = try? (bigA * vu).modulo(n), let s = try? base.powerVariableTime(b, modulo: n),
+        session.intermediates?.premasterSecret == s
+    else { fuzzFailure("the client's S differs from (A·v^u)^b by mpz") }
+    guard let serverSession = try? SRPServer(configuration: configuration).verifyClient(
+        username: user, verifier: verifier, clientPublicValue: bigA, clientProof: session.clientProof, ephemeral: serverEphemeral,
+        recordingIntermediates: true),
+        serverSession.premasterSecret == s, (try? session.verifyServerProof(serverSession.serverProof)) == serverSession.sessionKey
+    else { fuzzFailure("the server refused the client's proof, or the keys differ") }
 }
 
 /// The constant-time modular exponentiation (`mpn_sec_powm` with the context's scratch) against
