@@ -26,7 +26,8 @@ public struct SRPVerifier: Sendable, CustomStringConvertible {
     }
 
     /// A stored verifier given as a number. A ``BigUInt`` keeps only its significant words, so this
-    /// form writes `v` at its own length: prefer ``init(salt:verifierBytes:)-(_,Collection<UInt8>)`` with N's byte length.
+    /// form writes `v` at its own length: prefer ``init(salt:verifierBytes:)-(_,Collection<UInt8>)``
+    /// with N's byte length.
     public init(salt: [UInt8], verifier: BigUInt) {
         self.salt = salt
         self.verifierBytes = SecureBytes(count: verifier.byteWidth) { out in
