@@ -36,15 +36,21 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
         at time: Timestamp, nonce: String
     ) throws(AuthCoreError) -> AliyunRPCSignature {
         try AliyunSignatureNonce.check(nonce)
+        // Appended one by one into one allocation: an array literal would be a second array, and
+        // `append(contentsOf:)` copies the pairs through the tuple type's generic witnesses.
         var all: [(key: String, value: String)] = []
         all.reserveCapacity(Self.commonParameterCount + parameters.count)
-        all += [
-            ("Action", action), ("Version", version), ("Format", format), ("AccessKeyId", credentials.accessKeyId),
-            ("SignatureMethod", "HMAC-SHA1"), ("SignatureVersion", "1.0"), ("SignatureNonce", nonce), ("Timestamp", time.iso8601),
-        ]
+        all.append(("Action", action))
+        all.append(("Version", version))
+        all.append(("Format", format))
+        all.append(("AccessKeyId", credentials.accessKeyId))
+        all.append(("SignatureMethod", "HMAC-SHA1"))
+        all.append(("SignatureVersion", "1.0"))
+        all.append(("SignatureNonce", nonce))
+        all.append(("Timestamp", time.iso8601))
         if let token = credentials.sessionToken { all.append(("SecurityToken", token)) }
         let common = all.count
-        all.append(contentsOf: parameters)
+        for pair in parameters { all.append(pair) }
         return try sign(method: method, parameters: all, setBySigner: common)
     }
 
