@@ -19,7 +19,8 @@ enum SRPCommand {
           -h, --help        Show this help.
 
         Reads the password from stdin (one trailing newline is dropped; on a terminal it prompts on
-        stderr without echo) and prints {"salt_hex":…,"verifier_hex":…} with a fresh 16-byte salt.
+        stderr without echo) and prints {"salt_hex":…,"verifier_hex":…} with a fresh 16-byte salt
+        (the verifier at N's byte length, leading zeros kept).
         An empty username or password is a usage error.
 
         login: logs in to an `authcore serve` server (POST URL/srp/begin, then URL/srp/finish), checks
