@@ -18,7 +18,7 @@ public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDe
     /// The verifier for a device password and salt.
     public init(deviceGroupKey: String, deviceKey: String, devicePassword: SecureBytes, salt: BigUInt) throws(AuthCoreError) {
         let x = CognitoSRP.privateKey(salt: salt, realm: deviceGroupKey, identity: deviceKey, password: devicePassword)
-        let v = try CognitoSRP.group.engine.verifierValue(privateKey: x, bitCount: 256)
+        let v = try CognitoSRP.group.engine.generatorPower(x, bitCount: 256)
         v.withUnsafeLimbBytes { ConstantFlow.declassify($0) }  // sent to Cognito (ConfirmDevice)
         self.verifier = v
         self.passwordVerifier = Base64.encode(v.signPaddedBigEndianBytes)

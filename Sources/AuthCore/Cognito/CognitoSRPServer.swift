@@ -66,6 +66,6 @@ public enum CognitoSRPServer {
     /// The verifier for a user: `v = g^x`, `x = H(PADs(salt) | H(poolName | userId | ":" | password))`.
     public static func verifier(realm: String, identity: String, password: SecureBytes, salt: BigUInt) throws(AuthCoreError) -> BigUInt {
         let x = CognitoSRP.privateKey(salt: salt, realm: realm, identity: identity, password: password)
-        return try CognitoSRP.group.engine.verifierValue(privateKey: x, bitCount: CognitoSRP.configuration.hashBitCount)
+        return try CognitoSRP.group.engine.generatorPower(x, bitCount: CognitoSRP.configuration.hashBitCount)
     }
 }

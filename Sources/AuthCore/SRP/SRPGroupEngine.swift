@@ -66,27 +66,23 @@ final class SRPGroupEngine: Sendable {
         return result
     }
 
-    /// g^e mod N, for a secret exponent of declared length `bitCount` (verifiers `v = g^x`).
+    /// g^e mod N fully reduced, at N's limb count, for a secret exponent of declared length `bitCount`.
+    private func generatorPowerLimbs(_ exponent: LimbBuffer, bitCount: Int) throws(AuthCoreError) -> LimbBuffer {
+        let power = try generatorPowerMontgomery(exponent, bitCount: bitCount)
+        domain.leave(power.pointer, power.pointer)
+        return power
+    }
+
+    /// g^e mod N as a `BigUInt` (its word count declassified): Cognito's verifiers, whose 3072-bit N
+    /// fills its top word (a zero top word has probability about 2⁻⁶⁴), and ``SRPGroup/generatorPower(secretExponent:exponentBitCount:)``.
     func generatorPower(_ exponent: LimbBuffer, bitCount: Int) throws(AuthCoreError) -> BigUInt {
-        let montgomery = try generatorPowerMontgomery(exponent, bitCount: bitCount)
-        domain.leave(montgomery.pointer, montgomery.pointer)
-        return montgomery.secretBigUInt
+        try generatorPowerLimbs(exponent, bitCount: bitCount).secretBigUInt
     }
 
     /// A verifier `v = g^x mod N` (RFC 5054 §2.4): secret (password-equivalent), so written at N's
     /// byte length, never through a `BigUInt` (whose word count would be v's own).
     func verifierBytes(privateKey x: LimbBuffer, bitCount: Int) throws(AuthCoreError) -> SecureBytes {
-        let v = try generatorPowerMontgomery(x, bitCount: bitCount)
-        domain.leave(v.pointer, v.pointer)
-        return v.secureBigEndianBytes(byteCount: domain.modulus.byteWidth)
-    }
-
-    /// The same verifier as a `BigUInt` (Cognito's interfaces, whose 3072-bit N fills its top word:
-    /// the word count is declassified, and equals N's but with probability about 2⁻⁶⁴).
-    func verifierValue(privateKey x: LimbBuffer, bitCount: Int) throws(AuthCoreError) -> BigUInt {
-        let v = try generatorPowerMontgomery(x, bitCount: bitCount)
-        domain.leave(v.pointer, v.pointer)
-        return v.secretBigUInt
+        try generatorPowerLimbs(x, bitCount: bitCount).secureBigEndianBytes(byteCount: domain.modulus.byteWidth)
     }
 
     // MARK: - Ephemerals
