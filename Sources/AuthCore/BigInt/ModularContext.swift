@@ -2,8 +2,9 @@ internal import CAuthCoreGMP
 
 /// Modular arithmetic against one odd modulus, with its scratch memory allocated once.
 ///
-/// The main operation is ``power(_:secretExponent:exponentBitCount:)``: `base^e mod N` through GMP's
-/// side-channel silent `mpn_sec_powm`, whose running time and memory access pattern depend only on
+/// The main operation is ``power(_:secretExponent:exponentBitCount:)``: `base^e mod N` through a
+/// side-channel silent kernel (AuthCore's AVX-512 IFMA kernel where the processor has it, else GMP's
+/// `mpn_sec_powm`), whose running time and memory access pattern depend only on
 /// the sizes of the operands: the modulus size and `exponentBitCount`, which the **caller fixes per
 /// operation** (the largest bit length that operation's exponent can have), never the secret's own
 /// length, so leading zero bits of a secret do not change the timing.
@@ -29,6 +30,7 @@ public final class ModularContext {
     let resultLimbs: LimbBuffer
     let exponentLimbs: LimbBuffer
     let scratch: LimbBuffer
+    let secretPowers: SecretPowerModulus
 
     /// Prepares a context for `modulus`.
     ///
@@ -60,13 +62,15 @@ public final class ModularContext {
         baseLimbs = LimbBuffer(count: n)
         resultLimbs = LimbBuffer(count: n)
         exponentLimbs = LimbBuffer(count: (maximumExponentBitCount + 63) / 64)
-        scratch = LimbBuffer(count: Int(c_authcore_mpn_sec_powm_itch(n, mp_bitcnt_t(maximumExponentBitCount), n)))
+        secretPowers = SecretPowerModulus(modulus: modulus, modulusLimbs: modulusLimbs)
+        // Sized for the largest exponent: the kernels' scratch grows with the exponent's length.
+        scratch = LimbBuffer(count: secretPowers.scratchLimbs(bitCount: maximumExponentBitCount, kernel: .preferred))
     }
 
     /// `base^exponent mod N` for a secret exponent, in constant time.
     ///
-    /// The corresponding GMP function is `mpn_sec_powm` (as used by `mpz_powm_sec`), with the scratch
-    /// of this context. A base ≥ N is first reduced modulo N (in variable time: reduce secret bases
+    /// The corresponding GMP function is `mpn_sec_powm` (as used by `mpz_powm_sec`); this runs
+    /// ``SecretPowerKernel/preferred`` with the scratch of this context. A base ≥ N is first reduced modulo N (in variable time: reduce secret bases
     /// yourself).
     ///
     /// - Parameters:
@@ -85,14 +89,13 @@ public final class ModularContext {
         guard exponent.bitWidth <= exponentBitCount else {
             throw AuthCoreError(.invalidParameter, "exponent is wider than the declared \(exponentBitCount) bits")
         }
-        let n = limbCount
         load(base, into: baseLimbs.buffer, reducing: true)
         let exponentLimbCount = (exponentBitCount + 63) / 64
         let usedExponent = UnsafeMutableBufferPointer(rebasing: exponentLimbs.buffer[0..<exponentLimbCount])
         load(exponent, into: usedExponent, reducing: false)
-        c_authcore_mpn_sec_powm(
-            resultLimbs.pointer, baseLimbs.pointer, n, usedExponent.baseAddress, mp_bitcnt_t(exponentBitCount),
-            modulusLimbs.pointer, n, scratch.pointer)
+        secretPowers.power(
+            resultLimbs.pointer, base: baseLimbs.pointer, exponent: usedExponent.baseAddress!, bitCount: exponentBitCount,
+            kernel: .preferred, scratch: scratch.pointer)  // invariant: exponentLimbCount ≥ 1
         let output = resultLimbs.bigUInt
         for buffer in [exponentLimbs, baseLimbs, resultLimbs, scratch] { secureZero(UnsafeMutableRawBufferPointer(buffer.buffer)) }
         return output

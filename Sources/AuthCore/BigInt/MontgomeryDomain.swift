@@ -9,7 +9,8 @@ internal import CAuthCoreGMP
 /// the operands. Immutable after creation, so one domain is shared by every thread.
 ///
 /// The one home of arithmetic modulo N on fixed-width limbs: Montgomery products, modular sums and
-/// differences, the constant-time range checks, and exponentiation with `mpn_sec_powm`. Every
+/// differences, the constant-time range checks, and exponentiation with secrets (through
+/// ``SecretPowerModulus``). Every
 /// operand is exactly ``limbCount`` limbs (a ``LimbBuffer`` of N's width); callers never touch `mpn`.
 package final class MontgomeryDomain: @unchecked Sendable {
     // invariant: all stored buffers are written only in init.
@@ -23,6 +24,8 @@ package final class MontgomeryDomain: @unchecked Sendable {
     /// R² mod N (multiplying by it converts into Montgomery form).
     let rSquared: LimbBuffer
     let scratchLimbs: Int
+    /// Secret exponentiation modulo N (the kernels' constants).
+    let secretPowers: SecretPowerModulus
 
     package init(modulus: BigUInt) {
         precondition(modulus.isOdd && modulus > BigUInt(1), "Montgomery arithmetic needs an odd modulus > 1")  // invariant: groups are validated first
@@ -36,6 +39,7 @@ package final class MontgomeryDomain: @unchecked Sendable {
         let r2 = BigUInt.result { c_authcore_mpz_mul($0, r.storage.pointer, r.storage.pointer); c_authcore_mpz_mod($0, $0, modulus.storage.pointer) }
         rSquared = LimbBuffer(r2, count: n)
         scratchLimbs = Int(c_authcore_mont_scratch_limbs(n))
+        secretPowers = SecretPowerModulus(modulus: modulus, modulusLimbs: modulusLimbs)
     }
 
     /// Runs `body` with a stack scratch area large enough for one multiplication (plus `extra` limbs).
@@ -107,25 +111,45 @@ package final class MontgomeryDomain: @unchecked Sendable {
 
     // MARK: - Exponentiation with secrets
 
-    /// `base^exponent mod N` with GMP's `mpn_sec_powm`: side-channel silent in both the base and the
-    /// exponent. The base is n limbs below N (never normalised: its leading zero bytes change
-    /// nothing), the exponent below 2^`bitCount`, where `bitCount` is the operation's public declared
-    /// length (design.md, "Performance strategy").
-    func secretPower(base: LimbBuffer, exponent: LimbBuffer, bitCount: Int) -> LimbBuffer {
+    /// `base^exponent mod N`, side-channel silent in both the base and the exponent, with `kernel`
+    /// (``SecretPowerKernel/preferred`` unless a test or a benchmark names one). The base is n limbs
+    /// (never normalised: its leading zero bytes change nothing), the exponent below 2^`bitCount`,
+    /// where `bitCount` is the operation's public declared length (design.md, "Performance strategy").
+    func secretPower(
+        base: LimbBuffer, exponent: LimbBuffer, bitCount: Int, kernel: SecretPowerKernel = .preferred
+    ) -> LimbBuffer {
         let n = limbCount
         precondition(base.count == n && bitCount >= 1 && exponent.count * 64 >= bitCount, "fixed-width operands")  // invariant: built by the engine
         let result = LimbBuffer(count: n)
-        let itch = Int(c_authcore_mpn_sec_powm_itch(n, mp_bitcnt_t(bitCount), n))
+        let itch = secretPowers.scratchLimbs(bitCount: bitCount, kernel: kernel)
         withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: itch) { scratch in
-            c_authcore_mpn_sec_powm(
-                result.pointer, base.pointer, n, exponent.pointer, mp_bitcnt_t(bitCount), modulusLimbs.pointer, n,
-                scratch.baseAddress!)  // invariant: itch > 0
+            secretPowers.power(
+                result.pointer, base: base.pointer, exponent: exponent.pointer, bitCount: bitCount, kernel: kernel,
+                scratch: scratch.baseAddress!)  // invariant: itch > 0
             secureZero(UnsafeMutableRawBufferPointer(scratch))
         }
         return result
     }
 
     // MARK: - On BigUInt values
+
+    /// `base^exponent mod N` with a named kernel, for the differential tests, the fuzzer, the
+    /// benchmarks and the constant-flow gates: `base` any value below 2^(64·n) (not reduced), the
+    /// exponent below 2^`bitCount`.
+    package func secretPower(_ base: BigUInt, exponent: BigUInt, bitCount: Int, kernel: SecretPowerKernel) -> BigUInt {
+        secretPower(
+            base: LimbBuffer(base, count: limbCount), exponent: LimbBuffer(exponent, count: (bitCount + 63) / 64),
+            bitCount: bitCount, kernel: kernel
+        ).bigUInt
+    }
+
+    /// The same with the operands already in fixed-width limbs: the returned work runs the kernel
+    /// alone (what the gates time and count).
+    package func preparedSecretPower(_ base: BigUInt, exponent: BigUInt, bitCount: Int, kernel: SecretPowerKernel) -> () -> Void {
+        let baseLimbs = LimbBuffer(base, count: limbCount)
+        let exponentLimbs = LimbBuffer(exponent, count: (bitCount + 63) / 64)
+        return { _ = self.secretPower(base: baseLimbs, exponent: exponentLimbs, bitCount: bitCount, kernel: kernel) }
+    }
 
     /// (a·b) mod N for a, b < N, in constant time.
     package func multiplyModN(_ a: BigUInt, _ b: BigUInt) -> BigUInt {

@@ -4,9 +4,11 @@ internal import CAuthCoreGMP
 ///
 /// - Fixed base g: a ``FixedBaseTable`` comb built lazily (once, under a lock) reaching 512-bit
 ///   exponents: enough for 256-bit ephemerals and for `x` up to SHA-512's width. Longer exponents use
-///   GMP's `mpn_sec_powm`.
+///   the variable-base path below.
 /// - Variable base with a secret exponent or a secret base (the premaster secret S, the server's
-///   `v^u`): GMP's `mpn_sec_powm` over fixed-width limbs (``secretPower(base:exponent:bitCount:)``).
+///   `v^u` and `(A·v^u)^b`): the secret-power kernel over fixed-width limbs
+///   (``secretPower(base:exponent:bitCount:)``, ``SecretPowerKernel/preferred``: AVX-512 IFMA where
+///   the processor has it, else GMP's `mpn_sec_powm`).
 /// - Products and differences modulo N: ``MontgomeryDomain`` (constant time).
 ///
 /// Every secret stays in fixed-width ``LimbBuffer``s from the moment it is drawn or hashed until it
@@ -58,7 +60,7 @@ final class SRPGroupEngine: Sendable {
         if bitCount <= Self.tableReachBits {
             fixedBaseTable.power(into: result.pointer, exponent: exponent, exponentBitCount: bitCount)
         } else {
-            // Beyond the table: mpn_sec_powm on the fixed-width limbs (never through a BigUInt,
+            // Beyond the table: the secret-power kernel on the fixed-width limbs (never through a BigUInt,
             // whose normalisation would depend on the exponent's leading zero limbs).
             let plain = secretPower(base: LimbBuffer(generator, count: limbCount), exponent: exponent, bitCount: bitCount)
             domain.enter(result.pointer, plain.pointer)

@@ -1,0 +1,113 @@
+internal import CAuthCoreBigNum
+internal import CAuthCoreGMP
+
+/// The implementations of `base^e mod N` for a secret base and a secret exponent.
+///
+/// Each reads every limb of its operands and runs for a time that depends only on N's limb count
+/// and the exponent's declared bit length; none normalises the base.
+package enum SecretPowerKernel: Sendable, CaseIterable, CustomStringConvertible {
+    /// AuthCore's kernel with AVX-512 IFMA: 52-bit digits, almost-Montgomery multiplication
+    /// (Gueron–Krasnov, ARITH 2016), fixed windows, full-table gathers (`c_authcore_powm52_ifma`).
+    case ifma52
+    /// The same algorithm in portable C, lane by lane (`c_authcore_powm52_portable`): what valgrind
+    /// checks, and a kernel for platforms without GMP.
+    case portable52
+    /// GMP's `mpn_sec_powm`.
+    case gmp
+
+    /// The kernel used unless a caller names one: IFMA when the processor and the operating system
+    /// have it, else GMP's (on this project's machines 3.4× faster than the portable twin).
+    package static let preferred: SecretPowerKernel = c_authcore_powm52_ifma_available() != 0 ? .ifma52 : .gmp
+
+    /// Whether this process can run the kernel.
+    package var isAvailable: Bool { self != .ifma52 || c_authcore_powm52_ifma_available() != 0 }
+
+    package var description: String {
+        switch self {
+        case .ifma52: "ifma52"
+        case .portable52: "portable52"
+        case .gmp: "mpn_sec_powm"
+        }
+    }
+}
+
+/// `base^e mod N` for one odd N, with the public constants the kernels need computed once.
+///
+/// The one home of secret exponentiation: ``MontgomeryDomain`` (the SRP engine) and
+/// ``ModularContext`` both call ``power(_:base:exponent:bitCount:kernel:scratch:)``.
+struct SecretPowerModulus: @unchecked Sendable {
+    // invariant: immutable after init.
+    let modulusLimbs: LimbBuffer
+    let limbCount: Int
+    /// 2^(2·52·D) mod N for the radix-2^52 kernels, D = `c_authcore_powm52_digits(n)` (public);
+    /// nil for an N beyond their reach, which then runs GMP's kernel.
+    let digitSquare: LimbBuffer?
+
+    /// The largest N, in limbs, the radix-2^52 kernels take (16,384 bits: every modulus that
+    /// ``ModularContext`` and ``SRPGroup`` accept).
+    static let maximumLimbCount = Int(C_AUTHCORE_POWM52_MAX_LIMBS)
+
+    init(modulus: BigUInt, modulusLimbs: LimbBuffer) {
+        self.modulusLimbs = modulusLimbs
+        limbCount = modulusLimbs.count
+        guard limbCount <= Self.maximumLimbCount else {
+            digitSquare = nil
+            return
+        }
+        let digits = Int(c_authcore_powm52_digits(limbCount))
+        let r = BigUInt.powerOfTwo(52 * digits)
+        let r2 = BigUInt.result {
+            c_authcore_mpz_mul($0, r.storage.pointer, r.storage.pointer)
+            c_authcore_mpz_mod($0, $0, modulus.storage.pointer)
+        }
+        digitSquare = LimbBuffer(r2, count: limbCount)
+    }
+
+    /// The kernel that runs when `kernel` is asked for: itself, or GMP's for an N beyond the
+    /// radix-2^52 kernels' reach.
+    func effective(_ kernel: SecretPowerKernel) -> SecretPowerKernel {
+        digitSquare == nil ? .gmp : kernel
+    }
+
+    /// The scratch limbs ``power(_:base:exponent:bitCount:kernel:scratch:)`` needs.
+    func scratchLimbs(bitCount: Int, kernel: SecretPowerKernel) -> Int {
+        switch effective(kernel) {
+        case .gmp: Int(c_authcore_mpn_sec_powm_itch(limbCount, mp_bitcnt_t(bitCount), limbCount))
+        case .ifma52, .portable52: Int(c_authcore_powm52_scratch_limbs(limbCount, bitCount))
+        }
+    }
+
+    /// result = base^exponent mod N, fully reduced: `result` and `base` are N's limb count (the base
+    /// any value of that width, never normalised), the exponent ⌈`bitCount`/64⌉ limbs below
+    /// 2^`bitCount`, the declared public length. `scratch` holds ``scratchLimbs(bitCount:kernel:)``
+    /// limbs and holds secrets afterwards: the caller wipes it.
+    func power(
+        _ result: UnsafeMutablePointer<mp_limb_t>, base: UnsafePointer<mp_limb_t>, exponent: UnsafePointer<mp_limb_t>,
+        bitCount: Int, kernel: SecretPowerKernel, scratch: UnsafeMutablePointer<mp_limb_t>
+    ) {
+        precondition(kernel.isAvailable && bitCount >= 1, "an available kernel and a declared length")  // invariant: callers use .preferred or check
+        let n = limbCount
+        switch (effective(kernel), digitSquare) {
+        case (.ifma52, let square?):
+            c_authcore_powm52_ifma(
+                words(result), words(base), words(exponent), bitCount, words(modulusLimbs.pointer), words(square.pointer), n,
+                words(scratch))
+        case (.portable52, let square?):
+            c_authcore_powm52_portable(
+                words(result), words(base), words(exponent), bitCount, words(modulusLimbs.pointer), words(square.pointer), n,
+                words(scratch))
+        default:
+            c_authcore_mpn_sec_powm(result, base, n, exponent, mp_bitcnt_t(bitCount), modulusLimbs.pointer, n, scratch)
+        }
+    }
+}
+
+/// The same memory as 64-bit words (`mp_limb_t` is `unsigned long`, 64 bits here: CAuthCoreBigNum's
+/// static assertions).
+private func words(_ pointer: UnsafeMutablePointer<mp_limb_t>) -> UnsafeMutablePointer<UInt64> {
+    UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: UInt64.self)
+}
+
+private func words(_ pointer: UnsafePointer<mp_limb_t>) -> UnsafePointer<UInt64> {
+    UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt64.self)
+}

@@ -1,0 +1,96 @@
+// The kernel's algorithm (powm52_template.h) in portable C: each vector operation is a loop over
+// eight 64-bit lanes doing what the IFMA instruction does (VPMADD52LUQ/HUQ: the low or high 52 bits
+// of the 104-bit product of two lanes' low 52 bits, added to the lane). Compiled a second time with
+// POWM52_INDEXED_GATHER_CONTROL as the ctgrind control.
+#include "CAuthCoreBigNum_powm52.h"
+
+#include <stdint.h>
+
+typedef struct {
+    uint64_t lane[8];
+} powm52_vec;
+
+#define POWM52_LANES(expression)                                                                    \
+    do {                                                                                            \
+        for (int l = 0; l < 8; l++) expression;                                                     \
+    } while (0)
+
+static inline powm52_vec powm52_zero(void) {
+    powm52_vec r;
+    POWM52_LANES(r.lane[l] = 0);
+    return r;
+}
+static inline powm52_vec powm52_load(const uint64_t *p) {
+    powm52_vec r;
+    POWM52_LANES(r.lane[l] = p[l]);
+    return r;
+}
+static inline void powm52_store(uint64_t *p, powm52_vec v) { POWM52_LANES(p[l] = v.lane[l]); }
+static inline powm52_vec powm52_broadcast(uint64_t x) {
+    powm52_vec r;
+    POWM52_LANES(r.lane[l] = x);
+    return r;
+}
+static inline powm52_vec powm52_madd52lo(powm52_vec acc, powm52_vec a, powm52_vec b) {
+    const uint64_t mask = 0xFFFFFFFFFFFFFull;
+    POWM52_LANES(acc.lane[l] += ((a.lane[l] & mask) * (b.lane[l] & mask)) & mask);
+    return acc;
+}
+static inline powm52_vec powm52_madd52hi(powm52_vec acc, powm52_vec a, powm52_vec b) {
+    const uint64_t mask = 0xFFFFFFFFFFFFFull;
+    POWM52_LANES(acc.lane[l] += (uint64_t)(((unsigned __int128)(a.lane[l] & mask) * (b.lane[l] & mask)) >> 52));
+    return acc;
+}
+/// Lanes 1…7 of `low`, then lane 0 of `high` (VALIGNQ by one lane).
+static inline powm52_vec powm52_align1(powm52_vec high, powm52_vec low) {
+    powm52_vec r;
+    for (int l = 0; l < 7; l++) r.lane[l] = low.lane[l + 1];
+    r.lane[7] = high.lane[0];
+    return r;
+}
+static inline powm52_vec powm52_add_lane0(powm52_vec v, uint64_t x) {
+    v.lane[0] += x;
+    return v;
+}
+static inline powm52_vec powm52_and(powm52_vec a, powm52_vec b) {
+    POWM52_LANES(a.lane[l] &= b.lane[l]);
+    return a;
+}
+static inline powm52_vec powm52_or(powm52_vec a, powm52_vec b) {
+    POWM52_LANES(a.lane[l] |= b.lane[l]);
+    return a;
+}
+
+#define VEC powm52_vec
+#define V_ZERO() powm52_zero()
+#define V_LOAD(p) powm52_load(p)
+#define V_STORE(p, v) powm52_store((p), (v))
+#define V_BCAST(x) powm52_broadcast(x)
+#define V_MADD52LO(acc, a, b) powm52_madd52lo((acc), (a), (b))
+#define V_MADD52HI(acc, a, b) powm52_madd52hi((acc), (a), (b))
+#define V_ALIGNR1(high, low) powm52_align1((high), (low))
+#define V_ADD_LANE0(v, x) powm52_add_lane0((v), (x))
+#define V_LANE0(v) ((v).lane[0])
+#define V_AND(a, b) powm52_and((a), (b))
+#define V_OR(a, b) powm52_or((a), (b))
+#define POWM52_ATTR
+#define POWM52_MAX_VECTORS 40
+
+#define POWM52_NAME(x) powm52_portable_##x
+#include "powm52_template.h"
+#undef POWM52_NAME
+
+void c_authcore_powm52_portable(uint64_t *rp, const uint64_t *bp, const uint64_t *ep, size_t ebits,
+    const uint64_t *mp, const uint64_t *rrp, size_t n, uint64_t *scratch) {
+    powm52_portable_powm(rp, bp, ep, ebits, mp, rrp, n, scratch);
+}
+
+#define POWM52_INDEXED_GATHER_CONTROL 1
+#define POWM52_NAME(x) powm52_control_##x
+#include "powm52_template.h"
+#undef POWM52_NAME
+
+void c_authcore_powm52_indexed_gather_control(uint64_t *rp, const uint64_t *bp, const uint64_t *ep,
+    size_t ebits, const uint64_t *mp, const uint64_t *rrp, size_t n, uint64_t *scratch) {
+    powm52_control_powm(rp, bp, ep, ebits, mp, rrp, n, scratch);
+}

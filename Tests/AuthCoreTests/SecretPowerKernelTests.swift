@@ -1,0 +1,106 @@
+import AuthCore
+import AuthCoreTestSupport
+import Foundation
+import Testing
+
+/// The secret-power kernels (issue 42, item 1) against GMP's `mpz_powm` (variable time, the oracle):
+/// AVX-512 IFMA, its portable twin and `mpn_sec_powm`, on random odd moduli from 2 to 8192 bits,
+/// unreduced bases and exponents at their declared lengths.
+@Suite("Secret-power kernels against mpz_powm")
+struct SecretPowerKernelTests {
+    /// The kernels this process can run (IFMA on this project's machines: see `preferredKernel`).
+    let kernels = SecretPowerKernel.allCases.filter(\.isAvailable)
+
+    /// A random odd modulus of exactly `bits` bits (above 1).
+    func modulus(bits: Int, _ random: SeededRandom) -> BigUInt {
+        var bytes = random.bytes((bits + 7) / 8)
+        let spare = bytes.count * 8 - bits
+        bytes[0] &= UInt8(0xFF >> spare)
+        bytes[0] |= UInt8(0x80 >> spare)
+        bytes[bytes.count - 1] |= 1
+        let value = BigUInt(bigEndianBytes: bytes)
+        return value > BigUInt(1) ? value : BigUInt(3)
+    }
+
+    /// A random value below 2^bits.
+    func value(bits: Int, _ random: SeededRandom) -> BigUInt {
+        guard bits > 0 else { return BigUInt() }
+        var bytes = random.bytes((bits + 7) / 8)
+        bytes[0] &= UInt8(0xFF >> (bytes.count * 8 - bits))
+        return BigUInt(bigEndianBytes: bytes)
+    }
+
+    /// 2^bits − 1.
+    func ones(_ bits: Int) -> BigUInt {
+        var bytes = [UInt8](repeating: 0xFF, count: (bits + 7) / 8)
+        bytes[0] >>= bytes.count * 8 - bits
+        return BigUInt(bigEndianBytes: bytes)
+    }
+
+    func expectAgreement(
+        _ domain: MontgomeryDomain, modulus: BigUInt, base: BigUInt, exponent: BigUInt, bitCount: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let expected = try base.powerVariableTime(exponent, modulo: modulus)
+        for kernel in kernels {
+            let result = domain.secretPower(base, exponent: exponent, bitCount: bitCount, kernel: kernel)
+            #expect(
+                result == expected, "\(kernel), \(modulus.bitWidth)-bit N, \(bitCount)-bit exponent",
+                sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("every kernel equals mpz_powm on random moduli of 2 to 8192 bits, random unreduced bases and exponents")
+    func randomModuli() throws {
+        #expect(kernels.count == 3, "IFMA, its portable twin and GMP's kernel all run here")
+        let random = SeededRandom(seed: 0x42_52)
+        let sizes = [2, 3, 17, 52, 63, 64, 65, 104, 127, 500, 1024, 1029, 1535, 2047, 2048, 3072, 4096, 6144, 8192]
+        for bits in sizes {
+            let n = modulus(bits: bits, random)
+            let domain = MontgomeryDomain(modulus: n)
+            let limbBits = 64 * ((bits + 63) / 64)
+            let exponentLengths = bits > 3000 ? [1, 256, 513] : [1, 5, 64, 256, 513, 1030]
+            for bitCount in exponentLengths {
+                // A base below N, then one anywhere below 2^(64·n) (the kernels never reduce it first).
+                try expectAgreement(
+                    domain, modulus: n, base: value(bits: bits - 1, random), exponent: value(bits: bitCount, random),
+                    bitCount: bitCount)
+                try expectAgreement(
+                    domain, modulus: n, base: value(bits: limbBits, random), exponent: value(bits: bitCount, random),
+                    bitCount: bitCount)
+            }
+        }
+    }
+
+    @Test("edge values: bases 0, 1, N−1, N, 2^(64n)−1; exponents 0, 1, all ones, with leading zero bits")
+    func edges() throws {
+        let random = SeededRandom(seed: 7)
+        for n in [SRPGroup.rfc5054Group3072.modulus, OddLengthGroups.group1029.modulus, BigUInt(3), modulus(bits: 65, random)] {
+            let domain = MontgomeryDomain(modulus: n)
+            let allOnes = ones(64 * ((n.bitWidth + 63) / 64))
+            for base in [BigUInt(), BigUInt(1), BigUInt(2), n - BigUInt(1), n, allOnes] {
+                for (exponent, bitCount) in [(BigUInt(), 1), (BigUInt(), 300), (BigUInt(1), 1), (BigUInt(1), 513), (BigUInt(0x1F), 5), (BigUInt(12345), 700)] {
+                    try expectAgreement(domain, modulus: n, base: base, exponent: exponent, bitCount: bitCount)
+                }
+                try expectAgreement(domain, modulus: n, base: base, exponent: ones(513), bitCount: 513)
+            }
+        }
+    }
+
+    @Test("beyond the radix-2^52 kernels' 16,384 bits every kernel name runs GMP's, and agrees")
+    func beyondReach() throws {
+        let n = BigUInt(bigEndianBytes: [1] + [UInt8](repeating: 0, count: 2050)) + BigUInt(1)  // 2^16400 + 1
+        let domain = MontgomeryDomain(modulus: n)
+        try expectAgreement(domain, modulus: n, base: BigUInt(0x1234_5678), exponent: BigUInt(0xFFFF), bitCount: 17)
+    }
+
+    @Test("the preferred kernel is IFMA exactly when the processor lists avx512f and avx512ifma")
+    func preferredKernel() throws {
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = Set(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
+        let hasIFMA = flags.contains("avx512f") && flags.contains("avx512ifma")
+        #expect(SecretPowerKernel.preferred == (hasIFMA ? .ifma52 : .gmp))
+        #expect(SecretPowerKernel.ifma52.isAvailable == hasIFMA)
+        #expect(SecretPowerKernel.portable52.isAvailable && SecretPowerKernel.gmp.isAvailable)
+    }
+}
