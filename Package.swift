@@ -138,7 +138,7 @@ let package = Package(
         // -DAUTHCORE_CONSTANT_FLOW_CHECK) and instruction counts per secret class (`make ct-count`).
         .executableTarget(
             name: "AuthCoreConstantFlow",
-            dependencies: ["AuthCore", "AuthCoreServer", "CAuthCoreLibCrypto"],
+            dependencies: ["AuthCore", "AuthCoreServer", "CAuthCoreBigNum", "CAuthCoreLibCrypto"],
             path: "Checks/AuthCoreConstantFlow",
             swiftSettings: swiftSettings
         ),

@@ -157,6 +157,18 @@ def urls_and_signing():
         add("aliyun-sign", data)
 
 
+# RFC 5054 Appendix A, the 3072-bit group's N.
+RFC5054_3072 = bytes.fromhex(
+    "FFFFFFFFFFFFFFFFC90FDAA22168C234C4C6628B80DC1CD129024E088A67CC74020BBEA63B139B22514A08798E3404DD"
+    "EF9519B3CD3A431B302B0A6DF25F14374FE1356D6D51C245E485B576625E7EC6F44C42E9A637ED6B0BFF5CB6F406B7ED"
+    "EE386BFB5A899FA5AE9F24117C4B1FE649286651ECE45B3DC2007CB8A163BF0598DA48361C55D39A69163FA8FD24CF5F"
+    "83655D23DCA3AD961C62F356208552BB9ED529077096966D670C354E4ABC9804F1746C08CA18217C32905E462E36CE3B"
+    "E39E772C180E86039B2783A2EC07A28FB5C55DF06F4C52C9DE2BCBF6955817183995497CEA956AE515D2261898FA0510"
+    "15728E5A8AAAC42DAD33170D04507A33A85521ABDF1CBA64ECFB850458DBEF0A8AEA71575D060C7DB3970F85A6E1E4C7"
+    "ABF5AE8CDB0933D71E8C94E04A25619DCEE3D2261AD2EE6BF12FFA06D98A0864D87602733EC86A64521F2B18177B200C"
+    "BBE117577A615D6C770988C0BAD946E208E24FA074E5AB3143DB5BFCE0FD108E4B82D120A93AD2CAFFFFFFFFFFFFFFFF")
+
+
 def srp_and_bigint():
     for c in cases("srp6a-pysrp.json"):
         if c["group"] != "rfc5054-3072":
@@ -173,6 +185,15 @@ def srp_and_bigint():
     for modulus, base, exponent, other in [(b"\x0b", b"\x02", b"\x0a", b"\x05"), (b"\xff" * 32, b"\x03" * 40, b"\x01" * 32, b"\x07" * 20),
                                            (b"\xc5" * 128, b"\x02", b"\xff" * 64, b"")]:
         add("bigint", modulus + b"\xff" + base + b"\xff" + exponent + b"\xff" + other)
+    # secret-power: declared-length byte, modulus, base (up to N's limb width, not reduced), exponent.
+    for c in cases("srp6a-srptools.json")[:6]:
+        n, a = (bytes.fromhex(x.rjust(len(x) + len(x) % 2, "0")) for x in (c["N_hex"], c["a_hex"]))
+        add("secret-power", b"\x03" + n + b"\xff" + b"\xfe" * len(n) + b"\xff" + a)
+    rfc3072 = RFC5054_3072
+    for declared, base, exponent in [(0, b"\x02", b"\x01" + b"\xa5" * 63), (1, b"", b"\xff" * 64), (255, b"\xff" * 384, b""),
+                                     (40, b"\x00" * 10 + b"\x07", b"\x00\x00\x80")]:
+        add("secret-power", bytes([declared]) + rfc3072 + b"\xff" + base + b"\xff" + exponent)
+    add("secret-power", b"\x00\x03\xff\x02\xff\x05")
 
 
 def vector_files():

@@ -33,6 +33,10 @@ let countedOperations: [String: [String]] = {
         operations["login-begin@\(bits)"] = ["enrolled", "unknown"]
         operations["login-finish@\(bits)"] = ["enrolled", "unknown"]
     }
+    // The secret-power kernel's portable twin (issue 42; valgrind runs no AVX-512, so the IFMA
+    // compilation of the same source is timed by dudect instead): a 513-bit exponent, as the premaster's.
+    operations["secret-power-portable52"] = ["random", "exponent-zero", "exponent-ones", "base-zero", "base-unreduced"]
+    operations["secret-power-portable52@2047"] = ["random", "exponent-zero", "base-top-limb-zero", "base-unreduced"]
     // A control: the representation odd-length groups left behind (a BigUInt of v, which trims its
     // zero top words) must count differently when v's top word is zero.
     operations["control-verifier-biguint@2047"] = ["random", "v-top-limb-zero"]
@@ -197,6 +201,25 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
         if secretClass == "s-two-bytes-zero" { s[1] = 0; s[2] |= operation == "cognito-claim-key" ? 0x80 : 0x01 }  // PADs(S) then starts at S's third byte
         if operation == "cognito-claim-key" { return CognitoSRP.preparedClaimKey(premasterBytes: s) }
         return try SRPConfiguration(group: group, hash: .sha256).preparedSessionKey(premasterBytes: s)
+    case "secret-power-portable52":
+        // Every class builds every candidate, in the same order, and frees them in that order (an
+        // array, not a dictionary, whose per-process hash seed would shuffle the frees): the heap —
+        // and with it the alignment of the buffers memset clears in the counted work — is then the
+        // same in every class.
+        let bases = [
+            try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n), BigUInt(), BigUInt(bigEndianBytes: topLimbZero),
+            BigUInt(bigEndianBytes: [UInt8](repeating: 0xFF, count: 8 * ((n.bitWidth + 63) / 64))),  // ≥ N
+        ]
+        let exponents = [
+            BigUInt(bigEndianBytes: randomBytes(64)), BigUInt(),
+            BigUInt(bigEndianBytes: [0x01] + [UInt8](repeating: 0xFF, count: 64)),  // 2^513 − 1
+        ]
+        let base = ["base-zero": 1, "base-top-limb-zero": 2, "base-unreduced": 3][secretClass] ?? 0
+        let exponent = ["exponent-zero": 1, "exponent-ones": 2][secretClass] ?? 0
+        let domain = MontgomeryDomain(modulus: n)
+        return withExtendedLifetime((bases, exponents)) {  // every candidate freed after the work is built, whichever was chosen
+            domain.preparedSecretPower(bases[base], exponent: exponents[exponent], bitCount: 513, kernel: .portable52)
+        }
     case "control-verifier-biguint":
         let v = secretClass == "v-top-limb-zero" ? topLimbZero : try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n).bigEndianBytes(paddedTo: group.byteCount)
         return { _ = BigUInt(bigEndianBytes: v) }

@@ -34,6 +34,7 @@ func makeTimedOperations() -> [TimedOperation] {
     let fixedExponent = randomBytes(32)
     let reference = randomBytes(32)
     let long = randomBytes(4096)
+    let domain = MontgomeryDomain(modulus: group.modulus)
     return [
         // Proof and MAC comparison: equal (the fixed class) against random received values.
         TimedOperation(name: "proof-compare", isControl: false) { fixed in
@@ -58,6 +59,14 @@ func makeTimedOperations() -> [TimedOperation] {
                     serverPublicValue: b, multiplier: CognitoSRP.multiplier, x: x, u: [UInt8](repeating: 0x11, count: 32), random: SystemRandom())
             else { return {} }
             return work
+        },
+        // The secret-power kernel as this process runs it (IFMA on this project's machines, where
+        // valgrind cannot follow): a fixed base of 1 and an exponent of 0 against random bases and
+        // 513-bit exponents — the extremes of the windows' digits and of the products' operands.
+        TimedOperation(name: "secret-power.\(SecretPowerKernel.preferred)", isControl: false, costDivisor: 40) { fixed in
+            let base = fixed ? BigUInt(1) : BigUInt(bigEndianBytes: randomBytes(group.byteCount - 1))
+            let exponent = fixed ? BigUInt() : BigUInt(bigEndianBytes: randomBytes(64))
+            return domain.preparedSecretPower(base, exponent: exponent, bitCount: 513, kernel: .preferred)
         },
         // The controls: early-exit comparisons, equal buffers against ones that (almost always) differ
         // at once — over 4 KiB, and over 32 bytes, the size of a proof, to show the method sees a

@@ -45,6 +45,15 @@ let flows: [Flow] = [
         let table = try StaticVerifierStore([(username: "alice@example.com", verifier: verifier)], configuration: configuration)
         _ = table.lookup("alice@example.com")
     },
+    // The secret-power kernel (issue 42) through its portable twin, the same source as the IFMA
+    // compilation that valgrind cannot run: secret base and exponent, a base at N's width but not
+    // reduced, and an odd-length modulus.
+    Flow(name: "secret-power.portable52.3072.e513") {
+        try securePower(modulus: SRPGroup.rfc5054Group3072.modulus, baseBytes: 384, exponentBits: 513)
+    },
+    Flow(name: "secret-power.portable52.2047.e256.unreduced-base") {
+        try securePower(modulus: OddGroups.group2047.modulus, baseBytes: 256, exponentBits: 256)
+    },
     Flow(name: "cognito.claim+server-check") {
         try cognitoClaim(realm: "AbCdEf123", identity: "3f1c2d4e-user", password: secret("Passw0rd!"))
     },
@@ -183,6 +192,18 @@ func cognitoClaim(
         timestamp: timestamp, challenge: challenge)
 }
 
+/// base^e mod N through the portable kernel, base and exponent drawn and then marked secret (their
+/// `BigUInt`s' word counts stay public, as a fixed-width limb buffer's count is).
+func securePower(modulus: BigUInt, baseBytes: Int, exponentBits: Int) throws {
+    let base = BigUInt(bigEndianBytes: try SystemRandom().secureBytes(count: baseBytes).withUnsafeBytes { Array($0) })
+    let exponent = BigUInt(bigEndianBytes: try SystemRandom().secureBytes(count: exponentBits / 8).withUnsafeBytes { Array($0) })
+    markSecret(base)
+    markSecret(exponent)
+    // The prepared form: the result stays in its fixed-width limbs (a BigUInt of it would trim its
+    // zero top words, a branch on the secret result that is the caller's, not the kernel's).
+    MontgomeryDomain(modulus: modulus).preparedSecretPower(base, exponent: exponent, bitCount: exponentBits, kernel: .portable52)()
+}
+
 /// The controls: deliberately variable-time work on a secret. The checker must report each, or the
 /// gate proves nothing: `==` on arrays (stops at the first difference) and GMP's `mpz_powm` with a
 /// secret exponent (sliding windows: branches on the exponent's bits).
@@ -198,6 +219,9 @@ let controls: [Flow] = [
         let verifier = try configuration.makeVerifier(username: username, password: secret("through a BigUInt"))
         markSecret(verifier)
         _ = SRPVerifier(salt: verifier.salt, verifier: verifier.verifier)
+    },
+    Flow(name: "control.secret-power-indexed-gather") {  // the kernel with each window's entry read at the digit's address
+        try indexedGatherControl()
     },
     Flow(name: "control.mpz_powm-secret-exponent") {
         let exponent = BigUInt(bigEndianBytes: try SecretRandom().secureBytes(count: 32))

@@ -20,6 +20,7 @@ enum FuzzTargets {
         FuzzTarget(name: "aliyun-sign", run: aliyunSign),
         FuzzTarget(name: "srp-public", run: srpPublic),
         FuzzTarget(name: "bigint", run: bigint),
+        FuzzTarget(name: "secret-power", run: secretPower),
         FuzzTarget(name: "srp-any-length", run: srpAnyLength),
         FuzzTarget(name: "vectors", run: vectors),
         FuzzTarget(name: "cognito-stored", run: cognitoStored),
@@ -458,7 +459,34 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     else { fuzzFailure("the server refused the client's proof, or the keys differ") }
 }
 
-/// The constant-time modular exponentiation (`mpn_sec_powm` with the context's scratch) against
+/// The secret-power kernels (issue 42: AVX-512 IFMA where this processor has it, its portable twin,
+/// GMP's `mpn_sec_powm`) against `mpz_powm`: any odd modulus of up to 8192 bits, a base anywhere below
+/// 2^(64·n) (never reduced first), an exponent declared at 1…1024 bits with any leading zeros.
+/// Input: a declared-length byte, then modulus 0xFF base 0xFF exponent.
+@Sendable func secretPower(_ bytes: [UInt8]) {
+    var reader = ByteReader(bytes)
+    let declared = Int(reader.byte())
+    var modulusBytes = Array(reader.field(0xFF).prefix(1024))
+    guard !modulusBytes.isEmpty else { return }
+    modulusBytes[modulusBytes.count - 1] |= 1
+    let modulus = BigUInt(bigEndianBytes: modulusBytes)
+    guard modulus > BigUInt(1) else { return }
+    let limbBytes = 8 * ((modulus.bitWidth + 63) / 64)
+    let base = BigUInt(bigEndianBytes: reader.field(0xFF).prefix(limbBytes))
+    let exponentBytes = Array(reader.rest().prefix(128))
+    let exponent = BigUInt(bigEndianBytes: exponentBytes)
+    // The declared length: the exponent's own bits plus 0…255 spare ones, at most 1024 + 255.
+    let bitCount = Swift.max(1, exponent.bitWidth + declared)
+    guard let expected = try? base.powerVariableTime(exponent, modulo: modulus) else { fuzzFailure("mpz_powm") }
+    let domain = MontgomeryDomain(modulus: modulus)
+    for kernel in SecretPowerKernel.allCases where kernel.isAvailable {
+        guard domain.secretPower(base, exponent: exponent, bitCount: bitCount, kernel: kernel) == expected else {
+            fuzzFailure("\(kernel) differs from mpz_powm (\(modulus.bitWidth)-bit N, \(bitCount)-bit exponent)")
+        }
+    }
+}
+
+/// The constant-time modular exponentiation (the preferred kernel with the context's scratch) against
 /// `mpz_powm` on random odd moduli, with exponents up to the context's bit count; and the checked
 /// modular helpers against plain arithmetic.
 @Sendable func bigint(_ bytes: [UInt8]) {

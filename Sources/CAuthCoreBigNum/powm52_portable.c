@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 typedef struct {
-    uint64_t lane[8];
+    c_authcore_word lane[8];
 } powm52_vec;
 
 #define POWM52_LANES(expression)                                                                    \
@@ -20,25 +20,25 @@ static inline powm52_vec powm52_zero(void) {
     POWM52_LANES(r.lane[l] = 0);
     return r;
 }
-static inline powm52_vec powm52_load(const uint64_t *p) {
+static inline powm52_vec powm52_load(const c_authcore_word *p) {
     powm52_vec r;
     POWM52_LANES(r.lane[l] = p[l]);
     return r;
 }
-static inline void powm52_store(uint64_t *p, powm52_vec v) { POWM52_LANES(p[l] = v.lane[l]); }
-static inline powm52_vec powm52_broadcast(uint64_t x) {
+static inline void powm52_store(c_authcore_word *p, powm52_vec v) { POWM52_LANES(p[l] = v.lane[l]); }
+static inline powm52_vec powm52_broadcast(c_authcore_word x) {
     powm52_vec r;
     POWM52_LANES(r.lane[l] = x);
     return r;
 }
 static inline powm52_vec powm52_madd52lo(powm52_vec acc, powm52_vec a, powm52_vec b) {
-    const uint64_t mask = 0xFFFFFFFFFFFFFull;
+    const c_authcore_word mask = 0xFFFFFFFFFFFFFull;
     POWM52_LANES(acc.lane[l] += ((a.lane[l] & mask) * (b.lane[l] & mask)) & mask);
     return acc;
 }
 static inline powm52_vec powm52_madd52hi(powm52_vec acc, powm52_vec a, powm52_vec b) {
-    const uint64_t mask = 0xFFFFFFFFFFFFFull;
-    POWM52_LANES(acc.lane[l] += (uint64_t)(((unsigned __int128)(a.lane[l] & mask) * (b.lane[l] & mask)) >> 52));
+    const c_authcore_word mask = 0xFFFFFFFFFFFFFull;
+    POWM52_LANES(acc.lane[l] += (c_authcore_word)(((unsigned __int128)(a.lane[l] & mask) * (b.lane[l] & mask)) >> 52));
     return acc;
 }
 /// Lanes 1…7 of `low`, then lane 0 of `high` (VALIGNQ by one lane).
@@ -48,7 +48,7 @@ static inline powm52_vec powm52_align1(powm52_vec high, powm52_vec low) {
     r.lane[7] = high.lane[0];
     return r;
 }
-static inline powm52_vec powm52_add_lane0(powm52_vec v, uint64_t x) {
+static inline powm52_vec powm52_add_lane0(powm52_vec v, c_authcore_word x) {
     v.lane[0] += x;
     return v;
 }
@@ -73,15 +73,17 @@ static inline powm52_vec powm52_or(powm52_vec a, powm52_vec b) {
 #define V_LANE0(v) ((v).lane[0])
 #define V_AND(a, b) powm52_and((a), (b))
 #define V_OR(a, b) powm52_or((a), (b))
+#define V_SCRUB_REGISTERS() ((void)0)
 #define POWM52_ATTR
 #define POWM52_MAX_VECTORS 40
+#define POWM52_AMM_SPECIALISED 1
 
 #define POWM52_NAME(x) powm52_portable_##x
 #include "powm52_template.h"
 #undef POWM52_NAME
 
-void c_authcore_powm52_portable(uint64_t *rp, const uint64_t *bp, const uint64_t *ep, size_t ebits,
-    const uint64_t *mp, const uint64_t *rrp, size_t n, uint64_t *scratch) {
+void c_authcore_powm52_portable(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits,
+    const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
     powm52_portable_powm(rp, bp, ep, ebits, mp, rrp, n, scratch);
 }
 
@@ -90,7 +92,7 @@ void c_authcore_powm52_portable(uint64_t *rp, const uint64_t *bp, const uint64_t
 #include "powm52_template.h"
 #undef POWM52_NAME
 
-void c_authcore_powm52_indexed_gather_control(uint64_t *rp, const uint64_t *bp, const uint64_t *ep,
-    size_t ebits, const uint64_t *mp, const uint64_t *rrp, size_t n, uint64_t *scratch) {
+void c_authcore_powm52_indexed_gather_control(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep,
+    size_t ebits, const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
     powm52_control_powm(rp, bp, ep, ebits, mp, rrp, n, scratch);
 }

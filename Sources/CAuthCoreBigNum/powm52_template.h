@@ -4,9 +4,10 @@
 // the same public counts and read the same addresses, so the portable one — which valgrind can run —
 // is what `make ctgrind` checks for the algorithm, and the differential tests hold both to `mpz_powm`.
 //
-// The includer defines VEC and the V_* operations, POWM52_ATTR (function attributes) and
-// POWM52_NAME(x) (the file's prefix), and may define POWM52_AMM_SPECIALISED to specialise the
-// multiplication per vector count.
+// The includer defines VEC and the V_* operations (V_SCRUB_REGISTERS clears the vector registers
+// the compilation may use), POWM52_ATTR (function attributes) and POWM52_NAME(x) (the file's
+// prefix). Both compilations define POWM52_AMM_SPECIALISED, which specialises the multiplication
+// per vector count, so that they also branch alike on the (public) count.
 //
 // Arithmetic: radix 2^52 digits in 64-bit lanes, Montgomery multiplication word by word (HAC 14.36)
 // with R = 2^(52·D), the almost-Montgomery form of Gueron and Krasnov ("Accelerating Big Integer
@@ -17,23 +18,24 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "CAuthCoreBigNum_powm52.h"
 
-#define POWM52_MASK ((uint64_t)0xFFFFFFFFFFFFFull)
+#define POWM52_MASK ((c_authcore_word)0xFFFFFFFFFFFFFull)
 
 /// −m0⁻¹ mod 2^52 for odd m0 (Newton's iteration doubles the correct bits: 3, 6, …, 96).
-static inline uint64_t POWM52_NAME(minus_inverse)(uint64_t m0) {
-    uint64_t inverse = m0;
+static inline c_authcore_word POWM52_NAME(minus_inverse)(c_authcore_word m0) {
+    c_authcore_word inverse = m0;
     for (int i = 0; i < 5; i++) inverse *= 2 - m0 * inverse;
-    return ((uint64_t)0 - inverse) & POWM52_MASK;
+    return ((c_authcore_word)0 - inverse) & POWM52_MASK;
 }
 
 /// All ones when `a == b`, else zero, with no branch (the empty asm keeps the optimiser from
 /// turning the mask back into a comparison and a jump).
-static inline uint64_t POWM52_NAME(equal_mask)(uint64_t a, uint64_t b) {
-    uint64_t x = a ^ b;
-    uint64_t nonzero = (x | ((uint64_t)0 - x)) >> 63;
+static inline c_authcore_word POWM52_NAME(equal_mask)(c_authcore_word a, c_authcore_word b) {
+    c_authcore_word x = a ^ b;
+    c_authcore_word nonzero = (x | ((c_authcore_word)0 - x)) >> 63;
     __asm__("" : "+r"(nonzero));
     return nonzero - 1;
 }
@@ -47,17 +49,17 @@ static inline uint64_t POWM52_NAME(equal_mask)(uint64_t a, uint64_t b) {
 /// so after at most 316 steps (16,384-bit moduli) it is below 2^63; the digits are normalised once,
 /// at the end, in a scalar carry pass.
 static inline __attribute__((always_inline)) POWM52_ATTR void POWM52_NAME(amm_body)(
-    uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m, uint64_t k0, size_t digits,
+    c_authcore_word *r, const c_authcore_word *a, const c_authcore_word *b, const c_authcore_word *m, c_authcore_word k0, size_t digits,
     size_t vectors) {
     VEC acc[POWM52_MAX_VECTORS];
     for (size_t j = 0; j < vectors; j++) acc[j] = V_ZERO();
-    const uint64_t a0 = a[0];
-    const uint64_t m0 = m[0];
+    const c_authcore_word a0 = a[0];
+    const c_authcore_word m0 = m[0];
     for (size_t i = 0; i < digits; i++) {
-        const uint64_t bi = b[i];
-        const uint64_t t0 = V_LANE0(acc[0]) + ((a0 * bi) & POWM52_MASK);
-        const uint64_t q = (t0 * k0) & POWM52_MASK;
-        const uint64_t carry = (t0 + ((m0 * q) & POWM52_MASK)) >> 52;
+        const c_authcore_word bi = b[i];
+        const c_authcore_word t0 = V_LANE0(acc[0]) + ((a0 * bi) & POWM52_MASK);
+        const c_authcore_word q = (t0 * k0) & POWM52_MASK;
+        const c_authcore_word carry = (t0 + ((m0 * q) & POWM52_MASK)) >> 52;
         const VEC bv = V_BCAST(bi);
         const VEC qv = V_BCAST(q);
         for (size_t j = 0; j < vectors; j++) {
@@ -73,9 +75,9 @@ static inline __attribute__((always_inline)) POWM52_ATTR void POWM52_NAME(amm_bo
         }
     }
     for (size_t j = 0; j < vectors; j++) V_STORE(r + 8 * j, acc[j]);
-    uint64_t carry = 0;
+    c_authcore_word carry = 0;
     for (size_t k = 0; k < 8 * vectors; k++) {
-        uint64_t t = r[k] + carry;
+        c_authcore_word t = r[k] + carry;
         r[k] = t & POWM52_MASK;
         carry = t >> 52;
     }
@@ -85,7 +87,7 @@ static inline __attribute__((always_inline)) POWM52_ATTR void POWM52_NAME(amm_bo
 /// RFC 5054 groups and 1024-bit moduli, so that the accumulator lives in registers; any other count
 /// takes the same code with the count at run time.
 static POWM52_ATTR void POWM52_NAME(amm)(
-    uint64_t *r, const uint64_t *a, const uint64_t *b, const uint64_t *m, uint64_t k0, size_t digits,
+    c_authcore_word *r, const c_authcore_word *a, const c_authcore_word *b, const c_authcore_word *m, c_authcore_word k0, size_t digits,
     size_t vectors) {
 #ifdef POWM52_AMM_SPECIALISED
     switch (vectors) {
@@ -104,18 +106,18 @@ static POWM52_ATTR void POWM52_NAME(amm)(
 
 /// r = the table entry selected by `digit`, reading every entry (a masked OR over all of them).
 static POWM52_ATTR void POWM52_NAME(gather)(
-    uint64_t *r, const uint64_t *table, size_t entries, uint64_t digit, size_t vectors) {
+    c_authcore_word *r, const c_authcore_word *table, size_t entries, c_authcore_word digit, size_t vectors) {
     VEC acc[POWM52_MAX_VECTORS];
     for (size_t j = 0; j < vectors; j++) acc[j] = V_ZERO();
     for (size_t e = 0; e < entries; e++) {
 #ifdef POWM52_INDEXED_GATHER_CONTROL
         // The deliberate leak `make ctgrind`'s control must catch: the entry's address from the digit.
-        const VEC mask = V_BCAST(~(uint64_t)0);
-        const uint64_t *entry = table + (size_t)digit * 8 * vectors;
+        const VEC mask = V_BCAST(~(c_authcore_word)0);
+        const c_authcore_word *entry = table + (size_t)digit * 8 * vectors;
         if (e != 0) break;
 #else
-        const VEC mask = V_BCAST(POWM52_NAME(equal_mask)(digit, (uint64_t)e));
-        const uint64_t *entry = table + e * 8 * vectors;
+        const VEC mask = V_BCAST(POWM52_NAME(equal_mask)(digit, (c_authcore_word)e));
+        const c_authcore_word *entry = table + e * 8 * vectors;
 #endif
         for (size_t j = 0; j < vectors; j++) acc[j] = V_OR(acc[j], V_AND(V_LOAD(entry + 8 * j), mask));
     }
@@ -123,24 +125,24 @@ static POWM52_ATTR void POWM52_NAME(gather)(
 }
 
 /// {d, 8·vectors} in radix 2^52 from {x, n} in radix 2^64 (digits past the value are zero).
-static void POWM52_NAME(to_digits)(uint64_t *d, size_t vectors, const uint64_t *x, size_t n) {
+static void POWM52_NAME(to_digits)(c_authcore_word *d, size_t vectors, const c_authcore_word *x, size_t n) {
     for (size_t k = 0; k < 8 * vectors; k++) {
         size_t offset = 52 * k;
         size_t limb = offset / 64;
         unsigned shift = (unsigned)(offset % 64);
-        uint64_t low = limb < n ? x[limb] >> shift : 0;
-        uint64_t high = (shift > 12 && limb + 1 < n) ? x[limb + 1] << (64 - shift) : 0;
+        c_authcore_word low = limb < n ? x[limb] >> shift : 0;
+        c_authcore_word high = (shift > 12 && limb + 1 < n) ? x[limb + 1] << (64 - shift) : 0;
         d[k] = (low | high) & POWM52_MASK;
     }
 }
 
 /// {x, n} in radix 2^64 from normalised digits {d, digits} (52·digits ≥ 64·n).
-static void POWM52_NAME(from_digits)(uint64_t *x, size_t n, const uint64_t *d, size_t digits) {
+static void POWM52_NAME(from_digits)(c_authcore_word *x, size_t n, const c_authcore_word *d, size_t digits) {
     for (size_t i = 0; i < n; i++) {
         size_t offset = 64 * i;
         size_t k = offset / 52;
         unsigned shift = (unsigned)(offset % 52);
-        uint64_t v = d[k] >> shift;
+        c_authcore_word v = d[k] >> shift;
         if (k + 1 < digits) v |= d[k + 1] << (52 - shift);
         if (shift > 40 && k + 2 < digits) v |= d[k + 2] << (104 - shift);
         x[i] = v;
@@ -149,47 +151,60 @@ static void POWM52_NAME(from_digits)(uint64_t *x, size_t n, const uint64_t *d, s
 
 /// The `width`-bit digit of the exponent at bit `offset`, with bits from `bits` up read as zero. The
 /// offset is public; the digit's value is read with shifts and masks only.
-static uint64_t POWM52_NAME(exponent_digit)(
-    const uint64_t *e, size_t bits, size_t offset, unsigned width) {
+static c_authcore_word POWM52_NAME(exponent_digit)(
+    const c_authcore_word *e, size_t bits, size_t offset, unsigned width) {
     size_t limbs = (bits + 63) / 64;
     size_t limb = offset / 64;
     unsigned shift = (unsigned)(offset % 64);
-    uint64_t low = limb < limbs ? e[limb] >> shift : 0;
-    uint64_t high = (shift != 0 && limb + 1 < limbs) ? e[limb + 1] << (64 - shift) : 0;
+    c_authcore_word low = limb < limbs ? e[limb] >> shift : 0;
+    c_authcore_word high = (shift != 0 && limb + 1 < limbs) ? e[limb + 1] << (64 - shift) : 0;
     size_t available = bits > offset ? bits - offset : 0;
-    uint64_t keep = available >= width ? (((uint64_t)1 << width) - 1) : (((uint64_t)1 << available) - 1);
+    c_authcore_word keep = available >= width ? (((c_authcore_word)1 << width) - 1) : (((c_authcore_word)1 << available) - 1);
     return (low | high) & keep;
 }
 
 /// {r, digits} − m when that is not negative, else r unchanged (for r ≤ m + m), without a branch.
-static void POWM52_NAME(subtract_if_at_least)(uint64_t *r, const uint64_t *m, size_t count, uint64_t *t) {
-    uint64_t borrow = 0;
+static void POWM52_NAME(subtract_if_at_least)(c_authcore_word *r, const c_authcore_word *m, size_t count, c_authcore_word *t) {
+    c_authcore_word borrow = 0;
     for (size_t k = 0; k < count; k++) {
-        uint64_t d = r[k] - m[k] - borrow;
+        c_authcore_word d = r[k] - m[k] - borrow;
         borrow = d >> 63;
         t[k] = d & POWM52_MASK;
     }
-    uint64_t keep_difference = borrow - 1; // all ones when r ≥ m
+    c_authcore_word keep_difference = borrow - 1; // all ones when r ≥ m
     __asm__("" : "+r"(keep_difference));
     for (size_t k = 0; k < count; k++) r[k] = (t[k] & keep_difference) | (r[k] & ~keep_difference);
 }
 
+/// Overwrites the stack the multiplications and gathers used (their accumulators held secrets:
+/// called from the same frame as they were, its area covers theirs) and the vector registers.
+static __attribute__((noinline)) POWM52_ATTR void POWM52_NAME(scrub)(void) {
+    unsigned char area[3 * POWM52_MAX_VECTORS * 64 + 1024];
+    memset(area, 0, sizeof area);
+    __asm__ volatile("" : : "r"(area) : "memory"); // the zeros are observable: memset stays
+    V_SCRUB_REGISTERS();
+}
+
 /// base^e mod m; see c_authcore_powm52 in the header for the contract.
 static POWM52_ATTR void POWM52_NAME(powm)(
-    uint64_t *rp, const uint64_t *bp, const uint64_t *ep, size_t ebits, const uint64_t *mp,
-    const uint64_t *rrp, size_t n, uint64_t *scratch) {
-    const uint64_t k0 = POWM52_NAME(minus_inverse)(mp[0]);
+    c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp,
+    const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
+    if (n == 0 || n > C_AUTHCORE_POWM52_MAX_LIMBS || ebits == 0) return;
+    const c_authcore_word k0 = POWM52_NAME(minus_inverse)(mp[0]);
     const size_t digits = c_authcore_powm52_digits(n);
     const size_t vectors = (digits + 7) / 8;
     const size_t width = 8 * vectors;
     const unsigned window = c_authcore_powm52_window(ebits);
     const size_t entries = (size_t)1 << window;
-    uint64_t *m = scratch;
-    uint64_t *rr = m + width;
-    uint64_t *one = rr + width;
-    uint64_t *acc = one + width;
-    uint64_t *selected = acc + width;
-    uint64_t *table = selected + width;
+    // The scratch from its first 64-byte boundary (the scratch has 8 words to spare): every vector
+    // load is then one cache line, and the work on it (memset's included) does not vary with where
+    // the caller's allocator put it.
+    c_authcore_word *m = (c_authcore_word *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    c_authcore_word *rr = m + width;
+    c_authcore_word *one = rr + width;
+    c_authcore_word *acc = one + width;
+    c_authcore_word *selected = acc + width;
+    c_authcore_word *table = selected + width;
 
     POWM52_NAME(to_digits)(m, vectors, mp, n);
     POWM52_NAME(to_digits)(rr, vectors, rrp, n);
@@ -213,4 +228,5 @@ static POWM52_ATTR void POWM52_NAME(powm)(
     POWM52_NAME(amm)(acc, acc, one, m, k0, digits, vectors);
     POWM52_NAME(subtract_if_at_least)(acc, m, width, selected);
     POWM52_NAME(from_digits)(rp, n, acc, digits);
+    POWM52_NAME(scrub)();
 }

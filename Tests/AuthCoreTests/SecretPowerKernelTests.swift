@@ -94,6 +94,29 @@ struct SecretPowerKernelTests {
         try expectAgreement(domain, modulus: n, base: BigUInt(0x1234_5678), exponent: BigUInt(0xFFFF), bitCount: 17)
     }
 
+    @Test("a context sized for a long exponent serves every shorter one (the window never narrows as exponents grow)")
+    func contextScratchServesShorterExponents() throws {
+        // 326 and 325 bits: the minimum of the rounded-up counts would give 326 bits a 4-bit window
+        // and 325 bits a 5-bit one, whose table does not fit the scratch sized for 326.
+        let n = SRPGroup.rfc5054Group3072.modulus
+        let random = SeededRandom(seed: 326)
+        for maximum in [26, 100, 326, 966, 2700] {
+            let context = try ModularContext(modulus: n, maximumExponentBitCount: maximum)
+            for bitCount in Set([1, 5, 25, 27, 97, 101, 321, 325, 961, 965, 2689, 2699].filter { $0 <= maximum }).sorted() {
+                let base = try value(bits: 3072, random).modulo(n)
+                let exponent = value(bits: bitCount, random)
+                #expect(try context.power(base, secretExponent: exponent, exponentBitCount: bitCount) == base.powerVariableTime(exponent, modulo: n))
+            }
+        }
+        var previous = 0
+        for bits in 1...20_000 {
+            let window = SecretPowerKernel.windowWidth(exponentBitCount: bits)
+            #expect(window >= previous, "window at \(bits) bits")
+            previous = window
+        }
+        #expect(SecretPowerKernel.windowWidth(exponentBitCount: 256) == 4 && SecretPowerKernel.windowWidth(exponentBitCount: 513) == 5)
+    }
+
     @Test("the preferred kernel is IFMA exactly when the processor lists avx512f and avx512ifma")
     func preferredKernel() throws {
         let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)

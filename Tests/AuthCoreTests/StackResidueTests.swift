@@ -1,4 +1,5 @@
 @testable import AuthCore
+import AuthCoreTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -102,6 +103,50 @@ struct StackResidueTests {
         let values = try #require(recorded.withLock { $0 })
         #expect(values.x.count >= 24 && values.s.count >= 300 && values.k.count == 32)
         #expect(Self.residues(of: [("x", values.x), ("S", values.s), ("K", values.k)], in: stack) == [])
+    }
+
+    /// A value's radix-2^52 digits (the secret-power kernel's representation), each as a big-endian
+    /// 8-byte word, the most significant first: reversed, the bytes the digit array has in memory.
+    static func digits52(_ value: BigUInt, count: Int) throws -> [UInt8] {
+        let bytes = try value.bigEndianBytes(paddedTo: (52 * count + 7) / 8)
+        var digits: [UInt8] = []
+        for index in (0..<count).reversed() {
+            var digit: UInt64 = 0
+            for bit in 0..<52 {
+                let position = 52 * index + bit  // bit of the value, from the least significant
+                let byte = bytes[bytes.count - 1 - position / 8]
+                digit |= UInt64((byte >> (position % 8)) & 1) << bit
+            }
+            digits += (0..<8).reversed().map { UInt8(truncatingIfNeeded: digit >> (8 * $0)) }
+        }
+        return digits
+    }
+
+    @Test("the secret-power kernels (IFMA and its portable twin) leave no table entry on the stack: the base's Montgomery form, gathered for every window")
+    func secretPowerKernels() throws {
+        let n = SRPGroup.rfc5054Group3072.modulus
+        let domain = MontgomeryDomain(modulus: n)
+        let base = try BigUInt(bigEndianBytes: SeededRandom(seed: 52).bytes(384)).modulo(n)
+        // Every 5-bit window of the 513-bit exponent is 1, so every gather selects table[1] = base·R
+        // mod N (R = 2^(52·60), below 2N: the value or the value plus N), and the gathers' and
+        // multiplications' accumulators hold its digits.
+        var exponentBytes = [UInt8](repeating: 0, count: 65)
+        for window in 0..<103 { exponentBytes[64 - (5 * window) / 8] |= UInt8(1) << ((5 * window) % 8) }
+        let exponent = BigUInt(bigEndianBytes: exponentBytes)
+        let expected = try base.powerVariableTime(exponent, modulo: n)
+        let r = BigUInt(bigEndianBytes: [0x01] + [UInt8](repeating: 0, count: 390))  // 2^3120
+        let montgomery = try (base * r).modulo(n)
+        let digits = 60  // c_authcore_powm52_digits(48)
+        let entries = [("base·R mod N", try Self.digits52(montgomery, count: digits)), ("base·R mod N + N", try Self.digits52(montgomery + n, count: digits))]
+        for kernel in [SecretPowerKernel.ifma52, .portable52] where kernel.isAvailable {
+            let result = Locked<BigUInt?>(nil)
+            let stack = try #require(Self.afterRunningOnOwnStack {
+                let value = domain.secretPower(base, exponent: exponent, bitCount: 513, kernel: kernel)
+                result.withLock { $0 = value }
+            })
+            #expect(result.withLock { $0 } == expected, "\(kernel)")
+            #expect(Self.residues(of: entries, in: stack) == [], "\(kernel)")
+        }
     }
 
     @Test("a Cognito claim and its server check leave none of x, S and the HKDF key on the stack")

@@ -17,10 +17,19 @@ package enum SecretPowerKernel: Sendable, CaseIterable, CustomStringConvertible 
 
     /// The kernel used unless a caller names one: IFMA when the processor and the operating system
     /// have it, else GMP's (on this project's machines 3.4× faster than the portable twin).
-    package static let preferred: SecretPowerKernel = c_authcore_powm52_ifma_available() != 0 ? .ifma52 : .gmp
+    package static let preferred: SecretPowerKernel = hasIFMA ? .ifma52 : .gmp
+
+    /// CPUID and XGETBV, asked once (in a virtual machine each is a trip to the hypervisor).
+    private static let hasIFMA = c_authcore_powm52_ifma_available() != 0
 
     /// Whether this process can run the kernel.
-    package var isAvailable: Bool { self != .ifma52 || c_authcore_powm52_ifma_available() != 0 }
+    package var isAvailable: Bool { self != .ifma52 || Self.hasIFMA }
+
+    /// The radix-2^52 kernels' window width for an exponent of `exponentBitCount` bits (never
+    /// narrower for a longer exponent).
+    package static func windowWidth(exponentBitCount: Int) -> Int {
+        Int(c_authcore_powm52_window(exponentBitCount))
+    }
 
     package var description: String {
         switch self {
@@ -89,25 +98,11 @@ struct SecretPowerModulus: @unchecked Sendable {
         let n = limbCount
         switch (effective(kernel), digitSquare) {
         case (.ifma52, let square?):
-            c_authcore_powm52_ifma(
-                words(result), words(base), words(exponent), bitCount, words(modulusLimbs.pointer), words(square.pointer), n,
-                words(scratch))
+            c_authcore_powm52_ifma(result, base, exponent, bitCount, modulusLimbs.pointer, square.pointer, n, scratch)
         case (.portable52, let square?):
-            c_authcore_powm52_portable(
-                words(result), words(base), words(exponent), bitCount, words(modulusLimbs.pointer), words(square.pointer), n,
-                words(scratch))
+            c_authcore_powm52_portable(result, base, exponent, bitCount, modulusLimbs.pointer, square.pointer, n, scratch)
         default:
             c_authcore_mpn_sec_powm(result, base, n, exponent, mp_bitcnt_t(bitCount), modulusLimbs.pointer, n, scratch)
         }
     }
-}
-
-/// The same memory as 64-bit words (`mp_limb_t` is `unsigned long`, 64 bits here: CAuthCoreBigNum's
-/// static assertions).
-private func words(_ pointer: UnsafeMutablePointer<mp_limb_t>) -> UnsafeMutablePointer<UInt64> {
-    UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: UInt64.self)
-}
-
-private func words(_ pointer: UnsafePointer<mp_limb_t>) -> UnsafePointer<UInt64> {
-    UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt64.self)
 }
