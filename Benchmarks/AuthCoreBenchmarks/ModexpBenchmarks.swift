@@ -25,7 +25,7 @@ func modexpBenchmarks() -> [BenchmarkCase] {
     let base = BigUInt(bigEndianBytes: baseBytes)
     let exponent = BigUInt(bigEndianBytes: exponentBytes)
     return [
-        BenchmarkCase(name: "modexp.3072.e1024.secret", note: "mpn_sec_powm, scratch per context") { n in
+        BenchmarkCase(name: "modexp.3072.e1024.secret", note: "secret-power kernel (\(SecretPowerKernel.preferred)), scratch per context") { n in
             guard let context = try? ModularContext(modulus: modulus, maximumExponentBitCount: 1024) else { return }
             for _ in 0..<n { blackHole(try? context.power(base, secretExponent: exponent, exponentBitCount: 1024)) }
         },

@@ -17,12 +17,13 @@ func srpBenchmarks() -> [BenchmarkCase] {
     let e513 = BigUInt(bigEndianBytes: eBytes)
     let base = (try? BigUInt(bigEndianBytes: random.bytes(384)).modulo(n)) ?? BigUInt(7)
     let baseBytes = base.minimalBigEndianBytes
+    let domain = MontgomeryDomain(modulus: n)
 
     var cases: [BenchmarkCase] = [
         BenchmarkCase(name: "srp.gpow.3072.e256", note: "fixed-base comb, 5-bit windows") { iterations in
             for _ in 0..<iterations { blackHole(try? group.generatorPower(secretExponent: a, exponentBitCount: 256)) }
         },
-        BenchmarkCase(name: "srp.gpow.3072.e256.generic", note: "mpn_sec_powm, no table") { iterations in
+        BenchmarkCase(name: "srp.gpow.3072.e256.generic", note: "secret-power kernel (\(SecretPowerKernel.preferred)), no table") { iterations in
             guard let context = try? ModularContext(modulus: n, maximumExponentBitCount: 256) else { return }
             for _ in 0..<iterations { blackHole(try? context.power(group.generator, secretExponent: a, exponentBitCount: 256)) }
         },
@@ -38,8 +39,25 @@ func srpBenchmarks() -> [BenchmarkCase] {
             }
             blackHole(out)
         },
-        BenchmarkCase(name: "srp.spow.3072.e513", note: "premaster: mpn_sec_powm, fixed-width base and exponent") { iterations in
+        BenchmarkCase(name: "srp.spow.3072.e513", note: "premaster: \(SecretPowerKernel.preferred) kernel, fixed-width base and exponent") { iterations in
             for _ in 0..<iterations { blackHole(try? group.variableBasePower(base, secretExponent: e513, exponentBitCount: 513)) }
+        },
+        // The kernels side by side on the same limbs (issue 42): GMP's, the one before, and the IFMA
+        // kernel's portable twin; and a 256-bit exponent, the server's v^u and (A·v^u)^b each.
+        BenchmarkCase(
+            name: "srp.spow.3072.e513.mpn_sec_powm", note: "GMP's mpn_sec_powm (the premaster's kernel before issue 42)",
+            pairedWith: "srp.spow.3072.e513"
+        ) { iterations in
+            let work = domain.preparedSecretPower(base, exponent: e513, bitCount: 513, kernel: .gmp)
+            for _ in 0..<iterations { work() }
+        },
+        BenchmarkCase(name: "srp.spow.3072.e513.portable52", note: "the IFMA kernel's portable twin (what valgrind checks)") { iterations in
+            let work = domain.preparedSecretPower(base, exponent: e513, bitCount: 513, kernel: .portable52)
+            for _ in 0..<iterations { work() }
+        },
+        BenchmarkCase(name: "srp.spow.3072.e256", note: "\(SecretPowerKernel.preferred) kernel, a 256-bit exponent (v^u, (A·v^u)^b)") { iterations in
+            let work = domain.preparedSecretPower(base, exponent: a, bitCount: 256, kernel: .preferred)
+            for _ in 0..<iterations { work() }
         },
         BenchmarkCase(
             name: "c.srp.spow.3072.e513.openssl", note: "BN_mod_exp_mont_consttime (the kernel before issue 11)", pairedWith: "srp.spow.3072.e513"

@@ -37,6 +37,7 @@ let countedOperations: [String: [String]] = {
     // compilation of the same source is timed by dudect instead): a 513-bit exponent, as the premaster's.
     operations["secret-power-portable52"] = ["random", "exponent-zero", "exponent-ones", "base-zero", "base-unreduced"]
     operations["secret-power-portable52@2047"] = ["random", "exponent-zero", "base-top-limb-zero", "base-unreduced"]
+    operations["comb-portable52"] = ["random", "one", "top-limbs-zero", "all-ones"]
     // A control: the representation odd-length groups left behind (a BigUInt of v, which trims its
     // zero top words) must count differently when v's top word is zero.
     operations["control-verifier-biguint@2047"] = ["random", "v-top-limb-zero"]
@@ -201,6 +202,14 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
         if secretClass == "s-two-bytes-zero" { s[1] = 0; s[2] |= operation == "cognito-claim-key" ? 0x80 : 0x01 }  // PADs(S) then starts at S's third byte
         if operation == "cognito-claim-key" { return CognitoSRP.preparedClaimKey(premasterBytes: s) }
         return try SRPConfiguration(group: group, hash: .sha256).preparedSessionKey(premasterBytes: s)
+    case "comb-portable52":
+        let exponents = [
+            BigUInt(bigEndianBytes: randomBytes(32)), BigUInt(1), BigUInt(bigEndianBytes: randomBytes(8)),
+            BigUInt(bigEndianBytes: [UInt8](repeating: 0xFF, count: 32)),
+        ]
+        let chosen = ["one": 1, "top-limbs-zero": 2, "all-ones": 3][secretClass] ?? 0
+        let table = FixedBaseTable(base: group.generator, domain: MontgomeryDomain(modulus: n), maximumExponentBitCount: 256, kernel: .portable52)
+        return withExtendedLifetime(exponents) { table.preparedPower(exponents[chosen], exponentBitCount: 256) }
     case "secret-power-portable52":
         // Every class builds every candidate, in the same order, and frees them in that order (an
         // array, not a dictionary, whose per-process hash seed would shuffle the frees): the heap —

@@ -54,6 +54,14 @@ let flows: [Flow] = [
     Flow(name: "secret-power.portable52.2047.e256.unreduced-base") {
         try securePower(modulus: OddGroups.group2047.modulus, baseBytes: 256, exponentBits: 256)
     },
+    Flow(name: "comb.portable52.3072.e256") {  // the fixed-base comb on the kernel's digit form (g^a, g^b, g^x)
+        let group = SRPGroup.rfc5054Group3072
+        let table = FixedBaseTable(
+            base: group.generator, domain: MontgomeryDomain(modulus: group.modulus), maximumExponentBitCount: 256, kernel: .portable52)
+        let exponent = BigUInt(bigEndianBytes: try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) })
+        markSecret(exponent)
+        table.preparedPower(exponent, exponentBitCount: 256)()
+    },
     Flow(name: "cognito.claim+server-check") {
         try cognitoClaim(realm: "AbCdEf123", identity: "3f1c2d4e-user", password: secret("Passw0rd!"))
     },

@@ -517,8 +517,10 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
         guard domain.multiplyModN(reducedBase, x) == (try? (reducedBase * x).modulo(modulus)) else { fuzzFailure("Montgomery multiplication") }
         guard domain.subtractModN(reducedBase, x) == difference else { fuzzFailure("constant-time modular subtraction") }
         let window = 1 + Int(exponentBytes.first ?? 0) % 6
-        let table = FixedBaseTable(base: reducedBase, domain: domain, window: window, maximumExponentBitCount: bitCount)
-        guard table.power(exponent, exponentBitCount: bitCount) == plain else { fuzzFailure("fixed-base comb (window \(window))") }
+        for kernel in SecretPowerKernel.allCases where kernel.isAvailable {
+            let table = FixedBaseTable(base: reducedBase, domain: domain, window: window, maximumExponentBitCount: bitCount, kernel: kernel)
+            guard table.power(exponent, exponentBitCount: bitCount) == plain else { fuzzFailure("fixed-base comb (\(kernel), window \(window))") }
+        }
     }
 }
 

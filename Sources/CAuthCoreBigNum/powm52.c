@@ -22,6 +22,10 @@ size_t c_authcore_powm52_scratch_limbs(size_t n, size_t ebits) {
     return (5 + ((size_t)1 << c_authcore_powm52_window(ebits))) * width + 8; // + 8: room to align to 64 bytes
 }
 
+size_t c_authcore_powm52_width(size_t n) { return 8 * ((c_authcore_powm52_digits(n) + 7) / 8); }
+
+size_t c_authcore_comb52_scratch_limbs(size_t n) { return 4 * c_authcore_powm52_width(n) + 8; }
+
 int c_authcore_powm52_ifma_available(void) {
 #if defined(__x86_64__)
     unsigned eax, ebx, ecx, edx;

@@ -87,6 +87,17 @@ void c_authcore_powm52_portable(c_authcore_word *rp, const c_authcore_word *bp, 
     powm52_portable_powm(rp, bp, ep, ebits, mp, rrp, n, scratch);
 }
 
+void c_authcore_powm52_enter_portable(c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp,
+    const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
+    powm52_portable_enter(dp, xp, mp, rrp, n, scratch);
+}
+
+void c_authcore_comb52_portable(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
+    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
+    c_authcore_word *scratch) {
+    powm52_portable_comb(rp, table, windows, window, ep, en, mp, factorp, n, scratch);
+}
+
 #define POWM52_INDEXED_GATHER_CONTROL 1
 #define POWM52_NAME(x) powm52_control_##x
 #include "powm52_template.h"

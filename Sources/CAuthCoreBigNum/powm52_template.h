@@ -230,3 +230,52 @@ static POWM52_ATTR void POWM52_NAME(powm)(
     POWM52_NAME(from_digits)(rp, n, acc, digits);
     POWM52_NAME(scrub)();
 }
+
+/// d = x·R mod m (below 2m) in digits, R = 2^(52·D), for any n-limb x: a table entry's form.
+static __attribute__((unused)) POWM52_ATTR void POWM52_NAME(enter)(
+    c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp, const c_authcore_word *rrp, size_t n,
+    c_authcore_word *scratch) {
+    if (n == 0 || n > C_AUTHCORE_POWM52_MAX_LIMBS) return;
+    const size_t digits = c_authcore_powm52_digits(n);
+    const size_t vectors = (digits + 7) / 8;
+    const size_t width = 8 * vectors;
+    c_authcore_word *m = (c_authcore_word *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    c_authcore_word *rr = m + width;
+    c_authcore_word *x = rr + width;
+    POWM52_NAME(to_digits)(m, vectors, mp, n);
+    POWM52_NAME(to_digits)(rr, vectors, rrp, n);
+    POWM52_NAME(to_digits)(x, vectors, xp, n);
+    POWM52_NAME(amm)(dp, x, rr, m, POWM52_NAME(minus_inverse)(mp[0]), digits, vectors);
+    POWM52_NAME(scrub)();
+}
+
+/// The fixed-base comb: r = (Π over i < windows of table[i][digit i of e]) · factor / R, fully
+/// reduced (n limbs), where table[i][d] is g^(d·2^(window·i))·R mod m in digits (below 2m). With
+/// factor = 2^(64n) mod m the result is g^e in GMP's Montgomery form. One multiplication and one
+/// full-table gather per window; nothing depends on e but through the gathers' masks.
+static __attribute__((unused)) POWM52_ATTR void POWM52_NAME(comb)(
+    c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window, const c_authcore_word *ep,
+    size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n, c_authcore_word *scratch) {
+    if (n == 0 || n > C_AUTHCORE_POWM52_MAX_LIMBS || windows == 0) return;
+    const c_authcore_word k0 = POWM52_NAME(minus_inverse)(mp[0]);
+    const size_t digits = c_authcore_powm52_digits(n);
+    const size_t vectors = (digits + 7) / 8;
+    const size_t width = 8 * vectors;
+    const size_t entries = (size_t)1 << window;
+    c_authcore_word *m = (c_authcore_word *)(((uintptr_t)scratch + 63) & ~(uintptr_t)63);
+    c_authcore_word *factor = m + width;
+    c_authcore_word *acc = factor + width;
+    c_authcore_word *selected = acc + width;
+    POWM52_NAME(to_digits)(m, vectors, mp, n);
+    POWM52_NAME(to_digits)(factor, vectors, factorp, n);
+    POWM52_NAME(gather)(acc, table, entries, POWM52_NAME(exponent_digit)(ep, 64 * en, 0, window), vectors);
+    for (size_t i = 1; i < windows; i++) {
+        POWM52_NAME(gather)(
+            selected, table + i * entries * width, entries, POWM52_NAME(exponent_digit)(ep, 64 * en, i * window, window), vectors);
+        POWM52_NAME(amm)(acc, acc, selected, m, k0, digits, vectors);
+    }
+    POWM52_NAME(amm)(acc, acc, factor, m, k0, digits, vectors);
+    POWM52_NAME(subtract_if_at_least)(acc, m, width, selected);
+    POWM52_NAME(from_digits)(rp, n, acc, digits);
+    POWM52_NAME(scrub)();
+}

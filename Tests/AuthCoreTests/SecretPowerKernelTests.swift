@@ -87,6 +87,24 @@ struct SecretPowerKernelTests {
         }
     }
 
+    @Test("the fixed-base comb on every kernel equals mpz_powm: windows of 1 to 6 bits, moduli of 65 to 8192 bits")
+    func combOnEveryKernel() throws {
+        let random = SeededRandom(seed: 0xC0B)
+        for (bits, window) in [(65, 1), (1024, 4), (1029, 5), (2047, 6), (3072, 5), (4096, 3), (8192, 5)] {
+            let n = modulus(bits: bits, random)
+            let domain = MontgomeryDomain(modulus: n)
+            let g = value(bits: bits - 1, random)
+            for kernel in kernels {
+                let table = FixedBaseTable(base: g, domain: domain, window: window, maximumExponentBitCount: 300, kernel: kernel)
+                for (exponent, bitCount) in [(BigUInt(), 1), (value(bits: 256, random), 256), (ones(300), 300), (value(bits: 31, random), 64)] {
+                    #expect(
+                        table.power(exponent, exponentBitCount: bitCount) == (try g.powerVariableTime(exponent, modulo: n)),
+                        "\(kernel), \(bits)-bit N, window \(window), \(bitCount)-bit exponent")
+                }
+            }
+        }
+    }
+
     @Test("beyond the radix-2^52 kernels' 16,384 bits every kernel name runs GMP's, and agrees")
     func beyondReach() throws {
         let n = BigUInt(bigEndianBytes: [1] + [UInt8](repeating: 0, count: 2050)) + BigUInt(1)  // 2^16400 + 1

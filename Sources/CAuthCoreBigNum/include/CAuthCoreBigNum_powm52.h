@@ -51,6 +51,32 @@ void c_authcore_powm52_ifma(c_authcore_word *rp, const c_authcore_word *bp, cons
 void c_authcore_powm52_portable(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits,
     const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch);
 
+/// The words one value takes in the kernels' digit form (a table entry): 8·⌈D/8⌉.
+size_t c_authcore_powm52_width(size_t n);
+
+/// The scratch `c_authcore_powm52_enter_*` and `c_authcore_comb52_*` need, in words.
+size_t c_authcore_comb52_scratch_limbs(size_t n);
+
+/// d = x·R mod m (below 2m) in the kernels' digit form, `c_authcore_powm52_width(n)` words, for any
+/// n-limb x (`rrp` as for the exponentiation): a fixed-base table's entry. Public inputs only need
+/// it (the table of a public g), but it runs in constant time like the rest.
+void c_authcore_powm52_enter_ifma(c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp,
+    const c_authcore_word *rrp, size_t n, c_authcore_word *scratch);
+void c_authcore_powm52_enter_portable(c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp,
+    const c_authcore_word *rrp, size_t n, c_authcore_word *scratch);
+
+/// The fixed-base comb over digit-form entries: r = Π_{i < windows} table[i][digit_i(e)] · factor / R
+/// mod m, fully reduced (n limbs), where block i holds the 2^window entries g^(d·2^(window·i))·R
+/// (`c_authcore_powm52_width(n)` words each) and digit i is bits window·i … of the `en`-limb e.
+/// With factor = 2^(64n) mod m the result is g^e in GMP's Montgomery form. Side-channel silent in e:
+/// one multiplication and one full-table gather per window.
+void c_authcore_comb52_ifma(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
+    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
+    c_authcore_word *scratch);
+void c_authcore_comb52_portable(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
+    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
+    c_authcore_word *scratch);
+
 /// A deliberately leaking variant for `make ctgrind`'s control: the portable kernel with each table
 /// entry read at an address taken from the exponent's digit. Never used for secrets.
 void c_authcore_powm52_indexed_gather_control(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep,
