@@ -40,40 +40,22 @@
 #define POWM52_AMM_SPECIALISED 1
 
 #define POWM52_NAME(x) powm52_ifma_##x
+#define POWM52_PUBLIC(name) name##_ifma
 #include "powm52_template.h"
-
-void c_authcore_powm52_ifma(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits,
-    const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
-    powm52_ifma_powm(rp, bp, ep, ebits, mp, rrp, n, scratch);
-}
-
-void c_authcore_powm52_enter_ifma(c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp,
-    const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
-    powm52_ifma_enter(dp, xp, mp, rrp, n, scratch);
-}
-
-void c_authcore_comb52_ifma(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
-    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
-    c_authcore_word *scratch) {
-    powm52_ifma_comb(rp, table, windows, window, ep, en, mp, factorp, n, scratch);
-}
 
 #pragma clang attribute pop
 
 #else
 
+// Never called: c_authcore_powm52_ifma_available() is 0 off x86-64.
 void c_authcore_powm52_ifma(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits,
     const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
-    // Never called: c_authcore_powm52_ifma_available() is 0 off x86-64.
     c_authcore_powm52_portable(rp, bp, ep, ebits, mp, rrp, n, scratch);
 }
-
-
 void c_authcore_powm52_enter_ifma(c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp,
     const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
     c_authcore_powm52_enter_portable(dp, xp, mp, rrp, n, scratch);
 }
-
 void c_authcore_comb52_ifma(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
     const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
     c_authcore_word *scratch) {

@@ -79,31 +79,13 @@ static inline powm52_vec powm52_or(powm52_vec a, powm52_vec b) {
 #define POWM52_AMM_SPECIALISED 1
 
 #define POWM52_NAME(x) powm52_portable_##x
+#define POWM52_PUBLIC(name) name##_portable
 #include "powm52_template.h"
 #undef POWM52_NAME
+#undef POWM52_PUBLIC
 
-void c_authcore_powm52_portable(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits,
-    const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
-    powm52_portable_powm(rp, bp, ep, ebits, mp, rrp, n, scratch);
-}
-
-void c_authcore_powm52_enter_portable(c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp,
-    const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
-    powm52_portable_enter(dp, xp, mp, rrp, n, scratch);
-}
-
-void c_authcore_comb52_portable(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
-    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
-    c_authcore_word *scratch) {
-    powm52_portable_comb(rp, table, windows, window, ep, en, mp, factorp, n, scratch);
-}
-
+// The control: c_authcore_powm52_indexed_gather_control.
 #define POWM52_INDEXED_GATHER_CONTROL 1
 #define POWM52_NAME(x) powm52_control_##x
+#define POWM52_PUBLIC(name) name##_indexed_gather_control
 #include "powm52_template.h"
-#undef POWM52_NAME
-
-void c_authcore_powm52_indexed_gather_control(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep,
-    size_t ebits, const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
-    powm52_control_powm(rp, bp, ep, ebits, mp, rrp, n, scratch);
-}

@@ -5,8 +5,8 @@
 // is what `make ctgrind` checks for the algorithm, and the differential tests hold both to `mpz_powm`.
 //
 // The includer defines VEC and the V_* operations (V_SCRUB_REGISTERS clears the vector registers
-// the compilation may use), POWM52_ATTR (function attributes) and POWM52_NAME(x) (the file's
-// prefix). Both compilations define POWM52_AMM_SPECIALISED, which specialises the multiplication
+// the compilation may use), POWM52_ATTR (function attributes), POWM52_NAME(x) (the file's
+// prefix for its static functions) and POWM52_PUBLIC(name) (its exported names). Both compilations define POWM52_AMM_SPECIALISED, which specialises the multiplication
 // per vector count, so that they also branch alike on the (public) count.
 //
 // Arithmetic: radix 2^52 digits in 64-bit lanes, Montgomery multiplication word by word (HAC 14.36)
@@ -279,3 +279,23 @@ static __attribute__((unused)) POWM52_ATTR void POWM52_NAME(comb)(
     POWM52_NAME(from_digits)(rp, n, acc, digits);
     POWM52_NAME(scrub)();
 }
+
+// The exported entry points, named by the includer's POWM52_PUBLIC(name) (name + the compilation's
+// suffix); the contracts are in CAuthCoreBigNum_powm52.h.
+void POWM52_PUBLIC(c_authcore_powm52)(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep,
+    size_t ebits, const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
+    POWM52_NAME(powm)(rp, bp, ep, ebits, mp, rrp, n, scratch);
+}
+
+#ifndef POWM52_INDEXED_GATHER_CONTROL
+void POWM52_PUBLIC(c_authcore_powm52_enter)(c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp,
+    const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
+    POWM52_NAME(enter)(dp, xp, mp, rrp, n, scratch);
+}
+
+void POWM52_PUBLIC(c_authcore_comb52)(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
+    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
+    c_authcore_word *scratch) {
+    POWM52_NAME(comb)(rp, table, windows, window, ep, en, mp, factorp, n, scratch);
+}
+#endif

@@ -69,9 +69,10 @@ public final class ModularContext {
 
     /// `base^exponent mod N` for a secret exponent, in constant time.
     ///
-    /// The corresponding GMP function is `mpn_sec_powm` (as used by `mpz_powm_sec`); this runs
-    /// ``SecretPowerKernel/preferred`` with the scratch of this context. A base ≥ N is first reduced modulo N (in variable time: reduce secret bases
-    /// yourself).
+    /// The corresponding GMP function is `mpn_sec_powm` (as used by `mpz_powm_sec`); this runs the
+    /// preferred secret-power kernel (AuthCore's IFMA kernel where the processor has it, else that
+    /// one) with the scratch of this context. A base ≥ N is first reduced modulo N (in variable
+    /// time: reduce secret bases yourself).
     ///
     /// - Parameters:
     ///   - base: the base.

@@ -177,7 +177,7 @@ final class SRPGroupEngine: Sendable {
         return kv.publishedBigUInt  // B is sent to the client
     }
 
-    /// `base^exponent mod N`, constant time in both (``MontgomeryDomain/secretPower(base:exponent:bitCount:)``).
+    /// `base^exponent mod N`, constant time in both (``MontgomeryDomain/secretPower(base:exponent:bitCount:kernel:)``).
     func secretPower(base: LimbBuffer, exponent: LimbBuffer, bitCount: Int) -> LimbBuffer {
         domain.secretPower(base: base, exponent: exponent, bitCount: bitCount)
     }
