@@ -18,7 +18,7 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind squid
 
-.PHONY: test test-steps test-unit lint-bytes docs alloc-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ctgrind-openssl ct-count dudect zeroize-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test test-steps test-unit lint-bytes docs alloc-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ctgrind-openssl ct-count dudect zeroize-check stack-scrub-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
@@ -63,6 +63,7 @@ test-steps: deps build
 	$(call step,ct-count,$(MAKE) --no-print-directory ct-count)
 	$(call step,dudect,$(MAKE) --no-print-directory dudect DUDECT_MEASUREMENTS=20000)
 	$(call step,zeroize-check,$(MAKE) --no-print-directory zeroize-check)
+	$(call step,stack-scrub,$(MAKE) --no-print-directory stack-scrub-check)
 	$(call step,alloc-check,$(MAKE) --no-print-directory alloc-check)
 
 # Every test that needs no peer, no venv and no apt (the system's GMP and OpenSSL only): for
@@ -238,6 +239,19 @@ alloc-check: build-release
 # with its gate, and a control with OPENSSL_cleanse disabled that must find them (scripts/zeroize_check.py).
 zeroize-check: build
 	@$(PYTHON) scripts/zeroize_check.py
+
+# The secret-power kernels leave nothing of a secret on the stack (Checks/stackscrub/kernel_stack.c):
+# built as SwiftPM builds the C target (the toolchain's clang, its -fPIC -g -fno-omit-frame-pointer),
+# unoptimised and optimised, each beside a control build with the scrub compiled out, which must be caught.
+SWIFT_CLANG = $(dir $(shell command -v $(SWIFT)))clang
+STACK_SCRUB_BUILD = $(SWIFT_CLANG) -fPIC -g -fno-omit-frame-pointer -Wall -Werror -ISources/CAuthCoreBigNum/include \
+  Checks/stackscrub/kernel_stack.c $(wildcard Sources/CAuthCoreBigNum/powm52*.c) -lgmp
+stack-scrub-check: system-deps
+	@mkdir -p .build/stack-scrub; set -e; for level in -O0 -O2; do \
+	  $(STACK_SCRUB_BUILD) $$level -o .build/stack-scrub/check$$level; \
+	  $(STACK_SCRUB_BUILD) $$level -DPOWM52_NO_SCRUB_CONTROL -o .build/stack-scrub/control$$level; \
+	  echo "stack-scrub, built $$level:"; .build/stack-scrub/check$$level; .build/stack-scrub/control$$level --control; \
+	done
 
 deps: system-deps venv ministack-venv
 

@@ -61,6 +61,17 @@ def describe(name, lines):
             len(count_lines(lines, r"^dudect (?!control)\S+: .*no leak found")), len(count_lines(lines, r"^dudect control\S*: .*caught")))
     if name == "zeroize-check":
         return "%d wiping checks" % len(count_lines(lines, r"^zeroize-check "))
+    if name == "stack-scrub":
+        clean, in_control = 0, False
+        for line in lines:
+            if line.startswith("stack-scrub: the control build"):
+                in_control = True
+            elif line.startswith("stack-scrub, built"):
+                in_control = False
+            elif not in_control and re.match(r"^stack-scrub \S+: 0 secret-dependent bytes", line):
+                clean += 1
+        return "%d kernel entry points leave no secret on the stack (-O0, -O2); %d controls caught" % (
+            clean, len(count_lines(lines, r"^stack-scrub: the control caught")))
     if name == "alloc-check":
         return "%d signing rows at their allocation budget" % len(count_lines(lines, r"^alloc-check \S+: \d+ allocations"))
     if name == "bench-report":

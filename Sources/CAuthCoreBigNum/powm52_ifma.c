@@ -57,9 +57,9 @@ void c_authcore_powm52_enter_ifma(c_authcore_word *dp, const c_authcore_word *xp
     c_authcore_powm52_enter_portable(dp, xp, mp, rrp, n, scratch);
 }
 void c_authcore_comb52_ifma(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
-    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
+    const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
     c_authcore_word *scratch) {
-    c_authcore_comb52_portable(rp, table, windows, window, ep, en, mp, factorp, n, scratch);
+    c_authcore_comb52_portable(rp, table, windows, window, ep, ebits, mp, factorp, n, scratch);
 }
 
 #endif

@@ -6,7 +6,8 @@
 //
 // The includer defines VEC and the V_* operations (V_SCRUB_REGISTERS clears the vector registers
 // the compilation may use), POWM52_ATTR (function attributes), POWM52_NAME(x) (the file's
-// prefix for its static functions) and POWM52_PUBLIC(name) (its exported names). Both compilations define POWM52_AMM_SPECIALISED, which specialises the multiplication
+// prefix for its static functions) and POWM52_PUBLIC(name) (its exported names). Both compilations
+// define POWM52_AMM_SPECIALISED, which specialises the multiplication
 // per vector count, so that they also branch alike on the (public) count.
 //
 // Arithmetic: radix 2^52 digits in 64-bit lanes, Montgomery multiplication word by word (HAC 14.36)
@@ -89,7 +90,7 @@ static inline __attribute__((always_inline)) POWM52_ATTR void POWM52_NAME(amm_bo
 static POWM52_ATTR void POWM52_NAME(amm)(
     c_authcore_word *r, const c_authcore_word *a, const c_authcore_word *b, const c_authcore_word *m, c_authcore_word k0, size_t digits,
     size_t vectors) {
-#ifdef POWM52_AMM_SPECIALISED
+#if defined(POWM52_AMM_SPECIALISED) && defined(__OPTIMIZE__)
     switch (vectors) {
     case 3: POWM52_NAME(amm_body)(r, a, b, m, k0, digits, 3); return;
     case 4: POWM52_NAME(amm_body)(r, a, b, m, k0, digits, 4); return;
@@ -176,17 +177,29 @@ static void POWM52_NAME(subtract_if_at_least)(c_authcore_word *r, const c_authco
     for (size_t k = 0; k < count; k++) r[k] = (t[k] & keep_difference) | (r[k] & ~keep_difference);
 }
 
-/// Overwrites the stack the multiplications and gathers used (their accumulators held secrets:
-/// called from the same frame as they were, its area covers theirs) and the vector registers.
+/// The stack the scrub overwrites: over twice the deepest the operations reach below their entry
+/// point at 3072 bits (`make stack-scrub-check` prints it: about 3 KiB optimised; 7.3 KiB
+/// unoptimised, whose frames keep every temporary, with the multiplication not specialised there).
+#ifdef __OPTIMIZE__
+#define POWM52_SCRUB_BYTES 8192
+#else
+#define POWM52_SCRUB_BYTES 16384
+#endif
+
+/// Overwrites the stack the operations used (their accumulators held secrets) and the vector
+/// registers. Called by each exported entry point right after its worker (never inlined into it)
+/// returns, so the area starts where the worker's frame started and covers it and its callees'.
 static __attribute__((noinline)) POWM52_ATTR void POWM52_NAME(scrub)(void) {
-    unsigned char area[3 * POWM52_MAX_VECTORS * 64 + 1024];
+#ifndef POWM52_NO_SCRUB_CONTROL
+    unsigned char area[POWM52_SCRUB_BYTES];
     memset(area, 0, sizeof area);
     __asm__ volatile("" : : "r"(area) : "memory"); // the zeros are observable: memset stays
     V_SCRUB_REGISTERS();
+#endif
 }
 
 /// base^e mod m; see c_authcore_powm52 in the header for the contract.
-static POWM52_ATTR void POWM52_NAME(powm)(
+static __attribute__((noinline)) POWM52_ATTR void POWM52_NAME(powm)(
     c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp,
     const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
     if (n == 0 || n > C_AUTHCORE_POWM52_MAX_LIMBS || ebits == 0) return;
@@ -228,11 +241,10 @@ static POWM52_ATTR void POWM52_NAME(powm)(
     POWM52_NAME(amm)(acc, acc, one, m, k0, digits, vectors);
     POWM52_NAME(subtract_if_at_least)(acc, m, width, selected);
     POWM52_NAME(from_digits)(rp, n, acc, digits);
-    POWM52_NAME(scrub)();
 }
 
 /// d = x·R mod m (below 2m) in digits, R = 2^(52·D), for any n-limb x: a table entry's form.
-static __attribute__((unused)) POWM52_ATTR void POWM52_NAME(enter)(
+static __attribute__((noinline, unused)) POWM52_ATTR void POWM52_NAME(enter)(
     c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp, const c_authcore_word *rrp, size_t n,
     c_authcore_word *scratch) {
     if (n == 0 || n > C_AUTHCORE_POWM52_MAX_LIMBS) return;
@@ -246,17 +258,16 @@ static __attribute__((unused)) POWM52_ATTR void POWM52_NAME(enter)(
     POWM52_NAME(to_digits)(rr, vectors, rrp, n);
     POWM52_NAME(to_digits)(x, vectors, xp, n);
     POWM52_NAME(amm)(dp, x, rr, m, POWM52_NAME(minus_inverse)(mp[0]), digits, vectors);
-    POWM52_NAME(scrub)();
 }
 
 /// The fixed-base comb: r = (Π over i < windows of table[i][digit i of e]) · factor / R, fully
 /// reduced (n limbs), where table[i][d] is g^(d·2^(window·i))·R mod m in digits (below 2m). With
 /// factor = 2^(64n) mod m the result is g^e in GMP's Montgomery form. One multiplication and one
 /// full-table gather per window; nothing depends on e but through the gathers' masks.
-static __attribute__((unused)) POWM52_ATTR void POWM52_NAME(comb)(
+static __attribute__((noinline, unused)) POWM52_ATTR void POWM52_NAME(comb)(
     c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window, const c_authcore_word *ep,
-    size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n, c_authcore_word *scratch) {
-    if (n == 0 || n > C_AUTHCORE_POWM52_MAX_LIMBS || windows == 0) return;
+    size_t ebits, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n, c_authcore_word *scratch) {
+    if (n == 0 || n > C_AUTHCORE_POWM52_MAX_LIMBS || windows == 0 || window == 0 || window > 7) return;
     const c_authcore_word k0 = POWM52_NAME(minus_inverse)(mp[0]);
     const size_t digits = c_authcore_powm52_digits(n);
     const size_t vectors = (digits + 7) / 8;
@@ -268,16 +279,15 @@ static __attribute__((unused)) POWM52_ATTR void POWM52_NAME(comb)(
     c_authcore_word *selected = acc + width;
     POWM52_NAME(to_digits)(m, vectors, mp, n);
     POWM52_NAME(to_digits)(factor, vectors, factorp, n);
-    POWM52_NAME(gather)(acc, table, entries, POWM52_NAME(exponent_digit)(ep, 64 * en, 0, window), vectors);
+    POWM52_NAME(gather)(acc, table, entries, POWM52_NAME(exponent_digit)(ep, ebits, 0, window), vectors);
     for (size_t i = 1; i < windows; i++) {
         POWM52_NAME(gather)(
-            selected, table + i * entries * width, entries, POWM52_NAME(exponent_digit)(ep, 64 * en, i * window, window), vectors);
+            selected, table + i * entries * width, entries, POWM52_NAME(exponent_digit)(ep, ebits, i * window, window), vectors);
         POWM52_NAME(amm)(acc, acc, selected, m, k0, digits, vectors);
     }
     POWM52_NAME(amm)(acc, acc, factor, m, k0, digits, vectors);
     POWM52_NAME(subtract_if_at_least)(acc, m, width, selected);
     POWM52_NAME(from_digits)(rp, n, acc, digits);
-    POWM52_NAME(scrub)();
 }
 
 // The exported entry points, named by the includer's POWM52_PUBLIC(name) (name + the compilation's
@@ -285,17 +295,20 @@ static __attribute__((unused)) POWM52_ATTR void POWM52_NAME(comb)(
 void POWM52_PUBLIC(c_authcore_powm52)(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep,
     size_t ebits, const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
     POWM52_NAME(powm)(rp, bp, ep, ebits, mp, rrp, n, scratch);
+    POWM52_NAME(scrub)();
 }
 
 #ifndef POWM52_INDEXED_GATHER_CONTROL
 void POWM52_PUBLIC(c_authcore_powm52_enter)(c_authcore_word *dp, const c_authcore_word *xp, const c_authcore_word *mp,
     const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
     POWM52_NAME(enter)(dp, xp, mp, rrp, n, scratch);
+    POWM52_NAME(scrub)();
 }
 
 void POWM52_PUBLIC(c_authcore_comb52)(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
-    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
+    const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
     c_authcore_word *scratch) {
-    POWM52_NAME(comb)(rp, table, windows, window, ep, en, mp, factorp, n, scratch);
+    POWM52_NAME(comb)(rp, table, windows, window, ep, ebits, mp, factorp, n, scratch);
+    POWM52_NAME(scrub)();
 }
 #endif

@@ -122,7 +122,7 @@ struct StackResidueTests {
         return digits
     }
 
-    @Test("the secret-power kernels (IFMA and its portable twin) leave no table entry on the stack: the base's Montgomery form, gathered for every window")
+    @Test("the secret-power kernels (IFMA and its portable twin) leave no table entry and no accumulator on the stack: the base's Montgomery form, gathered for every window, and the result's")
     func secretPowerKernels() throws {
         let n = SRPGroup.rfc5054Group3072.modulus
         let domain = MontgomeryDomain(modulus: n)
@@ -137,7 +137,13 @@ struct StackResidueTests {
         let r = BigUInt(bigEndianBytes: [0x01] + [UInt8](repeating: 0, count: 390))  // 2^3120
         let montgomery = try (base * r).modulo(n)
         let digits = 60  // c_authcore_powm52_digits(48)
-        let entries = [("base·R mod N", try Self.digits52(montgomery, count: digits)), ("base·R mod N + N", try Self.digits52(montgomery + n, count: digits))]
+        // And the accumulator's last values: the result in Montgomery form (below 2N) and the result.
+        let resultMontgomery = try (expected * r).modulo(n)
+        let entries = [
+            ("base·R mod N", try Self.digits52(montgomery, count: digits)), ("base·R mod N + N", try Self.digits52(montgomery + n, count: digits)),
+            ("S·R mod N", try Self.digits52(resultMontgomery, count: digits)), ("S·R mod N + N", try Self.digits52(resultMontgomery + n, count: digits)),
+            ("S", try Self.digits52(expected, count: digits)),
+        ]
         for kernel in [SecretPowerKernel.ifma52, .portable52] where kernel.isAvailable {
             let result = Locked<BigUInt?>(nil)
             let stack = try #require(Self.afterRunningOnOwnStack {

@@ -35,6 +35,7 @@ package final class FixedBaseTable: @unchecked Sendable {
         base: BigUInt, domain: MontgomeryDomain, window: Int = 5, maximumExponentBitCount: Int,
         kernel: SecretPowerKernel = .preferred
     ) {
+        precondition((1...7).contains(window) && kernel.isAvailable, "a window of 1 to 7 bits and a kernel this processor runs")  // invariant: callers pass 1...6 and .preferred (tests: available kernels)
         self.domain = domain
         self.window = window
         self.maximumExponentBitCount = maximumExponentBitCount
@@ -102,7 +103,7 @@ package final class FixedBaseTable: @unchecked Sendable {
             withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: capacity) { scratch in
                 let comb = kernel == .ifma52 ? c_authcore_comb52_ifma : c_authcore_comb52_portable
                 comb(
-                    result, firstEntry, used, UInt32(window), exponent.pointer, exponent.count, domain.modulusLimbs.pointer,
+                    result, firstEntry, used, UInt32(window), exponent.pointer, exponentBitCount, domain.modulusLimbs.pointer,
                     domain.one.pointer, n, scratch.baseAddress!)  // invariant: capacity > 0
                 secureZero(UnsafeMutableRawBufferPointer(scratch))
             }

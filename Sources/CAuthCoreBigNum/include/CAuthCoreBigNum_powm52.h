@@ -67,14 +67,15 @@ void c_authcore_powm52_enter_portable(c_authcore_word *dp, const c_authcore_word
 
 /// The fixed-base comb over digit-form entries: r = Π_{i < windows} table[i][digit_i(e)] · factor / R
 /// mod m, fully reduced (n limbs), where block i holds the 2^window entries g^(d·2^(window·i))·R
-/// (`c_authcore_powm52_width(n)` words each) and digit i is bits window·i … of the `en`-limb e.
+/// (`c_authcore_powm52_width(n)` words each) and digit i is bits window·i … of e, ⌈ebits / 64⌉ limbs
+/// whose bits from `ebits` up are read as zero; 1 ≤ window ≤ 7 (nothing is written otherwise).
 /// With factor = 2^(64n) mod m the result is g^e in GMP's Montgomery form. Side-channel silent in e:
 /// one multiplication and one full-table gather per window.
 void c_authcore_comb52_ifma(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
-    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
+    const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
     c_authcore_word *scratch);
 void c_authcore_comb52_portable(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
-    const c_authcore_word *ep, size_t en, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
+    const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp, const c_authcore_word *factorp, size_t n,
     c_authcore_word *scratch);
 
 /// A deliberately leaking variant for `make ctgrind`'s control: the portable kernel with each table
