@@ -46,6 +46,9 @@ final class RedisServerProcess: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Stops (SIGSTOP) or continues (SIGCONT) the server: connections stay open, nothing answers.
+    func pause(_ paused: Bool) { kill(process.processIdentifier, paused ? SIGSTOP : SIGCONT) }
+
     static func freePort() throws -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
@@ -93,6 +96,57 @@ final class RedisHandshakeStoreTests {
         let session = try client.processChallenge(
             username: Array("alice".utf8), password: password, salt: challenge.salt, serverPublicValue: challenge.serverPublicValue, ephemeral: ephemeral)
         return (challenge, session)
+    }
+
+    @Test("a call that finds its connection idle runs on the caller's thread; concurrent calls are spread over the pool; every answer is its own")
+    func inlineCalls() async throws {
+        let (_, store) = try instance()
+        _ = try await store.values(["authcore:test:inline:warm"])  // the connection is made on its queue
+        let before = (store.inlineCallCount, store.roundTripCount)
+        for index in 0..<10 {
+            #expect(try await store.insert(Array("v\(index)".utf8), forKey: "authcore:test:inline:\(index)", lifetime: .seconds(30)))
+        }
+        #expect(store.inlineCallCount - before.0 == 10)
+        #expect(store.roundTripCount - before.1 == 10)
+        // 64 at once: whichever path each takes, each reads back the value it wrote.
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let key = "authcore:test:inline:many:\(index)"
+                    guard try await store.insert(Array("w\(index)".utf8), forKey: key, lifetime: .seconds(30)) else { return false }
+                    return try await store.values([key, "authcore:test:inline:\(index % 10)"])
+                        == [Array("w\(index)".utf8), Array("v\(index % 10)".utf8)]
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 64 && results.allSatisfy { $0 })
+        #expect(store.roundTripCount - before.1 == 10 + 128)
+        for index in 0..<10 { try await store.remove("authcore:test:inline:\(index)") }
+        for index in 0..<64 { try await store.remove("authcore:test:inline:many:\(index)") }
+    }
+
+    @Test("a Redis that stops answering on an open connection: the call on the caller's thread ends timedOut at the store's limit; once it answers again the next call reconnects")
+    func inlineCallTimesOut() async throws {
+        var configuration = RedisHandshakeStore.Configuration()
+        configuration.port = redis.port
+        configuration.timeout = .milliseconds(300)
+        configuration.poolSize = 1
+        let store = RedisHandshakeStore(configuration: configuration)
+        _ = try await store.values(["authcore:test:inline:warm"])
+        let inlineBefore = store.inlineCallCount
+        redis.pause(true)
+        defer { redis.pause(false) }
+        await #expect(throws: AuthCoreError(.timedOut, "")) { try await store.values(["authcore:test:inline:stopped"]) }
+        #expect(store.inlineCallCount == inlineBefore + 1)  // it ran in place, and ended
+        redis.pause(false)
+        // The timed-out connection was dropped (a late reply must not answer the next command): made
+        // again on the queue, then the call after it runs in place.
+        #expect(try await store.values(["authcore:test:inline:stopped"]) == [nil])
+        #expect(try await store.insert(Array("x".utf8), forKey: "authcore:test:inline:after", lifetime: .seconds(30)))
+        #expect(try await store.values(["authcore:test:inline:after"]) == [Array("x".utf8)])
+        #expect(store.inlineCallCount == inlineBefore + 3)
+        try await store.remove("authcore:test:inline:after")
     }
 
     @Test("a login begun on one instance finishes on the other; the id is refused the second time")

@@ -44,7 +44,8 @@ public final class HTTPServer: Sendable {
         /// proxy or a carrier's NAT, one address is many clients: raise it there).
         public var maximumConnectionsPerAddress = 32
         /// The longest a handler may take; then the client gets `503` (a suspended connection has
-        /// no idle timeout of its own).
+        /// no idle timeout of its own). Checked every 100 ms, with the request deadlines: the `503`
+        /// goes out up to about 120 ms after the limit.
         public var handlerTimeout: Duration = .seconds(30)
         /// A connection idle this long is closed (whole seconds).
         public var idleTimeout: Duration = .seconds(30)
@@ -235,7 +236,8 @@ final class DaemonCore: @unchecked Sendable {
     // invariant (Sendable): everything mutable is inside `state`; `handler` and the limits are constants.
     struct Running {
         let handler: Task<Void, Never>
-        let timer: any DispatchSourceTimer
+        /// The uptime (ns) past which the reaper answers `503`.
+        let deadline: UInt64
         let exchange: Exchange
         let connection: SuspendedConnection
     }
@@ -262,7 +264,7 @@ final class DaemonCore: @unchecked Sendable {
         var socketNetworks: [Int32: [UInt8]] = [:]
         /// Connections accepted since the start.
         var accepted = 0
-        /// The timer that cuts off requests past their deadline.
+        /// The timer that cuts off requests past their deadline and handlers past their time limit.
         var reaper: (any DispatchSourceTimer)?
     }
 
@@ -272,9 +274,21 @@ final class DaemonCore: @unchecked Sendable {
     let maximumBodyBytes: Int
     let maximumConnectionsPerAddress: Int
     let handlerTimeout: Duration
+    /// ``handlerTimeout`` in nanoseconds, from 0 to `UInt64.max / 2` (about 292 years): added to an
+    /// uptime, it cannot wrap.
+    var handlerTimeoutNanoseconds: UInt64 {
+        let (seconds, attoseconds) = handlerTimeout.components
+        guard seconds >= 0 else { return 0 }
+        let (product, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
+        let (total, carry) = product.addingReportingOverflow(UInt64(Swift.max(0, attoseconds) / 1_000_000_000))
+        return overflow || carry ? UInt64.max / 2 : Swift.min(total, UInt64.max / 2)
+    }
     /// Nanoseconds a request has to arrive.
     let requestTimeout: UInt64
     let state = Locked(State())
+    /// Held by ``answer(_:with:)`` around its delivery and resume and by ``stopDaemon()`` while it
+    /// takes the daemon (always before `state`'s lock; MHD's callbacks never take it).
+    let resumeGate = Locked(())
 
     init(
         handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, requestLog: HTTPServer.RequestLog?, maximumBodyBytes: Int,
@@ -347,7 +361,9 @@ final class DaemonCore: @unchecked Sendable {
     /// Every 100 ms, on a Dispatch queue (never the concurrency pool), connections past their
     /// deadline are shut down; MHD then closes them on its thread. The sockets are shut down under
     /// the lock that ``connectionClosed(_:)`` takes before MHD closes a socket, so a number MHD has
-    /// reused for a new connection is never touched.
+    /// reused for a new connection is never touched. Handlers past their time limit are answered
+    /// `503` by the same timer: one timer for the server, not one per request (a Dispatch timer
+    /// armed and cancelled per request woke libdispatch's manager thread twice each time).
     func startReaper() {
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
         timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100), leeway: .milliseconds(20))
@@ -358,12 +374,18 @@ final class DaemonCore: @unchecked Sendable {
 
     func reap() {
         let now = DispatchTime.now().uptimeNanoseconds
-        state.withLock { state in
+        let late = state.withLock { state -> [UInt64] in
             for (socket, deadline) in state.deadlines where deadline <= now {
                 state.deadlines[socket] = nil
                 _ = shutdown(socket, Int32(SHUT_RDWR))
             }
+            // Those already answered (their answer still being sent) are left alone.
+            return state.running.compactMap { identifier, entry in
+                entry.deadline <= now && !entry.exchange.answer.withLock({ $0.delivered }) ? identifier : nil
+            }
         }
+        // Outside the lock (answer takes it); an exchange answered meanwhile is left as it is.
+        for identifier in late { answer(identifier, with: jsonErrorResponse(status: 503, code: "Timeout", message: "the request took too long")) }
     }
 
     /// Runs the handler for a suspended connection, with its time limit; false when the server is
@@ -381,15 +403,11 @@ final class DaemonCore: @unchecked Sendable {
                 let response = await self.handler(request)
                 answer(identifier, with: response)
             }
-            // The time limit is a Dispatch timer, not a sleeping task: a busy cooperative pool
-            // (handlers doing SRP arithmetic on both of a 2-core machine's threads) cannot hold it back.
-            let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
-            timer.schedule(deadline: .now() + DispatchTimeInterval(clamping: handlerTimeout))
-            timer.setEventHandler { [self] in
-                answer(identifier, with: jsonErrorResponse(status: 503, code: "Timeout", message: "the request took too long"))
-            }
-            timer.resume()
-            state.running[identifier] = Running(handler: handler, timer: timer, exchange: exchange, connection: connection)
+            // The time limit is kept by the reaper's Dispatch timer, not a sleeping task: a busy
+            // cooperative pool (handlers doing SRP arithmetic on both of a 2-core machine's threads)
+            // cannot hold it back.
+            let deadline = DispatchTime.now().uptimeNanoseconds &+ handlerTimeoutNanoseconds
+            state.running[identifier] = Running(handler: handler, deadline: deadline, exchange: exchange, connection: connection)
             return true
         }
     }
@@ -397,15 +415,19 @@ final class DaemonCore: @unchecked Sendable {
     /// Answers exchange `identifier`, once (a later answer is dropped): the connection is resumed,
     /// and MHD sends the answer. The exchange stays counted until MHD reports it completed.
     func answer(_ identifier: UInt64, with response: HTTPResponse) {
-        // Lookup, delivery and resume under one lock: a stop snapshots the daemon under it too, so
-        // every resume begun is finished before MHD_stop_daemon, and none can follow it.
+        // Lookup, delivery and resume under `resumeGate`, which a stop takes too before it takes the
+        // daemon: every resume begun is finished before MHD_stop_daemon, and none can follow it.
+        // The resume itself is outside `state`'s lock: it wakes MHD's thread, which takes that lock
+        // at once (and, on the same core, would preempt this thread only to wait for it).
         // MHD_resume_connection only sets flags and wakes a polling thread; it calls nothing of ours.
-        let entry: Running? = state.withLock { state in
-            guard state.daemon != nil, let entry = state.running[identifier], entry.exchange.deliver(response) else { return nil }
-            MHD_resume_connection(entry.connection.pointer)
+        let entry: Running? = resumeGate.withLock { _ in
+            let entry: Running? = state.withLock { state in
+                guard state.daemon != nil, let entry = state.running[identifier], entry.exchange.deliver(response) else { return nil }
+                return entry
+            }
+            if let entry { MHD_resume_connection(entry.connection.pointer) }
             return entry
         }
-        entry?.timer.cancel()
         entry?.handler.cancel()
     }
 
@@ -417,7 +439,6 @@ final class DaemonCore: @unchecked Sendable {
             let entry = state.running.removeValue(forKey: identifier)
             return (entry, state.abandoned && state.running.isEmpty)
         }
-        entry?.timer.cancel()
         entry?.handler.cancel()
         if stopNow { DispatchQueue.global().async { self.stopDaemon() } }
     }
@@ -466,7 +487,7 @@ final class DaemonCore: @unchecked Sendable {
     /// Closes every connection, then the listening socket, and releases the callbacks' reference.
     /// Later calls do nothing.
     func stopDaemon() {
-        let (daemon, context, listener, reaper): (OpaquePointer?, Unmanaged<DaemonCore>?, Int32, (any DispatchSourceTimer)?) = state.withLock { state in
+        let (daemon, context, listener, reaper): (OpaquePointer?, Unmanaged<DaemonCore>?, Int32, (any DispatchSourceTimer)?) = resumeGate.withLock { _ in state.withLock { state in
             defer {
                 state.daemon = nil
                 state.context = nil
@@ -474,7 +495,7 @@ final class DaemonCore: @unchecked Sendable {
                 state.reaper = nil
             }
             return (state.daemon, state.context, state.listener, state.reaper)
-        }
+        } }
         reaper?.cancel()
         if let daemon { MHD_stop_daemon(daemon) }
         if listener >= 0 { close(listener) }

@@ -17,7 +17,10 @@ import Darwin
 ///
 /// No line holds a header value (but the request id a client chose), a body, a token or a password:
 /// the fields are the ones above, the path and the user cut at 256 bytes. Lines are written in order
-/// by one Dispatch queue, so a caller (an MHD thread, a handler) never waits for the descriptor. A
+/// by one Dispatch queue, so a caller (an MHD thread, a handler) never waits for the descriptor, and
+/// in batches: a line joins a buffer, written ``batchInterval`` after the first line in it (at once
+/// past ``batchBytes``) — one wake of the writing thread per batch, not one per request (each wake
+/// is a context switch, a large part of a request's cost on a small machine). A
 /// reader that falls behind makes lines wait in memory up to `maximumPending` lines and 8 MiB; past
 /// that lines are dropped and counted, and the next line written says how many (`{"dropped":N}`) —
 /// a stalled log must not stall or exhaust the server. A log made `held` writes nothing until
@@ -25,11 +28,25 @@ import Darwin
 /// request arrives before it is printed).
 public final class JSONLineLog: Sendable {
     private struct Pending {
+        /// Lines (and their bytes) not yet written: in `buffer` or being written.
         var lines = 0
         var bytes = 0
         var dropped = 0
         var held: Bool
+        /// The next batch, line by line in order (no large buffer regrown under the lock), and how
+        /// many counted lines (and bytes) it holds.
+        var buffer: [[UInt8]] = []
+        var bufferLines = 0
+        var bufferBytes = 0
+        /// A write of the buffer is queued (delayed, or at once when it grew past ``batchBytes``).
+        var writeQueued = false
+        var urgentQueued = false
     }
+
+    /// How long a line may wait for others to join its batch.
+    static let batchInterval = DispatchTimeInterval.milliseconds(10)
+    /// A batch this large is written at once.
+    static let batchBytes = 64 << 10
 
     /// The most bytes of lines waiting to be written.
     static let maximumPendingBytes = 8 << 20
@@ -70,7 +87,7 @@ public final class JSONLineLog: Sendable {
             writeAll(line + [0x0A])
             queue.activate()
         } else {
-            queue.async { self.writeAll(line + [0x0A]) }
+            append(line + [0x0A], counted: false)
         }
     }
 
@@ -119,7 +136,10 @@ public final class JSONLineLog: Sendable {
         }
         if release { queue.activate() }
         let done = DispatchSemaphore(value: 0)
-        queue.async { done.signal() }
+        queue.async {
+            self.writeBatch()
+            done.signal()
+        }
         return done.wait(timeout: .now() + DispatchTimeInterval(clamping: limit)) == .success
     }
 
@@ -178,42 +198,75 @@ public final class JSONLineLog: Sendable {
         }
     }
 
-    private func enqueue(_ line: [UInt8]) {
-        // Written here (the caller's thread), so the pending bytes are known before queueing.
-        var bytes = line
-        let size = bytes.count
-        let dropped: Int? = pending.withLock { pending in
-            guard pending.lines < maximumPending, pending.bytes + size <= Self.maximumPendingBytes else {
-                pending.dropped += 1
-                return nil
+    private func enqueue(_ line: [UInt8]) { append(line, counted: true) }
+
+    /// Adds `line` to the next batch (a `counted` line within the limits, else dropped and counted)
+    /// and makes sure a write of the batch is queued.
+    private func append(_ line: [UInt8], counted: Bool) {
+        let size = line.count
+        let queueWrite: (later: Bool, now: Bool) = pending.withLock { pending in
+            if counted {
+                guard pending.lines < maximumPending, pending.bytes + size <= Self.maximumPendingBytes else {
+                    pending.dropped += 1
+                    return (false, false)
+                }
+                pending.lines += 1
+                pending.bytes += size
+                pending.bufferLines += 1
+                pending.bufferBytes += size
+                if pending.dropped > 0 {
+                    pending.buffer.append(Array(#"{"dropped":\#(pending.dropped)}"#.utf8) + [0x0A])
+                    pending.dropped = 0
+                }
             }
-            pending.lines += 1
-            pending.bytes += size
-            defer { pending.dropped = 0 }
-            return pending.dropped
+            pending.buffer.append(line)
+            let later = !pending.writeQueued
+            pending.writeQueued = true
+            let now = pending.bufferBytes >= Self.batchBytes && !pending.urgentQueued
+            if now { pending.urgentQueued = true }
+            return (later, now)
         }
-        guard let dropped else { return }
-        if dropped > 0 { bytes = Array(#"{"dropped":\#(dropped)}"#.utf8) + [0x0A] + bytes }
-        let line = bytes
-        queue.async { [self] in
-            writeAll(line)
-            pending.withLock { pending in
-                pending.lines -= 1
-                pending.bytes -= size
+        if queueWrite.now { queue.async { self.writeBatch() } }
+        if queueWrite.later { queue.asyncAfter(deadline: .now() + Self.batchInterval) { self.writeBatch() } }
+    }
+
+    /// Writes the batch gathered so far (on `queue`).
+    private func writeBatch() {
+        let (batch, lines, bytes) = pending.withLock { pending in
+            defer {
+                pending.buffer = []
+                pending.bufferLines = 0
+                pending.bufferBytes = 0
+                pending.writeQueued = false
+                pending.urgentQueued = false
             }
+            return (pending.buffer, pending.bufferLines, pending.bufferBytes)
+        }
+        guard !batch.isEmpty else { return }
+        let joined = Array(batch.joined())
+        let written = writeAll(joined)
+        // Lines whose newline was not written are lost: counted, and the next line says so.
+        let lost = joined[written...].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        pending.withLock { pending in
+            pending.lines -= lines
+            pending.bytes -= bytes
+            pending.dropped += lost
         }
     }
 
     /// Writes all of `bytes`, retrying after a signal and waiting (up to a second each time) when a
-    /// non-blocking descriptor is full. A descriptor that fails drops the rest of the line; the
-    /// next line then starts on a new line (`cutLine`), so a half line never joins a whole one.
-    private func writeAll(_ bytes: [UInt8]) {
+    /// non-blocking descriptor is full; returns how many were written. A descriptor that fails drops
+    /// the rest of the batch (the caller counts its lines as dropped; a `{"dropped":N}` line lost
+    /// with it takes its count along); after a half line the next write starts on a new line
+    /// (`cutLine`), so a half line never joins a whole one.
+    @discardableResult
+    private func writeAll(_ bytes: [UInt8]) -> Int {
         if cutLine.withLock({ $0 }) {
             var newline: UInt8 = 0x0A
-            guard write(descriptor, &newline, 1) == 1 else { return }
+            guard write(descriptor, &newline, 1) == 1 else { return 0 }
             cutLine.withLock { $0 = false }
         }
-        let complete = bytes.withUnsafeBytes { buffer -> Bool in
+        let written = bytes.withUnsafeBytes { buffer -> Int in
             var offset = 0
             while offset < buffer.count, let base = buffer.baseAddress {
                 let written = write(descriptor, base + offset, buffer.count - offset)
@@ -223,13 +276,15 @@ public final class JSONLineLog: Sendable {
                     continue
                 } else if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
                     var wait = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    guard poll(&wait, 1, 1000) == 1 else { return offset == 0 }
+                    guard poll(&wait, 1, 1000) == 1 else { return offset }
                 } else {
-                    return offset == 0
+                    return offset
                 }
             }
-            return true
+            return offset
         }
-        if !complete { cutLine.withLock { $0 = true } }
+        // A line cut short: the next one starts on a new line.
+        if written > 0, written < bytes.count, bytes[written - 1] != 0x0A { cutLine.withLock { $0 = true } }
+        return written
     }
 }

@@ -1,5 +1,10 @@
 import AuthCore
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The connections behind a ``RedisHandshakeStore``: ``RedisHandshakeStore/Configuration/poolSize``
 /// hiredis connections, each with its own serial Dispatch queue (hiredis blocks while Redis answers,
@@ -51,7 +56,10 @@ final class RedisConnectionPool: @unchecked Sendable {
 
     let configuration: RedisHandshakeStore.Configuration
     private let slots: [Slot]
-    private let waiting: Locked<[Int]>
+    /// Calls queued or running per connection; whether a call runs on its caller's thread now; and
+    /// whether that is suspended (an attempt in place failed on its connection; cleared when a call
+    /// on a queue succeeds).
+    private let waiting: Locked<(counts: [Int], inlineBusy: Bool, inlineSuspended: Bool)>
     /// The master the sentinels named last (nil: ask them).
     private let master = Locked<Endpoint?>(nil)
     /// Bumped when an open connection fails (reset or closed, not a timeout) and when the sentinels
@@ -61,6 +69,8 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// included; connecting and its `AUTH`, `SELECT` and `ROLE` are not counted): tests hold the
     /// login's store work to its count.
     let roundTrips = Locked<Int>(0)
+    /// The calls that ran on their caller's thread (``run(_:retryable:writes:evenIfCancelled:)``).
+    let inlineCalls = Locked<Int>(0)
     /// Whether the `+switch-master` watcher was started, is subscribed now, and how many switches
     /// it has announced (``SentinelWatcher``).
     private let watcher = Locked<(started: Bool, subscribed: Bool, switches: Int)>((false, false, 0))
@@ -69,7 +79,7 @@ final class RedisConnectionPool: @unchecked Sendable {
         self.configuration = configuration
         let count = Swift.max(1, configuration.poolSize)
         slots = (0..<count).map(Slot.init)
-        waiting = Locked([Int](repeating: 0, count: count))
+        waiting = Locked(([Int](repeating: 0, count: count), false, false))
     }
 
     /// What the store's messages call the server.
@@ -86,16 +96,69 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// same round trip).
     /// `evenIfCancelled`: sent even when the caller's task is cancelled before its turn (a successful
     /// login's bookkeeping must not be skipped because its request ran out of time).
+    ///
+    /// A call that finds its connection idle and open runs on the caller's thread (in `sync` on the
+    /// connection's queue, which libdispatch runs in place): no hop to the queue's thread and back,
+    /// two context switches fewer per round trip. It blocks that concurrency-pool thread until Redis
+    /// answers, at most ``RedisHandshakeStore/Configuration/timeout`` once: it makes one attempt on
+    /// the open connection, never a connection, and a failure it would retry is retried on the
+    /// queue. So that the other pool threads keep running handlers, the health checks and the
+    /// drain, one call in the process does it at a time, none on a machine with one processor
+    /// (one pool thread), none that waits for replicas (`WAIT`), and none after an attempt in place
+    /// failed on the connection until a call on a queue has succeeded (a Redis that stopped
+    /// answering holds a pool thread for one time limit, not one per connection). Every other call
+    /// goes to its connection's queue as before.
     func run(_ commands: [[[UInt8]]], retryable: Bool = true, writes: Bool = false, evenIfCancelled: Bool = false) async throws(AuthCoreError)
         -> [RedisReply]
     {
-        let index: Int? = waiting.withLock { counts in
+        let mayRunInPlace = inlineAllowed && !(writes && configuration.replicasToAcknowledge > 0)
+        let claim: (index: Int, inline: Bool)? = waiting.withLock { state in
+            let counts = state.counts
             guard let chosen = counts.indices.min(by: { counts[$0] < counts[$1] }), counts[chosen] < Self.maximumWaitingPerConnection else { return nil }
-            counts[chosen] += 1
-            return chosen
+            state.counts[chosen] += 1
+            // Idle connection and the permit free: this call runs on the caller's thread.
+            let inline = mayRunInPlace && counts[chosen] == 0 && !state.inlineBusy && !state.inlineSuspended
+            if inline { state.inlineBusy = true }
+            return (chosen, inline)
         }
-        guard let index else { throw AuthCoreError(.transportFailure, "\(origin): too many commands are waiting for the store") }
+        guard let claim else { throw AuthCoreError(.transportFailure, "\(origin): too many commands are waiting for the store") }
+        let index = claim.index
         let slot = slots[index]
+        // Whether the attempt in place failed in a way that is retried (on the queue, below).
+        var attempted = false
+        if claim.inline {
+            let inPlace: InPlaceOutcome = slot.queue.sync {
+                guard evenIfCancelled || !Task.isCancelled else {
+                    return .done(.failure(AuthCoreError(.cancelled, "\(self.origin): the call was cancelled before it was sent")))
+                }
+                guard self.readyForInline(slot) else { return .notReady }
+                return self.attemptInPlace(commands, retryable: retryable, writes: writes, on: slot)
+            }
+            let result: Result<[RedisReply], AuthCoreError>?
+            switch inPlace {
+            case .done(let outcome): result = outcome
+            case .notReady: result = nil
+            case .retry:
+                result = nil
+                attempted = true
+            }
+            if result != nil || attempted { inlineCalls.withLock { $0 += 1 } }
+            let connectionFailed: Bool
+            if attempted {
+                connectionFailed = true
+            } else if case .failure(let error)? = result {
+                connectionFailed = Self.isConnectionFailure(error)
+            } else {
+                connectionFailed = false
+            }
+            waiting.withLock { state in
+                state.inlineBusy = false
+                if connectionFailed { state.inlineSuspended = true }
+                if result != nil { state.counts[index] -= 1 }
+            }
+            if let result { return try result.get() }
+        }
+        let retriedOnQueue = attempted
         let cancelled = Locked(false)
         let result: Result<[RedisReply], AuthCoreError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -104,9 +167,13 @@ final class RedisConnectionPool: @unchecked Sendable {
                     if !evenIfCancelled, cancelled.withLock({ $0 }) {
                         result = .failure(AuthCoreError(.cancelled, "\(self.origin): the call was cancelled before it was sent"))
                     } else {
-                        result = self.blockingRun(commands, retryable: retryable, writes: writes, on: slot)
+                        result = self.blockingRun(commands, retryable: retryable && !retriedOnQueue, writes: writes, on: slot)
                     }
-                    self.waiting.withLock { $0[index] -= 1 }
+                    let succeeded = (try? result.get()) != nil
+                    self.waiting.withLock { state in
+                        state.counts[index] -= 1
+                        if succeeded { state.inlineSuspended = false }
+                    }
                     continuation.resume(returning: result)
                 }
             }
@@ -130,7 +197,9 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// runs it twice: `SET NX` reports the id taken (the login or session fails and is retried by
     /// the client), `GETDEL` finds nothing (the login fails), an increment counts an attempt twice
     /// (the safe direction). A decrement — which forgives a failure — is not retryable.
-    private func blockingRun(_ commands: [[[UInt8]]], retryable: Bool, writes: Bool, on slot: Slot) -> Result<[RedisReply], AuthCoreError> {
+    /// `inPlace`: the caller's thread, one attempt; a connection to be made fails at once (`notReady`
+    /// was checked just before, so only a switch announced meanwhile gets there).
+    private func blockingRun(_ commands: [[[UInt8]]], retryable: Bool, writes: Bool, on slot: Slot, inPlace: Bool = false) -> Result<[RedisReply], AuthCoreError> {
         let sentinel = configuration.sentinel != nil
         var mayRetry = retryable && (slot.connection != nil || sentinel)
         while true {
@@ -144,6 +213,7 @@ final class RedisConnectionPool: @unchecked Sendable {
                     slot.endpoint = nil
                 }
                 let fresh = slot.connection == nil
+                if fresh, inPlace { throw AuthCoreError(.transportFailure, "\(origin): the connection was replaced") }
                 wasOpen = !fresh
                 if fresh { try reconnect(slot) }
                 // A switch announced while it connected (it may have reached the old master, still
@@ -195,6 +265,44 @@ final class RedisConnectionPool: @unchecked Sendable {
                 mayRetry = false
             }
         }
+    }
+
+    /// What a call on the caller's thread came to.
+    private enum InPlaceOutcome {
+        /// Its answer, or a failure not to retry.
+        case done(Result<[RedisReply], AuthCoreError>)
+        /// The connection was not ready: nothing was sent.
+        case notReady
+        /// The attempt failed in a way that is retried once: on the queue.
+        case retry
+    }
+
+    /// Whether calls may run on their caller's thread here: not on a machine with one processor,
+    /// whose concurrency pool has one thread.
+    private let inlineAllowed = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
+
+    /// A timeout, a reset, a refused connection: the connection is dropped.
+    private static func isConnectionFailure(_ error: AuthCoreError) -> Bool { error.code == .transportFailure || error.code == .timedOut }
+
+    /// One attempt on the slot's open connection (``readyForInline(_:)`` said so, on the slot's
+    /// queue): ``blockingRun`` with no connecting and no retry. A failure that run would retry is
+    /// `.retry`, for the queue to repeat.
+    private func attemptInPlace(_ commands: [[[UInt8]]], retryable: Bool, writes: Bool, on slot: Slot) -> InPlaceOutcome {
+        let result = blockingRun(commands, retryable: false, writes: writes, on: slot, inPlace: true)
+        guard case .failure(let error) = result else { return .done(result) }
+        // blockingRun retries a failure on a connection that was open (here it always was) when
+        // it is a transport failure or a demotion (a `serviceError` it raises after dropping the slot).
+        let demoted = error.code == .serviceError && slot.connection == nil
+        if retryable, error.code == .transportFailure || demoted { return .retry }
+        return .done(result)
+    }
+
+    /// Whether `slot` can take a call on the caller's thread: its connection is open, made after
+    /// the latest failure or switch, and (sentinel mode) its role needs no check yet.
+    private func readyForInline(_ slot: Slot) -> Bool {
+        guard slot.connection != nil, slot.epoch >= epoch.withLock({ $0 }) else { return false }
+        guard configuration.sentinel != nil else { return true }
+        return DispatchTime.now().uptimeNanoseconds &- slot.roleCheckedAt <= Self.roleCheckInterval
     }
 
     private static func isMaster(_ reply: RedisReply) -> Bool {

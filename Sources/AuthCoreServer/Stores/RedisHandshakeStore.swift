@@ -501,6 +501,8 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
 
     /// The round trips this store's calls have made so far (connection set-up not counted).
     package var roundTripCount: Int { pool.roundTrips.withLock { $0 } }
+    /// The calls that ran on their caller's thread (for tests).
+    package var inlineCallCount: Int { pool.inlineCalls.withLock { $0 } }
 
     /// Sentinel mode: whether the store follows the sentinels' `+switch-master` announcements now,
     /// how many it has acted on, and the master it uses.
