@@ -35,7 +35,7 @@ public final class JSONLineLog: Sendable {
         var held: Bool
         /// The next batch, line by line in order (no large buffer regrown under the lock), and how
         /// many counted lines (and bytes) it holds.
-        var buffer: [[UInt8]] = []
+        var buffer: [(line: [UInt8], weight: Int)] = []
         var bufferLines = 0
         var bufferBytes = 0
         /// A write of the buffer is queued (delayed, or at once when it grew past ``batchBytes``).
@@ -215,11 +215,12 @@ public final class JSONLineLog: Sendable {
                 pending.bufferLines += 1
                 pending.bufferBytes += size
                 if pending.dropped > 0 {
-                    pending.buffer.append(Array(#"{"dropped":\#(pending.dropped)}"#.utf8) + [0x0A])
+                    // Its weight: the lines it reports, counted again if it is lost itself.
+                    pending.buffer.append((Array(#"{"dropped":\#(pending.dropped)}"#.utf8) + [0x0A], pending.dropped))
                     pending.dropped = 0
                 }
             }
-            pending.buffer.append(line)
+            pending.buffer.append((line, counted ? 1 : 0))
             let later = !pending.writeQueued
             pending.writeQueued = true
             let now = pending.bufferBytes >= Self.batchBytes && !pending.urgentQueued
@@ -243,10 +244,15 @@ public final class JSONLineLog: Sendable {
             return (pending.buffer, pending.bufferLines, pending.bufferBytes)
         }
         guard !batch.isEmpty else { return }
-        let joined = Array(batch.joined())
-        let written = writeAll(joined)
-        // Lines whose newline was not written are lost: counted, and the next line says so.
-        let lost = joined[written...].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        let written = writeAll(Array(batch.lazy.map(\.line).joined()))
+        // Lines not written whole are lost: counted (a lost `dropped` line by its count), and the
+        // next line says so.
+        var end = 0
+        var lost = 0
+        for entry in batch {
+            end += entry.line.count
+            if end > written { lost += entry.weight }
+        }
         pending.withLock { pending in
             pending.lines -= lines
             pending.bytes -= bytes
@@ -256,9 +262,8 @@ public final class JSONLineLog: Sendable {
 
     /// Writes all of `bytes`, retrying after a signal and waiting (up to a second each time) when a
     /// non-blocking descriptor is full; returns how many were written. A descriptor that fails drops
-    /// the rest of the batch (the caller counts its lines as dropped; a `{"dropped":N}` line lost
-    /// with it takes its count along); after a half line the next write starts on a new line
-    /// (`cutLine`), so a half line never joins a whole one.
+    /// the rest of the batch (the caller counts its lines as dropped); after a half line the next
+    /// write starts on a new line (`cutLine`), so a half line never joins a whole one.
     @discardableResult
     private func writeAll(_ bytes: [UInt8]) -> Int {
         if cutLine.withLock({ $0 }) {

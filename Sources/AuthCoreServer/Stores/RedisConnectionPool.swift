@@ -1,10 +1,6 @@
 import AuthCore
 import Dispatch
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// The connections behind a ``RedisHandshakeStore``: ``RedisHandshakeStore/Configuration/poolSize``
 /// hiredis connections, each with its own serial Dispatch queue (hiredis blocks while Redis answers,
@@ -129,20 +125,26 @@ final class RedisConnectionPool: @unchecked Sendable {
         if claim.inline {
             let inPlace: InPlaceOutcome = slot.queue.sync {
                 guard evenIfCancelled || !Task.isCancelled else {
-                    return .done(.failure(AuthCoreError(.cancelled, "\(self.origin): the call was cancelled before it was sent")))
+                    return .cancelled(AuthCoreError(.cancelled, "\(self.origin): the call was cancelled before it was sent"))
                 }
                 guard self.readyForInline(slot) else { return .notReady }
                 return self.attemptInPlace(commands, retryable: retryable, writes: writes, on: slot)
             }
             let result: Result<[RedisReply], AuthCoreError>?
+            var ranInPlace = true
             switch inPlace {
             case .done(let outcome): result = outcome
-            case .notReady: result = nil
+            case .cancelled(let failure):
+                result = .failure(failure)
+                ranInPlace = false
+            case .notReady:
+                result = nil
+                ranInPlace = false
             case .retry:
                 result = nil
                 attempted = true
             }
-            if result != nil || attempted { inlineCalls.withLock { $0 += 1 } }
+            if ranInPlace { inlineCalls.withLock { $0 += 1 } }
             let connectionFailed: Bool
             if attempted {
                 connectionFailed = true
@@ -165,7 +167,12 @@ final class RedisConnectionPool: @unchecked Sendable {
                 slot.queue.async {
                     let result: Result<[RedisReply], AuthCoreError>
                     if !evenIfCancelled, cancelled.withLock({ $0 }) {
-                        result = .failure(AuthCoreError(.cancelled, "\(self.origin): the call was cancelled before it was sent"))
+                        result = .failure(
+                            AuthCoreError(
+                                .cancelled,
+                                retriedOnQueue
+                                    ? "\(self.origin): the call was cancelled before its second attempt (the first failed)"
+                                    : "\(self.origin): the call was cancelled before it was sent"))
                     } else {
                         result = self.blockingRun(commands, retryable: retryable && !retriedOnQueue, writes: writes, on: slot)
                     }
@@ -208,7 +215,9 @@ final class RedisConnectionPool: @unchecked Sendable {
             do throws(AuthCoreError) {
                 // A connection made before the latest failure elsewhere is replaced unused (its master
                 // is not forgotten for that: the failure was another connection's).
-                if slot.connection != nil, slot.epoch < epoch.withLock({ $0 }) {
+                // (Not in place: readiness was checked in the same block on the slot's queue, and a
+                // bump since then is no different from one just after the send.)
+                if !inPlace, slot.connection != nil, slot.epoch < epoch.withLock({ $0 }) {
                     slot.connection = nil
                     slot.endpoint = nil
                 }
@@ -271,6 +280,8 @@ final class RedisConnectionPool: @unchecked Sendable {
     private enum InPlaceOutcome {
         /// Its answer, or a failure not to retry.
         case done(Result<[RedisReply], AuthCoreError>)
+        /// The caller's task was cancelled: nothing was sent.
+        case cancelled(AuthCoreError)
         /// The connection was not ready: nothing was sent.
         case notReady
         /// The attempt failed in a way that is retried once: on the queue.
@@ -279,7 +290,27 @@ final class RedisConnectionPool: @unchecked Sendable {
 
     /// Whether calls may run on their caller's thread here: not on a machine with one processor,
     /// whose concurrency pool has one thread.
-    private let inlineAllowed = sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1
+    private let inlineAllowed = RedisConnectionPool.usableProcessors() > 1
+
+    /// The processors this process may run on, as libdispatch counts them to size its pools: the
+    /// affinity mask (`taskset`, a container's cpuset), read from `/proc/self/status`
+    /// (`Cpus_allowed`, hexadecimal groups separated by commas); else those Foundation reports.
+    static func usableProcessors() -> Int {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.utf8.starts(with: "Cpus_allowed:".utf8) })
+        {
+            var count = 0
+            for byte in line.utf8.dropFirst("Cpus_allowed:".utf8.count) {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): count += (byte - UInt8(ascii: "0")).nonzeroBitCount
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): count += (byte - UInt8(ascii: "a") + 10).nonzeroBitCount
+                default: continue
+                }
+            }
+            if count > 0 { return count }
+        }
+        return ProcessInfo.processInfo.activeProcessorCount
+    }
 
     /// A timeout, a reset, a refused connection: the connection is dropped.
     private static func isConnectionFailure(_ error: AuthCoreError) -> Bool { error.code == .transportFailure || error.code == .timedOut }
