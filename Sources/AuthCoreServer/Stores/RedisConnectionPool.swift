@@ -296,11 +296,12 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// affinity mask (`taskset`, a container's cpuset), read from `/proc/self/status`
     /// (`Cpus_allowed`, hexadecimal groups separated by commas); else those Foundation reports.
     static func usableProcessors() -> Int {
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.utf8.starts(with: "Cpus_allowed:".utf8) })
+        let label = Array("Cpus_allowed:".utf8)
+        if let status = FileManager.default.contents(atPath: "/proc/self/status").map({ [UInt8]($0) }),
+            let line = status.split(separator: 0x0A).first(where: { $0.starts(with: label) })
         {
             var count = 0
-            for byte in line.utf8.dropFirst("Cpus_allowed:".utf8.count) {
+            for byte in line.dropFirst(label.count) {
                 switch byte {
                 case UInt8(ascii: "0")...UInt8(ascii: "9"): count += (byte - UInt8(ascii: "0")).nonzeroBitCount
                 case UInt8(ascii: "a")...UInt8(ascii: "f"): count += (byte - UInt8(ascii: "a") + 10).nonzeroBitCount
