@@ -18,8 +18,8 @@ import Darwin
 /// No line holds a header value (but the request id a client chose), a body, a token or a password:
 /// the fields are the ones above, the path and the user cut at 256 bytes. Lines are written in order
 /// by one Dispatch queue, so a caller (an MHD thread, a handler) never waits for the descriptor, and
-/// in batches: a line joins a buffer, written ``batchInterval`` after the first line in it (at once
-/// past ``batchBytes``) — one wake of the writing thread per batch, not one per request (each wake
+/// in batches: a line joins a buffer, written `batchInterval` after the first line in it (at once
+/// past `batchBytes`) — one wake of the writing thread per batch, not one per request (each wake
 /// is a context switch, a large part of a request's cost on a small machine). A
 /// reader that falls behind makes lines wait in memory up to `maximumPending` lines and 8 MiB; past
 /// that lines are dropped and counted, and the next line written says how many (`{"dropped":N}`) —
@@ -38,7 +38,7 @@ public final class JSONLineLog: Sendable {
         var buffer: [(line: [UInt8], weight: Int)] = []
         var bufferLines = 0
         var bufferBytes = 0
-        /// A write of the buffer is queued (delayed, or at once when it grew past ``batchBytes``).
+        /// A write of the buffer is queued (delayed, or at once when it grew past `batchBytes`).
         var writeQueued = false
         var urgentQueued = false
     }
