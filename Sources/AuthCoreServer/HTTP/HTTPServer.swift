@@ -273,11 +273,12 @@ final class DaemonCore: @unchecked Sendable {
     let requestLog: HTTPServer.RequestLog?
     let maximumBodyBytes: Int
     let maximumConnectionsPerAddress: Int
-    let handlerTimeout: Duration
-    /// ``handlerTimeout`` in nanoseconds, from 0 to `UInt64.max / 2` (about 292 years): added to an
-    /// uptime, it cannot wrap.
-    var handlerTimeoutNanoseconds: UInt64 {
-        let (seconds, attoseconds) = handlerTimeout.components
+    /// The handler's time limit (``HTTPServer/Configuration/handlerTimeout``) in nanoseconds, from 0
+    /// to `UInt64.max / 2` (about 292 years): added to an uptime, it cannot wrap. Converted once, here.
+    let handlerTimeoutNanoseconds: UInt64
+
+    private static func saturatingNanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return 0 }
         let (product, overflow) = UInt64(seconds).multipliedReportingOverflow(by: 1_000_000_000)
         let (total, carry) = product.addingReportingOverflow(UInt64(Swift.max(0, attoseconds) / 1_000_000_000))
@@ -300,7 +301,7 @@ final class DaemonCore: @unchecked Sendable {
         self.requestLog = requestLog
         self.requestTimeout = requestTimeout
         self.maximumBodyBytes = maximumBodyBytes
-        self.handlerTimeout = handlerTimeout
+        self.handlerTimeoutNanoseconds = Self.saturatingNanoseconds(handlerTimeout)
     }
 
     func attach(daemon: OpaquePointer, context: Unmanaged<DaemonCore>) {

@@ -4,7 +4,9 @@ import Foundation
 
 /// The connections behind a ``RedisHandshakeStore``: ``RedisHandshakeStore/Configuration/poolSize``
 /// hiredis connections, each with its own serial Dispatch queue (hiredis blocks while Redis answers,
-/// and the concurrency pool's few threads must not wait with it). A command goes to the connection
+/// and the concurrency pool's few threads must not wait with it — but for one bounded call at a
+/// time on an idle open connection, which runs in place: ``run(_:retryable:writes:evenIfCancelled:)``).
+/// A command goes to the connection
 /// with the fewest commands waiting, so concurrent requests are not serialised on one pipe; at most
 /// ``maximumWaitingPerConnection`` wait for one connection (past that a call fails at once: a store
 /// that does not answer must not collect an unbounded backlog), and a call whose task is cancelled
@@ -26,7 +28,8 @@ import Foundation
 /// sent between the promotion and the announcement, still meet the old one). The sentinels are trusted to name the master: the Redis password is sent to
 /// the host they name (give the sentinels a password of their own).
 final class RedisConnectionPool: @unchecked Sendable {
-    // invariant (Sendable): a slot's connection state is only touched on the slot's queue; `waiting`,
+    // invariant (Sendable): a slot's connection state is only touched on the slot's queue (a call in
+    // place runs in `sync` on it); `waiting`,
     // `master`, `epoch`, `roundTrips` and `watcher` are guarded by their locks; the rest is constant.
 
     typealias Endpoint = RedisHandshakeStore.Configuration.Address
@@ -121,7 +124,7 @@ final class RedisConnectionPool: @unchecked Sendable {
         let index = claim.index
         let slot = slots[index]
         // Whether the attempt in place failed in a way that is retried (on the queue, below).
-        var attempted = false
+        var retriedOnQueue = false
         if claim.inline {
             let inPlace: InPlaceOutcome = slot.queue.sync {
                 guard evenIfCancelled || !Task.isCancelled else {
@@ -130,29 +133,22 @@ final class RedisConnectionPool: @unchecked Sendable {
                 guard self.readyForInline(slot) else { return .notReady }
                 return self.attemptInPlace(commands, retryable: retryable, writes: writes, on: slot)
             }
-            let result: Result<[RedisReply], AuthCoreError>?
-            var ranInPlace = true
+            // The answer (nil: go to the queue), whether it ran in place, whether its connection failed.
+            let (result, ranInPlace, connectionFailed): (Result<[RedisReply], AuthCoreError>?, Bool, Bool)
             switch inPlace {
-            case .done(let outcome): result = outcome
-            case .cancelled(let failure):
-                result = .failure(failure)
-                ranInPlace = false
-            case .notReady:
-                result = nil
-                ranInPlace = false
+            case .done(let outcome):
+                if case .failure(let error) = outcome {
+                    (result, ranInPlace, connectionFailed) = (outcome, true, Self.isConnectionFailure(error))
+                } else {
+                    (result, ranInPlace, connectionFailed) = (outcome, true, false)
+                }
+            case .cancelled(let failure): (result, ranInPlace, connectionFailed) = (.failure(failure), false, false)
+            case .notReady: (result, ranInPlace, connectionFailed) = (nil, false, false)
             case .retry:
-                result = nil
-                attempted = true
+                (result, ranInPlace, connectionFailed) = (nil, true, true)
+                retriedOnQueue = true
             }
             if ranInPlace { inlineCalls.withLock { $0 += 1 } }
-            let connectionFailed: Bool
-            if attempted {
-                connectionFailed = true
-            } else if case .failure(let error)? = result {
-                connectionFailed = Self.isConnectionFailure(error)
-            } else {
-                connectionFailed = false
-            }
             waiting.withLock { state in
                 state.inlineBusy = false
                 if connectionFailed { state.inlineSuspended = true }
@@ -160,7 +156,7 @@ final class RedisConnectionPool: @unchecked Sendable {
             }
             if let result { return try result.get() }
         }
-        let retriedOnQueue = attempted
+        let secondAttempt = retriedOnQueue
         let cancelled = Locked(false)
         let result: Result<[RedisReply], AuthCoreError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
@@ -170,11 +166,11 @@ final class RedisConnectionPool: @unchecked Sendable {
                         result = .failure(
                             AuthCoreError(
                                 .cancelled,
-                                retriedOnQueue
+                                secondAttempt
                                     ? "\(self.origin): the call was cancelled before its second attempt (the first failed)"
                                     : "\(self.origin): the call was cancelled before it was sent"))
                     } else {
-                        result = self.blockingRun(commands, retryable: retryable && !retriedOnQueue, writes: writes, on: slot)
+                        result = self.blockingRun(commands, retryable: retryable && !secondAttempt, writes: writes, on: slot)
                     }
                     let succeeded = (try? result.get()) != nil
                     self.waiting.withLock { state in
@@ -230,7 +226,7 @@ final class RedisConnectionPool: @unchecked Sendable {
                 if fresh, sentinel, slot.epoch < epoch.withLock({ $0 }) { try reconnect(slot) }
                 guard let connection = slot.connection else { throw AuthCoreError(.transportFailure, "\(origin): no connection") }
                 var batch = commands
-                let checkRole = sentinel && !fresh && DispatchTime.now().uptimeNanoseconds &- slot.roleCheckedAt > Self.roleCheckInterval
+                let checkRole = sentinel && !fresh && Self.roleCheckDue(slot)
                 if checkRole { batch.insert([Array("ROLE".utf8)], at: 0) }
                 let replicas = configuration.replicasToAcknowledge
                 if writes, replicas > 0 {
@@ -265,7 +261,7 @@ final class RedisConnectionPool: @unchecked Sendable {
                 }
                 return .success(replies)
             } catch {
-                let connectionFailed = error.code == .transportFailure || error.code == .timedOut
+                let connectionFailed = Self.isConnectionFailure(error)
                 if connectionFailed { drop(slot) }
                 // A connection that was open and broke (not a slow reply, not a failed connect): the
                 // server may have restarted, and the others' connections with it.
@@ -333,8 +329,12 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// the latest failure or switch, and (sentinel mode) its role needs no check yet.
     private func readyForInline(_ slot: Slot) -> Bool {
         guard slot.connection != nil, slot.epoch >= epoch.withLock({ $0 }) else { return false }
-        guard configuration.sentinel != nil else { return true }
-        return DispatchTime.now().uptimeNanoseconds &- slot.roleCheckedAt <= Self.roleCheckInterval
+        return configuration.sentinel == nil || !Self.roleCheckDue(slot)
+    }
+
+    /// Whether a sentinel-mode connection has been used long enough to have its role checked again.
+    private static func roleCheckDue(_ slot: Slot) -> Bool {
+        DispatchTime.now().uptimeNanoseconds &- slot.roleCheckedAt > roleCheckInterval
     }
 
     private static func isMaster(_ reply: RedisReply) -> Bool {
