@@ -9,9 +9,12 @@ import Darwin
 #endif
 
 /// An HTTP/1.1 server on libmicrohttpd: MHD's own pool of polling threads parses requests and
-/// writes answers; each complete request goes to an async ``Handler`` while its connection is
-/// suspended (MHD_suspend_connection), so a slow handler (a call to STS, to Redis) holds no MHD
-/// thread.
+/// writes answers. Each complete request goes to an async ``Handler``, which starts on the polling
+/// thread that received it: a handler that computes and answers (a login step, with its Redis
+/// round trip made in place) is answered in that thread's callback, with no hop to another thread
+/// and back. At its first wait on other work (a call to STS, a Redis call queued behind another)
+/// its connection is suspended (MHD_suspend_connection) and the handler goes on on Dispatch's
+/// global queue, so a slow handler holds no MHD thread. A handler must not block its thread.
 ///
 /// Every handler has a time limit (``Configuration/handlerTimeout``), every request a deadline to
 /// arrive in (``Configuration/requestTimeout``, head and body: a slow sender is cut off however
@@ -220,15 +223,17 @@ public final class HTTPServer: Sendable {
 }
 
 /// A connection pointer that crosses to the handler's task (only MHD_resume_connection uses it
-/// there, which MHD allows from any thread).
+/// there, which MHD allows from any thread, and only once the connection is suspended).
 struct SuspendedConnection: @unchecked Sendable {
     let pointer: OpaquePointer
 }
 
 /// The daemon and what its callbacks share: the handler and the requests in flight.
 ///
-/// Every suspended connection is resumed exactly once (`Exchange.deliver`), by whichever comes
-/// first: its handler's answer, its time limit (503), or a stop that gave up waiting (503). An
+/// Every exchange is answered exactly once (`Exchange.deliver`), by whichever comes first: its
+/// handler's answer, its time limit (503), or a stop that gave up waiting (503). An answer given
+/// while the receiving thread still runs the handler is queued by that thread; a suspended
+/// connection is resumed exactly once, after its suspend (`Exchange.ConnectionPhase`). An
 /// entry leaves `running` only when MHD reports the request completed (its answer sent), so
 /// MHD_stop_daemon is never called with a connection suspended (an API violation, microhttpd.h)
 /// nor before an answer given has gone out.
@@ -288,7 +293,9 @@ final class DaemonCore: @unchecked Sendable {
     let requestTimeout: UInt64
     let state = Locked(State())
     /// Held by ``answer(_:with:)`` around its delivery and resume and by ``stopDaemon()`` while it
-    /// takes the daemon (always before `state`'s lock; MHD's callbacks never take it).
+    /// takes the daemon (always before `state`'s lock). A handler answering on its receiving thread
+    /// takes it inside MHD's callback; nothing holding it waits for MHD's threads (MHD_stop_daemon
+    /// is called after it is released).
     let resumeGate = Locked(())
 
     init(
@@ -389,32 +396,38 @@ final class DaemonCore: @unchecked Sendable {
         for identifier in late { answer(identifier, with: jsonErrorResponse(status: 503, code: "Timeout", message: "the request took too long")) }
     }
 
-    /// Runs the handler for a suspended connection, with its time limit; false when the server is
-    /// stopping (nothing was started).
-    func start(_ exchange: Exchange, connection: SuspendedConnection) -> Bool {
+    /// Creates the handler's task for an exchange whose request has arrived whole, with its time
+    /// limit, on a ``ReceivingThreadExecutor`` the caller (the MHD thread that received the request)
+    /// runs next; nil when the server is stopping (nothing was started).
+    func start(_ exchange: Exchange, connection: SuspendedConnection) -> ReceivingThreadExecutor? {
         state.withLock { state in
-            guard !state.stopping else { return false }
+            guard !state.stopping else { return nil }
             let identifier = state.nextIdentifier
             state.nextIdentifier &+= 1
             exchange.identifier = identifier
             let request = HTTPServerRequest(
                 method: exchange.method, path: exchange.path, queryParameters: exchange.queryParameters, headers: exchange.headers, body: exchange.body,
                 clientAddress: exchange.clientAddress, requestId: exchange.requestId, notes: exchange.notes)
-            let handler = Task { [self] in
+            let executor = ReceivingThreadExecutor()
+            // The task keeps its executor (captured) for as long as it runs. Its first job waits in
+            // the executor's list (enqueue only appends there now): nothing runs under this lock.
+            let handler = Task(executorPreference: executor) { [self, executor] in
+                withExtendedLifetime(executor) {}
                 let response = await self.handler(request)
                 answer(identifier, with: response)
             }
-            // The time limit is kept by the reaper's Dispatch timer, not a sleeping task: a busy
-            // cooperative pool (handlers doing SRP arithmetic on both of a 2-core machine's threads)
-            // cannot hold it back.
+            // The time limit is kept by the reaper's Dispatch timer, not a sleeping task: a handler
+            // holding its thread (computing, or on the receiving thread) cannot hold it back.
             let deadline = DispatchTime.now().uptimeNanoseconds &+ handlerTimeoutNanoseconds
             state.running[identifier] = Running(handler: handler, deadline: deadline, exchange: exchange, connection: connection)
-            return true
+            return executor
         }
     }
 
-    /// Answers exchange `identifier`, once (a later answer is dropped): the connection is resumed,
-    /// and MHD sends the answer. The exchange stays counted until MHD reports it completed.
+    /// Answers exchange `identifier`, once (a later answer is dropped). An answer given while the
+    /// receiving thread still runs the handler is left for it to queue; one given to a suspended
+    /// connection resumes it, and MHD sends the answer. The exchange stays counted until MHD reports
+    /// it completed.
     func answer(_ identifier: UInt64, with response: HTTPResponse) {
         // Lookup, delivery and resume under `resumeGate`, which a stop takes too before it takes the
         // daemon: every resume begun is finished before MHD_stop_daemon, and none can follow it.
@@ -422,12 +435,16 @@ final class DaemonCore: @unchecked Sendable {
         // at once (and, on the same core, would preempt this thread only to wait for it).
         // MHD_resume_connection only sets flags and wakes a polling thread; it calls nothing of ours.
         let entry: Running? = resumeGate.withLock { _ in
-            let entry: Running? = state.withLock { state in
-                guard state.daemon != nil, let entry = state.running[identifier], entry.exchange.deliver(response) else { return nil }
-                return entry
+            let delivered: (entry: Running, resume: Bool)? = state.withLock { state in
+                guard state.daemon != nil, let entry = state.running[identifier] else { return nil }
+                switch entry.exchange.deliver(response) {
+                case .alreadyAnswered: return nil
+                case .leftForReceivingThread: return (entry, false)
+                case .resumeConnection: return (entry, true)
+                }
             }
-            if let entry { MHD_resume_connection(entry.connection.pointer) }
-            return entry
+            if let delivered, delivered.resume { MHD_resume_connection(delivered.entry.connection.pointer) }
+            return delivered?.entry
         }
         entry?.handler.cancel()
     }
@@ -507,11 +524,34 @@ final class DaemonCore: @unchecked Sendable {
 /// One request while MHD works on it: what has arrived, and the answer once there is one.
 final class Exchange: @unchecked Sendable {
     // invariant (Sendable): everything but `answer` is touched only by MHD's callbacks for this
-    // connection, which MHD serialises; `answer` is written under its lock, once, before the
-    // connection is resumed.
+    // connection, which MHD serialises; `answer` is only touched under its lock (the response
+    // is written once, before the connection is resumed or by the thread that queues it).
     struct Answer {
         var response: HTTPResponse?
         var delivered = false
+        var connection = ConnectionPhase.receivingThreadRunsHandler
+    }
+
+    /// Where the connection is while its handler runs: who sends the answer.
+    enum ConnectionPhase {
+        /// The handler runs on the MHD thread that received the request, inside MHD's callback:
+        /// that thread queues an answer given now when the handler first waits.
+        case receivingThreadRunsHandler
+        /// The receiving thread found no answer and is suspending the connection: it resumes it
+        /// itself if an answer comes meanwhile (a resume must follow the suspend).
+        case suspending
+        /// Suspended: whoever delivers the answer resumes it.
+        case suspended
+    }
+
+    /// What a delivery calls for.
+    enum Delivery {
+        /// An answer was delivered before: this one is dropped.
+        case alreadyAnswered
+        /// Stored; the receiving thread queues it (it is still in MHD's callback).
+        case leftForReceivingThread
+        /// Stored; the connection is suspended and the caller resumes it, exactly once.
+        case resumeConnection
     }
 
     let method: String
@@ -551,14 +591,32 @@ final class Exchange: @unchecked Sendable {
         return record
     }
 
-    /// Stores the answer unless one was delivered already; true when this call delivered it (the
-    /// caller then resumes the connection, exactly once).
-    func deliver(_ response: HTTPResponse) -> Bool {
+    /// Stores the answer unless one was delivered already, and says who sends it.
+    func deliver(_ response: HTTPResponse) -> Delivery {
         answer.withLock { answer in
-            guard !answer.delivered else { return false }
+            guard !answer.delivered else { return .alreadyAnswered }
             answer.delivered = true
             answer.response = response
-            return true
+            return answer.connection == .suspended ? .resumeConnection : .leftForReceivingThread
+        }
+    }
+
+    /// The receiving thread's handler run has ended (the handler answered or waits): the answer if
+    /// there is one, taken; otherwise the connection is marked as being suspended.
+    func answerOrSuspend() -> HTTPResponse? {
+        answer.withLock { answer in
+            if answer.delivered { return answer.response.take() }
+            answer.connection = .suspending
+            return nil
+        }
+    }
+
+    /// The connection is suspended: true when an answer came while it was being suspended (the
+    /// receiving thread then resumes it).
+    func suspended() -> Bool {
+        answer.withLock { answer in
+            answer.connection = .suspended
+            return answer.delivered
         }
     }
 
@@ -634,14 +692,17 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     guard !exchange.started else { return MHD_Result.YES }
     exchange.started = true
     core.requestArrived(authcore_mhd_connection_fd(connection))
-    // Suspended before the handler can resume it: the task starts only after this.
-    MHD_suspend_connection(connection)
-    guard core.start(exchange, connection: SuspendedConnection(pointer: connection)) else {
-        if exchange.deliver(jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping")) {
-            MHD_resume_connection(connection)
-        }
-        return MHD_Result.YES
+    guard let executor = core.start(exchange, connection: SuspendedConnection(pointer: connection)) else {
+        return queue(jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping"), on: connection, for: exchange, core: core)
     }
+    // The handler runs here until it answers or first waits on another thread's work.
+    executor.runUntilWaiting()
+    if let response = exchange.answerOrSuspend() { return queue(response, on: connection, for: exchange, core: core) }
+    // It waits: the connection is suspended until its answer resumes it (MHD calls this handler
+    // again then, and the answer is taken above). An answer that came during the suspend is
+    // resumed here, after it.
+    MHD_suspend_connection(connection)
+    if exchange.suspended() { MHD_resume_connection(connection) }
     return MHD_Result.YES
 }
 
