@@ -1,5 +1,6 @@
 import AuthCore
 import AuthCoreClients
+import AuthCoreHTTP
 import AuthCoreServer
 import AuthCoreVectors
 import AuthCoreReferenceModels
@@ -701,6 +702,9 @@ let fuzzAppServer: AppServer = {
     let tokenLength = Int(reader.byte() % 64)
     if tokenLength > 0 { headers.append(HTTPHeader("Authorization", "Bearer " + String(decoding: reader.take(tokenLength), as: UTF8.self))) }
     let request = HTTPServerRequest(method: method, path: path, headers: headers, body: reader.rest())
+    // A login body read from the byte scan (when plain) and by JSONDecoder: the same value or refusal.
+    if path == "/srp/begin" { samePlainReading(SRPLoginWire.BeginRequest.self, request.body) { [$0.username, $0.clientPublicValue, $0.deviceToken] } }
+    if path == "/srp/finish" { samePlainReading(SRPLoginWire.FinishRequest.self, request.body) { [$0.loginId, $0.clientProof] } }
     let box = Locked<HTTPResponse?>(nil)
     runBlocking {
         let response = await fuzzAppServer.handle(request)
@@ -712,6 +716,15 @@ let fuzzAppServer: AppServer = {
     if response.status == 200, method != "POST" || !path.hasPrefix("/srp/") || path.hasSuffix("/") {
         fuzzFailure("200 for \(method) \(path) without a session")
     }
+}
+
+/// `JSONAnswer.decode` with and without the plain-object path: the same fields or the same refusal.
+func samePlainReading<T: Decodable>(_ type: T.Type, _ body: [UInt8], fields: (T) -> [String?]) {
+    func outcome(_ scanned: Bool) -> String {
+        do { return "\(fields(try JSONAnswer.decode(type, from: body, plainObjectsScanned: scanned)))" } catch { return "\(error.status) \(error.code) \(error.message)" }
+    }
+    let (fast, slow) = (outcome(true), outcome(false))
+    guard fast == slow else { fuzzFailure("the scan read \(fast), JSONDecoder \(slow)") }
 }
 
 // MARK: - Secret members of JSON answers

@@ -29,7 +29,7 @@ struct ConnectionLimitTests {
     func perNetworkLimit() throws {
         let core = DaemonCore(
             handler: { _ in HTTPResponse(status: 200) }, admission: nil, requestLog: nil, maximumBodyBytes: 0, maximumConnectionsPerAddress: 2,
-            handlerTimeout: .seconds(1), requestTimeout: 1_000_000_000)
+            handlerTimeout: .seconds(1), requestTimeout: 1_000_000_000, handlersStartOnReceivingThread: true)
         func address(_ last: UInt8, network: UInt8 = 0x01) throws -> ClientAddress {
             try ClientAddress(bytes: [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, network] + [0, 0, 0, 0, 0, 0, 0, last])
         }

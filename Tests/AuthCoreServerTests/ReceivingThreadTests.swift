@@ -43,8 +43,13 @@ struct ReceivingThreadTests {
             _ = await child
             threads.append(threadName())
         case "/wait":
-            await elsewhere(after: .milliseconds(30))
+            // Long enough that the receiving thread has surely stopped looking for jobs by then.
+            await elsewhere(after: .milliseconds(250))
             threads.append(threadName())
+        case "/spin":
+            // Computes past the 1 s time limit without ever waiting (the receiving thread is held).
+            let end = DispatchTime.now().uptimeNanoseconds + 1_500_000_000
+            while DispatchTime.now().uptimeNanoseconds < end {}
         case "/race":
             await elsewhere(after: .seconds(0))
             threads.append(threadName())
@@ -54,17 +59,26 @@ struct ReceivingThreadTests {
         return HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "text/plain")], body: Array(body.utf8))
     }
 
+    /// A client that gives up after 20 s: a connection never resumed fails the test, not the run.
+    static func client() throws -> HTTP1Transport {
+        var configuration = HTTP1Transport.Configuration()
+        configuration.totalTimeout = .seconds(20)
+        return try HTTP1Transport(configuration: configuration)
+    }
+
+    static func get(_ transport: HTTP1Transport, _ port: Int, _ path: String, status: Int = 200) async throws -> String {
+        let answer = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("http://127.0.0.1:\(port)\(path)")))
+        #expect(answer.status == status, "\(path)")
+        return String(decoding: answer.body.plainBytes, as: UTF8.self)
+    }
+
     @Test("a handler that computes is answered on the thread that received it; one that waits goes on elsewhere; every answer is its own")
     func handlersStartOnTheReceivingThread() async throws {
         var configuration = HTTPServer.Configuration()
         configuration.maximumConnectionsPerAddress = 128  // the 64 concurrent requests below may open 64 connections
         let server = try HTTPServer(configuration: configuration, handler: Self.handler)
-        let transport = HTTP1Transport()
-        func get(_ path: String) async throws -> String {
-            let answer = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("http://127.0.0.1:\(server.port)\(path)")))
-            #expect(answer.status == 200, "\(path)")
-            return String(decoding: answer.body.plainBytes, as: UTF8.self)
-        }
+        let transport = try Self.client()
+        func get(_ path: String) async throws -> String { try await Self.get(transport, server.port, path) }
         #expect(try await get("/compute?n=1") == "MHD-worker MHD-worker 1")
         let waited = try await get("/wait?n=2").split(separator: " ").map(String.init)
         #expect(waited.first == "MHD-worker" && waited.last == "2", "\(waited)")
@@ -78,6 +92,28 @@ struct ReceivingThreadTests {
         }
         #expect(concurrent == 64)
         #expect(try await get("/compute?n=3") == "MHD-worker MHD-worker 3")
+        await server.stop()
+    }
+
+    @Test("a handler computing on its receiving thread past its time limit is answered 503 when it ends; the server goes on")
+    func timeLimitOnTheReceivingThread() async throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.handlerTimeout = .seconds(1)
+        let server = try HTTPServer(configuration: configuration, handler: Self.handler)
+        let transport = try Self.client()
+        #expect(try await Self.get(transport, server.port, "/spin", status: 503).contains("Timeout"))
+        #expect(try await Self.get(transport, server.port, "/compute?n=4") == "MHD-worker MHD-worker 4")
+        await server.stop()
+    }
+
+    @Test("with one polling thread no handler runs on it: every one runs on Dispatch's threads")
+    func onePollingThread() async throws {
+        var configuration = HTTPServer.Configuration()
+        configuration.threads = 1
+        let server = try HTTPServer(configuration: configuration, handler: Self.handler)
+        let transport = try Self.client()
+        let threads = try await Self.get(transport, server.port, "/compute?n=5").split(separator: " ").map(String.init)
+        #expect(threads.count == 3 && threads.last == "5" && !threads.contains("MHD-worker") && !threads.contains("MHD-single"), "\(threads)")
         await server.stop()
     }
 }

@@ -101,3 +101,43 @@ package enum SRPLoginWire {
         package var customMirror: Mirror { Mirror(self, children: ["username": username as Any, "expiresAt": expiresAt as Any], displayStyle: .struct) }
     }
 }
+
+// The two login answers are the app server's most frequent: written without JSONEncoder, in its
+// byte order of member names (JSONObjectWritable; the differential test compares them).
+
+extension SRPLoginWire.BeginAnswer: JSONObjectWritable {
+    package func writeMembers(to writer: inout JSONObjectWriter) {
+        writer.member("B", serverPublicValue)
+        writer.member("group", group)
+        writer.member("hash", hash)
+        writer.member("loginId", loginId)
+        writer.member("salt", salt)
+    }
+}
+
+extension SRPLoginWire.FinishAnswer: JSONObjectWritable {
+    package func writeMembers(to writer: inout JSONObjectWriter) {
+        writer.member("M2", serverProof)
+        writer.member("deviceToken", deviceToken)
+        writer.member("expiresAt", expiresAt)
+        writer.member("sessionToken", sessionToken)
+        writer.member("username", username)
+    }
+}
+
+// The two login requests are read from the byte scan when they are plain (JSONStringObjectReadable;
+// the differential test compares them with JSONDecoder's reading).
+
+extension SRPLoginWire.BeginRequest: JSONStringObjectReadable {
+    package init?(stringMembers object: JSONStringObject) {
+        guard let username = object.string("username"), let clientPublicValue = object.string("A") else { return nil }
+        self.init(username: username, clientPublicValue: clientPublicValue, deviceToken: object.string("deviceToken"))
+    }
+}
+
+extension SRPLoginWire.FinishRequest: JSONStringObjectReadable {
+    package init?(stringMembers object: JSONStringObject) {
+        guard let loginId = object.string("loginId"), let clientProof = object.string("M1") else { return nil }
+        self.init(loginId: loginId, clientProof: clientProof)
+    }
+}

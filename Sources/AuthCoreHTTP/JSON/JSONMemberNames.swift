@@ -35,13 +35,29 @@ package enum JSONMemberNames {
     /// - Throws: `AuthCoreError.Code.malformedInput` when the document is not JSON, nests too deep,
     ///   or an object names a member twice.
     package static func rootNames(of document: [UInt8]) throws(AuthCoreError) -> [[UInt8]] {
+        try rootScan(of: document, keepingStrings: false).names
+    }
+
+    /// The members of the document's root object (none when the root is not an object), as
+    /// written, in order, each with its value unescaped when it is a string (nil otherwise): the
+    /// scan alone. The strings are bytes as the escapes give them; whether they are UTF-8 is the
+    /// caller's to check.
+    ///
+    /// - Throws: `AuthCoreError.Code.malformedInput` as ``rootNames(of:)``.
+    package static func rootMembers(of document: [UInt8]) throws(AuthCoreError) -> [(name: [UInt8], string: [UInt8]?)] {
+        let scanner = try rootScan(of: document, keepingStrings: true)
+        return Array(zip(scanner.names, scanner.strings))
+    }
+
+    private static func rootScan(of document: [UInt8], keepingStrings: Bool) throws(AuthCoreError) -> SecretJSONMembers.Scanner {
         var scanner = SecretJSONMembers.Scanner(paths: [], lowersFirstLetters: false)
         scanner.namesPath = []
+        scanner.keepsStrings = keepingStrings
         do throws(SecretJSONMembers.Scanner.Failure) {
             try document.withUnsafeBytesTyped { (bytes) throws(SecretJSONMembers.Scanner.Failure) in try scanner.scanDocument(bytes) }
         } catch {
             throw AuthCoreError(.malformedInput, error.reason)
         }
-        return scanner.names
+        return scanner
     }
 }

@@ -68,6 +68,11 @@ extension SecretJSONMembers {
         var namesPath: [String]?
         /// That object's member names, unescaped, in document order (each once: a repeat is refused).
         var names: [[UInt8]] = []
+        /// Whether that object's string values are kept too (``JSONMemberNames/rootMembers(of:)``).
+        var keepsStrings = false
+        /// With ``keepsStrings``, each member's string value, unescaped (nil for a value that is not
+        /// a string), in the order of ``names``.
+        var strings: [[UInt8]?] = []
 
         package init(paths: [[String]], lowersFirstLetters: Bool) {
             self.lowersFirstLetters = lowersFirstLetters
@@ -141,7 +146,15 @@ extension SecretJSONMembers {
                 try expect(UInt8(ascii: ":"), bytes)
                 skipWhitespace(bytes)
                 path.append(Self.spelling(String(decoding: name.bytes, as: UTF8.self), lowersFirstLetters: lowersFirstLetters))
-                try scanValue(bytes, depth: depth)
+                if collecting, keepsStrings, index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+                    // A string value of the collected object, kept (no secret path is read with it).
+                    var value = ArraySink()
+                    try scanString(bytes, into: &value)
+                    strings.append(value.bytes)
+                } else {
+                    try scanValue(bytes, depth: depth)
+                    if collecting, keepsStrings { strings.append(nil) }
+                }
                 path.removeLast()
             } while try !closes(UInt8(ascii: "}"), bytes)
         }

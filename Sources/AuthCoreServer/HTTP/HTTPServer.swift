@@ -14,7 +14,9 @@ import Darwin
 /// round trip made in place) is answered in that thread's callback, with no hop to another thread
 /// and back. At its first wait on other work (a call to STS, a Redis call queued behind another)
 /// its connection is suspended (MHD_suspend_connection) and the handler goes on on Dispatch's
-/// global queue, so a slow handler holds no MHD thread. A handler must not block its thread.
+/// global queue, so a slow handler holds no MHD thread. A handler must not block its thread; the
+/// one wait that does is a Redis call made in place (one at a time in the process, each bounded by
+/// the store's time limit), and while it lasts the connections its polling thread serves wait too.
 ///
 /// Every handler has a time limit (``Configuration/handlerTimeout``), every request a deadline to
 /// arrive in (``Configuration/requestTimeout``, head and body: a slow sender is cut off however
@@ -39,7 +41,9 @@ public final class HTTPServer: Sendable {
         public var host = "127.0.0.1"
         /// The port; 0 lets the system choose (see ``HTTPServer/port``).
         public var port = 0
-        /// MHD's polling threads.
+        /// MHD's polling threads. With two or more, a handler starts on the thread that received its
+        /// request (see ``HTTPServer``); with one, every handler runs on Dispatch's global queue, so
+        /// that the one thread is never held by a handler.
         public var threads = 2
         /// Connections open at once; more are refused at accept.
         public var maximumConnections = 512
@@ -48,7 +52,9 @@ public final class HTTPServer: Sendable {
         public var maximumConnectionsPerAddress = 32
         /// The longest a handler may take; then the client gets `503` (a suspended connection has
         /// no idle timeout of its own). Checked every 100 ms, with the request deadlines: the `503`
-        /// goes out up to about 120 ms after the limit.
+        /// goes out up to about 120 ms after the limit — or, for a handler still on the thread that
+        /// received its request (computing, or waiting there on a Redis call made in place, which
+        /// has the store's own time limit), when it first waits or ends.
         public var handlerTimeout: Duration = .seconds(30)
         /// A connection idle this long is closed (whole seconds).
         public var idleTimeout: Duration = .seconds(30)
@@ -148,7 +154,7 @@ public final class HTTPServer: Sendable {
         let core = DaemonCore(
             handler: handler, admission: admission, requestLog: requestLog, maximumBodyBytes: configuration.maximumBodyBytes,
             maximumConnectionsPerAddress: configuration.maximumConnectionsPerAddress, handlerTimeout: configuration.handlerTimeout,
-            requestTimeout: requestTimeout)
+            requestTimeout: requestTimeout, handlersStartOnReceivingThread: threads >= 2)
         let context = Unmanaged.passRetained(core)
         let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue) | address.familyFlags
         let daemon: OpaquePointer? = withUnsafePointer(to: &address.storage) { pointer in
@@ -274,6 +280,9 @@ final class DaemonCore: @unchecked Sendable {
     }
 
     let handler: HTTPServer.Handler
+    /// Whether handlers start on the polling thread that received their request (two or more
+    /// polling threads; see ``ReceivingThreadExecutor``).
+    let handlersStartOnReceivingThread: Bool
     let admission: HTTPServer.Admission?
     let requestLog: HTTPServer.RequestLog?
     let maximumBodyBytes: Int
@@ -300,8 +309,9 @@ final class DaemonCore: @unchecked Sendable {
 
     init(
         handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, requestLog: HTTPServer.RequestLog?, maximumBodyBytes: Int,
-        maximumConnectionsPerAddress: Int, handlerTimeout: Duration, requestTimeout: UInt64
+        maximumConnectionsPerAddress: Int, handlerTimeout: Duration, requestTimeout: UInt64, handlersStartOnReceivingThread: Bool
     ) {
+        self.handlersStartOnReceivingThread = handlersStartOnReceivingThread
         self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
         self.handler = handler
         self.admission = admission
@@ -373,7 +383,9 @@ final class DaemonCore: @unchecked Sendable {
     /// `503` by the same timer: one timer for the server, not one per request (a Dispatch timer
     /// armed and cancelled per request woke libdispatch's manager thread twice each time).
     func startReaper() {
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global())
+        // A queue of a higher class than the handlers' (Dispatch's default one, after their first
+        // wait): handlers busy on every thread of that pool do not hold the time limits back.
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .userInitiated))
         timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100), leeway: .milliseconds(20))
         timer.setEventHandler { [weak self] in self?.reap() }
         state.withLock { $0.reaper = timer }
@@ -408,7 +420,7 @@ final class DaemonCore: @unchecked Sendable {
             let request = HTTPServerRequest(
                 method: exchange.method, path: exchange.path, queryParameters: exchange.queryParameters, headers: exchange.headers, body: exchange.body,
                 clientAddress: exchange.clientAddress, requestId: exchange.requestId, notes: exchange.notes)
-            let executor = ReceivingThreadExecutor()
+            let executor = ReceivingThreadExecutor(receiving: handlersStartOnReceivingThread)
             // The task keeps its executor (captured) for as long as it runs. Its first job waits in
             // the executor's list (enqueue only appends there now): nothing runs under this lock.
             let handler = Task(executorPreference: executor) { [self, executor] in
@@ -696,7 +708,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
         return queue(jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping"), on: connection, for: exchange, core: core)
     }
     // The handler runs here until it answers or first waits on another thread's work.
-    executor.runUntilWaiting()
+    if core.handlersStartOnReceivingThread { executor.runUntilWaiting() }
     if let response = exchange.answerOrSuspend() { return queue(response, on: connection, for: exchange, core: core) }
     // It waits: the connection is suspended until its answer resumes it (MHD calls this handler
     // again then, and the answer is taken above). An answer that came during the suspend is

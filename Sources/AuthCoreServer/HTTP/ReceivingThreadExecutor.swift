@@ -14,10 +14,11 @@ import Dispatch
 ///
 /// The task is created with this executor as its preference (SE-0417, `Task(executorPreference:)`),
 /// so its jobs — its first, those after each hop to an actor or a nonisolated function, its child
-/// tasks' — come to ``enqueue(_:)``. Until ``runUntilWaiting()`` finds no job left, they are kept
-/// and run there, in order; after that, each is run on Dispatch's global queue with this executor as
-/// the task's executor (so its hops stay here and do not bounce). The switch is made under the lock
-/// that guards the list, so no job is kept after the receiving thread stopped looking.
+/// tasks' — come to ``enqueue(_:)``. Until ``runUntilWaiting()`` finds no job left, or has run
+/// ``jobBudget`` of them, they are kept and run there, in order; after that, each is run on
+/// Dispatch's global queue with this executor as the task's executor (so its hops stay here and do
+/// not bounce). The switch is made under the lock that guards the list, so no job is kept after the
+/// receiving thread stopped looking, and jobs kept past the budget are handed on with it.
 ///
 /// A handler must not block its thread (as on the concurrency pool): while it runs here it holds
 /// one of MHD's polling threads, and the connections that thread polls wait for it.
@@ -27,12 +28,21 @@ final class ReceivingThreadExecutor: TaskExecutor, @unchecked Sendable {
         var kept: [UnownedJob] = []
         var next = 0
         /// Whether the receiving thread still runs the jobs (until the list is first empty).
-        var receiving = true
+        var receiving: Bool
     }
 
-    private let jobs = Locked(Jobs())
+    /// The most jobs the receiving thread runs for one handler (a login takes about ten): a handler
+    /// that yields in a loop, or hops without end, goes on elsewhere after them.
+    static let jobBudget = 64
 
-    init() {}
+    private let jobs: Locked<Jobs>
+
+    /// An executor whose jobs the receiving thread runs (`receiving`), or one that sends every job
+    /// to Dispatch's global queue from the first (a server with one polling thread, which must not
+    /// be held by a handler).
+    init(receiving: Bool) {
+        jobs = Locked(Jobs(receiving: receiving))
+    }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
@@ -41,25 +51,36 @@ final class ReceivingThreadExecutor: TaskExecutor, @unchecked Sendable {
             jobs.kept.append(job)
             return true
         }
-        guard !kept else { return }
+        if !kept { runElsewhere(job) }
+    }
+
+    private func runElsewhere(_ job: UnownedJob) {
         let executor = asUnownedTaskExecutor()
         DispatchQueue.global().async { job.runSynchronously(on: executor) }
     }
 
     /// Runs the kept jobs on the calling thread (the one that received the request) until none is
-    /// left; from then on every job goes to Dispatch's global queue. Called once.
+    /// left or ``jobBudget`` have run; from then on every job goes to Dispatch's global queue (those
+    /// still kept first). Called once.
     func runUntilWaiting() {
         let executor = asUnownedTaskExecutor()
-        while let job = jobs.withLock({ jobs -> UnownedJob? in
-            guard jobs.next < jobs.kept.count else {
-                jobs.receiving = false
-                jobs.kept = []
-                return nil
+        var run = 0
+        while true {
+            let (job, handedOn): (UnownedJob?, ArraySlice<UnownedJob>) = jobs.withLock { jobs in
+                guard jobs.next < jobs.kept.count, run < Self.jobBudget else {
+                    jobs.receiving = false
+                    defer { jobs.kept = [] }
+                    return (nil, jobs.kept[jobs.next...])
+                }
+                defer { jobs.next += 1 }
+                return (jobs.kept[jobs.next], [])
             }
-            defer { jobs.next += 1 }
-            return jobs.kept[jobs.next]
-        }) {
+            guard let job else {
+                for job in handedOn { runElsewhere(job) }
+                return
+            }
             job.runSynchronously(on: executor)
+            run += 1
         }
     }
 }

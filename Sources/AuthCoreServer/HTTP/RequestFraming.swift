@@ -36,7 +36,7 @@ public enum RequestFraming {
         if headers.filter({ $0.hasName("host") }).count > 1 { return refused("Host appears more than once") }
         let folded = headers.contains { field in
             !HTTPHeader.isFieldName(field.name.utf8)
-                || ["content-length", "transfer-encoding", "host"].contains { name in
+                || framingNames.contains { name in
                     field.name.utf8.count > name.utf8.count && equalIgnoringASCIICase(field.name.utf8.prefix(name.utf8.count), name.utf8)
                 }
         }
@@ -46,6 +46,9 @@ public enum RequestFraming {
         }
         return nil
     }
+
+    /// The fields that frame a request: a name that starts with one and goes on is a fold.
+    private static let framingNames = ["content-length", "transfer-encoding", "host"]
 
     /// The declared body length, for a head ``refusal(_:)`` accepted (nil without the field).
     static func contentLength(_ headers: [HTTPHeader]) -> Int? {
