@@ -50,6 +50,13 @@ struct ReceivingThreadTests {
             // Computes past the 1 s time limit without ever waiting (the receiving thread is held).
             let end = DispatchTime.now().uptimeNanoseconds + 1_500_000_000
             while DispatchTime.now().uptimeNanoseconds < end {}
+        case "/yield":
+            // More jobs than the receiving thread's budget, a child task's among them: the rest
+            // are handed on, in order, and the handler ends elsewhere.
+            async let child = tally.add()
+            for _ in 0..<200 { await Task.yield() }
+            _ = await child
+            threads.append(threadName())
         case "/race":
             await elsewhere(after: .seconds(0))
             threads.append(threadName())
@@ -92,6 +99,10 @@ struct ReceivingThreadTests {
         }
         #expect(concurrent == 64)
         #expect(try await get("/compute?n=3") == "MHD-worker MHD-worker 3")
+        for index in 0..<8 {
+            let yielded = try await get("/yield?n=y\(index)").split(separator: " ").map(String.init)
+            #expect(yielded.count == 3 && yielded[0] == "MHD-worker" && yielded[1] != "MHD-worker" && yielded[2] == "y\(index)", "\(yielded)")
+        }
         await server.stop()
     }
 

@@ -7,6 +7,10 @@
 /// nested value, a member missing — goes to `JSONDecoder` as before, so its acceptance and its
 /// messages decide every case but the plain one. A differential test holds each conforming type to
 /// the decoder's result.
+///
+/// Member names are compared as bytes, where `JSONDecoder` compares Swift strings (canonical
+/// equivalence): the same for names without `K`, `;` and `` ` `` (the only ASCII characters another
+/// character decomposes to: U+212A, U+037E, U+1FEF). A conforming type's names must avoid them.
 package protocol JSONStringObjectReadable {
     /// The value from `object`'s members, or nil when one it needs is missing (the decoder then
     /// names it).

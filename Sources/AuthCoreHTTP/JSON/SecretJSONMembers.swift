@@ -68,6 +68,9 @@ extension SecretJSONMembers {
         var namesPath: [String]?
         /// That object's member names, unescaped, in document order (each once: a repeat is refused).
         var names: [[UInt8]] = []
+        /// The same names as a set, for the repeat check (a body of thousands of short names must
+        /// not cost a comparison with every earlier one).
+        private var seenNames: Set<[UInt8]> = []
         /// Whether that object's string values are kept too (``JSONMemberNames/rootMembers(of:)``).
         var keepsStrings = false
         /// With ``keepsStrings``, each member's string value, unescaped (nil for a value that is not
@@ -139,7 +142,7 @@ extension SecretJSONMembers {
                 var name = ArraySink()
                 try scanString(bytes, into: &name)
                 if collecting {
-                    guard !names.contains(name.bytes) else { throw Failure(reason: "a member name appears twice") }
+                    guard seenNames.insert(name.bytes).inserted else { throw Failure(reason: "a member name appears twice") }
                     names.append(name.bytes)
                 }
                 skipWhitespace(bytes)
@@ -147,7 +150,9 @@ extension SecretJSONMembers {
                 skipWhitespace(bytes)
                 path.append(Self.spelling(String(decoding: name.bytes, as: UTF8.self), lowersFirstLetters: lowersFirstLetters))
                 if collecting, keepsStrings, index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
-                    // A string value of the collected object, kept (no secret path is read with it).
+                    // A string value of the collected object, kept. No secret path is read with it:
+                    // only JSONMemberNames.rootMembers keeps strings, and it gives no paths.
+                    assert(paths.isEmpty, "a scan that keeps strings reads no secrets")
                     var value = ArraySink()
                     try scanString(bytes, into: &value)
                     strings.append(value.bytes)
