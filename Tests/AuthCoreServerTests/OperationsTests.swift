@@ -306,6 +306,54 @@ final class OperationsTests {
         #expect(lines[0]["path"] as? String == "/p0\"\n" && lines[0]["status"] as? Int == 200 && lines[1]["status"] == nil)
         #expect(lines[0]["durationMs"] as? Double == 1.5 && lines[3]["user"] as? String == "bob" && lines[0]["peer"] as? String == "10.0.0.1")
     }
+
+    @Test("JSONLineLog with a reader that stalls: lines past the limit are dropped and counted, flush gives up at its limit, and the count is written once the reader reads; a released log writes what it had")
+    func stalledReader() async throws {
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        defer { close(ends[0]) }
+        let record = { (index: Int) in
+            AccessRecord(
+                startedAt: Timestamp(secondsSince1970: 1_700_000_000, nanoseconds: 0), method: "GET", path: "/\(String(repeating: "x", count: 200))",
+                status: 200, duration: .microseconds(1), peer: nil, requestId: "r\(index)", user: nil)
+        }
+        var log: JSONLineLog? = JSONLineLog(descriptor: ends[1], maximumPending: 100)
+        // The pipe holds 64 KiB (about 220 of these lines); nobody reads it: the writer blocks, and
+        // past 100 lines waiting the rest are dropped.
+        for index in 0..<3000 { log?.access(record(index)) }
+        #expect(log?.flush(within: .milliseconds(300)) == false, "a stalled reader: the flush gives up")
+        // The reader catches up; one more line brings the count of those dropped.
+        let readEnd = ends[0]
+        let reader = Task.detached { () -> [UInt8] in
+            var bytes: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(readEnd, &chunk, chunk.count)
+                guard count > 0 else { return bytes }
+                bytes += chunk[0..<count]
+            }
+        }
+        #expect(log?.flush(within: .seconds(10)) == true, "the reader caught up")
+        log?.access(record(3000))  // the line after the drops: the count goes first
+        #expect(log?.flush(within: .seconds(10)) == true)
+        log?.access(record(3001))
+        log = nil  // released: the last line is written by the closing writer, which then ends
+        try await Task.sleep(for: .milliseconds(300))
+        close(ends[1])
+        let text = await reader.value
+        let lines = text.split(separator: 0x0A).map { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
+        #expect(lines.allSatisfy { $0 != nil }, "every line whole")
+        let written = lines.compactMap { $0?["requestId"] as? String }
+        let dropped = lines.compactMap { $0?["dropped"] as? Int }.reduce(0, +)
+        #expect(dropped > 2000, "most lines were dropped: \(dropped)")
+        #expect(written.count + dropped == 3002, "each line written or counted: \(written.count) + \(dropped)")
+        #expect(written.last == "r3001" && written.dropLast().last == "r3000" && written.first == "r0")
+        // The loop ended dropping (the pipe stayed full): the last count comes just before r3000.
+        let countAt = lines.lastIndex { $0?["dropped"] != nil }
+        #expect(countAt != nil && lines[countAt! + 1]?["requestId"] as? String == "r3000", "the count comes just before the next line")
+        let order = written.compactMap { Int($0.dropFirst()) }
+        #expect(order == order.sorted(), "in order")
+    }
 }
 
 /// A loopback port nobody listens on (bound, then closed: a connect is refused at once).

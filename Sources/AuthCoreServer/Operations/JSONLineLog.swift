@@ -17,32 +17,18 @@ import Darwin
 ///
 /// No line holds a header value (but the request id a client chose), a body, a token or a password:
 /// the fields are the ones above, the path and the user cut at 256 bytes. Lines are written in order
-/// by one Dispatch queue, so a caller (an MHD thread, a handler) never waits for the descriptor, and
-/// in batches: a line joins a buffer, written `batchInterval` after the first line in it (at once
-/// past `batchBytes`) — one wake of the writing thread per batch, not one per request (each wake
-/// is a context switch, a large part of a request's cost on a small machine). A
+/// by a thread of the log's own (``LineLogWriter``), so a caller (an MHD thread, a handler) never
+/// waits for the descriptor, and in batches: a line joins a buffer, written `batchInterval` after
+/// the first line in it (at once past `batchBytes`) — one wake of the writing thread per batch, not
+/// one per request (each wake is a context switch, a large part of a request's cost on a small
+/// machine), and no Dispatch timer (a `asyncAfter` per batch cost libdispatch's manager thread two
+/// wakes and four system calls more). A
 /// reader that falls behind makes lines wait in memory up to `maximumPending` lines and 8 MiB; past
 /// that lines are dropped and counted, and the next line written says how many (`{"dropped":N}`) —
 /// a stalled log must not stall or exhaust the server. A log made `held` writes nothing until
 /// ``announce(_:)`` has written its first line (a server's readiness line comes first, even when a
 /// request arrives before it is printed).
 public final class JSONLineLog: Sendable {
-    private struct Pending {
-        /// Lines (and their bytes) not yet written: in `buffer` or being written.
-        var lines = 0
-        var bytes = 0
-        var dropped = 0
-        var held: Bool
-        /// The next batch, line by line in order (no large buffer regrown under the lock), and how
-        /// many counted lines (and bytes) it holds.
-        var buffer: [(line: [UInt8], weight: Int)] = []
-        var bufferLines = 0
-        var bufferBytes = 0
-        /// A write of the buffer is queued (delayed, or at once when it grew past `batchBytes`).
-        var writeQueued = false
-        var urgentQueued = false
-    }
-
     /// How long a line may wait for others to join its batch.
     static let batchInterval = DispatchTimeInterval.milliseconds(10)
     /// A batch this large is written at once.
@@ -53,43 +39,22 @@ public final class JSONLineLog: Sendable {
     /// The longest path or user written (longer ones are cut).
     static let maximumFieldBytes = 256
 
-    private let descriptor: Int32
-    private let maximumPending: Int
-    private let pending: Locked<Pending>
-    private let queue: DispatchQueue
-    /// A line was cut short: the next one starts with a newline (touched on `queue` only).
-    private let cutLine = Locked(false)
+    private let writer: LineLogWriter
 
     /// A log writing to `descriptor` (standard output by default; not closed by the log). A `held`
     /// log writes nothing before ``announce(_:)``.
     public init(descriptor: Int32 = 1, maximumPending: Int = 10_000, held: Bool = false) {
-        self.descriptor = descriptor
-        self.maximumPending = Swift.max(1, maximumPending)
-        pending = Locked(Pending(held: held))
-        queue = DispatchQueue(label: "authcore.server.log", attributes: held ? .initiallyInactive : [])
+        writer = LineLogWriter(descriptor: descriptor, maximumPending: Swift.max(1, maximumPending), held: held)
     }
 
     deinit {
-        // libdispatch traps on releasing a queue that was never activated. (A held log with lines
-        // queued is kept alive by them, and never released: only a server that failed to start
-        // drops one, and it exits.)
-        if pending.withLock({ $0.held }) { queue.activate() }
+        // The writer thread writes what is left, then ends.
+        writer.close()
     }
 
     /// Writes `line` (and a newline) at once, ahead of every line queued so far, and releases a held
     /// log. Later calls write their line in turn.
-    public func announce(_ line: [UInt8]) {
-        let release = pending.withLock { pending in
-            defer { pending.held = false }
-            return pending.held
-        }
-        if release {
-            writeAll(line + [0x0A])
-            queue.activate()
-        } else {
-            append(line + [0x0A], counted: false)
-        }
-    }
+    public func announce(_ line: [UInt8]) { writer.announce(line + [0x0A]) }
 
     /// The access line of one request (give this to ``HTTPServer``'s `requestLog`).
     public func access(_ record: AccessRecord) {
@@ -127,21 +92,10 @@ public final class JSONLineLog: Sendable {
     }
 
     /// Waits until every line queued so far is written, for at most `limit` (a reader that has
-    /// stalled must not hold a stopping server); false when the limit came first.
+    /// stalled must not hold a stopping server); false when the limit came first. Releases a held
+    /// log.
     @discardableResult
-    public func flush(within limit: Duration = .seconds(2)) -> Bool {
-        let release = pending.withLock { pending in
-            defer { pending.held = false }
-            return pending.held
-        }
-        if release { queue.activate() }
-        let done = DispatchSemaphore(value: 0)
-        queue.async {
-            self.writeBatch()
-            done.signal()
-        }
-        return done.wait(timeout: .now() + DispatchTimeInterval(clamping: limit)) == .success
-    }
+    public func flush(within limit: Duration = .seconds(2)) -> Bool { writer.flush(within: limit) }
 
     /// At most ``maximumFieldBytes`` of `text` (a cut inside a character leaves U+FFFD).
     static func cut(_ text: String) -> String {
@@ -198,98 +152,5 @@ public final class JSONLineLog: Sendable {
         }
     }
 
-    private func enqueue(_ line: [UInt8]) { append(line, counted: true) }
-
-    /// Adds `line` to the next batch (a `counted` line within the limits, else dropped and counted)
-    /// and makes sure a write of the batch is queued.
-    private func append(_ line: [UInt8], counted: Bool) {
-        let size = line.count
-        let queueWrite: (later: Bool, now: Bool) = pending.withLock { pending in
-            if counted {
-                guard pending.lines < maximumPending, pending.bytes + size <= Self.maximumPendingBytes else {
-                    pending.dropped += 1
-                    return (false, false)
-                }
-                pending.lines += 1
-                pending.bytes += size
-                pending.bufferLines += 1
-                pending.bufferBytes += size
-                if pending.dropped > 0 {
-                    // Its weight: the lines it reports, counted again if it is lost itself.
-                    pending.buffer.append((Array(#"{"dropped":\#(pending.dropped)}"#.utf8) + [0x0A], pending.dropped))
-                    pending.dropped = 0
-                }
-            }
-            pending.buffer.append((line, counted ? 1 : 0))
-            let later = !pending.writeQueued
-            pending.writeQueued = true
-            let now = pending.bufferBytes >= Self.batchBytes && !pending.urgentQueued
-            if now { pending.urgentQueued = true }
-            return (later, now)
-        }
-        if queueWrite.now { queue.async { self.writeBatch() } }
-        if queueWrite.later { queue.asyncAfter(deadline: .now() + Self.batchInterval) { self.writeBatch() } }
-    }
-
-    /// Writes the batch gathered so far (on `queue`).
-    private func writeBatch() {
-        let (batch, lines, bytes) = pending.withLock { pending in
-            defer {
-                pending.buffer = []
-                pending.bufferLines = 0
-                pending.bufferBytes = 0
-                pending.writeQueued = false
-                pending.urgentQueued = false
-            }
-            return (pending.buffer, pending.bufferLines, pending.bufferBytes)
-        }
-        guard !batch.isEmpty else { return }
-        let written = writeAll(Array(batch.lazy.map(\.line).joined()))
-        // Lines not written whole are lost: counted (a lost `dropped` line by its count), and the
-        // next line says so.
-        var end = 0
-        var lost = 0
-        for entry in batch {
-            end += entry.line.count
-            if end > written { lost += entry.weight }
-        }
-        pending.withLock { pending in
-            pending.lines -= lines
-            pending.bytes -= bytes
-            pending.dropped += lost
-        }
-    }
-
-    /// Writes all of `bytes`, retrying after a signal and waiting (up to a second each time) when a
-    /// non-blocking descriptor is full; returns how many were written. A descriptor that fails drops
-    /// the rest of the batch (the caller counts its lines as dropped); after a half line the next
-    /// write starts on a new line (`cutLine`), so a half line never joins a whole one.
-    @discardableResult
-    private func writeAll(_ bytes: [UInt8]) -> Int {
-        if cutLine.withLock({ $0 }) {
-            var newline: UInt8 = 0x0A
-            guard write(descriptor, &newline, 1) == 1 else { return 0 }
-            cutLine.withLock { $0 = false }
-        }
-        let written = bytes.withUnsafeBytes { buffer -> Int in
-            var offset = 0
-            while offset < buffer.count, let base = buffer.baseAddress {
-                let written = write(descriptor, base + offset, buffer.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0, errno == EINTR {
-                    continue
-                } else if written < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                    var wait = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    guard poll(&wait, 1, 1000) == 1 else { return offset }
-                } else {
-                    return offset
-                }
-            }
-            return offset
-        }
-        // A line cut short: the next one starts on a new line.
-        if written > 0, written < bytes.count, bytes[written - 1] != 0x0A { cutLine.withLock { $0 = true } }
-        return written
-    }
+    private func enqueue(_ line: [UInt8]) { writer.append(line, counted: true) }
 }
