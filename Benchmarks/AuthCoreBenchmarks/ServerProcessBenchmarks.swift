@@ -12,12 +12,14 @@ import Glibc
 /// --login-client`), so what is measured is the servers' CPU and nothing of the clients'.
 ///
 /// - `server.srp.login.3072.cpu`: the servers' CPU (utime + stime from `/proc/<pid>/stat`, both
-///   instances) per login, over 1000 sequential logins from one client process after 30 not
-///   counted (each login begun on one instance and finished on the other). The row's value is that CPU per login; the note gives
+///   instances) per login, over 1000 sequential logins from one client process (each login begun
+///   on one instance and finished on the other). The row's value is that CPU per login; the note gives
 ///   logins per second per core (its inverse) and the overhead: CPU per login minus the server's SRP
-///   math alone.
+///   math alone, the median over five paired rounds (each: 20 math samples here, then 200 logins;
+///   the servers' CPU from their CPU-time clocks, to the nanosecond), after 30 logins not counted.
 /// - `server.srp.math.3072`: the server's SRP math alone, `begin`'s and `finish`'s (the challenge,
-///   the sealing and opening of the state, the proof), in this process, no I/O.
+///   the sealing and opening of the state, the proof), in this process, no I/O: the rounds' 100
+///   samples.
 /// - `server.srp.load.3072`: ``loadClients`` client processes for a fixed time against the two
 ///   instances: logins per second, p50/p99 of a whole login, the servers' CPU per login under load.
 ///
@@ -34,8 +36,7 @@ func serverProcessResults(settings: HarnessSettings) -> [BenchmarkResult] {
         ProcessInfo.processInfo.environment["AUTHCORE_BENCH_SERVE_BINARY"]
         ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("authcore").path
     guard FileManager.default.isExecutableFile(atPath: binary) else { loadFailure("\(binary) is missing: build the authcore product too") }
-    FileHandle.standardError.write(Data("\r[server] server.srp.math.3072\u{1B}[K".utf8))
-    var results = [serverMathResult(settings: settings)]
+    var results: [BenchmarkResult] = []
     guard let redis = BenchRedis() else { loadFailure("redis-server did not start") }
     defer { redis.stop() }
     do {
@@ -43,27 +44,47 @@ func serverProcessResults(settings: HarnessSettings) -> [BenchmarkResult] {
         defer { fleet.stop() }
         FileHandle.standardError.write(Data("\r[server] server.srp.login.3072.cpu\u{1B}[K".utf8))
         // A warm-up, not counted: the servers' first logins fault pages in and fill the runtime's
-        // caches. Then 1000 logins: /proc counts CPU in 10 ms ticks, so 300 (the count before) left
-        // the row a tick-sized step (0.03 ms) from the next value, and warm-up in it.
+        // caches. Then rounds, each the server's math alone (in this process) and then logins
+        // against the servers: the overhead is the median of the rounds' paired differences, so the
+        // machine's drift (10–20 % between minutes on this VM) falls on both sides of each.
         _ = try runClients(1, urls: fleet.urls, seconds: 0, count: settings.quick ? 5 : 30)
         Thread.sleep(forTimeInterval: 0.3)  // the warm-up's last access lines, then forgotten
         fleet.clearLogs()
-        let sequentialCount = settings.quick ? 40 : 1000
-        let cpuBefore = fleet.cpuSeconds()
+        let (roundCount, loginsPerRound, mathPerRound) = settings.quick ? (1, 40, 10) : (5, 200, 20)
+        var mathSamples: [Double] = []
+        var rounds: [(cpu: Double, math: Double)] = []
+        var reports: [ClientReport] = []
+        var cpuTotal = 0.0
         let switchesBefore = fleet.contextSwitches()
-        let sequential = try runClients(1, urls: fleet.urls, seconds: 0, count: sequentialCount)
-        let cpuSequential = fleet.cpuSeconds() - cpuBefore
+        for _ in 0..<roundCount {
+            let math = try serverMathSamples(count: mathPerRound)
+            mathSamples += math
+            let cpuBefore = fleet.cpuSeconds()
+            reports += try runClients(1, urls: fleet.urls, seconds: 0, count: loginsPerRound)
+            let cpu = fleet.cpuSeconds() - cpuBefore
+            cpuTotal += cpu
+            rounds.append((cpu / Double(loginsPerRound), Percentiles(math).p50 / 1e9))
+        }
+        let sequentialCount = roundCount * loginsPerRound
         let switchesPerLogin = Double(max(0, fleet.contextSwitches() - switchesBefore)) / Double(sequentialCount)
-        try check(sequential, expected: sequentialCount, fleet: fleet, redisPort: redis.port)
-        let perLogin = cpuSequential / Double(sequentialCount)
-        let math = results[0].median / 1e9
+        try check(reports, expected: sequentialCount, fleet: fleet, redisPort: redis.port)
+        results.append(
+            BenchmarkResult(
+                name: "server.srp.math.3072", percentiles: Percentiles(mathSamples), iterations: mathSamples.count,
+                note: "the server's SRP math per login (begin + finish, sealing included), no I/O"))
+        let perLogin = cpuTotal / Double(sequentialCount)
+        let math = Percentiles(mathSamples).p50 / 1e9
+        let overheads = rounds.map { $0.cpu - $0.math }.sorted()
+        let overhead = overheads[overheads.count / 2]
         var cpuRow = BenchmarkResult(
             name: "server.srp.login.3072.cpu", percentiles: Percentiles(single: perLogin * 1e9), iterations: sequentialCount,
             note: String(
-                format: "servers' CPU per login (2 instances, clients in other processes): %.2f ms = %.0f logins/s per core; overhead over the math (%.2f ms) %.2f ms; %.1f context switches per login",
-                perLogin * 1e3, 1 / perLogin, math * 1e3, (perLogin - math) * 1e3, switchesPerLogin))
+                format:
+                    "servers' CPU per login (2 instances, clients in other processes): %.2f ms = %.0f logins/s per core; overhead over the math (%.2f ms) %.2f ms (median of %d paired rounds, %.2f–%.2f); %.1f context switches per login",
+                perLogin * 1e3, 1 / perLogin, math * 1e3, overhead * 1e3, roundCount, overheads[0] * 1e3, overheads[overheads.count - 1] * 1e3,
+                switchesPerLogin))
         cpuRow.extra = [
-            "cpu_per_login_ms": perLogin * 1e3, "logins_per_second_per_core": (1 / perLogin).rounded(), "overhead_ms": (perLogin - math) * 1e3,
+            "cpu_per_login_ms": perLogin * 1e3, "logins_per_second_per_core": (1 / perLogin).rounded(), "overhead_ms": overhead * 1e3,
             "context_switches_per_login": (switchesPerLogin * 10).rounded() / 10,
         ]
         results.append(cpuRow)
@@ -97,42 +118,36 @@ func serverProcessResults(settings: HarnessSettings) -> [BenchmarkResult] {
 
 let loadClients = 4
 
-/// The server's SRP math alone, per login: `begin`'s challenge and sealing, and `finish`'s opening
-/// and proof check (the client's math, done between, is not timed).
-func serverMathResult(settings: HarnessSettings) -> BenchmarkResult {
-    do {
-        let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
-        let password = SecureBytes(Array("load test password".utf8))
-        let username = "math"
-        let verifier = try configuration.makeVerifier(username: Array(username.utf8), password: password)
-        let service = SRPLoginService(
-            configuration: configuration, verifiers: try StaticVerifierStore([username: verifier], configuration: configuration),
-            handshakes: InMemoryHandshakeStore(), keys: try ServerKeys(serverSecret: try SystemRandom().secureBytes(count: 32)))
-        let client = SRPClient(configuration: configuration)
-        let stored = VerifierLookup(verifier: verifier, isEnrolled: true)
-        var samples: [Double] = []
-        for index in 0..<(settings.quick ? 10 : 100) {
-            let ephemeral = try client.makeEphemeral()
-            let loginId = String(repeating: "0", count: 24) + String(format: "%08x", index)
-            let a = BigUInt(bigEndianBytes: ephemeral.publicValue.minimalBigEndianBytes)
-            let start = DispatchTime.now().uptimeNanoseconds
-            let (challenge, sealed) = try service.prepareChallenge(
-                username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: nil, now: SystemClock().now())
-            let beginTime = DispatchTime.now().uptimeNanoseconds - start
-            let session = try client.processChallenge(
-                username: Array(username.utf8), password: password, salt: challenge.salt, serverPublicValue: challenge.serverPublicValue, ephemeral: ephemeral)
-            let finishStart = DispatchTime.now().uptimeNanoseconds
-            let state = try service.openState(sealed, loginId: loginId)
-            let verified = try service.verifiedProof(state: state, clientProof: session.clientProof, stored: stored)
-            samples.append(Double(beginTime + DispatchTime.now().uptimeNanoseconds - finishStart))
-            _ = try session.verifyServerProof(verified.serverProof)
-        }
-        return BenchmarkResult(
-            name: "server.srp.math.3072", percentiles: Percentiles(samples), iterations: samples.count,
-            note: "the server's SRP math per login (begin + finish, sealing included), no I/O")
-    } catch {
-        loadFailure("server.srp.math.3072: \(error)")
+/// The server's SRP math alone, per login, `count` samples in nanoseconds: `begin`'s challenge and
+/// sealing, and `finish`'s opening and proof check (the client's math, done between, is not timed).
+func serverMathSamples(count: Int) throws -> [Double] {
+    let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
+    let password = SecureBytes(Array("load test password".utf8))
+    let username = "math"
+    let verifier = try configuration.makeVerifier(username: Array(username.utf8), password: password)
+    let service = SRPLoginService(
+        configuration: configuration, verifiers: try StaticVerifierStore([username: verifier], configuration: configuration),
+        handshakes: InMemoryHandshakeStore(), keys: try ServerKeys(serverSecret: try SystemRandom().secureBytes(count: 32)))
+    let client = SRPClient(configuration: configuration)
+    let stored = VerifierLookup(verifier: verifier, isEnrolled: true)
+    var samples: [Double] = []
+    for index in 0..<count {
+        let ephemeral = try client.makeEphemeral()
+        let loginId = String(repeating: "0", count: 24) + String(format: "%08x", index)
+        let a = BigUInt(bigEndianBytes: ephemeral.publicValue.minimalBigEndianBytes)
+        let start = DispatchTime.now().uptimeNanoseconds
+        let (challenge, sealed) = try service.prepareChallenge(
+            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: nil, now: SystemClock().now())
+        let beginTime = DispatchTime.now().uptimeNanoseconds - start
+        let session = try client.processChallenge(
+            username: Array(username.utf8), password: password, salt: challenge.salt, serverPublicValue: challenge.serverPublicValue, ephemeral: ephemeral)
+        let finishStart = DispatchTime.now().uptimeNanoseconds
+        let state = try service.openState(sealed, loginId: loginId)
+        let verified = try service.verifiedProof(state: state, clientProof: session.clientProof, stored: stored)
+        samples.append(Double(beginTime + DispatchTime.now().uptimeNanoseconds - finishStart))
+        _ = try session.verifyServerProof(verified.serverProof)
     }
+    return samples
 }
 
 /// Two `authcore serve` processes on one Redis, for the benchmark.
@@ -239,8 +254,12 @@ final class ServeFleet {
     }
 }
 
-/// A process's user + system CPU in seconds, from `/proc/<pid>/stat` (0 when unreadable).
+/// A process's user + system CPU in seconds: its CPU-time clock (`clock_getcpuclockid`, every
+/// thread's, to the nanosecond), else `/proc/<pid>/stat` in clock ticks (0 when unreadable).
 func processCPU(_ pid: Int32) -> Double {
+    var clock = clockid_t()
+    var time = timespec()
+    if clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 { return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 }
     guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { return 0 }
     // After "pid (comm)": state is field 3; utime and stime are fields 14 and 15.
     let fields = text[text.index(after: close)...].split(separator: " ")
