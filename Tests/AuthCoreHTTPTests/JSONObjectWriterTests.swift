@@ -31,36 +31,39 @@ struct JSONObjectWriterTests {
 
     static func oracle(_ value: some Encodable) throws -> [UInt8] { Array(try ServiceJSON.encoder(keys: .asDeclared).encode(value)) }
 
-    @Test("BeginAnswer: every edge-case and random string in every member, and group sizes from 0 to Int.max")
-    func beginAnswer() throws {
-        let values = Self.strings + Self.randomStrings(count: 300)
+    /// Every edge-case and random string, each with a partner string, through `variants` answers
+    /// per string: the writer's bytes against the oracle's for each; returns how many were compared.
+    static func compareAll<Answer: JSONObjectWritable & Encodable>(variants: Int, _ make: (String, String, Int) -> Answer) throws -> Int {
+        let values = strings + randomStrings(count: 300)
         var compared = 0
         for (index, text) in values.enumerated() {
             let other = values[(index * 7 + 3) % values.count]
-            for group in [0, 1024, 3072, -1, Int.max, Int.min] {
-                let answer = SRPLoginWire.BeginAnswer(loginId: text, salt: other, serverPublicValue: text + other, group: group, hash: other)
-                #expect(JSONObjectWriter.write(answer) == (try Self.oracle(answer)), "\(text.unicodeScalars.map { $0.value })")
+            for variant in 0..<variants {
+                let answer = make(text, other, variant)
+                #expect(JSONObjectWriter.write(answer) == (try oracle(answer)), "\(text.unicodeScalars.map { $0.value }) variant \(variant)")
                 compared += 1
             }
         }
-        #expect(compared == values.count * 6)
+        return compared
+    }
+
+    @Test("BeginAnswer: every edge-case and random string in every member, and group sizes from 0 to Int.max")
+    func beginAnswer() throws {
+        let groups = [0, 1024, 3072, -1, Int.max, Int.min]
+        let compared = try Self.compareAll(variants: groups.count) { text, other, variant in
+            SRPLoginWire.BeginAnswer(loginId: text, salt: other, serverPublicValue: text + other, group: groups[variant], hash: other)
+        }
+        #expect(compared == (Self.strings.count + 300) * groups.count)
     }
 
     @Test("FinishAnswer: every edge-case and random string, and every combination of absent members")
     func finishAnswer() throws {
-        let values = Self.strings + Self.randomStrings(count: 300)
-        var compared = 0
-        for (index, text) in values.enumerated() {
-            let other = values[(index * 5 + 1) % values.count]
-            for absent in 0..<16 {
-                let answer = SRPLoginWire.FinishAnswer(
-                    serverProof: text, username: absent & 1 == 0 ? other : nil, sessionToken: absent & 2 == 0 ? text : nil,
-                    expiresAt: absent & 4 == 0 ? other : nil, deviceToken: absent & 8 == 0 ? text + other : nil)
-                #expect(JSONObjectWriter.write(answer) == (try Self.oracle(answer)), "\(text.unicodeScalars.map { $0.value }) absent \(absent)")
-                compared += 1
-            }
+        let compared = try Self.compareAll(variants: 16) { text, other, absent in
+            SRPLoginWire.FinishAnswer(
+                serverProof: text, username: absent & 1 == 0 ? other : nil, sessionToken: absent & 2 == 0 ? text : nil,
+                expiresAt: absent & 4 == 0 ? other : nil, deviceToken: absent & 8 == 0 ? text + other : nil)
         }
-        #expect(compared == values.count * 16)
+        #expect(compared == (Self.strings.count + 300) * 16)
         // The writer's output for one known answer, spelled out (the oracle could change with Foundation).
         let known = SRPLoginWire.FinishAnswer(serverProof: "ab", username: "a/b", sessionToken: nil, expiresAt: "2026", deviceToken: "\u{1}")
         #expect(String(decoding: JSONObjectWriter.write(known), as: UTF8.self) == #"{"M2":"ab","deviceToken":"\u0001","expiresAt":"2026","username":"a\/b"}"#)
