@@ -79,9 +79,12 @@ enum ServeCommand {
         }
         // Held: nothing reaches stdout before the readiness line.
         let log = JSONLineLog(held: true)
+        // Failure reasons on stderr, queued like the access lines: a stalled stderr must not block
+        // the MHD thread that answers a 5xx.
+        let failures = JSONLineLog(descriptor: 2)
         let server: HTTPServer
         do {
-            let (listen, app) = try configuration.makeServer(secrets: secrets, failureLog: { printError("serve: \($0)") }, auditLog: log)
+            let (listen, app) = try configuration.makeServer(secrets: secrets, failureLog: { failures.text("serve: \($0)") }, auditLog: log)
             server = try HTTPServer(configuration: listen, admission: app.admission, requestLog: configuration.accessLog ? log.access : nil) { request in
                 await app.handle(request)
             }
@@ -96,6 +99,7 @@ enum ServeCommand {
         TerminationSignals.exitOnNext()
         await server.stop()
         log.flush()
+        failures.flush()
         return 0
     }
 

@@ -307,6 +307,17 @@ final class OperationsTests {
         #expect(lines[0]["durationMs"] as? Double == 1.5 && lines[3]["user"] as? String == "bob" && lines[0]["peer"] as? String == "10.0.0.1")
     }
 
+    @Test("JSONLineLog.text: a line of plain text, control characters but tab as ?, in order with the others")
+    func textLines() async throws {
+        let output = CollectedPipe()
+        let log = JSONLineLog(descriptor: output.descriptor)
+        log.text("serve: POST /srp/finish: storeUnavailable:\tredis\nforged line\u{7F}")
+        log.text("second")
+        #expect(log.flush())
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(output.text == "serve: POST /srp/finish: storeUnavailable:\tredis?forged line?\nsecond\n")
+    }
+
     @Test("JSONLineLog with a reader that stalls: lines past the limit are dropped and counted, flush gives up at its limit, and the count is written once the reader reads; a released log writes what it had")
     func stalledReader() async throws {
         var ends: [Int32] = [0, 0]

@@ -17,7 +17,7 @@ import Darwin
 ///
 /// No line holds a header value (but the request id a client chose), a body, a token or a password:
 /// the fields are the ones above, the path and the user cut at 256 bytes. Lines are written in order
-/// by a thread of the log's own (``LineLogWriter``), so a caller (an MHD thread, a handler) never
+/// by a thread of the log's own (`LineLogWriter`), so a caller (an MHD thread, a handler) never
 /// waits for the descriptor, and in batches: a line joins a buffer, written `batchInterval` after
 /// the first line in it (at once past `batchBytes`) — one wake of the writing thread per batch, not
 /// one per request (each wake is a context switch, a large part of a request's cost on a small
@@ -78,6 +78,16 @@ public final class JSONLineLog: Sendable {
         case loginFailed = "login-failed"
         /// A login was refused because its user has too many failures from this client.
         case lockout
+    }
+
+    /// A line of plain text, `text` with its control characters but tab replaced by `?` (for a
+    /// log of text lines, such as `authcore serve`'s failure reasons on standard error): the same
+    /// queue, limits and drop counting as the JSON lines, so a stalled reader never blocks the
+    /// caller (an MHD thread).
+    public func text(_ text: String) {
+        var line = Array(text.utf8).map { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F ? UInt8(ascii: "?") : $0 }
+        line.append(0x0A)
+        enqueue(line)
     }
 
     /// An audit line.
