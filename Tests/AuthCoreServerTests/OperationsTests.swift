@@ -297,7 +297,7 @@ final class OperationsTests {
                     startedAt: start, method: "GET", path: "/p\(index)\"\n", status: index % 2 == 0 ? 200 : nil, duration: .microseconds(1500),
                     peer: ClientAddress(ipv4: 10, 0, 0, 1), requestId: "r\(index)", user: index == 3 ? "bob" : nil))
         }
-        log.flush()
+        #expect(log.flush())
         try await Task.sleep(for: .milliseconds(100))
         let lines = output.objects()
         #expect(lines.count == 50)
@@ -311,11 +311,28 @@ final class OperationsTests {
     func textLines() async throws {
         let output = CollectedPipe()
         let log = JSONLineLog(descriptor: output.descriptor)
-        log.text("serve: POST /srp/finish: storeUnavailable:\tredis\nforged line\u{7F}")
+        log.text("serve: POST /srp/finish: storeUnavailable:\tredis\nforged line\u{7F}\u{9B}31m\u{2028}é")
         log.text("second")
+        log.text(String(repeating: "ab", count: 3000))
         #expect(log.flush())
         try await Task.sleep(for: .milliseconds(100))
-        #expect(output.text == "serve: POST /srp/finish: storeUnavailable:\tredis?forged line?\nsecond\n")
+        let lines = output.text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4 && lines[3].isEmpty, "three lines, each ended")
+        #expect(lines.first == "serve: POST /srp/finish: storeUnavailable:\tredis?forged line??31m?é")
+        #expect(lines[1] == "second" && lines[2].utf8.count == JSONLineLog.maximumTextBytes)
+    }
+
+    @Test("JSONLineLog without a flush: a line is written within about the batch interval")
+    func lineWithoutFlush() async throws {
+        let output = CollectedPipe()
+        let log = JSONLineLog(descriptor: output.descriptor)
+        log.text("one")
+        for _ in 0..<200 where output.text.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(output.text == "one\n", "written by the log's thread, not by a flush")
+        log.text("two")  // the next batch, woken again
+        for _ in 0..<200 where output.text.utf8.count < 8 { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(output.text == "one\ntwo\n")
+        withExtendedLifetime(log) {}
     }
 
     @Test("JSONLineLog with a reader that stalls: lines past the limit are dropped and counted, flush gives up at its limit, and the count is written once the reader reads; a released log writes what it had")
@@ -334,14 +351,15 @@ final class OperationsTests {
         for index in 0..<3000 { log?.access(record(index)) }
         #expect(log?.flush(within: .milliseconds(300)) == false, "a stalled reader: the flush gives up")
         // The reader catches up; one more line brings the count of those dropped.
+        // On a thread of its own (not the concurrency pool, which the flushes below block).
         let readEnd = ends[0]
-        let reader = Task.detached { () -> [UInt8] in
-            var bytes: [UInt8] = []
+        let collected = Locked<[UInt8]>([])
+        Thread.detachNewThread {
             var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
                 let count = read(readEnd, &chunk, chunk.count)
-                guard count > 0 else { return bytes }
-                bytes += chunk[0..<count]
+                guard count > 0 else { return }
+                collected.withLock { $0 += chunk[0..<count] }
             }
         }
         #expect(log?.flush(within: .seconds(10)) == true, "the reader caught up")
@@ -349,9 +367,12 @@ final class OperationsTests {
         #expect(log?.flush(within: .seconds(10)) == true)
         log?.access(record(3001))
         log = nil  // released: the last line is written by the closing writer, which then ends
-        try await Task.sleep(for: .milliseconds(300))
+        // Read until the last line is in (at most 5 s), then the write end is closed.
+        for _ in 0..<500 where !String(decoding: collected.withLock { $0 }, as: UTF8.self).contains(#""requestId":"r3001""#) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         close(ends[1])
-        let text = await reader.value
+        let text = collected.withLock { $0 }
         let lines = text.split(separator: 0x0A).map { try? JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] }
         #expect(lines.allSatisfy { $0 != nil }, "every line whole")
         let written = lines.compactMap { $0?["requestId"] as? String }

@@ -38,11 +38,15 @@ public final class JSONLineLog: Sendable {
     static let maximumPendingBytes = 8 << 20
     /// The longest path or user written (longer ones are cut).
     static let maximumFieldBytes = 256
+    /// The longest text line (``text(_:)``), its newline apart.
+    public static let maximumTextBytes = 4096
 
     private let writer: LineLogWriter
 
     /// A log writing to `descriptor` (standard output by default; not closed by the log). A `held`
-    /// log writes nothing before ``announce(_:)``.
+    /// log writes nothing before ``announce(_:)``. Lines are written after the call that gives them,
+    /// and after the log is released (its thread writes what is left): ``flush(within:)`` before
+    /// closing the descriptor.
     public init(descriptor: Int32 = 1, maximumPending: Int = 10_000, held: Bool = false) {
         writer = LineLogWriter(descriptor: descriptor, maximumPending: Swift.max(1, maximumPending), held: held)
     }
@@ -80,12 +84,21 @@ public final class JSONLineLog: Sendable {
         case lockout
     }
 
-    /// A line of plain text, `text` with its control characters but tab replaced by `?` (for a
-    /// log of text lines, such as `authcore serve`'s failure reasons on standard error): the same
-    /// queue, limits and drop counting as the JSON lines, so a stalled reader never blocks the
-    /// caller (an MHD thread).
+    /// A line of plain text (for a log of text lines, such as `authcore serve`'s failure reasons on
+    /// standard error): `text` cut at ``maximumTextBytes``, each control character but tab (C0, DEL,
+    /// C1) and each line or paragraph separator (U+2028, U+2029) written as `?`, so a request's
+    /// path in it can neither start a line of its own nor send a terminal escape. The same queue,
+    /// limits and drop counting as the JSON lines: a stalled reader never blocks the caller.
     public func text(_ text: String) {
-        var line = Array(text.utf8).map { $0 < 0x20 && $0 != 0x09 || $0 == 0x7F ? UInt8(ascii: "?") : $0 }
+        var line: [UInt8] = []
+        line.reserveCapacity(Swift.min(text.utf8.count, Self.maximumTextBytes) + 1)
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            let unsafe = (value < 0x20 && value != 0x09) || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+            let bytes = unsafe ? [UInt8(ascii: "?")] : Array(String(scalar).utf8)
+            guard line.count + bytes.count <= Self.maximumTextBytes else { break }
+            line.append(contentsOf: bytes)
+        }
         line.append(0x0A)
         enqueue(line)
     }

@@ -15,8 +15,8 @@ import Darwin
 /// joined.
 ///
 /// The thread holds this object, not the log: when the log is released it writes what is left
-/// and ends. Without a thread (the system refused one) each batch is written by the caller that
-/// fills it, at once.
+/// and ends. Without a thread (the system refused one) each batch is written on a serial Dispatch
+/// queue instead, never by the caller.
 final class LineLogWriter: @unchecked Sendable {
     // invariant (Sendable): mutable state is in `pending` (and `writing`'s cut-line flag), each
     // touched under its lock; `wake` is a semaphore.
@@ -47,35 +47,60 @@ final class LineLogWriter: @unchecked Sendable {
     /// starts with a newline.
     private let writing = Locked(false)
     private let wake = DispatchSemaphore(value: 0)
-    /// Whether the writing thread runs (else callers write).
-    private let threaded: Bool
+    /// Without the writing thread, the queue that writes (nil with it).
+    private let fallback: DispatchQueue?
 
     init(descriptor: Int32, maximumPending: Int, held: Bool) {
         self.descriptor = descriptor
         self.maximumPending = maximumPending
         pending = Locked(Pending(held: held))
-        // The thread's body holds `self` until the close.
+        // The thread's body holds `self` until the close; it waits for `self` to be whole.
         let started = Locked<LineLogWriter?>(nil)
-        threaded = startDetachedThread {
-            while started.withLock({ $0 }) == nil { sched_yield() }
+        let ready = DispatchSemaphore(value: 0)
+        let threaded = startDetachedThread {
+            ready.wait()
             started.withLock { $0 }?.run()
             started.withLock { $0 = nil }
         }
-        if threaded { started.withLock { $0 = self } }
+        fallback = threaded ? nil : DispatchQueue(label: "authcore.server.log")
+        if threaded {
+            started.withLock { $0 = self }
+            ready.signal()
+        }
+    }
+
+    /// Wakes the writing thread (or queues a write on the fallback queue).
+    private func signalWriter() {
+        if let fallback { fallback.async { self.writeBatch() } } else { wake.signal() }
     }
 
     /// The writing thread: a batch at a time, until the log closes.
     private func run() {
+        var waits = true
         while true {
-            wake.wait()
+            if waits { wake.wait() }
             let (urgent, closed) = pending.withLock { ($0.urgent, $0.closed) }
             // Let the batch gather, unless asked to write at once. A signal meanwhile ends the wait
             // and is used up: it can only be a flush's, a large batch's or the close's (no batch
             // starts before this one is taken), each asking for this write.
             if !urgent, !closed { _ = wake.wait(timeout: .now() + JSONLineLog.batchInterval) }
             writeBatch()
-            if pending.withLock({ $0.closed && $0.buffer.isEmpty }) { return }
+            // Closed: on until the buffer is empty, without waiting for a signal nobody will send.
+            let (ended, empty) = pending.withLock { ($0.closed, $0.buffer.isEmpty) }
+            if ended, empty { return }
+            waits = !ended
         }
+    }
+
+    /// The count of lines dropped since the last line accepted, as a line of its own (weighing the
+    /// lines it reports, counted again if it is lost itself); nothing when none were dropped.
+    private static func reportDropped(_ pending: inout Pending) {
+        guard pending.dropped > 0 else { return }
+        let line = Array(#"{"dropped":\#(pending.dropped)}"#.utf8) + [0x0A]
+        pending.buffer.append((line, pending.dropped))
+        pending.bufferBytes += line.count
+        pending.bytes += line.count
+        pending.dropped = 0
     }
 
     /// The log is released: what is left is written, and the thread ends.
@@ -84,8 +109,9 @@ final class LineLogWriter: @unchecked Sendable {
             $0.closed = true
             $0.held = false
             $0.urgent = true
+            Self.reportDropped(&$0)  // no later line would carry the count
         }
-        if threaded { wake.signal() } else { writeBatch() }
+        signalWriter()
     }
 
     /// Writes `line` ahead of every line queued so far when the log is held, and releases it;
@@ -114,15 +140,16 @@ final class LineLogWriter: @unchecked Sendable {
         pending.withLock {
             $0.held = false
             $0.flushes.append(done)
+            Self.reportDropped(&$0)
         }
         writeSoon()
         return done.wait(timeout: .now() + DispatchTimeInterval(clamping: limit)) == .success
     }
 
-    /// The thread writes the batch at once (or the caller does, without a thread).
+    /// The thread writes the batch at once.
     private func writeSoon() {
         pending.withLock { $0.urgent = true }
-        if threaded { wake.signal() } else { writeBatch() }
+        signalWriter()
     }
 
     /// Adds `line` to the next batch (a `counted` line within the limits, else dropped and counted)
@@ -139,11 +166,7 @@ final class LineLogWriter: @unchecked Sendable {
                 pending.bytes += size
                 pending.bufferLines += 1
                 pending.bufferBytes += size
-                if pending.dropped > 0 {
-                    // Its weight: the lines it reports, counted again if it is lost itself.
-                    pending.buffer.append((Array(#"{"dropped":\#(pending.dropped)}"#.utf8) + [0x0A], pending.dropped))
-                    pending.dropped = 0
-                }
+                Self.reportDropped(&pending)
             }
             pending.buffer.append((line, counted ? 1 : 0))
             if !pending.batchStarted {
@@ -156,8 +179,7 @@ final class LineLogWriter: @unchecked Sendable {
             }
             return false
         }
-        guard signal else { return }
-        if threaded { wake.signal() } else { writeBatch() }
+        if signal { signalWriter() }
     }
 
     /// Writes the batch gathered so far (nothing while the log is held) and answers the flushes
