@@ -712,8 +712,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     guard let executor = core.start(exchange, connection: SuspendedConnection(pointer: connection)) else {
         return queue(jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping"), on: connection, for: exchange, core: core)
     }
-    // The handler runs here until it answers or first waits on another thread's work.
-    if core.handlersStartOnReceivingThread { executor.runUntilWaiting() }
+    // The handler runs here until it answers or first waits on another thread's work (with one
+    // polling thread its executor sent every job elsewhere, and this returns at once).
+    executor.runUntilWaiting()
     if let response = exchange.answerOrSuspend() { return queue(response, on: connection, for: exchange, core: core) }
     // It waits: the connection is suspended until its answer resumes it (MHD calls this handler
     // again then, and the answer is taken above). An answer that came during the suspend is

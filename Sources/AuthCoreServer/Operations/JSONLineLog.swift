@@ -95,9 +95,8 @@ public final class JSONLineLog: Sendable {
         for scalar in text.unicodeScalars {
             let value = scalar.value
             let unsafe = (value < 0x20 && value != 0x09) || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
-            let bytes = unsafe ? [UInt8(ascii: "?")] : Array(String(scalar).utf8)
-            guard line.count + bytes.count <= Self.maximumTextBytes else { break }
-            line.append(contentsOf: bytes)
+            guard line.count + (unsafe ? 1 : UTF8.width(scalar)) <= Self.maximumTextBytes else { break }
+            if unsafe { line.append(UInt8(ascii: "?")) } else { UTF8.encode(scalar) { line.append($0) } }
         }
         line.append(0x0A)
         enqueue(line)
