@@ -46,7 +46,7 @@ struct LowLevelSHA256Tests {
         let cases = try Self.rfc4231SHA256Cases()
         #expect(cases.count == 7)
         for item in cases {
-            let schedule = item.key.withUnsafeBytes { HMACSHA256Schedule(key: $0) }
+            let schedule = item.key.withUnsafeBytes { HMACSHA256Schedule.make(key: $0) }
             let reused = (0..<2).map { _ in item.message.withUnsafeBytes { schedule.authenticationCode(for: $0).bytes } }
             var once = [UInt8](repeating: 0, count: 32)
             item.key.withUnsafeBytes { key in
@@ -68,9 +68,9 @@ struct LowLevelSHA256Tests {
             let key = random.bytes(round < edges.count ? edges[round] : Int(random.next() % 201))
             let message = random.bytes(Int(random.next() % 301))
             let expected = HMAC<SHA256>.authenticationCode(for: message, using: key)
-            let schedule = key.withUnsafeBytes { HMACSHA256Schedule(key: $0) }
+            let schedule = key.withUnsafeBytes { HMACSHA256Schedule.make(key: $0) }
             #expect(message.withUnsafeBytes { schedule.authenticationCode(for: $0) } == expected, "round \(round), key \(key.count) B")
-            let secretSchedule = HMACSHA256Schedule(key: SecureBytes(key))
+            let secretSchedule = HMACSHA256Schedule.make(key: SecureBytes(key))
             #expect(message.withUnsafeBytes { secretSchedule.authenticationCode(for: $0) } == expected, "round \(round)")
             #expect(message.withUnsafeBytes { LowLevelSHA256.hash($0) } == SHA256.hash(bytes: message), "round \(round), \(message.count) B")
         }
@@ -103,7 +103,7 @@ struct LowLevelSHA256Tests {
             }
             let mac = message.withUnsafeBytes { entry.authenticationCode(for: $0) }
             #expect(mac == HMAC<SHA256>.authenticationCode(for: message, using: key))
-            #expect(keys.entry(for: date) === entry)
+            #expect(keys.entry(for: date).isSameSchedule(as: entry))
         }
         #expect(keys.dated(t).text == "20261201T235959Z" && keys.dated(next).date.day == 20_261_202)
     }
@@ -142,7 +142,7 @@ struct LowLevelSHA256Tests {
     @Test("a MAC leaves the schedule's saved states as they were")
     func statesStayAndGo() {
         let key = [UInt8](repeating: 0x0B, count: 20)
-        let schedule = key.withUnsafeBytes { HMACSHA256Schedule(key: $0) }
+        let schedule = key.withUnsafeBytes { HMACSHA256Schedule.make(key: $0) }
         let before = schedule.withSavedStatesForTesting { Array($0) }
         _ = Array("Hi There".utf8).withUnsafeBytes { schedule.authenticationCode(for: $0) }
         #expect(schedule.withSavedStatesForTesting { Array($0) } == before)

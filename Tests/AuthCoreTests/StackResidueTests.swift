@@ -209,7 +209,7 @@ struct StackResidueTests {
         }
         // The key's HMAC schedule: the chaining words of its inner and outer SHA-256 states (the rest
         // of each state is the block count and an empty buffer, mostly zeros), which the MAC copies.
-        let states = key.withUnsafeBytes { HMACSHA256Schedule(key: $0) }.withSavedStatesForTesting { Array($0) }
+        let states = key.withUnsafeBytes { HMACSHA256Schedule.make(key: $0) }.withSavedStatesForTesting { Array($0) }
         let half = states.count / 2
         let chaining = [("inner state", Array(states[0..<32])), ("outer state", Array(states[half..<(half + 32)]))]
         #expect(Self.residues(of: intermediate + chaining, in: stack) == [])

@@ -17,39 +17,52 @@ internal import CAuthCoreLibCrypto
 /// here costs no allocation (`digest_contexts.h`). The signers' keyed contexts
 /// (``SigningKeyCache``) are schedules; ``KeyedHMAC`` remains the general, EVP-backed API.
 ///
-/// Secrets: the saved states are key-equivalent (with both, anyone can MAC), so they live in their
-/// own allocation, never in a Swift value that could be copied, and are wiped when the schedule
-/// is freed; each MAC's working state and inner digest are on the stack and wiped before it returns.
-/// Every operation is constant-flow in the key and the message contents (the key's length is
-/// public).
-final class HMACSHA256Schedule: @unchecked Sendable {
-    // @unchecked Sendable: `states` is written only in init; afterwards it is only read (copied
-    // into a caller's stack context), so any number of threads may MAC at once.
-    private let states: UnsafeMutablePointer<c_authcore_sha256_ctx>
+/// Secrets: the saved states are key-equivalent (with both, anyone can MAC), so they live in the
+/// schedule's own heap object (its tail, after an empty header), never in a Swift value that could
+/// be copied, and are wiped when the schedule is freed; each MAC's working state and inner digest
+/// are on the stack and wiped before it returns. Every operation is constant-flow in the key and
+/// the message contents (the key's length is public).
+///
+/// One allocation per schedule: the states are the tail elements of its one object (a `ManagedBuffer`, as
+/// ``Locked`` keeps its mutex), not a second `malloc` — a signer made per request with an empty
+/// cache (a server signing for many users) makes one schedule per signature.
+struct HMACSHA256Schedule: @unchecked Sendable {
+    // @unchecked Sendable: the states are written only by `make`, before the schedule is shared;
+    // afterwards they are only read (copied into a caller's stack context), so any number of
+    // threads may MAC at once. A value holding one reference: copies share the states.
 
-    private static var stateSize: Int { MemoryLayout<c_authcore_sha256_ctx>.size }
+    /// The two saved states as the tail of one heap object (inner, then outer), wiped when it is freed.
+    private final class States: ManagedBuffer<Void, c_authcore_sha256_ctx> {
+        deinit {
+            // The elements are plain C structs (nothing to deinitialise): wipe the two that were written.
+            withUnsafeMutablePointerToElements { states in
+                secureZero(UnsafeMutableRawPointer(states), count: 2 * HMACSHA256Schedule.stateSize)
+            }
+        }
+    }
+
+    private let states: States
+
+    fileprivate static var stateSize: Int { MemoryLayout<c_authcore_sha256_ctx>.size }
 
     /// A schedule for `key` (any length).
-    init(key: UnsafeRawBufferPointer) {
-        states = .allocate(capacity: 2)
-        Self.absorb(key: key, inner: states, outer: states + 1)
+    static func make(key: UnsafeRawBufferPointer) -> HMACSHA256Schedule {
+        // `create` on the subclass makes a `States` (the documented ManagedBuffer pattern).
+        let states = unsafeDowncast(States.create(minimumCapacity: 2) { _ in }, to: States.self)
+        states.withUnsafeMutablePointerToElements { absorb(key: key, inner: $0, outer: $0 + 1) }
+        return HMACSHA256Schedule(states: states)
     }
 
     /// A schedule for a key in wiping storage (read in place, inside its access).
-    init(key: SecureBytes) {
-        let states = UnsafeMutablePointer<c_authcore_sha256_ctx>.allocate(capacity: 2)
-        key.withUnsafeBytes { Self.absorb(key: $0, inner: states, outer: states + 1) }
-        self.states = states
-    }
-
-    deinit {
-        secureZero(UnsafeMutableRawPointer(states), count: 2 * Self.stateSize)
-        states.deallocate()
+    static func make(key: SecureBytes) -> HMACSHA256Schedule {
+        key.withUnsafeBytes { make(key: $0) }
     }
 
     /// HMAC-SHA256 of `message` (32 bytes).
     func authenticationCode(for message: UnsafeRawBufferPointer) -> Digest {
-        Digest(count: LowLevelSHA256.byteCount) { Self.finish(inner: states, outer: states + 1, message: message, into: $0) }
+        states.withUnsafeMutablePointerToElements { states in
+            Digest(count: LowLevelSHA256.byteCount) { Self.finish(inner: states, outer: states + 1, message: message, into: $0) }
+        }
     }
 
     /// HMAC-SHA256 of `message` under `key`, written to `out` (32 bytes) and never through a
@@ -115,9 +128,13 @@ final class HMACSHA256Schedule: @unchecked Sendable {
         }
     }
 
+    /// Whether `other` is this schedule (the same saved states, not an equal copy): a cache hit
+    /// hands out the schedule it holds.
+    func isSameSchedule(as other: HMACSHA256Schedule) -> Bool { states === other.states }
+
     /// The two saved states' bytes (inner, outer): key-equivalent, for the stack-residue and
     /// state-stability tests only.
     func withSavedStatesForTesting<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
-        body(UnsafeRawBufferPointer(start: states, count: 2 * Self.stateSize))
+        states.withUnsafeMutablePointerToElements { body(UnsafeRawBufferPointer(start: $0, count: 2 * Self.stateSize)) }
     }
 }

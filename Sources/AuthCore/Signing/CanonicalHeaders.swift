@@ -353,6 +353,40 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
         return start..<out.position
     }
 
+    /// The lines in order, a newline, then the distinct names joined with `;` (the layout of a
+    /// SigV4 or ACS3 canonical request); returns the names' range in `out`.
+    ///
+    /// When no name repeats (almost every request), one walk over the sorted slots writes each line
+    /// and its name: the lines take exactly the scratch's `used` bytes, so the names' place is known
+    /// before the first line is written. Each side's eight-byte stores stay inside their own region:
+    /// the lines' cursor ends where the lines end (a store that would pass it copies exactly), so no
+    /// line's overshoot reaches a name already written; a name's overshoot lands on the next name, or
+    /// past the list on bytes the caller writes next.
+    func writeLinesThenNames(into out: inout OutputCursor) -> Range<Int> {
+        guard namesAreDistinct, slotCount > 0 else {
+            writeLines(into: &out)
+            out.writeByte(UInt8(ascii: "\n"))
+            return writeNames(into: &out)
+        }
+        let linesEnd = out.position &+ used
+        precondition(linesEnd < out.buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
+        var lines = OutputCursor(buffer: UnsafeMutableBufferPointer(rebasing: out.buffer[..<linesEnd]))
+        lines.position = out.position
+        var names = OutputCursor(buffer: out.buffer)
+        names.position = linesEnd &+ 1
+        let namesStart = names.position
+        let scratchCount = scratch.count
+        for index in 0..<slotCount {
+            let slot = slots[index]
+            if index > 0 { names.writeByte(UInt8(ascii: ";")) }
+            names.writeWords(base + slot.line.lowerBound, count: slot.nameLength, sourceSlack: scratchCount &- slot.line.lowerBound &- slot.nameLength)
+            lines.writeWords(base + slot.line.lowerBound, count: slot.line.count, sourceSlack: scratchCount &- slot.line.upperBound)
+        }
+        out.buffer[linesEnd] = UInt8(ascii: "\n")
+        out.position = names.position
+        return namesStart..<names.position
+    }
+
     /// Adds one of the signer's headers (already canonical; room counted in ``SignerHeaderValues/lineBytes``).
     private mutating func add(_ name: StaticString, _ value: UnsafeRawBufferPointer) {
         let lineStart = used

@@ -60,9 +60,7 @@ package enum CanonicalRequest {
             if copiesRawQuery { out.write(rawQuery) } else { out.write(query) }
             out.writeByte(UInt8(ascii: "\n"))
             if problem == nil { problem = headerProblem }
-            table.writeLines(into: &out)
-            out.writeByte(UInt8(ascii: "\n"))
-            let signed = table.writeNames(into: &out)
+            let signed = table.writeLinesThenNames(into: &out)
             out.writeByte(UInt8(ascii: "\n"))
             out.write(payloadHash)
             return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out.buffer[..<out.position])), signed, problem)

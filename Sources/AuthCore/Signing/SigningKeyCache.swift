@@ -50,7 +50,8 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
     }
 
     /// A signing key's HMAC-SHA256 schedule (the key itself is not kept: the schedule is all a
-    /// signature needs). Immutable, so signatures under it need no lock; one object, no wrapper.
+    /// signature needs). Immutable, so signatures under it need no lock; one heap object (its saved
+    /// states in the object's tail), copied as one reference.
     typealias Entry = HMACSHA256Schedule
 
     private struct State {

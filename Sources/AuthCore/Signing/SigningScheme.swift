@@ -69,7 +69,7 @@ public enum SigningScheme: Sendable, Hashable {
     func signingKeySchedule(secret: SecureBytes, date: String, region: String, service: String) -> HMACSHA256Schedule {
         withUnsafeTemporaryAllocation(byteCount: LowLevelSHA256.byteCount, alignment: 8) { key in
             deriveSigningKey(secret: secret, date: date, region: region, service: service, into: key)
-            let schedule = HMACSHA256Schedule(key: UnsafeRawBufferPointer(key))
+            let schedule = HMACSHA256Schedule.make(key: UnsafeRawBufferPointer(key))
             secureZero(key)
             return schedule
         }
