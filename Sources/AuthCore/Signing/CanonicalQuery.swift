@@ -137,11 +137,46 @@ package enum CanonicalQuery {
         case keyOnly
     }
 
+    /// Sorts `pairs` (ranges of `buffer`) by key, then value, in byte order: an insertion sort (a
+    /// query has few pairs), stable, that compares each key's first eight bytes as one number
+    /// (big-endian, zero-padded: a smaller number is a smaller key) and reads the bytes only when
+    /// those are equal. The numbers live in a stack block beside the pairs.
+    private static func sortByKeyThenValue(_ pairs: inout [(key: Range<Int>, value: Range<Int>)], in buffer: UnsafeBufferPointer<UInt8>) {
+        guard pairs.count > 1, let base = UnsafeRawPointer(buffer.baseAddress) else { return }
+        pairs.withUnsafeMutableBufferPointer { pairs in
+            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: pairs.count) { prefixes in
+                for index in pairs.indices {
+                    let key = pairs[index].key
+                    // Keys are ranges of the buffer (checked): the load reads inside it.
+                    precondition(key.lowerBound >= 0 && key.upperBound <= buffer.count, "pair outside its buffer")
+                    prefixes[index] = SWAR.loadPartial(base, offset: key.lowerBound, count: Swift.min(8, key.count), padding: 0).byteSwapped
+                }
+                @inline(__always) func precedes(_ a: Int, before prefix: UInt64, _ pair: (key: Range<Int>, value: Range<Int>)) -> Bool {
+                    if prefix != prefixes[a] { return prefix < prefixes[a] }
+                    let other = pairs[a]
+                    return bytesLess(buffer, pair.key, other.key) || (bytesEqual(buffer, pair.key, other.key) && bytesLess(buffer, pair.value, other.value))
+                }
+                for index in 1..<pairs.count {
+                    let pair = pairs[index]
+                    let prefix = prefixes[index]
+                    var slot = index
+                    while slot > 0 && precedes(slot &- 1, before: prefix, pair) {
+                        pairs[slot] = pairs[slot &- 1]
+                        prefixes[slot] = prefixes[slot &- 1]
+                        slot &-= 1
+                    }
+                    pairs[slot] = pair
+                    prefixes[slot] = prefix
+                }
+            }
+        }
+    }
+
     /// The pairs (ranges of `encoded`) sorted by key, then value, in byte order, joined with `&`.
     private static func joined(_ encoded: [UInt8], _ pairs: inout [(key: Range<Int>, value: Range<Int>)], emptyValue: EmptyValue) -> [UInt8] {
         if pairs.isEmpty { return [] }
         return encoded.withUnsafeBufferPointer { buffer in
-            pairs.sort { bytesLess(buffer, $0.key, $1.key) || (bytesEqual(buffer, $0.key, $1.key) && bytesLess(buffer, $0.value, $1.value)) }
+            sortByKeyThenValue(&pairs, in: buffer)
             // Room: every encoded byte once (each pair's key and value are disjoint ranges of the
             // buffer), and per pair at most a `&` and a `=`.
             return [UInt8](unsafeUninitializedCapacity: buffer.count &+ pairs.count &* 2) { out, initialized in

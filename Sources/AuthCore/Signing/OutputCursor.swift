@@ -74,6 +74,21 @@ package struct OutputCursor {
         position &+= 8
     }
 
+    /// Writes the first `count` (0...8) bytes of `word` as they lie in memory: one eight-byte store
+    /// when the buffer has room for it past the position (the bytes after the first `count` are
+    /// then left beyond the position, for what follows to overwrite), else byte by byte.
+    @inline(__always)
+    mutating func writeWord(_ word: UInt64, keeping count: Int) {
+        precondition(count >= 0 && count <= 8 && position &+ count <= buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
+        let target = UnsafeMutableRawPointer(buffer.baseAddress! + position)  // invariant: checked above
+        if position &+ 8 <= buffer.count {
+            target.storeBytes(of: word, as: UInt64.self)
+        } else {
+            withUnsafeBytes(of: word) { target.copyMemory(from: $0.baseAddress!, byteCount: count) }  // invariant: a word's bytes
+        }
+        position &+= count
+    }
+
     @inline(__always)
     mutating func writeByte(_ byte: UInt8) {
         precondition(position < buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs

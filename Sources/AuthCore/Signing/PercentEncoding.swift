@@ -21,25 +21,41 @@ package enum PercentEncoding {
         for byte in bytes { append(byte, set, into: &out) }
     }
 
-    /// ``encode(_:_:into:)`` of contiguous bytes into a cursor, eight at a time while all eight are
-    /// kept (SWAR: one mask per word instead of a set test and a store per byte); a word with a byte
-    /// to escape, and the last one to seven bytes, go byte by byte. Differential-tested against the
-    /// per-byte form (`SigningDifferentialTests`).
+    /// ``encode(_:_:into:)`` of contiguous bytes into a cursor, eight at a time (SWAR: one mask per
+    /// word instead of a set test and a store per byte). A word whose bytes are all kept is stored
+    /// whole; otherwise the kept bytes before its first escaped one are stored as one word (the
+    /// store's extra bytes are overwritten by what follows), that byte is written `%XX`, and the
+    /// scan goes on from the byte after it. The last one to seven bytes are one padded word: stored
+    /// when all kept, else byte by byte. Differential-tested against the per-byte form
+    /// (`SigningDifferentialTests`).
+    ///
+    /// Room: a word is stored only while eight or more bytes are left to read, each of which is
+    /// written as one byte at least, so the store lies inside what a byte-by-byte encoder would
+    /// have written; the cursor checks each store.
     @inline(__always)
     package static func encode(_ bytes: UnsafeBufferPointer<UInt8>, _ set: EncodeSet, into out: inout OutputCursor) {
         guard let source = UnsafeRawPointer(bytes.baseAddress) else { return }
         let count = bytes.count
         var index = 0
         while index &+ 8 <= count {
-            let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            var kept = SWAR.unreservedOrSlashMask(word)
-            if set == .unreserved { kept &= ~SWAR.equalMask(word, UInt8(ascii: "/")) }
-            if kept == SWAR.highs {
-                out.writeWord(word)
-            } else {
-                for lane in 0..<8 { append(bytes[index &+ lane], set, into: &out) }
+            let raw = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            let escaped = ~keptMask(UInt64(littleEndian: raw), set) & SWAR.highs
+            if escaped == 0 {
+                out.writeWord(raw)
+                index &+= 8
+                continue
             }
-            index &+= 8
+            let run = escaped.trailingZeroBitCount &>> 3  // kept bytes before the first escaped one
+            if run > 0 { out.writeWord(raw, keeping: run) }
+            writeEscape(bytes[index &+ run], into: &out)
+            index &+= run &+ 1
+        }
+        let rest = count &- index
+        guard rest > 0 else { return }
+        let word = SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a"))
+        if keptMask(word, set) == SWAR.highs {
+            out.writeWord(UInt64(littleEndian: word), keeping: rest)
+            return
         }
         while index < count {
             append(bytes[index], set, into: &out)
@@ -47,7 +63,21 @@ package enum PercentEncoding {
         }
     }
 
-    /// `text` encoded under `set`.
+    /// 0x80 in each byte of `word` (lanes in little-endian order) that `set` keeps.
+    @inline(__always)
+    private static func keptMask(_ word: UInt64, _ set: EncodeSet) -> UInt64 {
+        let kept = SWAR.unreservedOrSlashMask(word)
+        return set == .unreserved ? kept & ~SWAR.equalMask(word, UInt8(ascii: "/")) : kept
+    }
+
+    /// `%XX` (upper-case hex) for a byte the set does not keep.
+    @inline(__always)
+    private static func writeEscape(_ byte: UInt8, into out: inout OutputCursor) {
+        out.writeByte(UInt8(ascii: "%"))
+        out.writeByte(Hex.upperDigit(byte >> 4))
+        out.writeByte(Hex.upperDigit(byte & 0x0F))
+    }
+
     package static func encoded(_ text: some StringProtocol, _ set: EncodeSet = .unreserved) -> String {
         String(decoding: encodedBytes(text, set), as: UTF8.self)
     }
