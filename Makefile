@@ -18,7 +18,7 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind squid
 
-.PHONY: test test-steps test-unit lint-bytes docs alloc-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ctgrind-openssl ct-count dudect zeroize-check stack-scrub-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test test-steps test-unit lint-bytes docs alloc-check ir-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ctgrind-openssl ct-count dudect zeroize-check stack-scrub-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
@@ -65,6 +65,7 @@ test-steps: deps build
 	$(call step,zeroize-check,$(MAKE) --no-print-directory zeroize-check)
 	$(call step,stack-scrub,$(MAKE) --no-print-directory stack-scrub-check)
 	$(call step,alloc-check,$(MAKE) --no-print-directory alloc-check)
+	$(call step,ir-check,$(MAKE) --no-print-directory ir-check)
 
 # Every test that needs no peer, no venv and no apt (the system's GMP and OpenSSL only): for
 # contributors on a machine without Debian's packages or a network (macOS with Homebrew's gmp and
@@ -234,6 +235,12 @@ bench-ab: deps build-release
 # (scripts/alloc_check.py): a count, the same on every run, so it is gated; timings are not.
 alloc-check: build-release
 	@$(PYTHON) scripts/alloc_check.py
+
+# Instructions per signature of the release build's signing rows and their C twins (callgrind Ir
+# outside libcrypto over a fixed iteration count, scripts/ir_check.py), each against its figure:
+# deterministic, so gated; what a change of a few percent does shows here, where timings cannot.
+ir-check: build-release
+	@$(PYTHON) scripts/ir_check.py
 
 # Freed heap blocks that still hold a marker secret (LD_PRELOAD probe, Checks/zeroize), per scenario
 # with its gate, and a control with OPENSSL_cleanse disabled that must find them (scripts/zeroize_check.py).

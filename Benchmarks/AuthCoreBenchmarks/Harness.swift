@@ -141,6 +141,13 @@ func profileLoop(_ benchmark: BenchmarkCase, seconds: Int) -> Int {
     return total
 }
 
+/// Runs one benchmark's body once for exactly `iterations` iterations: what an instruction counter
+/// counts (`make ir-check` toggles callgrind on this function's name), the same on every run.
+@inline(never)
+func profileLoop(_ benchmark: BenchmarkCase, iterations: Int) {
+    benchmark.body(iterations)
+}
+
 /// Measures a group of benchmarks that are compared with each other (an engine row and its `c.`
 /// twin): their samples are interleaved, so a burst of machine noise hits all of them alike and
 /// the ratio stays meaningful on a shared machine.

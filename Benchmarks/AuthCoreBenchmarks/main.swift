@@ -6,7 +6,7 @@ let help = """
     USAGE: authcore-bench [--quick] [--filter SUBSTRING] [--json FILE [--format FORMAT]] [--baseline FILE [--fail-above RATIO]]
            authcore-bench --from FILE [--filter SUBSTRING] [--json FILE [--format FORMAT]] [--baseline FILE [--fail-above RATIO]]
            authcore-bench --list
-           authcore-bench --profile NAME [--seconds N]
+           authcore-bench --profile NAME [--seconds N | --iterations N]
 
     OPTIONS:
       --quick               Fewer, shorter samples.
@@ -26,6 +26,8 @@ let help = """
       --list                Print every benchmark name (with its C twin and Python reference) and exit.
       --profile NAME        Run only the benchmark named NAME (no twins, no table) for about
                             --seconds N (default 5), for a profiler: perf record -g authcore-bench --profile NAME.
+      --iterations N        With --profile: exactly N iterations (after one not counted) in one call, for an
+                            instruction counter (callgrind --toggle-collect='*profileLoop*'; make ir-check).
       -h, --help            Show this help.
     """
 
@@ -36,6 +38,7 @@ var settings = HarnessSettings()
 var jsonPath: String?
 var profileName: String?
 var profileSeconds = 5
+var profileIterations: Int?
 var baselinePath: String?
 var failAbove: Double?
 var reportFormat = ReportFormat.native
@@ -63,6 +66,10 @@ while let argument = arguments.popFirst() {
     case "--profile": profileName = optionValue(&arguments, argument, "a benchmark name") { $0 }
     case "--seconds":
         profileSeconds = optionValue(&arguments, argument, "a whole number of seconds, 1...3600") { Int($0).flatMap { (1...3600).contains($0) ? $0 : nil } }
+    case "--iterations":
+        profileIterations = optionValue(&arguments, argument, "a whole number of iterations, 1...100000000") {
+            Int($0).flatMap { (1...100_000_000).contains($0) ? $0 : nil }
+        }
     case "--format":
         reportFormat = optionValue(&arguments, argument, "one of \(ReportFormat.names)") { ReportFormat(rawValue: $0) }
     case "--from": fromPath = optionValue(&arguments, argument, "a JSON file") { $0 }
@@ -87,6 +94,7 @@ all += cognitoBenchmarks()
 
 if failAbove != nil, baselinePath == nil { usageFailure("--fail-above needs --baseline") }
 if reportFormat != .native, jsonPath == nil { usageFailure("--format needs --json FILE") }
+if profileIterations != nil, profileName == nil { usageFailure("--iterations needs --profile NAME") }
 if fromPath != nil, settings.quick || profileName != nil || listOnly { usageFailure("--from measures nothing: it takes no --quick, --profile or --list") }
 
 if listOnly {
@@ -105,6 +113,12 @@ if let profileName {
     guard let benchmark = all.first(where: { $0.name == profileName }) else {
         FileHandle.standardError.write(Data("error: no benchmark is named \(profileName)\n".utf8))
         exit(2)
+    }
+    if let profileIterations {
+        benchmark.body(1)  // not counted: the first call fills the caches and memos a warm row keeps
+        profileLoop(benchmark, iterations: profileIterations)
+        FileHandle.standardError.write(Data("\(benchmark.name): \(profileIterations) iterations\n".utf8))
+        exit(0)
     }
     let iterations = profileLoop(benchmark, seconds: profileSeconds)
     FileHandle.standardError.write(Data("\(benchmark.name): \(iterations) iterations in about \(profileSeconds) s\n".utf8))
