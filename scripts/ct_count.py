@@ -12,6 +12,9 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from callgrind_costs import split_costs  # noqa: E402
+
 # glibc's memset/memcpy/malloc take a number of instructions that depends on pointer alignment and
 # heap state, which differ between the per-class processes; their sizes here are public (fixed
 # widths), and `make ctgrind` separately reports any size or address that depends on a secret. So the
@@ -54,20 +57,8 @@ def instructions(operation, secret_class):
         ["valgrind", "--tool=callgrind", "--collect-atstart=no", f"--callgrind-out-file={out_file}",
          BINARY, "count", operation, secret_class],
         check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    annotated = subprocess.run(
-        ["callgrind_annotate", "--inclusive=no", "--threshold=100", "--auto=no", out_file],
-        check=True, capture_output=True, text=True).stdout
-    total = None
-    counted = 0
-    for line in annotated.splitlines():
-        match = re.match(r"\s*([\d,]+) \([^)]*\)\s+(.*)$", line)
-        if not match:
-            continue
-        cost = int(match.group(1).replace(",", ""))
-        if "PROGRAM TOTALS" in match.group(2):
-            total = cost
-        elif not LIBC.search(match.group(2)):
-            counted += cost
+    total, in_libc = split_costs(out_file, LIBC)
+    counted = (total or 0) - in_libc
     if total is None or counted == 0:
         raise SystemExit(f"ct-count: no costs in {out_file}")
     return counted

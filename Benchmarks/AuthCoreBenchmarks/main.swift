@@ -39,6 +39,7 @@ var jsonPath: String?
 var profileName: String?
 var profileSeconds = 5
 var profileIterations: Int?
+var profileSecondsGiven = false
 var baselinePath: String?
 var failAbove: Double?
 var reportFormat = ReportFormat.native
@@ -65,6 +66,7 @@ while let argument = arguments.popFirst() {
     case "--json": jsonPath = optionValue(&arguments, argument, "a value") { $0 }
     case "--profile": profileName = optionValue(&arguments, argument, "a benchmark name") { $0 }
     case "--seconds":
+        profileSecondsGiven = true
         profileSeconds = optionValue(&arguments, argument, "a whole number of seconds, 1...3600") { Int($0).flatMap { (1...3600).contains($0) ? $0 : nil } }
     case "--iterations":
         profileIterations = optionValue(&arguments, argument, "a whole number of iterations, 1...100000000") {
@@ -95,6 +97,7 @@ all += cognitoBenchmarks()
 if failAbove != nil, baselinePath == nil { usageFailure("--fail-above needs --baseline") }
 if reportFormat != .native, jsonPath == nil { usageFailure("--format needs --json FILE") }
 if profileIterations != nil, profileName == nil { usageFailure("--iterations needs --profile NAME") }
+if profileIterations != nil, profileSecondsGiven { usageFailure("--seconds and --iterations exclude each other") }
 if fromPath != nil, settings.quick || profileName != nil || listOnly { usageFailure("--from measures nothing: it takes no --quick, --profile or --list") }
 
 if listOnly {

@@ -116,12 +116,14 @@ struct SigningDifferentialTests {
         #expect(mac.hexLowercased == "aa4ae5e15272d00e95705637ce8a3b55ed402112")
     }
 
-    @Test("the canonical query of pairs equals the reference on 2000 random pair lists (short keys, and long ones sharing their first eight bytes and more), and a repeated key is reported exactly when two keys are the same bytes")
+    @Test("the canonical query of pairs equals the reference on 2000 random pair lists (short keys, and long ones sharing their first eight bytes and more; short lists and ones past the insertion sort's limit; key= and key-only forms), and a repeated key is reported exactly when two keys are the same bytes")
     func canonicalQueryOfPairsMatchesTheReference() {
         let random = SeededRandom(seed: 0x5041_4952)
         let alphabet = Array("abZ09-._~ %&=+/".utf8) + [0xC3, 0xA9]
         for _ in 0..<2000 {
-            let pairs: [(key: String, value: String)] = (0..<Int(random.next() % 12)).map { _ in
+            // One list in eight is longer than the insertion sort takes (the standard sort's path).
+            let pairCount = random.next() % 8 == 0 ? CanonicalQuery.insertionSortLimit + 1 + Int(random.next() % 8) : Int(random.next() % 12)
+            let pairs: [(key: String, value: String)] = (0..<pairCount).map { _ in
                 // A quarter of the keys share a ten-byte prefix: the sort's first-eight-bytes numbers tie.
                 let key = random.next() % 4 == 0
                     ? "Signature%" + Self.text(random, alphabet, count: Int(random.next() % 3)) : Self.text(random, alphabet, count: Int(random.next() % 3))
@@ -129,10 +131,13 @@ struct SigningDifferentialTests {
             }
             var repeated = false
             let canonical = CanonicalQuery.fromPairs(pairs, emptyValue: .keyEquals, hasRepeatedKey: &repeated)
-            let reference = pairs.map { (ReferenceSigV4.encode(Array($0.key.utf8), keepSlash: false), ReferenceSigV4.encode(Array($0.value.utf8), keepSlash: false)) }
+            let sorted = pairs.map { (ReferenceSigV4.encode(Array($0.key.utf8), keepSlash: false), ReferenceSigV4.encode(Array($0.value.utf8), keepSlash: false)) }
                 .sorted { $0.0 != $1.0 ? $0.0.lexicographicallyPrecedes($1.0) : $0.1.lexicographicallyPrecedes($1.1) }
-                .map { $0.0 + [UInt8(ascii: "=")] + $0.1 }
+            let reference = sorted.map { $0.0 + [UInt8(ascii: "=")] + $0.1 }
             #expect(canonical == Array(reference.joined(separator: [UInt8(ascii: "&")])))
+            // OSS's form: a key with an empty value is written alone.
+            let keyOnly = sorted.map { $0.1.isEmpty ? $0.0 : $0.0 + [UInt8(ascii: "=")] + $0.1 }
+            #expect(CanonicalQuery.fromPairs(pairs, emptyValue: .keyOnly) == Array(keyOnly.joined(separator: [UInt8(ascii: "&")])))
             #expect(repeated == (Set(pairs.map { Array($0.key.utf8) }).count < pairs.count))
         }
     }

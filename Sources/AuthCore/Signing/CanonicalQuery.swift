@@ -137,12 +137,18 @@ package enum CanonicalQuery {
         case keyOnly
     }
 
-    /// Sorts `pairs` (ranges of `buffer`) by key, then value, in byte order: an insertion sort (a
-    /// query has few pairs), stable, that compares each key's first eight bytes as one number
+    /// Sorts `pairs` (ranges of `buffer`) by key, then value, in byte order: for a query's few pairs
+    /// an insertion sort, stable, that compares each key's first eight bytes as one number
     /// (big-endian, zero-padded: a smaller number is a smaller key) and reads the bytes only when
-    /// those are equal. The numbers live in a stack block beside the pairs.
+    /// those are equal, the numbers in a stack block beside the pairs; beyond
+    /// ``insertionSortLimit`` pairs (a caller's long query) the standard library's sort, so the
+    /// work stays O(n log n).
     private static func sortByKeyThenValue(_ pairs: inout [(key: Range<Int>, value: Range<Int>)], in buffer: UnsafeBufferPointer<UInt8>) {
         guard pairs.count > 1, let base = UnsafeRawPointer(buffer.baseAddress) else { return }
+        guard pairs.count <= insertionSortLimit else {
+            pairs.sort { bytesLess(buffer, $0.key, $1.key) || (bytesEqual(buffer, $0.key, $1.key) && bytesLess(buffer, $0.value, $1.value)) }
+            return
+        }
         pairs.withUnsafeMutableBufferPointer { pairs in
             withUnsafeTemporaryAllocation(of: UInt64.self, capacity: pairs.count) { prefixes in
                 for index in pairs.indices {
@@ -172,22 +178,37 @@ package enum CanonicalQuery {
         }
     }
 
+    /// The most pairs ``sortByKeyThenValue(_:in:)`` sorts by insertion.
+    package static var insertionSortLimit: Int { 32 }
+
     /// The pairs (ranges of `encoded`) sorted by key, then value, in byte order, joined with `&`.
     private static func joined(_ encoded: [UInt8], _ pairs: inout [(key: Range<Int>, value: Range<Int>)], emptyValue: EmptyValue) -> [UInt8] {
         if pairs.isEmpty { return [] }
         return encoded.withUnsafeBufferPointer { buffer in
             sortByKeyThenValue(&pairs, in: buffer)
-            // Room: every encoded byte once (each pair's key and value are disjoint ranges of the
-            // buffer), and per pair at most a `&` and a `=`.
-            return [UInt8](unsafeUninitializedCapacity: buffer.count &+ pairs.count &* 2) { out, initialized in
+            // The result's exact length: each pair's key, its `=` and value (unless left out), the `&`s.
+            var length = pairs.count &- 1
+            for pair in pairs {
+                length &+= pair.key.count
+                if emptyValue == .keyEquals || !pair.value.isEmpty { length &+= 1 &+ pair.value.count }
+            }
+            return [UInt8](unsafeUninitializedCapacity: length) { out, initialized in
                 var cursor = OutputCursor(buffer: out)
+                // Eight bytes at a time where both sides have room (writeWords): a word's extra bytes
+                // land inside the result, on bytes written next, never past its end (so a wipe of
+                // the result covers every copy).
+                @inline(__always) func copy(_ range: Range<Int>) {
+                    // An empty range writes nothing (the result may then be empty, with no address).
+                    guard !range.isEmpty, let base = UnsafeRawPointer(buffer.baseAddress) else { return }
+                    cursor.writeWords(base + range.lowerBound, count: range.count, sourceSlack: buffer.count &- range.upperBound)
+                }
                 for index in pairs.indices {
                     let pair = pairs[index]
                     if index > 0 { cursor.writeByte(UInt8(ascii: "&")) }
-                    cursor.write(buffer, pair.key)
+                    copy(pair.key)
                     if emptyValue == .keyEquals || !pair.value.isEmpty {
                         cursor.writeByte(UInt8(ascii: "="))
-                        cursor.write(buffer, pair.value)
+                        copy(pair.value)
                     }
                 }
                 initialized = cursor.position

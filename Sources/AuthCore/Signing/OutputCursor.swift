@@ -84,7 +84,12 @@ package struct OutputCursor {
         if position &+ 8 <= buffer.count {
             target.storeBytes(of: word, as: UInt64.self)
         } else {
-            withUnsafeBytes(of: word) { target.copyMemory(from: $0.baseAddress!, byteCount: count) }  // invariant: a word's bytes
+            // Byte by byte from the value (no copy of it in memory: its bytes may be a secret's).
+            var rest = UInt64(littleEndian: word)
+            for offset in 0..<count {
+                target.storeBytes(of: UInt8(truncatingIfNeeded: rest), toByteOffset: offset, as: UInt8.self)
+                rest &>>= 8
+            }
         }
         position &+= count
     }

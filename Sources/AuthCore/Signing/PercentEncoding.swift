@@ -23,15 +23,18 @@ package enum PercentEncoding {
 
     /// ``encode(_:_:into:)`` of contiguous bytes into a cursor, eight at a time (SWAR: one mask per
     /// word instead of a set test and a store per byte). A word whose bytes are all kept is stored
-    /// whole; otherwise the kept bytes before its first escaped one are stored as one word (the
-    /// store's extra bytes are overwritten by what follows), that byte is written `%XX`, and the
-    /// scan goes on from the byte after it. The last one to seven bytes are one padded word: stored
-    /// when all kept, else byte by byte. Differential-tested against the per-byte form
-    /// (`SigningDifferentialTests`).
+    /// whole; otherwise the kept bytes before its first escaped one are stored as one word, that
+    /// byte and the escaped ones right after it in the word are written `%XX`, and the scan goes on
+    /// from the next byte (so text that is escaped throughout takes one load per word). The last
+    /// one to seven bytes are one padded word: stored when all kept, else byte by byte.
+    /// Differential-tested against the per-byte form (`SigningDifferentialTests`), into exact-size
+    /// buffers too.
     ///
-    /// Room: a word is stored only while eight or more bytes are left to read, each of which is
-    /// written as one byte at least, so the store lies inside what a byte-by-byte encoder would
-    /// have written; the cursor checks each store.
+    /// A word's store writes eight bytes when the buffer has room for them past the position, and
+    /// exactly the kept bytes otherwise (``OutputCursor/writeWord(_:keeping:)``): the extra bytes
+    /// (the word's later bytes, or padding) lie past the position, inside the buffer, and are
+    /// overwritten by what follows or left past the result. So one cursor must write the buffer in
+    /// order from there (no other cursor writing ahead in it).
     @inline(__always)
     package static func encode(_ bytes: UnsafeBufferPointer<UInt8>, _ set: EncodeSet, into out: inout OutputCursor) {
         guard let source = UnsafeRawPointer(bytes.baseAddress) else { return }
@@ -39,7 +42,8 @@ package enum PercentEncoding {
         var index = 0
         while index &+ 8 <= count {
             let raw = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let escaped = ~keptMask(UInt64(littleEndian: raw), set) & SWAR.highs
+            let word = UInt64(littleEndian: raw)
+            var escaped = ~keptMask(word, set) & SWAR.highs
             if escaped == 0 {
                 out.writeWord(raw)
                 index &+= 8
@@ -47,12 +51,18 @@ package enum PercentEncoding {
             }
             let run = escaped.trailingZeroBitCount &>> 3  // kept bytes before the first escaped one
             if run > 0 { out.writeWord(raw, keeping: run) }
-            writeEscape(bytes[index &+ run], into: &out)
-            index &+= run &+ 1
+            var lane = run
+            escaped &>>= UInt64(lane &* 8)
+            repeat {
+                writeEscape(UInt8(truncatingIfNeeded: word &>> UInt64(lane &* 8)), into: &out)
+                lane &+= 1
+                escaped &>>= 8
+            } while lane < 8 && escaped & 0x80 != 0
+            index &+= lane
         }
         let rest = count &- index
         guard rest > 0 else { return }
-        let word = SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a"))
+        let word = SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a"))  // `a` is kept
         if keptMask(word, set) == SWAR.highs {
             out.writeWord(UInt64(littleEndian: word), keeping: rest)
             return
@@ -63,10 +73,12 @@ package enum PercentEncoding {
         }
     }
 
-    /// 0x80 in each byte of `word` (lanes in little-endian order) that `set` keeps.
+    /// 0x80 in each byte of `word` (lanes in little-endian order) that `set` keeps, exact in every
+    /// lane: the range tests run on the bytes' low seven bits (so no lane's sum carries into the
+    /// next, as a byte from 0xC1 up would), and bytes from 0x80 up are never kept.
     @inline(__always)
     private static func keptMask(_ word: UInt64, _ set: EncodeSet) -> UInt64 {
-        let kept = SWAR.unreservedOrSlashMask(word)
+        let kept = SWAR.unreservedOrSlashMask(word & ~SWAR.highs) & ~word & SWAR.highs
         return set == .unreserved ? kept & ~SWAR.equalMask(word, UInt8(ascii: "/")) : kept
     }
 

@@ -203,17 +203,16 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 // MARK: - Formatting
 
 extension Timestamp {
-    /// Appends `value` as decimal digits, zero-padded to `width`.
+    /// Appends `value`'s last `width` decimal digits, zero-padded, most significant first (one
+    /// append per digit: no generic `append(contentsOf:)` of a repeated zero to fill in afterwards).
     @inline(__always)
     static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
-        let start = out.count
-        out.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
-        var v = value
-        var i = start + width - 1
-        while i >= start {
-            out[i] = UInt8(ascii: "0") + UInt8(v % 10)
-            v /= 10
-            i -= 1
+        var divisor = 1
+        for _ in 1..<Swift.max(width, 1) { divisor &*= 10 }
+        while divisor > 0 {
+            // The magnitude's digit: total for any Int (a negative field never occurs in a valid time).
+            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: (value / divisor % 10).magnitude))
+            divisor /= 10
         }
     }
 
