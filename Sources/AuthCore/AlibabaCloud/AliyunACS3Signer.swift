@@ -76,10 +76,15 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
                                 problem = found
                                 return ""
                             }
-                            hash = SHA256.hash(bufferPointer: canonical)
+                            // Both on stack contexts (wiped), as SigV4's: no EVP context or HMAC fetch per signature.
+                            hash = LowLevelSHA256.hash(UnsafeRawBufferPointer(canonical))
                             if keepingCanonicalRequest { kept = Array(canonical) }
                             let mac = StringToSign.withUnscoped(algorithm: Self.algorithm, hash: hash) { stringToSign in
-                                credentials.secretAccessKey.withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: stringToSign, using: $0) }
+                                credentials.secretAccessKey.withUnsafeBytes { secret in
+                                    Digest(count: LowLevelSHA256.byteCount) {
+                                        HMACSHA256Schedule.authenticationCode(key: secret, message: UnsafeRawBufferPointer(stringToSign), into: $0)
+                                    }
+                                }
                             }.published  // the signature is published in the request
                             return authorizationHeader(signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
                         }

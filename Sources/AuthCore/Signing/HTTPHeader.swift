@@ -57,10 +57,14 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an empty or non-token name, or a value
     ///   that is not RFC 9110 field content (the message says which, never the value).
     package func validate() throws(AuthCoreError) {
-        guard Self.isFieldName(name.utf8) else {
+        // On the strings' bytes in place where they are contiguous (native strings): a tight loop,
+        // not a walk of the UTF-8 views' iterators.
+        let nameOK = name.utf8.withContiguousStorageIfAvailable { Self.isFieldName($0) } ?? Self.isFieldName(name.utf8)
+        let valueOK = value.utf8.withContiguousStorageIfAvailable { Self.isFieldValue($0) } ?? Self.isFieldValue(value.utf8)
+        guard nameOK else {
             throw AuthCoreError(.malformedRequest, "header name '\(name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } ? name : "?")' is not an HTTP token")
         }
-        guard Self.isFieldValue(value.utf8) else {
+        guard valueOK else {
             throw AuthCoreError(
                 .malformedRequest, "header '\(name)' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
         }
@@ -86,7 +90,9 @@ extension HTTPHeader {
     /// Whether the name equals `name`, ignoring ASCII case.
     @inlinable
     package func hasName(_ name: StaticString) -> Bool {
-        equalIgnoringASCIICase(self.name.utf8, UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        let expected = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        return self.name.utf8.withContiguousStorageIfAvailable { equalIgnoringASCIICase($0, expected) }
+            ?? equalIgnoringASCIICase(self.name.utf8, expected)
     }
 
     /// The UTF-8 byte counts of all names and of all values (one pass; elements are read in place).
