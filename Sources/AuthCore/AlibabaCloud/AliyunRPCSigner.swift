@@ -152,7 +152,7 @@ enum AliyunSignatureNonce {
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` unless `nonce` is 1–64 unreserved characters.
     static func check(_ nonce: String) throws(AuthCoreError) {
         let keeps = PercentEncoding.EncodeSet.unreserved.keeps
-        guard (1...64).contains(nonce.utf8.count), nonce.utf8.withContiguousStorageIfAvailable({ $0.allSatisfy(keeps) }) ?? nonce.utf8.allSatisfy(keeps)
+        guard (1...64).contains(nonce.utf8.count), nonce.utf8AllSatisfy(keeps)
         else {
             throw AuthCoreError(.malformedRequest, "signature nonce must be 1-64 characters from A-Z a-z 0-9 - . _ ~")
         }

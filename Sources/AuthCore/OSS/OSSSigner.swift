@@ -378,16 +378,16 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     }
 
     static func validate(_ request: OSSRequest) throws(AuthCoreError) {
-        guard !request.method.isEmpty, request.method.utf8.allSatisfy({ ASCIISet.token.contains($0) }) else {
+        guard !request.method.isEmpty, request.method.utf8AllSatisfy(ASCIISet.token.contains) else {
             throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token")
         }
         for header in request.headers { try header.validate() }
         if let bucket = request.bucket {
-            guard !bucket.utf8.contains(where: { $0 == UInt8(ascii: "/") || $0 < 0x20 }) else {
+            guard bucket.utf8AllSatisfy({ $0 != UInt8(ascii: "/") && $0 >= 0x20 }) else {
                 throw AuthCoreError(.malformedRequest, "bucket name contains '/' or control characters")
             }
         }
-        guard !request.key.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
+        guard request.key.utf8AllSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
             throw AuthCoreError(.malformedRequest, "object key contains control characters")
         }
     }

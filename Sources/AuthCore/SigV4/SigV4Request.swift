@@ -38,8 +38,7 @@ extension SigV4Request {
     /// fast paths already prove the bytes clean (it reports ``CanonicalHeaderProblem/controlCharactersInTarget``).
     package func validate(checksTargetBytes: Bool = true) throws(AuthCoreError) {
         @inline(__always) func isToken(_ byte: UInt8) -> Bool { ASCIISet.token.contains(byte) }
-        let methodOK = !method.isEmpty
-            && (method.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isToken) } ?? method.utf8.allSatisfy(isToken))
+        let methodOK = !method.isEmpty && method.utf8AllSatisfy(isToken)
         guard methodOK else { throw AuthCoreError(.malformedRequest, "method '\(method)' is not an HTTP token") }
         let hasControl = CanonicalQuery.containsControlByte
         guard !checksTargetBytes || (!hasControl(path) && !hasControl(query)) else {

@@ -111,8 +111,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     private static func checkScopePart(_ value: String, name: StaticString) throws(AuthCoreError) {
         @inline(__always) func allowed(_ byte: UInt8) -> Bool { byte > 0x20 && byte != 0x7F && byte != UInt8(ascii: "/") }
         // On the string's bytes in place: a signer made per request checks two parts each time.
-        let ok = value.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(allowed) } ?? value.utf8.allSatisfy(allowed)
-        guard !value.isEmpty, ok else {
+        guard !value.isEmpty, value.utf8AllSatisfy(allowed) else {
             throw AuthCoreError(.invalidParameter, "\(name) must be non-empty, without '/', spaces or control characters")
         }
     }

@@ -57,17 +57,26 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an empty or non-token name, or a value
     ///   that is not RFC 9110 field content (the message says which, never the value).
     package func validate() throws(AuthCoreError) {
-        // On the strings' bytes in place where they are contiguous (native strings): a tight loop,
-        // not a walk of the UTF-8 views' iterators.
-        let nameOK = name.utf8.withContiguousStorageIfAvailable { Self.isFieldName($0) } ?? Self.isFieldName(name.utf8)
-        let valueOK = value.utf8.withContiguousStorageIfAvailable { Self.isFieldValue($0) } ?? Self.isFieldValue(value.utf8)
-        guard nameOK else {
+        // On the strings' bytes in place (native strings): a tight loop, not a walk of the views.
+        guard Self.isFieldName(name) else {
             throw AuthCoreError(.malformedRequest, "header name '\(name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } ? name : "?")' is not an HTTP token")
         }
-        guard valueOK else {
+        guard Self.isFieldValue(value) else {
             throw AuthCoreError(
                 .malformedRequest, "header '\(name)' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
         }
+    }
+
+    /// ``isFieldName(_:)-(Collection<UInt8>)`` of a string's bytes, read in place (native strings).
+    @inline(__always)
+    package static func isFieldName(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { isFieldName($0) } ?? isFieldName(text.utf8)
+    }
+
+    /// ``isFieldValue(_:)-(Collection<UInt8>)`` of a string's bytes, read in place (native strings).
+    @inlinable @inline(__always)
+    package static func isFieldValue(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { isFieldValue($0) } ?? isFieldValue(text.utf8)
     }
 
     /// Whether `bytes` are a field name: a token, `1*tchar` (RFC 9110 §5.6.2).
@@ -82,8 +91,12 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// and trimmed by the signers whose canonical forms trim them (SigV4, ACS3). Empty is allowed.
     @inlinable
     package static func isFieldValue(_ bytes: some Collection<UInt8>) -> Bool {
-        bytes.allSatisfy { ($0 >= 0x20 || $0 == 0x09) && $0 != 0x7F }
+        bytes.allSatisfy(isFieldValueByte)
     }
+
+    /// One byte of a field value (``isFieldValue(_:)``).
+    @inlinable @inline(__always)
+    package static func isFieldValueByte(_ byte: UInt8) -> Bool { (byte >= 0x20 || byte == 0x09) && byte != 0x7F }
 }
 
 extension HTTPHeader {

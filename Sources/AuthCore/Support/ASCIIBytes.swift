@@ -1,5 +1,15 @@
 /// Byte-level ASCII helpers for canonical forms: lower-casing and comparing ranges of one buffer.
 
+extension String {
+    /// Whether every UTF-8 byte of the string satisfies `predicate`: on the bytes in place where
+    /// the string is native (a tight loop), else through its UTF-8 view. The one home of this check
+    /// on the signing paths (methods, header fields, scope parts, nonces, OSS names).
+    @inlinable @inline(__always)
+    package func utf8AllSatisfy(_ predicate: (UInt8) -> Bool) -> Bool {
+        utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? utf8.allSatisfy(predicate)
+    }
+}
+
 /// ASCII lower-casing of one byte.
 @inlinable @inline(__always)
 package func asciiLowercase(_ byte: UInt8) -> UInt8 {

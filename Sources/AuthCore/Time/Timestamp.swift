@@ -207,8 +207,9 @@ extension Timestamp {
     /// append per digit: no generic `append(contentsOf:)` of a repeated zero to fill in afterwards).
     @inline(__always)
     static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
+        guard width > 0 else { return }
         var divisor = 1
-        for _ in 1..<Swift.max(width, 1) { divisor &*= 10 }
+        for _ in 1..<Swift.min(width, 19) { divisor &*= 10 }  // an Int has 19 digits at most
         while divisor > 0 {
             // The magnitude's digit: total for any Int (a negative field never occurs in a valid time).
             out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: (value / divisor % 10).magnitude))

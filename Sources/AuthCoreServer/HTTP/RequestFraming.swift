@@ -35,13 +35,13 @@ public enum RequestFraming {
         if let length = lengths.first, decimal(length.value) == nil { return refused("Content-Length is not a decimal number") }
         if headers.filter({ $0.hasName("host") }).count > 1 { return refused("Host appears more than once") }
         let folded = headers.contains { field in
-            !HTTPHeader.isFieldName(field.name.utf8)
+            !HTTPHeader.isFieldName(field.name)
                 || framingNames.contains { name in
                     field.name.utf8.count > name.utf8.count && equalIgnoringASCIICase(field.name.utf8.prefix(name.utf8.count), name.utf8)
                 }
         }
         if folded { return refused("a header field is folded or its name is not a token (obs-fold is not accepted)") }
-        if headers.contains(where: { !HTTPHeader.isFieldValue($0.value.utf8) }) {
+        if headers.contains(where: { !HTTPHeader.isFieldValue($0.value) }) {
             return refused("a header field value holds a control character (obs-fold is not accepted)")
         }
         return nil
