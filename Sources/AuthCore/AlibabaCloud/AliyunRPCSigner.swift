@@ -151,8 +151,9 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
 enum AliyunSignatureNonce {
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` unless `nonce` is 1–64 unreserved characters.
     static func check(_ nonce: String) throws(AuthCoreError) {
-        let keeps = PercentEncoding.EncodeSet.unreserved.keeps
-        guard (1...64).contains(nonce.utf8.count), nonce.utf8AllSatisfy(keeps)
+        // A closure literal, not the method value `EncodeSet.unreserved.keeps` (whose context is
+        // a heap box per call).
+        guard (1...64).contains(nonce.utf8.count), nonce.utf8AllSatisfy({ ASCIISet.unreserved.contains($0) })
         else {
             throw AuthCoreError(.malformedRequest, "signature nonce must be 1-64 characters from A-Z a-z 0-9 - . _ ~")
         }

@@ -19,11 +19,12 @@
 /// plus any clock-skew correction).
 public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Everything the signer holds, behind one reference: copying a signer (into a closure, a
-    /// result, another task) costs one retain, not one per field.
-    final class Storage: Sendable {
+    /// result, another task) costs one retain, not one per field. It is the scope's signing keys
+    /// (``SigningScheme/aws4``: memo, shared cache, derivation) extended with the signer's own
+    /// parts, so a signer made per request allocates one object for both.
+    final class Storage: ScopedSigningKeys, @unchecked Sendable {
+        // invariant (Sendable): lets of Sendable types only, as in ScopedSigningKeys.
         let options: SigV4Options
-        /// The scope's signing keys (``SigningScheme/aws4``): memo, shared cache, derivation.
-        let keys: ScopedSigningKeys
         /// `AWS4-HMAC-SHA256 Credential=AKID/` ‖ `/region/service/aws4_request, SignedHeaders=`:
         /// the fixed parts of the `Authorization` header before and after the date, in one array
         /// (one allocation per signer); the first `authorizationPrefixCount` bytes come before it.
@@ -35,30 +36,31 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
             self.options = options
             self.token = SessionTokenBytes.copying(options.omitSessionToken ? nil : credentials.sessionToken)
-            self.keys = ScopedSigningKeys(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache)
+            let scopeSuffix = SigningScheme.aws4.scopeSuffix(region: region, service: service)
             // In one allocation (a signer built per request, on a server, pays for it).
             let algorithm = SigningScheme.aws4.algorithm
             let label: StaticString = " Credential="
             let signedHeadersLabel: StaticString = ", SignedHeaders="
             let prefixCount = algorithm.utf8CodeUnitCount + label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1
             var parts: [UInt8] = []
-            parts.reserveCapacity(prefixCount + keys.scopeSuffix.count + signedHeadersLabel.utf8CodeUnitCount)
+            parts.reserveCapacity(prefixCount + scopeSuffix.count + signedHeadersLabel.utf8CodeUnitCount)
             algorithm.withUTF8Buffer { parts.append(contentsOf: $0) }
             label.withUTF8Buffer { parts.append(contentsOf: $0) }
             parts.append(contentsOf: credentials.accessKeyId.utf8)
             parts.append(UInt8(ascii: "/"))
-            parts.append(contentsOf: keys.scopeSuffix)
+            parts.append(contentsOf: scopeSuffix)
             signedHeadersLabel.withUTF8Buffer { parts.append(contentsOf: $0) }
             self.authorizationParts = parts
             self.authorizationPrefixCount = prefixCount
+            super.init(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache, scopeSuffix: scopeSuffix)
         }
 
         /// A presigned URL's `X-Amz-Credential` for `date`, percent-encoded:
         /// `AKID/YYYYMMDD/region/service/aws4_request` (built per URL: a signer that only signs
         /// headers, or signs once, never pays for it).
         func encodedCredential(date: AmzDate) -> [UInt8] {
-            let accessKeyId = keys.credentials.accessKeyId
-            let scopeSuffix = keys.scopeSuffix
+            let accessKeyId = credentials.accessKeyId
+            let scopeSuffix = self.scopeSuffix
             // Written in place into one allocation (each encoded byte is at most three): no
             // per-byte append with its uniqueness and capacity checks.
             let capacity = 3 &* accessKeyId.utf8.count &+ 3 &+ 8 &+ 3 &* scopeSuffix.count
@@ -78,15 +80,15 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     let storage: Storage
 
     /// The credentials.
-    public var credentials: Credentials { storage.keys.credentials }
+    public var credentials: Credentials { storage.credentials }
     /// The region of the credential scope (`us-east-1`).
-    public var region: String { storage.keys.region }
+    public var region: String { storage.region }
     /// The service of the credential scope (`s3`, `sts`, `cognito-identity`).
-    public var service: String { storage.keys.service }
+    public var service: String { storage.service }
     /// Canonicalisation rules.
     public var options: SigV4Options { storage.options }
     /// `/region/service/aws4_request`, precomputed.
-    var scopeSuffix: [UInt8] { storage.keys.scopeSuffix }
+    var scopeSuffix: [UInt8] { storage.scopeSuffix }
 
     /// `AWS4-HMAC-SHA256`, the `X-Amz-Algorithm` value of a presigned URL.
     static let presignAlgorithm = SigningScheme.aws4.algorithm.withUTF8Buffer { Array($0) }
@@ -134,7 +136,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         -> SigV4Signature
     {
         try request.validate(checksTargetBytes: false)
-        let (date, dateText, entry) = storage.keys.dated(time)  // one lock: the memo's
+        let (date, dateText, entry) = storage.dated(time)  // one lock: the memo's
         let payloadHash = try PayloadHashText(request.payload)
         let addsHash = addsContentSHA256(request)
         var problem: CanonicalHeaderProblem?
@@ -147,14 +149,14 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 problem = found
                 return ""
             }
-            hash = storage.keys.hash(canonicalRequest: canonical)
-            mac = storage.keys.signature(date: date, hash: hash, entry: entry)
+            hash = storage.hash(canonicalRequest: canonical)
+            mac = storage.signature(date: date, hash: hash, entry: entry)
             if keepingCanonicalRequest { kept = Array(canonical) }
             return authorizationHeader(date: date, signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
         }
         if let problem { throw problem.error(request.headers) }
         let headers: [HTTPHeader]
-        let token = storage.keys.credentials.sessionToken
+        let token = storage.credentials.sessionToken
         if token == nil && !addsHash {
             headers = [HTTPHeader("X-Amz-Date", dateText), HTTPHeader("Authorization", authorization)]  // one allocation
         } else {
@@ -178,7 +180,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         _ request: SigV4Request, date: AmzDate, payloadHash: PayloadHashText, addsHash: Bool,
         _ body: (UnsafeRawBufferPointer, Range<Int>, CanonicalHeaderProblem?) -> R
     ) -> R {
-        let token = storage.keys.credentials.sessionToken
+        let token = storage.credentials.sessionToken
         let options = self.options
         let storage = self.storage
         return date.withBytes { dateBytes in
@@ -265,7 +267,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 }
             }
         }
-        let (date, _, entry) = storage.keys.dated(time)
+        let (date, _, entry) = storage.dated(time)
         let payloadHash = try PayloadHashText(request.payload)
         // The signed-header list is the request's headers (minus any Authorization/X-Amz-Date).
         var problem: CanonicalHeaderProblem?
@@ -292,8 +294,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes, queryHoldsSecret: token != nil
             ) { canonical, _, _ in
                 // Header problems were found above, by signedHeaderList.
-                let hash = storage.keys.hash(canonicalRequest: canonical)
-                let mac = storage.keys.signature(date: date, hash: hash, entry: entry)
+                let hash = storage.hash(canonicalRequest: canonical)
+                let mac = storage.signature(date: date, hash: hash, entry: entry)
                 return (hash, mac, keepingCanonicalRequest ? Array(canonical) : nil)
             }
         }
@@ -311,7 +313,7 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     }
 
     /// The signing key of `date`'s day (the chunk signer keys its chain with its seed's date).
-    func keyEntry(day date: AmzDate) -> SigningKeyCache.Entry { storage.keys.entry(for: date) }
+    func keyEntry(day date: AmzDate) -> SigningKeyCache.Entry { storage.entry(for: date) }
 
     /// The hash of the canonical request and the signature: hex(SHA256(canonical request)) goes into
     /// the string to sign (``SigV4Signature/stringToSign``), which is MACed with the signing key.
@@ -320,8 +322,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     }
 
     package func signatureOf(canonicalRequest: UnsafeRawBufferPointer, date: AmzDate) -> (hash: Digest, mac: Digest) {
-        let hash = storage.keys.hash(canonicalRequest: canonicalRequest)
-        return (hash, storage.keys.signature(date: date, hash: hash))
+        let hash = storage.hash(canonicalRequest: canonicalRequest)
+        return (hash, storage.signature(date: date, hash: hash))
     }
 
 

@@ -1,7 +1,12 @@
 /// The signing keys of one credential scope (scheme, credentials, region, service) for any day:
 /// what a signer holds. The one home of "which key signs this string": the signer's memo of its
 /// last day first, else the shared ``SigningKeyCache`` (deriving on a miss).
-final class ScopedSigningKeys: Sendable {
+///
+/// Not final: a signer's own storage may extend it (`SigV4Signer.Storage`), so a signer made per
+/// request is one heap object, not two.
+class ScopedSigningKeys: @unchecked Sendable {
+    // invariant (Sendable): every stored property, here and in subclasses, is a `let` of a Sendable
+    // type (the memo guards its state with its own lock).
     let scheme: SigningScheme
     let credentials: Credentials
     let region: String
@@ -14,13 +19,15 @@ final class ScopedSigningKeys: Sendable {
     /// The last second's date and header value, and the last day's signing key.
     let memo = SigningMemo()
 
-    init(scheme: SigningScheme, credentials: Credentials, region: String, service: String, cache: SigningKeyCache) {
+    /// - Parameter scopeSuffix: `scheme.scopeSuffix(region:service:)`, when the caller has built it
+    ///   already (nil: built here).
+    init(scheme: SigningScheme, credentials: Credentials, region: String, service: String, cache: SigningKeyCache, scopeSuffix: [UInt8]? = nil) {
         self.scheme = scheme
         self.credentials = credentials
         self.region = region
         self.service = service
         self.cache = cache
-        self.scopeSuffix = scheme.scopeSuffix(region: region, service: service)
+        self.scopeSuffix = scopeSuffix ?? scheme.scopeSuffix(region: region, service: service)
         // The secret's SHA-256 fingerprint (``Credentials/secretFingerprint``), on a stack context:
         // a signer made per request pays no EVP context and its allocations for it.
         self.fingerprint = credentials.secretAccessKey.withUnsafeBytes { LowLevelSHA256.hash($0) }.published
