@@ -378,7 +378,7 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     }
 
     static func validate(_ request: OSSRequest) throws(AuthCoreError) {
-        guard !request.method.isEmpty, request.method.utf8AllSatisfy(ASCIISet.token.contains) else {
+        guard !request.method.isEmpty, request.method.utf8AllSatisfy({ ASCIISet.token.contains($0) }) else {
             throw AuthCoreError(.malformedRequest, "method '\(request.method)' is not an HTTP token")
         }
         for header in request.headers { try header.validate() }

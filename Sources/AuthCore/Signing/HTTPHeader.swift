@@ -81,7 +81,7 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// Whether `bytes` are a field name: a token, `1*tchar` (RFC 9110 §5.6.2).
     package static func isFieldName(_ bytes: some Collection<UInt8>) -> Bool {
-        !bytes.isEmpty && bytes.allSatisfy(ASCIISet.token.contains)
+        !bytes.isEmpty && bytes.allSatisfy({ ASCIISet.token.contains($0) })
     }
 
     /// Whether `bytes` can be a field value (RFC 9110 §5.5): visible ASCII (`VCHAR`), `obs-text`

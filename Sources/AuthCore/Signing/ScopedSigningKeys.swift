@@ -27,6 +27,7 @@ class ScopedSigningKeys: @unchecked Sendable {
         self.region = region
         self.service = service
         self.cache = cache
+        assert(scopeSuffix == nil || scopeSuffix == scheme.scopeSuffix(region: region, service: service), "a scope suffix of another scope")
         self.scopeSuffix = scopeSuffix ?? scheme.scopeSuffix(region: region, service: service)
         // The secret's SHA-256 fingerprint (``Credentials/secretFingerprint``), on a stack context:
         // a signer made per request pays no EVP context and its allocations for it.
@@ -36,13 +37,13 @@ class ScopedSigningKeys: @unchecked Sendable {
     /// The date of `time`, its header value (`X-Amz-Date`, `x-oss-date`) and its day's signing
     /// key: on the hot path one lock (the memo's), no formatting and no cache lookup.
     @inline(__always)
-    func dated(_ time: Timestamp) -> (date: AmzDate, text: String, entry: SigningKeyCache.Entry) {
+    final func dated(_ time: Timestamp) -> (date: AmzDate, text: String, entry: SigningKeyCache.Entry) {
         let (date, text, remembered) = memo.lookup(at: time)
         return (date, text, remembered ?? derivedEntry(for: date))
     }
 
     /// The keyed HMAC state of `date`'s day signing key.
-    func entry(for date: AmzDate) -> SigningKeyCache.Entry {
+    final func entry(for date: AmzDate) -> SigningKeyCache.Entry {
         memo.lookup(day: date.day) ?? derivedEntry(for: date)
     }
 
@@ -60,16 +61,16 @@ class ScopedSigningKeys: @unchecked Sendable {
     }
 
     /// SHA-256 of a canonical request (on a stack context: no allocation).
-    func hash(canonicalRequest: UnsafeRawBufferPointer) -> Digest { LowLevelSHA256.hash(canonicalRequest) }
+    final func hash(canonicalRequest: UnsafeRawBufferPointer) -> Digest { LowLevelSHA256.hash(canonicalRequest) }
 
     /// HMAC-SHA256 of the string to sign for `date` and the canonical request's `hash`
     /// (``StringToSign``), declassified: the signature is published in the request.
-    func signature(date: AmzDate, hash: Digest) -> Digest {
+    final func signature(date: AmzDate, hash: Digest) -> Digest {
         signature(date: date, hash: hash, entry: entry(for: date))  // the memo's entry, or the cache's (filling the memo)
     }
 
     /// ``signature(date:hash:)`` under `entry`, `date`'s day signing key (from ``dated(_:)``).
-    func signature(date: AmzDate, hash: Digest, entry: SigningKeyCache.Entry) -> Digest {
+    final func signature(date: AmzDate, hash: Digest, entry: SigningKeyCache.Entry) -> Digest {
         StringToSign.with(algorithm: scheme.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) { stringToSign in
             entry.authenticationCode(for: stringToSign).published
         }

@@ -203,8 +203,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 // MARK: - Formatting
 
 extension Timestamp {
-    /// Appends `value`'s last `width` decimal digits, zero-padded, most significant first (one
-    /// append per digit: no generic `append(contentsOf:)` of a repeated zero to fill in afterwards).
+    /// Appends `value`'s last `width` decimal digits (1...19: an Int's most; nothing for a width
+    /// below 1), zero-padded, most significant first (one append per digit: no generic
+    /// `append(contentsOf:)` of a repeated zero to fill in afterwards).
     @inline(__always)
     static func appendDigits(_ value: Int, width: Int, to out: inout [UInt8]) {
         guard width > 0 else { return }
