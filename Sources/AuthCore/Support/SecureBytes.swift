@@ -35,6 +35,10 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
     /// An empty buffer.
     public init() { storage = Storage(capacity: 0) }
 
+    /// An empty buffer with room for `capacity` bytes: appends up to it move nothing (so no
+    /// intermediate copy of what is appended is made, wiped and freed).
+    package init(reservingCapacity capacity: Int) { storage = Storage(capacity: Swift.max(0, capacity)) }
+
     /// Copies `bytes` into a new wiping buffer.
     public init(_ bytes: some Collection<UInt8>) {
         storage = Storage(capacity: bytes.count)

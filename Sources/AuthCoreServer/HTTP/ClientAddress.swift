@@ -30,7 +30,10 @@ public struct ClientAddress: Sendable, Hashable, CustomStringConvertible {
     /// network and an IPv6 one never share a key).
     public func network(prefixBits bits: Int) -> [UInt8] {
         let kept = Swift.max(0, Swift.min(bits, bytes.count * 8))
-        var key: [UInt8] = [isIPv4 ? 4 : 6, UInt8(truncatingIfNeeded: kept)]
+        var key: [UInt8] = []
+        key.reserveCapacity(2 + bytes.count)  // one allocation (an asked-for key per login step)
+        key.append(isIPv4 ? 4 : 6)
+        key.append(UInt8(truncatingIfNeeded: kept))
         for (index, byte) in bytes.enumerated() {
             let bitsHere = Swift.max(0, Swift.min(8, kept - index * 8))
             key.append(bitsHere == 0 ? 0 : byte & UInt8(truncatingIfNeeded: 0xFF << (8 - bitsHere)))
@@ -39,8 +42,32 @@ public struct ClientAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Dotted IPv4 or uncompressed hexadecimal IPv6 (logs and messages).
+    /// Written into one buffer (every access line names its peer): no string per part.
     public var description: String {
-        if isIPv4 { return bytes.map { String($0) }.joined(separator: ".") }
-        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }.joined(separator: ":")
+        var text: [UInt8] = []
+        text.reserveCapacity(39)  // the longest: eight groups of four hex digits and seven colons
+        if isIPv4 {
+            for (index, byte) in bytes.enumerated() {
+                if index > 0 { text.append(UInt8(ascii: ".")) }
+                if byte >= 100 { text.append(UInt8(ascii: "0") + byte / 100) }
+                if byte >= 10 { text.append(UInt8(ascii: "0") + byte / 10 % 10) }
+                text.append(UInt8(ascii: "0") + byte % 10)
+            }
+        } else {
+            for group in 0..<8 {
+                if group > 0 { text.append(UInt8(ascii: ":")) }
+                let value = UInt16(bytes[2 * group]) << 8 | UInt16(bytes[2 * group + 1])
+                var started = false
+                for shift in stride(from: 12, through: 0, by: -4) {
+                    let digit = UInt8(truncatingIfNeeded: value >> UInt16(shift)) & 0x0F
+                    // Lower-case hex without leading zeros, as String(_:radix: 16) wrote it.
+                    if digit != 0 || started || shift == 0 {
+                        text.append(Hex.lowerDigit(digit))
+                        started = true
+                    }
+                }
+            }
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

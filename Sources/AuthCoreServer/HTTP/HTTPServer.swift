@@ -755,9 +755,13 @@ private let connectionEvents: MHD_NotifyConnectionCallback = { context, connecti
 
 /// The connection's peer address.
 private func clientAddress(of connection: OpaquePointer) -> ClientAddress? {
-    var bytes = [UInt8](repeating: 0, count: 16)
-    let count = Int(authcore_mhd_client_address(connection, &bytes))
-    return try? ClientAddress(bytes: Array(bytes.prefix(count)))
+    // Read into a stack block: the address's own array is the one allocation.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { buffer in
+        buffer.initialize(repeating: 0)
+        let count = Int(authcore_mhd_client_address(connection, buffer.baseAddress))
+        guard (0...16).contains(count) else { return nil }
+        return try? ClientAddress(bytes: Array(buffer.prefix(count)))
+    }
 }
 
 /// Every request header field, in order, its value without the spaces and tabs around it (RFC 9112
@@ -768,12 +772,17 @@ private func headerFields(of connection: OpaquePointer) -> [HTTPHeader] {
 
 /// The values of one kind MHD parsed for the request, in order: header fields (`trimming` spaces and
 /// tabs around the value) or query arguments (percent-decoded by MHD; a key without `=` has an
-/// empty value). Bytes that are not UTF-8 read as replacement characters.
+/// empty value). Bytes that are not UTF-8 read as replacement characters. Each value is decoded
+/// from MHD's bytes in place (trimmed as a range of them): one string per key and value, no
+/// intermediate arrays.
 private func connectionValues(of connection: OpaquePointer, kind: MHD_ValueKind, trimming: Bool) -> [(key: String, value: String)] {
     final class Collector {
         var values: [(key: String, value: String)] = []
         let trimming: Bool
-        init(trimming: Bool) { self.trimming = trimming }
+        init(trimming: Bool) {
+            self.trimming = trimming
+            values.reserveCapacity(16)  // a request's fields, mostly: one allocation, no regrowth
+        }
     }
     let collector = Collector(trimming: trimming)
     withExtendedLifetime(collector) {
@@ -782,10 +791,16 @@ private func connectionValues(of connection: OpaquePointer, kind: MHD_ValueKind,
             { context, _, key, value in
                 guard let context, let key else { return MHD_Result.YES }
                 let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
-                let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-                let bytes = value.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
-                let kept = collector.trimming ? Array(bytes.drop(while: isSpace).reversed().drop(while: isSpace).reversed()) : bytes
-                collector.values.append((String(cString: key), String(decoding: kept, as: UTF8.self)))
+                @inline(__always) func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+                let bytes = value.map { UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0)) }
+                    ?? UnsafeBufferPointer(start: nil, count: 0)
+                var start = 0
+                var end = bytes.count
+                if collector.trimming {
+                    while start < end, isSpace(bytes[start]) { start += 1 }
+                    while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+                }
+                collector.values.append((String(cString: key), String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
                 return MHD_Result.YES
             }, Unmanaged.passUnretained(collector).toOpaque())
     }

@@ -16,7 +16,7 @@ enum DeviceTokens {
     static func issue(username: [UInt8], deviceId: [UInt8], generation: UInt64, expiresAtMilliseconds: Int64, key: SecureBytes) throws(AuthCoreError)
         -> String
     {
-        var record = RecordWriter()
+        var record = RecordWriter(capacity: 17 + deviceId.count + username.count)  // version, expiry, generation, id, name
         record.byte(version)
         record.uint64(UInt64(bitPattern: expiresAtMilliseconds))
         record.uint64(generation)

@@ -26,7 +26,9 @@ package struct SealedHandshake {
 
     /// `nonce ‖ ciphertext ‖ tag`.
     func sealed(key: SecureBytes, loginId: String) throws(AuthCoreError) -> [UInt8] {
-        var plaintext = RecordWriter()
+        // The record's exact length: one wiping buffer, never moved (it takes the ephemeral state).
+        var plaintext = RecordWriter(
+            capacity: 3 + username.utf8.count + 16 + (deviceId ?? Self.noDevice).count + clientPublicValue.count + ephemeralState.count)
         plaintext.byte(Self.version)
         plaintext.lengthPrefixed(username.utf8)
         plaintext.uint64(UInt64(bitPattern: expiresAtMilliseconds))

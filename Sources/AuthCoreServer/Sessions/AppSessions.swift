@@ -74,7 +74,7 @@ public struct AppSessions: Sendable {
     package func prepare(for username: String, generation: UInt64) throws(AuthCoreError) -> (session: AppSession, key: String, value: [UInt8]) {
         let token = Base64.encode(try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) }, alphabet: .urlSafe, padding: false)
         let expiresAt = clock.now().adding(lifetime)
-        var record = RecordWriter()
+        var record = RecordWriter(capacity: 17 + username.utf8.count)  // version, expiry, generation, name
         record.byte(Self.recordVersion)
         record.uint64(UInt64(bitPattern: SRPLoginService.milliseconds(expiresAt)))
         record.uint64(generation)

@@ -55,18 +55,24 @@ struct RecordReader {
 }
 
 /// Writing what ``RecordReader`` reads.
+///
+/// Sized up front by its callers (`capacity`: the record's length, or more), so the wiping buffer
+/// is allocated once and never moved; numbers are appended from their big-endian bytes in place
+/// (no array per field).
 struct RecordWriter {
-    private(set) var bytes = SecureBytes()
+    private(set) var bytes: SecureBytes
 
-    mutating func byte(_ value: UInt8) { bytes.append(contentsOf: [value]) }
+    init(capacity: Int) { bytes = SecureBytes(reservingCapacity: capacity) }
 
-    mutating func uint64(_ value: UInt64) { bytes.append(contentsOf: (0..<8).map { UInt8(truncatingIfNeeded: value >> (56 - 8 * $0)) }) }
+    mutating func byte(_ value: UInt8) { withUnsafeBytes(of: value) { bytes.append(contentsOf: $0) } }
+
+    mutating func uint64(_ value: UInt64) { withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) } }
 
     /// A 2-byte length, then the bytes (at most 65,535: callers bound what they write).
     mutating func lengthPrefixed(_ value: some Collection<UInt8>) {
         // invariant: every caller writes a username (the service caps them at 65,535 bytes) or a fixed-size id.
         precondition(value.count <= 0xFFFF, "a length-prefixed field is at most 65535 bytes")
-        bytes.append(contentsOf: [UInt8(truncatingIfNeeded: value.count >> 8), UInt8(truncatingIfNeeded: value.count)])
+        withUnsafeBytes(of: UInt16(truncatingIfNeeded: value.count).bigEndian) { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: value)
     }
 
