@@ -1,6 +1,8 @@
 import AuthCore
-import AuthCoreServer
+import AuthCoreHTTP
+@testable import AuthCoreServer
 import AuthCoreTestSupport
+import Foundation
 import Testing
 
 /// A client address's text (access lines, audit lines) and network keys (failure counting, rate
@@ -47,5 +49,50 @@ struct ClientAddressTests {
         #expect(v6.network(prefixBits: 64) == [6, 64] + (0..<8).map { UInt8(0xF0 | $0) } + [UInt8](repeating: 0, count: 8))
         #expect(v6.network(prefixBits: 60).count == 18)
         #expect(v6.network(prefixBits: 60)[9] == 0xF0)  // the eighth byte keeps its top four bits
+    }
+}
+
+/// What the server reads from a request's head, byte for byte: field values without the spaces and
+/// tabs around them (RFC 9112 §5: OWS), query arguments as given; and the sealed records' layout.
+@Suite("Request fields and sealed records")
+struct RequestFieldsAndRecordsTests {
+    @Test("header values lose the spaces and tabs around them (only those, only there); an all-blank value is empty; query arguments are kept as sent")
+    func fieldsAsTheHandlerSeesThem() async throws {
+        let server = try HTTPServer(configuration: HTTPServer.Configuration()) { request in
+            let fields = ["X-A", "X-B", "X-C"].map { "[\(request.headers.first(named: $0) ?? "nil")]" }
+            let query = request.queryParameters.map { "\($0.key)=[\($0.value)]" }
+            return HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "text/plain")], body: Array((fields + query).joined(separator: ",").utf8))
+        }
+        let port = server.port
+        let head = "GET /f?q=%20x%20&e= HTTP/1.1\r\nHost: x\r\nX-A: \t a \t b\t \r\nX-B: \t \r\nX-C:c\r\nConnection: close\r\n\r\n"
+        let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            Thread.detachNewThread {
+                do {
+                    let socket = try RawSocket(port: port)
+                    defer { socket.close() }
+                    socket.write(Array(head.utf8))
+                    continuation.resume(returning: String(decoding: socket.readAll(limit: 65_536), as: UTF8.self))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        await server.stop(grace: .milliseconds(200))
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(80))")
+        #expect(answer.hasSuffix("[a \t b],[],[c],q=[ x ],e=[]"), "\(answer.suffix(60))")
+    }
+
+    @Test("a record's numbers are big-endian and its length prefix two bytes, whatever its capacity (the layout records sealed by earlier builds have)")
+    func recordLayout() {
+        for capacity in [0, 1, 29, 64] {
+            var record = RecordWriter(capacity: capacity)
+            record.byte(7)
+            record.uint64(0x0102_0304_0506_0708)
+            record.lengthPrefixed(Array("ab".utf8))
+            record.uint64(0xFFFF_FFFF_FFFF_FFFE)
+            record.raw([0xAA, 0xBB])
+            let bytes = record.bytes.withUnsafeBytes { Array($0) }
+            #expect(bytes == [7, 1, 2, 3, 4, 5, 6, 7, 8, 0, 2, 0x61, 0x62, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFE, 0xAA, 0xBB], "capacity \(capacity)")
+        }
     }
 }

@@ -42,32 +42,38 @@ public struct ClientAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Dotted IPv4 or uncompressed hexadecimal IPv6 (logs and messages).
-    /// Written into one buffer (every access line names its peer): no string per part.
+    /// Written into the string's own buffer (every access line names its peer): no string per part.
     public var description: String {
-        var text: [UInt8] = []
-        text.reserveCapacity(39)  // the longest: eight groups of four hex digits and seven colons
-        if isIPv4 {
-            for (index, byte) in bytes.enumerated() {
-                if index > 0 { text.append(UInt8(ascii: ".")) }
-                if byte >= 100 { text.append(UInt8(ascii: "0") + byte / 100) }
-                if byte >= 10 { text.append(UInt8(ascii: "0") + byte / 10 % 10) }
-                text.append(UInt8(ascii: "0") + byte % 10)
+        // At most 39 bytes: eight groups of four hex digits and seven colons.
+        String(unsafeUninitializedCapacity: 39) { text in
+            var count = 0
+            @inline(__always) func append(_ byte: UInt8) {
+                text[count] = byte
+                count += 1
             }
-        } else {
-            for group in 0..<8 {
-                if group > 0 { text.append(UInt8(ascii: ":")) }
-                let value = UInt16(bytes[2 * group]) << 8 | UInt16(bytes[2 * group + 1])
-                var started = false
-                for shift in stride(from: 12, through: 0, by: -4) {
-                    let digit = UInt8(truncatingIfNeeded: value >> UInt16(shift)) & 0x0F
-                    // Lower-case hex without leading zeros, as String(_:radix: 16) wrote it.
-                    if digit != 0 || started || shift == 0 {
-                        text.append(Hex.lowerDigit(digit))
-                        started = true
+            if isIPv4 {
+                for (index, byte) in bytes.enumerated() {
+                    if index > 0 { append(UInt8(ascii: ".")) }
+                    if byte >= 100 { append(UInt8(ascii: "0") + byte / 100) }
+                    if byte >= 10 { append(UInt8(ascii: "0") + byte / 10 % 10) }
+                    append(UInt8(ascii: "0") + byte % 10)
+                }
+            } else {
+                for group in 0..<8 {
+                    if group > 0 { append(UInt8(ascii: ":")) }
+                    let value = UInt16(bytes[2 * group]) << 8 | UInt16(bytes[2 * group + 1])
+                    var started = false
+                    for shift in stride(from: 12, through: 0, by: -4) {
+                        let digit = UInt8(truncatingIfNeeded: value >> UInt16(shift)) & 0x0F
+                        // Lower-case hex without leading zeros, as String(_:radix: 16) wrote it.
+                        if digit != 0 || started || shift == 0 {
+                            append(Hex.lowerDigit(digit))
+                            started = true
+                        }
                     }
                 }
             }
+            return count
         }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -779,12 +779,13 @@ private func connectionValues(of connection: OpaquePointer, kind: MHD_ValueKind,
     final class Collector {
         var values: [(key: String, value: String)] = []
         let trimming: Bool
-        init(trimming: Bool) {
-            self.trimming = trimming
-            values.reserveCapacity(16)  // a request's fields, mostly: one allocation, no regrowth
-        }
+        init(trimming: Bool) { self.trimming = trimming }
     }
+    // Without an iterator MHD only counts them: the list is reserved once, exactly (none: no allocation).
+    let count = Int(MHD_get_connection_values(connection, kind, nil, nil))
+    guard count > 0 else { return [] }
     let collector = Collector(trimming: trimming)
+    collector.values.reserveCapacity(count)
     withExtendedLifetime(collector) {
         _ = MHD_get_connection_values(
             connection, kind,

@@ -27,8 +27,8 @@ package struct SealedHandshake {
     /// `nonce ‖ ciphertext ‖ tag`.
     func sealed(key: SecureBytes, loginId: String) throws(AuthCoreError) -> [UInt8] {
         // The record's exact length: one wiping buffer, never moved (it takes the ephemeral state).
-        var plaintext = RecordWriter(
-            capacity: 3 + username.utf8.count + 16 + (deviceId ?? Self.noDevice).count + clientPublicValue.count + ephemeralState.count)
+        let capacity = 3 + username.utf8.count + 16 + (deviceId ?? Self.noDevice).count + clientPublicValue.count + ephemeralState.count
+        var plaintext = RecordWriter(capacity: capacity)
         plaintext.byte(Self.version)
         plaintext.lengthPrefixed(username.utf8)
         plaintext.uint64(UInt64(bitPattern: expiresAtMilliseconds))
@@ -36,6 +36,7 @@ package struct SealedHandshake {
         plaintext.raw(deviceId ?? Self.noDevice)
         plaintext.raw(clientPublicValue)
         ephemeralState.withUnsafeBytes { plaintext.raw($0) }
+        assert(plaintext.bytes.count == capacity, "the login state's layout and its capacity disagree")
         return try StoreSeal.seal(plaintext.bytes, key: key, associatedData: Array(loginId.utf8))
     }
 
