@@ -195,23 +195,8 @@ final class AppServerTests {
     }
 
     /// Writes `text` on a fresh connection and reads what comes back until the server closes (at
-    /// most 64 KiB, 10 s): on a thread of its own, since blocking socket calls must not hold a
-    /// thread of the concurrency pool (two on this machine) that the other suites' timers need.
-    func rawExchange(_ text: String) async throws -> String {
-        let port = server.port
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                do {
-                    let handle = try RawSocket(port: port)
-                    defer { handle.close() }
-                    handle.write(Array(text.utf8))
-                    continuation.resume(returning: String(decoding: handle.readAll(limit: 65_536), as: UTF8.self))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
-    }
+    /// most 64 KiB, 10 s).
+    func rawExchange(_ text: String) async throws -> String { try await RawSocket.exchange(port: server.port, text) }
 
     @Test("plain http is refused on an address that is not loopback; a busy port is a transportFailure")
     func listenChecks() throws {

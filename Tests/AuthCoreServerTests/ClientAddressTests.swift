@@ -63,20 +63,8 @@ struct RequestFieldsAndRecordsTests {
             let query = request.queryParameters.map { "\($0.key)=[\($0.value)]" }
             return HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "text/plain")], body: Array((fields + query).joined(separator: ",").utf8))
         }
-        let port = server.port
         let head = "GET /f?q=%20x%20&e= HTTP/1.1\r\nHost: x\r\nX-A: \t a \t b\t \r\nX-B: \t \r\nX-C:c\r\nConnection: close\r\n\r\n"
-        let answer = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-            Thread.detachNewThread {
-                do {
-                    let socket = try RawSocket(port: port)
-                    defer { socket.close() }
-                    socket.write(Array(head.utf8))
-                    continuation.resume(returning: String(decoding: socket.readAll(limit: 65_536), as: UTF8.self))
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-        }
+        let answer = try await RawSocket.exchange(port: server.port, head)
         await server.stop(grace: .milliseconds(200))
         #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(80))")
         #expect(answer.hasSuffix("[a \t b],[],[c],q=[ x ],e=[]"), "\(answer.suffix(60))")

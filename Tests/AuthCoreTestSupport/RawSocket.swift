@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -71,4 +73,25 @@ public struct RawSocket: Sendable {
     }
 
     public func close() { Glibc.close(descriptor) }
+}
+
+extension RawSocket {
+    /// Writes `text` on a fresh connection to `port` and reads what comes back until the server
+    /// closes (at most `limit` bytes, the socket's 10 s timeout): on a thread of its own, since
+    /// blocking socket calls must not hold a thread of the concurrency pool (two on this machine)
+    /// that other suites' timers need.
+    public static func exchange(port: Int, _ text: String, limit: Int = 65_536) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread {
+                do {
+                    let socket = try RawSocket(port: port)
+                    defer { socket.close() }
+                    _ = socket.write(Array(text.utf8))
+                    continuation.resume(returning: String(decoding: socket.readAll(limit: limit), as: UTF8.self))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
 }
