@@ -18,7 +18,7 @@ VENV := .venv
 MINISTACK_VENV := .venv-ministack
 APT_PACKAGES := pkg-config libgmp-dev libssl-dev openssl ca-certificates libhiredis-dev redis-server libmicrohttpd-dev python3-venv locales valgrind squid
 
-.PHONY: test test-steps test-unit lint-bytes docs alloc-check ir-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ctgrind-openssl ct-count dudect zeroize-check stack-scrub-check deps system-deps venv ministack-venv build build-release vectors clean
+.PHONY: test test-steps test-unit lint-bytes lint-format format docs alloc-check ir-check bench bench-ab tsan asan fuzz fuzz-build fuzz-replay ctgrind ctgrind-build ctgrind-openssl ct-count dudect zeroize-check stack-scrub-check deps system-deps venv ministack-venv build build-release vectors clean
 
 # The tests run under scripts/with_peers.py, which starts the local peers (moto, rclone serve s3,
 # the oss2-verifying OSS endpoint, the token-vending server, ministack) on loopback and stops them by PID.
@@ -41,6 +41,7 @@ step = @echo "==> $(1)"; start=$$(date +%s); ( $(2) ); status=$$?; echo "step-ti
 
 test-steps: deps build
 	$(call step,byte-lint,$(PYTHON) scripts/check_byte_parsing.py)
+	$(call step,format,$(MAKE) --no-print-directory lint-format)
 	$(call step,unit,$(SWIFT) test --skip-build --skip 'AuthCoreIntegrationTests\.')
 	$(call step,integration,$(VENV)/bin/python scripts/with_peers.py -- $(SWIFT) test --skip-build --no-parallel --filter 'AuthCoreIntegrationTests\.')
 	$(call step,vectors,.build/debug/authcore vectors vectors)
@@ -82,6 +83,18 @@ test-unit:
 # by String; justified exceptions carry "// bytes-lint: why". Part of `make test` (a second).
 lint-bytes:
 	@$(PYTHON) scripts/check_byte_parsing.py
+
+# The layout: every Swift file as the toolchain's `swift format` writes it with the checked-in
+# .swift-format (NIO and swift-crypto's house style: 120 columns, 4 spaces, one argument per line when
+# a call does not fit, ordered imports). `make format` rewrites the files; `lint-format` (in `make
+# test`, a few seconds) fails on any file that differs. Lines it cannot break (string literals, URLs)
+# may run past 120 columns.
+SWIFT_SOURCES := Package.swift Sources Tests Benchmarks Fuzz Checks
+lint-format:
+	@$(SWIFT) format lint --strict --parallel --recursive $(SWIFT_SOURCES) && \
+	  echo "format: $$(find $(SWIFT_SOURCES) -name '*.swift' | wc -l) Swift files as swift format writes them (.swift-format)"
+format:
+	$(SWIFT) format format --in-place --parallel --recursive $(SWIFT_SOURCES)
 
 # DocC for every public module with the toolchain's docc (no plugin package can be fetched): symbol
 # graphs extracted from the debug build, each catalogue (Sources/<Module>/<Module>.docc) converted with

@@ -127,7 +127,9 @@ let package = Package(
         // when built with `-sanitize=fuzzer -DAUTHCORE_LIBFUZZER` (`make fuzz`).
         .executableTarget(
             name: "AuthCoreFuzz",
-            dependencies: ["AuthCore", "AuthCoreClients", "AuthCoreServer", "AuthCoreVectors", "AuthCoreReferenceModels"],
+            dependencies: [
+                "AuthCore", "AuthCoreClients", "AuthCoreServer", "AuthCoreVectors", "AuthCoreReferenceModels",
+            ],
             path: "Fuzz/AuthCoreFuzz",
             swiftSettings: swiftSettings
         ),

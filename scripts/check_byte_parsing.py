@@ -11,7 +11,8 @@ In the code that reads wire formats, paths, headers and stored records, it fails
     created: identities (usernames, key ids, header names, device keys, hosts) are keyed by their
     bytes, since String equality merges canonically equivalent spellings.
 A line that has to do one of these says why in a marked comment, on the line or in the comment lines
-directly above it (a declaration's documentation included):
+directly above it (a declaration's documentation included; for an element of a list written one per
+line, above the list's opening line or between its elements):
     // bytes-lint: <why this is not wire data or an identity>
 Comments are not read (a `//` inside a string literal is not one).
 
@@ -66,6 +67,28 @@ def code_of(line):
     return line
 
 
+def marked_comments_above(lines, index):
+    """The comment lines directly above line `index` (0-based). A line inside a parenthesised list
+    written one element per line (`swift format` breaks long parameter and argument lists that way)
+    also has the comments above the list's opening line, and those between its elements."""
+    comments = []
+    above = index - 1
+    in_list = True
+    while above >= 0:
+        text = lines[above].strip()
+        code = code_of(lines[above]).strip()
+        if text.startswith("//"):
+            comments.append(lines[above])
+        elif in_list and code.endswith(","):
+            pass
+        elif in_list and code.endswith("("):
+            in_list = False
+        else:
+            break
+        above -= 1
+    return comments
+
+
 def lines_of(path):
     with open(path, encoding="utf-8") as handle:
         return handle.read().split("\n")
@@ -89,11 +112,7 @@ def main():
                     for rule, pattern in RULES:
                         if not pattern.search(code):
                             continue
-                        above = number - 2
-                        comments = []
-                        while above >= 0 and lines[above].lstrip().startswith("//"):
-                            comments.append(lines[above])
-                            above -= 1
+                        comments = marked_comments_above(lines, number - 1)
                         if MARKER in line or any(MARKER in comment for comment in comments):
                             honoured += 1
                             continue

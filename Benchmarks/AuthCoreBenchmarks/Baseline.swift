@@ -30,15 +30,22 @@ struct BaselineComparison {
     func regressions(above limit: Double) -> [Row] { rows.filter { $0.isEngine && $0.ratio > limit } }
 
     func render(failAbove limit: Double?) -> String {
-        var lines = ["name".padding(toLength: 34, withPad: " ", startingAt: 0) + "baseline".leftPadded(13) + "now".leftPadded(13) + "  now/baseline"]
+        var lines = [
+            "name".padding(toLength: 34, withPad: " ", startingAt: 0) + "baseline".leftPadded(13) + "now".leftPadded(13)
+                + "  now/baseline"
+        ]
         for row in rows {
-            var line = row.name.padding(toLength: 34, withPad: " ", startingAt: 0) + formatDuration(row.before).leftPadded(13)
+            var line =
+                row.name.padding(toLength: 34, withPad: " ", startingAt: 0) + formatDuration(row.before).leftPadded(13)
                 + formatDuration(row.after).leftPadded(13) + String(format: "  %.2f", row.ratio)
             if let limit, row.isEngine, row.ratio > limit { line += String(format: "  REGRESSION (above %.2f)", limit) }
             lines.append(line)
         }
         if !missing.isEmpty {
-            lines.append("\(missing.count) of the baseline's benchmarks not measured this run" + (missing.count <= 5 ? ": " + missing.joined(separator: ", ") : ""))
+            lines.append(
+                "\(missing.count) of the baseline's benchmarks not measured this run"
+                    + (missing.count <= 5 ? ": " + missing.joined(separator: ", ") : "")
+            )
         }
         return lines.joined(separator: "\n")
     }

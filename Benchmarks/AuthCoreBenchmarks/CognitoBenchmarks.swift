@@ -10,9 +10,18 @@ func cognitoBenchmarks() -> [BenchmarkCase] {
     let salt = BigUInt(bigEndianBytes: random.bytes(16))
     let password = SecureBytes(Array("Corr3ct-Horse-Battery!".utf8))
     let userId = "7dc1653c-8866-499d-9bd0-05662060d645"
-    guard let verifier = try? CognitoSRPServer.verifier(realm: "AbCdEf123", identity: userId, password: password, salt: salt),
+    guard
+        let verifier = try? CognitoSRPServer.verifier(
+            realm: "AbCdEf123",
+            identity: userId,
+            password: password,
+            salt: salt
+        ),
         let challenge = try? CognitoSRPServer.challenge(
-            privateValue: BigUInt(bigEndianBytes: random.bytes(32)), verifier: verifier, secretBlock: random.bytes(1024))
+            privateValue: BigUInt(bigEndianBytes: random.bytes(32)),
+            verifier: verifier,
+            secretBlock: random.bytes(1024)
+        )
     else { return [] }
     let b = challenge.serverPublicValue
     let block = challenge.secretBlock
@@ -22,8 +31,14 @@ func cognitoBenchmarks() -> [BenchmarkCase] {
 
     func claim(_ ephemeral: borrowing SRPPrivateValue) -> String? {
         try? CognitoSRP.passwordClaim(
-            realm: "AbCdEf123", identity: userId, password: password, ephemeral: ephemeral, serverPublicValue: b, salt: salt,
-            secretBlock: block, timestamp: timestamp
+            realm: "AbCdEf123",
+            identity: userId,
+            password: password,
+            ephemeral: ephemeral,
+            serverPublicValue: b,
+            salt: salt,
+            secretBlock: block,
+            timestamp: timestamp
         ).signature
     }
 
@@ -35,7 +50,9 @@ func cognitoBenchmarks() -> [BenchmarkCase] {
             }
         },
         BenchmarkCase(name: "c.cognito.login.client", note: "three mpz_powm_sec: 256, 256, 513-bit exponents") { n in
-            let checksum = nBytes.withUnsafeBytes { c_authcore_baseline_cognito_client_powm_sec($0.baseAddress, $0.count, n) }
+            let checksum = nBytes.withUnsafeBytes {
+                c_authcore_baseline_cognito_client_powm_sec($0.baseAddress, $0.count, n)
+            }
             blackHole(checksum)
         },
         BenchmarkCase(name: "cognito.login.client.prepared", note: "(a, A) prepared while the user typed") { n in

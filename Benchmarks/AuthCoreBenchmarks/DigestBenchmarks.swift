@@ -11,13 +11,15 @@ func digestBenchmarks() -> [BenchmarkCase] {
                 message.withUnsafeBytes { buffer in
                     for _ in 0..<n { blackHole(SHA256.hash(bufferPointer: buffer)) }
                 }
-            })
+            }
+        )
         cases.append(
             BenchmarkCase(name: "c.sha256.\(label)", bytesPerIteration: size) { n in
                 var out = [UInt8](repeating: 0, count: 32)
                 message.withUnsafeBytes { c_authcore_baseline_sha256($0.baseAddress, size, n, &out) }
                 blackHole(out)
-            })
+            }
+        )
     }
 
     let key = [UInt8](repeating: 0x4B, count: 32)
@@ -28,7 +30,8 @@ func digestBenchmarks() -> [BenchmarkCase] {
             message200.withUnsafeBytes { buffer in
                 for _ in 0..<n { blackHole(mac.authenticationCode(for: buffer)) }
             }
-        })
+        }
+    )
     cases.append(
         BenchmarkCase(name: "c.hmac-sha256.200B", bytesPerIteration: 200) { n in
             var out = [UInt8](repeating: 0, count: 32)
@@ -38,7 +41,8 @@ func digestBenchmarks() -> [BenchmarkCase] {
                 }
             }
             blackHole(out)
-        })
+        }
+    )
     cases.append(
         BenchmarkCase(name: "hmac-sha256.200B.oneshot", bytesPerIteration: 200, note: "keyed per call") { n in
             key.withUnsafeBytes { k in
@@ -46,7 +50,8 @@ func digestBenchmarks() -> [BenchmarkCase] {
                     for _ in 0..<n { blackHole(HMAC<SHA256>.authenticationCode(for: m, using: k)) }
                 }
             }
-        })
+        }
+    )
 
     // HKDF as Cognito uses it: salt = PADs(u) (32 bytes), IKM = PADs(S) (384 bytes), 16 bytes out.
     let salt = [UInt8](repeating: 0x9C, count: 32)
@@ -55,17 +60,23 @@ func digestBenchmarks() -> [BenchmarkCase] {
     cases.append(
         BenchmarkCase(name: "hkdf.cognito", note: "SHA-256, 384 B IKM, 16 B out") { n in
             for _ in 0..<n {
-                let prk = ikm.withUnsafeBytes { i in salt.withUnsafeBytes { HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: i, salt: $0) } }
+                let prk = ikm.withUnsafeBytes { i in
+                    salt.withUnsafeBytes { HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: i, salt: $0) }
+                }
                 blackHole(try? HKDF<SHA256>.expand(pseudoRandomKey: prk, info: info, outputByteCount: 16))
             }
-        })
+        }
+    )
     cases.append(
         BenchmarkCase(name: "c.hkdf.cognito") { n in
             var out = [UInt8](repeating: 0, count: 16)
             ikm.withUnsafeBytes { i in
-                salt.withUnsafeBytes { s in c_authcore_baseline_hkdf_cognito(i.baseAddress, i.count, s.baseAddress, s.count, n, &out) }
+                salt.withUnsafeBytes { s in
+                    c_authcore_baseline_hkdf_cognito(i.baseAddress, i.count, s.baseAddress, s.count, n, &out)
+                }
             }
             blackHole(out)
-        })
+        }
+    )
     return cases
 }

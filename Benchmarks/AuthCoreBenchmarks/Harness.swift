@@ -55,8 +55,10 @@ struct BenchmarkResult {
 
     var json: [String: Any] {
         var object: [String: Any] = [
-            "name": name, "unit": "ns", "median": median.rounded(), "p10": p10.rounded(), "p25": percentiles.p25.rounded(),
-            "p75": percentiles.p75.rounded(), "p90": p90.rounded(), "p99": percentiles.p99.rounded(), "iterations": iterations,
+            "name": name, "unit": "ns", "median": median.rounded(), "p10": p10.rounded(),
+            "p25": percentiles.p25.rounded(),
+            "p75": percentiles.p75.rounded(), "p90": p90.rounded(), "p99": percentiles.p99.rounded(),
+            "iterations": iterations,
         ]
         if let statistics {
             object["min"] = statistics.minimum.rounded()
@@ -85,7 +87,9 @@ struct SampleStatistics {
     let count: Int
 
     init(minimum: Double, maximum: Double, mean: Double, standardDeviation: Double, count: Int) {
-        (self.minimum, self.maximum, self.mean, self.standardDeviation, self.count) = (minimum, maximum, mean, standardDeviation, count)
+        (self.minimum, self.maximum, self.mean, self.standardDeviation, self.count) = (
+            minimum, maximum, mean, standardDeviation, count
+        )
     }
 
     init(_ samples: [Double]) {
@@ -167,15 +171,21 @@ func measureGroup(_ group: [BenchmarkCase], settings: HarnessSettings) -> [Bench
     return group.indices.map { index in
         let benchmark = group[index]
         var result = BenchmarkResult(
-            name: benchmark.name, percentiles: Percentiles(samples[index]), iterations: inner[index] * settings.sampleCount,
-            statistics: SampleStatistics(samples[index]), note: benchmark.note)
+            name: benchmark.name,
+            percentiles: Percentiles(samples[index]),
+            iterations: inner[index] * settings.sampleCount,
+            statistics: SampleStatistics(samples[index]),
+            note: benchmark.note
+        )
         if let bytes = benchmark.bytesPerIteration { result.bytesPerSecond = Double(bytes) / (result.median / 1e9) }
         if benchmark.measuresPeakRSS, let before = rssBefore, let after = peakRSSBytes() {
             result.peakRSSGrowthBytes = after - before
         }
         result.allocations = allocationsPerIteration(benchmark, iterations: inner[index])
         if benchmark.name.hasPrefix("c."),
-            let engine = group.firstIndex(where: { row in benchmark.pairedWith.map { row.name == $0 } ?? !row.name.hasPrefix("c.") })
+            let engine = group.firstIndex(where: { row in
+                benchmark.pairedWith.map { row.name == $0 } ?? !row.name.hasPrefix("c.")
+            })
         {
             // A C twin: engine sample / twin sample (a twin with `pairedWith` names its engine row).
             let ratios = zip(samples[engine], samples[index]).map { $0 / $1 }.sorted()
@@ -234,7 +244,8 @@ func runEnvironment() -> [String: Any] {
     let environment = ProcessInfo.processInfo.environment
     var cpu = "unknown CPU"
     if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-        let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }), let colon = line.firstIndex(of: ":")
+        let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+        let colon = line.firstIndex(of: ":")
     {
         cpu = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
@@ -272,7 +283,8 @@ func formatDuration(_ ns: Double) -> String {
 /// (Python runs in its own process, not interleaved).
 func renderTable(_ results: [BenchmarkResult]) -> String {
     var lines: [String] = []
-    let header = "name".padding(toLength: 34, withPad: " ", startingAt: 0)
+    let header =
+        "name".padding(toLength: 34, withPad: " ", startingAt: 0)
         + "median".leftPadded(13) + "p10".leftPadded(13) + "p90".leftPadded(13) + "MB/s".leftPadded(10)
         + "  ratio"
     lines.append(header)
@@ -295,11 +307,14 @@ func renderTable(_ results: [BenchmarkResult]) -> String {
             }
         }
         let throughput = result.bytesPerSecond.map { String(format: "%.0f", $0 / 1e6) } ?? ""
-        var line = result.name.padding(toLength: 34, withPad: " ", startingAt: 0)
+        var line =
+            result.name.padding(toLength: 34, withPad: " ", startingAt: 0)
             + formatDuration(result.median).leftPadded(13) + formatDuration(result.p10).leftPadded(13)
             + formatDuration(result.p90).leftPadded(13) + throughput.leftPadded(10) + "  " + ratio
         if let growth = result.peakRSSGrowthBytes { line += "  peak RSS +\(growth / 1024) KiB" }
-        if let allocations = result.allocations, !result.name.hasPrefix("c.") { line += String(format: "  %.1f allocs", allocations) }
+        if let allocations = result.allocations, !result.name.hasPrefix("c.") {
+            line += String(format: "  %.1f allocs", allocations)
+        }
         if !result.note.isEmpty { line += "  (\(result.note))" }
         lines.append(line)
     }

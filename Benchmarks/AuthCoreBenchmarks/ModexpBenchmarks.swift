@@ -25,7 +25,10 @@ func modexpBenchmarks() -> [BenchmarkCase] {
     let base = BigUInt(bigEndianBytes: baseBytes)
     let exponent = BigUInt(bigEndianBytes: exponentBytes)
     return [
-        BenchmarkCase(name: "modexp.3072.e1024.secret", note: "secret-power kernel (\(SecretPowerKernel.preferred)), scratch per context") { n in
+        BenchmarkCase(
+            name: "modexp.3072.e1024.secret",
+            note: "secret-power kernel (\(SecretPowerKernel.preferred)), scratch per context"
+        ) { n in
             guard let context = try? ModularContext(modulus: modulus, maximumExponentBitCount: 1024) else { return }
             for _ in 0..<n { blackHole(try? context.power(base, secretExponent: exponent, exponentBitCount: 1024)) }
         },
@@ -34,7 +37,17 @@ func modexpBenchmarks() -> [BenchmarkCase] {
             baseBytes.withUnsafeBytes { b in
                 exponentBytes.withUnsafeBytes { e in
                     modulusBytes.withUnsafeBytes { m in
-                        _ = c_authcore_baseline_powm_sec(b.baseAddress, b.count, e.baseAddress, e.count, m.baseAddress, m.count, n, &out, out.count)
+                        _ = c_authcore_baseline_powm_sec(
+                            b.baseAddress,
+                            b.count,
+                            e.baseAddress,
+                            e.count,
+                            m.baseAddress,
+                            m.count,
+                            n,
+                            &out,
+                            out.count
+                        )
                     }
                 }
             }

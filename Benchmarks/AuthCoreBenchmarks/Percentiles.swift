@@ -19,8 +19,13 @@ struct Percentiles {
     init(_ samples: [Double]) {
         let sorted = samples.sorted()
         self.init(
-            p10: Self.value(at: 0.10, sorted: sorted), p25: Self.value(at: 0.25, sorted: sorted), p50: Self.value(at: 0.50, sorted: sorted),
-            p75: Self.value(at: 0.75, sorted: sorted), p90: Self.value(at: 0.90, sorted: sorted), p99: Self.value(at: 0.99, sorted: sorted))
+            p10: Self.value(at: 0.10, sorted: sorted),
+            p25: Self.value(at: 0.25, sorted: sorted),
+            p50: Self.value(at: 0.50, sorted: sorted),
+            p75: Self.value(at: 0.75, sorted: sorted),
+            p90: Self.value(at: 0.90, sorted: sorted),
+            p99: Self.value(at: 0.99, sorted: sorted)
+        )
     }
 
     /// A row measured as one figure (a process's CPU over a whole run): every percentile is that figure.

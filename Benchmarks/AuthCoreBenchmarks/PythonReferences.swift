@@ -1,7 +1,8 @@
 import Foundation
 
 /// Python reference rows (`py.*`), measured by scripts in the project's venv and reported as JSON.
-/// Each script prints one JSON object per line: `{"name":…,"unit":"ns","median":…,"p10":…,"p25":…,"p75":…,"p90":…,"p99":…,"iterations":…}`.
+/// Each script prints one JSON object per line:
+/// `{"name":…,"unit":"ns","median":…,"p10":…,"p25":…,"p75":…,"p90":…,"p99":…,"iterations":…}`.
 let pythonReferenceScripts: [(script: String, arguments: [String], names: [String])] = [
     ("scripts/bench_botocore.py", [], ["py.sigv4.sign.get"]),
     ("scripts/bench_pycognito.py", [], ["py.cognito.login.client"]),
@@ -31,8 +32,13 @@ func pythonReferenceResults(settings: HarnessSettings) -> [BenchmarkResult] {
             else { continue }
             results.append(
                 BenchmarkResult(
-                    name: name, percentiles: pythonPercentiles(object, median: median), iterations: object["iterations"] as? Int ?? 0,
-                    statistics: pythonStatistics(object), note: object["note"] as? String ?? ""))
+                    name: name,
+                    percentiles: pythonPercentiles(object, median: median),
+                    iterations: object["iterations"] as? Int ?? 0,
+                    statistics: pythonStatistics(object),
+                    note: object["note"] as? String ?? ""
+                )
+            )
         }
     }
     return results
@@ -41,13 +47,22 @@ func pythonReferenceResults(settings: HarnessSettings) -> [BenchmarkResult] {
 /// The percentiles a reference script reported (a missing one is taken as the median).
 private func pythonPercentiles(_ object: [String: Any], median: Double) -> Percentiles {
     func value(_ key: String) -> Double { (object[key] as? NSNumber)?.doubleValue ?? median }
-    return Percentiles(p10: value("p10"), p25: value("p25"), p50: median, p75: value("p75"), p90: value("p90"), p99: value("p99"))
+    return Percentiles(
+        p10: value("p10"),
+        p25: value("p25"),
+        p50: median,
+        p75: value("p75"),
+        p90: value("p90"),
+        p99: value("p99")
+    )
 }
 
 /// The spread a reference script reported, when it reported all of it.
 private func pythonStatistics(_ object: [String: Any]) -> SampleStatistics? {
-    guard let minimum = (object["min"] as? NSNumber)?.doubleValue, let maximum = (object["max"] as? NSNumber)?.doubleValue,
-        let mean = (object["mean"] as? NSNumber)?.doubleValue, let deviation = (object["stddev"] as? NSNumber)?.doubleValue,
+    guard let minimum = (object["min"] as? NSNumber)?.doubleValue,
+        let maximum = (object["max"] as? NSNumber)?.doubleValue,
+        let mean = (object["mean"] as? NSNumber)?.doubleValue,
+        let deviation = (object["stddev"] as? NSNumber)?.doubleValue,
         let count = (object["samples"] as? NSNumber)?.intValue
     else { return nil }
     return SampleStatistics(minimum: minimum, maximum: maximum, mean: mean, standardDeviation: deviation, count: count)

@@ -19,15 +19,24 @@ enum ReportFormat: String, CaseIterable {
     func document(of report: BenchmarkReport) -> Any {
         switch self {
         case .native:
-            return ["machine": report.machine, "environment": report.environment, "results": report.results.map(\.json)] as [String: Any]
+            return [
+                "machine": report.machine, "environment": report.environment, "results": report.results.map(\.json),
+            ] as [String: Any]
         case .githubActionBenchmark:
             var entries: [[String: Any]] = []
             for result in report.results {
-                var extra = String(format: "p10 %.0f ns, p90 %.0f ns, p99 %.0f ns; ", result.p10, result.p90, result.percentiles.p99) + "\(result.iterations) iterations"
+                var extra =
+                    String(
+                        format: "p10 %.0f ns, p90 %.0f ns, p99 %.0f ns; ",
+                        result.p10,
+                        result.p90,
+                        result.percentiles.p99
+                    ) + "\(result.iterations) iterations"
                 if !result.note.isEmpty { extra += "; " + result.note }
                 entries.append([
                     "name": result.name, "unit": "ns", "value": result.median.rounded(),
-                    "range": String(format: "± %.0f", (result.percentiles.p75 - result.percentiles.p25) / 2), "extra": extra,
+                    "range": String(format: "± %.0f", (result.percentiles.p75 - result.percentiles.p25) / 2),
+                    "extra": extra,
                 ])
                 if let ratio = report.pairedRatio(of: result) {
                     entries.append([
@@ -40,10 +49,19 @@ enum ReportFormat: String, CaseIterable {
         case .bencher:
             var benchmarks: [String: [String: [String: Double]]] = [:]
             for result in report.results {
-                var measures = ["latency": ["value": result.median.rounded(), "lower_value": result.p10.rounded(), "upper_value": result.p90.rounded()]]
-                if let allocations = result.allocations, !result.name.hasPrefix("c.") { measures["allocations"] = ["value": (allocations * 100).rounded() / 100] }
+                var measures = [
+                    "latency": [
+                        "value": result.median.rounded(), "lower_value": result.p10.rounded(),
+                        "upper_value": result.p90.rounded(),
+                    ]
+                ]
+                if let allocations = result.allocations, !result.name.hasPrefix("c.") {
+                    measures["allocations"] = ["value": (allocations * 100).rounded() / 100]
+                }
                 benchmarks[result.name] = measures
-                if let ratio = report.pairedRatio(of: result) { benchmarks[ratio.name] = ["paired-ratio": ["value": ratio.value]] }
+                if let ratio = report.pairedRatio(of: result) {
+                    benchmarks[ratio.name] = ["paired-ratio": ["value": ratio.value]]
+                }
             }
             return benchmarks
         }
@@ -62,7 +80,9 @@ struct BenchmarkReport {
     func pairedRatio(of result: BenchmarkResult) -> (name: String, value: Double)? {
         guard let ratio = result.pairedRatio else { return nil }
         let value = (ratio * 1000).rounded() / 1000
-        if result.name.hasPrefix("c.") { return ("\(result.pairedWith ?? baseName(result.name)) / \(result.name)", value) }
+        if result.name.hasPrefix("c.") {
+            return ("\(result.pairedWith ?? baseName(result.name)) / \(result.name)", value)
+        }
         guard let partner = result.pairedWith else { return nil }
         return ("\(result.name) / \(partner)", value)
     }
@@ -72,23 +92,32 @@ extension BenchmarkReport {
     /// Reads a native report (`authcore-bench --json FILE`). Rows of a report written before p25, p75
     /// and p99 existed carry their median in those places.
     init(contentsOf path: String) throws(BaselineError) {
-        guard let data = FileManager.default.contents(atPath: path) else { throw BaselineError(message: "cannot read \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BaselineError(message: "cannot read \(path)")
+        }
         guard let object = try? JSONSerialization.jsonObject(with: data), let document = object as? [String: Any],
             let rows = document["results"] as? [[String: Any]]
         else { throw BaselineError(message: "\(path) is not an authcore-bench JSON report") }
         var results: [BenchmarkResult] = []
         for row in rows {
-            guard let result = BenchmarkResult(json: row) else { throw BaselineError(message: "\(path): a row without a name and a finite median") }
+            guard let result = BenchmarkResult(json: row) else {
+                throw BaselineError(message: "\(path): a row without a name and a finite median")
+            }
             results.append(result)
         }
-        self.init(machine: document["machine"] as? String ?? "", environment: document["environment"] as? [String: Any] ?? [:], results: results)
+        self.init(
+            machine: document["machine"] as? String ?? "",
+            environment: document["environment"] as? [String: Any] ?? [:],
+            results: results
+        )
     }
 }
 
 extension BenchmarkResult {
     /// The keys ``json`` writes for the fields it has; any other key of a row is kept in ``extra``.
     private static let nativeKeys: Set<String> = [
-        "name", "unit", "median", "p10", "p25", "p75", "p90", "p99", "iterations", "min", "max", "mean", "stddev", "samples",
+        "name", "unit", "median", "p10", "p25", "p75", "p90", "p99", "iterations", "min", "max", "mean", "stddev",
+        "samples",
         "bytes_per_second", "peak_rss_growth_bytes", "allocations", "paired_ratio", "paired_with", "note",
     ]
 
@@ -100,21 +129,40 @@ extension BenchmarkResult {
     /// a figure that is not a number of at most ``largestFigure`` in size is taken as absent.
     init?(json row: [String: Any]) {
         func number(_ key: String) -> Double? {
-            guard let value = (row[key] as? NSNumber)?.doubleValue, value.isFinite, abs(value) <= Self.largestFigure else { return nil }
+            guard let value = (row[key] as? NSNumber)?.doubleValue, value.isFinite, abs(value) <= Self.largestFigure
+            else { return nil }
             return value
         }
         guard let name = row["name"] as? String, let median = number("median"), median >= 0 else { return nil }
         let percentiles = Percentiles(
-            p10: number("p10") ?? median, p25: number("p25") ?? median, p50: median, p75: number("p75") ?? median,
-            p90: number("p90") ?? median, p99: number("p99") ?? median)
+            p10: number("p10") ?? median,
+            p25: number("p25") ?? median,
+            p50: median,
+            p75: number("p75") ?? median,
+            p90: number("p90") ?? median,
+            p99: number("p99") ?? median
+        )
         var statistics: SampleStatistics?
-        if let minimum = number("min"), let maximum = number("max"), let mean = number("mean"), let deviation = number("stddev"),
+        if let minimum = number("min"), let maximum = number("max"), let mean = number("mean"),
+            let deviation = number("stddev"),
             let count = number("samples")
         {
-            statistics = SampleStatistics(minimum: minimum, maximum: maximum, mean: mean, standardDeviation: deviation, count: Int(exactly: count.rounded()) ?? 0)
+            statistics = SampleStatistics(
+                minimum: minimum,
+                maximum: maximum,
+                mean: mean,
+                standardDeviation: deviation,
+                count: Int(exactly: count.rounded()) ?? 0
+            )
         }
         let iterations = number("iterations").flatMap { Int(exactly: $0.rounded()) } ?? 0
-        self.init(name: name, percentiles: percentiles, iterations: iterations, statistics: statistics, note: row["note"] as? String ?? "")
+        self.init(
+            name: name,
+            percentiles: percentiles,
+            iterations: iterations,
+            statistics: statistics,
+            note: row["note"] as? String ?? ""
+        )
         bytesPerSecond = number("bytes_per_second")
         peakRSSGrowthBytes = number("peak_rss_growth_bytes").flatMap { Int(exactly: $0.rounded()) }
         allocations = number("allocations")

@@ -23,9 +23,14 @@ func srpBenchmarks() -> [BenchmarkCase] {
         BenchmarkCase(name: "srp.gpow.3072.e256", note: "fixed-base comb, 5-bit windows") { iterations in
             for _ in 0..<iterations { blackHole(try? group.generatorPower(secretExponent: a, exponentBitCount: 256)) }
         },
-        BenchmarkCase(name: "srp.gpow.3072.e256.generic", note: "secret-power kernel (\(SecretPowerKernel.preferred)), no table") { iterations in
+        BenchmarkCase(
+            name: "srp.gpow.3072.e256.generic",
+            note: "secret-power kernel (\(SecretPowerKernel.preferred)), no table"
+        ) { iterations in
             guard let context = try? ModularContext(modulus: n, maximumExponentBitCount: 256) else { return }
-            for _ in 0..<iterations { blackHole(try? context.power(group.generator, secretExponent: a, exponentBitCount: 256)) }
+            for _ in 0..<iterations {
+                blackHole(try? context.power(group.generator, secretExponent: a, exponentBitCount: 256))
+            }
         },
         BenchmarkCase(name: "c.srp.gpow.3072.e256", note: "mpz_powm_sec") { iterations in
             var out = [UInt8](repeating: 0, count: 384)
@@ -33,41 +38,74 @@ func srpBenchmarks() -> [BenchmarkCase] {
             g.withUnsafeBytes { gb in
                 aBytes.withUnsafeBytes { eb in
                     nBytes.withUnsafeBytes { nb in
-                        _ = c_authcore_baseline_powm_sec(gb.baseAddress, 1, eb.baseAddress, eb.count, nb.baseAddress, nb.count, iterations, &out, out.count)
+                        _ = c_authcore_baseline_powm_sec(
+                            gb.baseAddress,
+                            1,
+                            eb.baseAddress,
+                            eb.count,
+                            nb.baseAddress,
+                            nb.count,
+                            iterations,
+                            &out,
+                            out.count
+                        )
                     }
                 }
             }
             blackHole(out)
         },
-        BenchmarkCase(name: "srp.spow.3072.e513", note: "premaster: \(SecretPowerKernel.preferred) kernel, fixed-width base and exponent") { iterations in
-            for _ in 0..<iterations { blackHole(try? group.variableBasePower(base, secretExponent: e513, exponentBitCount: 513)) }
+        BenchmarkCase(
+            name: "srp.spow.3072.e513",
+            note: "premaster: \(SecretPowerKernel.preferred) kernel, fixed-width base and exponent"
+        ) { iterations in
+            for _ in 0..<iterations {
+                blackHole(try? group.variableBasePower(base, secretExponent: e513, exponentBitCount: 513))
+            }
         },
         // The kernels side by side on the same limbs (issue 42): GMP's, the one before, and the IFMA
         // kernel's portable twin; and a 256-bit exponent, the server's v^u and (A·v^u)^b each.
         BenchmarkCase(
-            name: "srp.spow.3072.e513.mpn_sec_powm", note: "GMP's mpn_sec_powm (the premaster's kernel before issue 42)",
+            name: "srp.spow.3072.e513.mpn_sec_powm",
+            note: "GMP's mpn_sec_powm (the premaster's kernel before issue 42)",
             pairedWith: "srp.spow.3072.e513"
         ) { iterations in
             let work = domain.preparedSecretPower(base, exponent: e513, bitCount: 513, kernel: .gmp)
             for _ in 0..<iterations { work() }
         },
-        BenchmarkCase(name: "srp.spow.3072.e513.portable52", note: "the IFMA kernel's portable twin (what valgrind checks)") { iterations in
+        BenchmarkCase(
+            name: "srp.spow.3072.e513.portable52",
+            note: "the IFMA kernel's portable twin (what valgrind checks)"
+        ) { iterations in
             let work = domain.preparedSecretPower(base, exponent: e513, bitCount: 513, kernel: .portable52)
             for _ in 0..<iterations { work() }
         },
-        BenchmarkCase(name: "srp.spow.3072.e256", note: "\(SecretPowerKernel.preferred) kernel, a 256-bit exponent (v^u, (A·v^u)^b)") { iterations in
+        BenchmarkCase(
+            name: "srp.spow.3072.e256",
+            note: "\(SecretPowerKernel.preferred) kernel, a 256-bit exponent (v^u, (A·v^u)^b)"
+        ) { iterations in
             let work = domain.preparedSecretPower(base, exponent: a, bitCount: 256, kernel: .preferred)
             for _ in 0..<iterations { work() }
         },
         BenchmarkCase(
-            name: "c.srp.spow.3072.e513.openssl", note: "BN_mod_exp_mont_consttime (the kernel before issue 11)", pairedWith: "srp.spow.3072.e513"
+            name: "c.srp.spow.3072.e513.openssl",
+            note: "BN_mod_exp_mont_consttime (the kernel before issue 11)",
+            pairedWith: "srp.spow.3072.e513"
         ) { iterations in
             var out = [UInt8](repeating: 0, count: 384)
             baseBytes.withUnsafeBytes { bb in
                 eBytes.withUnsafeBytes { eb in
                     nBytes.withUnsafeBytes { nb in
                         _ = c_authcore_baseline_openssl_powm_consttime(
-                            bb.baseAddress, bb.count, eb.baseAddress, eb.count, nb.baseAddress, nb.count, iterations, &out, out.count)
+                            bb.baseAddress,
+                            bb.count,
+                            eb.baseAddress,
+                            eb.count,
+                            nb.baseAddress,
+                            nb.count,
+                            iterations,
+                            &out,
+                            out.count
+                        )
                     }
                 }
             }
@@ -78,7 +116,17 @@ func srpBenchmarks() -> [BenchmarkCase] {
             baseBytes.withUnsafeBytes { bb in
                 eBytes.withUnsafeBytes { eb in
                     nBytes.withUnsafeBytes { nb in
-                        _ = c_authcore_baseline_powm_sec(bb.baseAddress, bb.count, eb.baseAddress, eb.count, nb.baseAddress, nb.count, iterations, &out, out.count)
+                        _ = c_authcore_baseline_powm_sec(
+                            bb.baseAddress,
+                            bb.count,
+                            eb.baseAddress,
+                            eb.count,
+                            nb.baseAddress,
+                            nb.count,
+                            iterations,
+                            &out,
+                            out.count
+                        )
                     }
                 }
             }
@@ -96,7 +144,8 @@ func srpBenchmarks() -> [BenchmarkCase] {
         let password = SecureBytes(Array("correct horse battery staple".utf8))
         guard let verifier = try? configuration.makeVerifier(username: username, password: password) else { continue }
         cases.append(
-            BenchmarkCase(name: "srp.handshake.\(bits).sha256", note: "client + server, verifier stored") { iterations in
+            BenchmarkCase(name: "srp.handshake.\(bits).sha256", note: "client + server, verifier stored") {
+                iterations in
                 for _ in 0..<iterations {
                     do {
                         let serverEphemeral = try server.makeEphemeral(verifier: verifier)
@@ -104,43 +153,60 @@ func srpBenchmarks() -> [BenchmarkCase] {
                         let clientEphemeral = try client.makeEphemeral()
                         let aValue = clientEphemeral.publicValue
                         let session = try client.processChallenge(
-                            username: username, password: password, salt: verifier.salt, serverPublicValue: b,
-                            ephemeral: clientEphemeral)
+                            username: username,
+                            password: password,
+                            salt: verifier.salt,
+                            serverPublicValue: b,
+                            ephemeral: clientEphemeral
+                        )
                         let serverSession = try server.verifyClient(
-                            username: username, verifier: verifier, clientPublicValue: aValue,
-                            clientProof: session.clientProof, ephemeral: serverEphemeral)
+                            username: username,
+                            verifier: verifier,
+                            clientPublicValue: aValue,
+                            clientProof: session.clientProof,
+                            ephemeral: serverEphemeral
+                        )
                         try session.verifyServerProof(serverSession.serverProof)
                         blackHole(serverSession)
                     } catch {
                         blackHole(error)
                     }
                 }
-            })
+            }
+        )
         if bits == 3072 {
             let groupBytes = group.modulus.minimalBigEndianBytes
             cases.append(
-                BenchmarkCase(name: "c.srp.handshake.3072.sha256", note: "six mpz_powm_sec, same exponent sizes") { iterations in
+                BenchmarkCase(name: "c.srp.handshake.3072.sha256", note: "six mpz_powm_sec, same exponent sizes") {
+                    iterations in
                     let checksum = groupBytes.withUnsafeBytes {
                         c_authcore_baseline_srp_handshake_powm_sec($0.baseAddress, $0.count, 5, iterations)
                     }
                     blackHole(checksum)
-                })
+                }
+            )
             cases.append(
-                BenchmarkCase(name: "srp.client.3072.sha256", note: "client: (a, A), then S, K, M1, M2 check") { iterations in
+                BenchmarkCase(name: "srp.client.3072.sha256", note: "client: (a, A), then S, K, M1, M2 check") {
+                    iterations in
                     guard let serverEphemeral = try? server.makeEphemeral(verifier: verifier) else { return }
                     let b = serverEphemeral.serverPublicValue
                     for _ in 0..<iterations {
                         do {
                             let clientEphemeral = try client.makeEphemeral()
                             let session = try client.processChallenge(
-                                username: username, password: password, salt: verifier.salt, serverPublicValue: b,
-                                ephemeral: clientEphemeral)
+                                username: username,
+                                password: password,
+                                salt: verifier.salt,
+                                serverPublicValue: b,
+                                ephemeral: clientEphemeral
+                            )
                             blackHole(session)
                         } catch {
                             blackHole(error)
                         }
                     }
-                })
+                }
+            )
         }
     }
     return cases

@@ -29,7 +29,11 @@ func serverLoadResults(settings: HarnessSettings) -> [BenchmarkResult] {
         guard let redis = BenchRedis() else { loadFailure("redis-server did not start") }
         defer { redis.stop() }
         let port = redis.port
-        results.append(runSynchronously { Unchecked(await loadRun(name: name + ".redis", store: .redis(port), settings: settings)) }.value)
+        results.append(
+            runSynchronously {
+                Unchecked(await loadRun(name: name + ".redis", store: .redis(port), settings: settings))
+            }.value
+        )
     }
     return results
 }
@@ -77,7 +81,12 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
         let clients = 8
         let password = SecureBytes(Array("load test password".utf8))
         var table: [String: SRPVerifier] = [:]
-        for index in 0...clients { table["load-\(index)"] = try configuration.makeVerifier(username: Array("load-\(index)".utf8), password: password) }
+        for index in 0...clients {
+            table["load-\(index)"] = try configuration.makeVerifier(
+                username: Array("load-\(index)".utf8),
+                password: password
+            )
+        }
         let memory = InMemoryHandshakeStore()
         let store: any HandshakeStore
         var redisPort = 0
@@ -93,8 +102,12 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
         policy.handshakeLifetime = .seconds(2)
         let keys = try ServerKeys(serverSecret: try SystemRandom().secureBytes(count: 32))
         let logins = SRPLoginService(
-            configuration: configuration, policy: policy, verifiers: try StaticVerifierStore(table, configuration: configuration), handshakes: store,
-            keys: keys)
+            configuration: configuration,
+            policy: policy,
+            verifiers: try StaticVerifierStore(table, configuration: configuration),
+            handshakes: store,
+            keys: keys
+        )
         let app = AppServer(logins: logins, sessions: try AppSessions(store: store, keys: keys, lifetime: .seconds(2)))
         let counts = Locked(ServerCounts())
         let server = try HTTPServer(configuration: HTTPServer.Configuration()) { request in
@@ -122,10 +135,19 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
             let ephemeral = try srpServer.makeEphemeral(verifier: verifier)
             let b = ephemeral.serverPublicValue
             let session = try srpClient.processChallenge(
-                username: Array("load-0".utf8), password: password, salt: verifier.salt, serverPublicValue: b, ephemeral: try srpClient.makeEphemeral())
+                username: Array("load-0".utf8),
+                password: password,
+                salt: verifier.salt,
+                serverPublicValue: b,
+                ephemeral: try srpClient.makeEphemeral()
+            )
             let verified = try srpServer.verifyClient(
-                username: Array("load-0".utf8), verifier: verifier, clientPublicValue: session.clientPublicValue, clientProof: session.clientProof,
-                ephemeral: ephemeral)
+                username: Array("load-0".utf8),
+                verifier: verifier,
+                clientPublicValue: session.clientPublicValue,
+                clientProof: session.clientProof,
+                ephemeral: ephemeral
+            )
             _ = try session.verifyServerProof(verified.serverProof)
             mathSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start))
         }
@@ -179,9 +201,13 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
 
         // Nothing lost, nothing doubled, nothing kept.
         let served = counts.withLock { $0 }
-        guard failures == 0, served.refusals == 0 else { loadFailure("\(failures) logins failed, \(served.refusals) refusals (\(name))") }
+        guard failures == 0, served.refusals == 0 else {
+            loadFailure("\(failures) logins failed, \(served.refusals) refusals (\(name))")
+        }
         guard served.begins == ids.count, served.finishes == ids.count else {
-            loadFailure("\(served.begins) begins and \(served.finishes) finishes answered for \(ids.count) client logins (\(name))")
+            loadFailure(
+                "\(served.begins) begins and \(served.finishes) finishes answered for \(ids.count) client logins (\(name))"
+            )
         }
         guard Set(ids).count == ids.count else { loadFailure("a login id was finished twice (\(name))") }
         func live() async -> Int {
@@ -192,7 +218,9 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
         }
         // The count sees the sessions just issued (so the check below can fail), then none.
         let before = await live()
-        guard before > 0 else { loadFailure("the store shows no live session right after the run (\(name)): the count is broken") }
+        guard before > 0 else {
+            loadFailure("the store shows no live session right after the run (\(name)): the count is broken")
+        }
         try await Task.sleep(for: .milliseconds(2300))
         let left = await live()
         guard left == 0 else { loadFailure("\(left) states outlived their 2 s lifetime (\(name))") }
@@ -203,11 +231,26 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
         let math = Percentiles(mathSamples).p50
         let alone = Percentiles(sequential).p50
         let note = String(
-            format: "%.0f logins/s, %.0f per core (%d cores, clients in process), p99 %.1f ms, %.1f ms CPU per login; one at a time %.2f ms = %.2fx the SRP math alone (%.2f ms); %d begins = %d finishes, %d live entries then 0 after TTL",
-            rate, rate / cores, Int(cores), spread.p99 / 1e6, cpu / Double(max(1, latencies.count)) * 1e3, alone / 1e6,
-            alone / math, math / 1e6, served.begins, served.finishes, before)
+            format:
+                "%.0f logins/s, %.0f per core (%d cores, clients in process), p99 %.1f ms, %.1f ms CPU per login; one at a time %.2f ms = %.2fx the SRP math alone (%.2f ms); %d begins = %d finishes, %d live entries then 0 after TTL",
+            rate,
+            rate / cores,
+            Int(cores),
+            spread.p99 / 1e6,
+            cpu / Double(max(1, latencies.count)) * 1e3,
+            alone / 1e6,
+            alone / math,
+            math / 1e6,
+            served.begins,
+            served.finishes,
+            before
+        )
         var result = BenchmarkResult(
-            name: name, percentiles: spread, iterations: latencies.count, note: note)
+            name: name,
+            percentiles: spread,
+            iterations: latencies.count,
+            note: note
+        )
         result.extra = [
             "logins_per_second": rate.rounded(), "logins_per_second_per_core": (rate / cores).rounded(),
             "sequential_p50": alone.rounded(), "srp_math_p50": math.rounded(), "clients": clients, "seconds": seconds,
@@ -222,7 +265,9 @@ func loadRun(name: String, store kind: LoadStore, settings: HarnessSettings) asy
 func processCPUSeconds() -> Double {
     var usage = rusage()
     getrusage(Int32(RUSAGE_SELF.rawValue), &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+        usage.ru_utime.tv_usec + usage.ru_stime.tv_usec
+    ) / 1e6
 }
 
 /// Live keys in the benchmark's Redis (`SCAN` skips expired keys).
@@ -251,7 +296,9 @@ final class BenchRedis {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         close(descriptor)
         guard bound else { return nil }

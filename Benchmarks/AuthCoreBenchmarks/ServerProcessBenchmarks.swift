@@ -29,13 +29,18 @@ import Glibc
 /// once the lifetimes (2 s) have passed, Redis holds nothing.
 func serverProcessResults(settings: HarnessSettings) -> [BenchmarkResult] {
     let names = ["server.srp.login.3072.cpu", "server.srp.math.3072", "server.srp.load.3072"]
-    if let filter = settings.filter, !names.contains(where: { $0.contains(filter) || filter.hasPrefix($0) }) { return [] }
+    if let filter = settings.filter, !names.contains(where: { $0.contains(filter) || filter.hasPrefix($0) }) {
+        return []
+    }
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else { return [] }
     // AUTHCORE_BENCH_SERVE_BINARY: another build's authcore (an A/B run against an earlier commit).
     let binary =
         ProcessInfo.processInfo.environment["AUTHCORE_BENCH_SERVE_BINARY"]
-        ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("authcore").path
-    guard FileManager.default.isExecutableFile(atPath: binary) else { loadFailure("\(binary) is missing: build the authcore product too") }
+        ?? URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("authcore")
+        .path
+    guard FileManager.default.isExecutableFile(atPath: binary) else {
+        loadFailure("\(binary) is missing: build the authcore product too")
+    }
     var results: [BenchmarkResult] = []
     guard let redis = BenchRedis() else { loadFailure("redis-server did not start") }
     defer { redis.stop() }
@@ -70,21 +75,36 @@ func serverProcessResults(settings: HarnessSettings) -> [BenchmarkResult] {
         try check(reports, expected: sequentialCount, fleet: fleet, redisPort: redis.port)
         results.append(
             BenchmarkResult(
-                name: "server.srp.math.3072", percentiles: Percentiles(mathSamples), iterations: mathSamples.count,
-                note: "the server's SRP math per login (begin + finish, sealing included), no I/O"))
+                name: "server.srp.math.3072",
+                percentiles: Percentiles(mathSamples),
+                iterations: mathSamples.count,
+                note: "the server's SRP math per login (begin + finish, sealing included), no I/O"
+            )
+        )
         let perLogin = cpuTotal / Double(sequentialCount)
         let math = Percentiles(mathSamples).p50 / 1e9
         let overheads = rounds.map { $0.cpu - $0.math }.sorted()
         let overhead = overheads[overheads.count / 2]
         var cpuRow = BenchmarkResult(
-            name: "server.srp.login.3072.cpu", percentiles: Percentiles(single: perLogin * 1e9), iterations: sequentialCount,
+            name: "server.srp.login.3072.cpu",
+            percentiles: Percentiles(single: perLogin * 1e9),
+            iterations: sequentialCount,
             note: String(
                 format:
                     "servers' CPU per login (2 instances, clients in other processes): %.2f ms = %.0f logins/s per core; overhead over the math (%.2f ms) %.2f ms (median of %d paired rounds, %.2f–%.2f); %.1f context switches per login",
-                perLogin * 1e3, 1 / perLogin, math * 1e3, overhead * 1e3, roundCount, overheads[0] * 1e3, overheads[overheads.count - 1] * 1e3,
-                switchesPerLogin))
+                perLogin * 1e3,
+                1 / perLogin,
+                math * 1e3,
+                overhead * 1e3,
+                roundCount,
+                overheads[0] * 1e3,
+                overheads[overheads.count - 1] * 1e3,
+                switchesPerLogin
+            )
+        )
         cpuRow.extra = [
-            "cpu_per_login_ms": perLogin * 1e3, "logins_per_second_per_core": (1 / perLogin).rounded(), "overhead_ms": overhead * 1e3,
+            "cpu_per_login_ms": perLogin * 1e3, "logins_per_second_per_core": (1 / perLogin).rounded(),
+            "overhead_ms": overhead * 1e3,
             "context_switches_per_login": (switchesPerLogin * 10).rounded() / 10,
         ]
         results.append(cpuRow)
@@ -101,10 +121,19 @@ func serverProcessResults(settings: HarnessSettings) -> [BenchmarkResult] {
         let spread = Percentiles(load.flatMap(\.latencies))
         let rate = Double(successes) / wall
         var loadRow = BenchmarkResult(
-            name: "server.srp.load.3072", percentiles: spread, iterations: successes,
+            name: "server.srp.load.3072",
+            percentiles: spread,
+            iterations: successes,
             note: String(
-                format: "%d client processes, %.0f logins/s on 2 cores (clients included), p50 %.1f ms, p99 %.1f ms, servers' CPU %.2f ms per login; every finish matched one begin, none twice, store empty after TTL",
-                loadClients, rate, spread.p50 / 1e6, spread.p99 / 1e6, cpuLoad / Double(max(1, successes)) * 1e3))
+                format:
+                    "%d client processes, %.0f logins/s on 2 cores (clients included), p50 %.1f ms, p99 %.1f ms, servers' CPU %.2f ms per login; every finish matched one begin, none twice, store empty after TTL",
+                loadClients,
+                rate,
+                spread.p50 / 1e6,
+                spread.p99 / 1e6,
+                cpuLoad / Double(max(1, successes)) * 1e3
+            )
+        )
         loadRow.extra = [
             "logins_per_second": rate.rounded(), "clients": loadClients, "seconds": seconds,
             "cpu_per_login_ms": cpuLoad / Double(max(1, successes)) * 1e3,
@@ -126,8 +155,11 @@ func serverMathSamples(count: Int) throws -> [Double] {
     let username = "math"
     let verifier = try configuration.makeVerifier(username: Array(username.utf8), password: password)
     let service = SRPLoginService(
-        configuration: configuration, verifiers: try StaticVerifierStore([username: verifier], configuration: configuration),
-        handshakes: InMemoryHandshakeStore(), keys: try ServerKeys(serverSecret: try SystemRandom().secureBytes(count: 32)))
+        configuration: configuration,
+        verifiers: try StaticVerifierStore([username: verifier], configuration: configuration),
+        handshakes: InMemoryHandshakeStore(),
+        keys: try ServerKeys(serverSecret: try SystemRandom().secureBytes(count: 32))
+    )
     let client = SRPClient(configuration: configuration)
     let stored = VerifierLookup(verifier: verifier, isEnrolled: true)
     var samples: [Double] = []
@@ -137,10 +169,21 @@ func serverMathSamples(count: Int) throws -> [Double] {
         let a = BigUInt(bigEndianBytes: ephemeral.publicValue.minimalBigEndianBytes)
         let start = DispatchTime.now().uptimeNanoseconds
         let (challenge, sealed) = try service.prepareChallenge(
-            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: nil, now: SystemClock().now())
+            username: username,
+            clientPublicValue: a,
+            stored: stored,
+            loginId: loginId,
+            deviceId: nil,
+            now: SystemClock().now()
+        )
         let beginTime = DispatchTime.now().uptimeNanoseconds - start
         let session = try client.processChallenge(
-            username: Array(username.utf8), password: password, salt: challenge.salt, serverPublicValue: challenge.serverPublicValue, ephemeral: ephemeral)
+            username: Array(username.utf8),
+            password: password,
+            salt: challenge.salt,
+            serverPublicValue: challenge.serverPublicValue,
+            ephemeral: ephemeral
+        )
         let finishStart = DispatchTime.now().uptimeNanoseconds
         let state = try service.openState(sealed, loginId: loginId)
         let verified = try service.verifiedProof(state: state, clientProof: session.clientProof, stored: stored)
@@ -159,17 +202,29 @@ final class ServeFleet {
     let logs: [Locked<[UInt8]>] = [Locked([]), Locked([])]
 
     init(binary: String, redisPort: Int) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-bench-serve-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-bench-serve-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
         var users: [String] = []
         for index in 0...loadClients {
             let name = "load-\(index)"
-            let verifier = try configuration.makeVerifier(username: Array(name.utf8), password: SecureBytes(Array("load test password".utf8)))
-            users.append("\"\(name)\": {\"salt_hex\": \"\(Hex.encode(verifier.salt))\", \"verifier_hex\": \"\(verifier.verifierBytes.withUnsafeBytes { Hex.encode($0) })\"}")
+            let verifier = try configuration.makeVerifier(
+                username: Array(name.utf8),
+                password: SecureBytes(Array("load test password".utf8))
+            )
+            users.append(
+                "\"\(name)\": {\"salt_hex\": \"\(Hex.encode(verifier.salt))\", \"verifier_hex\": \"\(verifier.verifierBytes.withUnsafeBytes { Hex.encode($0) })\"}"
+            )
         }
         let table = directory.appendingPathComponent("users.json")
-        guard FileManager.default.createFile(atPath: table.path, contents: Data("{\"users\": {\(users.joined(separator: ", "))}}".utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: table.path,
+                contents: Data("{\"users\": {\(users.joined(separator: ", "))}}".utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
         else { throw AuthCoreError(.transportFailure, "cannot write \(table.path)") }
         let file = directory.appendingPathComponent("server.json")
         try Data(
@@ -206,13 +261,17 @@ final class ServeFleet {
                 }
                 if !signalled { ready.signal() }
             }
-            guard ready.wait(timeout: .now() + 30) == .success else { throw AuthCoreError(.timedOut, "authcore serve was not ready in 30 s") }
+            guard ready.wait(timeout: .now() + 30) == .success else {
+                throw AuthCoreError(.timedOut, "authcore serve was not ready in 30 s")
+            }
             let first = log.withLock { bytes -> [UInt8] in
                 let end = bytes.firstIndex(of: 0x0A) ?? bytes.endIndex
                 defer { bytes.removeSubrange(..<Swift.min(bytes.endIndex, end + 1)) }
                 return Array(bytes[..<end])
             }
-            guard let object = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any], let url = object["url"] as? String else {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any],
+                let url = object["url"] as? String
+            else {
                 throw AuthCoreError(.malformedResponse, "authcore serve announced no url")
             }
             urls.append(url)
@@ -237,7 +296,9 @@ final class ServeFleet {
             let lines = log.withLock { $0 }.split(separator: 0x0A)
             return total
                 + lines.filter { line in
-                    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else { return false }
+                    guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any] else {
+                        return false
+                    }
                     return object["path"] as? String == path && object["status"] as? Int == 200
                 }.count
         }
@@ -259,8 +320,12 @@ final class ServeFleet {
 func processCPU(_ pid: Int32) -> Double {
     var clock = clockid_t()
     var time = timespec()
-    if clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 { return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9 }
-    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = text.lastIndex(of: ")") else { return 0 }
+    if clock_getcpuclockid(pid, &clock) == 0, clock_gettime(clock, &time) == 0 {
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = text.lastIndex(of: ")")
+    else { return 0 }
     // After "pid (comm)": state is field 3; utime and stime are fields 14 and 15.
     let fields = text[text.index(after: close)...].split(separator: " ")
     guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
@@ -273,7 +338,9 @@ func processContextSwitches(_ pid: Int32) -> Int {
     let labels = [Array("voluntary_ctxt_switches:".utf8), Array("nonvoluntary_ctxt_switches:".utf8)]
     var total = 0
     for thread in threads {
-        guard let status = FileManager.default.contents(atPath: "/proc/\(pid)/task/\(thread)/status").map({ [UInt8]($0) }) else { continue }
+        guard
+            let status = FileManager.default.contents(atPath: "/proc/\(pid)/task/\(thread)/status").map({ [UInt8]($0) })
+        else { continue }
         for line in status.split(separator: 0x0A) {
             guard let label = labels.first(where: { line.starts(with: $0) }) else { continue }
             let digits = line.dropFirst(label.count).filter { $0 >= 0x30 && $0 <= 0x39 }
@@ -307,8 +374,10 @@ func runClients(_ count: Int, urls: [String], seconds: Double, count logins: Int
     return try processes.map { process, pipe in
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let latencies = object["latencies"] as? [Double], let ids = object["ids"] as? [String], let failures = object["failures"] as? Int,
+        guard process.terminationStatus == 0,
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let latencies = object["latencies"] as? [Double], let ids = object["ids"] as? [String],
+            let failures = object["failures"] as? Int,
             let replayRefused = object["replayRefused"] as? Bool
         else { throw AuthCoreError(.malformedResponse, "a login client failed (status \(process.terminationStatus))") }
         return ClientReport(latencies: latencies, ids: ids, failures: failures, replayRefused: replayRefused)
@@ -333,7 +402,9 @@ func check(_ reports: [ClientReport], expected: Int?, fleet: ServeFleet, redisPo
         loadFailure("\(begins) begins and \(finishes) finishes logged for \(ids.count) client logins")
     }
     fleet.clearLogs()
-    guard redisKeyCount(port: redisPort) > 0 else { loadFailure("Redis shows no live key right after the run: the count is broken") }
+    guard redisKeyCount(port: redisPort) > 0 else {
+        loadFailure("Redis shows no live key right after the run: the count is broken")
+    }
     Thread.sleep(forTimeInterval: 2.3)
     let left = redisKeyCount(port: redisPort)
     guard left == 0 else { loadFailure("\(left) keys outlived their 2 s lifetime") }
@@ -344,12 +415,16 @@ func check(_ reports: [ClientReport], expected: Int?, fleet: ServeFleet, redisPo
 /// logins, then replays its last finished login (which must be refused), and prints one JSON line:
 /// `{"latencies": [ns…], "ids": […], "failures": N, "replayRefused": bool}`.
 func runLoginClient(_ arguments: [String]) -> Never {
-    guard arguments.count == 5, let seconds = Double(arguments[2]), let count = Int(arguments[3]) else { usageFailure("--login-client URL_A URL_B SECONDS COUNT USER") }
+    guard arguments.count == 5, let seconds = Double(arguments[2]), let count = Int(arguments[3]) else {
+        usageFailure("--login-client URL_A URL_B SECONDS COUNT USER")
+    }
     let user = arguments[4]
     let report = runSynchronously { () -> Unchecked<[String: Any]> in
         do {
             let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
-            let clients = try arguments[0...1].map { try SRPLoginClient(server: try RequestURL($0), configuration: configuration) }
+            let clients = try arguments[0...1].map {
+                try SRPLoginClient(server: try RequestURL($0), configuration: configuration)
+            }
             let password = SecureBytes(Array("load test password".utf8))
             let deadline = Date().addingTimeInterval(seconds)
             var latencies: [Double] = []
@@ -372,7 +447,9 @@ func runLoginClient(_ arguments: [String]) -> Never {
             }
             var replayRefused = false
             if let last {
-                do { _ = try await clients[0].finish(last) } catch { replayRefused = (error as? AuthCoreError)?.serviceErrorType == "LoginExpired" }
+                do { _ = try await clients[0].finish(last) } catch {
+                    replayRefused = (error as? AuthCoreError)?.serviceErrorType == "LoginExpired"
+                }
             }
             return Unchecked(["latencies": latencies, "ids": ids, "failures": failures, "replayRefused": replayRefused])
         } catch {

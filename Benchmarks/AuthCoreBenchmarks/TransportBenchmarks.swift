@@ -18,7 +18,10 @@ let transportRowNames = ["http.request.tls.keepalive", "http.request.tls.new", "
 
 /// The transport rows (``transportRowNames``), measured against a loopback TLS listener.
 func transportResults(settings: HarnessSettings) -> [BenchmarkResult] {
-    if let filter = settings.filter, !transportRowNames.contains(where: { $0.contains(filter) || filter.hasPrefix($0) }) { return [] }
+    if let filter = settings.filter, !transportRowNames.contains(where: { $0.contains(filter) || filter.hasPrefix($0) })
+    {
+        return []
+    }
     FileHandle.standardError.write(Data("\r[transport] http.request.tls\u{1B}[K".utf8))
     return runSynchronously { Unchecked(await transportRun(settings: settings)) }.value
 }
@@ -37,24 +40,32 @@ private func makeCertificate(in directory: URL) -> (ca: String, certificate: Str
     }
     let path = { (name: String) in directory.appendingPathComponent(name).path }
     openssl([
-        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "1",
-        "-subj", "/CN=AuthCore bench CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+        "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("ca.key"),
+        "-out", path("ca.pem"), "-days", "1",
+        "-subj", "/CN=AuthCore bench CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext",
+        "keyUsage=critical,keyCertSign",
     ])
     openssl([
-        "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("server.key"), "-out", path("server.csr"), "-subj",
+        "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path("server.key"), "-out",
+        path("server.csr"), "-subj",
         "/CN=127.0.0.1",
     ])
     _ = FileManager.default.createFile(
-        atPath: path("server.ext"), contents: Data("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".utf8))
+        atPath: path("server.ext"),
+        contents: Data("subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n".utf8)
+    )
     openssl([
-        "x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial", "-out", path("server.pem"),
+        "x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"), "-CAcreateserial",
+        "-out", path("server.pem"),
         "-days", "1", "-extfile", path("server.ext"),
     ])
     return (path("ca.pem"), path("server.pem"), path("server.key"))
 }
 
 private func transportRun(settings: HarnessSettings) async -> [BenchmarkResult] {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-bench-tls-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "authcore-bench-tls-\(UUID().uuidString)"
+    )
     do {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -77,7 +88,9 @@ private func transportRun(settings: HarnessSettings) async -> [BenchmarkResult] 
         func once(_ transport: HTTP1Transport) async throws -> Double {
             let start = monotonicNanoseconds()
             let response = try await transport.send(HTTPRequest(method: "GET", url: url))
-            guard response.status == 200, response.body.plainBytes == Array("ok".utf8) else { loadFailure("the TLS listener answered \(response.status)") }
+            guard response.status == 200, response.body.plainBytes == Array("ok".utf8) else {
+                loadFailure("the TLS listener answered \(response.status)")
+            }
             return Double(monotonicNanoseconds() - start)
         }
         let rounds = settings.quick ? 40 : 400
@@ -95,16 +108,23 @@ private func transportRun(settings: HarnessSettings) async -> [BenchmarkResult] 
             freshSamples.append(b)
             ratios.append(b / a)
         }
-        let credentials = try Credentials(accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+        let credentials = try Credentials(
+            accessKeyId: "AKIAIOSFODNN7EXAMPLE",
+            secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+        )
         let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
         let sender = SignedRequestSender(transport: kept)
         var signedSamples: [Double] = []
         for index in 0..<(rounds + 10) {
             let start = monotonicNanoseconds()
-            let response = try await sender.send(HTTPRequest(method: "GET", url: url)) { request, time throws(AuthCoreError) in
+            let response = try await sender.send(HTTPRequest(method: "GET", url: url)) {
+                request,
+                time throws(AuthCoreError) in
                 request.adding(try signer.sign(request.sigV4Request(payload: .unsigned), at: time))
             }
-            guard response.status == 200 else { loadFailure("the TLS listener answered \(response.status) to a signed GET") }
+            guard response.status == 200 else {
+                loadFailure("the TLS listener answered \(response.status) to a signed GET")
+            }
             if index >= 10 { signedSamples.append(Double(monotonicNanoseconds() - start)) }
         }
         await server.stop()
@@ -113,16 +133,32 @@ private func transportRun(settings: HarnessSettings) async -> [BenchmarkResult] 
         func row(_ name: String, _ samples: [Double], note: String) -> BenchmarkResult {
             let spread = Percentiles(samples)
             var result = BenchmarkResult(
-                name: name, percentiles: spread, iterations: samples.count, note: String(format: "%.0f requests/s; ", 1e9 / spread.p50) + note)
+                name: name,
+                percentiles: spread,
+                iterations: samples.count,
+                note: String(format: "%.0f requests/s; ", 1e9 / spread.p50) + note
+            )
             result.extra = ["requests_per_second": (1e9 / spread.p50).rounded()]
             return result
         }
-        var new = row("http.request.tls.new", freshSamples, note: String(format: "a new TCP + TLS 1.3 connection each time: %.2fx the kept one (paired)", ratio))
+        var new = row(
+            "http.request.tls.new",
+            freshSamples,
+            note: String(format: "a new TCP + TLS 1.3 connection each time: %.2fx the kept one (paired)", ratio)
+        )
         (new.pairedRatio, new.pairedWith) = (ratio, "http.request.tls.keepalive")
         return [
-            row("http.request.tls.keepalive", keptSamples, note: "one small GET on a pooled connection (loopback, libmicrohttpd with TLS)"),
+            row(
+                "http.request.tls.keepalive",
+                keptSamples,
+                note: "one small GET on a pooled connection (loopback, libmicrohttpd with TLS)"
+            ),
             new,
-            row("http.request.sigv4.get.keepalive", signedSamples, note: "SigV4 (S3) signing + the GET on a pooled connection"),
+            row(
+                "http.request.sigv4.get.keepalive",
+                signedSamples,
+                note: "SigV4 (S3) signing + the GET on a pooled connection"
+            ),
         ]
     } catch {
         loadFailure("transport benchmark: \(error)")

@@ -32,7 +32,9 @@ let help = """
     """
 
 // A login client of the server benchmarks, in a process of its own (ServerProcessBenchmarks.swift).
-if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "--login-client" { runLoginClient(Array(CommandLine.arguments.dropFirst(2))) }
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "--login-client" {
+    runLoginClient(Array(CommandLine.arguments.dropFirst(2)))
+}
 
 var settings = HarnessSettings()
 var jsonPath: String?
@@ -54,8 +56,15 @@ func usageFailure(_ message: String) -> Never {
 }
 
 /// The value after `option`, taken from `arguments` and read by `parse` (nil: refused with `requirement`).
-func optionValue<T>(_ arguments: inout ArraySlice<String>, _ option: String, _ requirement: String, _ parse: (String) -> T?) -> T {
-    guard let text = arguments.popFirst(), let value = parse(text) else { usageFailure("\(option) needs \(requirement)") }
+func optionValue<T>(
+    _ arguments: inout ArraySlice<String>,
+    _ option: String,
+    _ requirement: String,
+    _ parse: (String) -> T?
+) -> T {
+    guard let text = arguments.popFirst(), let value = parse(text) else {
+        usageFailure("\(option) needs \(requirement)")
+    }
     return value
 }
 
@@ -67,7 +76,9 @@ while let argument = arguments.popFirst() {
     case "--profile": profileName = optionValue(&arguments, argument, "a benchmark name") { $0 }
     case "--seconds":
         profileSecondsGiven = true
-        profileSeconds = optionValue(&arguments, argument, "a whole number of seconds, 1...3600") { Int($0).flatMap { (1...3600).contains($0) ? $0 : nil } }
+        profileSeconds = optionValue(&arguments, argument, "a whole number of seconds, 1...3600") {
+            Int($0).flatMap { (1...3600).contains($0) ? $0 : nil }
+        }
     case "--iterations":
         profileIterations = optionValue(&arguments, argument, "a whole number of iterations, 1...100000000") {
             Int($0).flatMap { (1...100_000_000).contains($0) ? $0 : nil }
@@ -77,7 +88,9 @@ while let argument = arguments.popFirst() {
     case "--from": fromPath = optionValue(&arguments, argument, "a JSON file") { $0 }
     case "--baseline": baselinePath = optionValue(&arguments, argument, "a JSON file") { $0 }
     case "--fail-above":
-        failAbove = optionValue(&arguments, argument, "a ratio of at least 1 (e.g. 1.25)") { Double($0).flatMap { $0.isFinite && $0 >= 1 ? $0 : nil } }
+        failAbove = optionValue(&arguments, argument, "a ratio of at least 1 (e.g. 1.25)") {
+            Double($0).flatMap { $0.isFinite && $0 >= 1 ? $0 : nil }
+        }
     case "--list": listOnly = true
     case "-h", "--help":
         print(help)
@@ -98,7 +111,9 @@ if failAbove != nil, baselinePath == nil { usageFailure("--fail-above needs --ba
 if reportFormat != .native, jsonPath == nil { usageFailure("--format needs --json FILE") }
 if profileIterations != nil, profileName == nil { usageFailure("--iterations needs --profile NAME") }
 if profileIterations != nil, profileSecondsGiven { usageFailure("--seconds and --iterations exclude each other") }
-if fromPath != nil, settings.quick || profileName != nil || listOnly { usageFailure("--from measures nothing: it takes no --quick, --profile or --list") }
+if fromPath != nil, settings.quick || profileName != nil || listOnly {
+    usageFailure("--from measures nothing: it takes no --quick, --profile or --list")
+}
 
 if listOnly {
     for benchmark in all { print(benchmark.name + (benchmark.note.isEmpty ? "" : "  (\(benchmark.note))")) }
@@ -106,7 +121,9 @@ if listOnly {
     print("server.srp.login.3072  (load run on loopback, in-memory store)")
     print("server.srp.login.3072.redis  (the same with redis-server)")
     print("server.srp.math.3072  (the server's SRP math per login, no I/O)")
-    print("server.srp.login.3072.cpu  (two authcore serve processes on redis-server: their CPU per login, clients in other processes)")
+    print(
+        "server.srp.login.3072.cpu  (two authcore serve processes on redis-server: their CPU per login, clients in other processes)"
+    )
     print("server.srp.load.3072  (the same under load from \(loadClients) client processes: logins/s, p50/p99)")
     for name in transportRowNames { print(name + "  (HTTP client on loopback TLS)") }
     exit(0)
@@ -124,7 +141,9 @@ if let profileName {
         exit(0)
     }
     let iterations = profileLoop(benchmark, seconds: profileSeconds)
-    FileHandle.standardError.write(Data("\(benchmark.name): \(iterations) iterations in about \(profileSeconds) s\n".utf8))
+    FileHandle.standardError.write(
+        Data("\(benchmark.name): \(iterations) iterations in about \(profileSeconds) s\n".utf8)
+    )
     exit(0)
 }
 
@@ -137,7 +156,10 @@ func measure(_ all: [BenchmarkCase], settings: HarnessSettings) -> [BenchmarkRes
     }
     let serverRowsSelected =
         settings.filter.map { filter in
-            (["server.srp.login.3072.redis", "server.srp.login.3072.cpu", "server.srp.math.3072", "server.srp.load.3072"] + transportRowNames).contains {
+            ([
+                "server.srp.login.3072.redis", "server.srp.login.3072.cpu", "server.srp.math.3072",
+                "server.srp.load.3072",
+            ] + transportRowNames).contains {
                 $0.contains(filter) || filter.hasPrefix($0)
             }
         } ?? true
@@ -178,15 +200,24 @@ if let fromPath {
         exit(1)
     }
 } else {
-    report = BenchmarkReport(machine: machineDescription(), environment: runEnvironment(), results: measure(all, settings: settings))
+    report = BenchmarkReport(
+        machine: machineDescription(),
+        environment: runEnvironment(),
+        results: measure(all, settings: settings)
+    )
 }
 
-print("AuthCore benchmarks — \(report.machine)\(settings.quick ? " (quick)" : "")\(fromPath.map { " (read from \($0))" } ?? "")")
+print(
+    "AuthCore benchmarks — \(report.machine)\(settings.quick ? " (quick)" : "")\(fromPath.map { " (read from \($0))" } ?? "")"
+)
 print(renderTable(report.results))
 
 if let jsonPath {
     do {
-        let data = try JSONSerialization.data(withJSONObject: reportFormat.document(of: report), options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try JSONSerialization.data(
+            withJSONObject: reportFormat.document(of: report),
+            options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        )
         try data.write(to: URL(fileURLWithPath: jsonPath))
     } catch {
         FileHandle.standardError.write(Data("error: cannot write \(jsonPath)\n".utf8))
@@ -196,12 +227,20 @@ if let jsonPath {
 
 if let baselinePath {
     do {
-        let comparison = BaselineComparison(baseline: try BenchmarkReport(contentsOf: baselinePath), results: report.results)
+        let comparison = BaselineComparison(
+            baseline: try BenchmarkReport(contentsOf: baselinePath),
+            results: report.results
+        )
         print("")
         print("Compared with \(baselinePath):")
         print(comparison.render(failAbove: failAbove))
         if let failAbove, !comparison.regressions(above: failAbove).isEmpty {
-            FileHandle.standardError.write(Data("error: \(comparison.regressions(above: failAbove).count) benchmark(s) slower than \(failAbove)x the baseline\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "error: \(comparison.regressions(above: failAbove).count) benchmark(s) slower than \(failAbove)x the baseline\n"
+                        .utf8
+                )
+            )
             exit(1)
         }
     } catch {

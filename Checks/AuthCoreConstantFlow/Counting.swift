@@ -58,13 +58,27 @@ func countedLogins(_ group: SRPGroup) throws -> CountedLogins {
     for index in 0..<40 {
         let name = "user\(String(index + 10))"  // 6 bytes each
         let salt = [UInt8](repeating: UInt8(index), count: 16)
-        entries.append((name, try configuration.makeVerifier(username: Array(name.utf8), password: SecureBytes(Array("pw-\(index)".utf8)), salt: salt)))
+        entries.append(
+            (
+                name,
+                try configuration.makeVerifier(
+                    username: Array(name.utf8),
+                    password: SecureBytes(Array("pw-\(index)".utf8)),
+                    salt: salt
+                )
+            )
+        )
     }
     let table = try StaticVerifierStore(entries, configuration: configuration)
     let keys = try ServerKeys(serverSecret: SecureBytes([UInt8](repeating: 0x3C, count: 32)))
     let service = SRPLoginService(
-        configuration: configuration, verifiers: table, handshakes: InMemoryHandshakeStore(), keys: keys, random: ConstantRandom(byte: 0xB7),
-        clock: FixedClock())
+        configuration: configuration,
+        verifiers: table,
+        handshakes: InMemoryHandshakeStore(),
+        keys: keys,
+        random: ConstantRandom(byte: 0xB7),
+        clock: FixedClock()
+    )
     return (service, table, configuration)
 }
 
@@ -90,12 +104,15 @@ struct ConstantRandom: SecureRandomGenerator {
 }
 
 func randomBytes(_ count: Int) -> [UInt8] {
-    (try? SystemRandom().secureBytes(count: count).withUnsafeBytes { Array($0) }) ?? [UInt8](repeating: 0x5A, count: count)
+    (try? SystemRandom().secureBytes(count: count).withUnsafeBytes { Array($0) })
+        ?? [UInt8](repeating: 0x5A, count: count)
 }
 
 func runCount(_ arguments: [String]) -> Int32 {
     if arguments == ["--list"] {  // scripts/ct_count.py reads the operations and their classes from here
-        for name in countedOperations.keys.sorted() { print(([name] + countedOperations[name]!).joined(separator: " ")) }
+        for name in countedOperations.keys.sorted() {
+            print(([name] + countedOperations[name]!).joined(separator: " "))
+        }
         return 0
     }
     guard arguments.count == 2, let operation = arguments.first, let classes = countedOperations[operation],
@@ -122,11 +139,14 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
     let parts = name.split(separator: "@", maxSplits: 1)
     let operation = String(parts[0])
     let oddGroup = parts.count == 2 ? OddGroups.named(parts[1]) : nil
-    guard parts.count == 1 || oddGroup != nil else { throw AuthCoreError(.invalidParameter, "no odd-length group of \(parts[1]) bits") }
+    guard parts.count == 1 || oddGroup != nil else {
+        throw AuthCoreError(.invalidParameter, "no odd-length group of \(parts[1]) bits")
+    }
     let group = oddGroup ?? CognitoSRP.group
     let k = try oddGroup.map { try SRPConfiguration(group: $0, hash: .sha256).multiplier } ?? CognitoSRP.multiplier
     let n = group.modulus
-    let topLimbZero = [UInt8](repeating: 0, count: group.byteCount - 8 * (n.bitWidth / 64)) + randomBytes(8 * (n.bitWidth / 64))
+    let topLimbZero =
+        [UInt8](repeating: 0, count: group.byteCount - 8 * (n.bitWidth / 64)) + randomBytes(8 * (n.bitWidth / 64))
     switch operation {
     case "comb":
         let exponent: [UInt8]
@@ -160,7 +180,8 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
         default: t = try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n)
         }
         let b = try (kgx + t).modulo(n)
-        let random: any SecureRandomGenerator = secretClass == "a-random-bits-zero" ? ConstantRandom(byte: 0) : SystemRandom()
+        let random: any SecureRandomGenerator =
+            secretClass == "a-random-bits-zero" ? ConstantRandom(byte: 0) : SystemRandom()
         return try group.preparedClientPremaster(serverPublicValue: b, multiplier: k, x: x, u: u, random: random)
     case "server-premaster":
         let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: group.byteCount)).modulo(n)  // public
@@ -169,26 +190,45 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
         switch secretClass {
         case "v-small": v = [UInt8](repeating: 0, count: group.byteCount - 9) + [0x01, 0, 0, 0, 0, 0, 0, 0, 0x01]
         case "v-top-limb-zero": v = topLimbZero
-        default: v = try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n).bigEndianBytes(paddedTo: group.byteCount)
+        default:
+            v = try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n).bigEndianBytes(
+                paddedTo: group.byteCount
+            )
         }
-        let random: any SecureRandomGenerator = secretClass == "b-random-bits-zero" ? ConstantRandom(byte: 0) : SystemRandom()
+        let random: any SecureRandomGenerator =
+            secretClass == "b-random-bits-zero" ? ConstantRandom(byte: 0) : SystemRandom()
         return try group.preparedServerPremaster(clientPublicValue: a, verifierBytes: v, u: u, random: random)
     case "login-begin", "control-login-begin":
         let (service, table, configuration) = try countedLogins(oddGroup ?? .rfc5054Group2048)
         let name = loginName(secretClass)
-        let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: configuration.group.byteCount)).modulo(configuration.group.modulus)
+        let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: configuration.group.byteCount)).modulo(
+            configuration.group.modulus
+        )
         return {
             _ = try? service.prepareChallenge(
-                username: name, clientPublicValue: a, stored: table.lookup(name), loginId: "0123456789abcdef0123456789abcdef", deviceId: nil,
-                now: FixedClock().now())
+                username: name,
+                clientPublicValue: a,
+                stored: table.lookup(name),
+                loginId: "0123456789abcdef0123456789abcdef",
+                deviceId: nil,
+                now: FixedClock().now()
+            )
         }
     case "login-finish":
         let (service, table, configuration) = try countedLogins(oddGroup ?? .rfc5054Group2048)
         let name = loginName(secretClass)
         let loginId = "0123456789abcdef0123456789abcdef"
-        let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: configuration.group.byteCount)).modulo(configuration.group.modulus)
+        let a = try BigUInt(bigEndianBytes: [UInt8](repeating: 0x33, count: configuration.group.byteCount)).modulo(
+            configuration.group.modulus
+        )
         let (_, sealed) = try service.prepareChallenge(
-            username: name, clientPublicValue: a, stored: table.lookup(name), loginId: loginId, deviceId: nil, now: FixedClock().now())
+            username: name,
+            clientPublicValue: a,
+            stored: table.lookup(name),
+            loginId: loginId,
+            deviceId: nil,
+            now: FixedClock().now()
+        )
         let wrongProof = [UInt8](repeating: 0x5A, count: 32)
         return {
             guard let state = try? service.openState(sealed, loginId: loginId) else { return }
@@ -198,8 +238,14 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
         // S below N at N's byte length: a top byte of 0x11 (or 0x91, top bit set), or leading zeros.
         var s = randomBytes(group.byteCount)
         s[0] = secretClass == "s-top-bit-set" ? 0x91 : 0x01
-        if secretClass == "s-top-byte-zero" || secretClass == "s-two-bytes-zero" { s[0] = 0; s[1] |= 0x01 }
-        if secretClass == "s-two-bytes-zero" { s[1] = 0; s[2] |= operation == "cognito-claim-key" ? 0x80 : 0x01 }  // PADs(S) then starts at S's third byte
+        if secretClass == "s-top-byte-zero" || secretClass == "s-two-bytes-zero" {
+            s[0] = 0
+            s[1] |= 0x01
+        }
+        if secretClass == "s-two-bytes-zero" {
+            s[1] = 0
+            s[2] |= operation == "cognito-claim-key" ? 0x80 : 0x01
+        }  // PADs(S) then starts at S's third byte
         if operation == "cognito-claim-key" { return CognitoSRP.preparedClaimKey(premasterBytes: s) }
         return try SRPConfiguration(group: group, hash: .sha256).preparedSessionKey(premasterBytes: s)
     case "comb-portable52":
@@ -208,7 +254,12 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
             BigUInt(bigEndianBytes: [UInt8](repeating: 0xFF, count: 32)),
         ]
         let chosen = ["one": 1, "top-limbs-zero": 2, "all-ones": 3][secretClass] ?? 0
-        let table = FixedBaseTable(base: group.generator, domain: MontgomeryDomain(modulus: n), maximumExponentBitCount: 256, kernel: .portable52)
+        let table = FixedBaseTable(
+            base: group.generator,
+            domain: MontgomeryDomain(modulus: n),
+            maximumExponentBitCount: 256,
+            kernel: .portable52
+        )
         return withExtendedLifetime(exponents) { table.preparedPower(exponents[chosen], exponentBitCount: 256) }
     case "secret-power-portable52":
         // Every class builds every candidate, in the same order, and frees them in that order (an
@@ -216,7 +267,8 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
         // and with it the alignment of the buffers memset clears in the counted work — is then the
         // same in every class.
         let bases = [
-            try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n), BigUInt(), BigUInt(bigEndianBytes: topLimbZero),
+            try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n), BigUInt(),
+            BigUInt(bigEndianBytes: topLimbZero),
             BigUInt(bigEndianBytes: [UInt8](repeating: 0xFF, count: 8 * ((n.bitWidth + 63) / 64))),  // ≥ N
         ]
         let exponents = [
@@ -226,14 +278,22 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
         let base = ["base-zero": 1, "base-top-limb-zero": 2, "base-unreduced": 3][secretClass] ?? 0
         let exponent = ["exponent-zero": 1, "exponent-ones": 2][secretClass] ?? 0
         let domain = MontgomeryDomain(modulus: n)
-        return withExtendedLifetime((bases, exponents)) {  // every candidate freed after the work is built, whichever was chosen
+        // every candidate freed after the work is built, whichever was chosen
+        return withExtendedLifetime((bases, exponents)) {
             domain.preparedSecretPower(bases[base], exponent: exponents[exponent], bitCount: 513, kernel: .portable52)
         }
     case "control-verifier-biguint":
-        let v = secretClass == "v-top-limb-zero" ? topLimbZero : try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n).bigEndianBytes(paddedTo: group.byteCount)
+        let v =
+            secretClass == "v-top-limb-zero"
+            ? topLimbZero
+            : try BigUInt(bigEndianBytes: randomBytes(group.byteCount)).modulo(n).bigEndianBytes(
+                paddedTo: group.byteCount
+            )
         return { _ = BigUInt(bigEndianBytes: v) }
     case "control-mpz_powm":
-        let exponent = BigUInt(bigEndianBytes: secretClass == "one" ? [UInt8](repeating: 0, count: 31) + [1] : randomBytes(32))
+        let exponent = BigUInt(
+            bigEndianBytes: secretClass == "one" ? [UInt8](repeating: 0, count: 31) + [1] : randomBytes(32)
+        )
         return { _ = try? group.generator.powerVariableTime(exponent, modulo: n) }
     default:  // proof-compare
         let expected = randomBytes(32)

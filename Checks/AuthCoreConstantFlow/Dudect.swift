@@ -60,14 +60,20 @@ func makeTimedOperations() -> [TimedOperation] {
             guard let gx = try? group.generator.powerVariableTime(BigUInt(bigEndianBytes: x), modulo: n),
                 let kgx = try? (CognitoSRP.multiplier * gx).modulo(n), let b = try? (kgx + base).modulo(n),
                 let work = try? group.preparedClientPremaster(
-                    serverPublicValue: b, multiplier: CognitoSRP.multiplier, x: x, u: [UInt8](repeating: 0x11, count: 32), random: SystemRandom())
+                    serverPublicValue: b,
+                    multiplier: CognitoSRP.multiplier,
+                    x: x,
+                    u: [UInt8](repeating: 0x11, count: 32),
+                    random: SystemRandom()
+                )
             else { return {} }
             return work
         },
         // The secret-power kernel as this process runs it (IFMA on this project's machines, where
         // valgrind cannot follow): a fixed base of 1 and an exponent of 0 against random bases and
         // 513-bit exponents — the extremes of the windows' digits and of the products' operands.
-        TimedOperation(name: "secret-power.\(SecretPowerKernel.preferred)", isControl: false, costDivisor: 40) { fixed in
+        TimedOperation(name: "secret-power.\(SecretPowerKernel.preferred)", isControl: false, costDivisor: 40) {
+            fixed in
             let base = fixed ? fixedBase : BigUInt(bigEndianBytes: randomBytes(group.byteCount - 1))
             let exponent = fixed ? fixedExponent513 : BigUInt(bigEndianBytes: randomBytes(64))
             return domain.preparedSecretPower(base, exponent: exponent, bitCount: 513, kernel: .preferred)
@@ -76,13 +82,33 @@ func makeTimedOperations() -> [TimedOperation] {
         // same entry multiplied in every time) against random exponents, on the preferred kernel and
         // on GMP's. With IFMA |t| rose to 7–15 over 100,000 measurements where GMP's stayed below 2
         // and a fixed random exponent below 3: the README's security model says what is known of it.
-        TimedOperation(name: "secret-power.\(SecretPowerKernel.preferred).exponent-zero", isControl: false, isObservation: true, costDivisor: 40) { fixed in
+        TimedOperation(
+            name: "secret-power.\(SecretPowerKernel.preferred).exponent-zero",
+            isControl: false,
+            isObservation: true,
+            costDivisor: 40
+        ) { fixed in
             let exponent = fixed ? BigUInt() : BigUInt(bigEndianBytes: randomBytes(64))
-            return domain.preparedSecretPower(BigUInt(bigEndianBytes: randomBytes(group.byteCount - 1)), exponent: exponent, bitCount: 513, kernel: .preferred)
+            return domain.preparedSecretPower(
+                BigUInt(bigEndianBytes: randomBytes(group.byteCount - 1)),
+                exponent: exponent,
+                bitCount: 513,
+                kernel: .preferred
+            )
         },
-        TimedOperation(name: "secret-power.mpn_sec_powm.exponent-zero", isControl: false, isObservation: true, costDivisor: 40) { fixed in
+        TimedOperation(
+            name: "secret-power.mpn_sec_powm.exponent-zero",
+            isControl: false,
+            isObservation: true,
+            costDivisor: 40
+        ) { fixed in
             let exponent = fixed ? BigUInt() : BigUInt(bigEndianBytes: randomBytes(64))
-            return domain.preparedSecretPower(BigUInt(bigEndianBytes: randomBytes(group.byteCount - 1)), exponent: exponent, bitCount: 513, kernel: .gmp)
+            return domain.preparedSecretPower(
+                BigUInt(bigEndianBytes: randomBytes(group.byteCount - 1)),
+                exponent: exponent,
+                bitCount: 513,
+                kernel: .gmp
+            )
         },
         // The controls: early-exit comparisons, equal buffers against ones that (almost always) differ
         // at once — over 4 KiB, and over 32 bytes, the size of a proof, to show the method sees a
@@ -155,11 +181,14 @@ func maximumT(fixed: [Double], random: [Double]) -> Double {
 /// exceeds it.
 func runDudect(_ arguments: [String]) -> Int32 {
     guard let first = arguments.first, let measurements = Int(first), (100...100_000_000).contains(measurements) else {
-        print("usage: authcore-ctcheck dudect MEASUREMENTS [\(makeTimedOperations().map(\.name).joined(separator: "|"))...]")
+        print(
+            "usage: authcore-ctcheck dudect MEASUREMENTS [\(makeTimedOperations().map(\.name).joined(separator: "|"))...]"
+        )
         return 2
     }
     let timedOperations = makeTimedOperations()
-    let chosen = arguments.count > 1 ? timedOperations.filter { arguments.dropFirst().contains($0.name) } : timedOperations
+    let chosen =
+        arguments.count > 1 ? timedOperations.filter { arguments.dropFirst().contains($0.name) } : timedOperations
     var failed = false
     var coin = SystemRandomNumberGenerator()
     for operation in chosen {
@@ -188,7 +217,9 @@ func runDudect(_ arguments: [String]) -> Int32 {
         let leaked = t > leakThreshold
         let verdict: String
         if operation.isObservation {
-            verdict = leaked ? "above the threshold (an observation, not gated)" : "below the threshold (an observation, not gated)"
+            verdict =
+                leaked
+                ? "above the threshold (an observation, not gated)" : "below the threshold (an observation, not gated)"
         } else if operation.isControl {
             verdict = leaked ? "caught (a control: must leak)" : "NOT caught: the method sees nothing on this machine"
             if !leaked { failed = true }
@@ -196,7 +227,9 @@ func runDudect(_ arguments: [String]) -> Int32 {
             verdict = leaked ? "LEAKS" : "no leak found"
             if leaked { failed = true }
         }
-        print("dudect \(operation.name): \(measurements) measurements, max |t| = \((t * 100).rounded() / 100) (threshold \(leakThreshold)): \(verdict)")
+        print(
+            "dudect \(operation.name): \(measurements) measurements, max |t| = \((t * 100).rounded() / 100) (threshold \(leakThreshold)): \(verdict)"
+        )
     }
     print(failed ? "dudect: FAILED" : "dudect: no leak in the constant-time operations; the control caught")
     return failed ? 1 : 0

@@ -11,8 +11,15 @@ func runOpenSSLObservation() -> Int32 {
         print("ctgrind-openssl: not running under valgrind memcheck built with -DAUTHCORE_CONSTANT_FLOW_CHECK")
         return 2
     }
-    guard let credentials = try? Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")),
-        let scalar = try? SigV4AKey.withDerivedPrivateScalar(credentials, { d throws(AuthCoreError) in SecureBytes(copying: d) })
+    guard
+        let credentials = try? Credentials(
+            accessKeyId: "AKIDEXAMPLE",
+            secretAccessKey: secret("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+        ),
+        let scalar = try? SigV4AKey.withDerivedPrivateScalar(
+            credentials,
+            { d throws(AuthCoreError) in SecureBytes(copying: d) }
+        )
     else {
         print("ctgrind-openssl: the derivation failed")
         return 1
@@ -20,7 +27,10 @@ func runOpenSSLObservation() -> Int32 {
     scalar.withUnsafeBytes { ConstantFlow.classify($0) }  // the copy is as secret as the scalar
     var point = [UInt8](repeating: 0, count: Int(C_AUTHCORE_P256_POINT_BYTES))
     let before = ConstantFlow.reportedErrors
-    guard let key = scalar.withUnsafeBytes({ d in point.withUnsafeMutableBytes { c_authcore_p256_key_pair_new(d.baseAddress, $0.baseAddress) } })
+    guard
+        let key = scalar.withUnsafeBytes({ d in
+            point.withUnsafeMutableBytes { c_authcore_p256_key_pair_new(d.baseAddress, $0.baseAddress) }
+        })
     else {
         print("ctgrind-openssl: OpenSSL could not build the key")
         return 1
@@ -35,11 +45,15 @@ func runOpenSSLObservation() -> Int32 {
     let digest = [UInt8](repeating: 0x5A, count: 32)
     var der = [UInt8](repeating: 0, count: 80)
     let length = digest.withUnsafeBytes { hash in
-        der.withUnsafeMutableBytes { c_authcore_ecdsa_sign_digest(context, hash.baseAddress, hash.count, $0.baseAddress, $0.count) }
+        der.withUnsafeMutableBytes {
+            c_authcore_ecdsa_sign_digest(context, hash.baseAddress, hash.count, $0.baseAddress, $0.count)
+        }
     }
     let afterSign = ConstantFlow.reportedErrors
-    print("ctgrind-openssl: key import and d·G: \(afterImport - before) reports; one ECDSA signature: \(afterSign - afterImport) reports"
-        + (length > 0 ? "" : " (the signature failed)"))
+    print(
+        "ctgrind-openssl: key import and d·G: \(afterImport - before) reports; one ECDSA signature: \(afterSign - afterImport) reports"
+            + (length > 0 ? "" : " (the signature failed)")
+    )
     print("ctgrind-openssl: an observation of OpenSSL's code, not a gate (the sites are in .build/ctgrind-openssl.log)")
     return length > 0 ? 0 : 1
 }

@@ -10,9 +10,15 @@ import Glibc
 /// different padding) with the server's check, and a device verifier. The driver looks for the
 /// password and for `x` in freed heap blocks.
 func runZeroizeFlows(_ arguments: [String]) -> Int32 {
-    guard arguments.isEmpty else { print("usage: authcore-ctcheck zeroize < password"); return 2 }
+    guard arguments.isEmpty else {
+        print("usage: authcore-ctcheck zeroize < password")
+        return 2
+    }
     let password: SecureBytes
-    do { password = try readPassword() } catch { print("zeroize: \(error)"); return 1 }
+    do { password = try readPassword() } catch {
+        print("zeroize: \(error)")
+        return 1
+    }
     do {
         // RFC 5054 verifier and handshake, salt fixed so the driver can compute x = H(s | H(I:P)).
         let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
@@ -25,9 +31,19 @@ func runZeroizeFlows(_ arguments: [String]) -> Int32 {
         let clientEphemeral = try client.makeEphemeral()
         let a = clientEphemeral.publicValue
         let session = try client.processChallenge(
-            username: username, password: password, salt: salt, serverPublicValue: b, ephemeral: clientEphemeral)
+            username: username,
+            password: password,
+            salt: salt,
+            serverPublicValue: b,
+            ephemeral: clientEphemeral
+        )
         let serverSession = try server.verifyClient(
-            username: username, verifier: verifier, clientPublicValue: a, clientProof: session.clientProof, ephemeral: serverEphemeral)
+            username: username,
+            verifier: verifier,
+            clientPublicValue: a,
+            clientProof: session.clientProof,
+            ephemeral: serverEphemeral
+        )
         _ = try session.verifyServerProof(serverSession.serverProof)
 
         // Cognito claims until both paddings of S have been used (about half of all sign-ins each).
@@ -39,11 +55,17 @@ func runZeroizeFlows(_ arguments: [String]) -> Int32 {
             let high = try cognitoRound(password: password)
             if high { seenHigh = true } else { seenLow = true }
         }
-        guard seenHigh && seenLow else { print("zeroize: both S classes not reached in 64 rounds"); return 1 }
+        guard seenHigh && seenLow else {
+            print("zeroize: both S classes not reached in 64 rounds")
+            return 1
+        }
 
         _ = try CognitoDeviceVerifier(
-            deviceGroupKey: "-grp", deviceKey: "us-east-1_dev", devicePassword: password,
-            salt: BigUInt(bigEndianBytes: Array("zeroize-check-salt".utf8)))
+            deviceGroupKey: "-grp",
+            deviceKey: "us-east-1_dev",
+            devicePassword: password,
+            salt: BigUInt(bigEndianBytes: Array("zeroize-check-salt".utf8))
+        )
         print("zeroize: flows done (\(rounds) Cognito rounds)")
         return 0
     } catch {
@@ -55,18 +77,36 @@ func runZeroizeFlows(_ arguments: [String]) -> Int32 {
 /// One Cognito claim and its server check; returns whether S's top byte was ≥ 0x80.
 private func cognitoRound(password: SecureBytes) throws -> Bool {
     let salt = BigUInt(bigEndianBytes: Array("zeroize-check-salt".utf8))
-    let verifier = try CognitoSRPServer.verifier(realm: "AbCdEf123", identity: "user-id", password: password, salt: salt)
+    let verifier = try CognitoSRPServer.verifier(
+        realm: "AbCdEf123",
+        identity: "user-id",
+        password: password,
+        salt: salt
+    )
     let challenge = try CognitoSRPServer.makeChallenge(verifier: verifier)
     let ephemeral = try CognitoSRP.makeEphemeral()
     let a = ephemeral.publicValue
     let claim = try CognitoSRP.passwordClaim(
-        realm: "AbCdEf123", identity: "user-id", password: password, ephemeral: ephemeral,
-        serverPublicValue: challenge.serverPublicValue, salt: salt, secretBlock: challenge.secretBlock,
-        timestamp: "Tue Dec 1 12:00:00 UTC 2026", recordingIntermediates: true)
+        realm: "AbCdEf123",
+        identity: "user-id",
+        password: password,
+        ephemeral: ephemeral,
+        serverPublicValue: challenge.serverPublicValue,
+        salt: salt,
+        secretBlock: challenge.secretBlock,
+        timestamp: "Tue Dec 1 12:00:00 UTC 2026",
+        recordingIntermediates: true
+    )
     let high = (claim.intermediates?.premasterSecret.bitWidth ?? 0) % 8 == 0
     _ = try CognitoSRPServer.verifyClaim(
-        realm: "AbCdEf123", identity: "user-id", verifier: verifier, clientPublicValue: a, signature: claim.signature,
-        timestamp: "Tue Dec 1 12:00:00 UTC 2026", challenge: challenge)
+        realm: "AbCdEf123",
+        identity: "user-id",
+        verifier: verifier,
+        clientPublicValue: a,
+        signature: claim.signature,
+        timestamp: "Tue Dec 1 12:00:00 UTC 2026",
+        challenge: challenge
+    )
     return high
 }
 

@@ -60,6 +60,8 @@ case "count": exit(runCount(Array(arguments.dropFirst())))
 case "zeroize": exit(runZeroizeFlows(Array(arguments.dropFirst())))
 case "dudect": exit(runDudect(Array(arguments.dropFirst())))
 default:
-    print("usage: authcore-ctcheck ctgrind [NAME...] | ctgrind-openssl | count OP CLASS | zeroize FD | dudect N [OP...]")
+    print(
+        "usage: authcore-ctcheck ctgrind [NAME...] | ctgrind-openssl | count OP CLASS | zeroize FD | dudect N [OP...]"
+    )
     exit(2)
 }

@@ -39,7 +39,8 @@ func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 /// `LLVMFuzzerRunDriver` (libFuzzer, LLVM 11+): runs libFuzzer with our own `main`.
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
 ) -> Int32
 

@@ -1,9 +1,9 @@
 import AuthCore
 import AuthCoreClients
 import AuthCoreHTTP
+import AuthCoreReferenceModels
 import AuthCoreServer
 import AuthCoreVectors
-import AuthCoreReferenceModels
 import Foundation
 
 enum FuzzTargets {
@@ -43,8 +43,12 @@ enum FuzzTargets {
 /// 64-bit numbers as seconds and an offset go through `adding`, `seconds(until:)` and every formatter.
 @Sendable func timestamp(_ bytes: [UInt8]) {
     let text = String(decoding: bytes, as: UTF8.self)
-    if let t = try? Timestamp(amzDate: text), (try? Timestamp(amzDate: t.amzDate)) != t { fuzzFailure("amzDate round trip: \(text)") }
-    if let t = try? Timestamp(rfc1123: text), (try? Timestamp(rfc1123: t.rfc1123)) != t { fuzzFailure("rfc1123 round trip: \(text)") }
+    if let t = try? Timestamp(amzDate: text), (try? Timestamp(amzDate: t.amzDate)) != t {
+        fuzzFailure("amzDate round trip: \(text)")
+    }
+    if let t = try? Timestamp(rfc1123: text), (try? Timestamp(rfc1123: t.rfc1123)) != t {
+        fuzzFailure("rfc1123 round trip: \(text)")
+    }
     if let t = try? Timestamp(iso8601: text) {
         guard let back = try? Timestamp(iso8601: t.iso8601), back.secondsSince1970 == t.secondsSince1970 else {
             fuzzFailure("iso8601 round trip: \(text)")
@@ -56,18 +60,28 @@ enum FuzzTargets {
     let nanos = Int32(truncatingIfNeeded: Int64(bitPattern: reader.uint64()))
     let base = Timestamp(secondsSince1970: seconds, nanoseconds: nanos)
     for t in [base, base.adding(seconds: offset), base.adding(seconds: 0 &- offset)] {
-        guard t >= .minimum, t <= .maximum, (0..<1_000_000_000).contains(t.nanoseconds) else { fuzzFailure("out of range: \(seconds) \(offset)") }
+        guard t >= .minimum, t <= .maximum, (0..<1_000_000_000).contains(t.nanoseconds) else {
+            fuzzFailure("out of range: \(seconds) \(offset)")
+        }
         let basic = t.iso8601.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
-        guard t.amzDate == basic, t.amzDate.utf8.count == 16 else { fuzzFailure("AmzDate differs from the calendar code at \(t.secondsSince1970)") }
-        guard (try? Timestamp(rfc1123: t.rfc1123)) == Timestamp(secondsSince1970: t.secondsSince1970) else { fuzzFailure("rfc1123 at \(t.secondsSince1970)") }
+        guard t.amzDate == basic, t.amzDate.utf8.count == 16 else {
+            fuzzFailure("AmzDate differs from the calendar code at \(t.secondsSince1970)")
+        }
+        guard (try? Timestamp(rfc1123: t.rfc1123)) == Timestamp(secondsSince1970: t.secondsSince1970) else {
+            fuzzFailure("rfc1123 at \(t.secondsSince1970)")
+        }
         _ = t.cognitoTimestamp
         _ = t.dateStamp
         _ = base.seconds(until: t)
     }
-    if let checked = try? Timestamp(checkedSecondsSince1970: seconds, nanoseconds: nanos), checked.secondsSince1970 != seconds {
+    if let checked = try? Timestamp(checkedSecondsSince1970: seconds, nanoseconds: nanos),
+        checked.secondsSince1970 != seconds
+    {
         fuzzFailure("checked init changed \(seconds)")
     }
-    if let t = Timestamp(checkedEpochSeconds: Double(bitPattern: UInt64(bitPattern: seconds))), !(t >= .minimum && t <= .maximum) {
+    if let t = Timestamp(checkedEpochSeconds: Double(bitPattern: UInt64(bitPattern: seconds))),
+        !(t >= .minimum && t <= .maximum)
+    {
         fuzzFailure("checked epoch seconds out of range")
     }
 }
@@ -108,7 +122,9 @@ final class FuzzTransport: HTTPTransport {
 }
 
 func checkCredentials(_ credentials: Credentials) {
-    if let expiration = credentials.expiration, !(expiration >= .minimum && expiration <= .maximum) { fuzzFailure("expiration out of range") }
+    if let expiration = credentials.expiration, !(expiration >= .minimum && expiration <= .maximum) {
+        fuzzFailure("expiration out of range")
+    }
 }
 
 /// The same body as a token-vending answer, a `GetCredentialsForIdentity` answer and an STS XML answer.
@@ -116,23 +132,38 @@ func checkCredentials(_ credentials: Credentials) {
     var reader = ByteReader(bytes)
     let status = [200, 200, 200, 301, 400, 403, 500][Int(reader.byte()) % 7]
     let body = reader.rest()
-    let answer = HTTPResponse(status: status, headers: [HTTPHeader("Date", "Tue, 01 Dec 2026 00:00:00 GMT")], body: body)
+    let answer = HTTPResponse(
+        status: status,
+        headers: [HTTPHeader("Date", "Tue, 01 Dec 2026 00:00:00 GMT")],
+        body: body
+    )
     runBlocking {
         let clock = FixedClock(Timestamp(year: 2026, month: 12, day: 1)!)
         if let vending = try? TokenVendingCredentialsProvider(
-            url: try RequestURL("https://vend.example.com/sts"), transport: FuzzTransport([answer]), clock: clock),
+            url: try RequestURL("https://vend.example.com/sts"),
+            transport: FuzzTransport([answer]),
+            clock: clock
+        ),
             let credentials = try? await vending.credentials()
         {
             checkCredentials(credentials)
         }
-        let sender = SignedRequestSender(transport: FuzzTransport([answer, answer]), clock: clock, skew: ClockSkewTracker())
+        let sender = SignedRequestSender(
+            transport: FuzzTransport([answer, answer]),
+            clock: clock,
+            skew: ClockSkewTracker()
+        )
         if let identity = try? CognitoIdentityClient(region: "us-east-1", sender: sender),
             let credentials = try? await identity.credentialsForIdentity(identityId: "us-east-1:x", logins: ["k": "t"])
         {
             checkCredentials(credentials)
         }
         if let sts = try? STSClient(region: "us-east-1", sender: sender),
-            let credentials = try? await sts.assumeRoleWithWebIdentity(roleArn: "arn:aws:iam::1:role/r", sessionName: "s", webIdentityToken: "t")
+            let credentials = try? await sts.assumeRoleWithWebIdentity(
+                roleArn: "arn:aws:iam::1:role/r",
+                sessionName: "s",
+                webIdentityToken: "t"
+            )
         {
             checkCredentials(credentials)
         }
@@ -145,7 +176,9 @@ func checkCredentials(_ credentials: Credentials) {
 /// 200 or 400; sign in with every flow's first step, then answer a next step if one comes.
 @Sendable func cognitoSignIn(_ bytes: [UInt8]) {
     var reader = ByteReader(bytes)
-    let flow = [CognitoAuthFlow.userSRP, .userPassword, .customWithSRP, .customWithoutSRP, .userAuth][Int(reader.byte()) % 5]
+    let flow = [CognitoAuthFlow.userSRP, .userPassword, .customWithSRP, .customWithoutSRP, .userAuth][
+        Int(reader.byte()) % 5
+    ]
     var answers: [HTTPResponse] = []
     while !reader.isAtEnd && answers.count < 4 {
         let status = reader.byte() & 1 == 0 ? 200 : 400
@@ -153,12 +186,24 @@ func checkCredentials(_ credentials: Credentials) {
     }
     let script = answers
     runBlocking {
-        guard let configuration = try? CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_fuzz", clientId: "client")
+        guard
+            let configuration = try? CognitoUserPoolConfiguration(
+                region: "us-east-1",
+                userPoolId: "us-east-1_fuzz",
+                clientId: "client"
+            )
         else { fuzzFailure("configuration") }
         let signIn = CognitoSignIn(
-            configuration: configuration, transport: FuzzTransport(script), clock: FixedClock(Timestamp(year: 2026, month: 12, day: 1)!))
+            configuration: configuration,
+            transport: FuzzTransport(script),
+            clock: FixedClock(Timestamp(year: 2026, month: 12, day: 1)!)
+        )
         let password = SecureBytes(Array("correct horse".utf8))
-        let result = try? await signIn.signIn(username: "alice", password: flow == .customWithoutSRP ? nil : password, flow: flow)
+        let result = try? await signIn.signIn(
+            username: "alice",
+            password: flow == .customWithoutSRP ? nil : password,
+            flow: flow
+        )
         if case .nextStep? = result {
             _ = try? await signIn.confirmSignIn(challengeResponse: "123456")
         }
@@ -207,7 +252,9 @@ func checkCredentials(_ credentials: Credentials) {
     else { fuzzFailure("round trip: \(text)") }
     let redacts = parsed.query.utf8.split(separator: UInt8(ascii: "&")).contains { piece in
         let name = piece.prefix { $0 != UInt8(ascii: "=") }
-        return ["x-amz-security-token", "security-token", "x-oss-security-token"].contains { $0.utf8.elementsEqual(name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }) } && name.count < piece.count
+        return ["x-amz-security-token", "security-token", "x-oss-security-token"].contains {
+            $0.utf8.elementsEqual(name.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
+        } && name.count < piece.count
     }
     if !redacts, again.target != parsed.target { fuzzFailure("round trip changed the target: \(text)") }
     guard let foundation = URL(string: parsed.description), let host = foundation.host else { return }
@@ -215,7 +262,10 @@ func checkCredentials(_ credentials: Credentials) {
     guard foundation.scheme?.lowercased() == parsed.scheme, host.lowercased() == ours else {
         fuzzFailure("Foundation reads host '\(host)' where RequestURL reads '\(parsed.host)': \(text)")
     }
-    guard (foundation.port ?? (parsed.scheme == "https" ? 443 : 80)) == (parsed.port ?? (parsed.scheme == "https" ? 443 : 80)) else { fuzzFailure("port \(String(describing: foundation.port)) vs \(String(describing: parsed.port)): \(text)") }
+    guard
+        (foundation.port ?? (parsed.scheme == "https" ? 443 : 80))
+            == (parsed.port ?? (parsed.scheme == "https" ? 443 : 80))
+    else { fuzzFailure("port \(String(describing: foundation.port)) vs \(String(describing: parsed.port)): \(text)") }
 }
 
 // MARK: - Signing
@@ -223,7 +273,9 @@ func checkCredentials(_ credentials: Credentials) {
 /// A fuzzed request for the SigV4 targets: a flags byte (bit 0: S3's rules; the rest: the method),
 /// the path (a `?` in it becomes `Q`), the query, then up to 11 headers after `Host`, the names the
 /// signer sets itself skipped.
-func fuzzedSigV4Request(_ reader: inout ByteReader) -> (s3: Bool, method: String, path: String, query: String, headers: [HTTPHeader]) {
+func fuzzedSigV4Request(
+    _ reader: inout ByteReader
+) -> (s3: Bool, method: String, path: String, query: String, headers: [HTTPHeader]) {
     let flags = reader.byte()
     let method = ["GET", "PUT", "POST", "DELETE"][Int(flags >> 1) % 4]
     let path = String(decoding: reader.field().map { $0 == UInt8(ascii: "?") ? UInt8(ascii: "Q") : $0 }, as: UTF8.self)
@@ -232,7 +284,9 @@ func fuzzedSigV4Request(_ reader: inout ByteReader) -> (s3: Bool, method: String
     while !reader.isAtEnd && headers.count < 12 {
         let name = reader.string()
         let value = reader.string()
-        if ["authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token"].contains(name.lowercased()) { continue }
+        if ["authorization", "x-amz-date", "x-amz-content-sha256", "x-amz-security-token"].contains(name.lowercased()) {
+            continue
+        }
         headers.append(HTTPHeader(name, value))
     }
     return (flags & 1 != 0, method, path, query, headers)
@@ -245,17 +299,30 @@ func fuzzedSigV4Request(_ reader: inout ByteReader) -> (s3: Bool, method: String
     let target = query.isEmpty ? path : path + "?" + query
     let time = Timestamp(year: 2026, month: 12, day: 1, hour: 1, minute: 2, second: 3)!
     guard let credentials = try? Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"),
-        let signer = try? SigV4Signer(credentials: credentials, region: "us-east-1", service: s3 ? "s3" : "iam", options: s3 ? .s3 : SigV4Options())
+        let signer = try? SigV4Signer(
+            credentials: credentials,
+            region: "us-east-1",
+            service: s3 ? "s3" : "iam",
+            options: s3 ? .s3 : SigV4Options()
+        )
     else { fuzzFailure("signer") }
     let request = SigV4Request(method: method, target: target, headers: headers, payload: .bytes([]))
     let expected = ReferenceSigV4.canonicalRequest(
-        method: method, path: path, query: query, headers: headers, amzDate: time.amzDate, s3: s3)
+        method: method,
+        path: path,
+        query: query,
+        headers: headers,
+        amzDate: time.amzDate,
+        s3: s3
+    )
     let actual = try? signer.sign(request, at: time, keepingCanonicalRequest: true).canonicalRequest
     switch (expected, actual) {
     case (nil, nil): break
     case (let e?, let a?) where e == a: break
     default:
-        fuzzFailure("canonical request differs\n--- reference\n\(expected ?? "(refused)")\n--- AuthCore\n\(actual.map { $0 } ?? "(refused)")")
+        fuzzFailure(
+            "canonical request differs\n--- reference\n\(expected ?? "(refused)")\n--- AuthCore\n\(actual.map { $0 } ?? "(refused)")"
+        )
     }
 }
 
@@ -267,16 +334,24 @@ func fuzzedSigV4Request(_ reader: inout ByteReader) -> (s3: Bool, method: String
     var reader = ByteReader(bytes)
     let regionSetBytes = reader.field()
     let (s3, method, path, query, headers) = fuzzedSigV4Request(&reader)
-    let regions = regionSetBytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    let regions = regionSetBytes.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map {
+        String(decoding: $0, as: UTF8.self)
+    }
     // A region set is one or more parts, each non-empty, of bytes above space but DEL, without `/` or `,`.
     let regionSetValid = regions.allSatisfy { part in
         !part.utf8.isEmpty && part.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") }
     }
     let time = Timestamp(year: 2026, month: 12, day: 1, hour: 1, minute: 2, second: 3)!
-    guard let credentials = try? Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret") else { fuzzFailure("credentials") }
+    guard let credentials = try? Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret") else {
+        fuzzFailure("credentials")
+    }
     let signer = try? SigV4ASigner(
-        credentials: credentials, regionSet: regions, service: s3 ? "s3" : "iam", options: s3 ? .s3 : SigV4Options(),
-        keyCache: sigV4AFuzzKeys)
+        credentials: credentials,
+        regionSet: regions,
+        service: s3 ? "s3" : "iam",
+        options: s3 ? .s3 : SigV4Options(),
+        keyCache: sigV4AFuzzKeys
+    )
     guard let signer else {
         if regionSetValid { fuzzFailure("a valid region set was refused: \(regions)") }
         return
@@ -285,20 +360,34 @@ func fuzzedSigV4Request(_ reader: inout ByteReader) -> (s3: Bool, method: String
     let target = query.isEmpty ? path : path + "?" + query
     let request = SigV4Request(method: method, target: target, headers: headers, payload: .bytes([]))
     let expected = ReferenceSigV4.canonicalRequest(
-        method: method, path: path, query: query, headers: headers, amzDate: time.amzDate, s3: s3,
-        regionSet: String(decoding: regionSetBytes, as: UTF8.self))
+        method: method,
+        path: path,
+        query: query,
+        headers: headers,
+        amzDate: time.amzDate,
+        s3: s3,
+        regionSet: String(decoding: regionSetBytes, as: UTF8.self)
+    )
     let signature = try? signer.sign(request, at: time, keepingCanonicalRequest: true)
     switch (expected, signature?.canonicalRequest) {
     case (nil, nil): break
     case (let e?, let a?) where e == a: break
     default:
-        fuzzFailure("canonical request differs\n--- reference\n\(expected ?? "(refused)")\n--- AuthCore\n\(signature?.canonicalRequest ?? "(refused)")")
+        fuzzFailure(
+            "canonical request differs\n--- reference\n\(expected ?? "(refused)")\n--- AuthCore\n\(signature?.canonicalRequest ?? "(refused)")"
+        )
     }
     guard let signature, let expected else { return }
     let hash = SHA256.hash(string: expected).hexLowercased
     let toSign = "AWS4-ECDSA-P256-SHA256\n\(time.amzDate)\n\(time.dateStamp)/\(s3 ? "s3" : "iam")/aws4_request\n\(hash)"
-    if signature.stringToSign != toSign { fuzzFailure("string to sign differs\n\(toSign)\n---\n\(signature.stringToSign)") }
-    let valid = try? SigV4AKey.isValidSignature(signature.signatureBytes, for: Array(toSign.utf8), publicKey: signer.key.publicKey)
+    if signature.stringToSign != toSign {
+        fuzzFailure("string to sign differs\n\(toSign)\n---\n\(signature.stringToSign)")
+    }
+    let valid = try? SigV4AKey.isValidSignature(
+        signature.signatureBytes,
+        for: Array(toSign.utf8),
+        publicKey: signer.key.publicKey
+    )
     if valid != true { fuzzFailure("the signature does not verify") }
     _ = try? signer.presign(request, at: time, expires: 600)
 }
@@ -315,7 +404,12 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     let query = reader.string()
     var headers: [HTTPHeader] = []
     while !reader.isAtEnd && headers.count < 8 { headers.append(HTTPHeader(reader.string(), reader.string())) }
-    guard let credentials = try? Credentials(accessKeyId: "LTAIEXAMPLE", secretAccessKey: "secret", sessionToken: v4 ? "token" : nil),
+    guard
+        let credentials = try? Credentials(
+            accessKeyId: "LTAIEXAMPLE",
+            secretAccessKey: "secret",
+            sessionToken: v4 ? "token" : nil
+        ),
         let signer = try? OSSSigner(credentials: credentials, version: v4 ? .v4 : .v1, region: "cn-hangzhou")
     else { fuzzFailure("signer") }
     let time = Timestamp(year: 2026, month: 12, day: 1)!
@@ -323,10 +417,19 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     let request = OSSRequest(method: "GET", target: target, headers: headers, bucket: "bucket", key: key)
     if let signed = try? signer.sign(request, at: time, keepingCanonicalRequest: true), v4 {
         let expected = ReferenceOSS.v4CanonicalRequest(
-            method: "GET", bucket: "bucket", key: key, parameters: request.parameters, headers: headers, additional: [],
-            headerMode: time.amzDate, token: "token")
+            method: "GET",
+            bucket: "bucket",
+            key: key,
+            parameters: request.parameters,
+            headers: headers,
+            additional: [],
+            headerMode: time.amzDate,
+            token: "token"
+        )
         if signed.canonicalRequest != expected {
-            fuzzFailure("OSS V4 canonical request differs\n--- reference\n\(expected)\n--- AuthCore\n\(signed.canonicalRequest ?? "(none)")")
+            fuzzFailure(
+                "OSS V4 canonical request differs\n--- reference\n\(expected)\n--- AuthCore\n\(signed.canonicalRequest ?? "(none)")"
+            )
         }
     }
     _ = try? signer.presign(request, at: time, expires: 600)
@@ -340,15 +443,29 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     let v4 = reader.byte() & 1 != 0
     let stringToSign = reader.string()
     let canonical = reader.string()
-    let policy = OSSSigningPolicy(buckets: ["bucket"], keyPrefixes: ["users/alice/"], methods: ["GET", "PUT"], regions: ["cn-hangzhou"])
+    let policy = OSSSigningPolicy(
+        buckets: ["bucket"],
+        keyPrefixes: ["users/alice/"],
+        methods: ["GET", "PUT"],
+        regions: ["cn-hangzhou"]
+    )
     guard let credentials = try? Credentials(accessKeyId: "LTAIEXAMPLE", secretAccessKey: "secret"),
         let authority = try? OSSSigningAuthority(credentials: credentials, policy: policy)
     else { fuzzFailure("authority") }
-    let request = OSSSignatureRequest(version: v4 ? .v4 : .v1, stringToSign: stringToSign, canonicalRequest: v4 ? canonical : nil)
+    let request = OSSSignatureRequest(
+        version: v4 ? .v4 : .v1,
+        stringToSign: stringToSign,
+        canonicalRequest: v4 ? canonical : nil
+    )
     guard (try? authority.sign(request, at: Timestamp(year: 2026, month: 12, day: 1)!)) != nil else { return }
     let signed = v4 ? canonical : stringToSign
-    let lines = signed.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-    let resource = (v4 ? lines.dropFirst().first.map { String(decoding: PercentEncoding.decode(Array($0.utf8)), as: UTF8.self) } : lines.last) ?? ""
+    let lines = signed.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+        String(decoding: $0, as: UTF8.self)
+    }
+    let resource =
+        (v4
+            ? lines.dropFirst().first.map { String(decoding: PercentEncoding.decode(Array($0.utf8)), as: UTF8.self) }
+            : lines.last) ?? ""
     guard ["GET", "PUT"].contains(lines.first ?? ""), resource.hasPrefix("/bucket/users/alice/") else {
         fuzzFailure("signed outside the policy: \(signed)")
     }
@@ -362,18 +479,31 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     let target = reader.string()
     var pairs: [(key: String, value: String)] = []
     while !reader.isAtEnd && pairs.count < 12 { pairs.append((reader.string(), reader.string())) }
-    guard let credentials = try? Credentials(accessKeyId: "LTAIEXAMPLE", secretAccessKey: "secret", sessionToken: flags & 2 != 0 ? "token" : nil)
+    guard
+        let credentials = try? Credentials(
+            accessKeyId: "LTAIEXAMPLE",
+            secretAccessKey: "secret",
+            sessionToken: flags & 2 != 0 ? "token" : nil
+        )
     else { fuzzFailure("credentials") }
     let time = Timestamp(year: 2026, month: 12, day: 1)!
-    if let signed = try? AliyunRPCSigner(credentials: credentials).sign(method: flags & 1 != 0 ? "GET" : "POST", parameters: pairs),
+    if let signed = try? AliyunRPCSigner(credentials: credentials).sign(
+        method: flags & 1 != 0 ? "GET" : "POST",
+        parameters: pairs
+    ),
         signed.canonicalizedQuery != ReferenceAliyun.rpcCanonicalizedQuery(pairs)
     {
         fuzzFailure("RPC canonical query differs from the reference for \(pairs)")
     }
-    let headers = [HTTPHeader("host", "h"), HTTPHeader("x-acs-action", "A"), HTTPHeader("x-acs-version", "1")] + pairs.map { HTTPHeader($0.key, $0.value) }
+    let headers =
+        [HTTPHeader("host", "h"), HTTPHeader("x-acs-action", "A"), HTTPHeader("x-acs-version", "1")]
+        + pairs.map { HTTPHeader($0.key, $0.value) }
     _ = try? AliyunACS3Signer(credentials: credentials).sign(
-        SigV4Request(method: "POST", target: target, headers: headers, payload: .bytes(Array(target.utf8))), at: time, nonce: "n",
-        keepingCanonicalRequest: true)
+        SigV4Request(method: "POST", target: target, headers: headers, payload: .bytes(Array(target.utf8))),
+        at: time,
+        nonce: "n",
+        keepingCanonicalRequest: true
+    )
 }
 
 // MARK: - Big integers and SRP
@@ -386,23 +516,32 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     let b = BigUInt(bigEndianBytes: reader.field(0xFF).prefix(128))
     let v = BigUInt(bigEndianBytes: reader.field(0xFF).prefix(384))
     let hostileB = reader.rest().prefix(400)
-    guard let configuration = try? SRPConfiguration(group: .rfc5054Group3072, hash: .sha256) else { fuzzFailure("configuration") }
+    guard let configuration = try? SRPConfiguration(group: .rfc5054Group3072, hash: .sha256) else {
+        fuzzFailure("configuration")
+    }
     let group = configuration.group
     let client = SRPClient(configuration: configuration)
     if let ephemeral = try? client.ephemeral(privateValue: a) {
-        guard let plain = try? group.generator.powerVariableTime(a, modulo: group.modulus), plain == ephemeral.publicValue else {
+        guard let plain = try? group.generator.powerVariableTime(a, modulo: group.modulus),
+            plain == ephemeral.publicValue
+        else {
             fuzzFailure("A = g^a differs from mpz_powm")
         }
         _ = try? client.processChallenge(
-            username: Array("alice".utf8), password: SecureBytes(Array("pw".utf8)), salt: [UInt8](repeating: 7, count: 16),
-            serverPublicValue: Array(hostileB), ephemeral: ephemeral)
+            username: Array("alice".utf8),
+            password: SecureBytes(Array("pw".utf8)),
+            salt: [UInt8](repeating: 7, count: 16),
+            serverPublicValue: Array(hostileB),
+            ephemeral: ephemeral
+        )
     }
     if let reduced = try? v.modulo(group.modulus), !reduced.isZero {
         let server = SRPServer(configuration: configuration)
         let verifier = SRPVerifier(salt: [UInt8](repeating: 7, count: 16), verifier: reduced)
         if let ephemeral = try? server.ephemeral(privateValue: b, verifier: verifier) {
             guard let gb = try? group.generator.powerVariableTime(b, modulo: group.modulus),
-                let expected = try? (configuration.multiplier * reduced + gb).modulo(group.modulus), expected == ephemeral.serverPublicValue
+                let expected = try? (configuration.multiplier * reduced + gb).modulo(group.modulus),
+                expected == ephemeral.serverPublicValue
             else { fuzzFailure("B = k·v + g^b differs from mpz arithmetic") }
         }
     }
@@ -428,35 +567,60 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     else { fuzzFailure("an odd N of over 1024 bits is a group") }
     let n = group.modulus
     let user = Array("carol".utf8)
-    guard let verifier = try? configuration.makeVerifier(username: user, password: password, salt: salt) else { fuzzFailure("verifier") }
+    guard let verifier = try? configuration.makeVerifier(username: user, password: password, salt: salt) else {
+        fuzzFailure("verifier")
+    }
     let inner = password.withUnsafeBytes { SHA256.hash(bytes: user + [UInt8(ascii: ":")] + Array($0)).bytes }
     let x = BigUInt(bigEndianBytes: SHA256.hash(bytes: salt + inner).bytes)
-    guard verifier.verifierBytes.count == group.byteCount, let v = try? group.generator.powerVariableTime(x, modulo: n), v == verifier.verifier
+    guard verifier.verifierBytes.count == group.byteCount, let v = try? group.generator.powerVariableTime(x, modulo: n),
+        v == verifier.verifier
     else { fuzzFailure("v = g^x at N's byte length") }
-    guard !a.isZero, !b.isZero, !v.isZero, let serverEphemeral = try? SRPServer(configuration: configuration).ephemeral(privateValue: b, verifier: verifier),
+    guard !a.isZero, !b.isZero, !v.isZero,
+        let serverEphemeral = try? SRPServer(configuration: configuration).ephemeral(
+            privateValue: b,
+            verifier: verifier
+        ),
         let clientEphemeral = try? SRPClient(configuration: configuration).ephemeral(privateValue: a)
     else { return }
     let bigB = serverEphemeral.serverPublicValue
     let bigA = clientEphemeral.publicValue
-    guard let gb = try? group.generator.powerVariableTime(b, modulo: n), (try? (configuration.multiplier * v + gb).modulo(n)) == bigB else {
+    guard let gb = try? group.generator.powerVariableTime(b, modulo: n),
+        (try? (configuration.multiplier * v + gb).modulo(n)) == bigB
+    else {
         fuzzFailure("B = k·v + g^b differs from mpz arithmetic")
     }
     let session: SRPClientSession
     do {
         session = try SRPClient(configuration: configuration).processChallenge(
-            username: user, password: password, salt: salt, serverPublicValue: bigB, ephemeral: clientEphemeral, recordingIntermediates: true)
+            username: user,
+            password: password,
+            salt: salt,
+            serverPublicValue: bigB,
+            ephemeral: clientEphemeral,
+            recordingIntermediates: true
+        )
     } catch { return }  // u = 0 or B ≡ k·g^x (A or B not invertible when N is not prime): refused, typed
-    guard let paddedA = try? bigA.bigEndianBytes(paddedTo: group.byteCount), let paddedB = try? bigB.bigEndianBytes(paddedTo: group.byteCount) else {
+    guard let paddedA = try? bigA.bigEndianBytes(paddedTo: group.byteCount),
+        let paddedB = try? bigB.bigEndianBytes(paddedTo: group.byteCount)
+    else {
         fuzzFailure("A and B fit N's byte length")
     }
     let u = BigUInt(bigEndianBytes: SHA256.hash(bytes: paddedA + paddedB).bytes)  // u = H(PAD(A) | PAD(B))
-    guard let vu = try? v.powerVariableTime(u, modulo: n), let base = try? (bigA * vu).modulo(n), let s = try? base.powerVariableTime(b, modulo: n),
+    guard let vu = try? v.powerVariableTime(u, modulo: n), let base = try? (bigA * vu).modulo(n),
+        let s = try? base.powerVariableTime(b, modulo: n),
         session.intermediates?.premasterSecret == s
     else { fuzzFailure("the client's S differs from (A·v^u)^b by mpz") }
-    guard let serverSession = try? SRPServer(configuration: configuration).verifyClient(
-        username: user, verifier: verifier, clientPublicValue: bigA, clientProof: session.clientProof, ephemeral: serverEphemeral,
-        recordingIntermediates: true),
-        serverSession.premasterSecret == s, (try? session.verifyServerProof(serverSession.serverProof)) == serverSession.sessionKey
+    guard
+        let serverSession = try? SRPServer(configuration: configuration).verifyClient(
+            username: user,
+            verifier: verifier,
+            clientPublicValue: bigA,
+            clientProof: session.clientProof,
+            ephemeral: serverEphemeral,
+            recordingIntermediates: true
+        ),
+        serverSession.premasterSecret == s,
+        (try? session.verifyServerProof(serverSession.serverProof)) == serverSession.sessionKey
     else { fuzzFailure("the server refused the client's proof, or the keys differ") }
 }
 
@@ -502,25 +666,45 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     let exponent = BigUInt(bigEndianBytes: exponentBytes)
     let other = BigUInt(bigEndianBytes: reader.rest().prefix(300))
     let bitCount = Swift.max(1, exponentBytes.count * 8)
-    guard let context = try? ModularContext(modulus: modulus, maximumExponentBitCount: 512) else { fuzzFailure("context for an odd modulus") }
-    guard let reducedBase = try? base.modulo(modulus), let plain = try? reducedBase.powerVariableTime(exponent, modulo: modulus) else {
+    guard let context = try? ModularContext(modulus: modulus, maximumExponentBitCount: 512) else {
+        fuzzFailure("context for an odd modulus")
+    }
+    guard let reducedBase = try? base.modulo(modulus),
+        let plain = try? reducedBase.powerVariableTime(exponent, modulo: modulus)
+    else {
         fuzzFailure("mpz_powm")
     }
-    guard let secret = try? context.power(reducedBase, secretExponent: exponent, exponentBitCount: bitCount), secret == plain else {
+    guard let secret = try? context.power(reducedBase, secretExponent: exponent, exponentBitCount: bitCount),
+        secret == plain
+    else {
         fuzzFailure("mpn_sec_powm differs from mpz_powm")
     }
-    guard context.powerVariableTime(reducedBase, publicExponent: exponent) == plain else { fuzzFailure("variable-time context power") }
+    guard context.powerVariableTime(reducedBase, publicExponent: exponent) == plain else {
+        fuzzFailure("variable-time context power")
+    }
     if let x = try? other.modulo(modulus), let difference = try? reducedBase.subtracting(x, modulo: modulus) {
         guard (try? (difference + x).modulo(modulus)) == reducedBase else { fuzzFailure("modular subtraction") }
         // The Montgomery kernels (montmul with REDC, constant-time subtraction) and the fixed-base
         // comb against plain mpz arithmetic.
         let domain = MontgomeryDomain(modulus: modulus)
-        guard domain.multiplyModN(reducedBase, x) == (try? (reducedBase * x).modulo(modulus)) else { fuzzFailure("Montgomery multiplication") }
-        guard domain.subtractModN(reducedBase, x) == difference else { fuzzFailure("constant-time modular subtraction") }
+        guard domain.multiplyModN(reducedBase, x) == (try? (reducedBase * x).modulo(modulus)) else {
+            fuzzFailure("Montgomery multiplication")
+        }
+        guard domain.subtractModN(reducedBase, x) == difference else {
+            fuzzFailure("constant-time modular subtraction")
+        }
         let window = 1 + Int(exponentBytes.first ?? 0) % 6
         for kernel in SecretPowerKernel.allCases where kernel.isAvailable {
-            let table = FixedBaseTable(base: reducedBase, domain: domain, window: window, maximumExponentBitCount: bitCount, kernel: kernel)
-            guard table.power(exponent, exponentBitCount: bitCount) == plain else { fuzzFailure("fixed-base comb (\(kernel), window \(window))") }
+            let table = FixedBaseTable(
+                base: reducedBase,
+                domain: domain,
+                window: window,
+                maximumExponentBitCount: bitCount,
+                kernel: kernel
+            )
+            guard table.power(exponent, exponentBitCount: bitCount) == plain else {
+                fuzzFailure("fixed-base comb (\(kernel), window \(window))")
+            }
         }
     }
 }
@@ -544,14 +728,21 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     switch reader.byte() % 4 {
     case 0:
         guard let session = try? CognitoStoredSession(decoding: SecureBytes(reader.rest())) else { return }
-        guard let again = try? CognitoStoredSession(decoding: try session.encoded()) else { fuzzFailure("stored session does not re-decode") }
-        guard again.tokens.accessToken == session.tokens.accessToken, again.expiresAt == session.expiresAt, again.username == session.username,
+        guard let again = try? CognitoStoredSession(decoding: try session.encoded()) else {
+            fuzzFailure("stored session does not re-decode")
+        }
+        guard again.tokens.accessToken == session.tokens.accessToken, again.expiresAt == session.expiresAt,
+            again.username == session.username,
             again.tokens.refreshToken == session.tokens.refreshToken
         else { fuzzFailure("stored session round trip changed a value") }
     case 1:
         guard let pending = try? CognitoPendingSignIn(decoding: SecureBytes(reader.rest())) else { return }
-        guard let again = try? CognitoPendingSignIn(decoding: try pending.encoded()) else { fuzzFailure("pending sign-in does not re-decode") }
-        guard again.challengeName == pending.challengeName, again.typedUsername == pending.typedUsername, again.flow == pending.flow else {
+        guard let again = try? CognitoPendingSignIn(decoding: try pending.encoded()) else {
+            fuzzFailure("pending sign-in does not re-decode")
+        }
+        guard again.challengeName == pending.challengeName, again.typedUsername == pending.typedUsername,
+            again.flow == pending.flow
+        else {
             fuzzFailure("pending sign-in round trip changed a value")
         }
     case 2:
@@ -560,9 +751,14 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
         let jwks = HTTPResponse(status: 200, body: reader.field())
         let token = String(decoding: reader.rest(), as: UTF8.self)
         runBlocking {
-            guard let verifier = try? CognitoTokenVerifier(
-                region: "us-east-1", userPoolId: "us-east-1_Abc123", clientIds: ["client"], transport: FuzzTransport([jwks]),
-                clock: FixedClock(Timestamp(year: 2026, month: 12, day: 1)!))
+            guard
+                let verifier = try? CognitoTokenVerifier(
+                    region: "us-east-1",
+                    userPoolId: "us-east-1_Abc123",
+                    clientIds: ["client"],
+                    transport: FuzzTransport([jwks]),
+                    clock: FixedClock(Timestamp(year: 2026, month: 12, day: 1)!)
+                )
             else { fuzzFailure("verifier init") }
             if (try? await verifier.verify(token, as: .access)) != nil { fuzzFailure("a fuzzed token verified") }
         }
@@ -579,7 +775,9 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     var reader = ByteReader(bytes)
     let token = String(decoding: reader.field(), as: UTF8.self)
     if let key = try? CognitoIdentityIssuer.userPoolLoginsKey(forIDToken: token) {
-        guard key.hasPrefix("cognito-idp."), key.contains("/") else { fuzzFailure("user-pool key \(key) is not a cognito-idp key") }
+        guard key.hasPrefix("cognito-idp."), key.contains("/") else {
+            fuzzFailure("user-pool key \(key) is not a cognito-idp key")
+        }
     }
     for region in ["us-east-1", "eu-south-2", "cn-north-1"] {
         if let key = try? CognitoIdentityIssuer.loginsKey(for: token, explicitKey: nil, region: region),
@@ -588,16 +786,33 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
             fuzzFailure("the key read from a token is refused when given back")
         }
     }
-    let answers = [HTTPResponse(status: 200, body: reader.field()), HTTPResponse(status: Int(reader.byte()) + 200, body: reader.rest())]
+    let answers = [
+        HTTPResponse(status: 200, body: reader.field()),
+        HTTPResponse(status: Int(reader.byte()) + 200, body: reader.rest()),
+    ]
     runBlocking {
         let clock = FixedClock(Timestamp(year: 2026, month: 12, day: 1)!)
         for login in [IdentityLogin.unauthenticated, .userPool(FixedIDToken(token: token))] {
-            let sender = SignedRequestSender(transport: FuzzTransport(answers), clock: clock, skew: ClockSkewTracker(), retryPolicy: .none)
-            guard let client = try? CognitoIdentityClient(region: "us-east-1", sender: sender) else { fuzzFailure("identity client init") }
-            let provider = CognitoIdentityCredentialsProvider(client: client, identityPoolId: "us-east-1:pool", login: login, clock: clock)
+            let sender = SignedRequestSender(
+                transport: FuzzTransport(answers),
+                clock: clock,
+                skew: ClockSkewTracker(),
+                retryPolicy: .none
+            )
+            guard let client = try? CognitoIdentityClient(region: "us-east-1", sender: sender) else {
+                fuzzFailure("identity client init")
+            }
+            let provider = CognitoIdentityCredentialsProvider(
+                client: client,
+                identityPoolId: "us-east-1:pool",
+                login: login,
+                clock: clock
+            )
             if let credentials = try? await provider.credentials() {
                 checkCredentials(credentials)
-                guard await provider.currentIdentityId()?.isEmpty == false else { fuzzFailure("credentials without an identity id") }
+                guard await provider.currentIdentityId()?.isEmpty == false else {
+                    fuzzFailure("credentials without an identity id")
+                }
             }
         }
     }
@@ -628,10 +843,13 @@ struct FixedIDToken: CognitoIDTokenSource {
             var index = 0
             while index < input.count, !parser.isComplete {
                 let end = Swift.min(input.count, index + step)
-                let used = try Array(input[index..<end]).withUnsafeBytesTyped { (raw) throws(HTTP1ResponseParser.Failure) in
+                let used = try Array(input[index..<end]).withUnsafeBytesTyped {
+                    (raw) throws(HTTP1ResponseParser.Failure) in
                     try parser.consume(raw)
                 }
-                if parser.body.count > cap { fuzzFailure("body of \(parser.body.count) bytes over the \(cap)-byte cap") }
+                if parser.body.count > cap {
+                    fuzzFailure("body of \(parser.body.count) bytes over the \(cap)-byte cap")
+                }
                 if used < end - index { break }
                 index = end
             }
@@ -643,7 +861,11 @@ struct FixedIDToken: CognitoIDTokenSource {
     }
     let (whole, wholeFailure) = run(step: Swift.max(1, input.count))
     let (pieces, piecesFailure) = run(step: piece)
-    if wholeFailure != piecesFailure { fuzzFailure("whole: \(String(describing: wholeFailure)), in \(piece)-byte pieces: \(String(describing: piecesFailure))") }
+    if wholeFailure != piecesFailure {
+        fuzzFailure(
+            "whole: \(String(describing: wholeFailure)), in \(piece)-byte pieces: \(String(describing: piecesFailure))"
+        )
+    }
     guard wholeFailure == nil else { return }
     if whole.status != pieces.status || whole.headers != pieces.headers || whole.body != pieces.body {
         fuzzFailure("whole and \(piece)-byte pieces disagree")
@@ -652,7 +874,9 @@ struct FixedIDToken: CognitoIDTokenSource {
     if method == "HEAD" && !whole.body.isEmpty { fuzzFailure("a body for HEAD") }
     let lengths = whole.headers.filter { $0.name.lowercased() == "content-length" }
     let chunked = whole.headers.contains { $0.name.lowercased() == "transfer-encoding" }
-    if method == "GET", !chunked, let length = lengths.first.flatMap({ Int($0.value) }), ![204, 304].contains(whole.status), whole.body.count != length {
+    if method == "GET", !chunked, let length = lengths.first.flatMap({ Int($0.value) }),
+        ![204, 304].contains(whole.status), whole.body.count != length
+    {
         fuzzFailure("Content-Length \(length), body \(whole.body.count)")
     }
 }
@@ -666,14 +890,24 @@ let fuzzAppServer: AppServer = {
         let configuration = try SRPConfiguration(group: .rfc5054Group1024, hash: .sha256)
         let store = InMemoryHandshakeStore()
         let users = try StaticVerifierStore(
-            ["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: SecureBytes(Array("pw".utf8)))], configuration: configuration)
+            [
+                "alice": try configuration.makeVerifier(
+                    username: Array("alice".utf8),
+                    password: SecureBytes(Array("pw".utf8))
+                )
+            ],
+            configuration: configuration
+        )
         let authority = try PerUserOSSSigning(
             credentials: try Credentials(accessKeyId: "LTAI5tFuzz", secretAccessKey: "fuzz-secret"),
-            template: OSSSigningPolicy(buckets: ["b"], keyPrefixes: ["k/${username}/"], regions: ["cn-hangzhou"]))
+            template: OSSSigningPolicy(buckets: ["b"], keyPrefixes: ["k/${username}/"], regions: ["cn-hangzhou"])
+        )
         let keys = try ServerKeys(serverSecret: SecureBytes([UInt8](repeating: 1, count: 32)))
         return AppServer(
             logins: SRPLoginService(configuration: configuration, verifiers: users, handshakes: store, keys: keys),
-            sessions: try AppSessions(store: store, keys: keys), ossSigning: authority)
+            sessions: try AppSessions(store: store, keys: keys),
+            ossSigning: authority
+        )
     } catch {
         fuzzFailure("the fuzz app server cannot be made: \(error)")
     }
@@ -690,21 +924,36 @@ let fuzzAppServer: AppServer = {
         do {
             _ = try AppServerConfiguration(json: reader.rest(), source: "fuzz.json", directory: "/d")
         } catch {
-            if error.code != .malformedInput || !error.reason.hasPrefix("fuzz.json") { fuzzFailure("configuration refused as \(error.code): \(error.reason)") }
+            if error.code != .malformedInput || !error.reason.hasPrefix("fuzz.json") {
+                fuzzFailure("configuration refused as \(error.code): \(error.reason)")
+            }
         }
         return
     }
-    let paths = ["/srp/begin", "/srp/finish", "/distribute-token.json", "/oss/sign", "/cognito/developer-identity", "/", "/srp/begin/", "/session/revoke"]
+    let paths = [
+        "/srp/begin", "/srp/finish", "/distribute-token.json", "/oss/sign", "/cognito/developer-identity", "/",
+        "/srp/begin/", "/session/revoke",
+    ]
     let methods = ["POST", "GET", "HEAD", "PUT"]
     let path = paths[Int(reader.byte()) % paths.count]
     let method = methods[Int(reader.byte()) % methods.count]
     var headers: [HTTPHeader] = []
     let tokenLength = Int(reader.byte() % 64)
-    if tokenLength > 0 { headers.append(HTTPHeader("Authorization", "Bearer " + String(decoding: reader.take(tokenLength), as: UTF8.self))) }
+    if tokenLength > 0 {
+        headers.append(
+            HTTPHeader("Authorization", "Bearer " + String(decoding: reader.take(tokenLength), as: UTF8.self))
+        )
+    }
     let request = HTTPServerRequest(method: method, path: path, headers: headers, body: reader.rest())
     // A login body read from the byte scan (when plain) and by JSONDecoder: the same value or refusal.
-    if path == "/srp/begin" { samePlainReading(SRPLoginWire.BeginRequest.self, request.body) { [$0.username, $0.clientPublicValue, $0.deviceToken] } }
-    if path == "/srp/finish" { samePlainReading(SRPLoginWire.FinishRequest.self, request.body) { [$0.loginId, $0.clientProof] } }
+    if path == "/srp/begin" {
+        samePlainReading(SRPLoginWire.BeginRequest.self, request.body) {
+            [$0.username, $0.clientPublicValue, $0.deviceToken]
+        }
+    }
+    if path == "/srp/finish" {
+        samePlainReading(SRPLoginWire.FinishRequest.self, request.body) { [$0.loginId, $0.clientProof] }
+    }
     let box = Locked<HTTPResponse?>(nil)
     runBlocking {
         let response = await fuzzAppServer.handle(request)
@@ -712,7 +961,9 @@ let fuzzAppServer: AppServer = {
     }
     guard let response = box.withLock({ $0 }) else { fuzzFailure("no answer") }
     guard (200...599).contains(response.status) else { fuzzFailure("status \(response.status)") }
-    guard (try? JSONObject(parsing: response.body.plainBytes, context: "answer")) != nil else { fuzzFailure("a body that is not a JSON object: \(response.status)") }
+    guard (try? JSONObject(parsing: response.body.plainBytes, context: "answer")) != nil else {
+        fuzzFailure("a body that is not a JSON object: \(response.status)")
+    }
     if response.status == 200, method != "POST" || !path.hasPrefix("/srp/") || path.hasSuffix("/") {
         fuzzFailure("200 for \(method) \(path) without a session")
     }
@@ -722,7 +973,10 @@ let fuzzAppServer: AppServer = {
 func samePlainReading<T: Decodable>(_ type: T.Type, _ body: [UInt8], fields: (T) -> [String?]) {
     func outcome(_ scanned: Bool) -> String {
         // As bytes: String equality would take "é" and "e\u{301}" for one another.
-        do { return "\(fields(try JSONAnswer.decode(type, from: body, plainObjectsScanned: scanned)).map { $0.map { Array($0.utf8) } })" } catch {
+        do {
+            return
+                "\(fields(try JSONAnswer.decode(type, from: body, plainObjectsScanned: scanned)).map { $0.map { Array($0.utf8) } })"
+        } catch {
             return "\(error.status) \(error.code) \(error.message)"
         }
     }
@@ -747,21 +1001,30 @@ func samePlainReading<T: Decodable>(_ type: T.Type, _ body: [UInt8], fields: (T)
     } catch {
         // Refused: stricter than Foundation's readers is allowed (they take trailing commas, which
         // RFC 8259 does not); the decoder then reads nothing. The errors are typed (no trap).
-        guard error.code == .malformedResponse, error.reason.hasPrefix("fuzz: ") else { fuzzFailure("refused as \(error.code)") }
+        guard error.code == .malformedResponse, error.reason.hasPrefix("fuzz: ") else {
+            fuzzFailure("refused as \(error.code)")
+        }
         return
     }
     guard let original else { return }  // the decoder refuses it too: nothing is read
-    guard let redacted = try? JSONSerialization.jsonObject(with: Data(members.redacted), options: [.fragmentsAllowed]) else {
+    guard let redacted = try? JSONSerialization.jsonObject(with: Data(members.redacted), options: [.fragmentsAllowed])
+    else {
         fuzzFailure("the redacted document is not JSON")
     }
     var expected: Any = original
     for (index, path) in paths.enumerated() {
         let found = secretString(in: original, at: path)
         let taken = members.values[index].map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
-        guard found == taken else { fuzzFailure("secret \(index): the reader finds \(found == nil ? "none" : "one"), the scanner took \(taken == nil ? "none" : "one")") }
+        guard found == taken else {
+            fuzzFailure(
+                "secret \(index): the reader finds \(found == nil ? "none" : "one"), the scanner took \(taken == nil ? "none" : "one")"
+            )
+        }
         if found != nil { expected = blanking(expected, at: path) }
     }
-    guard sameJSON(expected, redacted) else { fuzzFailure("the redacted document differs from the original beyond the secrets") }
+    guard sameJSON(expected, redacted) else {
+        fuzzFailure("the redacted document differs from the original beyond the secrets")
+    }
 }
 
 /// The string at `path` (object members only) in a `JSONSerialization` tree.
@@ -800,7 +1063,9 @@ private func sameJSON(_ a: Any, _ b: Any) -> Bool {
 
 /// A 2048-bit configuration for the verifier tables read here (only their checks run, no SRP).
 let fuzzTableConfiguration: SRPConfiguration = {
-    do { return try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256) } catch { fuzzFailure("configuration: \(error)") }
+    do { return try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256) } catch {
+        fuzzFailure("configuration: \(error)")
+    }
 }()
 
 /// First byte selects what the rest is:
@@ -819,7 +1084,9 @@ let fuzzTableConfiguration: SRPConfiguration = {
         var headers: [HTTPHeader] = []
         while !reader.isAtEnd && headers.count < 32 { headers.append(HTTPHeader(reader.string(), reader.string())) }
         if let refusal = RequestFraming.refusal(headers) {
-            guard refusal.status == 400, (try? JSONObject(parsing: refusal.body.plainBytes, context: "refusal"))?.has("message") == true else {
+            guard refusal.status == 400,
+                (try? JSONObject(parsing: refusal.body.plainBytes, context: "refusal"))?.has("message") == true
+            else {
                 fuzzFailure("a framing refusal that is not a 400 JSON answer")
             }
         } else if let length = headers.first(where: { $0.hasName("content-length") }) {
@@ -837,7 +1104,9 @@ let fuzzTableConfiguration: SRPConfiguration = {
                     fuzzFailure("a loaded name is not found")
                 }
                 let probe = String(decoding: json.prefix(16), as: UTF8.self)
-                if table.verifier(for: probe) != nil, !members.contains(where: { $0.name == Array(probe.utf8) }) { fuzzFailure("found a name that is not in the table") }
+                if table.verifier(for: probe) != nil, !members.contains(where: { $0.name == Array(probe.utf8) }) {
+                    fuzzFailure("found a name that is not in the table")
+                }
             }
         } catch {
             guard error.code == .malformedInput else { fuzzFailure("table refused as \(error.code)") }
@@ -847,21 +1116,29 @@ let fuzzTableConfiguration: SRPConfiguration = {
         let template = reader.string()
         if let placed = try? PerUserPolicy.place(name, in: template) {
             guard PerUserPolicy.canPlace(name) else { fuzzFailure("placed a name canPlace refuses") }
-            if template.utf8.elementsEqual("${username}".utf8), !placed.utf8.elementsEqual(name.utf8) { fuzzFailure("placement changed the name") }
+            if template.utf8.elementsEqual("${username}".utf8), !placed.utf8.elementsEqual(name.utf8) {
+                fuzzFailure("placement changed the name")
+            }
         }
         _ = try? PerUserOSSSigning.check(
-            template: OSSSigningPolicy(buckets: ["b"], keyPrefixes: [template, name]), sharedAcrossUsers: reader.byte() & 1 == 1)
+            template: OSSSigningPolicy(buckets: ["b"], keyPrefixes: [template, name]),
+            sharedAcrossUsers: reader.byte() & 1 == 1
+        )
     default:
         let family = reader.byte()
         let raw = reader.take(family & 1 == 0 ? 4 : 16)
         let bits = Int(reader.byte())
         guard let address = try? ClientAddress(bytes: raw) else { return }
         let key = address.network(prefixBits: bits)
-        guard key.count == 2 + address.bytes.count, key[0] == (address.isIPv4 ? 4 : 6) else { fuzzFailure("network key layout") }
+        guard key.count == 2 + address.bytes.count, key[0] == (address.isIPv4 ? 4 : 6) else {
+            fuzzFailure("network key layout")
+        }
         var other = address.bytes
         let kept = Swift.max(0, Swift.min(bits, other.count * 8))
         if kept < other.count * 8 { other[other.count - 1] ^= 1 }  // a bit past the prefix
-        if let neighbour = try? ClientAddress(bytes: other), neighbour.isIPv4 == address.isIPv4, neighbour.network(prefixBits: bits) != key {
+        if let neighbour = try? ClientAddress(bytes: other), neighbour.isIPv4 == address.isIPv4,
+            neighbour.network(prefixBits: bits) != key
+        {
             fuzzFailure("two addresses of one network got different keys")
         }
     }
@@ -889,7 +1166,11 @@ let fuzzTableConfiguration: SRPConfiguration = {
             }
         }
     case 1:
-        if let credentials = try? CredentialProcessRunner.parse(rest, profile: "fuzz", now: Timestamp(year: 2026, month: 12, day: 1)!) {
+        if let credentials = try? CredentialProcessRunner.parse(
+            rest,
+            profile: "fuzz",
+            now: Timestamp(year: 2026, month: 12, day: 1)!
+        ) {
             checkCredentials(credentials)
         }
     default:
@@ -902,9 +1183,15 @@ let fuzzTableConfiguration: SRPConfiguration = {
 
 /// A fixed sign-in whose redirect the input claims to be.
 let fuzzAuthorizationRequest: CognitoAuthorizationRequest = {
-    let verifier = try! CognitoTokenVerifier(region: "us-east-1", userPoolId: "us-east-1_Fuzz", clientIds: ["c"])  // fixed inputs
-    let configuration = try! CognitoHostedUIConfiguration(domain: "auth.example.test", clientId: "c", redirectURI: "myapp://cb")  // fixed inputs
-    return try! CognitoHostedUI(configuration: configuration, tokenVerifier: verifier).authorizationRequest()  // system randomness
+    // fixed inputs
+    let verifier = try! CognitoTokenVerifier(region: "us-east-1", userPoolId: "us-east-1_Fuzz", clientIds: ["c"])
+    let configuration = try! CognitoHostedUIConfiguration(
+        domain: "auth.example.test",
+        clientId: "c",
+        redirectURI: "myapp://cb"
+    )  // fixed inputs
+    // system randomness
+    return try! CognitoHostedUI(configuration: configuration, tokenVerifier: verifier).authorizationRequest()
 }()
 
 /// The redirect reader (a code comes back only with this sign-in's state, once), the token
@@ -921,15 +1208,21 @@ let fuzzAuthorizationRequest: CognitoAuthorizationRequest = {
         // Half the inputs get the right state appended, so the code path past the state check runs.
         let redirect = rest.first.map { $0 & 1 == 0 } == true ? text + "&state=" + request.state : text
         if let code = try? request.authorizationCode(fromRedirect: redirect) {
-            guard !code.isEmpty, redirect.utf8.starts(with: "myapp://cb?".utf8) else { fuzzFailure("a code from a redirect that is not this one's") }
+            guard !code.isEmpty, redirect.utf8.starts(with: "myapp://cb?".utf8) else {
+                fuzzFailure("a code from a redirect that is not this one's")
+            }
         }
         let pairs = CanonicalQuery.decodedPairs(text, omittingEmpty: false)
         if (try? request.authorizationCode(fromRedirectParameters: pairs)) != nil {
-            guard pairs.filter({ $0.key == "state" }).map(\.value) == [request.state] else { fuzzFailure("a code without this sign-in's state") }
+            guard pairs.filter({ $0.key == "state" }).map(\.value) == [request.state] else {
+                fuzzFailure("a code without this sign-in's state")
+            }
         }
     case 1:
         if let tokens = try? CognitoTokenEndpoint.tokens(from: SecureBytes(rest), previousRefreshToken: "previous") {
-            guard CognitoTokens.expiresInRange.contains(Int64(tokens.expiresIn)), tokens.refreshToken != nil else { fuzzFailure("tokens out of bounds") }
+            guard CognitoTokens.expiresInRange.contains(Int64(tokens.expiresIn)), tokens.refreshToken != nil else {
+                fuzzFailure("tokens out of bounds")
+            }
         }
     case 2:
         if let outputs = try? AmplifyAuthOutputs(parsing: rest), let oauth = outputs.oauth {
@@ -937,7 +1230,9 @@ let fuzzAuthorizationRequest: CognitoAuthorizationRequest = {
         }
     default:
         if let pair = try? PKCECodeVerifier(verifier: SecureBytes(rest)) {
-            guard PKCECodeVerifier.lengthRange.contains(rest.count), pair.challenge.utf8.count == 43 else { fuzzFailure("PKCE pair: \(rest.count)") }
+            guard PKCECodeVerifier.lengthRange.contains(rest.count), pair.challenge.utf8.count == 43 else {
+                fuzzFailure("PKCE pair: \(rest.count)")
+            }
         }
     }
 }

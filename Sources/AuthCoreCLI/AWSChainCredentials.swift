@@ -14,15 +14,21 @@ enum AWSChainCredentials {
     /// - Throws: `UsageError` when no source has credentials, the environment has a key id without
     ///   its secret, or a named profile does not exist; `CommandFailure` when a configured source
     ///   fails (a file that does not parse, STS refusing).
-    static func resolve(profile: String?) async throws -> (credentials: Credentials, source: String, profile: String, region: String?) {
+    static func resolve(
+        profile: String?
+    ) async throws -> (credentials: Credentials, source: String, profile: String, region: String?) {
         let settings = AWSSettingsResolver(profile: profile)
         if profile == nil, environment("AWS_ACCESS_KEY_ID") != nil, environment("AWS_SECRET_ACCESS_KEY") == nil {
-            throw UsageError("AWS_ACCESS_KEY_ID is set without AWS_SECRET_ACCESS_KEY (credentials never come from arguments)")
+            throw UsageError(
+                "AWS_ACCESS_KEY_ID is set without AWS_SECRET_ACCESS_KEY (credentials never come from arguments)"
+            )
         }
         let files: AWSSharedConfiguration
         do { files = try AWSSharedConfiguration() } catch { throw CommandFailure(error.reason) }
         if let named = settings.namedProfile, files.profile(named: named) == nil {
-            throw UsageError("profile '\(named)' is in neither \(files.configFilePath) nor \(files.credentialsFilePath)")
+            throw UsageError(
+                "profile '\(named)' is in neither \(files.configFilePath) nor \(files.credentialsFilePath)"
+            )
         }
         // Environment keys, the chain's first source, are read here as before the chain: the secret
         // straight into wiping storage and out of the environment (the zeroize gate counts its copies;
@@ -30,16 +36,26 @@ enum AWSChainCredentials {
         if profile == nil, environment("AWS_ACCESS_KEY_ID") != nil {
             let token = environment("AWS_SECURITY_TOKEN") != nil ? "AWS_SECURITY_TOKEN" : "AWS_SESSION_TOKEN"
             let credentials = try credentialsFromEnvironment(
-                id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: token, expiration: "AWS_CREDENTIAL_EXPIRATION")
-            return (credentials, AWSCredentialSource.environment.rawValue, settings.profileName, settings.region(in: files))
+                id: "AWS_ACCESS_KEY_ID",
+                secret: "AWS_SECRET_ACCESS_KEY",
+                token: token,
+                expiration: "AWS_CREDENTIAL_EXPIRATION"
+            )
+            return (
+                credentials, AWSCredentialSource.environment.rawValue, settings.profileName, settings.region(in: files)
+            )
         }
         let resolved: AWSResolvedCredentials
         do {
-            resolved = try await AWSCredentialsChain(profile: profile, transport: try CLITransport.make(for: .aws)).resolve()
+            resolved = try await AWSCredentialsChain(profile: profile, transport: try CLITransport.make(for: .aws))
+                .resolve()
         } catch let error as AuthCoreError {
-            if error.code == .credentialsUnavailable && error.reason.hasPrefix(AWSCredentialsChain.exhaustedReasonPrefix) {
+            if error.code == .credentialsUnavailable
+                && error.reason.hasPrefix(AWSCredentialsChain.exhaustedReasonPrefix)
+            {
                 throw UsageError(
-                    "\(error.reason) (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or name a profile of ~/.aws/config with --profile or AWS_PROFILE)")
+                    "\(error.reason) (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or name a profile of ~/.aws/config with --profile or AWS_PROFILE)"
+                )
             }
             throw CommandFailure(error.reason)
         }

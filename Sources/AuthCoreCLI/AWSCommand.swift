@@ -35,15 +35,21 @@ enum AWSCommand {
         guard action == "credentials" else { throw unknownSubcommand(action, of: "aws", among: ["credentials"]) }
         let parsed = try parseArguments(
             arguments.dropFirst(),
-            specs: [OptionSpec(names: ["--profile"], kind: .value), OptionSpec(names: ["--format"], kind: .value), OptionSpec(names: ["--show-secrets"], kind: .flag)],
-            help: help)
+            specs: [
+                OptionSpec(names: ["--profile"], kind: .value), OptionSpec(names: ["--format"], kind: .value),
+                OptionSpec(names: ["--show-secrets"], kind: .flag),
+            ],
+            help: help
+        )
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let format = parsed.value("--format") ?? "json"
         guard ["json", "env", "credential-process"].contains(format) else {
             throw UsageError("--format is json, env or credential-process, not '\(format)'")
         }
         let showSecrets = parsed.has("--show-secrets")
-        guard format != "env" || showSecrets else { throw UsageError("--format env prints secrets: add --show-secrets") }
+        guard format != "env" || showSecrets else {
+            throw UsageError("--format env prints secrets: add --show-secrets")
+        }
         let resolved = try await AWSChainCredentials.resolve(profile: parsed.value("--profile"))
         let credentials = resolved.credentials
         var secrets = try SecretJSONValues()
@@ -52,16 +58,25 @@ enum AWSCommand {
             try printCredentialProcessJSON(credentials)
         case "env":
             var lines = ["export AWS_ACCESS_KEY_ID=\(shellQuoted(credentials.accessKeyId))"]
-            lines.append("export AWS_SECRET_ACCESS_KEY=" + shellQuoted(String(decoding: credentials.secretAccessKey.withUnsafeBytes { Array($0) }, as: UTF8.self)))
+            lines.append(
+                "export AWS_SECRET_ACCESS_KEY="
+                    + shellQuoted(
+                        String(decoding: credentials.secretAccessKey.withUnsafeBytes { Array($0) }, as: UTF8.self)
+                    )
+            )
             if let token = credentials.sessionToken { lines.append("export AWS_SESSION_TOKEN=\(shellQuoted(token))") }
-            if let expires = credentials.expiration { lines.append("export AWS_CREDENTIAL_EXPIRATION=\(expires.iso8601)") }
+            if let expires = credentials.expiration {
+                lines.append("export AWS_CREDENTIAL_EXPIRATION=\(expires.iso8601)")
+            }
             if let region = resolved.region { lines.append("export AWS_REGION=\(shellQuoted(region))") }
             printOut(lines.joined(separator: "\n"))
         default:
             // bytes-lint: an output document's member names (fixed ASCII).
             var object: [String: JSONValue] = [
-                "accessKeyId": .string(credentials.accessKeyId), "expiration": JSONValue(credentials.expiration?.iso8601),
-                "source": .string(resolved.source), "profile": .string(resolved.profile), "region": JSONValue(resolved.region),
+                "accessKeyId": .string(credentials.accessKeyId),
+                "expiration": JSONValue(credentials.expiration?.iso8601),
+                "source": .string(resolved.source), "profile": .string(resolved.profile),
+                "region": JSONValue(resolved.region),
             ]
             if showSecrets {
                 object["secretAccessKey"] = .string(secrets.placeholder(for: credentials.secretAccessKey))

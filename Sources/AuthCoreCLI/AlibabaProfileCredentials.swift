@@ -14,8 +14,10 @@ enum AlibabaProfileCredentials {
     /// The variables hidden from the chain when a profile is named.
     // bytes-lint: environment variable names, fixed ASCII, looked up by the chain's own names.
     static let hidden: Set<String> = [
-        "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ALIBABA_CLOUD_SECURITY_TOKEN", "ALIBABA_CLOUD_CREDENTIALS_URI",
-        "ALIBABA_CLOUD_CLI_PROFILE_DISABLED", "ALIBABA_CLOUD_OIDC_TOKEN_FILE", "ALIBABA_CLOUD_ROLE_ARN", "ALIBABA_CLOUD_OIDC_PROVIDER_ARN",
+        "ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ALIBABA_CLOUD_SECURITY_TOKEN",
+        "ALIBABA_CLOUD_CREDENTIALS_URI",
+        "ALIBABA_CLOUD_CLI_PROFILE_DISABLED", "ALIBABA_CLOUD_OIDC_TOKEN_FILE", "ALIBABA_CLOUD_ROLE_ARN",
+        "ALIBABA_CLOUD_OIDC_PROVIDER_ARN",
     ]
 
     /// The credentials of `profile` and the source's name (`cli_profile/static_ak`, …).
@@ -24,7 +26,10 @@ enum AlibabaProfileCredentials {
     ///   no file has the profile, or when its source fails (a role STS refuses, a file that does not parse).
     /// - Parameter stsEndpoint: the STS endpoint for a role profile's `AssumeRole` (nil: Alibaba's,
     ///   by the profile's `sts_region`).
-    static func resolve(profile: String, stsEndpoint: String? = nil) async throws -> (credentials: Credentials, source: String) {
+    static func resolve(
+        profile: String,
+        stsEndpoint: String? = nil
+    ) async throws -> (credentials: Credentials, source: String) {
         guard !profile.isEmpty else { throw UsageError("--profile is empty") }
         let process = EnvironmentCredentialsProvider.processEnvironment
         let environment = ConfigurationEnvironment { name in
@@ -36,7 +41,11 @@ enum AlibabaProfileCredentials {
         }
         do {
             let chain = try AlibabaCloudCredentialsChain(
-                environment: environment, transport: try CLITransport.make(for: .other), stsEndpoint: stsEndpoint, usesInstanceSources: false)
+                environment: environment,
+                transport: try CLITransport.make(for: .other),
+                stsEndpoint: stsEndpoint,
+                usesInstanceSources: false
+            )
             let resolved = try await chain.resolve()
             return (resolved.credentials, resolved.source)
         } catch let error as AuthCoreError {

@@ -38,17 +38,23 @@ enum AliyunCommand {
 
     static func assumeRole(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let values = [
-            "--role-arn", "--role-session-name", "--duration-seconds", "--policy-file", "--external-id", "--region", "--endpoint", "--signature", "--profile",
+            "--role-arn", "--role-session-name", "--duration-seconds", "--policy-file", "--external-id", "--region",
+            "--endpoint", "--signature", "--profile",
         ]
-        let specs = values.map { OptionSpec(names: [$0], kind: .value) } + [OptionSpec(names: ["--show-secrets"], kind: .flag)]
+        let specs =
+            values.map { OptionSpec(names: [$0], kind: .value) } + [OptionSpec(names: ["--show-secrets"], kind: .flag)]
         let parsed = try parseArguments(arguments, specs: specs, help: help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let roleArn = try parsed.required("--role-arn")
         let sessionName = try parsed.required("--role-session-name")
         var duration = 3600
         if let text = parsed.value("--duration-seconds") {
-            guard let value = Int(text), (AliyunSTSClient.minimumDuration...AliyunSTSClient.maximumDuration).contains(value) else {
-                throw UsageError("--duration-seconds must be a whole number in \(AliyunSTSClient.minimumDuration)...\(AliyunSTSClient.maximumDuration)")
+            guard let value = Int(text),
+                (AliyunSTSClient.minimumDuration...AliyunSTSClient.maximumDuration).contains(value)
+            else {
+                throw UsageError(
+                    "--duration-seconds must be a whole number in \(AliyunSTSClient.minimumDuration)...\(AliyunSTSClient.maximumDuration)"
+                )
             }
             duration = value
         }
@@ -69,24 +75,41 @@ enum AliyunCommand {
         let credentials =
             if let profile = parsed.value("--profile") {
                 // A role profile's own AssumeRole goes to the same STS endpoint (a private one, a stand-in).
-                try await AlibabaProfileCredentials.resolve(profile: profile, stsEndpoint: parsed.value("--endpoint")).credentials
+                try await AlibabaProfileCredentials.resolve(profile: profile, stsEndpoint: parsed.value("--endpoint"))
+                    .credentials
             } else if environment("ALIBABA_CLOUD_ACCESS_KEY_ID") != nil {
                 try credentialsFromEnvironment(
-                    id: "ALIBABA_CLOUD_ACCESS_KEY_ID", secret: "ALIBABA_CLOUD_ACCESS_KEY_SECRET", token: "ALIBABA_CLOUD_SECURITY_TOKEN")
+                    id: "ALIBABA_CLOUD_ACCESS_KEY_ID",
+                    secret: "ALIBABA_CLOUD_ACCESS_KEY_SECRET",
+                    token: "ALIBABA_CLOUD_SECURITY_TOKEN"
+                )
             } else {
-                try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
+                try credentialsFromEnvironment(
+                    id: "OSS_ACCESS_KEY_ID",
+                    secret: "OSS_ACCESS_KEY_SECRET",
+                    token: "OSS_SECURITY_TOKEN"
+                )
             }
         let client: AliyunSTSClient
         do {
-            client = try AliyunSTSClient(region: parsed.value("--region"), endpoint: parsed.value("--endpoint"), signatureStyle: style)
+            client = try AliyunSTSClient(
+                region: parsed.value("--region"),
+                endpoint: parsed.value("--endpoint"),
+                signatureStyle: style
+            )
         } catch {
             throw UsageError(error.reason)
         }
         let assumed: AliyunAssumedRole
         do {
             assumed = try await client.assumeRole(
-                roleArn: roleArn, roleSessionName: sessionName, durationSeconds: duration, policy: policy,
-                externalId: parsed.value("--external-id"), credentials: credentials)
+                roleArn: roleArn,
+                roleSessionName: sessionName,
+                durationSeconds: duration,
+                policy: policy,
+                externalId: parsed.value("--external-id"),
+                credentials: credentials
+            )
         } catch {
             // Refused before sending (session name, policy, duration) is a usage error.
             if error.code == .invalidParameter { throw UsageError(error.reason) }

@@ -5,7 +5,9 @@ import AuthCoreClients
 /// change-password, attributes, verify-attribute, mfa-preference, delete-user; and resend-code for a
 /// user not yet confirmed. The help is ``CognitoCommand/help``.
 enum CognitoAccountCommand {
-    static let subcommands = ["change-password", "attributes", "verify-attribute", "mfa-preference", "delete-user", "resend-code", "devices"]
+    static let subcommands = [
+        "change-password", "attributes", "verify-attribute", "mfa-preference", "delete-user", "resend-code", "devices",
+    ]
 
     static func run(_ sub: String, _ arguments: ArraySlice<String>) async throws -> Int32 {
         switch sub {
@@ -22,12 +24,20 @@ enum CognitoAccountCommand {
     /// The session of `--store`, for a command that takes `extra` options and flags besides
     /// `--store` and `--endpoint`.
     static func session(
-        _ arguments: ArraySlice<String>, options extra: [String] = [], repeated: [String] = [], flags: [String] = []
+        _ arguments: ArraySlice<String>,
+        options extra: [String] = [],
+        repeated: [String] = [],
+        flags: [String] = []
     ) async throws -> (CognitoSession, ParsedArguments) {
-        let specs = CognitoCommand.options(["--store", "--endpoint"] + extra, flags: flags) + repeated.map { OptionSpec(names: [$0], kind: .repeatedValue) }
+        let specs =
+            CognitoCommand.options(["--store", "--endpoint"] + extra, flags: flags)
+            + repeated.map { OptionSpec(names: [$0], kind: .repeatedValue) }
         let parsed = try parseArguments(arguments, specs: specs, help: CognitoCommand.help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let (session, _) = try await CognitoCommand.storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
+        let (session, _) = try await CognitoCommand.storedSession(
+            try parsed.required("--store"),
+            endpoint: parsed.value("--endpoint")
+        )
         return (session, parsed)
     }
 
@@ -42,20 +52,26 @@ enum CognitoAccountCommand {
         let proposed: SecureBytes
         if let fromEnvironment = takeSecretEnvironment("COGNITO_PASSWORD") {
             previous = fromEnvironment
-            guard let new = takeSecretEnvironment("COGNITO_NEW_PASSWORD") else { throw UsageError("COGNITO_PASSWORD is set, COGNITO_NEW_PASSWORD is not") }
+            guard let new = takeSecretEnvironment("COGNITO_NEW_PASSWORD") else {
+                throw UsageError("COGNITO_PASSWORD is set, COGNITO_NEW_PASSWORD is not")
+            }
             proposed = new
         } else {
             // Two lines on stdin: the current password, then the new one.
             let lines = try readSecretStandardInput(limit: 131_072)
             guard let split = lines.withUnsafeBytes({ $0.firstIndex(of: UInt8(ascii: "\n")) }) else {
-                throw UsageError("give the current and the new password on two lines of stdin (or COGNITO_PASSWORD and COGNITO_NEW_PASSWORD)")
+                throw UsageError(
+                    "give the current and the new password on two lines of stdin (or COGNITO_PASSWORD and COGNITO_NEW_PASSWORD)"
+                )
             }
             // A CRLF line end leaves no CR on the current password.
             let end = split > 0 && lines.withUnsafeBytes({ $0[split - 1] }) == UInt8(ascii: "\r") ? split - 1 : split
             previous = lines.withUnsafeBytes { SecureBytes($0[..<end]) }
             proposed = lines.withUnsafeBytes { SecureBytes($0[(split + 1)...]) }
         }
-        try await calling { () async throws(AuthCoreError) in try await session.changePassword(previous: previous, proposed: proposed) }
+        try await calling { () async throws(AuthCoreError) in
+            try await session.changePassword(previous: previous, proposed: proposed)
+        }
         printOut(#"{"status":"passwordChanged"}"#)
         return 0
     }
@@ -66,15 +82,24 @@ enum CognitoAccountCommand {
         var updates: [String: String] = [:]
         for pair in parsed.all("--set") {
             let bytes = Array(pair.utf8)
-            guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")), equals > 0 else { throw UsageError("--set takes NAME=VALUE, got '\(pair)'") }
-            updates[String(decoding: bytes[..<equals], as: UTF8.self)] = String(decoding: bytes[(equals + 1)...], as: UTF8.self)
+            guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")), equals > 0 else {
+                throw UsageError("--set takes NAME=VALUE, got '\(pair)'")
+            }
+            updates[String(decoding: bytes[..<equals], as: UTF8.self)] = String(
+                decoding: bytes[(equals + 1)...],
+                as: UTF8.self
+            )
         }
         if updates.isEmpty {
-            let attributes = try await calling { () async throws(AuthCoreError) in try await session.fetchUserAttributes() }
+            let attributes = try await calling { () async throws(AuthCoreError) in
+                try await session.fetchUserAttributes()
+            }
             printOut(try jsonText(["attributes": JSONValue(attributes)]))
             return 0
         }
-        let pending = try await calling { () async throws(AuthCoreError) in try await session.updateUserAttributes(updates) }
+        let pending = try await calling { () async throws(AuthCoreError) in
+            try await session.updateUserAttributes(updates)
+        }
         // bytes-lint: an output document's member names (attribute names as the service sent them).
         var object: [String: JSONValue] = [:]
         for (name, delivery) in pending { object[name] = delivery.json }
@@ -86,7 +111,9 @@ enum CognitoAccountCommand {
         let (session, parsed) = try await session(arguments, options: ["--attribute"], flags: ["--send-code"])
         let name = try parsed.required("--attribute")
         if parsed.has("--send-code") {
-            let delivery = try await calling { () async throws(AuthCoreError) in try await session.sendUserAttributeVerificationCode(for: name) }
+            let delivery = try await calling { () async throws(AuthCoreError) in
+                try await session.sendUserAttributeVerificationCode(for: name)
+            }
             printOut(try jsonText(["status": "codeSent", "codeDeliveryDetails": delivery?.json ?? .null]))
             return 0
         }
@@ -110,13 +137,17 @@ enum CognitoAccountCommand {
         }
         let sms = try preference("--sms"), totp = try preference("--totp"), email = try preference("--email")
         if sms != nil || totp != nil || email != nil {
-            try await calling { () async throws(AuthCoreError) in try await session.updateMFAPreference(sms: sms, totp: totp, email: email) }
+            try await calling { () async throws(AuthCoreError) in
+                try await session.updateMFAPreference(sms: sms, totp: totp, email: email)
+            }
         }
         let status = try await calling { () async throws(AuthCoreError) in try await session.fetchMFAPreference() }
         printOut(
             try jsonText([
-                "enabled": .array(status.enabled.map { .string($0.rawValue) }), "preferred": status.preferred.map { .string($0.rawValue) } ?? .null,
-            ]))
+                "enabled": .array(status.enabled.map { .string($0.rawValue) }),
+                "preferred": status.preferred.map { .string($0.rawValue) } ?? .null,
+            ])
+        )
         return 0
     }
 
@@ -135,7 +166,8 @@ enum CognitoAccountCommand {
         let devices = try await calling { () async throws(AuthCoreError) in try await session.fetchDevices() }
         let list: [JSONValue] = devices.map { device in
             [
-                "deviceKey": .string(device.deviceKey), "name": JSONValue(device.name), "attributes": JSONValue(device.attributes),
+                "deviceKey": .string(device.deviceKey), "name": JSONValue(device.name),
+                "attributes": JSONValue(device.attributes),
                 "lastAuthenticatedAt": JSONValue(device.lastAuthenticatedAt?.iso8601),
             ]
         }
@@ -145,13 +177,19 @@ enum CognitoAccountCommand {
 
     static func resendCode(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parseArguments(
-            arguments, specs: CognitoCommand.options(["--region", "--user-pool-id", "--client-id", "--username", "--endpoint", "--amplify-outputs"]),
-            help: CognitoCommand.help)
+            arguments,
+            specs: CognitoCommand.options([
+                "--region", "--user-pool-id", "--client-id", "--username", "--endpoint", "--amplify-outputs",
+            ]),
+            help: CognitoCommand.help
+        )
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let username = try parsed.required("--username")
         let configuration = try CognitoCommand.configuration(parsed)
         let api = CognitoIdentityProviderAPI(configuration: configuration, transport: try CLITransport.make(for: .aws))
-        let delivery = try await calling { () async throws(AuthCoreError) in try await api.resendSignUpCode(username: username) }
+        let delivery = try await calling { () async throws(AuthCoreError) in
+            try await api.resendSignUpCode(username: username)
+        }
         printOut(try jsonText(["status": "codeSent", "codeDeliveryDetails": delivery?.json ?? .null]))
         return 0
     }

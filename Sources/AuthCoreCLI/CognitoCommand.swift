@@ -85,7 +85,9 @@ enum CognitoCommand {
 
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         guard let sub = arguments.first else {
-            throw UsageError("cognito needs a subcommand (sign-in, confirm-sign-in, session, sign-out, hosted-ui, \(CognitoAccountCommand.subcommands.joined(separator: ", ")))")
+            throw UsageError(
+                "cognito needs a subcommand (sign-in, confirm-sign-in, session, sign-out, hosted-ui, \(CognitoAccountCommand.subcommands.joined(separator: ", ")))"
+            )
         }
         if sub == "-h" || sub == "--help" { throw HelpRequested(text: help) }
         let rest = arguments.dropFirst()
@@ -95,9 +97,15 @@ enum CognitoCommand {
         case "session": return try await session(rest)
         case "sign-out": return try await signOut(rest)
         case "hosted-ui": return try await CognitoHostedUICommand.run(rest)
-        case _ where CognitoAccountCommand.subcommands.contains(sub): return try await CognitoAccountCommand.run(sub, rest)
+        case _ where CognitoAccountCommand.subcommands.contains(sub):
+            return try await CognitoAccountCommand.run(sub, rest)
         default:
-            throw unknownSubcommand(sub, of: "cognito", among: ["sign-in", "confirm-sign-in", "session", "sign-out", "hosted-ui"] + CognitoAccountCommand.subcommands)
+            throw unknownSubcommand(
+                sub,
+                of: "cognito",
+                among: ["sign-in", "confirm-sign-in", "session", "sign-out", "hosted-ui"]
+                    + CognitoAccountCommand.subcommands
+            )
         }
     }
 
@@ -109,24 +117,32 @@ enum CognitoCommand {
         let parsed = try parseArguments(
             arguments,
             specs: options([
-                "--region", "--user-pool-id", "--client-id", "--username", "--flow", "--preferred-challenge", "--endpoint", "--amplify-outputs",
+                "--region", "--user-pool-id", "--client-id", "--username", "--flow", "--preferred-challenge",
+                "--endpoint", "--amplify-outputs",
                 "--store", "--session-file",
-            ]), help: help)
+            ]),
+            help: help
+        )
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let username = try parsed.required("--username")
         guard let flow = CognitoAuthFlow(rawValue: parsed.value("--flow") ?? "user-srp") else {
-            throw UsageError("--flow must be one of \(CognitoAuthFlow.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw UsageError(
+                "--flow must be one of \(CognitoAuthFlow.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         var factor: CognitoFactor?
         if let name = parsed.value("--preferred-challenge") {
             guard let chosen = CognitoFactor(name: name) else {
-                throw UsageError("--preferred-challenge must be one of \(CognitoFactor.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw UsageError(
+                    "--preferred-challenge must be one of \(CognitoFactor.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             factor = chosen
         }
         let configuration = try configuration(parsed)
         let files = try Files(store: parsed.value("--store"), sessionFile: parsed.value("--session-file"))
-        let needsPassword = flow != .customWithoutSRP && !(flow == .userAuth && factor != .password && factor != .passwordSRP)
+        let needsPassword =
+            flow != .customWithoutSRP && !(flow == .userAuth && factor != .password && factor != .passwordSRP)
         var password: SecureBytes?
         if let fromEnvironment = takeSecretEnvironment("COGNITO_PASSWORD") {
             password = fromEnvironment
@@ -138,7 +154,12 @@ enum CognitoCommand {
         let capturedPassword = password
         let result: CognitoSignInResult
         do {
-            result = try await session.signIn(username: username, password: capturedPassword, flow: flow, preferredFirstFactor: chosenFactor)
+            result = try await session.signIn(
+                username: username,
+                password: capturedPassword,
+                flow: flow,
+                preferredFirstFactor: chosenFactor
+            )
         } catch {
             throw CommandFailure(error.reason)
         }
@@ -148,18 +169,30 @@ enum CognitoCommand {
     }
 
     static func confirmSignIn(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        let parsed = try parseArguments(arguments, specs: options(["--session-file", "--store", "--endpoint"]), help: help)
+        let parsed = try parseArguments(
+            arguments,
+            specs: options(["--session-file", "--store", "--endpoint"]),
+            help: help
+        )
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let files = try Files(store: parsed.value("--store"), sessionFile: try parsed.required("--session-file"))
         guard let stepFile = files.sessionFile else { throw UsageError("missing --session-file") }
         let pending = try failing { () throws(AuthCoreError) -> CognitoPendingSignIn in
-            guard let bytes = try stepFile.read() else { throw AuthCoreError(.invalidParameter, "\(stepFile.path): no sign-in step is waiting") }
+            guard let bytes = try stepFile.read() else {
+                throw AuthCoreError(.invalidParameter, "\(stepFile.path): no sign-in step is waiting")
+            }
             return try CognitoPendingSignIn(decoding: bytes)
         }
         let configuration = try usageChecked {
-            try poolConfiguration(region: pending.region, userPoolId: pending.userPoolId, clientId: pending.clientId, endpoint: parsed.value("--endpoint"))
+            try poolConfiguration(
+                region: pending.region,
+                userPoolId: pending.userPoolId,
+                clientId: pending.clientId,
+                endpoint: parsed.value("--endpoint")
+            )
         }
-        let answerBytes = try takeSecretEnvironment("COGNITO_CHALLENGE_RESPONSE") ?? readSecretStandardInput(limit: 65_536)
+        let answerBytes =
+            try takeSecretEnvironment("COGNITO_CHALLENGE_RESPONSE") ?? readSecretStandardInput(limit: 65_536)
         let answer = answerBytes.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let session = try files.session(configuration)
         let result: CognitoSignInResult
@@ -180,7 +213,11 @@ enum CognitoCommand {
     }
 
     static func session(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        let parsed = try parseArguments(arguments, specs: options(["--store", "--endpoint"], flags: ["--show-secrets"]), help: help)
+        let parsed = try parseArguments(
+            arguments,
+            specs: options(["--store", "--endpoint"], flags: ["--show-secrets"]),
+            help: help
+        )
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let (session, _) = try await storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
         let showSecrets = parsed.has("--show-secrets")
@@ -196,7 +233,8 @@ enum CognitoCommand {
         var object: [String: JSONValue] = ["status": "signedIn", "expiresAt": .string(expiresAt.iso8601)]
         if showSecrets {
             object["tokens"] = [
-                "idToken": .string(tokens.idToken), "accessToken": .string(tokens.accessToken), "refreshToken": JSONValue(tokens.refreshToken),
+                "idToken": .string(tokens.idToken), "accessToken": .string(tokens.accessToken),
+                "refreshToken": JSONValue(tokens.refreshToken),
             ]
         }
         printOut(try jsonText(.object(object)))
@@ -204,9 +242,16 @@ enum CognitoCommand {
     }
 
     static func signOut(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        let parsed = try parseArguments(arguments, specs: options(["--store", "--endpoint"], flags: ["--global"]), help: help)
+        let parsed = try parseArguments(
+            arguments,
+            specs: options(["--store", "--endpoint"], flags: ["--global"]),
+            help: help
+        )
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
-        let (session, stored) = try await storedSession(try parsed.required("--store"), endpoint: parsed.value("--endpoint"))
+        let (session, stored) = try await storedSession(
+            try parsed.required("--store"),
+            endpoint: parsed.value("--endpoint")
+        )
         guard stored else { throw CommandFailure("signed out") }
         let global = parsed.has("--global")
         let outcome = await session.signOut(global: global)
@@ -234,7 +279,12 @@ enum CognitoCommand {
             guard let region else { throw UsageError("missing --region (or --amplify-outputs)") }
             guard let poolId else { throw UsageError("missing --user-pool-id (or --amplify-outputs)") }
             guard let clientId else { throw UsageError("missing --client-id (or --amplify-outputs)") }
-            return try poolConfiguration(region: region, userPoolId: poolId, clientId: clientId, endpoint: parsed.value("--endpoint"))
+            return try poolConfiguration(
+                region: region,
+                userPoolId: poolId,
+                clientId: clientId,
+                endpoint: parsed.value("--endpoint")
+            )
         } catch let error as AuthCoreError {
             throw UsageError(error.reason)
         }
@@ -242,12 +292,21 @@ enum CognitoCommand {
 
     /// The pool configuration every subcommand builds: the client secret from `COGNITO_CLIENT_SECRET`
     /// (taken from the environment and wiped there), the endpoint from `--endpoint`.
-    static func poolConfiguration(region: String, userPoolId: String, clientId: String, endpoint: String?) throws(AuthCoreError)
+    static func poolConfiguration(
+        region: String,
+        userPoolId: String,
+        clientId: String,
+        endpoint: String?
+    ) throws(AuthCoreError)
         -> CognitoUserPoolConfiguration
     {
         try CognitoUserPoolConfiguration(
-            region: region, userPoolId: userPoolId, clientId: clientId, clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"),
-            endpoint: endpoint)
+            region: region,
+            userPoolId: userPoolId,
+            clientId: clientId,
+            clientSecret: takeSecretEnvironment("COGNITO_CLIENT_SECRET"),
+            endpoint: endpoint
+        )
     }
 
     struct SessionAnswer: Sendable {
@@ -262,9 +321,17 @@ enum CognitoCommand {
         do { stored = try await store.session() } catch { throw CommandFailure(error.reason) }
         guard let stored else { throw CommandFailure("signed out (\(path) holds no session)") }
         let configuration = try usageChecked {
-            try poolConfiguration(region: stored.region, userPoolId: stored.userPoolId, clientId: stored.clientId, endpoint: endpoint)
+            try poolConfiguration(
+                region: stored.region,
+                userPoolId: stored.userPoolId,
+                clientId: stored.clientId,
+                endpoint: endpoint
+            )
         }
-        return (CognitoSession(configuration: configuration, transport: try CLITransport.make(for: .aws), store: store), true)
+        return (
+            CognitoSession(configuration: configuration, transport: try CLITransport.make(for: .aws), store: store),
+            true
+        )
     }
 
     /// The `--store` and `--session-file` files of a sign-in command.
@@ -278,7 +345,11 @@ enum CognitoCommand {
         }
 
         func session(_ configuration: CognitoUserPoolConfiguration) throws -> CognitoSession {
-            CognitoSession(configuration: configuration, transport: try CLITransport.make(for: .aws), store: store ?? InMemoryCognitoTokenStore())
+            CognitoSession(
+                configuration: configuration,
+                transport: try CLITransport.make(for: .aws),
+                store: store ?? InMemoryCognitoTokenStore()
+            )
         }
 
         /// Writes the pending step after a next step, removes the file after a sign-in.
@@ -298,13 +369,16 @@ enum CognitoCommand {
         switch result {
         case .signedIn(let tokens):
             let values: JSONValue = [
-                "idToken": .string(tokens.idToken), "accessToken": .string(tokens.accessToken), "expiresIn": .integer(tokens.expiresIn),
+                "idToken": .string(tokens.idToken), "accessToken": .string(tokens.accessToken),
+                "expiresIn": .integer(tokens.expiresIn),
                 "refreshToken": JSONValue(tokens.refreshToken),
             ]
             // bytes-lint: an output document's member names (fixed ASCII).
             var signedIn: [String: JSONValue] = ["status": "signedIn", "tokens": values]
             if !tokens.warnings.isEmpty {
-                signedIn["warnings"] = .array(tokens.warnings.map { ["type": .string($0.typeName), "reason": .string($0.reason)] })
+                signedIn["warnings"] = .array(
+                    tokens.warnings.map { ["type": .string($0.typeName), "reason": .string($0.reason)] }
+                )
             }
             object = .object(signedIn)
         case .nextStep(let step):
@@ -317,13 +391,16 @@ enum CognitoCommand {
             case .confirmSignInWithNewPassword(let attributes, let required):
                 values["userAttributes"] = JSONValue(attributes)
                 values["requiredAttributes"] = strings(required)
-            case .continueSignInWithFirstFactorSelection(let factors): values["availableFactors"] = strings(factors.map(\.amplifyName))
+            case .continueSignInWithFirstFactorSelection(let factors):
+                values["availableFactors"] = strings(factors.map(\.amplifyName))
             case .continueSignInWithMFASelection(let allowed), .continueSignInWithMFASetupSelection(let allowed):
                 values["allowedMFATypes"] = strings(allowed)
             case .continueSignInWithTOTPSetup(let secret, let username):
                 values["totpSetupDetails"] = ["sharedSecret": .string(secret), "username": .string(username)]
             case .confirmSignInWithWebAuthn(let options): values["credentialRequestOptions"] = .string(options)
-            case .confirmSignInWithTOTPCode, .continueSignInWithEmailMFASetup, .confirmSignInWithPassword, .confirmSignUp, .resetPassword: break
+            case .confirmSignInWithTOTPCode, .continueSignInWithEmailMFASetup, .confirmSignInWithPassword,
+                .confirmSignUp, .resetPassword:
+                break
             }
             object = ["status": "nextStep", "nextStep": .object(values)]
         }

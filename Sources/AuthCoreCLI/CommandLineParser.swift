@@ -104,8 +104,10 @@ func parseArguments(_ arguments: ArraySlice<String>, specs: [OptionSpec], help: 
 func didYouMean(_ word: String, among candidates: [String]) -> String {
     let limit = word.count <= 3 ? 1 : 2
     guard word.count <= 64 else { return "" }  // no suggestion for a long argument (and no quadratic work on it)
-    let scored = candidates.filter { abs($0.count - word.count) <= limit }.map { (candidate: $0, distance: editDistance(word, $0)) }
-        .filter { $0.distance <= limit }
+    let scored = candidates.filter { abs($0.count - word.count) <= limit }.map {
+        (candidate: $0, distance: editDistance(word, $0))
+    }
+    .filter { $0.distance <= limit }
     guard let best = scored.min(by: { $0.distance < $1.distance }) else { return "" }
     return "; did you mean '\(best.candidate)'?"
 }
@@ -114,7 +116,9 @@ func didYouMean(_ word: String, among candidates: [String]) -> String {
 func unknownSubcommand(_ name: String, of command: String, among candidates: [String]) -> UsageError {
     let prefix = command.isEmpty ? "unknown subcommand" : "unknown \(command) subcommand"
     let suggestion = didYouMean(name, among: candidates)
-    return UsageError("\(prefix) '\(name)'\(suggestion.isEmpty ? " (try 'authcore \(command.isEmpty ? "" : command + " ")--help')" : suggestion)")
+    return UsageError(
+        "\(prefix) '\(name)'\(suggestion.isEmpty ? " (try 'authcore \(command.isEmpty ? "" : command + " ")--help')" : suggestion)"
+    )
 }
 
 /// The Levenshtein distance of two short words (option and command names), over Unicode scalars.
@@ -127,7 +131,11 @@ func editDistance(_ a: String, _ b: String) -> Int {
     for i in 1...x.count {
         current[0] = i
         for j in 1...y.count {
-            current[j] = Swift.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1))
+            current[j] = Swift.min(
+                previous[j] + 1,
+                current[j - 1] + 1,
+                previous[j - 1] + (x[i - 1] == y[j - 1] ? 0 : 1)
+            )
         }
         swap(&previous, &current)
     }

@@ -1,3 +1,7 @@
+import AuthCore
+import AuthCoreClients
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,9 +9,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import AuthCore
-import AuthCoreClients
-import Foundation
 
 /// Writes all of `text` to a file descriptor (unbuffered, so stdout and stderr interleave in order).
 func writeAll(_ fd: Int32, _ text: String) {

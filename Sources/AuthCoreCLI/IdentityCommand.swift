@@ -43,7 +43,9 @@ enum IdentityCommand {
 
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         guard let sub = arguments.first else {
-            throw UsageError("identity needs a subcommand (developer-token, lookup-developer-identity, unlink-developer-identity, get-id or credentials)")
+            throw UsageError(
+                "identity needs a subcommand (developer-token, lookup-developer-identity, unlink-developer-identity, get-id or credentials)"
+            )
         }
         if sub == "-h" || sub == "--help" { throw HelpRequested(text: help) }
         let rest = arguments.dropFirst()
@@ -55,21 +57,35 @@ enum IdentityCommand {
         case "credentials": return try await IdentityCredentialsCommand.credentials(rest)
         default:
             throw unknownSubcommand(
-                sub, of: "identity", among: ["developer-token", "lookup-developer-identity", "unlink-developer-identity", "get-id", "credentials"])
+                sub,
+                of: "identity",
+                among: [
+                    "developer-token", "lookup-developer-identity", "unlink-developer-identity", "get-id",
+                    "credentials",
+                ]
+            )
         }
     }
 
     static func client(_ parsed: ParsedArguments) throws -> CognitoIdentityClient {
         let region = try parsed.required("--region")
         let sender = SignedRequestSender(transport: try CLITransport.make(for: .aws))
-        do { return try CognitoIdentityClient(region: region, endpoint: parsed.value("--endpoint"), sender: sender) } catch {
+        do {
+            return try CognitoIdentityClient(region: region, endpoint: parsed.value("--endpoint"), sender: sender)
+        } catch {
             throw UsageError(error.reason)
         }
     }
 
-    static func parse(_ arguments: ArraySlice<String>, values: [String], repeated: [String] = [], flags: [String] = []) throws -> ParsedArguments {
+    static func parse(
+        _ arguments: ArraySlice<String>,
+        values: [String],
+        repeated: [String] = [],
+        flags: [String] = []
+    ) throws -> ParsedArguments {
         let specs =
-            values.map { OptionSpec(names: [$0], kind: .value) } + repeated.map { OptionSpec(names: [$0], kind: .repeatedValue) }
+            values.map { OptionSpec(names: [$0], kind: .value) }
+            + repeated.map { OptionSpec(names: [$0], kind: .repeatedValue) }
             + flags.map { OptionSpec(names: [$0], kind: .flag) }
         let parsed = try parseArguments(arguments, specs: specs, help: help)
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
@@ -81,27 +97,35 @@ enum IdentityCommand {
         try await AWSChainCredentials.resolve(profile: parsed.value("--profile")).credentials
     }
 
-    // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused before).
+    // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused
+    // before).
     static func printJSON(_ object: [String: JSONValue]) throws {
         printOut(try jsonText(.object(object)))
     }
 
-    // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused before).
+    // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused
+    // before).
     /// `--login NAME=@FILE` or `--login NAME=env:VAR`: a login to link, its token never in argv.
     static func linkedLogins(_ values: [String]) throws -> [String: String] {
-        // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused before).
+        // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused
+        // before).
         var logins: [String: String] = [:]
         for value in values {
             guard let (name, source) = value.cutOnce(atFirst: UInt8(ascii: "=")), !name.isEmpty else {
-                throw UsageError("--login expects NAME=@FILE or NAME=env:VAR (its value is not shown: it may be a token)")
+                throw UsageError(
+                    "--login expects NAME=@FILE or NAME=env:VAR (its value is not shown: it may be a token)"
+                )
             }
             let token: String
             if source.hasPrefix("@"), source.count > 1 {
                 let path = String(source.dropFirst())
-                token = String(decoding: try readFile(path, limit: 65_536, option: "--login"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                token = String(decoding: try readFile(path, limit: 65_536, option: "--login"), as: UTF8.self)
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
             } else if source.hasPrefix("env:"), source.count > 4 {
                 let variable = String(source.dropFirst(4))
-                guard let text = environment(variable) else { throw UsageError("--login \(name): the environment variable \(variable) is not set") }
+                guard let text = environment(variable) else {
+                    throw UsageError("--login \(name): the environment variable \(variable) is not set")
+                }
                 token = text
             } else {
                 throw UsageError("--login \(name): the token comes from @FILE or env:VAR, never from the command line")
@@ -115,8 +139,13 @@ enum IdentityCommand {
 
     static func developerToken(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parse(
-            arguments, values: ["--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id", "--token-duration", "--endpoint", "--profile"],
-            repeated: ["--login"])
+            arguments,
+            values: [
+                "--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id",
+                "--token-duration", "--endpoint", "--profile",
+            ],
+            repeated: ["--login"]
+        )
         let duration = try parsed.integer("--token-duration") ?? CognitoIdentityClient.defaultTokenDuration
         guard CognitoIdentityClient.tokenDurationRange.contains(duration) else {
             throw UsageError("--token-duration must be 1...86400 seconds")
@@ -131,8 +160,14 @@ enum IdentityCommand {
         let credentials = try await developerCredentials(parsed)
         do {
             let (id, token) = try await identity.developerToken(
-                identityPoolId: pool, providerName: provider, userIdentifier: user, identityId: link, additionalLogins: logins,
-                tokenDuration: duration, credentials: credentials)
+                identityPoolId: pool,
+                providerName: provider,
+                userIdentifier: user,
+                identityId: link,
+                additionalLogins: logins,
+                tokenDuration: duration,
+                credentials: credentials
+            )
             try printJSON(["identityId": .string(id), "token": .string(token)])
             return 0
         } catch let error as AuthCoreError {
@@ -142,7 +177,12 @@ enum IdentityCommand {
 
     static func lookupDeveloperIdentity(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parse(
-            arguments, values: ["--region", "--identity-pool-id", "--identity-id", "--user-identifier", "--max-results", "--next-token", "--endpoint", "--profile"])
+            arguments,
+            values: [
+                "--region", "--identity-pool-id", "--identity-id", "--user-identifier", "--max-results", "--next-token",
+                "--endpoint", "--profile",
+            ]
+        )
         let maximum = try parsed.integer("--max-results") ?? 60
         guard (1...60).contains(maximum) else { throw UsageError("--max-results must be 1...60") }
         guard parsed.value("--identity-id") != nil || parsed.value("--user-identifier") != nil else {
@@ -153,11 +193,18 @@ enum IdentityCommand {
         let credentials = try await developerCredentials(parsed)
         do {
             let found = try await identity.lookupDeveloperIdentity(
-                identityPoolId: pool, identityId: parsed.value("--identity-id"), developerUserIdentifier: parsed.value("--user-identifier"),
-                maxResults: maximum, nextToken: parsed.value("--next-token"), credentials: credentials)
-            // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is refused before).
+                identityPoolId: pool,
+                identityId: parsed.value("--identity-id"),
+                developerUserIdentifier: parsed.value("--user-identifier"),
+                maxResults: maximum,
+                nextToken: parsed.value("--next-token"),
+                credentials: credentials
+            )
+            // bytes-lint: output documents, and the Logins map sent as JSON member names (a repeated provider is
+            // refused before).
             var object: [String: JSONValue] = [
-                "identityId": .string(found.identityId), "developerUserIdentifiers": .array(found.developerUserIdentifiers.map(JSONValue.string)),
+                "identityId": .string(found.identityId),
+                "developerUserIdentifiers": .array(found.developerUserIdentifiers.map(JSONValue.string)),
             ]
             if let next = found.nextToken { object["nextToken"] = .string(next) }
             try printJSON(object)
@@ -169,7 +216,12 @@ enum IdentityCommand {
 
     static func unlinkDeveloperIdentity(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try parse(
-            arguments, values: ["--region", "--identity-pool-id", "--identity-id", "--provider-name", "--user-identifier", "--endpoint", "--profile"])
+            arguments,
+            values: [
+                "--region", "--identity-pool-id", "--identity-id", "--provider-name", "--user-identifier", "--endpoint",
+                "--profile",
+            ]
+        )
         let identity = try client(parsed)
         let pool = try parsed.required("--identity-pool-id")
         let identityId = try parsed.required("--identity-id")
@@ -178,7 +230,12 @@ enum IdentityCommand {
         let credentials = try await developerCredentials(parsed)
         do {
             try await identity.unlinkDeveloperIdentity(
-                identityId: identityId, identityPoolId: pool, providerName: provider, userIdentifier: user, credentials: credentials)
+                identityId: identityId,
+                identityPoolId: pool,
+                providerName: provider,
+                userIdentifier: user,
+                credentials: credentials
+            )
             try printJSON(["status": "unlinked"])
             return 0
         } catch let error as AuthCoreError {

@@ -22,10 +22,17 @@ enum IdentityCredentialsCommand {
     }
 
     static func getId(_ arguments: ArraySlice<String>) async throws -> Int32 {
-        let parsed = try IdentityCommand.parse(arguments, values: ["--region", "--identity-pool-id", "--identity-store", "--endpoint"])
+        let parsed = try IdentityCommand.parse(
+            arguments,
+            values: ["--region", "--identity-pool-id", "--identity-store", "--endpoint"]
+        )
         let client = try IdentityCommand.client(parsed)
         let pool = try parsed.required("--identity-pool-id")
-        let provider = CognitoIdentityCredentialsProvider(client: client, identityPoolId: pool, store: try store(parsed, pool: pool))
+        let provider = CognitoIdentityCredentialsProvider(
+            client: client,
+            identityPoolId: pool,
+            store: try store(parsed, pool: pool)
+        )
         do {
             try IdentityCommand.printJSON(["identityId": .string(try await provider.identityId())])
             return 0
@@ -44,7 +51,13 @@ enum IdentityCredentialsCommand {
         let token = String(decoding: contents, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else { throw UsageError("--token-file \(file) is empty") }
         do {
-            return (try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: parsed.value("--logins-key"), region: region), token)
+            return (
+                try CognitoIdentityIssuer.loginsKey(
+                    for: token,
+                    explicitKey: parsed.value("--logins-key"),
+                    region: region
+                ), token
+            )
         } catch {
             // The library names its parameter; the CLI's name for it is the option.
             throw UsageError(error.reason.replacingOccurrences(of: "(explicitKey)", with: "(--logins-key)"))
@@ -54,15 +67,25 @@ enum IdentityCredentialsCommand {
     static func credentials(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let parsed = try IdentityCommand.parse(
             arguments,
-            values: ["--region", "--identity-id", "--identity-pool-id", "--identity-store", "--token-file", "--logins-key", "--custom-role-arn", "--format", "--endpoint"],
-            flags: ["--show-secrets"])
+            values: [
+                "--region", "--identity-id", "--identity-pool-id", "--identity-store", "--token-file", "--logins-key",
+                "--custom-role-arn", "--format", "--endpoint",
+            ],
+            flags: ["--show-secrets"]
+        )
         let format = parsed.value("--format") ?? "json"
-        guard format == "json" || format == "credential-process" else { throw UsageError("--format is json or credential-process, not '\(format)'") }
+        guard format == "json" || format == "credential-process" else {
+            throw UsageError("--format is json or credential-process, not '\(format)'")
+        }
         let client = try IdentityCommand.client(parsed)
         let identityId = parsed.value("--identity-id")
         let pool = parsed.value("--identity-pool-id")
-        guard (identityId == nil) != (pool == nil) else { throw UsageError("give one of --identity-id and --identity-pool-id") }
-        guard pool != nil || parsed.value("--identity-store") == nil else { throw UsageError("--identity-store needs --identity-pool-id") }
+        guard (identityId == nil) != (pool == nil) else {
+            throw UsageError("give one of --identity-id and --identity-pool-id")
+        }
+        guard pool != nil || parsed.value("--identity-store") == nil else {
+            throw UsageError("--identity-store needs --identity-pool-id")
+        }
         let login = try login(parsed, region: client.region)
         let role = parsed.value("--custom-role-arn")
         var store: any CognitoIdentityStore = InMemoryCognitoIdentityStore()
@@ -71,11 +94,18 @@ enum IdentityCredentialsCommand {
         do {
             if let identityId {
                 credentials = try await client.credentialsForIdentity(
-                    identityId: identityId, logins: login.map { [$0.key: $0.token] } ?? [:], customRoleArn: role)
+                    identityId: identityId,
+                    logins: login.map { [$0.key: $0.token] } ?? [:],
+                    customRoleArn: role
+                )
             } else {
                 let provider = CognitoIdentityCredentialsProvider(
-                    client: client, identityPoolId: pool ?? "", login: login.map { IdentityLogin.providers([$0.key: $0.token]) } ?? .unauthenticated,
-                    flow: role.map { .enhanced(customRoleArn: $0) } ?? .enhanced, store: store)
+                    client: client,
+                    identityPoolId: pool ?? "",
+                    login: login.map { IdentityLogin.providers([$0.key: $0.token]) } ?? .unauthenticated,
+                    flow: role.map { .enhanced(customRoleArn: $0) } ?? .enhanced,
+                    store: store
+                )
                 credentials = try await provider.credentials()
             }
         } catch {
@@ -88,7 +118,9 @@ enum IdentityCredentialsCommand {
             return 0
         }
         // bytes-lint: an output document's member names (fixed ASCII).
-        var object: [String: JSONValue] = ["accessKeyId": .string(credentials.accessKeyId), "expiration": JSONValue(credentials.expiration?.iso8601)]
+        var object: [String: JSONValue] = [
+            "accessKeyId": .string(credentials.accessKeyId), "expiration": JSONValue(credentials.expiration?.iso8601),
+        ]
         if parsed.has("--show-secrets") {
             object["secretAccessKey"] = .string(secrets.placeholder(for: credentials.secretAccessKey))
             object["sessionToken"] = JSONValue(credentials.sessionToken)

@@ -54,12 +54,17 @@ enum OSSCommand {
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         if arguments.first == "sign-string" { return try OSSSignStringCommand.run(arguments.dropFirst(), help: help) }
         let options = try RequestOptions(
-            arguments, service: .other,
+            arguments,
+            service: .other,
             extraSpecs: [
                 OptionSpec(names: ["--bucket"], kind: .value), OptionSpec(names: ["--version"], kind: .value),
-                OptionSpec(names: ["--additional-header"], kind: .repeatedValue), OptionSpec(names: ["--signer-url"], kind: .value),
-                OptionSpec(names: ["--signer-header"], kind: .repeatedValue), OptionSpec(names: ["--profile"], kind: .value),
-            ], help: help)
+                OptionSpec(names: ["--additional-header"], kind: .repeatedValue),
+                OptionSpec(names: ["--signer-url"], kind: .value),
+                OptionSpec(names: ["--signer-header"], kind: .repeatedValue),
+                OptionSpec(names: ["--profile"], kind: .value),
+            ],
+            help: help
+        )
         let bucket = try options.parsed.required("--bucket")
         guard let version = OSSSigner.Version(rawValue: options.parsed.value("--version") ?? "v4") else {
             throw UsageError("--version must be v1 or v4")
@@ -72,7 +77,12 @@ enum OSSCommand {
         }
         let key = objectKey(url: options.url, bucket: bucket)
         let additional = options.parsed.all("--additional-header")
-        let request = HTTPRequest(method: options.method, url: options.url, headers: options.headers, body: options.body)
+        let request = HTTPRequest(
+            method: options.method,
+            url: options.url,
+            headers: options.headers,
+            body: options.body
+        )
         let verbose = options.verbose
 
         @Sendable func ossRequest(_ request: HTTPRequest) -> OSSRequest {
@@ -80,25 +90,39 @@ enum OSSCommand {
         }
         @Sendable func report(_ signature: OSSSignature) {
             guard verbose else { return }
-            if let canonical = signature.canonicalRequest { printError("--- canonical request\n\(RequestOptions.redactedCanonicalRequest(canonical))") }
+            if let canonical = signature.canonicalRequest {
+                printError("--- canonical request\n\(RequestOptions.redactedCanonicalRequest(canonical))")
+            }
             printError("--- string to sign\n\(signature.stringToSign)")
         }
 
         let expires = options.expires
         return try await options.perform(
-            request, clock: clock, report: report,
+            request,
+            clock: clock,
+            report: report,
             sign: { request, time throws(AuthCoreError) in
                 switch signing {
-                case .local(let signer): try signer.sign(ossRequest(request), at: time, keepingCanonicalRequest: verbose)
-                case .remote(let signer, let provider): try await signer.sign(ossRequest(request), at: time, provider: provider)
+                case .local(let signer):
+                    try signer.sign(ossRequest(request), at: time, keepingCanonicalRequest: verbose)
+                case .remote(let signer, let provider):
+                    try await signer.sign(ossRequest(request), at: time, provider: provider)
                 }
             },
             presign: { request, time throws(AuthCoreError) in
                 switch signing {
-                case .local(let signer): try signer.presign(ossRequest(request), at: time, expires: expires, keepingCanonicalRequest: verbose)
-                case .remote(let signer, let provider): try await signer.presign(ossRequest(request), at: time, expires: expires, provider: provider)
+                case .local(let signer):
+                    try signer.presign(
+                        ossRequest(request),
+                        at: time,
+                        expires: expires,
+                        keepingCanonicalRequest: verbose
+                    )
+                case .remote(let signer, let provider):
+                    try await signer.presign(ossRequest(request), at: time, expires: expires, provider: provider)
                 }
-            })
+            }
+        )
     }
 
     /// Who signs: a local key from the environment, or (self-signed mode) the app server at --signer-url.
@@ -107,17 +131,27 @@ enum OSSCommand {
         case remote(OSSDetachedSigner, URLSignatureProvider)
     }
 
-    static func signingMode(_ options: RequestOptions, version: OSSSigner.Version, region: String?) async throws -> Signing {
+    static func signingMode(
+        _ options: RequestOptions,
+        version: OSSSigner.Version,
+        region: String?
+    ) async throws -> Signing {
         if options.parsed.value("--profile") != nil, options.parsed.value("--signer-url") != nil {
             throw UsageError("--profile and --signer-url exclude each other (the signer URL signs without local keys)")
         }
         guard let signerURL = options.parsed.value("--signer-url") else {
-            guard options.parsed.all("--signer-header").isEmpty else { throw UsageError("--signer-header needs --signer-url") }
+            guard options.parsed.all("--signer-header").isEmpty else {
+                throw UsageError("--signer-header needs --signer-url")
+            }
             let credentials =
                 if let profile = options.parsed.value("--profile") {
                     try await AlibabaProfileCredentials.resolve(profile: profile).credentials
                 } else {
-                    try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
+                    try credentialsFromEnvironment(
+                        id: "OSS_ACCESS_KEY_ID",
+                        secret: "OSS_ACCESS_KEY_SECRET",
+                        token: "OSS_SECURITY_TOKEN"
+                    )
                 }
             do { return .local(try OSSSigner(credentials: credentials, version: version, region: region)) } catch {
                 throw UsageError(error.reason)
@@ -126,7 +160,9 @@ enum OSSCommand {
         var headers = try options.parsed.all("--signer-header").map { raw in
             let header = try RequestOptions.header(raw)
             guard !header.holdsCredential else {
-                throw UsageError("--signer-header \(header.name): a credential header cannot be given in argv (AUTHCORE_SIGNER_TOKEN or AUTHCORE_SIGNER_HEADERS)")
+                throw UsageError(
+                    "--signer-header \(header.name): a credential header cannot be given in argv (AUTHCORE_SIGNER_TOKEN or AUTHCORE_SIGNER_HEADERS)"
+                )
             }
             return header
         }
@@ -134,17 +170,26 @@ enum OSSCommand {
         // token, and any other fields ('Name: value' lines, for a server that wants its own).
         if let lines = takeSecretEnvironment("AUTHCORE_SIGNER_HEADERS") {
             let text = lines.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-            for line in text.pieces(separatedBy: UInt8(ascii: "\n"), omittingEmpty: true) where !line.trimmingASCIISpaces.isEmpty && line != "\r" {
-                let field = line.utf8.last == UInt8(ascii: "\r") ? String(decoding: line.utf8.dropLast(), as: UTF8.self) : line
-                do { headers.append(try RequestOptions.header(field)) } catch { throw UsageError("AUTHCORE_SIGNER_HEADERS: each line must be 'Name: value'") }
+            for line in text.pieces(separatedBy: UInt8(ascii: "\n"), omittingEmpty: true)
+            where !line.trimmingASCIISpaces.isEmpty && line != "\r" {
+                let field =
+                    line.utf8.last == UInt8(ascii: "\r") ? String(decoding: line.utf8.dropLast(), as: UTF8.self) : line
+                do { headers.append(try RequestOptions.header(field)) } catch {
+                    throw UsageError("AUTHCORE_SIGNER_HEADERS: each line must be 'Name: value'")
+                }
             }
         }
         if let token = takeSecretEnvironment("AUTHCORE_SIGNER_TOKEN") {
-            headers.append(HTTPHeader("Authorization", "Bearer " + token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
+            headers.append(
+                HTTPHeader("Authorization", "Bearer " + token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+            )
         }
         do {
             let provider = try URLSignatureProvider(url: try RequestURL(signerURL), headers: headers)
-            return .remote(try OSSDetachedSigner(version: version, region: region, accessKeyId: environment("OSS_ACCESS_KEY_ID")), provider)
+            return .remote(
+                try OSSDetachedSigner(version: version, region: region, accessKeyId: environment("OSS_ACCESS_KEY_ID")),
+                provider
+            )
         } catch {
             throw UsageError("--signer-url: \(error.reason)")
         }
@@ -157,7 +202,9 @@ enum OSSCommand {
         var path = Array(url.path.utf8)[...]
         let prefix = Array("/\(bucket)".utf8)
         let virtualHosted = url.host.utf8.starts(with: Array("\(bucket).".utf8))
-        if !virtualHosted, path.starts(with: prefix), path.count == prefix.count || path[path.startIndex + prefix.count] == UInt8(ascii: "/") {
+        if !virtualHosted, path.starts(with: prefix),
+            path.count == prefix.count || path[path.startIndex + prefix.count] == UInt8(ascii: "/")
+        {
             path = path.dropFirst(prefix.count)
         }
         if path.first == UInt8(ascii: "/") { path = path.dropFirst() }

@@ -12,10 +12,21 @@ enum OSSSignStringCommand {
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let policyPath = try parsed.required("--policy")
         let policy: OSSSigningPolicy
-        do { policy = try OSSSigningPolicyFile.policy(contentsOfFile: policyPath) } catch { throw UsageError("--policy \(error.reason)") }
-        let credentials = try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
+        do { policy = try OSSSigningPolicyFile.policy(contentsOfFile: policyPath) } catch {
+            throw UsageError("--policy \(error.reason)")
+        }
+        let credentials = try credentialsFromEnvironment(
+            id: "OSS_ACCESS_KEY_ID",
+            secret: "OSS_ACCESS_KEY_SECRET",
+            token: "OSS_SECURITY_TOKEN"
+        )
         let request: OSSSignatureRequest
-        do { request = try JSONDecoder().decode(OSSSignatureRequest.self, from: Data(try readFile("-", limit: 131_072, option: "stdin"))) } catch let usage as UsageError {
+        do {
+            request = try JSONDecoder().decode(
+                OSSSignatureRequest.self,
+                from: Data(try readFile("-", limit: 131_072, option: "stdin"))
+            )
+        } catch let usage as UsageError {
             throw usage
         } catch {
             throw CommandFailure("the signing request on stdin is not {\"version\":…,\"stringToSign\":…} JSON")
@@ -23,7 +34,11 @@ enum OSSSignStringCommand {
         do {
             let authority = try OSSSigningAuthority(credentials: credentials, policy: policy)
             let signed = try authority.sign(request, at: SystemClock().now())
-            printOut(try jsonText(.object(["accessKeyId": .string(signed.accessKeyId), "signature": .string(signed.signature)])))
+            printOut(
+                try jsonText(
+                    .object(["accessKeyId": .string(signed.accessKeyId), "signature": .string(signed.signature)])
+                )
+            )
             return 0
         } catch let error as AuthCoreError {
             throw CommandFailure("\(error.code): \(error.reason)")

@@ -9,7 +9,8 @@ struct RequestOptions {
     /// The largest `--clock-offset`, either way: one year.
     static let maximumClockOffset = 31_536_000
     static let specs: [OptionSpec] = [
-        OptionSpec(names: ["-X", "--request"], kind: .value), OptionSpec(names: ["-H", "--header"], kind: .repeatedValue),
+        OptionSpec(names: ["-X", "--request"], kind: .value),
+        OptionSpec(names: ["-H", "--header"], kind: .repeatedValue),
         OptionSpec(names: ["-d", "--data"], kind: .value), OptionSpec(names: ["--data-file"], kind: .value),
         OptionSpec(names: ["--data-raw"], kind: .value),
         OptionSpec(names: ["--timestamp"], kind: .value), OptionSpec(names: ["--expires"], kind: .value),
@@ -33,25 +34,33 @@ struct RequestOptions {
     let skewCorrection: Bool
     let parsed: ParsedArguments
 
-    init(_ arguments: ArraySlice<String>, service: CLITransport.Service, extraSpecs: [OptionSpec], help: String) throws {
+    init(_ arguments: ArraySlice<String>, service: CLITransport.Service, extraSpecs: [OptionSpec], help: String) throws
+    {
         self.service = service
         guard let action = arguments.first else { throw UsageError("missing action (sign, presign or send)") }
         if action == "-h" || action == "--help" { throw HelpRequested(text: help) }
         guard ["sign", "presign", "send"].contains(action) else {
-            throw UsageError("unknown action '\(action)' (expected sign, presign or send)\(didYouMean(action, among: ["sign", "presign", "send"]))")
+            throw UsageError(
+                "unknown action '\(action)' (expected sign, presign or send)\(didYouMean(action, among: ["sign", "presign", "send"]))"
+            )
         }
         self.action = action
         let parsed = try parseArguments(arguments.dropFirst(), specs: Self.specs + extraSpecs, help: help)
         self.parsed = parsed
         guard parsed.positionals.count == 1 else {
-            throw UsageError(parsed.positionals.isEmpty ? "missing URL" : "expected one URL, got \(parsed.positionals.count) arguments")
+            throw UsageError(
+                parsed.positionals.isEmpty
+                    ? "missing URL" : "expected one URL, got \(parsed.positionals.count) arguments"
+            )
         }
         do { url = try RequestURL(parsed.positionals[0]) } catch { throw UsageError(error.reason) }
         headers = try (parsed.all("-H") + parsed.all("--header")).map(Self.requestHeader)
         let data = parsed.value("-d") ?? parsed.value("--data")
         let raw = parsed.value("--data-raw")
         let file = parsed.value("--data-file")
-        guard [data, raw, file].compactMap({ $0 }).count <= 1 else { throw UsageError("use one of -d, --data-raw and --data-file") }
+        guard [data, raw, file].compactMap({ $0 }).count <= 1 else {
+            throw UsageError("use one of -d, --data-raw and --data-file")
+        }
         if let file {
             body = try readFile(file, limit: Self.maximumBodyBytes, option: "--data-file")
         } else if let data, data.hasPrefix("@") {
@@ -68,7 +77,9 @@ struct RequestOptions {
         verbose = parsed.has("--verbose")
         let offset = try parsed.integer("--clock-offset", expecting: "seconds") ?? 0
         guard (-Self.maximumClockOffset...Self.maximumClockOffset).contains(offset) else {
-            throw UsageError("--clock-offset must be within ±\(Self.maximumClockOffset) seconds (one year), got \(offset)")
+            throw UsageError(
+                "--clock-offset must be within ±\(Self.maximumClockOffset) seconds (one year), got \(offset)"
+            )
         }
         clockOffset = Int64(offset)
         skewCorrection = !parsed.has("--no-skew-correction")
@@ -91,7 +102,9 @@ struct RequestOptions {
         guard HTTPHeader.isFieldName(name.utf8) else {
             throw UsageError("a header name must be an HTTP token (letters, digits and !#$%&'*+-.^_`|~)")
         }
-        guard HTTPHeader.isFieldValue(value.utf8) else { throw UsageError("a header value must not hold a control byte (0x00-0x1F other than tab, or 0x7F)") }
+        guard HTTPHeader.isFieldValue(value.utf8) else {
+            throw UsageError("a header value must not hold a control byte (0x00-0x1F other than tab, or 0x7F)")
+        }
         return HTTPHeader(name, value)
     }
 
@@ -101,7 +114,9 @@ struct RequestOptions {
     static func requestHeader(_ raw: String) throws -> HTTPHeader {
         let header = try header(raw)
         guard !header.holdsCredential else {
-            throw UsageError("-H \(header.name): a credential header cannot be given in argv (credentials come from the environment)")
+            throw UsageError(
+                "-H \(header.name): a credential header cannot be given in argv (credentials come from the environment)"
+            )
         }
         return header
     }
@@ -112,7 +127,9 @@ struct RequestOptions {
         text.pieces(separatedBy: UInt8(ascii: "\n")).enumerated().map { index, line -> String in
             // The canonical query (SigV4 and OSS V4 layout: method, path, query, ...).
             if index == 2 { return RequestURL.redactingCredentials(query: line[...]) }
-            guard let (name, _) = line.cutOnce(atFirst: UInt8(ascii: ":")), HTTPHeader(name, "").holdsCredential else { return line }
+            guard let (name, _) = line.cutOnce(atFirst: UInt8(ascii: ":")), HTTPHeader(name, "").holdsCredential else {
+                return line
+            }
             return "\(name):<redacted>"
         }.joined(separator: "\n")
     }
@@ -130,7 +147,9 @@ struct RequestOptions {
     /// Runs the `sigv4`/`oss` action: `sign` prints the headers to add, `presign` the URL, and `send`
     /// (the default) sends the request, signed afresh at each attempt.
     func perform<Signature: CommandSignature>(
-        _ request: HTTPRequest, clock: any SigningClock, report: @escaping @Sendable (Signature) -> Void,
+        _ request: HTTPRequest,
+        clock: any SigningClock,
+        report: @escaping @Sendable (Signature) -> Void,
         sign: @escaping @Sendable (HTTPRequest, Timestamp) async throws(AuthCoreError) -> Signature,
         presign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> Signature
     ) async throws -> Int32 {
@@ -171,18 +190,31 @@ struct RequestOptions {
 
     /// Sends through the skew-correcting sender (on ``service``'s transport, ``CLITransport``) and
     /// reports the response as the CLI contract says.
-    func send(_ request: HTTPRequest, clock: any SigningClock, sign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> HTTPRequest)
+    func send(
+        _ request: HTTPRequest,
+        clock: any SigningClock,
+        sign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> HTTPRequest
+    )
         async throws -> Int32
     {
         var request = request
         if let output = parsed.value("--output") {
-            do { request.responseSink = try HTTPResponseSink.file(output) } catch { throw UsageError("--output: \(error.reason)") }
+            do { request.responseSink = try HTTPResponseSink.file(output) } catch {
+                throw UsageError("--output: \(error.reason)")
+            }
             // Written to a file as it arrives: the size is the disk's to bound, not memory's.
             request.maximumResponseBytes = Int.max
         }
         // A large transfer may take long; every wait for the next bytes is still bounded (60 s).
-        let transport = try CLITransport.make(for: service, longTransfers: request.responseSink != nil || request.body.isStream)
-        let sender = SignedRequestSender(transport: transport, clock: clock, skew: skewCorrection ? ClockSkewTracker() : nil)
+        let transport = try CLITransport.make(
+            for: service,
+            longTransfers: request.responseSink != nil || request.body.isStream
+        )
+        let sender = SignedRequestSender(
+            transport: transport,
+            clock: clock,
+            skew: skewCorrection ? ClockSkewTracker() : nil
+        )
         let response: HTTPResponse
         do { response = try await sender.send(request, sign: sign) } catch {
             throw CommandFailure(error.reason)
@@ -198,7 +230,12 @@ struct RequestOptions {
 }
 
 /// Credentials from the environment (an empty variable counts as unset).
-func credentialsFromEnvironment(id: String, secret: String, token: String, expiration: String? = nil) throws -> Credentials {
+func credentialsFromEnvironment(
+    id: String,
+    secret: String,
+    token: String,
+    expiration: String? = nil
+) throws -> Credentials {
     guard let accessKey = environment(id), let secretKey = takeSecretEnvironment(secret) else {
         throw UsageError("\(id) and \(secret) must be set in the environment (credentials never come from arguments)")
     }
@@ -207,7 +244,12 @@ func credentialsFromEnvironment(id: String, secret: String, token: String, expir
         do { expires = try Timestamp(iso8601: text) } catch { throw UsageError("\(expiration): \(error.reason)") }
     }
     do {
-        return try Credentials(accessKeyId: accessKey, secretAccessKey: secretKey, sessionToken: environment(token), expiration: expires)
+        return try Credentials(
+            accessKeyId: accessKey,
+            secretAccessKey: secretKey,
+            sessionToken: environment(token),
+            expiration: expires
+        )
     } catch {
         throw UsageError(error.reason)
     }

@@ -39,7 +39,9 @@ enum SRPCommand {
             specs: [
                 OptionSpec(names: ["--group"], kind: .value), OptionSpec(names: ["--hash"], kind: .value),
                 OptionSpec(names: ["--username"], kind: .value),
-            ], help: help)
+            ],
+            help: help
+        )
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let group: SRPGroup
         do { group = try SRPGroup(named: try parsed.required("--group")) } catch let error as AuthCoreError {
@@ -47,13 +49,18 @@ enum SRPCommand {
         }
         let configuration: SRPConfiguration
         do {
-            configuration = try SRPConfiguration(group: group, hash: HashAlgorithm(named: try parsed.required("--hash")))
+            configuration = try SRPConfiguration(
+                group: group,
+                hash: HashAlgorithm(named: try parsed.required("--hash"))
+            )
         } catch let error as AuthCoreError {
             throw UsageError(error.reason)
         }
         let username = try parsed.required("--username")  // an empty one is refused too
         let password = try readSecretStandardInput(limit: 65_536, prompt: "Password for \(username): ")
-        guard password.count > 0 else { throw UsageError("the password is empty (it comes from stdin, one trailing newline dropped)") }
+        guard password.count > 0 else {
+            throw UsageError("the password is empty (it comes from stdin, one trailing newline dropped)")
+        }
         do {
             let verifier = try configuration.makeVerifier(username: Array(username.utf8), password: password)
             let verifierHex = verifier.verifierBytes.withUnsafeBytes { Hex.encode($0) }  // at N's byte length
@@ -72,28 +79,51 @@ enum SRPCommand {
                 OptionSpec(names: ["--server"], kind: .value), OptionSpec(names: ["--username"], kind: .value),
                 OptionSpec(names: ["--group"], kind: .value), OptionSpec(names: ["--hash"], kind: .value),
                 OptionSpec(names: ["--device-token-file"], kind: .value),
-            ], help: help)
+            ],
+            help: help
+        )
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         let deviceFile: SecretFile?
-        do { deviceFile = try parsed.value("--device-token-file").map { path throws(AuthCoreError) in try SecretFile(path: path, byteLimit: 4096) } } catch {
+        do {
+            deviceFile = try parsed.value("--device-token-file").map { path throws(AuthCoreError) in
+                try SecretFile(path: path, byteLimit: 4096)
+            }
+        } catch {
             throw UsageError("--device-token-file: \(error.reason)")
         }
         let configuration: SRPConfiguration
         do {
             configuration = try SRPConfiguration(
-                group: try SRPGroup(named: parsed.value("--group") ?? "3072"), hash: try HashAlgorithm(named: parsed.value("--hash") ?? "sha256"))
+                group: try SRPGroup(named: parsed.value("--group") ?? "3072"),
+                hash: try HashAlgorithm(named: parsed.value("--hash") ?? "sha256")
+            )
         } catch {
             throw UsageError(error.reason)
         }
         let client: SRPLoginClient
-        do { client = try SRPLoginClient(server: try RequestURL(try parsed.required("--server")), configuration: configuration) } catch let error as AuthCoreError {
+        do {
+            client = try SRPLoginClient(
+                server: try RequestURL(try parsed.required("--server")),
+                configuration: configuration
+            )
+        } catch let error as AuthCoreError {
             throw UsageError("--server: \(error.reason)")
         }
         let username = try parsed.required("--username")
-        let password = try takeSecretEnvironment("SRP_PASSWORD") ?? readSecretStandardInput(limit: 65_536, prompt: "Password for \(username): ")
-        guard password.count > 0 else { throw UsageError("the password is empty (it comes from SRP_PASSWORD or stdin, one trailing newline dropped)") }
+        let password =
+            try takeSecretEnvironment("SRP_PASSWORD")
+            ?? readSecretStandardInput(limit: 65_536, prompt: "Password for \(username): ")
+        guard password.count > 0 else {
+            throw UsageError(
+                "the password is empty (it comes from SRP_PASSWORD or stdin, one trailing newline dropped)"
+            )
+        }
         do {
-            let result = try await client.login(username: username, password: password, deviceToken: try deviceFile?.read())
+            let result = try await client.login(
+                username: username,
+                password: password,
+                deviceToken: try deviceFile?.read()
+            )
             if let deviceFile, let deviceToken = result.deviceToken { try deviceFile.write(deviceToken) }
             let token = result.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
             printOut(try jsonText(["sessionToken": .string(token), "expiresAt": .string(result.expiresAt.iso8601)]))

@@ -34,7 +34,9 @@ func readSecretStandardInput(limit: Int, prompt: String?) throws(CommandFailure)
         for (number, handler) in previous { _ = signal(number, handler) }
     }
     guard tcsetattr(0, TCSAFLUSH, promptQuietTerminal) == 0 else {
-        throw CommandFailure("cannot turn off the terminal's echo: give the secret on stdin from a pipe or in the environment")
+        throw CommandFailure(
+            "cannot turn off the terminal's echo: give the secret on stdin from a pipe or in the environment"
+        )
     }
     writeAll(2, prompt)
     defer { printError("") }

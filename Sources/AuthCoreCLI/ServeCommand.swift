@@ -2,6 +2,7 @@ import AuthCore
 import AuthCoreClients
 import AuthCoreServer
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -54,7 +55,12 @@ enum ServeCommand {
         // First: a SIGTERM from now on is kept, whenever it comes.
         try TerminationSignals.install()
         let parsed = try parseArguments(
-            arguments, specs: [OptionSpec(names: ["--config"], kind: .value), OptionSpec(names: ["--check-config"], kind: .value)], help: help)
+            arguments,
+            specs: [
+                OptionSpec(names: ["--config"], kind: .value), OptionSpec(names: ["--check-config"], kind: .value),
+            ],
+            help: help
+        )
         guard parsed.positionals.isEmpty else { throw UsageError("unexpected argument '\(parsed.positionals[0])'") }
         if let file = parsed.value("--check-config") {
             guard parsed.value("--config") == nil else { throw UsageError("give --config or --check-config, not both") }
@@ -62,20 +68,33 @@ enum ServeCommand {
         }
         let configuration = try loadConfiguration(try parsed.required("--config"))
         guard let serverSecret = takeSecretEnvironment("AUTHCORE_SERVER_SECRET") else {
-            throw UsageError("AUTHCORE_SERVER_SECRET must be set in the environment (at least 32 bytes, the same on every instance)")
+            throw UsageError(
+                "AUTHCORE_SERVER_SECRET must be set in the environment (at least 32 bytes, the same on every instance)"
+            )
         }
         var secrets = AppServerSecrets(serverSecret: serverSecret)
         secrets.redisPassword = takeSecretEnvironment("AUTHCORE_REDIS_PASSWORD")
         secrets.redisSentinelPassword = takeSecretEnvironment("AUTHCORE_REDIS_SENTINEL_PASSWORD")
         if configuration.distributeToken != nil {
             secrets.stsCredentials = try credentialsFromEnvironment(
-                id: "ALIBABA_CLOUD_ACCESS_KEY_ID", secret: "ALIBABA_CLOUD_ACCESS_KEY_SECRET", token: "ALIBABA_CLOUD_SECURITY_TOKEN")
+                id: "ALIBABA_CLOUD_ACCESS_KEY_ID",
+                secret: "ALIBABA_CLOUD_ACCESS_KEY_SECRET",
+                token: "ALIBABA_CLOUD_SECURITY_TOKEN"
+            )
         }
         if configuration.ossSigning != nil {
-            secrets.ossCredentials = try credentialsFromEnvironment(id: "OSS_ACCESS_KEY_ID", secret: "OSS_ACCESS_KEY_SECRET", token: "OSS_SECURITY_TOKEN")
+            secrets.ossCredentials = try credentialsFromEnvironment(
+                id: "OSS_ACCESS_KEY_ID",
+                secret: "OSS_ACCESS_KEY_SECRET",
+                token: "OSS_SECURITY_TOKEN"
+            )
         }
         if configuration.developerIdentity != nil {
-            secrets.developerCredentials = try credentialsFromEnvironment(id: "AWS_ACCESS_KEY_ID", secret: "AWS_SECRET_ACCESS_KEY", token: "AWS_SESSION_TOKEN")
+            secrets.developerCredentials = try credentialsFromEnvironment(
+                id: "AWS_ACCESS_KEY_ID",
+                secret: "AWS_SECRET_ACCESS_KEY",
+                token: "AWS_SESSION_TOKEN"
+            )
         }
         // Held: nothing reaches stdout before the readiness line.
         let log = JSONLineLog(held: true)
@@ -84,12 +103,21 @@ enum ServeCommand {
         let failures = JSONLineLog(descriptor: 2)
         let server: HTTPServer
         do {
-            let (listen, app) = try configuration.makeServer(secrets: secrets, failureLog: { failures.text("serve: \($0)") }, auditLog: log)
-            server = try HTTPServer(configuration: listen, admission: app.admission, requestLog: configuration.accessLog ? log.access : nil) { request in
+            let (listen, app) = try configuration.makeServer(
+                secrets: secrets,
+                failureLog: { failures.text("serve: \($0)") },
+                auditLog: log
+            )
+            server = try HTTPServer(
+                configuration: listen,
+                admission: app.admission,
+                requestLog: configuration.accessLog ? log.access : nil
+            ) { request in
                 await app.handle(request)
             }
         } catch {
-            if error.code == .invalidParameter || error.code == .malformedInput || error.code == .credentialsUnavailable {
+            if error.code == .invalidParameter || error.code == .malformedInput || error.code == .credentialsUnavailable
+            {
                 throw UsageError(error.reason)
             }
             throw CommandFailure(error.reason)
@@ -112,7 +140,9 @@ enum ServeCommand {
         }
         if let host = environment("AUTHCORE_LISTEN_HOST") { configuration.listen.host = host }
         if let text = environment("AUTHCORE_LISTEN_PORT") {
-            guard text.utf8.count <= 5, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = Int(text), port <= 65_535 else {
+            guard text.utf8.count <= 5, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let port = Int(text),
+                port <= 65_535
+            else {
                 throw UsageError("AUTHCORE_LISTEN_PORT must be a port number (0...65535)")
             }
             configuration.listen.port = port
@@ -130,7 +160,12 @@ enum ServeCommand {
         } catch {
             throw UsageError("--check-config \(error.reason)")
         }
-        printOut(try jsonText(["valid": .bool(true), "listen": .string(configuration.listenDescription), "store": .string(configuration.storeDescription)]))
+        printOut(
+            try jsonText([
+                "valid": .bool(true), "listen": .string(configuration.listenDescription),
+                "store": .string(configuration.storeDescription),
+            ])
+        )
         return 0
     }
 }

@@ -53,16 +53,22 @@ enum SigV4Command {
 
     static func run(_ arguments: ArraySlice<String>) async throws -> Int32 {
         let options = try RequestOptions(
-            arguments, service: .aws,
+            arguments,
+            service: .aws,
             extraSpecs: [
-                OptionSpec(names: ["--service"], kind: .value), OptionSpec(names: ["--s3"], kind: .flag), OptionSpec(names: ["--no-s3"], kind: .flag),
+                OptionSpec(names: ["--service"], kind: .value), OptionSpec(names: ["--s3"], kind: .flag),
+                OptionSpec(names: ["--no-s3"], kind: .flag),
                 OptionSpec(names: ["--unsigned-payload"], kind: .flag), OptionSpec(names: ["--upload"], kind: .value),
                 OptionSpec(names: ["--aws-chunked"], kind: .flag), OptionSpec(names: ["--sigv4a"], kind: .flag),
                 OptionSpec(names: ["--region-set"], kind: .value), OptionSpec(names: ["--profile"], kind: .value),
-            ], help: help)
+            ],
+            help: help
+        )
         let service = try options.parsed.required("--service")
         // S3's rules for the s3 service unless --no-s3 says otherwise (the AWS CLI's habit).
-        guard !(options.parsed.has("--s3") && options.parsed.has("--no-s3")) else { throw UsageError("use either --s3 or --no-s3, not both") }
+        guard !(options.parsed.has("--s3") && options.parsed.has("--no-s3")) else {
+            throw UsageError("use either --s3 or --no-s3, not both")
+        }
         let s3 = options.parsed.has("--s3") || (service == "s3" && !options.parsed.has("--no-s3"))
         let unsigned = options.parsed.has("--unsigned-payload")
         let resolved = try await AWSChainCredentials.resolve(profile: options.parsed.value("--profile"))
@@ -71,15 +77,28 @@ enum SigV4Command {
         if unsigned { signingOptions.addContentSHA256Header = true }
         if options.parsed.has("--sigv4a") {
             return try await runSigV4A(
-                options: options, credentials: credentials, service: service, signingOptions: signingOptions, s3: s3, unsigned: unsigned,
-                chainRegion: resolved.region)
+                options: options,
+                credentials: credentials,
+                service: service,
+                signingOptions: signingOptions,
+                s3: s3,
+                unsigned: unsigned,
+                chainRegion: resolved.region
+            )
         }
         guard options.parsed.value("--region-set") == nil else { throw UsageError("--region-set goes with --sigv4a") }
         guard let region = options.parsed.value("--region") ?? resolved.region, !region.isEmpty else {
             throw UsageError("missing required option --region (or AWS_REGION, AWS_DEFAULT_REGION, a profile's region)")
         }
         let signer: SigV4Signer
-        do { signer = try SigV4Signer(credentials: credentials, region: region, service: service, options: signingOptions) } catch {
+        do {
+            signer = try SigV4Signer(
+                credentials: credentials,
+                region: region,
+                service: service,
+                options: signingOptions
+            )
+        } catch {
             throw UsageError(error.reason)
         }
         let clock = try options.clock { text throws(AuthCoreError) in try Timestamp(amzDate: text) }
@@ -87,14 +106,20 @@ enum SigV4Command {
             return try await sendUpload(upload, options: options, signer: signer, unsigned: unsigned, clock: clock)
         }
         guard !options.parsed.has("--aws-chunked") else { throw UsageError("--aws-chunked goes with --upload FILE") }
-        let request = HTTPRequest(method: options.method, url: options.url, headers: options.headers, body: options.body)
+        let request = HTTPRequest(
+            method: options.method,
+            url: options.url,
+            headers: options.headers,
+            body: options.body
+        )
         let payload: SigV4Payload = unsigned ? .unsigned : .bytes(options.body)
         let verbose = options.verbose
 
         @Sendable func report(_ signature: SigV4Signature) {
             guard verbose else { return }
             printError(
-                "--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)")
+                "--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)"
+            )
         }
 
         if options.action == "presign" {
@@ -104,19 +129,31 @@ enum SigV4Command {
         }
         let presignPayload: SigV4Payload = (unsigned || s3) ? .unsigned : .bytes(options.body)
         return try await options.perform(
-            request, clock: clock, report: report,
+            request,
+            clock: clock,
+            report: report,
             sign: { request, time throws(AuthCoreError) in
                 try signer.sign(request.sigV4Request(payload: payload), at: time, keepingCanonicalRequest: verbose)
             },
             presign: { request, time throws(AuthCoreError) in
                 try signer.presign(
-                    request.sigV4Request(payload: presignPayload), at: time, expires: options.expires, keepingCanonicalRequest: verbose)
-            })
+                    request.sigV4Request(payload: presignPayload),
+                    at: time,
+                    expires: options.expires,
+                    keepingCanonicalRequest: verbose
+                )
+            }
+        )
     }
 
     /// `--sigv4a`: the same actions with a SigV4a signer for the regions of `--region-set` (or `--region`).
     static func runSigV4A(
-        options: RequestOptions, credentials: Credentials, service: String, signingOptions: SigV4Options, s3: Bool, unsigned: Bool,
+        options: RequestOptions,
+        credentials: Credentials,
+        service: String,
+        signingOptions: SigV4Options,
+        s3: Bool,
+        unsigned: Bool,
         chainRegion: String?
     ) async throws -> Int32 {
         guard options.parsed.value("--upload") == nil, !options.parsed.has("--aws-chunked") else {
@@ -125,15 +162,19 @@ enum SigV4Command {
         guard options.parsed.value("--region-set") == nil || options.parsed.value("--region") == nil else {
             throw UsageError("use either --region-set or --region with --sigv4a, not both")
         }
-        guard let regions = options.parsed.value("--region-set") ?? options.parsed.value("--region") ?? chainRegion else {
+        guard let regions = options.parsed.value("--region-set") ?? options.parsed.value("--region") ?? chainRegion
+        else {
             throw UsageError("--sigv4a needs --region-set R1,R2|* or --region R")
         }
         let signer: SigV4ASigner
         do {
             signer = try SigV4ASigner(
-                credentials: credentials, regionSet: Array(regions.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
-                    .map { String(decoding: $0, as: UTF8.self) }, service: service,
-                options: signingOptions)
+                credentials: credentials,
+                regionSet: Array(regions.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false)
+                    .map { String(decoding: $0, as: UTF8.self) },
+                service: service,
+                options: signingOptions
+            )
         } catch {
             throw error.code == .invalidParameter ? UsageError(error.reason) : CommandFailure(error.reason)
         }
@@ -143,33 +184,59 @@ enum SigV4Command {
                 throw UsageError("--expires must be 1...\(SigV4Signer.maximumPresignedExpiry) seconds")
             }
         }
-        let request = HTTPRequest(method: options.method, url: options.url, headers: options.headers, body: options.body)
+        let request = HTTPRequest(
+            method: options.method,
+            url: options.url,
+            headers: options.headers,
+            body: options.body
+        )
         let payload: SigV4Payload = unsigned ? .unsigned : .bytes(options.body)
         let presignPayload: SigV4Payload = (unsigned || s3) ? .unsigned : .bytes(options.body)
         let verbose = options.verbose
         @Sendable func report(_ signature: SigV4ASignature) {
             guard verbose else { return }
             printError(
-                "--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)")
+                "--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)"
+            )
         }
         return try await options.perform(
-            request, clock: clock, report: report,
+            request,
+            clock: clock,
+            report: report,
             sign: { request, time throws(AuthCoreError) in
                 try signer.sign(request.sigV4Request(payload: payload), at: time, keepingCanonicalRequest: verbose)
             },
             presign: { request, time throws(AuthCoreError) in
-                try signer.presign(request.sigV4Request(payload: presignPayload), at: time, expires: options.expires, keepingCanonicalRequest: verbose)
-            })
+                try signer.presign(
+                    request.sigV4Request(payload: presignPayload),
+                    at: time,
+                    expires: options.expires,
+                    keepingCanonicalRequest: verbose
+                )
+            }
+        )
     }
 
     /// `send --upload FILE`: the file streamed as the body, signed by its SHA-256 (hashed in a first
     /// pass), as UNSIGNED-PAYLOAD, or chunk by chunk (`--aws-chunked`).
-    static func sendUpload(_ path: String, options: RequestOptions, signer: SigV4Signer, unsigned: Bool, clock: any SigningClock) async throws -> Int32 {
+    static func sendUpload(
+        _ path: String,
+        options: RequestOptions,
+        signer: SigV4Signer,
+        unsigned: Bool,
+        clock: any SigningClock
+    ) async throws -> Int32 {
         guard options.action == "send" else { throw UsageError("--upload goes with send") }
-        guard !options.hasBody else { throw UsageError("use either --upload or a body (-d, --data-raw, --data-file), not both") }
+        guard !options.hasBody else {
+            throw UsageError("use either --upload or a body (-d, --data-raw, --data-file), not both")
+        }
         let chunked = options.parsed.has("--aws-chunked")
-        guard !(chunked && unsigned) else { throw UsageError("use either --aws-chunked or --unsigned-payload, not both") }
-        guard !(chunked && options.verbose) else { throw UsageError("--verbose does not print the chunk signatures of --aws-chunked") }
+        guard !(chunked && unsigned) else {
+            throw UsageError("use either --aws-chunked or --unsigned-payload, not both")
+        }
+        guard !(chunked && options.verbose) else {
+            throw UsageError("--verbose does not print the chunk signatures of --aws-chunked")
+        }
         let payload: HTTPBodyStream
         do { payload = try HTTPBodyStream.file(path) } catch { throw UsageError("--upload: \(error.reason)") }
         let method = options.parsed.value("-X") ?? options.parsed.value("--request") ?? "PUT"
@@ -196,9 +263,15 @@ enum SigV4Command {
         return try await options.send(request, clock: clock) { request, time throws(AuthCoreError) in
             var streamed = request
             streamed.body = .stream(payload)
-            let signature = try signer.sign(streamed.sigV4Request(payload: signedPayload), at: time, keepingCanonicalRequest: verbose)
+            let signature = try signer.sign(
+                streamed.sigV4Request(payload: signedPayload),
+                at: time,
+                keepingCanonicalRequest: verbose
+            )
             if verbose {
-                printError("--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)")
+                printError(
+                    "--- canonical request\n\(RequestOptions.redactedCanonicalRequest(signature.canonicalRequest ?? ""))\n--- string to sign\n\(signature.stringToSign)"
+                )
             }
             return streamed.adding(signature)
         }

@@ -1,4 +1,5 @@
 import AuthCoreClients
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -11,9 +11,13 @@ public enum VectorKinds {
     /// Every supported kind, by name.
     public static let all: [String: any VectorKind] = {
         var kinds: [String: any VectorKind] = [:]
-        for kind: any VectorKind in [HashVectorKind(), HMACVectorKind(), HKDFVectorKind(), SRPVectorKind(), SigV4VectorKind(), SigV4AVectorKind(), OSSVectorKind(),
-            CognitoSRPVectorKind(name: "cognito-srp", device: false), CognitoSRPVectorKind(name: "cognito-device-srp", device: true),
-            CognitoDeviceVerifierVectorKind(), CognitoSecretHashVectorKind(), OAuthPKCEVectorKind(), AliyunRPCVectorKind(), AliyunACS3VectorKind(), AEADVectorKind(),
+        for kind: any VectorKind in [
+            HashVectorKind(), HMACVectorKind(), HKDFVectorKind(), SRPVectorKind(), SigV4VectorKind(),
+            SigV4AVectorKind(), OSSVectorKind(),
+            CognitoSRPVectorKind(name: "cognito-srp", device: false),
+            CognitoSRPVectorKind(name: "cognito-device-srp", device: true),
+            CognitoDeviceVerifierVectorKind(), CognitoSecretHashVectorKind(), OAuthPKCEVectorKind(),
+            AliyunRPCVectorKind(), AliyunACS3VectorKind(), AEADVectorKind(),
         ] {
             kinds[kind.name] = kind
         }

@@ -137,7 +137,9 @@ public struct VectorRunner: Sendable {
             if entry.hasSuffix(".json") {
                 let full = path.hasSuffix("/") ? path + entry : path + "/" + entry
                 var entryIsDirectory: ObjCBool = false
-                if FileManager.default.fileExists(atPath: full, isDirectory: &entryIsDirectory), !entryIsDirectory.boolValue {
+                if FileManager.default.fileExists(atPath: full, isDirectory: &entryIsDirectory),
+                    !entryIsDirectory.boolValue
+                {
                     files.append(full)
                 }
             }

@@ -14,23 +14,31 @@ struct ClockSkewTests {
 
     func refusal(status: Int = 403, serverTime: Timestamp) -> HTTPResponse {
         HTTPResponse(
-            status: status, headers: [HTTPHeader("Date", serverTime.rfc1123)],
-            body: Array("<Error><Code>RequestTimeTooSkewed</Code><Message>too skewed</Message></Error>".utf8))
+            status: status,
+            headers: [HTTPHeader("Date", serverTime.rfc1123)],
+            body: Array("<Error><Code>RequestTimeTooSkewed</Code><Message>too skewed</Message></Error>".utf8)
+        )
     }
 
     func sender(_ transport: ScriptedTransport, skew: ClockSkewTracker?) -> SignedRequestSender {
         SignedRequestSender(transport: transport, clock: FixedClock(local), skew: skew)
     }
 
-    func signer() throws -> SigV4Signer { try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3) }
+    func signer() throws -> SigV4Signer {
+        try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
+    }
 
     @Test("a 4xx with a Date 20 minutes ahead is learned, re-signed with the server's time and retried once")
     func learnsAndRetries() async throws {
         let server = local.adding(seconds: 1200)
-        let transport = ScriptedTransport([refusal(serverTime: server), HTTPResponse(status: 200, body: Array("ok".utf8))])
+        let transport = ScriptedTransport([
+            refusal(serverTime: server), HTTPResponse(status: 200, body: Array("ok".utf8)),
+        ])
         let tracker = ClockSkewTracker()
         let signer = try signer()
-        let response = try await sender(transport, skew: tracker).send(try request()) { request, time throws(AuthCoreError) in
+        let response = try await sender(transport, skew: tracker).send(try request()) {
+            request,
+            time throws(AuthCoreError) in
             request.adding(try signer.sign(request.sigV4Request(), at: time))
         }
         #expect(response.status == 200)
@@ -44,7 +52,9 @@ struct ClockSkewTests {
     @Test("no retry for a success, a 5xx, a 4xx within 5 minutes, a 4xx without Date, or with correction off")
     func noRetry() async throws {
         let signer = try signer()
-        let sign: (HTTPRequest, Timestamp) throws(AuthCoreError) -> HTTPRequest = { request, time throws(AuthCoreError) in
+        let sign: (HTTPRequest, Timestamp) throws(AuthCoreError) -> HTTPRequest = {
+            request,
+            time throws(AuthCoreError) in
             request.adding(try signer.sign(request.sigV4Request(), at: time))
         }
         let cases: [(HTTPResponse, ClockSkewTracker?)] = [
@@ -65,7 +75,12 @@ struct ClockSkewTests {
     @Test("a learned offset is used for the next request to the same host only")
     func perHost() async throws {
         let tracker = ClockSkewTracker()
-        _ = tracker.learn(from: refusal(serverTime: local.adding(seconds: -900)), host: "A.example.com", signedAt: local, localNow: local)
+        _ = tracker.learn(
+            from: refusal(serverTime: local.adding(seconds: -900)),
+            host: "A.example.com",
+            signedAt: local,
+            localNow: local
+        )
         #expect(tracker.offset(for: "a.example.com") == -900)
         let s = sender(ScriptedTransport([]), skew: tracker)
         #expect(s.signingTime(for: "a.example.com") == local.adding(seconds: -900))
@@ -77,13 +92,31 @@ struct ClockSkewTests {
 
 @Suite("Service error bodies")
 struct ServiceErrorBodyTests {
-    @Test("XML, JSON and header forms keep the service's type and message", arguments: [
-        ("<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature &amp; more</Message></Error>", [], "SignatureDoesNotMatch", "The request signature & more"),
-        ("<ErrorResponse><Error><Type>Sender</Type><Code>InvalidClientTokenId</Code><Message>bad token</Message></Error></ErrorResponse>", [], "InvalidClientTokenId", "bad token"),
-        ("{\"__type\":\"NotAuthorizedException\",\"message\":\"Incorrect username or password.\"}", [], "NotAuthorizedException", "Incorrect username or password."),
-        ("{\"__type\":\"com.amazonaws.cognito#UserNotFoundException:http://internal\",\"Message\":\"User does not exist.\"}", [], "UserNotFoundException", "User does not exist."),
-        ("{\"message\":\"from header\"}", [HTTPHeader("x-amzn-ErrorType", "InvalidParameterException:http://x")], "InvalidParameterException", "from header"),
-    ] as [(String, [HTTPHeader], String, String)])
+    @Test(
+        "XML, JSON and header forms keep the service's type and message",
+        arguments: [
+            (
+                "<?xml version=\"1.0\"?><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature &amp; more</Message></Error>",
+                [], "SignatureDoesNotMatch", "The request signature & more"
+            ),
+            (
+                "<ErrorResponse><Error><Type>Sender</Type><Code>InvalidClientTokenId</Code><Message>bad token</Message></Error></ErrorResponse>",
+                [], "InvalidClientTokenId", "bad token"
+            ),
+            (
+                "{\"__type\":\"NotAuthorizedException\",\"message\":\"Incorrect username or password.\"}", [],
+                "NotAuthorizedException", "Incorrect username or password."
+            ),
+            (
+                "{\"__type\":\"com.amazonaws.cognito#UserNotFoundException:http://internal\",\"Message\":\"User does not exist.\"}",
+                [], "UserNotFoundException", "User does not exist."
+            ),
+            (
+                "{\"message\":\"from header\"}", [HTTPHeader("x-amzn-ErrorType", "InvalidParameterException:http://x")],
+                "InvalidParameterException", "from header"
+            ),
+        ] as [(String, [HTTPHeader], String, String)]
+    )
     func parse(body: String, headers: [HTTPHeader], code: String, message: String) {
         let parsed = ServiceErrorBody(response: HTTPResponse(status: 400, headers: headers, body: Array(body.utf8)))
         #expect(parsed.code == code)

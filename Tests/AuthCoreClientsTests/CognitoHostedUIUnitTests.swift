@@ -26,24 +26,44 @@ struct CognitoHostedUIUnitTests {
 
     static func configuration(secret: String? = nil) throws -> CognitoHostedUIConfiguration {
         try CognitoHostedUIConfiguration(
-            domain: "auth.example.test", clientId: "client1", clientSecret: secret.map { SecureBytes(Array($0.utf8)) },
-            redirectURI: "myapp://callback", signOutRedirectURI: "myapp://signout", scopes: ["openid", "email"], identityProvider: "Google")
+            domain: "auth.example.test",
+            clientId: "client1",
+            clientSecret: secret.map { SecureBytes(Array($0.utf8)) },
+            redirectURI: "myapp://callback",
+            signOutRedirectURI: "myapp://signout",
+            scopes: ["openid", "email"],
+            identityProvider: "Google"
+        )
     }
 
     static func hostedUI(_ transport: any HTTPTransport, secret: String? = nil) throws -> CognitoHostedUI {
-        let verifier = try CognitoTokenVerifier(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientIds: ["client1"], transport: transport)
-        return CognitoHostedUI(configuration: try configuration(secret: secret), tokenVerifier: verifier, transport: transport, random: CountingRandom(seed: 7))
+        let verifier = try CognitoTokenVerifier(
+            region: "us-east-1",
+            userPoolId: "us-east-1_Abc123",
+            clientIds: ["client1"],
+            transport: transport
+        )
+        return CognitoHostedUI(
+            configuration: try configuration(secret: secret),
+            tokenVerifier: verifier,
+            transport: transport,
+            random: CountingRandom(seed: 7)
+        )
     }
 
     @Test("RFC 7636 Appendix B: the verifier's S256 challenge")
     func appendixB() throws {
-        let pair = try PKCECodeVerifier(verifier: SecureBytes(Array("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk".utf8)))
+        let pair = try PKCECodeVerifier(
+            verifier: SecureBytes(Array("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk".utf8))
+        )
         #expect(pair.challenge == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
         #expect(PKCECodeVerifier.method == "S256")
         #expect(!"\(pair)".contains("dBjft"), "the verifier is not printed")
     }
 
-    @Test("a fresh verifier: 43 unreserved characters from 32 random octets, the branch-free encoder equal to Base64url")
+    @Test(
+        "a fresh verifier: 43 unreserved characters from 32 random octets, the branch-free encoder equal to Base64url"
+    )
     func freshVerifier() throws {
         let pair = try PKCECodeVerifier(random: CountingRandom(seed: 0xF0))
         let text = pair.verifier.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
@@ -57,7 +77,9 @@ struct CognitoHostedUIUnitTests {
             let input = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let expected = Base64.encode(input, alphabet: .urlSafe)
             let got = [UInt8](unsafeUninitializedCapacity: expected.utf8.count) { buffer, count in
-                input.withUnsafeBytes { PKCECodeVerifier.encodeBase64URL($0, into: UnsafeMutableRawBufferPointer(buffer)) }
+                input.withUnsafeBytes {
+                    PKCECodeVerifier.encodeBase64URL($0, into: UnsafeMutableRawBufferPointer(buffer))
+                }
                 count = expected.utf8.count
             }
             #expect(String(decoding: got, as: UTF8.self) == expected, "length \(length)")
@@ -68,10 +90,16 @@ struct CognitoHostedUIUnitTests {
 
     @Test("a given verifier: 43...128 unreserved characters, anything else refused")
     func givenVerifier() {
-        for bad in [String(repeating: "a", count: 42), String(repeating: "a", count: 129), String(repeating: "a", count: 42) + "+", String(repeating: "a", count: 42) + " "] {
+        for bad in [
+            String(repeating: "a", count: 42), String(repeating: "a", count: 129),
+            String(repeating: "a", count: 42) + "+", String(repeating: "a", count: 42) + " ",
+        ] {
             #expect(throws: AuthCoreError.self) { try PKCECodeVerifier(verifier: SecureBytes(Array(bad.utf8))) }
         }
-        #expect((try? PKCECodeVerifier(verifier: SecureBytes(Array((String(repeating: "a", count: 124) + "-._~").utf8)))) != nil)
+        #expect(
+            (try? PKCECodeVerifier(verifier: SecureBytes(Array((String(repeating: "a", count: 124) + "-._~").utf8))))
+                != nil
+        )
     }
 
     @Test("the authorization URL: code grant, PKCE S256, state, nonce, scopes, provider; each sign-in fresh")
@@ -81,7 +109,10 @@ struct CognitoHostedUIUnitTests {
         let url = try RequestURL(request.url)
         #expect(url.origin == "https://auth.example.test")
         #expect(url.path == "/oauth2/authorize")
-        let parameters = Dictionary(CanonicalQuery.decodedPairs(url.query, omittingEmpty: true).map { ($0.key, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let parameters = Dictionary(
+            CanonicalQuery.decodedPairs(url.query, omittingEmpty: true).map { ($0.key, $0.value) },
+            uniquingKeysWith: { a, _ in a }
+        )
         #expect(parameters["response_type"] == "code")
         #expect(parameters["client_id"] == "client1")
         #expect(parameters["redirect_uri"] == "myapp://callback")
@@ -94,16 +125,22 @@ struct CognitoHostedUIUnitTests {
         #expect(parameters["login_hint"] == "alice@example.test")
         #expect(request.url.contains("redirect_uri=myapp%3A%2F%2Fcallback"))
         #expect(request.url.contains("scope=openid%20email"))
-        #expect(!request.url.contains(request.codeVerifier.verifier.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
+        #expect(
+            !request.url.contains(request.codeVerifier.verifier.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+        )
         let fresh = try Self.hostedUI(ScriptedTransport([]), secret: nil).authorizationRequest()
         #expect(fresh.state != fresh.nonce)
         let other = try CognitoHostedUI(
-            configuration: try Self.configuration(), tokenVerifier: hostedUI.tokenVerifier, transport: ScriptedTransport([])
+            configuration: try Self.configuration(),
+            tokenVerifier: hostedUI.tokenVerifier,
+            transport: ScriptedTransport([])
         ).authorizationRequest()
         #expect(other.state != request.state && other.codeVerifier.challenge != request.codeVerifier.challenge)
     }
 
-    @Test("the redirect: state must match (missing, wrong, repeated refused), an OAuth error is typed, the URL must be the redirect URI")
+    @Test(
+        "the redirect: state must match (missing, wrong, repeated refused), an OAuth error is typed, the URL must be the redirect URI"
+    )
     func redirectChecks() throws {
         let request = try Self.hostedUI(ScriptedTransport([])).authorizationRequest()
         let state = request.state
@@ -132,12 +169,16 @@ struct CognitoHostedUIUnitTests {
     @Test("the code exchange: a form with the verifier, client secret in HTTP Basic, no retry of an invalid_grant")
     func exchangeRequest() async throws {
         let refusal = HTTPResponse(
-            status: 400, headers: [HTTPHeader("Content-Type", "application/json")],
-            body: Array(#"{"error":"invalid_grant","error_description":"Invalid or expired authorization code."}"#.utf8))
+            status: 400,
+            headers: [HTTPHeader("Content-Type", "application/json")],
+            body: Array(#"{"error":"invalid_grant","error_description":"Invalid or expired authorization code."}"#.utf8)
+        )
         let transport = ScriptedTransport([refusal, refusal])
         let hostedUI = try Self.hostedUI(transport, secret: "s3cr/t+")
         let request = try hostedUI.authorizationRequest()
-        let error = await #expect(throws: AuthCoreError.self) { try await hostedUI.exchange(code: "the-code", for: request) }
+        let error = await #expect(throws: AuthCoreError.self) {
+            try await hostedUI.exchange(code: "the-code", for: request)
+        }
         #expect(error?.serviceErrorType == "invalid_grant")
         #expect(error?.httpStatus == 400)
         #expect(transport.sent.count == 1, "a code counts once: no retry")
@@ -146,14 +187,19 @@ struct CognitoHostedUIUnitTests {
         #expect(sent.url.absoluteString == "https://auth.example.test/oauth2/token")
         #expect(sent.headers.first(named: "Content-Type") == "application/x-www-form-urlencoded")
         // RFC 6749 §2.3.1: id and secret form-encoded, then Base64.
-        #expect(sent.headers.first(named: "Authorization") == "Basic " + Base64.encode(Array("client1:s3cr%2Ft%2B".utf8)))
+        #expect(
+            sent.headers.first(named: "Authorization") == "Basic " + Base64.encode(Array("client1:s3cr%2Ft%2B".utf8))
+        )
         guard case .secret(let body) = sent.body else {
             Issue.record("the form is not in wiping storage")
             return
         }
         let text = body.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let verifier = request.codeVerifier.verifier.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
-        #expect(text == "grant_type=authorization_code&client_id=client1&code=the-code&redirect_uri=myapp%3A%2F%2Fcallback&code_verifier=\(verifier)")
+        #expect(
+            text
+                == "grant_type=authorization_code&client_id=client1&code=the-code&redirect_uri=myapp%3A%2F%2Fcallback&code_verifier=\(verifier)"
+        )
     }
 
     @Test("token answers: an ID token required, expires_in bounded, a refresh token kept when none is sent")
@@ -161,13 +207,23 @@ struct CognitoHostedUIUnitTests {
         func answer(_ json: String, previous: String? = nil) throws -> CognitoTokens {
             try CognitoTokenEndpoint.tokens(from: SecureBytes(Array(json.utf8)), previousRefreshToken: previous)
         }
-        let tokens = try answer(#"{"id_token":"i","access_token":"a","refresh_token":"r","expires_in":3600,"token_type":"Bearer"}"#)
-        #expect(tokens.idToken == "i" && tokens.accessToken == "a" && tokens.refreshToken == "r" && tokens.expiresIn == 3600)
-        #expect(try answer(#"{"id_token":"i","access_token":"a","expires_in":60}"#, previous: "old").refreshToken == "old")
+        let tokens = try answer(
+            #"{"id_token":"i","access_token":"a","refresh_token":"r","expires_in":3600,"token_type":"Bearer"}"#
+        )
+        #expect(
+            tokens.idToken == "i" && tokens.accessToken == "a" && tokens.refreshToken == "r" && tokens.expiresIn == 3600
+        )
+        #expect(
+            try answer(#"{"id_token":"i","access_token":"a","expires_in":60}"#, previous: "old").refreshToken == "old"
+        )
         let noID = #expect(throws: AuthCoreError.self) { try answer(#"{"access_token":"a","expires_in":60}"#) }
         #expect(noID?.code == .malformedResponse)
         #expect(noID?.reason.contains("openid") == true)
-        for bad in [#"{"id_token":"i","access_token":"a","expires_in":0}"#, #"{"id_token":"i","access_token":"a","expires_in":"60"}"#, #"{"id_token":"i","expires_in":60}"#, "not json", #"{"id_token":1,"access_token":"a","expires_in":60}"#] {
+        for bad in [
+            #"{"id_token":"i","access_token":"a","expires_in":0}"#,
+            #"{"id_token":"i","access_token":"a","expires_in":"60"}"#, #"{"id_token":"i","expires_in":60}"#, "not json",
+            #"{"id_token":1,"access_token":"a","expires_in":60}"#,
+        ] {
             let error = #expect(throws: AuthCoreError.self) { try answer(bad) }
             #expect(error?.code == .malformedResponse, "\(bad)")
         }
@@ -175,28 +231,68 @@ struct CognitoHostedUIUnitTests {
 
     @Test("a secret form value: unreserved bytes as they are, the rest %XX")
     func formBody() throws {
-        let body = try CognitoTokenEndpoint.formBody(prefix: Array("a=1&t=".utf8), secret: SecureBytes(Array("x+y/z=é~".utf8)))
+        let body = try CognitoTokenEndpoint.formBody(
+            prefix: Array("a=1&t=".utf8),
+            secret: SecureBytes(Array("x+y/z=é~".utf8))
+        )
         #expect(body.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } == "a=1&t=x%2By%2Fz%3D%C3%A9~")
     }
 
     @Test("the logout URL, and its absence without a sign-out URI")
     func logout() throws {
         let hostedUI = try Self.hostedUI(ScriptedTransport([]))
-        #expect(try hostedUI.logoutURL() == "https://auth.example.test/logout?client_id=client1&logout_uri=myapp%3A%2F%2Fsignout")
+        #expect(
+            try hostedUI.logoutURL()
+                == "https://auth.example.test/logout?client_id=client1&logout_uri=myapp%3A%2F%2Fsignout"
+        )
         let bare = CognitoHostedUI(
-            configuration: try CognitoHostedUIConfiguration(domain: "https://auth.example.test", clientId: "c", redirectURI: "myapp://cb"),
-            tokenVerifier: hostedUI.tokenVerifier)
+            configuration: try CognitoHostedUIConfiguration(
+                domain: "https://auth.example.test",
+                clientId: "c",
+                redirectURI: "myapp://cb"
+            ),
+            tokenVerifier: hostedUI.tokenVerifier
+        )
         #expect(throws: AuthCoreError.self) { try bare.logoutURL() }
     }
 
     @Test("configuration checks: plain http only to loopback, no path on the domain, scope tokens, a redirect URI")
     func configurationChecks() throws {
-        #expect(throws: AuthCoreError.self) { try CognitoHostedUIConfiguration(domain: "http://auth.example.test", clientId: "c", redirectURI: "myapp://cb") }
-        #expect((try? CognitoHostedUIConfiguration(domain: "http://127.0.0.1:4566", clientId: "c", redirectURI: "myapp://cb")) != nil)
-        #expect(throws: AuthCoreError.self) { try CognitoHostedUIConfiguration(domain: "https://auth.example.test/x", clientId: "c", redirectURI: "myapp://cb") }
-        #expect(throws: AuthCoreError.self) { try CognitoHostedUIConfiguration(domain: "auth.example.test", clientId: "c", redirectURI: "my app://cb") }
-        #expect(throws: AuthCoreError.self) { try CognitoHostedUIConfiguration(domain: "auth.example.test", clientId: "c", redirectURI: "myapp://cb", scopes: ["open id"]) }
-        #expect(throws: AuthCoreError.self) { try CognitoHostedUIConfiguration(domain: "auth.example.test", clientId: "", redirectURI: "myapp://cb") }
+        #expect(throws: AuthCoreError.self) {
+            try CognitoHostedUIConfiguration(
+                domain: "http://auth.example.test",
+                clientId: "c",
+                redirectURI: "myapp://cb"
+            )
+        }
+        #expect(
+            (try? CognitoHostedUIConfiguration(
+                domain: "http://127.0.0.1:4566",
+                clientId: "c",
+                redirectURI: "myapp://cb"
+            )) != nil
+        )
+        #expect(throws: AuthCoreError.self) {
+            try CognitoHostedUIConfiguration(
+                domain: "https://auth.example.test/x",
+                clientId: "c",
+                redirectURI: "myapp://cb"
+            )
+        }
+        #expect(throws: AuthCoreError.self) {
+            try CognitoHostedUIConfiguration(domain: "auth.example.test", clientId: "c", redirectURI: "my app://cb")
+        }
+        #expect(throws: AuthCoreError.self) {
+            try CognitoHostedUIConfiguration(
+                domain: "auth.example.test",
+                clientId: "c",
+                redirectURI: "myapp://cb",
+                scopes: ["open id"]
+            )
+        }
+        #expect(throws: AuthCoreError.self) {
+            try CognitoHostedUIConfiguration(domain: "auth.example.test", clientId: "", redirectURI: "myapp://cb")
+        }
     }
 
     @Test("amplify_outputs.json's oauth section: read, and turned into a hosted-UI configuration")
@@ -216,14 +312,27 @@ struct CognitoHostedUIUnitTests {
         #expect(configuration.redirectURI == "myapp://signin/")
         #expect(configuration.signOutRedirectURI == "myapp://signout/")
         #expect(configuration.scopes == ["openid", "email", "aws.cognito.signin.user.admin"])
-        #expect(try oauth.hostedUIConfiguration(clientId: "c", redirectURI: "http://localhost:3000/").redirectURI == "http://localhost:3000/")
-        #expect(throws: AuthCoreError.self) { try oauth.hostedUIConfiguration(clientId: "c", redirectURI: "myapp://other/") }
-        let implicit = try AmplifyAuthOutputs(parsing: Array(text.replacingOccurrences(of: #""response_type": "code""#, with: #""response_type": "token""#).utf8))
+        #expect(
+            try oauth.hostedUIConfiguration(clientId: "c", redirectURI: "http://localhost:3000/").redirectURI
+                == "http://localhost:3000/"
+        )
+        #expect(throws: AuthCoreError.self) {
+            try oauth.hostedUIConfiguration(clientId: "c", redirectURI: "myapp://other/")
+        }
+        let implicit = try AmplifyAuthOutputs(
+            parsing: Array(
+                text.replacingOccurrences(of: #""response_type": "code""#, with: #""response_type": "token""#).utf8
+            )
+        )
         let refused = #expect(throws: AuthCoreError.self) { try implicit.oauth?.hostedUIConfiguration(clientId: "c") }
         #expect(refused?.code == .unsupported)
         let broken = text.replacingOccurrences(of: #""domain": "myapp.auth.eu-west-1.amazoncognito.com","#, with: "")
         #expect(throws: AuthCoreError.self) { try AmplifyAuthOutputs(parsing: Array(broken.utf8)) }
-        let without = try AmplifyAuthOutputs(parsing: Array(#"{"version":"1","auth":{"aws_region":"r","user_pool_id":"r_x","user_pool_client_id":"c"}}"#.utf8))
+        let without = try AmplifyAuthOutputs(
+            parsing: Array(
+                #"{"version":"1","auth":{"aws_region":"r","user_pool_id":"r_x","user_pool_client_id":"c"}}"#.utf8
+            )
+        )
         #expect(without.oauth == nil)
     }
 
@@ -231,17 +340,34 @@ struct CognitoHostedUIUnitTests {
     func storedMethod() throws {
         let tokens = CognitoTokens(idToken: "i", accessToken: "a", refreshToken: "r", expiresIn: 3600)
         let session = CognitoStoredSession(
-            region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice", tokens: tokens,
-            expiresAt: Timestamp(secondsSince1970: 1_800_000_000), signInMethod: .hostedUI(domain: try RequestURL("https://auth.example.test")))
+            region: "us-east-1",
+            userPoolId: "us-east-1_Abc123",
+            clientId: "client1",
+            username: "alice",
+            tokens: tokens,
+            expiresAt: Timestamp(secondsSince1970: 1_800_000_000),
+            signInMethod: .hostedUI(domain: try RequestURL("https://auth.example.test"))
+        )
         let decoded = try CognitoStoredSession(decoding: try session.encoded())
         #expect(decoded.signInMethod == .hostedUI(domain: try RequestURL("https://auth.example.test")))
         let api = CognitoStoredSession(
-            region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice", tokens: tokens,
-            expiresAt: Timestamp(secondsSince1970: 1_800_000_000))
+            region: "us-east-1",
+            userPoolId: "us-east-1_Abc123",
+            clientId: "client1",
+            username: "alice",
+            tokens: tokens,
+            expiresAt: Timestamp(secondsSince1970: 1_800_000_000)
+        )
         let plain = try api.encoded()
-        #expect(!plain.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.contains("signInMethod"), "an API session is written as before")
+        #expect(
+            !plain.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.contains("signInMethod"),
+            "an API session is written as before"
+        )
         #expect(try CognitoStoredSession(decoding: plain).signInMethod == .api)
-        let odd = plain.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.replacingOccurrences(of: #""version""#, with: #""signInMethod":"magic","version""#)
+        let odd = plain.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.replacingOccurrences(
+            of: #""version""#,
+            with: #""signInMethod":"magic","version""#
+        )
         #expect(throws: AuthCoreError.self) { try CognitoStoredSession(decoding: SecureBytes(Array(odd.utf8))) }
     }
 
@@ -265,17 +391,35 @@ struct CognitoHostedUIUnitTests {
     func foreignStoredDomain() async throws {
         let now = Int64(Date().timeIntervalSince1970)
         let tokens = CognitoTokens(
-            idToken: unsignedJWT(["exp": now - 5]), accessToken: unsignedJWT(["username": "alice", "exp": now - 5, "iat": now - 3605]), refreshToken: "refresh",
-            expiresIn: 3600)
+            idToken: unsignedJWT(["exp": now - 5]),
+            accessToken: unsignedJWT(["username": "alice", "exp": now - 5, "iat": now - 3605]),
+            refreshToken: "refresh",
+            expiresIn: 3600
+        )
         let store = InMemoryCognitoTokenStore()
         try await store.save(
             CognitoStoredSession(
-                region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice", tokens: tokens,
-                expiresAt: Timestamp(secondsSince1970: now - 5), signInMethod: .hostedUI(domain: try RequestURL("https://tokens.evil.example"))))
+                region: "us-east-1",
+                userPoolId: "us-east-1_Abc123",
+                clientId: "client1",
+                username: "alice",
+                tokens: tokens,
+                expiresAt: Timestamp(secondsSince1970: now - 5),
+                signInMethod: .hostedUI(domain: try RequestURL("https://tokens.evil.example"))
+            )
+        )
         let transport = ScriptedTransport([])
         let session = CognitoSession(
-            configuration: try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", clientSecret: SecureBytes(Array("s".utf8))),
-            transport: transport, store: store, retryPolicy: .none)
+            configuration: try CognitoUserPoolConfiguration(
+                region: "us-east-1",
+                userPoolId: "us-east-1_Abc123",
+                clientId: "client1",
+                clientSecret: SecureBytes(Array("s".utf8))
+            ),
+            transport: transport,
+            store: store,
+            retryPolicy: .none
+        )
         let error = await #expect(throws: AuthCoreError.self) { try await session.tokens(forceRefresh: true) }
         #expect(error?.code == .invalidParameter, "\(String(describing: error))")
         #expect(transport.sent.isEmpty, "neither the refresh token nor the client secret went anywhere")
@@ -284,9 +428,21 @@ struct CognitoHostedUIUnitTests {
     @Test("a token answer whose token_type is not Bearer is refused")
     func tokenType() {
         let error = #expect(throws: AuthCoreError.self) {
-            try CognitoTokenEndpoint.tokens(from: SecureBytes(Array(#"{"id_token":"i","access_token":"a","expires_in":60,"token_type":"MAC"}"#.utf8)), previousRefreshToken: nil)
+            try CognitoTokenEndpoint.tokens(
+                from: SecureBytes(
+                    Array(#"{"id_token":"i","access_token":"a","expires_in":60,"token_type":"MAC"}"#.utf8)
+                ),
+                previousRefreshToken: nil
+            )
         }
         #expect(error?.code == .malformedResponse)
-        #expect((try? CognitoTokenEndpoint.tokens(from: SecureBytes(Array(#"{"id_token":"i","access_token":"a","expires_in":60,"token_type":"bearer"}"#.utf8)), previousRefreshToken: nil)) != nil)
+        #expect(
+            (try? CognitoTokenEndpoint.tokens(
+                from: SecureBytes(
+                    Array(#"{"id_token":"i","access_token":"a","expires_in":60,"token_type":"bearer"}"#.utf8)
+                ),
+                previousRefreshToken: nil
+            )) != nil
+        )
     }
 }

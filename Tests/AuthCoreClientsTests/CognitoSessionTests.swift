@@ -15,35 +15,67 @@ struct CognitoSessionTests {
     static func answer(_ status: Int, _ object: [String: Any]) -> HTTPResponse { .jsonAnswer(status, object) }
 
     static func refreshed(_ access: String, refreshToken: String? = nil) -> HTTPResponse {
-        var result: [String: Any] = ["IdToken": "id-" + access, "AccessToken": access, "ExpiresIn": 3600, "TokenType": "Bearer"]
+        var result: [String: Any] = [
+            "IdToken": "id-" + access, "AccessToken": access, "ExpiresIn": 3600, "TokenType": "Bearer",
+        ]
         if let refreshToken { result["RefreshToken"] = refreshToken }
         return answer(200, ["AuthenticationResult": result])
     }
 
-    static func session(_ transport: ScriptedTransport, clock: ManualClock, store: InMemoryCognitoTokenStore) async throws -> CognitoSession {
-        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1")
+    static func session(
+        _ transport: ScriptedTransport,
+        clock: ManualClock,
+        store: InMemoryCognitoTokenStore
+    ) async throws -> CognitoSession {
+        let configuration = try CognitoUserPoolConfiguration(
+            region: "us-east-1",
+            userPoolId: "us-east-1_Abc123",
+            clientId: "client1"
+        )
         try await store.save(
             CognitoStoredSession(
-                region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice",
-                tokens: CognitoTokens(idToken: "id-0", accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 3600),
-                expiresAt: start.adding(seconds: 3600)))
-        return CognitoSession(configuration: configuration, transport: transport, store: store, clock: clock, retryPolicy: .none)
+                region: "us-east-1",
+                userPoolId: "us-east-1_Abc123",
+                clientId: "client1",
+                username: "alice",
+                tokens: CognitoTokens(
+                    idToken: "id-0",
+                    accessToken: "access-0",
+                    refreshToken: "refresh-0",
+                    expiresIn: 3600
+                ),
+                expiresAt: start.adding(seconds: 3600)
+            )
+        )
+        return CognitoSession(
+            configuration: configuration,
+            transport: transport,
+            store: store,
+            clock: clock,
+            retryPolicy: .none
+        )
     }
 
     static func body(_ request: HTTPRequest) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: (request.body.withInMemoryBytes { Data($0) } ?? Data()))) as? [String: Any] ?? [:]
+        (try? JSONSerialization.jsonObject(with: (request.body.withInMemoryBytes { Data($0) } ?? Data())))
+            as? [String: Any] ?? [:]
     }
 
     @Test("a rotated refresh token replaces the stored one and is the one sent next time")
     func rotation() async throws {
-        let transport = ScriptedTransport([Self.refreshed("access-1", refreshToken: "refresh-1"), Self.refreshed("access-2")])
+        let transport = ScriptedTransport([
+            Self.refreshed("access-1", refreshToken: "refresh-1"), Self.refreshed("access-2"),
+        ])
         let clock = ManualClock(Self.start)
         let store = InMemoryCognitoTokenStore()
         let session = try await Self.session(transport, clock: clock, store: store)
         #expect(try await session.tokens(forceRefresh: true).accessToken == "access-1")
         #expect(try await store.session()?.tokens.refreshToken == "refresh-1")
         #expect(Self.body(transport.sent[0])["RefreshToken"] as? String == "refresh-0")
-        #expect(transport.sent[0].headers.first(named: "X-Amz-Target") == "AWSCognitoIdentityProviderService.GetTokensFromRefreshToken")
+        #expect(
+            transport.sent[0].headers.first(named: "X-Amz-Target")
+                == "AWSCognitoIdentityProviderService.GetTokensFromRefreshToken"
+        )
         // Within the window (5 minutes before expiry) the next call refreshes with the rotated token;
         // an answer without a refresh token keeps it.
         clock.advance(seconds: 3600 - 200)
@@ -58,7 +90,11 @@ struct CognitoSessionTests {
         let transport = ScriptedTransport([
             Self.answer(400, ["__type": "UnknownOperationException", "message": ""]), Self.refreshed("access-1"),
         ])
-        let session = try await Self.session(transport, clock: ManualClock(Self.start), store: InMemoryCognitoTokenStore())
+        let session = try await Self.session(
+            transport,
+            clock: ManualClock(Self.start),
+            store: InMemoryCognitoTokenStore()
+        )
         #expect(try await session.tokens(forceRefresh: true).accessToken == "access-1")
         #expect(transport.sent.count == 2)
         let second = Self.body(transport.sent[1])
@@ -68,10 +104,12 @@ struct CognitoSessionTests {
 
     @Test("events, in order and to every subscriber: refreshed, refresh failed, expired, signed in, signed out")
     func events() async throws {
-        let signedIn = Self.refreshed("access-9", refreshToken: "refresh-9")  // InitiateAuth's answer has the same shape
+        // InitiateAuth's answer has the same shape
+        let signedIn = Self.refreshed("access-9", refreshToken: "refresh-9")
         let transport = ScriptedTransport([
             Self.refreshed("access-1"), Self.answer(503, ["__type": "ServiceUnavailable"]),
-            Self.answer(400, ["__type": "NotAuthorizedException", "message": "Refresh Token has been revoked"]), signedIn, Self.answer(200, [:]),
+            Self.answer(400, ["__type": "NotAuthorizedException", "message": "Refresh Token has been revoked"]),
+            signedIn, Self.answer(200, [:]),
         ])
         let clock = ManualClock(Self.start)
         let session = try await Self.session(transport, clock: clock, store: InMemoryCognitoTokenStore())
@@ -86,7 +124,8 @@ struct CognitoSessionTests {
             return
         }
         let expected: [CognitoSessionEvent] = [
-            .tokensRefreshed(expiresAt: Self.start.adding(seconds: 3600)), .refreshFailed(.serviceError), .sessionExpired, .signedIn(username: "bob"),
+            .tokensRefreshed(expiresAt: Self.start.adding(seconds: 3600)), .refreshFailed(.serviceError),
+            .sessionExpired, .signedIn(username: "bob"),
             .signedOut,
         ]
         for event in expected {
@@ -95,7 +134,9 @@ struct CognitoSessionTests {
         }
     }
 
-    @Test("a refresh that fails for the network hands out valid tokens and fails expired ones; a refusal ends the session")
+    @Test(
+        "a refresh that fails for the network hands out valid tokens and fails expired ones; a refusal ends the session"
+    )
     func failures() async throws {
         let transport = ScriptedTransport([
             Self.answer(503, ["__type": "ServiceUnavailable"]), Self.answer(503, ["__type": "ServiceUnavailable"]),
@@ -114,19 +155,41 @@ struct CognitoSessionTests {
         #expect(try await store.session() == nil)
     }
 
-    @Test("sign-out during a rotating refresh waits for it and revokes the new refresh token; nothing is stored afterwards")
+    @Test(
+        "sign-out during a rotating refresh waits for it and revokes the new refresh token; nothing is stored afterwards"
+    )
     func signOutDuringRefresh() async throws {
         let transport = StepGatedTransport([
             (Self.refreshed("access-1", refreshToken: "refresh-1"), true), (Self.answer(200, [:]), false),
         ])
         let store = InMemoryCognitoTokenStore()
-        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1")
+        let configuration = try CognitoUserPoolConfiguration(
+            region: "us-east-1",
+            userPoolId: "us-east-1_Abc123",
+            clientId: "client1"
+        )
         try await store.save(
             CognitoStoredSession(
-                region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice",
-                tokens: CognitoTokens(idToken: "id-0", accessToken: "access-0", refreshToken: "refresh-0", expiresIn: 3600),
-                expiresAt: Self.start.adding(seconds: 3600)))
-        let session = CognitoSession(configuration: configuration, transport: transport, store: store, clock: ManualClock(Self.start), retryPolicy: .none)
+                region: "us-east-1",
+                userPoolId: "us-east-1_Abc123",
+                clientId: "client1",
+                username: "alice",
+                tokens: CognitoTokens(
+                    idToken: "id-0",
+                    accessToken: "access-0",
+                    refreshToken: "refresh-0",
+                    expiresIn: 3600
+                ),
+                expiresAt: Self.start.adding(seconds: 3600)
+            )
+        )
+        let session = CognitoSession(
+            configuration: configuration,
+            transport: transport,
+            store: store,
+            clock: ManualClock(Self.start),
+            retryPolicy: .none
+        )
         let refreshing = Task { try await session.tokens(forceRefresh: true) }
         try await transport.waitForRequests(1)
         let signingOut = Task { await session.signOut() }
@@ -140,7 +203,10 @@ struct CognitoSessionTests {
         let sent = transport.sent
         #expect(sent.count == 2)
         #expect(sent.last?.headers.first(named: "X-Amz-Target") == "AWSCognitoIdentityProviderService.RevokeToken")
-        #expect(sent.count == 2 && Self.body(sent[1])["Token"] as? String == "refresh-1", "the rotated token is the one revoked")
+        #expect(
+            sent.count == 2 && Self.body(sent[1])["Token"] as? String == "refresh-1",
+            "the rotated token is the one revoked"
+        )
         #expect(try await store.session() == nil)
         #expect(try await session.status() == .signedOut)
     }

@@ -19,9 +19,18 @@ struct CognitoStoreTests {
     }
 
     static let session = CognitoStoredSession(
-        region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1", username: "alice",
-        tokens: CognitoTokens(idToken: "id.token.value", accessToken: "access.token.value", refreshToken: "refresh-token-value", expiresIn: 3600),
-        expiresAt: Timestamp(secondsSince1970: 1_800_000_000))
+        region: "us-east-1",
+        userPoolId: "us-east-1_Abc123",
+        clientId: "client1",
+        username: "alice",
+        tokens: CognitoTokens(
+            idToken: "id.token.value",
+            accessToken: "access.token.value",
+            refreshToken: "refresh-token-value",
+            expiresIn: 3600
+        ),
+        expiresAt: Timestamp(secondsSince1970: 1_800_000_000)
+    )
 
     @Test("a written file is mode 0600, replaced atomically (no temporary left), and read back")
     func writeAndRead() throws {
@@ -45,33 +54,59 @@ struct CognitoStoreTests {
     func refusals() throws {
         let directory = try Self.directory()
         let open = directory + "/open.json"
-        #expect(FileManager.default.createFile(atPath: open, contents: Data("{}".utf8), attributes: [.posixPermissions: 0o644]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: open,
+                contents: Data("{}".utf8),
+                attributes: [.posixPermissions: 0o644]
+            )
+        )
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try SecretFile(path: open).read() }
         let target = directory + "/target.json"
-        #expect(FileManager.default.createFile(atPath: target, contents: Data("{}".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: target,
+                contents: Data("{}".utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
+        )
         try FileManager.default.createSymbolicLink(atPath: directory + "/link.json", withDestinationPath: target)
         #expect(throws: AuthCoreError(.malformedInput, "")) { try SecretFile(path: directory + "/link.json").read() }
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try SecretFile(path: directory).read() }
         let big = directory + "/big.json"
-        #expect(FileManager.default.createFile(
-            atPath: big, contents: Data(repeating: 0x20, count: SecretFile.maximumBytes + 1), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: big,
+                contents: Data(repeating: 0x20, count: SecretFile.maximumBytes + 1),
+                attributes: [.posixPermissions: 0o600]
+            )
+        )
         #expect(throws: AuthCoreError(.inputTooLarge, "")) { try SecretFile(path: big).read() }
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try SecretFile(path: "") }
         let fifo = directory + "/fifo"
         #expect(mkfifo(fifo, 0o600) == 0)
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try SecretFile(path: fifo).read() }  // at once, not blocked in open
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try SecretFile(path: directory + "/missing-dir/x.json").write(SecureBytes([1])) }
+        // at once, not blocked in open
+        #expect(throws: AuthCoreError(.invalidParameter, "")) { try SecretFile(path: fifo).read() }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try SecretFile(path: directory + "/missing-dir/x.json").write(SecureBytes([1]))
+        }
     }
 
     @Test("the token store keeps a session across instances, one file per pool and client")
     func tokenStoreRoundTrip() async throws {
         let directory = try Self.directory()
-        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Abc123", clientId: "client1")
+        let configuration = try CognitoUserPoolConfiguration(
+            region: "us-east-1",
+            userPoolId: "us-east-1_Abc123",
+            clientId: "client1"
+        )
         let store = try FileCognitoTokenStore(directory: directory, configuration: configuration)
         #expect(store.file.path == directory + "/cognito-session-us-east-1_Abc123-client1.json")
         #expect(try await store.session() == nil)
         try await store.save(Self.session)
-        let restored = try #require(try await FileCognitoTokenStore(directory: directory, configuration: configuration).session())
+        let restored = try #require(
+            try await FileCognitoTokenStore(directory: directory, configuration: configuration).session()
+        )
         #expect(restored.tokens.accessToken == "access.token.value")
         #expect(restored.tokens.refreshToken == "refresh-token-value")
         #expect(restored.expiresAt == Self.session.expiresAt)
@@ -81,14 +116,23 @@ struct CognitoStoreTests {
         #expect(try await store.session() == nil)
     }
 
-    @Test("hostile store contents are typed errors, never a trap", arguments: [
-        "", "[]", "{\"version\":2}", "{\"version\":1e300}", "{\"version\":1,\"region\":\"r\"}",
-        "{\"version\":1,\"region\":\"r\",\"userPoolId\":\"p\",\"clientId\":\"c\",\"username\":\"u\",\"idToken\":\"i\",\"accessToken\":\"a\",\"expiresAt\":\"99999-01-01T00:00:00Z\"}",
-        "{\"version\":1,\"region\":\"r\",\"userPoolId\":\"p\",\"clientId\":\"c\",\"username\":\"u\",\"idToken\":5,\"accessToken\":\"a\",\"expiresAt\":\"2026-01-01T00:00:00Z\"}",
-    ])
+    @Test(
+        "hostile store contents are typed errors, never a trap",
+        arguments: [
+            "", "[]", "{\"version\":2}", "{\"version\":1e300}", "{\"version\":1,\"region\":\"r\"}",
+            "{\"version\":1,\"region\":\"r\",\"userPoolId\":\"p\",\"clientId\":\"c\",\"username\":\"u\",\"idToken\":\"i\",\"accessToken\":\"a\",\"expiresAt\":\"99999-01-01T00:00:00Z\"}",
+            "{\"version\":1,\"region\":\"r\",\"userPoolId\":\"p\",\"clientId\":\"c\",\"username\":\"u\",\"idToken\":5,\"accessToken\":\"a\",\"expiresAt\":\"2026-01-01T00:00:00Z\"}",
+        ]
+    )
     func hostileContents(text: String) async throws {
         let path = try Self.directory() + "/session.json"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data(text.utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
+        )
         await #expect(throws: AuthCoreError.self) { try await FileCognitoTokenStore(path: path).session() }
         do {
             _ = try await FileCognitoTokenStore(path: path).session()
@@ -101,7 +145,11 @@ struct CognitoStoreTests {
     func deviceStore() async throws {
         let path = try Self.directory() + "/devices.json"
         let store = try FileCognitoDeviceStore(path: path)
-        let device = CognitoRememberedDevice(deviceKey: "us-east-1_device", deviceGroupKey: "-group", devicePassword: SecureBytes(Array("pw/+=".utf8)))
+        let device = CognitoRememberedDevice(
+            deviceKey: "us-east-1_device",
+            deviceGroupKey: "-group",
+            devicePassword: SecureBytes(Array("pw/+=".utf8))
+        )
         await store.save(device, for: "alice")
         let again = try FileCognitoDeviceStore(path: path)
         let restored = try #require(await again.device(for: "alice"))
@@ -112,7 +160,13 @@ struct CognitoStoreTests {
         await again.removeDevice(for: "alice")
         #expect(await store.device(for: "alice") == nil)
         #expect(await store.lastError == nil)
-        #expect(FileManager.default.createFile(atPath: path, contents: Data("{\"version\":1,\"devices\":{\"alice\":{}}}".utf8), attributes: [.posixPermissions: 0o600]))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data("{\"version\":1,\"devices\":{\"alice\":{}}}".utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
+        )
         #expect(await store.device(for: "alice") == nil)
         #expect(await store.lastError?.code == .malformedInput)
     }
@@ -121,8 +175,16 @@ struct CognitoStoreTests {
     func deviceStoreKeysByBytes() async throws {
         let path = try Self.directory() + "/devices-bytes.json"
         let store = try FileCognitoDeviceStore(path: path)
-        let composed = CognitoRememberedDevice(deviceKey: "us-east-1_composed", deviceGroupKey: "-g1", devicePassword: SecureBytes(Array("one".utf8)))
-        let decomposed = CognitoRememberedDevice(deviceKey: "us-east-1_decomposed", deviceGroupKey: "-g2", devicePassword: SecureBytes(Array("two".utf8)))
+        let composed = CognitoRememberedDevice(
+            deviceKey: "us-east-1_composed",
+            deviceGroupKey: "-g1",
+            devicePassword: SecureBytes(Array("one".utf8))
+        )
+        let decomposed = CognitoRememberedDevice(
+            deviceKey: "us-east-1_decomposed",
+            deviceGroupKey: "-g2",
+            devicePassword: SecureBytes(Array("two".utf8))
+        )
         await store.save(composed, for: "jos\u{E9}")
         await store.save(decomposed, for: "jose\u{301}")
         let again = try FileCognitoDeviceStore(path: path)
@@ -130,8 +192,15 @@ struct CognitoStoreTests {
         #expect(await again.device(for: "jose\u{301}")?.deviceKey == "us-east-1_decomposed")
         let text = String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)
         #expect(text.contains(#""version":2"#) && text.contains(Hex.encode(Array("jos\u{E9}".utf8))))
-        let legacy = #"{"version":1,"devices":{"alice":{"deviceKey":"us-east-1_old","deviceGroupKey":"-g","devicePassword":"cHc="}}}"#
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(legacy.utf8), attributes: [.posixPermissions: 0o600]))
+        let legacy =
+            #"{"version":1,"devices":{"alice":{"deviceKey":"us-east-1_old","deviceGroupKey":"-g","devicePassword":"cHc="}}}"#
+        #expect(
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data(legacy.utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
+        )
         #expect(await again.device(for: "alice")?.deviceKey == "us-east-1_old")
     }
 }

@@ -17,9 +17,12 @@ struct CognitoTranscriptTests {
     /// tested below; GetTokensFromRefreshToken is not implemented: refresh uses REFRESH_TOKEN_AUTH).
     static let scenarios = [
         "custom-with-srp", "custom-without-srp", "device-srp", "error-not-authorized", "error-password-reset-required",
-        "error-user-not-confirmed", "refresh-token", "srp-mfa-setup-email", "srp-mfa-setup-totp", "srp-new-device-confirm",
-        "srp-new-password-required", "srp-select-mfa-type", "srp-sms-mfa", "srp-totp-mfa", "user-auth-preferred-password-srp",
-        "user-auth-preferred-password", "user-auth-preferred-sms-otp", "user-auth-select-challenge-email-otp", "user-auth-web-authn",
+        "error-user-not-confirmed", "refresh-token", "srp-mfa-setup-email", "srp-mfa-setup-totp",
+        "srp-new-device-confirm",
+        "srp-new-password-required", "srp-select-mfa-type", "srp-sms-mfa", "srp-totp-mfa",
+        "user-auth-preferred-password-srp",
+        "user-auth-preferred-password", "user-auth-preferred-sms-otp", "user-auth-select-challenge-email-otp",
+        "user-auth-web-authn",
     ]
 
     struct Step {
@@ -38,9 +41,12 @@ struct CognitoTranscriptTests {
             let request = step["request"] as? [String: Any] ?? [:]
             let response = step["response"] as? [String: Any] ?? [:]
             return Step(
-                target: request["target"] as? String ?? "", body: request["body"] as? [String: Any] ?? [:],
-                status: response["status"] as? Int ?? 0, response: response["body"] as? [String: Any] ?? [:],
-                headers: response["headers"] as? [String: String] ?? [:])
+                target: request["target"] as? String ?? "",
+                body: request["body"] as? [String: Any] ?? [:],
+                status: response["status"] as? Int ?? 0,
+                response: response["body"] as? [String: Any] ?? [:],
+                headers: response["headers"] as? [String: String] ?? [:]
+            )
         }
         return (context, steps)
     }
@@ -73,8 +79,11 @@ struct CognitoTranscriptTests {
             HTTPResponse(
                 status: step.status,
                 headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1")]
-                    + step.headers.filter { $0.key != "Content-Type" }.sorted { $0.key < $1.key }.map { HTTPHeader($0.key, $0.value) },
-                body: [UInt8](try JSONSerialization.data(withJSONObject: step.response)))
+                    + step.headers.filter { $0.key != "Content-Type" }.sorted { $0.key < $1.key }.map {
+                        HTTPHeader($0.key, $0.value)
+                    },
+                body: [UInt8](try JSONSerialization.data(withJSONObject: step.response))
+            )
         }
         let transport = ScriptedTransport(responses)
         let store = InMemoryCognitoDeviceStore()
@@ -82,19 +91,33 @@ struct CognitoTranscriptTests {
         if let device = context["storedDevice"] as? [String: String] {
             await store.save(
                 CognitoRememberedDevice(
-                    deviceKey: device["DeviceKey"] ?? "", deviceGroupKey: device["DeviceGroupKey"] ?? "",
-                    devicePassword: SecureBytes(Array((device["devicePassword"] ?? "").utf8))), for: typed)
+                    deviceKey: device["DeviceKey"] ?? "",
+                    deviceGroupKey: device["DeviceGroupKey"] ?? "",
+                    devicePassword: SecureBytes(Array((device["devicePassword"] ?? "").utf8))
+                ),
+                for: typed
+            )
         }
-        let deviceName = steps.first { $0.target.hasSuffix("ConfirmDevice") }?.body["DeviceName"] as? String ?? "AuthCore"
+        let deviceName =
+            steps.first { $0.target.hasSuffix("ConfirmDevice") }?.body["DeviceName"] as? String ?? "AuthCore"
         let configuration = try CognitoUserPoolConfiguration(
-            region: context["region"] as? String ?? "us-east-1", userPoolId: context["userPoolId"] as? String ?? "",
+            region: context["region"] as? String ?? "us-east-1",
+            userPoolId: context["userPoolId"] as? String ?? "",
             clientId: context["clientId"] as? String ?? "",
-            clientSecret: (context["hasClientSecret"] as? Bool ?? false) ? SecureBytes(Array("test-client-secret".utf8)) : nil,
-            deviceName: deviceName)
+            clientSecret: (context["hasClientSecret"] as? Bool ?? false)
+                ? SecureBytes(Array("test-client-secret".utf8)) : nil,
+            deviceName: deviceName
+        )
         let client = CognitoSignIn(
-            configuration: configuration, transport: transport, clock: FixedClock(Timestamp(secondsSince1970: 1_772_510_706)),
-            random: SeededRandom(seed: 11), deviceStore: store)
-        let password = SecureBytes(Array(((steps[0].body["AuthParameters"] as? [String: String])?["PASSWORD"] ?? "Passw0rd!").utf8))
+            configuration: configuration,
+            transport: transport,
+            clock: FixedClock(Timestamp(secondsSince1970: 1_772_510_706)),
+            random: SeededRandom(seed: 11),
+            deviceStore: store
+        )
+        let password = SecureBytes(
+            Array(((steps[0].body["AuthParameters"] as? [String: String])?["PASSWORD"] ?? "Passw0rd!").utf8)
+        )
 
         var outcome: Result<CognitoSignInResult, AuthCoreError>
         let first = steps[0]
@@ -103,19 +126,36 @@ struct CognitoTranscriptTests {
         do throws(AuthCoreError) {
             switch flow {
             case "REFRESH_TOKEN_AUTH":
-                outcome = .success(.signedIn(try await client.refresh(refreshToken: parameters["REFRESH_TOKEN"] ?? "", deviceKey: parameters["DEVICE_KEY"])))
+                outcome = .success(
+                    .signedIn(
+                        try await client.refresh(
+                            refreshToken: parameters["REFRESH_TOKEN"] ?? "",
+                            deviceKey: parameters["DEVICE_KEY"]
+                        )
+                    )
+                )
             default:
-                let chosen: CognitoAuthFlow = switch flow {
-                case "USER_PASSWORD_AUTH": .userPassword
-                case "CUSTOM_AUTH": parameters["CHALLENGE_NAME"] == "SRP_A" ? .customWithSRP : .customWithoutSRP
-                case "USER_AUTH": .userAuth
-                default: .userSRP
-                }
+                let chosen: CognitoAuthFlow =
+                    switch flow {
+                    case "USER_PASSWORD_AUTH": .userPassword
+                    case "CUSTOM_AUTH": parameters["CHALLENGE_NAME"] == "SRP_A" ? .customWithSRP : .customWithoutSRP
+                    case "USER_AUTH": .userAuth
+                    default: .userSRP
+                    }
                 let factor = parameters["PREFERRED_CHALLENGE"].flatMap(CognitoFactor.init(rawValue:))
-                let needsPassword = chosen != .customWithoutSRP && !(chosen == .userAuth && (factor == nil || factor == .emailOTP || factor == .smsOTP || factor == .webAuthn))
-                outcome = .success(try await client.signIn(
-                    username: parameters["USERNAME"] ?? typed, password: needsPassword ? password : nil, flow: chosen,
-                    preferredFirstFactor: factor, clientMetadata: first.body["ClientMetadata"] as? [String: String] ?? [:]))
+                let needsPassword =
+                    chosen != .customWithoutSRP
+                    && !(chosen == .userAuth
+                        && (factor == nil || factor == .emailOTP || factor == .smsOTP || factor == .webAuthn))
+                outcome = .success(
+                    try await client.signIn(
+                        username: parameters["USERNAME"] ?? typed,
+                        password: needsPassword ? password : nil,
+                        flow: chosen,
+                        preferredFirstFactor: factor,
+                        clientMetadata: first.body["ClientMetadata"] as? [String: String] ?? [:]
+                    )
+                )
             }
             // Answer each next step the way the transcript's following request does.
             while case .success(.nextStep) = outcome, transport.sent.count < steps.count {
@@ -125,18 +165,35 @@ struct CognitoTranscriptTests {
                 var attributes: [String: String] = [:]
                 if next.target.hasSuffix("VerifySoftwareToken") {
                     answer = next.body["UserCode"] as? String ?? ""
-                    outcome = .success(try await client.confirmSignIn(challengeResponse: answer, friendlyDeviceName: next.body["FriendlyDeviceName"] as? String))
+                    outcome = .success(
+                        try await client.confirmSignIn(
+                            challengeResponse: answer,
+                            friendlyDeviceName: next.body["FriendlyDeviceName"] as? String
+                        )
+                    )
                     continue
                 }
-                for key in ["ANSWER", "SMS_MFA_CODE", "SOFTWARE_TOKEN_MFA_CODE", "EMAIL_OTP_CODE", "SMS_OTP_CODE", "NEW_PASSWORD", "PASSWORD", "CREDENTIAL", "EMAIL"]
+                for key in [
+                    "ANSWER", "SMS_MFA_CODE", "SOFTWARE_TOKEN_MFA_CODE", "EMAIL_OTP_CODE", "SMS_OTP_CODE",
+                    "NEW_PASSWORD", "PASSWORD", "CREDENTIAL", "EMAIL",
+                ]
                 where answers[key] != nil {
                     answer = answers[key] ?? ""
-                    for (name, value) in answers where name.hasPrefix("userAttributes.") { attributes[String(name.dropFirst(15))] = value }
-                    outcome = .success(try await client.confirmSignIn(challengeResponse: answer, userAttributes: attributes))
+                    for (name, value) in answers where name.hasPrefix("userAttributes.") {
+                        attributes[String(name.dropFirst(15))] = value
+                    }
+                    outcome = .success(
+                        try await client.confirmSignIn(challengeResponse: answer, userAttributes: attributes)
+                    )
                     break
                 }
                 if transport.sent.count < steps.count && steps[transport.sent.count].target == next.target
-                    && answers.keys.allSatisfy({ !["ANSWER", "SMS_MFA_CODE", "SOFTWARE_TOKEN_MFA_CODE", "EMAIL_OTP_CODE", "SMS_OTP_CODE", "NEW_PASSWORD", "PASSWORD", "CREDENTIAL", "EMAIL"].contains($0) })
+                    && answers.keys.allSatisfy({
+                        ![
+                            "ANSWER", "SMS_MFA_CODE", "SOFTWARE_TOKEN_MFA_CODE", "EMAIL_OTP_CODE", "SMS_OTP_CODE",
+                            "NEW_PASSWORD", "PASSWORD", "CREDENTIAL", "EMAIL",
+                        ].contains($0)
+                    })
                 {
                     Issue.record("the transcript's next request has no answer the app could give: \(next.body)")
                     break
@@ -159,7 +216,9 @@ struct CognitoTranscriptTests {
         // The end state: tokens, or the service's error with its type kept.
         let last = steps[steps.count - 1]
         // Amplify's next steps for a user who cannot sign in yet (the fixtures' sources).
-        let amplifySteps = ["error-user-not-confirmed": "confirmSignUp", "error-password-reset-required": "resetPassword"]
+        let amplifySteps = [
+            "error-user-not-confirmed": "confirmSignUp", "error-password-reset-required": "resetPassword",
+        ]
         if let expected = amplifySteps[scenario] {
             guard case .success(.nextStep(let step)) = outcome else {
                 Issue.record("expected the \(expected) next step, got \(outcome)")
@@ -172,7 +231,9 @@ struct CognitoTranscriptTests {
                 Issue.record("expected tokens, got \(outcome)")
                 return
             }
-            let result = (steps.last { $0.response["AuthenticationResult"] != nil }?.response["AuthenticationResult"]) as? [String: Any]
+            let result =
+                (steps.last { $0.response["AuthenticationResult"] != nil }?.response["AuthenticationResult"])
+                as? [String: Any]
             #expect(tokens.accessToken == result?["AccessToken"] as? String)
             #expect(tokens.idToken == result?["IdToken"] as? String)
             #expect(!"\(tokens)".contains(tokens.accessToken))
@@ -200,16 +261,31 @@ struct CognitoTranscriptTests {
     func nextStepParameters() async throws {
         func firstStep(_ scenario: String) async throws -> CognitoNextStep? {
             let (context, steps) = try Self.load(scenario)
-            let transport = ScriptedTransport(try steps.map {
-                HTTPResponse(status: $0.status, body: [UInt8](try JSONSerialization.data(withJSONObject: $0.response)))
-            })
+            let transport = ScriptedTransport(
+                try steps.map {
+                    HTTPResponse(
+                        status: $0.status,
+                        body: [UInt8](try JSONSerialization.data(withJSONObject: $0.response))
+                    )
+                }
+            )
             let client = CognitoSignIn(
                 configuration: try CognitoUserPoolConfiguration(
-                    region: "us-east-1", userPoolId: context["userPoolId"] as? String ?? "", clientId: context["clientId"] as? String ?? "",
-                    clientSecret: (context["hasClientSecret"] as? Bool ?? false) ? SecureBytes(Array("s".utf8)) : nil),
-                transport: transport, clock: FixedClock(Timestamp(secondsSince1970: 1_772_510_706)), random: SeededRandom(seed: 3))
+                    region: "us-east-1",
+                    userPoolId: context["userPoolId"] as? String ?? "",
+                    clientId: context["clientId"] as? String ?? "",
+                    clientSecret: (context["hasClientSecret"] as? Bool ?? false) ? SecureBytes(Array("s".utf8)) : nil
+                ),
+                transport: transport,
+                clock: FixedClock(Timestamp(secondsSince1970: 1_772_510_706)),
+                random: SeededRandom(seed: 3)
+            )
             let flow: CognitoAuthFlow = (steps[0].body["AuthFlow"] as? String) == "USER_AUTH" ? .userAuth : .userSRP
-            if case .nextStep(let step) = try await client.signIn(username: "alice@example.com", password: SecureBytes(Array("pw".utf8)), flow: flow) {
+            if case .nextStep(let step) = try await client.signIn(
+                username: "alice@example.com",
+                password: SecureBytes(Array("pw".utf8)),
+                flow: flow
+            ) {
                 return step
             }
             return nil
@@ -222,10 +298,19 @@ struct CognitoTranscriptTests {
             Issue.record("no SMS step")
         }
         #expect(try await firstStep("srp-totp-mfa") == .confirmSignInWithTOTPCode)
-        #expect(try await firstStep("srp-new-password-required")
-            == .confirmSignInWithNewPassword(userAttributes: ["email_verified": "true", "email": "alice@example.com"], requiredAttributes: ["name"]))
-        #expect(try await firstStep("user-auth-select-challenge-email-otp")
-            == .continueSignInWithFirstFactorSelection(availableFactors: [.password, .passwordSRP, .emailOTP, .webAuthn]))
+        #expect(
+            try await firstStep("srp-new-password-required")
+                == .confirmSignInWithNewPassword(
+                    userAttributes: ["email_verified": "true", "email": "alice@example.com"],
+                    requiredAttributes: ["name"]
+                )
+        )
+        #expect(
+            try await firstStep("user-auth-select-challenge-email-otp")
+                == .continueSignInWithFirstFactorSelection(availableFactors: [
+                    .password, .passwordSRP, .emailOTP, .webAuthn,
+                ])
+        )
         if case .continueSignInWithTOTPSetup(let secret, let username)? = try await firstStep("srp-mfa-setup-totp") {
             #expect(secret == "6WHXMSFYAVMW5C43ZSZCR26IAYMGLXO47BVA2RDWI5QC7KRYW7WQ")
             #expect(username == "7dc1653c-8866-499d-9bd0-05662060d645")
@@ -233,7 +318,10 @@ struct CognitoTranscriptTests {
             Issue.record("no TOTP setup step")
         }
         #expect(try await firstStep("srp-mfa-setup-email") == .continueSignInWithEmailMFASetup)
-        #expect(try await firstStep("user-auth-preferred-sms-otp") == .confirmSignInWithOTP(CognitoCodeDelivery(medium: "SMS", destination: "+*******0199")))
+        #expect(
+            try await firstStep("user-auth-preferred-sms-otp")
+                == .confirmSignInWithOTP(CognitoCodeDelivery(medium: "SMS", destination: "+*******0199"))
+        )
         #expect(try await firstStep("srp-select-mfa-type")?.typeName == "continueSignInWithMFASelection")
         if case .confirmSignInWithWebAuthn(let options)? = try await firstStep("user-auth-web-authn") {
             #expect(options.contains("challenge"))
@@ -244,11 +332,25 @@ struct CognitoTranscriptTests {
 
     @Test("an unknown first factor in AvailableChallenges is an error naming it, not dropped")
     func unknownFactor() async throws {
-        let answer: HTTPResponse = .jsonAnswer(200, ["ChallengeName": "SELECT_CHALLENGE", "AvailableChallenges": ["PASSWORD", "FACE_SCAN"], "ChallengeParameters": [:], "Session": "s"])
+        let answer: HTTPResponse = .jsonAnswer(
+            200,
+            [
+                "ChallengeName": "SELECT_CHALLENGE", "AvailableChallenges": ["PASSWORD", "FACE_SCAN"],
+                "ChallengeParameters": [:], "Session": "s",
+            ]
+        )
         let client = CognitoSignIn(
-            configuration: try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Xa1b2C3d4", clientId: "c"),
-            transport: ScriptedTransport([answer]), retryPolicy: .none)
-        let error = await #expect(throws: AuthCoreError.self) { try await client.signIn(username: "bob", password: nil, flow: .userAuth) }
+            configuration: try CognitoUserPoolConfiguration(
+                region: "us-east-1",
+                userPoolId: "us-east-1_Xa1b2C3d4",
+                clientId: "c"
+            ),
+            transport: ScriptedTransport([answer]),
+            retryPolicy: .none
+        )
+        let error = await #expect(throws: AuthCoreError.self) {
+            try await client.signIn(username: "bob", password: nil, flow: .userAuth)
+        }
         #expect(error?.code == .unsupported)
         #expect(error?.reason.contains("FACE_SCAN") == true)
     }
@@ -257,8 +359,18 @@ struct CognitoTranscriptTests {
     func prefixedErrorType() async throws {
         let (_, steps) = try Self.load("error-prefixed-type")
         let api = CognitoIdentityProviderAPI(
-            configuration: try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_Xa1b2C3d4", clientId: "c"),
-            transport: ScriptedTransport([HTTPResponse(status: steps[0].status, body: [UInt8](try JSONSerialization.data(withJSONObject: steps[0].response)))]))
+            configuration: try CognitoUserPoolConfiguration(
+                region: "us-east-1",
+                userPoolId: "us-east-1_Xa1b2C3d4",
+                clientId: "c"
+            ),
+            transport: ScriptedTransport([
+                HTTPResponse(
+                    status: steps[0].status,
+                    body: [UInt8](try JSONSerialization.data(withJSONObject: steps[0].response))
+                )
+            ])
+        )
         do {
             _ = try await api.call("RespondToAuthChallenge", [:])
             Issue.record("expected an error")

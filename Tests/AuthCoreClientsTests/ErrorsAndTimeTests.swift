@@ -8,13 +8,23 @@ import Testing
 struct ErrorsAndTimeTests {
     @Test("AuthCoreError is a LocalizedError: the reason, the service's type, and whether a retry may help")
     func localized() {
-        let throttled = AuthCoreError(serviceErrorType: "ThrottlingException", message: "Rate exceeded", httpStatus: 400)
-        let refused = AuthCoreError(serviceErrorType: "NotAuthorizedException", message: "Incorrect username or password.", httpStatus: 400)
+        let throttled = AuthCoreError(
+            serviceErrorType: "ThrottlingException",
+            message: "Rate exceeded",
+            httpStatus: 400
+        )
+        let refused = AuthCoreError(
+            serviceErrorType: "NotAuthorizedException",
+            message: "Incorrect username or password.",
+            httpStatus: 400
+        )
         let cases: [(AuthCoreError, Bool)] = [
             (throttled, true), (refused, false), (AuthCoreError(.transportFailure, "connection reset"), true),
             (AuthCoreError(.timedOut, "no answer"), true), (AuthCoreError(.cancelled, "cancelled"), false),
-            (AuthCoreError(.malformedResponse, "x"), false), (AuthCoreError(.serviceError, "HTTP 503", httpStatus: 503), true),
-            (AuthCoreError(.serviceError, "HTTP 429", httpStatus: 429), true), (AuthCoreError(.serviceError, "HTTP 403", httpStatus: 403), false),
+            (AuthCoreError(.malformedResponse, "x"), false),
+            (AuthCoreError(.serviceError, "HTTP 503", httpStatus: 503), true),
+            (AuthCoreError(.serviceError, "HTTP 429", httpStatus: 429), true),
+            (AuthCoreError(.serviceError, "HTTP 403", httpStatus: 403), false),
         ]
         for (error, retryable) in cases {
             #expect(error.isRetryable == retryable, "\(error)")
@@ -47,7 +57,10 @@ struct ErrorsAndTimeTests {
         dump(wrapped, to: &dumped)
         #expect(!dumped.contains("hunter2-marker") && dumped.contains("SecretError"), "\(dumped)")
         #expect(!String(reflecting: wrapped).contains("hunter2-marker"))
-        #expect(AuthCoreError(.invalidHex, "x").causedBy(AppError(code: 1)) == AuthCoreError(.invalidHex, "y"), "equality stays by code")
+        #expect(
+            AuthCoreError(.invalidHex, "x").causedBy(AppError(code: 1)) == AuthCoreError(.invalidHex, "y"),
+            "equality stays by code"
+        )
     }
 
     @Test("Timestamp ↔ Date: exact to the microsecond in range, clamped outside, total for NaN and infinities")
@@ -58,7 +71,9 @@ struct ErrorsAndTimeTests {
         let back = Timestamp(date)
         #expect(back.secondsSince1970 == time.secondsSince1970)
         #expect(abs(Int(back.nanoseconds) - 123_456_000) < 1_000)
-        #expect(Timestamp(Date(timeIntervalSince1970: -1.5)) == Timestamp(secondsSince1970: -2, nanoseconds: 500_000_000))
+        #expect(
+            Timestamp(Date(timeIntervalSince1970: -1.5)) == Timestamp(secondsSince1970: -2, nanoseconds: 500_000_000)
+        )
         #expect(Timestamp(Date(timeIntervalSince1970: 1e15)) == .maximum)
         #expect(Timestamp(Date(timeIntervalSince1970: -1e15)) == .minimum)
         #expect(Timestamp(Date(timeIntervalSince1970: .infinity)) == .maximum)
@@ -71,7 +86,9 @@ struct ErrorsAndTimeTests {
     func durations() throws {
         let time = Timestamp(secondsSince1970: 1_796_000_000, nanoseconds: 900_000_000)
         #expect(time.adding(.milliseconds(200)) == Timestamp(secondsSince1970: 1_796_000_001, nanoseconds: 100_000_000))
-        #expect(time.adding(.milliseconds(-950)) == Timestamp(secondsSince1970: 1_795_999_999, nanoseconds: 950_000_000))
+        #expect(
+            time.adding(.milliseconds(-950)) == Timestamp(secondsSince1970: 1_795_999_999, nanoseconds: 950_000_000)
+        )
         #expect(time.adding(.seconds(-3600)) == Timestamp(secondsSince1970: 1_795_996_400, nanoseconds: 900_000_000))
         #expect(time.adding(.seconds(Int64.max)) == .maximum)
         #expect(time.adding(.seconds(Int64.min)) == .minimum)

@@ -12,10 +12,13 @@ struct HostileResponseTests {
     @Test(
         "JSON integers: fractions, out-of-range values and other types are errors that name the field",
         arguments: [
-            (#"{"n":1e300}"#, false), (#"{"n":-5}"#, false), (#"{"n":1.5}"#, false), (#"{"n":"3600"}"#, false), (#"{"n":true}"#, false),
-            (#"{"n":9223372036854775807}"#, false), (#"{"n":null}"#, false), (#"{"m":1}"#, false), (#"{"n":3600}"#, true),
+            (#"{"n":1e300}"#, false), (#"{"n":-5}"#, false), (#"{"n":1.5}"#, false), (#"{"n":"3600"}"#, false),
+            (#"{"n":true}"#, false),
+            (#"{"n":9223372036854775807}"#, false), (#"{"n":null}"#, false), (#"{"m":1}"#, false),
+            (#"{"n":3600}"#, true),
             (#"{"n":3600.0}"#, true), (#"{"n":0}"#, true),
-        ])
+        ]
+    )
     func integers(json: String, accepted: Bool) throws {
         let object = try JSONObject(parsing: Array(json.utf8), context: "test")
         do {
@@ -31,8 +34,10 @@ struct HostileResponseTests {
 
     func answer(_ status: Int, code: String, message: String, date: Timestamp?) -> HTTPResponse {
         HTTPResponse(
-            status: status, headers: date.map { [HTTPHeader("Date", $0.rfc1123)] } ?? [],
-            body: Array("<Error><Code>\(code)</Code><Message>\(message)</Message></Error>".utf8))
+            status: status,
+            headers: date.map { [HTTPHeader("Date", $0.rfc1123)] } ?? [],
+            body: Array("<Error><Code>\(code)</Code><Message>\(message)</Message></Error>".utf8)
+        )
     }
 
     @Test("only recognised skew answers are skew answers")
@@ -40,41 +45,100 @@ struct HostileResponseTests {
         let yes = [
             answer(403, code: "RequestTimeTooSkewed", message: "too skewed", date: nil),
             answer(403, code: "RequestExpired", message: "Request has expired", date: nil),
-            answer(403, code: "SignatureDoesNotMatch", message: "Signature expired: 20130524T000000Z is now earlier than 20130524T000100Z", date: nil),
-            answer(400, code: "InvalidSignatureException", message: "Signature not yet current: 20130524T000000Z is still later than 20130523T235000Z", date: nil),
-            answer(400, code: "AccessDenied", message: "The difference between the request time and the server's time exceeds the maximum allowed.", date: nil),
+            answer(
+                403,
+                code: "SignatureDoesNotMatch",
+                message: "Signature expired: 20130524T000000Z is now earlier than 20130524T000100Z",
+                date: nil
+            ),
+            answer(
+                400,
+                code: "InvalidSignatureException",
+                message: "Signature not yet current: 20130524T000000Z is still later than 20130523T235000Z",
+                date: nil
+            ),
+            answer(
+                400,
+                code: "AccessDenied",
+                message: "The difference between the request time and the server's time exceeds the maximum allowed.",
+                date: nil
+            ),
         ]
         let no = [
-            answer(403, code: "SignatureDoesNotMatch", message: "The request signature we calculated does not match", date: nil),
-            answer(403, code: "AccessDenied", message: "The difference between the request time and the server's time exceeds the maximum allowed.", date: nil),
+            answer(
+                403,
+                code: "SignatureDoesNotMatch",
+                message: "The request signature we calculated does not match",
+                date: nil
+            ),
+            answer(
+                403,
+                code: "AccessDenied",
+                message: "The difference between the request time and the server's time exceeds the maximum allowed.",
+                date: nil
+            ),
             answer(403, code: "AccessDenied", message: "Access Denied", date: nil),
             answer(500, code: "RequestTimeTooSkewed", message: "too skewed", date: nil),
             HTTPResponse(status: 403),
         ]
-        for response in yes { #expect(ClockSkewTracker.isSkewAnswer(response), "\(String(decoding: response.body.plainBytes, as: UTF8.self))") }
-        for response in no { #expect(!ClockSkewTracker.isSkewAnswer(response), "\(String(decoding: response.body.plainBytes, as: UTF8.self))") }
+        for response in yes {
+            #expect(
+                ClockSkewTracker.isSkewAnswer(response),
+                "\(String(decoding: response.body.plainBytes, as: UTF8.self))"
+            )
+        }
+        for response in no {
+            #expect(
+                !ClockSkewTracker.isSkewAnswer(response),
+                "\(String(decoding: response.body.plainBytes, as: UTF8.self))"
+            )
+        }
     }
 
     @Test("a learned offset is bounded (default ±7 days, configurable); nothing is learned past the bound")
     func boundedSkew() throws {
         let tracker = ClockSkewTracker()
-        for (offset, learned) in [(Int64(6 * 86_400), true), (-6 * 86_400, true), (8 * 86_400, false), (-8 * 86_400, false),
-                                  (Timestamp.maximumSeconds, false)] {
+        for (offset, learned) in [
+            (Int64(6 * 86_400), true), (-6 * 86_400, true), (8 * 86_400, false), (-8 * 86_400, false),
+            (Timestamp.maximumSeconds, false),
+        ] {
             let server = local.adding(seconds: offset)
             let result = tracker.learn(
-                from: answer(403, code: "RequestTimeTooSkewed", message: "x", date: server), host: "h", signedAt: local, localNow: local)
+                from: answer(403, code: "RequestTimeTooSkewed", message: "x", date: server),
+                host: "h",
+                signedAt: local,
+                localNow: local
+            )
             #expect((result != nil) == learned, "\(offset)")
         }
         let tight = ClockSkewTracker(maximumOffsetSeconds: 3600)
-        #expect(tight.learn(from: answer(403, code: "RequestTimeTooSkewed", message: "x", date: local.adding(seconds: 7200)), host: "h",
-                            signedAt: local, localNow: local) == nil)
-        let within = try #require(tight.learn(from: answer(403, code: "RequestTimeTooSkewed", message: "x", date: local.adding(seconds: 1800)), host: "h",
-                                              signedAt: local, localNow: local))
+        #expect(
+            tight.learn(
+                from: answer(403, code: "RequestTimeTooSkewed", message: "x", date: local.adding(seconds: 7200)),
+                host: "h",
+                signedAt: local,
+                localNow: local
+            ) == nil
+        )
+        let within = try #require(
+            tight.learn(
+                from: answer(403, code: "RequestTimeTooSkewed", message: "x", date: local.adding(seconds: 1800)),
+                host: "h",
+                signedAt: local,
+                localNow: local
+            )
+        )
         #expect(within == 1800)
         #expect(tight.offset(for: "H") == 1800)
         // An unrecognised 4xx with a far Date changes nothing.
-        #expect(tight.learn(from: answer(403, code: "AccessDenied", message: "no", date: local.adding(seconds: 900)), host: "h",
-                            signedAt: local, localNow: local) == nil)
+        #expect(
+            tight.learn(
+                from: answer(403, code: "AccessDenied", message: "no", date: local.adding(seconds: 900)),
+                host: "h",
+                signedAt: local,
+                localNow: local
+            ) == nil
+        )
         #expect(tight.offset(for: "h") == 1800)
     }
 
@@ -83,11 +147,22 @@ struct HostileResponseTests {
         let tracker = ClockSkewTracker()
         let server = local.adding(seconds: -3 * 86_400)
         // Unwrapped first: comparing an optional integer inside #expect trips ASan in this toolchain.
-        let learned = try #require(tracker.learn(from: answer(403, code: "RequestTimeTooSkewed", message: "x", date: server), host: "s3.example.com",
-                                                 signedAt: local, localNow: local))
+        let learned = try #require(
+            tracker.learn(
+                from: answer(403, code: "RequestTimeTooSkewed", message: "x", date: server),
+                host: "s3.example.com",
+                signedAt: local,
+                localNow: local
+            )
+        )
         #expect(learned == -3 * 86_400)
         let sender = SignedRequestSender(transport: ScriptedTransport([]), clock: FixedClock(local), skew: tracker)
-        let credentials = try Credentials(accessKeyId: "ASIA", secretAccessKey: "s", sessionToken: "t", expiration: local.adding(seconds: 3600))
+        let credentials = try Credentials(
+            accessKeyId: "ASIA",
+            secretAccessKey: "s",
+            sessionToken: "t",
+            expiration: local.adding(seconds: 3600)
+        )
         let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
         let request = HTTPRequest(method: "GET", url: try RequestURL("https://s3.example.com/b/k"))
         // From the corrected time alone, 3 days + 1 h would remain: a 2-hour URL would pass.
@@ -104,9 +179,19 @@ struct HostileResponseTests {
     final class HeldTransport: HTTPTransport {
         let held = Locked<(count: Int, gate: CheckedContinuation<Void, Never>?)>((0, nil))
         var count: Int { held.withLock { $0.count } }
-        func release() { held.withLock { $0.gate?.resume(); $0.gate = nil } }
+        func release() {
+            held.withLock {
+                $0.gate?.resume()
+                $0.gate = nil
+            }
+        }
         func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
-            await withCheckedContinuation { continuation in held.withLock { $0.count += 1; $0.gate = continuation } }
+            await withCheckedContinuation { continuation in
+                held.withLock {
+                    $0.count += 1
+                    $0.gate = continuation
+                }
+            }
             return HTTPResponse(status: 400, body: Array(#"{"__type":"NotAuthorizedException","message":"no"}"#.utf8))
         }
     }
@@ -114,19 +199,29 @@ struct HostileResponseTests {
     @Test("a second sign-in on the same client while one is at the network is refused, not interleaved")
     func signInReentrancy() async throws {
         let transport = HeldTransport()
-        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_x", clientId: "c")
+        let configuration = try CognitoUserPoolConfiguration(
+            region: "us-east-1",
+            userPoolId: "us-east-1_x",
+            clientId: "c"
+        )
         let signIn = CognitoSignIn(configuration: configuration, transport: transport, clock: FixedClock(local))
-        let first = Task { try await signIn.signIn(username: "alice", password: SecureBytes(Array("pw-a".utf8)), flow: .userPassword) }
+        let first = Task {
+            try await signIn.signIn(username: "alice", password: SecureBytes(Array("pw-a".utf8)), flow: .userPassword)
+        }
         while transport.count == 0 { await Task.yield() }
         await #expect(throws: AuthCoreError(.invalidParameter, "")) {
             try await signIn.signIn(username: "bob", password: SecureBytes(Array("pw-b".utf8)), flow: .userPassword)
         }
-        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await signIn.confirmSignIn(challengeResponse: "1") }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try await signIn.confirmSignIn(challengeResponse: "1")
+        }
         transport.release()
         await #expect(throws: AuthCoreError(.serviceError, "")) { try await first.value }
         #expect(transport.count == 1)
         // Once the first has ended, the next sign-in runs.
-        let second = Task { try await signIn.signIn(username: "bob", password: SecureBytes(Array("pw-b".utf8)), flow: .userPassword) }
+        let second = Task {
+            try await signIn.signIn(username: "bob", password: SecureBytes(Array("pw-b".utf8)), flow: .userPassword)
+        }
         while transport.count == 1 { await Task.yield() }
         transport.release()
         await #expect(throws: AuthCoreError(.serviceError, "")) { try await second.value }
@@ -156,7 +251,12 @@ struct HostileResponseTests {
         source.set { $0.lifetime = 120 }
         clock.advance(seconds: 2)
         #expect(try await provider.credentials().accessKeyId == "ASIA2")
-        let lenient = RefreshingCredentialsProvider(source: source, clock: clock, random: SeededRandom(seed: 1), minimumLifetime: 30)
+        let lenient = RefreshingCredentialsProvider(
+            source: source,
+            clock: clock,
+            random: SeededRandom(seed: 1),
+            minimumLifetime: 30
+        )
         #expect(try await lenient.credentials().accessKeyId == "ASIA3")
     }
 
@@ -164,7 +264,12 @@ struct HostileResponseTests {
     func timeoutAndCancellation() async throws {
         let clock = ManualClock(local)
         let stuck = CountingSource(clock: clock, gated: true)
-        let provider = RefreshingCredentialsProvider(source: stuck, clock: clock, random: SeededRandom(seed: 1), timeLimit: .milliseconds(200))
+        let provider = RefreshingCredentialsProvider(
+            source: stuck,
+            clock: clock,
+            random: SeededRandom(seed: 1),
+            timeLimit: .milliseconds(200)
+        )
         await #expect(throws: AuthCoreError(.timedOut, "")) { try await provider.credentials() }
 
         let gated = CountingSource(clock: clock, gated: true)

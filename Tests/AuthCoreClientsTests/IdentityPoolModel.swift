@@ -55,16 +55,23 @@ final class IdentityPoolModel: HTTPTransport {
     private static func subject(_ token: String) -> String { (try? JWTClaims(token: token))?.string("sub") ?? token }
 
     func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
-        let body = (try? JSONSerialization.jsonObject(with: (request.body.withInMemoryBytes { Data($0) } ?? Data()))) as? [String: Any] ?? [:]
+        let body =
+            (try? JSONSerialization.jsonObject(with: (request.body.withInMemoryBytes { Data($0) } ?? Data())))
+            as? [String: Any] ?? [:]
         let target = request.headers.first { $0.name.lowercased() == "x-amz-target" }?.value ?? ""
         let logins = body["Logins"] as? [String: String] ?? [:]
         let now = clock.now()
         return state.withLock { s in
-            s.calls.append(Call(target: target, identityId: body["IdentityId"] as? String, loginKeys: logins.keys.sorted()))
-            func refuse(_ type: String, _ message: String) -> HTTPResponse { .jsonAnswer(400, ["__type": type, "message": message]) }
+            s.calls.append(
+                Call(target: target, identityId: body["IdentityId"] as? String, loginKeys: logins.keys.sorted())
+            )
+            func refuse(_ type: String, _ message: String) -> HTTPResponse {
+                .jsonAnswer(400, ["__type": type, "message": message])
+            }
             // Developer tokens are keyed by the Cognito issuer and carry the identity as `sub`.
             let presented = logins.map { key, token in
-                key == "cognito-identity.amazonaws.com" ? ("login.authcore.test", s.identities[Self.subject(token)]?["login.authcore.test"] ?? "?")
+                key == "cognito-identity.amazonaws.com"
+                    ? ("login.authcore.test", s.identities[Self.subject(token)]?["login.authcore.test"] ?? "?")
                     : (key, Self.subject(token))
             }
             if logins.values.contains(where: { s.refusedTokens.contains($0) }) {
@@ -72,7 +79,9 @@ final class IdentityPoolModel: HTTPTransport {
             }
             switch target {
             case "AWSCognitoIdentityService.GetId":
-                if let owner = s.identities.first(where: { identity in presented.contains { identity.value[$0.0] == $0.1 } })?.key {
+                if let owner = s.identities.first(where: { identity in
+                    presented.contains { identity.value[$0.0] == $0.1 }
+                })?.key {
                     return .jsonAnswer(200, ["IdentityId": owner])
                 }
                 s.issued += 1
@@ -84,22 +93,31 @@ final class IdentityPoolModel: HTTPTransport {
                     return refuse("ResourceNotFoundException", "Identity '\(body["IdentityId"] ?? "")' not found.")
                 }
                 if !held.isEmpty {
-                    guard !presented.isEmpty else { return refuse("NotAuthorizedException", "Access to Identity '\(id)' is forbidden.") }
+                    guard !presented.isEmpty else {
+                        return refuse("NotAuthorizedException", "Access to Identity '\(id)' is forbidden.")
+                    }
                     let ownLogin = presented.contains { held[$0.0] == $0.1 }
                     let conflicting = presented.contains { held[$0.0] != nil && held[$0.0] != $0.1 }
                     guard ownLogin, !conflicting else {
-                        return refuse("NotAuthorizedException", "Logins don't match. Please include at least one valid login for this identity or identity pool.")
+                        return refuse(
+                            "NotAuthorizedException",
+                            "Logins don't match. Please include at least one valid login for this identity or identity pool."
+                        )
                     }
                 }
                 for (provider, subject) in presented { s.identities[id]?[provider] = subject }
                 s.issued += 1
-                return .jsonAnswer(200, [
-                    "IdentityId": id,
-                    "Credentials": [
-                        "AccessKeyId": "ASIA\(s.issued)", "SecretKey": "secret-\(s.issued)", "SessionToken": "token-\(s.issued)",
-                        "Expiration": Double(now.adding(seconds: credentialsLifetime).secondsSince1970),
-                    ],
-                ])
+                return .jsonAnswer(
+                    200,
+                    [
+                        "IdentityId": id,
+                        "Credentials": [
+                            "AccessKeyId": "ASIA\(s.issued)", "SecretKey": "secret-\(s.issued)",
+                            "SessionToken": "token-\(s.issued)",
+                            "Expiration": Double(now.adding(seconds: credentialsLifetime).secondsSince1970),
+                        ],
+                    ]
+                )
             default:
                 return refuse("UnknownOperationException", target)
             }
@@ -137,8 +155,15 @@ final class ModelBackend: DeveloperTokenSource {
         }
         if failing { throw AuthCoreError(.transportFailure, "the backend is down") }
         let id = model.developerIdentity(user: user, linking: identityId)
-        let token = jwtFixture(claims: #"{"iss":"https://cognito-identity.amazonaws.com","sub":"\#(id)","aud":"us-east-1:pool","n":\#(call)}"#)
-        return DeveloperIdentityToken(identityId: id, token: token, expiration: model.clock.now().adding(seconds: tokenLifetime))
+        let token = jwtFixture(
+            claims:
+                #"{"iss":"https://cognito-identity.amazonaws.com","sub":"\#(id)","aud":"us-east-1:pool","n":\#(call)}"#
+        )
+        return DeveloperIdentityToken(
+            identityId: id,
+            token: token,
+            expiration: model.clock.now().adding(seconds: tokenLifetime)
+        )
     }
 }
 
@@ -150,7 +175,12 @@ final class ModelIDTokenSource: CognitoIDTokenSource {
 
     var forcedRefreshes: Int { state.withLock { $0.forced } }
 
-    static func idToken(subject: String, n: Int, use: String = "id", issuer: String = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Pool1") -> String {
+    static func idToken(
+        subject: String,
+        n: Int,
+        use: String = "id",
+        issuer: String = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_Pool1"
+    ) -> String {
         jwtFixture(claims: #"{"iss":"\#(issuer)","sub":"\#(subject)","aud":"client1","token_use":"\#(use)","n":\#(n)}"#)
     }
 
@@ -200,7 +230,9 @@ final class OperationGate: HTTPTransport {
         self.operation = operation
     }
     func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
-        if request.headers.contains(where: { $0.name.lowercased() == "x-amz-target" && $0.value == "AWSCognitoIdentityService.\(operation)" }) {
+        if request.headers.contains(where: {
+            $0.name.lowercased() == "x-amz-target" && $0.value == "AWSCognitoIdentityService.\(operation)"
+        }) {
             await gate.pass()
         }
         return try await inner.send(request)

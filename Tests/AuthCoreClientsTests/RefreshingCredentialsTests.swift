@@ -21,7 +21,10 @@ final class CountingSource: CredentialsProvider {
         if gated {
             let (stream, continuation) = AsyncStream<Void>.makeStream()
             gateStream = stream
-            state.withLock { $0.gate = continuation; return () }
+            state.withLock {
+                $0.gate = continuation
+                return ()
+            }
         } else {
             gateStream = nil
         }
@@ -43,7 +46,12 @@ final class CountingSource: CredentialsProvider {
         }
         if failing { throw AuthCoreError(.credentialsUnavailable, "source down (call \(number))") }
         let expiration = expired ? clock.now().adding(seconds: -1) : clock.now().adding(seconds: lifetime)
-        return try Credentials(accessKeyId: "ASIA\(number)", secretAccessKey: "secret-\(number)", sessionToken: "t", expiration: expiration)
+        return try Credentials(
+            accessKeyId: "ASIA\(number)",
+            secretAccessKey: "secret-\(number)",
+            sessionToken: "t",
+            expiration: expiration
+        )
     }
 }
 
@@ -94,7 +102,9 @@ struct RefreshingCredentialsTests {
         #expect(refreshed == "ASIA2")
     }
 
-    @Test("a failing refresh: valid credentials keep being served; after expiry the error; retries back off 1 s doubling to 60 s")
+    @Test(
+        "a failing refresh: valid credentials keep being served; after expiry the error; retries back off 1 s doubling to 60 s"
+    )
     func backoff() async throws {
         let clock = ManualClock(start)
         let source = CountingSource(clock: clock)

@@ -26,7 +26,11 @@ struct SRPLoginClientAnswerTests {
     let configuration = try! SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)  // test constant
 
     func login(_ server: CannedServer) async throws {
-        let client = try SRPLoginClient(server: try RequestURL("https://app.example"), configuration: configuration, transport: server)
+        let client = try SRPLoginClient(
+            server: try RequestURL("https://app.example"),
+            configuration: configuration,
+            transport: server
+        )
         _ = try await client.login(username: "alice", password: SecureBytes(Array("correct horse".utf8)))
     }
 
@@ -41,11 +45,17 @@ struct SRPLoginClientAnswerTests {
             await #expect(throws: AuthCoreError(.malformedResponse, ""), "group \(group)") { try await login(server) }
             #expect(server.finishes.withLock { $0 } == 0)
         }
-        await #expect(throws: AuthCoreError(.unsupported, "")) { try await login(CannedServer(begin: beginAnswer(group: "3072"))) }
-        await #expect(throws: AuthCoreError(.unsupported, "")) { try await login(CannedServer(begin: beginAnswer(hash: "sha1"))) }
+        await #expect(throws: AuthCoreError(.unsupported, "")) {
+            try await login(CannedServer(begin: beginAnswer(group: "3072")))
+        }
+        await #expect(throws: AuthCoreError(.unsupported, "")) {
+            try await login(CannedServer(begin: beginAnswer(hash: "sha1")))
+        }
     }
 
-    @Test("missing fields, non-hex values, an unsafe B and a body that is not JSON are refused before the second round trip")
+    @Test(
+        "missing fields, non-hex values, an unsafe B and a body that is not JSON are refused before the second round trip"
+    )
     func beginRefusals() async throws {
         let answers = [
             "", "[]", "not json", #"{"group":2048,"hash":"sha256"}"#, beginAnswer(b: "zz"), beginAnswer(b: "00"),
@@ -60,12 +70,17 @@ struct SRPLoginClientAnswerTests {
         await #expect(throws: AuthCoreError(.unsafePublicValue, "")) { try await login(unsafe) }
     }
 
-    @Test("a wrong M2 is a proof mismatch even when the answer has no session; a right-looking session without M2 is malformed")
+    @Test(
+        "a wrong M2 is a proof mismatch even when the answer has no session; a right-looking session without M2 is malformed"
+    )
     func finishProofFirst() async throws {
         let wrongProof = CannedServer(begin: beginAnswer(), finish: #"{"M2":"\#(String(repeating: "00", count: 32))"}"#)
         await #expect(throws: AuthCoreError(.proofMismatch, "")) { try await login(wrongProof) }
         #expect(wrongProof.finishes.withLock { $0 } == 1)
-        let tokenOnly = CannedServer(begin: beginAnswer(), finish: #"{"expiresAt":"2026-12-04T00:00:00Z","sessionToken":"t"}"#)
+        let tokenOnly = CannedServer(
+            begin: beginAnswer(),
+            finish: #"{"expiresAt":"2026-12-04T00:00:00Z","sessionToken":"t"}"#
+        )
         await #expect(throws: AuthCoreError(.malformedResponse, "")) { try await login(tokenOnly) }
         let notHex = CannedServer(begin: beginAnswer(), finish: #"{"M2":"xyz","sessionToken":"t"}"#)
         await #expect(throws: AuthCoreError(.malformedResponse, "")) { try await login(notHex) }

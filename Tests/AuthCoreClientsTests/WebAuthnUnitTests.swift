@@ -11,7 +11,8 @@ struct WebAuthnUnitTests {
     @Test("CBOR integers, byte and text strings and map heads as RFC 8949 Appendix A writes them")
     func cborAppendixA() {
         let integers: [(Int64, String)] = [
-            (0, "00"), (1, "01"), (10, "0a"), (23, "17"), (24, "1818"), (25, "1819"), (100, "1864"), (1000, "1903e8"), (1_000_000, "1a000f4240"),
+            (0, "00"), (1, "01"), (10, "0a"), (23, "17"), (24, "1818"), (25, "1819"), (100, "1864"), (1000, "1903e8"),
+            (1_000_000, "1a000f4240"),
             (1_000_000_000_000, "1b000000e8d4a51000"), (-1, "20"), (-10, "29"), (-100, "3863"), (-1000, "3903e7"),
         ]
         for (value, hex) in integers {
@@ -44,53 +45,82 @@ struct WebAuthnUnitTests {
         #expect(try P256KeyPair.isValidSignature(signature, for: message, publicKey: first.publicKey))
         #expect(try !P256KeyPair.isValidSignature(signature, for: message + [0], publicKey: first.publicKey))
         #expect(try !P256KeyPair.isValidSignature(signature, for: message, publicKey: second.publicKey))
-        #expect("\(first)" == "P256KeyPair(public X \(Hex.encode(first.publicKeyX)))", "the description shows the public X only")
+        #expect(
+            "\(first)" == "P256KeyPair(public X \(Hex.encode(first.publicKeyX)))",
+            "the description shows the public X only"
+        )
     }
 
-    @Test("the authenticator refuses what a browser refuses: an origin with a path or plain http elsewhere than loopback, an RP id outside the origin's domain, options without ES256")
+    @Test(
+        "the authenticator refuses what a browser refuses: an origin with a path or plain http elsewhere than loopback, an RP id outside the origin's domain, options without ES256"
+    )
     func refusals() async throws {
-        for origin in ["https://example.com/path", "http://example.com", "ftp://example.com", "https://exa\"mple.com", "https://example.com#x", "https://example.com?"] {
+        for origin in [
+            "https://example.com/path", "http://example.com", "ftp://example.com", "https://exa\"mple.com",
+            "https://example.com#x", "https://example.com?",
+        ] {
             #expect(throws: AuthCoreError.self) { try SoftwareWebAuthnAuthenticator(origin: origin) }
         }
         #expect((try? SoftwareWebAuthnAuthenticator(origin: "http://localhost:8080")) != nil)
         let authenticator = try SoftwareWebAuthnAuthenticator(origin: "https://login.example.com")
         func creation(_ members: [String: Any]) throws -> [UInt8] {
             var options: [String: Any] = [
-                "challenge": "AAECAw", "rp": ["id": "example.com", "name": "x"], "user": ["id": "dXNlcg", "name": "u", "displayName": "u"],
+                "challenge": "AAECAw", "rp": ["id": "example.com", "name": "x"],
+                "user": ["id": "dXNlcg", "name": "u", "displayName": "u"],
                 "pubKeyCredParams": [["type": "public-key", "alg": -7]],
             ]
             options.merge(members) { _, new in new }
             return [UInt8](try JSONSerialization.data(withJSONObject: options))
         }
         _ = try await authenticator.createCredential(options: try creation([:]))
-        let foreign = await #expect(throws: AuthCoreError.self) { try await authenticator.createCredential(options: try creation(["rp": ["id": "ample.com", "name": "x"]])) }
+        let foreign = await #expect(throws: AuthCoreError.self) {
+            try await authenticator.createCredential(options: try creation(["rp": ["id": "ample.com", "name": "x"]]))
+        }
         #expect(foreign?.code == .invalidParameter)
         let rsaOnly = await #expect(throws: AuthCoreError.self) {
-            try await authenticator.createCredential(options: try creation(["pubKeyCredParams": [["type": "public-key", "alg": -257]]]))
+            try await authenticator.createCredential(
+                options: try creation(["pubKeyCredParams": [["type": "public-key", "alg": -257]]])
+            )
         }
         #expect(rsaOnly?.code == .unsupported)
         let none = await #expect(throws: AuthCoreError.self) {
-            try await authenticator.getAssertion(options: [UInt8](try JSONSerialization.data(withJSONObject: ["challenge": "AAECAw", "rpId": "other.example.com"])))
+            try await authenticator.getAssertion(
+                options: [UInt8](
+                    try JSONSerialization.data(withJSONObject: ["challenge": "AAECAw", "rpId": "other.example.com"])
+                )
+            )
         }
         #expect(none?.code == .invalidParameter, "other.example.com is not login.example.com's domain")
-        let malformed = await #expect(throws: AuthCoreError.self) { try await authenticator.getAssertion(options: Array("[]".utf8)) }
+        let malformed = await #expect(throws: AuthCoreError.self) {
+            try await authenticator.getAssertion(options: Array("[]".utf8))
+        }
         #expect(malformed?.code == .malformedResponse)
     }
 
-    @Test("origins are written lower-cased as scheme://host[:port]; an RP id is never a bare label nor part of an IP address")
+    @Test(
+        "origins are written lower-cased as scheme://host[:port]; an RP id is never a bare label nor part of an IP address"
+    )
     func originsAndRPIDs() async throws {
         let authenticator = try SoftwareWebAuthnAuthenticator(origin: "HTTPS://Login.Example.COM:8443")
         #expect(await authenticator.origin == "https://login.example.com:8443")
-        func request(_ rpId: String) throws -> [UInt8] { [UInt8](try JSONSerialization.data(withJSONObject: ["challenge": "AAECAw", "rpId": rpId])) }
+        func request(_ rpId: String) throws -> [UInt8] {
+            [UInt8](try JSONSerialization.data(withJSONObject: ["challenge": "AAECAw", "rpId": rpId]))
+        }
         for rpId in ["com", "example.com.evil", "ogin.example.com"] {
-            let error = await #expect(throws: AuthCoreError.self) { try await authenticator.getAssertion(options: try request(rpId)) }
+            let error = await #expect(throws: AuthCoreError.self) {
+                try await authenticator.getAssertion(options: try request(rpId))
+            }
             #expect(error?.code == .invalidParameter, "\(rpId)")
         }
         // example.com is a parent domain: allowed, and then there is no credential for it.
-        let none = await #expect(throws: AuthCoreError.self) { try await authenticator.getAssertion(options: try request("example.com")) }
+        let none = await #expect(throws: AuthCoreError.self) {
+            try await authenticator.getAssertion(options: try request("example.com"))
+        }
         #expect(none?.code == .credentialsUnavailable)
         let local = try SoftwareWebAuthnAuthenticator(origin: "http://127.0.0.1:9000")
-        let fragment = await #expect(throws: AuthCoreError.self) { try await local.getAssertion(options: try request("0.0.1")) }
+        let fragment = await #expect(throws: AuthCoreError.self) {
+            try await local.getAssertion(options: try request("0.0.1"))
+        }
         #expect(fragment?.code == .invalidParameter)
     }
 }

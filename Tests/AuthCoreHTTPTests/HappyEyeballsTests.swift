@@ -1,8 +1,9 @@
 import AuthCore
-@testable import AuthCoreHTTP
 import AuthCoreTestSupport
 import Foundation
 import Testing
+
+@testable import AuthCoreHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -20,7 +21,9 @@ struct HappyEyeballsTests {
         private var fillers: [Int32] = []
 
         init(backlog: Int32) throws {
-            guard let (descriptor, port) = loopbackListener(backlog: backlog) else { throw PeerError(description: "listener: \(errno)") }
+            guard let (descriptor, port) = loopbackListener(backlog: backlog) else {
+                throw PeerError(description: "listener: \(errno)")
+            }
             self.descriptor = descriptor
             self.port = port
         }
@@ -34,7 +37,9 @@ struct HappyEyeballsTests {
                 address.sin_port = in_port_t(UInt16(port).bigEndian)
                 address.sin_addr.s_addr = inet_addr("127.0.0.1")
                 _ = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
                 }
                 fillers.append(filler)
             }
@@ -49,20 +54,30 @@ struct HappyEyeballsTests {
 
     struct PeerError: Error, CustomStringConvertible { let description: String }
 
-    func address(_ port: Int) throws -> SocketAddress { try #require(SocketAddress(numericHost: "127.0.0.1", port: port)) }
+    func address(_ port: Int) throws -> SocketAddress {
+        try #require(SocketAddress(numericHost: "127.0.0.1", port: port))
+    }
 
     func peerPort(_ descriptor: Int32) -> Int {
         var address = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) }
+        }
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    @Test("the control: a connect to the black-holed listener alone does not complete (so the fallback below is needed)")
+    @Test(
+        "the control: a connect to the black-holed listener alone does not complete (so the fallback below is needed)"
+    )
     func blackHoleHangs() throws {
         let hole = try Listener(backlog: 0)
         hole.blackHole()
-        let outcome = HappyEyeballs.connect(to: [try address(hole.port)], deadline: .now + .seconds(1), isCancelled: { false })
+        let outcome = HappyEyeballs.connect(
+            to: [try address(hole.port)],
+            deadline: .now + .seconds(1),
+            isCancelled: { false }
+        )
         #expect(outcome == .timedOut)
     }
 
@@ -71,7 +86,11 @@ struct HappyEyeballsTests {
         let hole = try Listener(backlog: 0)
         hole.blackHole()
         let good = try Listener(backlog: 16)
-        let outcome = HappyEyeballs.connect(to: [try address(hole.port), try address(good.port)], deadline: .now + .seconds(20), isCancelled: { false })
+        let outcome = HappyEyeballs.connect(
+            to: [try address(hole.port), try address(good.port)],
+            deadline: .now + .seconds(20),
+            isCancelled: { false }
+        )
         guard case .connected(let descriptor, let reached) = outcome else {
             Issue.record("no connection: \(outcome)")
             return
@@ -91,14 +110,21 @@ struct HappyEyeballsTests {
             closedPort = listener.port
         }  // closed: connects to it are refused
         let good = try Listener(backlog: 16)
-        let outcome = HappyEyeballs.connect(to: [try address(closedPort), try address(good.port)], deadline: .now + .seconds(20), isCancelled: { false })
+        let outcome = HappyEyeballs.connect(
+            to: [try address(closedPort), try address(good.port)],
+            deadline: .now + .seconds(20),
+            isCancelled: { false }
+        )
         guard case .connected(let descriptor, let reached) = outcome else {
             Issue.record("no connection: \(outcome)")
             return
         }
         close(descriptor)
         #expect(reached == (try address(good.port)))
-        #expect(HappyEyeballs.connect(to: [try address(closedPort)], deadline: .now + .seconds(20), isCancelled: { false }) == .failed(ECONNREFUSED))
+        #expect(
+            HappyEyeballs.connect(to: [try address(closedPort)], deadline: .now + .seconds(20), isCancelled: { false })
+                == .failed(ECONNREFUSED)
+        )
         #expect(HappyEyeballs.connect(to: [], deadline: .now + .seconds(1), isCancelled: { false }) == .noAddresses)
     }
 
@@ -108,11 +134,13 @@ struct HappyEyeballsTests {
         hole.blackHole()
         let calls = Locked(0)
         let outcome = HappyEyeballs.connect(
-            to: [try address(hole.port)], deadline: .now + .seconds(20),
+            to: [try address(hole.port)],
+            deadline: .now + .seconds(20),
             isCancelled: {
                 calls.withLock { $0 += 1 }
                 return calls.withLock { $0 } > 3
-            })
+            }
+        )
         #expect(outcome == .cancelled)
     }
 

@@ -1,8 +1,9 @@
 import AuthCore
-@testable import AuthCoreHTTP
 import AuthCoreTestSupport
 import Foundation
 import Testing
+
+@testable import AuthCoreHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,9 @@ struct KeepAliveTests {
         return parser
     }
 
-    @Test("an answer allows reuse only when HTTP/1.1, framed by length or chunks, and free of framing doubts (RFC 9112 §6.3, §9.3)")
+    @Test(
+        "an answer allows reuse only when HTTP/1.1, framed by length or chunks, and free of framing doubts (RFC 9112 §6.3, §9.3)"
+    )
     func allowsReuse() throws {
         #expect(try parsed("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok").allowsReuse)
         #expect(try parsed("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n").allowsReuse)
@@ -26,11 +29,28 @@ struct KeepAliveTests {
         #expect(try parsed("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").allowsReuse)
         // Not reusable:
         #expect(try !parsed("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok").allowsReuse, "HTTP/1.0")
-        #expect(try !parsed("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive, Close\r\n\r\nok").allowsReuse, "Connection: close")
-        #expect(try !parsed("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", method: "HEAD").allowsReuse, "after HEAD a body may follow")
-        #expect(try !parsed("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n").allowsReuse, "a 204 announcing a body")
-        #expect(try !parsed("HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n").allowsReuse, "a 304 announcing chunks")
-        #expect(try !parsed("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n").allowsReuse, "TE and CL")
+        #expect(
+            try !parsed("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive, Close\r\n\r\nok").allowsReuse,
+            "Connection: close"
+        )
+        #expect(
+            try !parsed("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", method: "HEAD").allowsReuse,
+            "after HEAD a body may follow"
+        )
+        #expect(
+            try !parsed("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n").allowsReuse,
+            "a 204 announcing a body"
+        )
+        #expect(
+            try !parsed("HTTP/1.1 304 Not Modified\r\nTransfer-Encoding: chunked\r\n\r\n").allowsReuse,
+            "a 304 announcing chunks"
+        )
+        #expect(
+            try !parsed(
+                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
+            ).allowsReuse,
+            "TE and CL"
+        )
         var untilClose = try parsed("HTTP/1.1 200 OK\r\n\r\nbody")
         try untilClose.finishAtEndOfStream()
         #expect(!untilClose.allowsReuse, "a body ended by the close")
@@ -39,10 +59,21 @@ struct KeepAliveTests {
 
     @Test("Keep-Alive: timeout=N is read; anything else is no timeout")
     func keepAliveTimeout() throws {
-        #expect(try parsed("HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5, max=100\r\nContent-Length: 0\r\n\r\n").keepAliveTimeout == .seconds(5))
-        #expect(try parsed("HTTP/1.1 200 OK\r\nKeep-Alive: max=3, Timeout = 15\r\nContent-Length: 0\r\n\r\n").keepAliveTimeout == .seconds(15))
-        #expect(try parsed("HTTP/1.1 200 OK\r\nKeep-Alive: timeout=-1\r\nContent-Length: 0\r\n\r\n").keepAliveTimeout == nil)
-        #expect(try parsed("HTTP/1.1 200 OK\r\nKeep-Alive: timeout=99999999999\r\nContent-Length: 0\r\n\r\n").keepAliveTimeout == nil)
+        #expect(
+            try parsed("HTTP/1.1 200 OK\r\nKeep-Alive: timeout=5, max=100\r\nContent-Length: 0\r\n\r\n")
+                .keepAliveTimeout == .seconds(5)
+        )
+        #expect(
+            try parsed("HTTP/1.1 200 OK\r\nKeep-Alive: max=3, Timeout = 15\r\nContent-Length: 0\r\n\r\n")
+                .keepAliveTimeout == .seconds(15)
+        )
+        #expect(
+            try parsed("HTTP/1.1 200 OK\r\nKeep-Alive: timeout=-1\r\nContent-Length: 0\r\n\r\n").keepAliveTimeout == nil
+        )
+        #expect(
+            try parsed("HTTP/1.1 200 OK\r\nKeep-Alive: timeout=99999999999\r\nContent-Length: 0\r\n\r\n")
+                .keepAliveTimeout == nil
+        )
         #expect(try parsed("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n").keepAliveTimeout == nil)
     }
 
@@ -64,7 +95,8 @@ struct KeepAliveTests {
                     for _ in 0..<1000 where started.withLock({ $0 }) < 4 { usleep(10_000) }  // bounded: 10 s
                     if started.withLock({ $0 }) == 4 { everyoneSawFour.withLock { $0 += 1 } }
                     done.signal()
-                })
+                }
+            )
         }
         for _ in 0..<4 { #expect(done.wait(timeout: .now() + 30) == .success) }
         #expect(everyoneSawFour.withLock { $0 } == 4)
@@ -94,7 +126,9 @@ struct KeepAliveTests {
         #expect(executor.threadCount == 2)
     }
 
-    @Test("bytes a server sends after an answer to HEAD are never read as the next answer: the next request opens a new connection")
+    @Test(
+        "bytes a server sends after an answer to HEAD are never read as the next answer: the next request opens a new connection"
+    )
     func lateBytesAfterHead() async throws {
         let listener = try OneShotListener()
         let port = listener.port
@@ -137,9 +171,13 @@ struct KeepAliveTests {
         var configuration = HTTP1Transport.Configuration()
         configuration.proxies = .configured(.direct)
         let transport = try HTTP1Transport(configuration: configuration)
-        let head = try await transport.send(HTTPRequest(method: "HEAD", url: try RequestURL("http://127.0.0.1:\(port)/object")))
+        let head = try await transport.send(
+            HTTPRequest(method: "HEAD", url: try RequestURL("http://127.0.0.1:\(port)/object"))
+        )
         #expect(head.status == 200 && head.body.isEmpty)
-        let next = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("http://127.0.0.1:\(port)/token")))
+        let next = try await transport.send(
+            HTTPRequest(method: "GET", url: try RequestURL("http://127.0.0.1:\(port)/token"))
+        )
         #expect(String(decoding: next.body.plainBytes, as: UTF8.self) == "real")
         #expect(firstConnectionReused.withLock { $0 } == false)
     }

@@ -1,7 +1,8 @@
 import AuthCore
-@testable import AuthCoreHTTP
 import Foundation
 import Testing
+
+@testable import AuthCoreHTTP
 
 /// Proxy URLs and `NO_PROXY` lists as curl reads them (curl's `CURLOPT_NOPROXY` and environment
 /// documentation), and the environment's precedence.
@@ -20,16 +21,32 @@ struct ProxyConfigurationTests {
         let expected = "Basic " + Data("alice:p@ss:w0rd".utf8).base64EncodedString()
         #expect(secret.authorization == SecureBytes(Array(expected.utf8)))
         // An `@` left unencoded in the password: the last `@` ends the user info.
-        #expect(try HTTPProxy(url: "http://bob:a@b@127.0.0.1:1").authorization == SecureBytes(Array(("Basic " + Data("bob:a@b".utf8).base64EncodedString()).utf8)))
-        #expect(try HTTPProxy(url: "http://carol@127.0.0.1:1").authorization == SecureBytes(Array(("Basic " + Data("carol:".utf8).base64EncodedString()).utf8)))
-        let built = try HTTPProxy(host: "127.0.0.1", port: 3128, username: "alice", password: SecureBytes(Array("p@ss:w0rd".utf8)))
+        #expect(
+            try HTTPProxy(url: "http://bob:a@b@127.0.0.1:1").authorization
+                == SecureBytes(Array(("Basic " + Data("bob:a@b".utf8).base64EncodedString()).utf8))
+        )
+        #expect(
+            try HTTPProxy(url: "http://carol@127.0.0.1:1").authorization
+                == SecureBytes(Array(("Basic " + Data("carol:".utf8).base64EncodedString()).utf8))
+        )
+        let built = try HTTPProxy(
+            host: "127.0.0.1",
+            port: 3128,
+            username: "alice",
+            password: SecureBytes(Array("p@ss:w0rd".utf8))
+        )
         #expect(built == secret)
     }
 
-    @Test("malformed proxy URLs are refused without quoting them", arguments: [
-        "", "https://proxy:443", "socks5://proxy:1080", "http://proxy:3128/path", "http://proxy:99999", "http://pro xy:1", "http://:1",
-        "http://user:Pw7Secret@", "http://proxy:port", "http://proxy:1?q", "http://proxy:1#f", "http://a%3Ab:Pw7Secret@proxy:1",
-    ])
+    @Test(
+        "malformed proxy URLs are refused without quoting them",
+        arguments: [
+            "", "https://proxy:443", "socks5://proxy:1080", "http://proxy:3128/path", "http://proxy:99999",
+            "http://pro xy:1", "http://:1",
+            "http://user:Pw7Secret@", "http://proxy:port", "http://proxy:1?q", "http://proxy:1#f",
+            "http://a%3Ab:Pw7Secret@proxy:1",
+        ]
+    )
     func malformedProxyURLs(text: String) {
         do {
             _ = try HTTPProxy(url: text)
@@ -37,7 +54,9 @@ struct ProxyConfigurationTests {
         } catch {
             #expect(error.code == .invalidParameter)
             #expect(error.reason.hasPrefix("proxy "), "\(error.reason)")
-            for piece in ["Pw7Secret", "proxy:", "pro xy", "socks5"] { #expect(!error.reason.contains(piece), "\(error.reason)") }
+            for piece in ["Pw7Secret", "proxy:", "pro xy", "socks5"] {
+                #expect(!error.reason.contains(piece), "\(error.reason)")
+            }
         }
     }
 
@@ -46,7 +65,9 @@ struct ProxyConfigurationTests {
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try HTTPProxy(host: "127.0.0.1", port: 70000) }
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try HTTPProxy(host: "127.0.0.1/x", port: 80) }
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try HTTPProxy(host: "proxy?", port: 80) }
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try HTTPProxy(host: "127.0.0.1", port: 3128, username: "a:b") }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try HTTPProxy(host: "127.0.0.1", port: 3128, username: "a:b")
+        }
     }
 
     @Test("credentials appear in no description, mirror or dump")
@@ -58,7 +79,9 @@ struct ProxyConfigurationTests {
         var dumped = ""
         dump(configuration, to: &dumped)
         let base64 = Data("alice:\(password)".utf8).base64EncodedString()
-        for text in ["\(proxy)", String(reflecting: proxy), "\(configuration)", String(reflecting: configuration), dumped] {
+        for text in [
+            "\(proxy)", String(reflecting: proxy), "\(configuration)", String(reflecting: configuration), dumped,
+        ] {
             #expect(!text.contains(password) && !text.contains(base64) && !text.contains("alice"), "\(text)")
         }
         #expect("\(proxy)" == "http://127.0.0.1:3128")
@@ -105,19 +128,27 @@ struct ProxyConfigurationTests {
         #expect(!starInList.bypasses(host: "anything.example", port: 1) && starInList.ignoredEntries == ["*"])
     }
 
-    @Test("NO_PROXY entries that are not names, addresses or networks are ignored, as curl ignores them; the rest still apply")
+    @Test(
+        "NO_PROXY entries that are not names, addresses or networks are ignored, as curl ignores them; the rest still apply"
+    )
     func malformedNoProxy() {
-        let malformed = ["10.0.0.0/33", "::1/129", "host:0", "host:65536", "bad host", "a/b", "[::1", "ex*ample", "<local>", "caf\u{E9}.example"]
+        let malformed = [
+            "10.0.0.0/33", "::1/129", "host:0", "host:65536", "bad host", "a/b", "[::1", "ex*ample", "<local>",
+            "caf\u{E9}.example",
+        ]
         let rules = NoProxyRules((malformed + ["good.example"]).joined(separator: ","))
         #expect(rules.ignoredEntries == malformed)
         #expect(rules.bypasses(host: "good.example", port: 443))
         #expect(!rules.bypasses(host: "10.0.0.1", port: 443) && !rules.bypasses(host: "host", port: 1))
     }
 
-    @Test("the environment: lower case first, ALL_PROXY for a scheme without its own, empty is unset, errors name the variable")
+    @Test(
+        "the environment: lower case first, ALL_PROXY for a scheme without its own, empty is unset, errors name the variable"
+    )
     func environment() throws {
         let configuration = try ProxyConfiguration.fromEnvironment([
-            "https_proxy": "http://127.0.0.1:1", "HTTPS_PROXY": "http://127.0.0.1:2", "HTTP_PROXY": "http://127.0.0.1:3", "NO_PROXY": "internal.example",
+            "https_proxy": "http://127.0.0.1:1", "HTTPS_PROXY": "http://127.0.0.1:2",
+            "HTTP_PROXY": "http://127.0.0.1:3", "NO_PROXY": "internal.example",
             "ALL_PROXY": "socks5://127.0.0.1:4",
         ])
         #expect(configuration.https?.port == 1)
@@ -128,28 +159,44 @@ struct ProxyConfigurationTests {
         let all = try ProxyConfiguration.fromEnvironment(["ALL_PROXY": "127.0.0.1:9", "https_proxy": ""])
         #expect(all.https?.port == 9 && all.http?.port == 9)
         #expect(try ProxyConfiguration.fromEnvironment([:]) == .direct)
-        #expect(try ProxyConfiguration.fromEnvironment(["NO_PROXY": "<local>"]) == .direct, "no proxy, so NO_PROXY is not read")
+        #expect(
+            try ProxyConfiguration.fromEnvironment(["NO_PROXY": "<local>"]) == .direct,
+            "no proxy, so NO_PROXY is not read"
+        )
         do {
             _ = try ProxyConfiguration.fromEnvironment(["HTTPS_PROXY": "https://user:hunter2@proxy:1"])
             Issue.record("an https:// proxy was accepted")
         } catch {
-            #expect(error.code == .invalidParameter && error.reason.hasPrefix("HTTPS_PROXY:") && !error.reason.contains("hunter2"), "\(error.reason)")
+            #expect(
+                error.code == .invalidParameter && error.reason.hasPrefix("HTTPS_PROXY:")
+                    && !error.reason.contains("hunter2"),
+                "\(error.reason)"
+            )
         }
     }
 
     @Test("httpoxy: in a CGI program (REQUEST_METHOD set) HTTP_PROXY in capitals is a request header, not a setting")
     func httpoxy() throws {
-        let cgi = try ProxyConfiguration.fromEnvironment(["REQUEST_METHOD": "GET", "HTTP_PROXY": "http://attacker.example:8080"])
+        let cgi = try ProxyConfiguration.fromEnvironment([
+            "REQUEST_METHOD": "GET", "HTTP_PROXY": "http://attacker.example:8080",
+        ])
         #expect(cgi.http == nil)
-        let cgiLower = try ProxyConfiguration.fromEnvironment(["REQUEST_METHOD": "GET", "http_proxy": "http://127.0.0.1:3128"])
+        let cgiLower = try ProxyConfiguration.fromEnvironment([
+            "REQUEST_METHOD": "GET", "http_proxy": "http://127.0.0.1:3128",
+        ])
         #expect(cgiLower.http?.port == 3128)
         #expect(try ProxyConfiguration.fromEnvironment(["HTTP_PROXY": "http://127.0.0.1:3128"]).http?.port == 3128)
     }
 
     @Test("loopback hosts never go through a proxy unless the configuration says so")
     func loopbackGoesDirect() throws {
-        let configuration = try ProxyConfiguration.fromEnvironment(["https_proxy": "http://127.0.0.1:1", "http_proxy": "http://127.0.0.1:1"])
-        for target in ["http://127.0.0.1:8080/", "https://localhost/", "http://api.localhost/", "https://[::1]:9000/", "http://127.255.0.9/"] {
+        let configuration = try ProxyConfiguration.fromEnvironment([
+            "https_proxy": "http://127.0.0.1:1", "http_proxy": "http://127.0.0.1:1",
+        ])
+        for target in [
+            "http://127.0.0.1:8080/", "https://localhost/", "http://api.localhost/", "https://[::1]:9000/",
+            "http://127.255.0.9/",
+        ] {
             #expect(configuration.proxy(for: try url(target)) == nil, "\(target)")
         }
         #expect(configuration.proxy(for: try url("https://example.com/")) != nil)
@@ -160,18 +207,28 @@ struct ProxyConfigurationTests {
 
     @Test("a malformed proxy environment fails every request of the default transport, rather than bypass the proxy")
     func malformedEnvironmentFailsClosed() async throws {
-        let transport = try HTTP1Transport(configuration: HTTP1Transport.Configuration(), environment: ["HTTPS_PROXY": "https://user:hunter2@proxy:1"])
+        let transport = try HTTP1Transport(
+            configuration: HTTP1Transport.Configuration(),
+            environment: ["HTTPS_PROXY": "https://user:hunter2@proxy:1"]
+        )
         let request = HTTPRequest(method: "GET", url: try url("https://127.0.0.1:1/"))
         do {
             _ = try await transport.send(request)
             Issue.record("sent without its proxy")
         } catch {
-            #expect(error.code == .invalidParameter && error.reason.hasPrefix("HTTPS_PROXY:") && !error.reason.contains("hunter2"), "\(error.reason)")
+            #expect(
+                error.code == .invalidParameter && error.reason.hasPrefix("HTTPS_PROXY:")
+                    && !error.reason.contains("hunter2"),
+                "\(error.reason)"
+            )
         }
         // A configured selection ignores the environment.
         var configuration = HTTP1Transport.Configuration()
         configuration.proxies = .configured(.direct)
-        let direct = try HTTP1Transport(configuration: configuration, environment: ["HTTPS_PROXY": "https://user:hunter2@proxy:1"])
+        let direct = try HTTP1Transport(
+            configuration: configuration,
+            environment: ["HTTPS_PROXY": "https://user:hunter2@proxy:1"]
+        )
         await #expect(throws: AuthCoreError(.transportFailure, "")) { try await direct.send(request) }
     }
 
@@ -180,7 +237,11 @@ struct ProxyConfigurationTests {
         var configuration = HTTP1Transport.Configuration()
         configuration.proxies = .configured(.direct)
         let transport = try HTTP1Transport(configuration: configuration)
-        let request = HTTPRequest(method: "GET", url: try url("http://127.0.0.1:1/"), headers: [HTTPHeader("Proxy-Authorization", "Basic eDp5")])
+        let request = HTTPRequest(
+            method: "GET",
+            url: try url("http://127.0.0.1:1/"),
+            headers: [HTTPHeader("Proxy-Authorization", "Basic eDp5")]
+        )
         await #expect(throws: AuthCoreError(.malformedRequest, "")) { try await transport.send(request) }
     }
 }

@@ -1,8 +1,9 @@
 import AuthCore
-@testable import AuthCoreHTTP
 import AuthCoreTestSupport
 import Foundation
 import Testing
+
+@testable import AuthCoreHTTP
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +26,8 @@ struct ProxyTunnelTests {
     }
 
     /// Serves one scripted answer on a thread of its own; returns the request head it read.
-    func scripted(_ answer: String, trickle: Duration? = nil) throws -> (port: Int, head: @Sendable () async -> String) {
+    func scripted(_ answer: String, trickle: Duration? = nil) throws -> (port: Int, head: @Sendable () async -> String)
+    {
         let listener = try OneShotListener()
         let head = Locked<String?>(nil)
         Thread.detachNewThread {
@@ -35,7 +37,8 @@ struct ProxyTunnelTests {
         return (
             listener.port,
             {
-                for _ in 0..<1000 where head.withLock({ $0 }) == nil { try? await Task.sleep(for: .milliseconds(10)) }  // bounded: 10 s
+                // bounded: 10 s
+                for _ in 0..<1000 where head.withLock({ $0 }) == nil { try? await Task.sleep(for: .milliseconds(10)) }
                 return head.withLock { $0 } ?? ""
             }
         )
@@ -51,26 +54,48 @@ struct ProxyTunnelTests {
         }
     }
 
-    @Test("CONNECT names the origin's authority, carries the Basic credentials once, and nothing else; after 1xx and 200 TLS starts")
+    @Test(
+        "CONNECT names the origin's authority, carries the Basic credentials once, and nothing else; after 1xx and 200 TLS starts"
+    )
     func connectHead() async throws {
         let (port, head) = try scripted("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 Connection established\r\n\r\n")
-        let error = await failure(HTTPRequest(method: "GET", url: try RequestURL("https://origin.example:8443/secret/path?token=x")), try transport(port))
+        let error = await failure(
+            HTTPRequest(method: "GET", url: try RequestURL("https://origin.example:8443/secret/path?token=x")),
+            try transport(port)
+        )
         // The tunnel was accepted: what failed is the TLS handshake with a "proxy" that then closed.
-        #expect(error?.code == .transportFailure && error?.reason.contains("tunnel") == false, "\(String(describing: error))")
-        #expect(await head() == "CONNECT origin.example:8443 HTTP/1.1\r\nHost: origin.example:8443\r\nProxy-Authorization: \(credentials)\r\n\r\n")
+        #expect(
+            error?.code == .transportFailure && error?.reason.contains("tunnel") == false,
+            "\(String(describing: error))"
+        )
+        #expect(
+            await head()
+                == "CONNECT origin.example:8443 HTTP/1.1\r\nHost: origin.example:8443\r\nProxy-Authorization: \(credentials)\r\n\r\n"
+        )
     }
 
     @Test("a plaintext answer after the 200 is not taken for the origin's: TLS refuses it")
     func plaintextAfterTunnel() async throws {
         let (port, _) = try scripted("HTTP/1.1 200 OK\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
-        let error = await failure(HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")), try transport(port))
-        #expect(error?.code == .transportFailure && error?.reason.contains("TLS") == true, "\(String(describing: error))")
+        let error = await failure(
+            HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")),
+            try transport(port)
+        )
+        #expect(
+            error?.code == .transportFailure && error?.reason.contains("TLS") == true,
+            "\(String(describing: error))"
+        )
     }
 
     @Test("a 407 is notPermitted with its status, whatever its body's framing; no credential in the error")
     func proxyAuthenticationRequired() async throws {
-        let (port, _) = try scripted("HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 99999999999999\r\n\r\n")
-        let error = await failure(HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")), try transport(port))
+        let (port, _) = try scripted(
+            "HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 99999999999999\r\n\r\n"
+        )
+        let error = await failure(
+            HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")),
+            try transport(port)
+        )
         #expect(error?.code == .notPermitted && error?.httpStatus == 407, "\(String(describing: error))")
         #expect(error.map { !"\($0)".contains("s3cret") && !"\($0)".contains(credentials) } == true)
     }
@@ -78,27 +103,53 @@ struct ProxyTunnelTests {
     @Test("other refusals name their status; a head that is not HTTP is malformed")
     func refusals() async throws {
         let (port, _) = try scripted("HTTP/1.1 403 Forbidden\r\nTransfer-Encoding: chunked\r\n\r\nzzzz")
-        let refused = await failure(HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")), try transport(port))
-        #expect(refused?.code == .transportFailure && refused?.reason.contains("refused the tunnel to origin.example:443 (403)") == true, "\(String(describing: refused))")
+        let refused = await failure(
+            HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")),
+            try transport(port)
+        )
+        #expect(
+            refused?.code == .transportFailure
+                && refused?.reason.contains("refused the tunnel to origin.example:443 (403)") == true,
+            "\(String(describing: refused))"
+        )
         let (garbagePort, _) = try scripted("SSH-2.0-OpenSSH\r\n\r\n")
-        let garbage = await failure(HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")), try transport(garbagePort))
-        #expect(garbage?.code == .transportFailure && garbage?.reason.contains("not valid HTTP/1.1") == true, "\(String(describing: garbage))")
+        let garbage = await failure(
+            HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")),
+            try transport(garbagePort)
+        )
+        #expect(
+            garbage?.code == .transportFailure && garbage?.reason.contains("not valid HTTP/1.1") == true,
+            "\(String(describing: garbage))"
+        )
     }
 
     @Test("a proxy that trickles its answer is cut off at the connect limit")
     func tricklingProxy() async throws {
-        let (port, _) = try scripted("HTTP/1.1 200 Connection established\r\nX-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n", trickle: .milliseconds(100))
-        let error = await failure(HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")), try transport(port, connectTimeout: .seconds(1)))
+        let (port, _) = try scripted(
+            "HTTP/1.1 200 Connection established\r\nX-Padding: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n",
+            trickle: .milliseconds(100)
+        )
+        let error = await failure(
+            HTTPRequest(method: "GET", url: try RequestURL("https://origin.example/")),
+            try transport(port, connectTimeout: .seconds(1))
+        )
         #expect(error?.code == .timedOut, "\(String(describing: error))")
     }
 
     @Test("plain http goes in absolute form with one Proxy-Authorization line; a 407 there is notPermitted too")
     func absoluteForm() async throws {
         let (port, head) = try scripted("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok")
-        let request = HTTPRequest(method: "GET", url: try RequestURL("http://origin.example/p?q=1"), allowsInsecureHTTP: true)
+        let request = HTTPRequest(
+            method: "GET",
+            url: try RequestURL("http://origin.example/p?q=1"),
+            allowsInsecureHTTP: true
+        )
         let response = try await transport(port).send(request)
         #expect(response.status == 200 && response.body.plainBytes == Array("ok".utf8))
-        #expect(await head() == "GET http://origin.example/p?q=1 HTTP/1.1\r\nHost: origin.example\r\nConnection: close\r\nProxy-Authorization: \(credentials)\r\n\r\n")
+        #expect(
+            await head()
+                == "GET http://origin.example/p?q=1 HTTP/1.1\r\nHost: origin.example\r\nConnection: close\r\nProxy-Authorization: \(credentials)\r\n\r\n"
+        )
         let (refusing, _) = try scripted("HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n")
         let error = await failure(request, try transport(refusing))
         #expect(error?.code == .notPermitted && error?.httpStatus == 407, "\(String(describing: error))")
@@ -107,7 +158,9 @@ struct ProxyTunnelTests {
         lying.headers = [HTTPHeader("Host", "other.example")]
         await #expect(throws: AuthCoreError(.malformedRequest, "")) { try await transport(port).send(lying) }
         await #expect(throws: AuthCoreError(.malformedRequest, "")) {
-            try await transport(port).send(HTTPRequest(method: "CONNECT", url: try RequestURL("https://origin.example/")))
+            try await transport(port).send(
+                HTTPRequest(method: "CONNECT", url: try RequestURL("https://origin.example/"))
+            )
         }
     }
 }

@@ -15,7 +15,10 @@ import Testing
 ///   signature-checking mode (which refuses a wrong signature); `authcore identity credentials`
 ///   turns the token into credentials on the default-mode moto (which checks neither token nor
 ///   Logins: that hop proves the message shapes only; the token checks are IdentityMinistackTests').
-@Suite("authcore serve end to end: distribute-token.json, /oss/sign and developer identities against the peers", .serialized)
+@Suite(
+    "authcore serve end to end: distribute-token.json, /oss/sign and developer identities against the peers",
+    .serialized
+)
 final class AppServerEndToEndTests {
     let fleet: AppServerFleet
     let password = "open sesame, twice"
@@ -25,7 +28,9 @@ final class AppServerEndToEndTests {
     let region: String
 
     init() throws {
-        fleet = try AppServerFleet(passwords: ["alice": "open sesame, twice", "bob": "open sesame, twice", "vend-user@example.com": "open sesame, twice"])
+        fleet = try AppServerFleet(passwords: [
+            "alice": "open sesame, twice", "bob": "open sesame, twice", "vend-user@example.com": "open sesame, twice",
+        ])
         ossURL = try peerEnvironment("AUTHCORE_OSS_URL")
         bucket = try peerEnvironment("AUTHCORE_OSS_BUCKET")
         region = try peerEnvironment("AUTHCORE_OSS_REGION")
@@ -36,7 +41,9 @@ final class AppServerEndToEndTests {
     func login(_ instance: LoopbackScript, _ username: String) throws -> String {
         let deviceFile = fleet.directory.appendingPathComponent("device-\(username)").path
         let result = try authcore(
-            ["srp", "login", "--server", instance.url, "--username", username, "--device-token-file", deviceFile], environment: ["SRP_PASSWORD": password])
+            ["srp", "login", "--server", instance.url, "--username", username, "--device-token-file", deviceFile],
+            environment: ["SRP_PASSWORD": password]
+        )
         let attributes = try FileManager.default.attributesOfItem(atPath: deviceFile)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(((attributes[.size] as? Int) ?? 0) > 40)
@@ -49,19 +56,23 @@ final class AppServerEndToEndTests {
     static let userPolicy =
         #"{"Version":"1","Statement":[{"Effect":"Allow","Action":["oss:GetObject","oss:PutObject"],"Resource":["acs:oss:*:*:b/users/${username}/*"]}]}"#
 
-    @Test("srp login, then distribute-token.json from STS AssumeRole (once per user, cached, each user's own session policy), then an OSS PUT and GET the oss2 server accepts")
+    @Test(
+        "srp login, then distribute-token.json from STS AssumeRole (once per user, cached, each user's own session policy), then an OSS PUT and GET the oss2 server accepts"
+    )
     func distributeTokenFlow() async throws {
         let sts = try peerEnvironment("AUTHCORE_ALIYUN_STS_URL")
         let serve = try fleet.start(
             [
                 "distributeToken": [
-                    "roleArn": try peerEnvironment("AUTHCORE_ALIYUN_ROLE_ARN"), "endpoint": sts + "/", "durationSeconds": 900, "policy": Self.userPolicy,
+                    "roleArn": try peerEnvironment("AUTHCORE_ALIYUN_ROLE_ARN"), "endpoint": sts + "/",
+                    "durationSeconds": 900, "policy": Self.userPolicy,
                 ]
             ],
             environment: secret.merging([
                 "ALIBABA_CLOUD_ACCESS_KEY_ID": try peerEnvironment("AUTHCORE_ALIYUN_ACCESS_KEY_ID"),
                 "ALIBABA_CLOUD_ACCESS_KEY_SECRET": try peerEnvironment("AUTHCORE_ALIYUN_ACCESS_KEY_SECRET"),
-            ]) { $1 })
+            ]) { $1 }
+        )
         let user = "vend-user@example.com"
         let token = try login(serve, user)
         let url = try RequestURL(serve.url + "/distribute-token.json")
@@ -82,19 +93,31 @@ final class AppServerEndToEndTests {
             HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Authorization", "Bearer " + bobToken)])
         }
         _ = try await bobProvider.credentials()
-        let policies = try JSONObject(parsing: Array(try await fetch(sts + "/_calls").body.utf8), context: "_calls").object("policies")
+        let policies = try JSONObject(parsing: Array(try await fetch(sts + "/_calls").body.utf8), context: "_calls")
+            .object("policies")
         #expect(try policies.string(user) == Self.userPolicy.replacingOccurrences(of: "${username}", with: user))
         #expect(try policies.string("bob") == Self.userPolicy.replacingOccurrences(of: "${username}", with: "bob"))
 
         let environment: [String: String?] = [
             "OSS_ACCESS_KEY_ID": credentials.accessKeyId,
-            "OSS_ACCESS_KEY_SECRET": credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+            "OSS_ACCESS_KEY_SECRET": credentials.secretAccessKey.withUnsafeBytes {
+                String(decoding: $0, as: UTF8.self)
+            },
             "OSS_SECURITY_TOKEN": credentials.sessionToken,
         ]
         let object = "\(ossURL)/\(bucket)/served/distribute-token.txt"
-        let put = try authcore(["oss", "send", "--bucket", bucket, "--version", "v4", "--region", region, "-X", "PUT", "-d", "vended", object], environment: environment)
+        let put = try authcore(
+            [
+                "oss", "send", "--bucket", bucket, "--version", "v4", "--region", region, "-X", "PUT", "-d", "vended",
+                object,
+            ],
+            environment: environment
+        )
         #expect(put.status == 0, "\(put.stderr)")
-        let get = try authcore(["oss", "send", "--bucket", bucket, "--version", "v4", "--region", region, object], environment: environment)
+        let get = try authcore(
+            ["oss", "send", "--bucket", bucket, "--version", "v4", "--region", region, object],
+            environment: environment
+        )
         #expect(get.status == 0, "\(get.stderr)")
         #expect(get.stdout == "vended")
 
@@ -104,29 +127,48 @@ final class AppServerEndToEndTests {
         #expect(refused.body.contains(#""ErrorCode":"Unauthorized""#))
     }
 
-    @Test("srp login, then authcore oss send --signer-url /oss/sign with no key: V1 and V4 accepted by the oss2 server; outside the policy and without a session refused", arguments: ["v1", "v4"])
+    @Test(
+        "srp login, then authcore oss send --signer-url /oss/sign with no key: V1 and V4 accepted by the oss2 server; outside the policy and without a session refused",
+        arguments: ["v1", "v4"]
+    )
     func selfSignedFlow(version: String) async throws {
         let serve = try fleet.start(
             ["ossSigning": ["buckets": [bucket], "keyPrefixes": ["self-signed/${username}/"], "regions": [region]]],
             environment: secret.merging([
                 "OSS_ACCESS_KEY_ID": try peerEnvironment("AUTHCORE_OSS_ACCESS_KEY_ID"),
                 "OSS_ACCESS_KEY_SECRET": try peerEnvironment("AUTHCORE_OSS_ACCESS_KEY_SECRET"),
-            ]) { $1 })
+            ]) { $1 }
+        )
         let token = try login(serve, "alice")
-        let noKey: [String: String?] = ["OSS_ACCESS_KEY_ID": nil, "OSS_ACCESS_KEY_SECRET": nil, "OSS_SECURITY_TOKEN": nil, "AUTHCORE_SIGNER_TOKEN": token]
+        let noKey: [String: String?] = [
+            "OSS_ACCESS_KEY_ID": nil, "OSS_ACCESS_KEY_SECRET": nil, "OSS_SECURITY_TOKEN": nil,
+            "AUTHCORE_SIGNER_TOKEN": token,
+        ]
         func send(_ arguments: [String], key: String, environment: [String: String?]) throws -> ProcessResult {
             try authcore(
-                ["oss", "send", "--bucket", bucket, "--version", version, "--region", region, "--signer-url", serve.url + "/oss/sign"] + arguments
-                    + ["\(ossURL)/\(bucket)/\(key)"], environment: environment)
+                [
+                    "oss", "send", "--bucket", bucket, "--version", version, "--region", region, "--signer-url",
+                    serve.url + "/oss/sign",
+                ] + arguments
+                    + ["\(ossURL)/\(bucket)/\(key)"],
+                environment: environment
+            )
         }
-        let put = try send(["-X", "PUT", "-d", "signed by the app server \(version)"], key: "self-signed/alice/\(version).txt", environment: noKey)
+        let put = try send(
+            ["-X", "PUT", "-d", "signed by the app server \(version)"],
+            key: "self-signed/alice/\(version).txt",
+            environment: noKey
+        )
         #expect(put.status == 0, "\(put.stderr)")
         let get = try send([], key: "self-signed/alice/\(version).txt", environment: noKey)
         #expect(get.status == 0, "\(get.stderr)")
         #expect(get.stdout == "signed by the app server \(version)")
 
         // Another user's prefix: refused for alice (read and write), and bob is refused alice's.
-        for (key, arguments) in [("self-signed/bob/\(version).txt", ["-X", "PUT", "-d", "x"]), ("self-signed/bob/private.jpg", []), ("elsewhere/\(version).txt", [])] {
+        for (key, arguments) in [
+            ("self-signed/bob/\(version).txt", ["-X", "PUT", "-d", "x"]), ("self-signed/bob/private.jpg", []),
+            ("elsewhere/\(version).txt", []),
+        ] {
             let outside = try send(arguments, key: key, environment: noKey)
             #expect(outside.status == 1, "\(key)")
             #expect(outside.stderr.contains("NotPermitted"), "\(outside.stderr)")
@@ -143,7 +185,9 @@ final class AppServerEndToEndTests {
         #expect(anonymous.stderr.contains("Unauthorized"), "\(anonymous.stderr)")
     }
 
-    @Test("srp login, then /cognito/developer-identity (GetOpenIdTokenForDeveloperIdentity signed for moto), then authcore identity credentials")
+    @Test(
+        "srp login, then /cognito/developer-identity (GetOpenIdTokenForDeveloperIdentity signed for moto), then authcore identity credentials"
+    )
     func developerIdentityFlow() async throws {
         let motoSigned = try peerEnvironment("AUTHCORE_MOTO_SIGNED_URL")
         let developer: [String: String?] = [
@@ -152,18 +196,37 @@ final class AppServerEndToEndTests {
         ]
         let provider = "login.authcore.serve"
         let created = try authcore(
-            ["sigv4", "send", "--region", "us-east-1", "--service", "cognito-identity", "-H", "Content-Type: application/x-amz-json-1.1",
-             "-H", "X-Amz-Target: AWSCognitoIdentityService.CreateIdentityPool",
-             "-d", #"{"IdentityPoolName":"authcore_serve","AllowUnauthenticatedIdentities":false,"DeveloperProviderName":"\#(provider)"}"#,
-             motoSigned + "/"], environment: developer)
+            [
+                "sigv4", "send", "--region", "us-east-1", "--service", "cognito-identity", "-H",
+                "Content-Type: application/x-amz-json-1.1",
+                "-H", "X-Amz-Target: AWSCognitoIdentityService.CreateIdentityPool",
+                "-d",
+                #"{"IdentityPoolName":"authcore_serve","AllowUnauthenticatedIdentities":false,"DeveloperProviderName":"\#(provider)"}"#,
+                motoSigned + "/",
+            ],
+            environment: developer
+        )
         #expect(created.status == 0, "\(created.stderr)")
-        let pool = try JSONObject(parsing: Array(created.stdout.utf8), context: "CreateIdentityPool").string("IdentityPoolId")
+        let pool = try JSONObject(parsing: Array(created.stdout.utf8), context: "CreateIdentityPool").string(
+            "IdentityPoolId"
+        )
 
         let serve = try fleet.start(
-            ["developerIdentity": ["region": "us-east-1", "identityPoolId": pool, "providerName": provider, "tokenDuration": 600, "endpoint": motoSigned + "/"]],
-            environment: secret.merging(developer.compactMapValues { $0 }) { $1 })
+            [
+                "developerIdentity": [
+                    "region": "us-east-1", "identityPoolId": pool, "providerName": provider, "tokenDuration": 600,
+                    "endpoint": motoSigned + "/",
+                ]
+            ],
+            environment: secret.merging(developer.compactMapValues { $0 }) { $1 }
+        )
         let token = try login(serve, "alice")
-        let answer = try await postJSON(serve, "/cognito/developer-identity", "", headers: [HTTPHeader("Authorization", "Bearer " + token)])
+        let answer = try await postJSON(
+            serve,
+            "/cognito/developer-identity",
+            "",
+            headers: [HTTPHeader("Authorization", "Bearer " + token)]
+        )
         #expect(answer.status == 200, "\(String(decoding: answer.body, as: UTF8.self))")
         let issued = try JSONObject(parsing: answer.body, context: "developer identity")
         let identityId = try issued.string("identityId")
@@ -175,7 +238,12 @@ final class AppServerEndToEndTests {
         // Linking: alice's own identity again; a guest identity; bob may not link either of them.
         let bobToken = try login(serve, "bob")
         func link(_ token: String, _ id: String) async throws -> (status: Int, code: String?, body: [UInt8]) {
-            try await postJSON(serve, "/cognito/developer-identity", #"{"identityId":"\#(id)"}"#, headers: [HTTPHeader("Authorization", "Bearer " + token)])
+            try await postJSON(
+                serve,
+                "/cognito/developer-identity",
+                #"{"identityId":"\#(id)"}"#,
+                headers: [HTTPHeader("Authorization", "Bearer " + token)]
+            )
         }
         let again = try await link(token, identityId)
         #expect(again.status == 200)
@@ -194,8 +262,12 @@ final class AppServerEndToEndTests {
 
         let tokenFile = try temporaryFile(try issued.string("token"), name: "developer-token")
         let credentials = try authcore(
-            ["identity", "credentials", "--region", "us-east-1", "--identity-id", identityId, "--token-file", tokenFile,
-             "--logins-key", "cognito-identity.amazonaws.com", "--endpoint", try peerEnvironment("AUTHCORE_MOTO_URL") + "/"])
+            [
+                "identity", "credentials", "--region", "us-east-1", "--identity-id", identityId, "--token-file",
+                tokenFile,
+                "--logins-key", "cognito-identity.amazonaws.com", "--endpoint",
+                try peerEnvironment("AUTHCORE_MOTO_URL") + "/",
+            ])
         #expect(credentials.status == 0, "\(credentials.stderr)")
         let printed = try JSONObject(parsing: Array(credentials.stdout.utf8), context: "identity credentials")
         #expect(try !printed.string("accessKeyId").isEmpty)

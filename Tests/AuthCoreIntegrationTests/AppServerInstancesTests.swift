@@ -17,7 +17,9 @@ final class AppServerInstancesTests {
 
     init() throws {
         redis = try RedisServerProcess()
-        fleet = try AppServerFleet(passwords: ["alice": "correct horse battery staple", "bob": "correct horse battery staple"])
+        fleet = try AppServerFleet(passwords: [
+            "alice": "correct horse battery staple", "bob": "correct horse battery staple",
+        ])
     }
 
     deinit { redis.stop() }
@@ -26,51 +28,86 @@ final class AppServerInstancesTests {
         [
             "store": ["redis": ["port": redis.port]],
             "srp": ["handshakeLifetimeSeconds": 3, "maximumFailures": 3, "failureWindowSeconds": 60],
-            "ossSigning": ["buckets": ["photos"], "keyPrefixes": ["users/"], "regions": ["cn-hangzhou"], "sharedAcrossUsers": true],
+            "ossSigning": [
+                "buckets": ["photos"], "keyPrefixes": ["users/"], "regions": ["cn-hangzhou"], "sharedAcrossUsers": true,
+            ],
         ]
     }
 
     var environment: [String: String] {
-        secret.merging(["OSS_ACCESS_KEY_ID": "LTAI5tInstanceTestKey", "OSS_ACCESS_KEY_SECRET": "instance-test-secret"]) { $1 }
+        secret.merging(["OSS_ACCESS_KEY_ID": "LTAI5tInstanceTestKey", "OSS_ACCESS_KEY_SECRET": "instance-test-secret"])
+        { $1 }
     }
 
     /// An OSS signing request the policy allows, to prove a session token works on an instance.
     func signingRequest() throws -> OSSSignatureRequest {
-        let pending = try OSSDetachedSigner(version: .v4, region: "cn-hangzhou", accessKeyId: "LTAI5tInstanceTestKey").prepare(
-            OSSRequest(method: "GET", target: "/users/a.txt", headers: [HTTPHeader("Host", "photos.oss")], bucket: "photos", key: "users/a.txt"),
-            at: SystemClock().now())
+        let pending = try OSSDetachedSigner(version: .v4, region: "cn-hangzhou", accessKeyId: "LTAI5tInstanceTestKey")
+            .prepare(
+                OSSRequest(
+                    method: "GET",
+                    target: "/users/a.txt",
+                    headers: [HTTPHeader("Host", "photos.oss")],
+                    bucket: "photos",
+                    key: "users/a.txt"
+                ),
+                at: SystemClock().now()
+            )
         return OSSSignatureRequest(pending)
     }
 
-    @Test("a login begun on one instance finishes on the other, whose session token the first accepts; the id is refused the second time")
+    @Test(
+        "a login begun on one instance finishes on the other, whose session token the first accepts; the id is refused the second time"
+    )
     func beginHereFinishThere() async throws {
         let a = try fleet.start(configuration, environment: environment)
         let b = try fleet.start(configuration, environment: environment)
         let pending = try await loginClient(a).begin(username: "alice", password: password)
         let result = try await loginClient(b).finish(pending)
         #expect(result.username == "alice")
-        let signer = try URLSignatureProvider(url: try RequestURL(a.url + "/oss/sign"), headers: [result.authorizationHeader])
+        let signer = try URLSignatureProvider(
+            url: try RequestURL(a.url + "/oss/sign"),
+            headers: [result.authorizationHeader]
+        )
         #expect(try await signer.signature(for: try signingRequest()).accessKeyId == "LTAI5tInstanceTestKey")
-        await expectRefusal(400, "LoginExpired", "a replayed login id on the first instance") { try await loginClient(a).finish(pending) }
-        await expectRefusal(400, "LoginExpired", "a replayed login id on the second instance") { try await loginClient(b).finish(pending) }
+        await expectRefusal(400, "LoginExpired", "a replayed login id on the first instance") {
+            try await loginClient(a).finish(pending)
+        }
+        await expectRefusal(400, "LoginExpired", "a replayed login id on the second instance") {
+            try await loginClient(b).finish(pending)
+        }
     }
 
-    @Test("a foreign login id (random, or begun under another server secret on the same Redis) and an expired one are refused")
+    @Test(
+        "a foreign login id (random, or begun under another server secret on the same Redis) and an expired one are refused"
+    )
     func foreignAndExpired() async throws {
         let a = try fleet.start(configuration, environment: environment)
         let b = try fleet.start(configuration, environment: environment)
-        let stranger = try fleet.start(configuration, environment: environment.merging(["AUTHCORE_SERVER_SECRET": "another-deployment-secret-of-32-bytes!"]) { $1 })
+        let stranger = try fleet.start(
+            configuration,
+            environment: environment.merging(["AUTHCORE_SERVER_SECRET": "another-deployment-secret-of-32-bytes!"]) {
+                $1
+            }
+        )
 
-        let random = try await postJSON(a, "/srp/finish", #"{"loginId":"00112233445566778899aabbccddeeff","M1":"\#(String(repeating: "00", count: 32))"}"#)
+        let random = try await postJSON(
+            a,
+            "/srp/finish",
+            #"{"loginId":"00112233445566778899aabbccddeeff","M1":"\#(String(repeating: "00", count: 32))"}"#
+        )
         #expect(random.status == 400)
         #expect(random.code == "LoginExpired")
 
         let foreign = try await loginClient(stranger).begin(username: "alice", password: password)
-        await expectRefusal(400, "LoginExpired", "a login begun under another secret") { try await loginClient(a).finish(foreign) }
+        await expectRefusal(400, "LoginExpired", "a login begun under another secret") {
+            try await loginClient(a).finish(foreign)
+        }
 
         let late = try await loginClient(a).begin(username: "bob", password: password)
         try await Task.sleep(for: .milliseconds(3300))
-        await expectRefusal(400, "LoginExpired", "a login past its 3 s lifetime") { try await loginClient(b).finish(late) }
+        await expectRefusal(400, "LoginExpired", "a login past its 3 s lifetime") {
+            try await loginClient(b).finish(late)
+        }
         // The failures above were not proofs: bob can log in.
         #expect(try await loginClient(b).login(username: "bob", password: password).username == "bob")
     }
@@ -81,7 +118,9 @@ final class AppServerInstancesTests {
         let b = try fleet.start(configuration, environment: environment)
         let wrong = SecureBytes(Array("wrong".utf8))
         for instance in [a, b, a] {
-            await expectRefusal(401, "ProofMismatch", "a wrong password") { try await loginClient(instance).login(username: "alice", password: wrong) }
+            await expectRefusal(401, "ProofMismatch", "a wrong password") {
+                try await loginClient(instance).login(username: "alice", password: wrong)
+            }
         }
         for instance in [a, b] {
             await expectRefusal(429, "TooManyFailures", "the right password while locked out") {
@@ -101,7 +140,9 @@ final class AppServerInstancesTests {
         #expect(try await loginClient(b).finish(pending).username == "alice")
     }
 
-    @Test("a Redis restart mid-run costs the logins in flight and nothing else: new logins work on both instances at once")
+    @Test(
+        "a Redis restart mid-run costs the logins in flight and nothing else: new logins work on both instances at once"
+    )
     func redisRestart() async throws {
         let a = try fleet.start(configuration, environment: environment)
         let b = try fleet.start(configuration, environment: environment)
@@ -109,7 +150,9 @@ final class AppServerInstancesTests {
         let inFlight = try await loginClient(a).begin(username: "bob", password: password)
         redis.stop()
         try redis.start()
-        await expectRefusal(400, "LoginExpired", "a login whose state Redis lost") { try await loginClient(b).finish(inFlight) }
+        await expectRefusal(400, "LoginExpired", "a login whose state Redis lost") {
+            try await loginClient(b).finish(inFlight)
+        }
         let pending = try await loginClient(b).begin(username: "bob", password: password)
         #expect(try await loginClient(a).finish(pending).username == "bob")
         #expect(try await loginClient(b).login(username: "alice", password: password).username == "alice")

@@ -20,15 +20,22 @@ final class AppServerFleet: @unchecked Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var users: [String] = []
         for (name, password) in passwords.sorted(by: { $0.key < $1.key }) {
-            let made = try authcore(["srp", "verifier", "--group", "3072", "--hash", "sha256", "--username", name], stdin: password)
+            let made = try authcore(
+                ["srp", "verifier", "--group", "3072", "--hash", "sha256", "--username", name],
+                stdin: password
+            )
             guard made.status == 0 else { throw PeerError(description: "srp verifier: \(made.stderr)") }
             users.append("\"\(name)\": \(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         // Written as an operator would: readable by the server's user only (the server refuses a
         // verifier table others may read, like any secret file).
         let table = directory.appendingPathComponent("users.json")
-        guard FileManager.default.createFile(
-            atPath: table.path, contents: Data("{\"users\": {\(users.joined(separator: ", "))}}".utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: table.path,
+                contents: Data("{\"users\": {\(users.joined(separator: ", "))}}".utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
         else { throw PeerError(description: "cannot write \(table.path)") }
     }
 
@@ -47,7 +54,12 @@ final class AppServerFleet: @unchecked Sendable {
         configuration["srp"] = srp
         let file = directory.appendingPathComponent("config-\(instances.count).json")
         try JSONSerialization.data(withJSONObject: configuration).write(to: file)
-        let instance = try LoopbackScript(executable: authcoreBinary, arguments: ["serve", "--config", file.path], environment: environment, name: "authcore serve")
+        let instance = try LoopbackScript(
+            executable: authcoreBinary,
+            arguments: ["serve", "--config", file.path],
+            environment: environment,
+            name: "authcore serve"
+        )
         instances.append(instance)
         return instance
     }
@@ -59,18 +71,31 @@ func loginClient(_ instance: LoopbackScript) throws(AuthCoreError) -> SRPLoginCl
 }
 
 /// POSTs JSON to an instance; the status and the `code` of the answer.
-func postJSON(_ instance: LoopbackScript, _ path: String, _ body: String, headers: [HTTPHeader] = []) async throws -> (status: Int, code: String?, body: [UInt8]) {
+func postJSON(
+    _ instance: LoopbackScript,
+    _ path: String,
+    _ body: String,
+    headers: [HTTPHeader] = []
+) async throws -> (status: Int, code: String?, body: [UInt8]) {
     let response = try await HTTP1Transport().send(
         HTTPRequest(
-            method: "POST", url: try RequestURL(instance.url + path), headers: [HTTPHeader("Content-Type", "application/json")] + headers,
-            body: Array(body.utf8)))
+            method: "POST",
+            url: try RequestURL(instance.url + path),
+            headers: [HTTPHeader("Content-Type", "application/json")] + headers,
+            body: Array(body.utf8)
+        )
+    )
     let object = try? JSONObject(parsing: response.body.plainBytes, context: "answer")
     return (response.status, try? object?.string("code"), response.body.plainBytes)
 }
 
 /// Expects `body` to be refused by the server with `status` and `code`.
 func expectRefusal<T>(
-    _ status: Int, _ code: String, _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
+    _ status: Int,
+    _ code: String,
+    _ what: String,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> T
 ) async {
     do {
         _ = try await body()

@@ -15,7 +15,9 @@ final class AppServerTLSTests {
     let caFile: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-serve-tls-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-serve-tls-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         certificates = try LoopbackScript(script: "tls_server.py", arguments: ["--dir", directory.path])
         caFile = try #require(certificates.announcement["ca"] as? String)
@@ -26,7 +28,9 @@ final class AppServerTLSTests {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    @Test("srp login over https to 127.0.0.1 (an IP SAN), the key file read as a secret file; an untrusting client and plain http are refused")
+    @Test(
+        "srp login over https to 127.0.0.1 (an IP SAN), the key file read as a secret file; an untrusting client and plain http are refused"
+    )
     func loginOverTLS() async throws {
         let keyFile = directory.appendingPathComponent("good.key").path
         _ = chmod(keyFile, 0o600)
@@ -37,18 +41,29 @@ final class AppServerTLSTests {
             logins: try SRPLoginService(
                 configuration: configuration,
                 verifiers: try StaticVerifierStore(
-                    ["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)], configuration: configuration),
-                handshakes: store, serverSecret: SecureBytes([UInt8](repeating: 9, count: 32))),
-            sessions: try AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 9, count: 32))))
+                    ["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)],
+                    configuration: configuration
+                ),
+                handshakes: store,
+                serverSecret: SecureBytes([UInt8](repeating: 9, count: 32))
+            ),
+            sessions: try AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 9, count: 32)))
+        )
         var listen = HTTPServer.Configuration()
-        listen.tls = try HTTPServer.TLSIdentity(certificateFile: directory.appendingPathComponent("good.pem").path, privateKeyFile: keyFile)
+        listen.tls = try HTTPServer.TLSIdentity(
+            certificateFile: directory.appendingPathComponent("good.pem").path,
+            privateKeyFile: keyFile
+        )
         let server = try HTTPServer(configuration: listen) { request in await app.handle(request) }
         #expect(server.url.hasPrefix("https://127.0.0.1:"))
 
         var trusting = HTTP1Transport.Configuration()
         trusting.trustedCertificatesFile = caFile
         let client = try SRPLoginClient(
-            server: try RequestURL(server.url), configuration: configuration, transport: try HTTP1Transport(configuration: trusting))
+            server: try RequestURL(server.url),
+            configuration: configuration,
+            transport: try HTTP1Transport(configuration: trusting)
+        )
         #expect(try await client.login(username: "alice", password: password).username == "alice")
 
         // The system's roots do not include the test CA.
@@ -60,29 +75,47 @@ final class AppServerTLSTests {
             #expect(error.code == .transportFailure, "\(error)")
         }
         // Plain http to the TLS port gets no answer a client could take for one.
-        let plain = try SRPLoginClient(server: try RequestURL("http://127.0.0.1:\(server.port)"), configuration: configuration)
+        let plain = try SRPLoginClient(
+            server: try RequestURL("http://127.0.0.1:\(server.port)"),
+            configuration: configuration
+        )
         await #expect(throws: AuthCoreError.self) { try await plain.login(username: "alice", password: password) }
         await server.stop()
     }
 
-    @Test("dual stack: a TLS server on \"::\" answers over IPv4 (127.0.0.1) and IPv6 ([::1]), and sees each peer's own address")
+    @Test(
+        "dual stack: a TLS server on \"::\" answers over IPv4 (127.0.0.1) and IPv6 ([::1]), and sees each peer's own address"
+    )
     func dualStack() async throws {
         let keyFile = directory.appendingPathComponent("good.key").path
         _ = chmod(keyFile, 0o600)
         var listen = HTTPServer.Configuration()
         listen.host = "::"
-        listen.tls = try HTTPServer.TLSIdentity(certificateFile: directory.appendingPathComponent("good.pem").path, privateKeyFile: keyFile)
+        listen.tls = try HTTPServer.TLSIdentity(
+            certificateFile: directory.appendingPathComponent("good.pem").path,
+            privateKeyFile: keyFile
+        )
         let server = try HTTPServer(configuration: listen) { request in
-            HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "text/plain")], body: Array((request.clientAddress?.description ?? "none").utf8))
+            HTTPResponse(
+                status: 200,
+                headers: [HTTPHeader("Content-Type", "text/plain")],
+                body: Array((request.clientAddress?.description ?? "none").utf8)
+            )
         }
         var trusting = HTTP1Transport.Configuration()
         trusting.trustedCertificatesFile = caFile
         let transport = try HTTP1Transport(configuration: trusting)
         // Only loopback addresses are sent to, though the server listens on every address.
-        let overIPv4 = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(server.port)/")))
+        let overIPv4 = try await transport.send(
+            HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(server.port)/"))
+        )
         #expect(overIPv4.status == 200 && String(decoding: overIPv4.body.plainBytes, as: UTF8.self) == "127.0.0.1")
-        let overIPv6 = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://[::1]:\(server.port)/")))
-        #expect(overIPv6.status == 200 && String(decoding: overIPv6.body.plainBytes, as: UTF8.self) == "0:0:0:0:0:0:0:1")
+        let overIPv6 = try await transport.send(
+            HTTPRequest(method: "GET", url: try RequestURL("https://[::1]:\(server.port)/"))
+        )
+        #expect(
+            overIPv6.status == 200 && String(decoding: overIPv6.body.plainBytes, as: UTF8.self) == "0:0:0:0:0:0:0:1"
+        )
         await server.stop()
     }
 
@@ -91,7 +124,10 @@ final class AppServerTLSTests {
         let keyFile = directory.appendingPathComponent("wrong.key").path
         _ = chmod(keyFile, 0o644)
         do {
-            _ = try HTTPServer.TLSIdentity(certificateFile: directory.appendingPathComponent("wrong.pem").path, privateKeyFile: keyFile)
+            _ = try HTTPServer.TLSIdentity(
+                certificateFile: directory.appendingPathComponent("wrong.pem").path,
+                privateKeyFile: keyFile
+            )
             Issue.record("a world-readable key file was accepted")
         } catch {
             #expect(error.code == .invalidParameter, "\(error)")

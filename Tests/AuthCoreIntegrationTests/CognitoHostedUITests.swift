@@ -27,7 +27,12 @@ struct CognitoHostedUITests {
 
     /// Runs the browser on its own thread (it blocks on the network; the listener's handler needs
     /// the cooperative pool meanwhile).
-    static func browse(_ url: String, _ username: String, _ password: String, follow: Bool = false) async throws -> Visit {
+    static func browse(
+        _ url: String,
+        _ username: String,
+        _ password: String,
+        follow: Bool = false
+    ) async throws -> Visit {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Visit, any Error>) in
             Thread.detachNewThread {
                 do {
@@ -38,8 +43,12 @@ struct CognitoHostedUITests {
                     else { throw PeerError(description: "hosted_ui_browser.py failed: \(result.stderr)") }
                     continuation.resume(
                         returning: Visit(
-                            status: object["status"] as? Int ?? 0, location: object["location"] as? String, error: object["error"] as? String,
-                            redirectStatus: object["redirectStatus"] as? Int))
+                            status: object["status"] as? Int ?? 0,
+                            location: object["location"] as? String,
+                            error: object["error"] as? String,
+                            redirectStatus: object["redirectStatus"] as? Int
+                        )
+                    )
                 } catch { continuation.resume(throwing: error) }
             }
         }
@@ -53,13 +62,25 @@ struct CognitoHostedUITests {
 
     func hostedUI(clientId: String, secret: String? = nil, redirectURI: String) throws -> CognitoHostedUI {
         let configuration = try CognitoHostedUIConfiguration(
-            domain: pool.endpoint, clientId: clientId, clientSecret: secret.map { SecureBytes(Array($0.utf8)) }, redirectURI: redirectURI,
-            signOutRedirectURI: redirectURI, scopes: ["openid", "email", "profile", "aws.cognito.signin.user.admin"])
-        let verifier = try CognitoTokenVerifier(region: pool.region, userPoolId: pool.poolId, clientIds: [clientId], endpoint: pool.endpoint)
+            domain: pool.endpoint,
+            clientId: clientId,
+            clientSecret: secret.map { SecureBytes(Array($0.utf8)) },
+            redirectURI: redirectURI,
+            signOutRedirectURI: redirectURI,
+            scopes: ["openid", "email", "profile", "aws.cognito.signin.user.admin"]
+        )
+        let verifier = try CognitoTokenVerifier(
+            region: pool.region,
+            userPoolId: pool.poolId,
+            clientIds: [clientId],
+            endpoint: pool.endpoint
+        )
         return CognitoHostedUI(configuration: configuration, tokenVerifier: verifier)
     }
 
-    @Test("sign-in through the loopback listener: the form filled, the code exchanged with PKCE, tokens the server and PyJWT accept, the nonce back; refreshed at the token endpoint; the code refused when replayed")
+    @Test(
+        "sign-in through the loopback listener: the form filled, the code exchanged with PKCE, tokens the server and PyJWT accept, the nonce back; refreshed at the token endpoint; the code refused when replayed"
+    )
     func loopbackSignIn() async throws {
         let listener = try LoopbackRedirectListener(port: 0)
         let client = try client(callback: listener.redirectURI)
@@ -85,18 +106,25 @@ struct CognitoHostedUITests {
         #expect(username == "alice")
 
         // The code counts once: the token endpoint refuses it now.
-        let replay = await #expect(throws: AuthCoreError.self) { try await hostedUI.exchange(code: authorizationCode, for: request) }
+        let replay = await #expect(throws: AuthCoreError.self) {
+            try await hostedUI.exchange(code: authorizationCode, for: request)
+        }
         #expect(replay?.serviceErrorType == "invalid_grant", "\(String(describing: replay))")
 
         // Refreshed at the token endpoint (the session began at the hosted UI).
         let fresh = try await session.tokens(forceRefresh: true)
         #expect(await session.refreshCount == 1)
         #expect(fresh.accessToken != tokens.accessToken)
-        #expect(fresh.refreshToken == tokens.refreshToken, "the token endpoint sends no new refresh token: the old one is kept")
+        #expect(
+            fresh.refreshToken == tokens.refreshToken,
+            "the token endpoint sends no new refresh token: the old one is kept"
+        )
         #expect(try await pool.api(clientId: client.id).getUser(accessToken: fresh.accessToken).username == "alice")
     }
 
-    @Test("a wrong PKCE verifier is refused by the token endpoint (the code stays usable for the right one); a wrong password gets no code")
+    @Test(
+        "a wrong PKCE verifier is refused by the token endpoint (the code stays usable for the right one); a wrong password gets no code"
+    )
     func wrongVerifier() async throws {
         let callback = "http://127.0.0.1:9/callback"  // never contacted: the browser does not follow
         let client = try client(callback: callback)
@@ -110,7 +138,11 @@ struct CognitoHostedUITests {
         let visit = try await Self.browse(request.url, "alice", try #require(pool.users["alice"]))
         let location = try #require(visit.location)
         let code = try request.authorizationCode(fromRedirect: location)
-        let endpoint = CognitoTokenEndpoint(domain: hostedUI.configuration.domain, clientId: client.id, clientSecret: nil)
+        let endpoint = CognitoTokenEndpoint(
+            domain: hostedUI.configuration.domain,
+            clientId: client.id,
+            clientSecret: nil
+        )
         let refused = await #expect(throws: AuthCoreError.self) {
             try await endpoint.redeem(code: code, redirectURI: callback, codeVerifier: try PKCECodeVerifier())
         }
@@ -124,7 +156,9 @@ struct CognitoHostedUITests {
         #expect(try pool.verifiedClaims(tokens.accessToken)["client_id"] as? String == client.id)
     }
 
-    @Test("a wrong state: refused by the redirect check and by the listener, which waits on for the sign-in's own redirect")
+    @Test(
+        "a wrong state: refused by the redirect check and by the listener, which waits on for the sign-in's own redirect"
+    )
     func wrongState() async throws {
         let listener = try LoopbackRedirectListener(port: 0)
         let client = try client(callback: listener.redirectURI)
@@ -146,7 +180,9 @@ struct CognitoHostedUITests {
         }
         #expect(forged.status == 400, "another sign-in's code and state")
         #expect(forged.headers.first(named: "Cache-Control") == "no-store")
-        let bare = try await HTTP1Transport().send(HTTPRequest(method: "GET", url: try RequestURL(listener.redirectURI + "?code=injected")))
+        let bare = try await HTTP1Transport().send(
+            HTTPRequest(method: "GET", url: try RequestURL(listener.redirectURI + "?code=injected"))
+        )
         #expect(bare.status == 400, "a code without state")
         // The sign-in's own redirect still completes it, and its code is the one exchanged.
         let own = try await Self.browse(request.url, "alice", try #require(pool.users["alice"]), follow: true)
@@ -182,19 +218,28 @@ struct CognitoHostedUITests {
         #expect(answer.headers.first(named: "Location") == callback)
     }
 
-    @Test("authcore cognito hosted-ui sign-in: prints the authorize URL, takes the browser's redirect on its port, prints and stores the tokens")
+    @Test(
+        "authcore cognito hosted-ui sign-in: prints the authorize URL, takes the browser's redirect on its port, prints and stores the tokens"
+    )
     func commandLine() async throws {
         let port = try RedisServerProcess.freePort()
         let callback = "http://127.0.0.1:\(port)/callback"
         let client = try client(callback: callback)
-        let store = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-hosted-\(UUID().uuidString).json").path
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-hosted-\(UUID().uuidString).json"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: store) }
         let process = try LoopbackScript(
             executable: authcoreBinary,
             arguments: [
-                "cognito", "hosted-ui", "sign-in", "--domain", pool.endpoint, "--client-id", client.id, "--user-pool-id", pool.poolId, "--endpoint",
-                pool.endpoint, "--redirect-port", String(port), "--scopes", "openid,email", "--store", store, "--timeout", "60",
-            ], name: "authcore cognito hosted-ui sign-in", announces: "authorizeURL")
+                "cognito", "hosted-ui", "sign-in", "--domain", pool.endpoint, "--client-id", client.id,
+                "--user-pool-id", pool.poolId, "--endpoint",
+                pool.endpoint, "--redirect-port", String(port), "--scopes", "openid,email", "--store", store,
+                "--timeout", "60",
+            ],
+            name: "authcore cognito hosted-ui sign-in",
+            announces: "authorizeURL"
+        )
         defer { process.stop() }
         #expect(process.announcement["redirectURI"] as? String == callback)
         let authorizeURL = try #require(process.announcement["authorizeURL"] as? String)
@@ -205,7 +250,9 @@ struct CognitoHostedUITests {
         #expect(process.waitForExit(timeout: 30) == 0)
         let lines = process.lines
         #expect(lines.count == 2)
-        let result = try #require(try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any])
+        let result = try #require(
+            try JSONSerialization.jsonObject(with: Data((lines.last ?? "").utf8)) as? [String: Any]
+        )
         #expect(result["status"] as? String == "signedIn")
         let tokens = try #require(result["tokens"] as? [String: Any])
         let claims = try pool.verifiedClaims(try #require(tokens["idToken"] as? String))
@@ -217,7 +264,9 @@ struct CognitoHostedUITests {
         #expect(session.status == 0, "\(session.stderr)")
         #expect(session.stdout.contains(#""status":"signedIn""#))
 
-        let usage = try authcore(["cognito", "hosted-ui", "sign-in", "--domain", pool.endpoint, "--client-id", client.id])
+        let usage = try authcore([
+            "cognito", "hosted-ui", "sign-in", "--domain", pool.endpoint, "--client-id", client.id,
+        ])
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("--user-pool-id"))
     }

@@ -26,7 +26,9 @@ struct CognitoMinistackTests {
         #expect(tokens.expiresIn == 3600)
         #expect(tokens.refreshToken != nil)
 
-        let error = try await pool.failure { try await client.signIn(username: "alice", password: SecureBytes(Array("Wr0ng-Password!".utf8))) }
+        let error = try await pool.failure {
+            try await client.signIn(username: "alice", password: SecureBytes(Array("Wr0ng-Password!".utf8)))
+        }
         let wrong = CognitoErrorProbe(error)
         #expect(wrong.type == "NotAuthorizedException", "\(wrong)")
         #expect(error.requestId?.count == 36, "the x-amzn-RequestId of the refusal")
@@ -40,7 +42,9 @@ struct CognitoMinistackTests {
         let result = try await client.signIn(username: "bob+é", password: pool.password("bob+é"))
         #expect(result.tokens != nil)
         let wrong = try pool.signIn(clientId: pool.secretClientId, secret: "x" + pool.clientSecret)
-        let refused = CognitoErrorProbe(try await pool.failure { try await wrong.signIn(username: "bob+é", password: pool.password("bob+é")) })
+        let refused = CognitoErrorProbe(
+            try await pool.failure { try await wrong.signIn(username: "bob+é", password: pool.password("bob+é")) }
+        )
         #expect(refused.type == "NotAuthorizedException")
         #expect(refused.message.hasPrefix("Unable to verify secret hash"), "\(refused)")
     }
@@ -49,14 +53,20 @@ struct CognitoMinistackTests {
     func flowEnablement() async throws {
         let client = try pool.signIn(clientId: pool.srpOnlyClientId)
         let refused = CognitoErrorProbe(
-            try await pool.failure { try await client.signIn(username: "carol", password: pool.password("carol"), flow: .userPassword) })
+            try await pool.failure {
+                try await client.signIn(username: "carol", password: pool.password("carol"), flow: .userPassword)
+            }
+        )
         #expect(refused.type == "InvalidParameterException", "\(refused)")
         #expect(try await client.signIn(username: "carol", password: pool.password("carol")).tokens != nil)
     }
 
-    @Test("custom auth with and without SRP (real Lambda triggers): the right answer gives tokens, wrong ones another challenge until the server refuses", arguments: [
-        CognitoAuthFlow.customWithSRP, .customWithoutSRP,
-    ])
+    @Test(
+        "custom auth with and without SRP (real Lambda triggers): the right answer gives tokens, wrong ones another challenge until the server refuses",
+        arguments: [
+            CognitoAuthFlow.customWithSRP, .customWithoutSRP,
+        ]
+    )
     func customAuth(flow: CognitoAuthFlow) async throws {
         let client = try pool.signIn()
         let password = flow == .customWithSRP ? try pool.password("alice") : nil
@@ -96,12 +106,19 @@ struct CognitoMinistackTests {
         let client = try pool.signIn()
         let refused = CognitoErrorProbe(
             try await pool.failure {
-                try await client.signIn(username: "alice", password: SecureBytes(Array("Wr0ng-Password!".utf8)), flow: .customWithSRP)
-            })
+                try await client.signIn(
+                    username: "alice",
+                    password: SecureBytes(Array("Wr0ng-Password!".utf8)),
+                    flow: .customWithSRP
+                )
+            }
+        )
         #expect(refused.type == "NotAuthorizedException", "\(refused)")
     }
 
-    @Test("TOTP: set up with AssociateSoftwareToken/VerifySoftwareToken (a wrong code refused), then sign-in asks for the code; wrong refused, right signs in")
+    @Test(
+        "TOTP: set up with AssociateSoftwareToken/VerifySoftwareToken (a wrong code refused), then sign-in asks for the code; wrong refused, right signs in"
+    )
     func totp() async throws {
         let client = try pool.signIn()
         let api = try pool.api()
@@ -113,16 +130,25 @@ struct CognitoMinistackTests {
         let secret = try await api.associateSoftwareToken(accessToken: first.accessToken)
         #expect(secret.count >= 16)
         let wrongSetup = CognitoErrorProbe(
-            try await pool.failure { try await api.verifySoftwareToken(accessToken: first.accessToken, code: try pool.wrongTOTP(secret)) })
+            try await pool.failure {
+                try await api.verifySoftwareToken(accessToken: first.accessToken, code: try pool.wrongTOTP(secret))
+            }
+        )
         #expect(wrongSetup.code == .serviceError, "\(wrongSetup)")
-        try await api.verifySoftwareToken(accessToken: first.accessToken, code: try pool.totp(secret), friendlyDeviceName: "tests")
+        try await api.verifySoftwareToken(
+            accessToken: first.accessToken,
+            code: try pool.totp(secret),
+            friendlyDeviceName: "tests"
+        )
 
         let step = try await client.signIn(username: user, password: pool.password(user))
         guard case .nextStep(.confirmSignInWithTOTPCode) = step else {
             Issue.record("expected the TOTP step, got \(step)")
             return
         }
-        let wrong = CognitoErrorProbe(try await pool.failure { try await client.confirmSignIn(challengeResponse: try pool.wrongTOTP(secret)) })
+        let wrong = CognitoErrorProbe(
+            try await pool.failure { try await client.confirmSignIn(challengeResponse: try pool.wrongTOTP(secret)) }
+        )
         #expect(wrong.type == "CodeMismatchException", "\(wrong)")
         #expect(await client.holdsPassword == false)
 
@@ -138,19 +164,35 @@ struct CognitoMinistackTests {
     @Test("new password required: the temporary password leads to the step; the new password signs in afterwards")
     func newPasswordRequired() async throws {
         let client = try pool.signIn()
-        let step = try await client.signIn(username: pool.temporaryUser, password: SecureBytes(Array(pool.temporaryPassword.utf8)))
+        let step = try await client.signIn(
+            username: pool.temporaryUser,
+            password: SecureBytes(Array(pool.temporaryPassword.utf8))
+        )
         guard case .nextStep(.confirmSignInWithNewPassword) = step else {
             Issue.record("expected confirmSignInWithNewPassword, got \(step)")
             return
         }
         #expect(try await client.confirmSignIn(challengeResponse: "N3w-Password-Chosen!").tokens != nil)
-        #expect(try await client.signIn(username: pool.temporaryUser, password: SecureBytes(Array("N3w-Password-Chosen!".utf8))).tokens != nil)
+        #expect(
+            try await client.signIn(
+                username: pool.temporaryUser,
+                password: SecureBytes(Array("N3w-Password-Chosen!".utf8))
+            ).tokens != nil
+        )
         let old = CognitoErrorProbe(
-            try await pool.failure { try await client.signIn(username: pool.temporaryUser, password: SecureBytes(Array(pool.temporaryPassword.utf8))) })
+            try await pool.failure {
+                try await client.signIn(
+                    username: pool.temporaryUser,
+                    password: SecureBytes(Array(pool.temporaryPassword.utf8))
+                )
+            }
+        )
         #expect(old.type == "NotAuthorizedException")
     }
 
-    @Test("refresh with REFRESH_TOKEN_AUTH and GetTokensFromRefreshToken (with a client secret): new access tokens the server accepts")
+    @Test(
+        "refresh with REFRESH_TOKEN_AUTH and GetTokensFromRefreshToken (with a client secret): new access tokens the server accepts"
+    )
     func refresh() async throws {
         let client = try pool.signIn(clientId: pool.secretClientId, secret: pool.clientSecret)
         let api = try pool.api(clientId: pool.secretClientId, secret: pool.clientSecret)
@@ -171,14 +213,18 @@ struct CognitoMinistackTests {
         let api = try pool.api()
         let global = try #require(try await client.signIn(username: "carol", password: pool.password("carol")).tokens)
         try await api.globalSignOut(accessToken: global.accessToken)
-        let refused = CognitoErrorProbe(try await pool.failure { try await client.refresh(refreshToken: try #require(global.refreshToken)) })
+        let refused = CognitoErrorProbe(
+            try await pool.failure { try await client.refresh(refreshToken: try #require(global.refreshToken)) }
+        )
         #expect(refused.type == "NotAuthorizedException", "\(refused)")
         let user = CognitoErrorProbe(try await pool.failure { try await api.getUser(accessToken: global.accessToken) })
         #expect(user.type == "NotAuthorizedException", "\(user)")
 
         let local = try #require(try await client.signIn(username: "carol", password: pool.password("carol")).tokens)
         try await api.revokeToken(try #require(local.refreshToken))
-        let revoked = CognitoErrorProbe(try await pool.failure { try await api.tokensFromRefreshToken(try #require(local.refreshToken)) })
+        let revoked = CognitoErrorProbe(
+            try await pool.failure { try await api.tokensFromRefreshToken(try #require(local.refreshToken)) }
+        )
         #expect(revoked.type == "NotAuthorizedException", "\(revoked)")
         #expect(revoked.message == "Refresh Token has been revoked", "\(revoked)")
     }
@@ -188,31 +234,48 @@ struct CognitoMinistackTests {
         let api = try pool.api()
         let client = try pool.signIn()
         let password = SecureBytes(Array("S1gned-Up-Pa55!".utf8))
-        let created = try await api.signUp(username: "dave", password: password, attributes: ["email": "dave@example.com"])
+        let created = try await api.signUp(
+            username: "dave",
+            password: password,
+            attributes: ["email": "dave@example.com"]
+        )
         #expect(created.userConfirmed == false)
         let unconfirmed = try await client.signIn(username: "dave", password: password)
         guard case .nextStep(.confirmSignUp) = unconfirmed else {
             Issue.record("expected confirmSignUp, got \(unconfirmed)")
             return
         }
-        let wrong = CognitoErrorProbe(try await pool.failure { try await api.confirmSignUp(username: "dave", code: "000000") })
+        let wrong = CognitoErrorProbe(
+            try await pool.failure { try await api.confirmSignUp(username: "dave", code: "000000") }
+        )
         #expect(wrong.type == "CodeMismatchException", "\(wrong)")
         try await api.confirmSignUp(username: "dave", code: try pool.lastCode(sentTo: "dave@example.com"))
         #expect(try await client.signIn(username: "dave", password: password).tokens != nil)
     }
 
-    @Test("forgot password: ConfirmForgotPassword with the code sent (a wrong code refused); the new password signs in, the old is refused")
+    @Test(
+        "forgot password: ConfirmForgotPassword with the code sent (a wrong code refused); the new password signs in, the old is refused"
+    )
     func forgotPassword() async throws {
         let api = try pool.api()
         let client = try pool.signIn()
         _ = try await api.forgotPassword(username: "alice")
         let newPassword = SecureBytes(Array("R3set-Pa55word!".utf8))
         let wrong = CognitoErrorProbe(
-            try await pool.failure { try await api.confirmForgotPassword(username: "alice", code: "000000", newPassword: newPassword) })
+            try await pool.failure {
+                try await api.confirmForgotPassword(username: "alice", code: "000000", newPassword: newPassword)
+            }
+        )
         #expect(wrong.type == "CodeMismatchException", "\(wrong)")
-        try await api.confirmForgotPassword(username: "alice", code: try pool.lastCode(sentTo: "alice@example.com"), newPassword: newPassword)
+        try await api.confirmForgotPassword(
+            username: "alice",
+            code: try pool.lastCode(sentTo: "alice@example.com"),
+            newPassword: newPassword
+        )
         #expect(try await client.signIn(username: "alice", password: newPassword).tokens != nil)
-        let old = CognitoErrorProbe(try await pool.failure { try await client.signIn(username: "alice", password: pool.password("alice")) })
+        let old = CognitoErrorProbe(
+            try await pool.failure { try await client.signIn(username: "alice", password: pool.password("alice")) }
+        )
         #expect(old.type == "NotAuthorizedException")
     }
 }
@@ -259,16 +322,31 @@ struct MinistackPool {
         let object = try helper(["setup"])
         func text(_ key: String) -> String { object[key] as? String ?? "" }
         return MinistackPool(
-            endpoint: text("endpoint"), region: text("region"), poolId: text("poolId"), clientId: text("clientId"),
-            secretClientId: text("secretClientId"), clientSecret: text("clientSecret"), srpOnlyClientId: text("srpOnlyClientId"),
-            shortClientId: text("shortClientId"), users: object["users"] as? [String: String] ?? [:], temporaryUser: text("temporaryUser"),
-            temporaryPassword: text("temporaryPassword"), totpUser: text("totpUser"), customAnswer: text("customAnswer"))
+            endpoint: text("endpoint"),
+            region: text("region"),
+            poolId: text("poolId"),
+            clientId: text("clientId"),
+            secretClientId: text("secretClientId"),
+            clientSecret: text("clientSecret"),
+            srpOnlyClientId: text("srpOnlyClientId"),
+            shortClientId: text("shortClientId"),
+            users: object["users"] as? [String: String] ?? [:],
+            temporaryUser: text("temporaryUser"),
+            temporaryPassword: text("temporaryPassword"),
+            totpUser: text("totpUser"),
+            customAnswer: text("customAnswer")
+        )
     }
 
     static func helperOutput(_ arguments: [String]) throws -> String {
         _ = try peerEnvironment("AUTHCORE_MINISTACK_URL")
-        let result = try run(venvPython, [repositoryRoot.appendingPathComponent("scripts/cognito_ministack.py").path] + arguments)
-        guard result.status == 0 else { throw PeerError(description: "cognito_ministack.py \(arguments.first ?? "") failed: \(result.stderr)") }
+        let result = try run(
+            venvPython,
+            [repositoryRoot.appendingPathComponent("scripts/cognito_ministack.py").path] + arguments
+        )
+        guard result.status == 0 else {
+            throw PeerError(description: "cognito_ministack.py \(arguments.first ?? "") failed: \(result.stderr)")
+        }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
@@ -282,8 +360,12 @@ struct MinistackPool {
 
     func configuration(clientId: String? = nil, secret: String? = nil) throws -> CognitoUserPoolConfiguration {
         try CognitoUserPoolConfiguration(
-            region: region, userPoolId: poolId, clientId: clientId ?? self.clientId, clientSecret: secret.map { SecureBytes(Array($0.utf8)) },
-            endpoint: endpoint)
+            region: region,
+            userPoolId: poolId,
+            clientId: clientId ?? self.clientId,
+            clientSecret: secret.map { SecureBytes(Array($0.utf8)) },
+            endpoint: endpoint
+        )
     }
 
     func signIn(clientId: String? = nil, secret: String? = nil) throws -> CognitoSignIn {
@@ -330,19 +412,31 @@ struct CognitoSessionMinistackTests {
     init() throws { pool = try MinistackPool.make() }
 
     func temporaryStorePath() throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-session-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-session-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("session.json").path
     }
 
-    func session(path: String, clientId: String? = nil, secret: String? = nil, clockOffset: Int64 = 0,
-                 method: CognitoSession.RefreshMethod = .getTokensFromRefreshToken) throws -> CognitoSession {
+    func session(
+        path: String,
+        clientId: String? = nil,
+        secret: String? = nil,
+        clockOffset: Int64 = 0,
+        method: CognitoSession.RefreshMethod = .getTokensFromRefreshToken
+    ) throws -> CognitoSession {
         CognitoSession(
-            configuration: try pool.configuration(clientId: clientId, secret: secret), store: try FileCognitoTokenStore(path: path),
-            clock: OffsetClock(SystemClock(), offsetSeconds: clockOffset), refreshMethod: method)
+            configuration: try pool.configuration(clientId: clientId, secret: secret),
+            store: try FileCognitoTokenStore(path: path),
+            clock: OffsetClock(SystemClock(), offsetSeconds: clockOffset),
+            refreshMethod: method
+        )
     }
 
-    @Test("a session survives a restart through the file store (0600) and refreshes itself, once for concurrent callers")
+    @Test(
+        "a session survives a restart through the file store (0600) and refreshes itself, once for concurrent callers"
+    )
     func persistAndRefresh() async throws {
         let path = try temporaryStorePath()
         let first = try session(path: path, clientId: pool.shortClientId)
@@ -376,40 +470,65 @@ struct CognitoSessionMinistackTests {
         #expect(Set(results.map(\.accessToken)).count == 1)
         let refreshed = try #require(results.first)
         #expect(refreshed.accessToken != signedIn.accessToken)
-        #expect(refreshed.refreshToken == signedIn.refreshToken, "ministack does not rotate: the old refresh token is kept")
-        #expect(try await pool.api(clientId: pool.shortClientId).getUser(accessToken: refreshed.accessToken).username == "carol")
+        #expect(
+            refreshed.refreshToken == signedIn.refreshToken,
+            "ministack does not rotate: the old refresh token is kept"
+        )
+        #expect(
+            try await pool.api(clientId: pool.shortClientId).getUser(accessToken: refreshed.accessToken).username
+                == "carol"
+        )
         // The refreshed tokens were written back: a third instance reads them.
         let third = try session(path: path, clientId: pool.shortClientId)
         #expect(try await third.tokens().accessToken == refreshed.accessToken)
         #expect(await third.refreshCount == 0)
     }
 
-    @Test("REFRESH_TOKEN_AUTH with a client secret (SECRET_HASH from the access token's username) refreshes the session")
+    @Test(
+        "REFRESH_TOKEN_AUTH with a client secret (SECRET_HASH from the access token's username) refreshes the session"
+    )
     func refreshTokenAuthWithSecret() async throws {
         let path = try temporaryStorePath()
-        let session = try session(path: path, clientId: pool.secretClientId, secret: pool.clientSecret, method: .refreshTokenAuth)
-        let signedIn = try #require(try await session.signIn(username: "bob+é", password: pool.password("bob+é")).tokens)
+        let session = try session(
+            path: path,
+            clientId: pool.secretClientId,
+            secret: pool.clientSecret,
+            method: .refreshTokenAuth
+        )
+        let signedIn = try #require(
+            try await session.signIn(username: "bob+é", password: pool.password("bob+é")).tokens
+        )
         let refreshed = try await session.tokens(forceRefresh: true)
         #expect(refreshed.accessToken != signedIn.accessToken)
         #expect(await session.refreshCount == 1)
         #expect(try await pool.api().getUser(accessToken: refreshed.accessToken).username == "bob+é")
     }
 
-    @Test("sign-out revokes the refresh token (the server refuses it afterwards) and removes the file; global sign-out too")
+    @Test(
+        "sign-out revokes the refresh token (the server refuses it afterwards) and removes the file; global sign-out too"
+    )
     func signOut() async throws {
         for global in [false, true] {
             let path = try temporaryStorePath()
             let session = try session(path: path)
-            let tokens = try #require(try await session.signIn(username: "carol", password: pool.password("carol")).tokens)
+            let tokens = try #require(
+                try await session.signIn(username: "carol", password: pool.password("carol")).tokens
+            )
             guard case .complete = await session.signOut(global: global) else {
                 Issue.record("sign-out (global: \(global)) was not complete")
                 return
             }
             #expect(!FileManager.default.fileExists(atPath: path))
             #expect(try await session.status() == .signedOut)
-            let refused = CognitoErrorProbe(try await pool.failure { try await pool.api().tokensFromRefreshToken(try #require(tokens.refreshToken)) })
+            let refused = CognitoErrorProbe(
+                try await pool.failure {
+                    try await pool.api().tokensFromRefreshToken(try #require(tokens.refreshToken))
+                }
+            )
             #expect(refused.type == "NotAuthorizedException", "global \(global): \(refused)")
-            let user = CognitoErrorProbe(try await pool.failure { try await pool.api().getUser(accessToken: tokens.accessToken) })
+            let user = CognitoErrorProbe(
+                try await pool.failure { try await pool.api().getUser(accessToken: tokens.accessToken) }
+            )
             #expect(user.type == "NotAuthorizedException", "global \(global): \(user)")
             let noTokens = try await pool.failure { try await session.tokens() }
             #expect(noTokens.code == .credentialsUnavailable)
@@ -439,11 +558,19 @@ struct CognitoTokenVerifierMinistackTests {
 
     func verifier(clientIds: Set<String>? = nil) throws -> CognitoTokenVerifier {
         try CognitoTokenVerifier(
-            region: pool.region, userPoolId: pool.poolId, clientIds: clientIds ?? [pool.clientId, pool.shortClientId], endpoint: pool.endpoint)
+            region: pool.region,
+            userPoolId: pool.poolId,
+            clientIds: clientIds ?? [pool.clientId, pool.shortClientId],
+            endpoint: pool.endpoint
+        )
     }
 
     func signedIn(clientId: String? = nil) async throws -> CognitoTokens {
-        let result = try await pool.signIn(clientId: clientId).signIn(username: "carol", password: pool.password("carol"), flow: .userPassword)
+        let result = try await pool.signIn(clientId: clientId).signIn(
+            username: "carol",
+            password: pool.password("carol"),
+            flow: .userPassword
+        )
         return try #require(result.tokens)
     }
 
@@ -468,7 +595,9 @@ struct CognitoTokenVerifierMinistackTests {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    @Test("real ID and access tokens verify (one JWKS fetch for both); each is refused as the other kind and for another client")
+    @Test(
+        "real ID and access tokens verify (one JWKS fetch for both); each is refused as the other kind and for another client"
+    )
     func realTokens() async throws {
         let tokens = try await signedIn()
         let verifier = try verifier()
@@ -477,30 +606,42 @@ struct CognitoTokenVerifierMinistackTests {
         let access = try await verifier.verify(tokens.accessToken, as: .access)
         #expect(access.string("username") == "carol")
         #expect(await verifier.fetchCount == 1)
-        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await verifier.verify(tokens.idToken, as: .access) }
-        await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await verifier.verify(tokens.accessToken, as: .id) }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try await verifier.verify(tokens.idToken, as: .access)
+        }
+        await #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try await verifier.verify(tokens.accessToken, as: .id)
+        }
         let other = try self.verifier(clientIds: ["some-other-client"])
         await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await other.verify(tokens.idToken, as: .id) }
     }
 
-    @Test("tampered tokens are refused: changed claims, a changed signature, alg none, HS256 keyed with the public key, an unknown kid")
+    @Test(
+        "tampered tokens are refused: changed claims, a changed signature, alg none, HS256 keyed with the public key, an unknown kid"
+    )
     func tamperedTokens() async throws {
         let tokens = try await signedIn()
         let verifier = try verifier()
         let elevated = try Self.replacingPayload(tokens.accessToken) { $0["username"] = "admin" }
-        await #expect(throws: AuthCoreError(.signatureMismatch, "")) { try await verifier.verify(elevated, as: .access) }
+        await #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+            try await verifier.verify(elevated, as: .access)
+        }
         var parts = tokens.accessToken.split(separator: ".").map(String.init)
         var signature = try #require(Self.base64URLDecode(parts[2]))
         signature[signature.count / 2] ^= 0x01
         parts[2] = Self.base64URLEncode(signature)
-        await #expect(throws: AuthCoreError(.signatureMismatch, "")) { try await verifier.verify(parts.joined(separator: "."), as: .access) }
+        await #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+            try await verifier.verify(parts.joined(separator: "."), as: .access)
+        }
 
         let headerData = try #require(Self.base64URLDecode(parts[0]))
         let header = try #require(try JSONSerialization.jsonObject(with: headerData) as? [String: Any])
         func withHeader(_ change: (inout [String: Any]) -> Void, signature: String) throws -> String {
             var copy = header
             change(&copy)
-            return [Self.base64URLEncode(try JSONSerialization.data(withJSONObject: copy)), parts[1], signature].joined(separator: ".")
+            return [Self.base64URLEncode(try JSONSerialization.data(withJSONObject: copy)), parts[1], signature].joined(
+                separator: "."
+            )
         }
         await #expect(throws: AuthCoreError(.invalidParameter, "")) {
             try await verifier.verify(try withHeader({ $0["alg"] = "none" }, signature: ""), as: .access)
@@ -512,7 +653,12 @@ struct CognitoTokenVerifierMinistackTests {
         // unknown kid right after makes no fetch (at most one per 30 s).
         let clock = ManualClock(Timestamp.now())
         let counted = try CognitoTokenVerifier(
-            region: pool.region, userPoolId: pool.poolId, clientIds: [pool.clientId], endpoint: pool.endpoint, clock: clock)
+            region: pool.region,
+            userPoolId: pool.poolId,
+            clientIds: [pool.clientId],
+            endpoint: pool.endpoint,
+            clock: clock
+        )
         _ = try await counted.verify(tokens.accessToken, as: .access)
         #expect(await counted.fetchCount == 1)
         clock.advance(seconds: 31)
@@ -524,7 +670,9 @@ struct CognitoTokenVerifierMinistackTests {
             try await counted.verify(try withHeader({ $0["kid"] = "forged-2" }, signature: parts[2]), as: .access)
         }
         #expect(await counted.fetchCount == 2)
-        await #expect(throws: AuthCoreError(.malformedInput, "")) { try await verifier.verify("not-a-jwt", as: .access) }
+        await #expect(throws: AuthCoreError(.malformedInput, "")) {
+            try await verifier.verify("not-a-jwt", as: .access)
+        }
     }
 
     @Test("a token is refused 61 s after its exp (60 s leeway) and accepted 59 s after")
@@ -533,9 +681,16 @@ struct CognitoTokenVerifierMinistackTests {
         let exp = try #require(try JWTClaims(token: tokens.accessToken).time("exp"))
         func verifier(at time: Timestamp) throws -> CognitoTokenVerifier {
             try CognitoTokenVerifier(
-                region: pool.region, userPoolId: pool.poolId, clientIds: [pool.shortClientId], endpoint: pool.endpoint, clock: FixedClock(time))
+                region: pool.region,
+                userPoolId: pool.poolId,
+                clientIds: [pool.shortClientId],
+                endpoint: pool.endpoint,
+                clock: FixedClock(time)
+            )
         }
-        await #expect(throws: AuthCoreError(.expired, "")) { try await verifier(at: exp.adding(seconds: 61)).verify(tokens.accessToken, as: .access) }
+        await #expect(throws: AuthCoreError(.expired, "")) {
+            try await verifier(at: exp.adding(seconds: 61)).verify(tokens.accessToken, as: .access)
+        }
         _ = try await verifier(at: exp.adding(seconds: 59)).verify(tokens.accessToken, as: .access)
     }
 }
@@ -555,17 +710,31 @@ struct CognitoCLIMinistackTests {
     }
 
     func object(_ result: ProcessResult) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout) \(result.stderr)")
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            "\(result.stdout) \(result.stderr)"
+        )
     }
 
-    func signIn(_ extra: [String], username: String = "carol", password: String? = nil, flow: String = "user-srp") throws -> ProcessResult {
+    func signIn(
+        _ extra: [String],
+        username: String = "carol",
+        password: String? = nil,
+        flow: String = "user-srp"
+    ) throws -> ProcessResult {
         try authcore(
-            ["cognito", "sign-in", "--region", pool.region, "--user-pool-id", pool.poolId, "--client-id", pool.clientId, "--username", username,
-             "--flow", flow, "--endpoint", pool.endpoint] + extra,
-            environment: ["COGNITO_PASSWORD": password ?? pool.users[username]])
+            [
+                "cognito", "sign-in", "--region", pool.region, "--user-pool-id", pool.poolId, "--client-id",
+                pool.clientId, "--username", username,
+                "--flow", flow, "--endpoint", pool.endpoint,
+            ] + extra,
+            environment: ["COGNITO_PASSWORD": password ?? pool.users[username]]
+        )
     }
 
-    @Test("sign-in --store, then session (refreshing if needed) and sign-out; afterwards the server refuses the refresh token")
+    @Test(
+        "sign-in --store, then session (refreshing if needed) and sign-out; afterwards the server refuses the refresh token"
+    )
     func storeSessionSignOut() async throws {
         let store = directory + "/session.json"
         let signedIn = try signIn(["--store", store])
@@ -581,7 +750,9 @@ struct CognitoCLIMinistackTests {
         #expect(status["tokens"] == nil, "tokens only with --show-secrets")
         let expiresAt = try #require(status["expiresAt"] as? String)
         #expect(try Timestamp(iso8601: expiresAt) > Timestamp.now())
-        let secrets = try object(try authcore(["cognito", "session", "--store", store, "--endpoint", pool.endpoint, "--show-secrets"]))
+        let secrets = try object(
+            try authcore(["cognito", "session", "--store", store, "--endpoint", pool.endpoint, "--show-secrets"])
+        )
         let accessToken = try #require((secrets["tokens"] as? [String: Any])?["accessToken"] as? String)
         #expect(try await pool.api().getUser(accessToken: accessToken).username == "carol")
 
@@ -591,17 +762,27 @@ struct CognitoCLIMinistackTests {
         #expect(!FileManager.default.fileExists(atPath: store))
         let after = try authcore(["cognito", "session", "--store", store, "--endpoint", pool.endpoint])
         #expect(after.status == 1)
-        let refused = CognitoErrorProbe(try await pool.failure { try await pool.api().tokensFromRefreshToken(refreshToken) })
+        let refused = CognitoErrorProbe(
+            try await pool.failure { try await pool.api().tokensFromRefreshToken(refreshToken) }
+        )
         #expect(refused.type == "NotAuthorizedException", "\(refused)")
     }
 
-    @Test("a next step goes to --session-file (0600); confirm-sign-in in another process answers it: wrong gives another step, right signs in")
+    @Test(
+        "a next step goes to --session-file (0600); confirm-sign-in in another process answers it: wrong gives another step, right signs in"
+    )
     func sessionFile() throws {
         let step = directory + "/step.json"
         let store = directory + "/custom.json"
-        let first = try signIn(["--session-file", step, "--store", store], username: "alice", flow: "custom-without-srp")
+        let first = try signIn(
+            ["--session-file", step, "--store", store],
+            username: "alice",
+            flow: "custom-without-srp"
+        )
         #expect(first.status == 0, "\(first.stderr)")
-        #expect((try object(first)["nextStep"] as? [String: Any])?["type"] as? String == "confirmSignInWithCustomChallenge")
+        #expect(
+            (try object(first)["nextStep"] as? [String: Any])?["type"] as? String == "confirmSignInWithCustomChallenge"
+        )
         let attributes = try FileManager.default.attributesOfItem(atPath: step)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         #expect(!FileManager.default.fileExists(atPath: store))
@@ -609,12 +790,15 @@ struct CognitoCLIMinistackTests {
         func confirm(_ answer: String, viaStandardInput: Bool = false) throws -> ProcessResult {
             try authcore(
                 ["cognito", "confirm-sign-in", "--session-file", step, "--store", store, "--endpoint", pool.endpoint],
-                stdin: viaStandardInput ? answer + "\n" : nil, environment: ["COGNITO_CHALLENGE_RESPONSE": viaStandardInput ? nil : answer])
+                stdin: viaStandardInput ? answer + "\n" : nil,
+                environment: ["COGNITO_CHALLENGE_RESPONSE": viaStandardInput ? nil : answer]
+            )
         }
         // A network failure (nothing listens on port 1) leaves the step to be answered again.
         let unreachable = try authcore(
             ["cognito", "confirm-sign-in", "--session-file", step, "--endpoint", "http://127.0.0.1:1/"],
-            environment: ["COGNITO_CHALLENGE_RESPONSE": "not it"])
+            environment: ["COGNITO_CHALLENGE_RESPONSE": "not it"]
+        )
         #expect(unreachable.status == 1)
         #expect(FileManager.default.fileExists(atPath: step))
         let wrong = try confirm("not it")
@@ -629,7 +813,9 @@ struct CognitoCLIMinistackTests {
         #expect(again.status == 1, "no step waits any more")
     }
 
-    @Test("a wrong password exits 1 with the server's refusal and stores nothing; --amplify-outputs configures the pool")
+    @Test(
+        "a wrong password exits 1 with the server's refusal and stores nothing; --amplify-outputs configures the pool"
+    )
     func refusalsAndAmplifyOutputs() throws {
         let store = directory + "/wrong.json"
         let wrong = try signIn(["--store", store], password: "Wr0ng-Password!")
@@ -638,11 +824,13 @@ struct CognitoCLIMinistackTests {
         #expect(!FileManager.default.fileExists(atPath: store))
 
         let outputs = directory + "/amplify_outputs.json"
-        let text = #"{"version":"1.3","auth":{"aws_region":"\#(pool.region)","user_pool_id":"\#(pool.poolId)","user_pool_client_id":"\#(pool.clientId)","mfa_methods":["TOTP"],"username_attributes":["email"]}}"#
+        let text =
+            #"{"version":"1.3","auth":{"aws_region":"\#(pool.region)","user_pool_id":"\#(pool.poolId)","user_pool_client_id":"\#(pool.clientId)","mfa_methods":["TOTP"],"username_attributes":["email"]}}"#
         #expect(FileManager.default.createFile(atPath: outputs, contents: Data(text.utf8)))
         let configured = try authcore(
             ["cognito", "sign-in", "--amplify-outputs", outputs, "--username", "carol", "--endpoint", pool.endpoint],
-            environment: ["COGNITO_PASSWORD": pool.users["carol"]])
+            environment: ["COGNITO_PASSWORD": pool.users["carol"]]
+        )
         #expect(configured.status == 0, "\(configured.stderr)")
         let parsed = try AmplifyAuthOutputs(contentsOfFile: outputs)
         #expect(parsed.mfaMethods == ["TOTP"])

@@ -17,25 +17,43 @@ struct CognitoSelfServiceTests {
     init() throws { pool = try MinistackPool.make() }
 
     func signedIn(_ user: String, store: (any CognitoTokenStore)? = nil) async throws -> CognitoSession {
-        let session = CognitoSession(configuration: try pool.configuration(), store: store ?? InMemoryCognitoTokenStore())
-        _ = try #require(try await session.signIn(username: user, password: pool.password(user), flow: .userPassword).tokens)
+        let session = CognitoSession(
+            configuration: try pool.configuration(),
+            store: store ?? InMemoryCognitoTokenStore()
+        )
+        _ = try #require(
+            try await session.signIn(username: user, password: pool.password(user), flow: .userPassword).tokens
+        )
         return session
     }
 
-    @Test("change password: the previous one is checked by the server; afterwards the new one signs in and the old is refused")
+    @Test(
+        "change password: the previous one is checked by the server; afterwards the new one signs in and the old is refused"
+    )
     func changePassword() async throws {
         let session = try await signedIn("alice")
         let proposed = SecureBytes(Array("Chang3d-Pa55word!".utf8))
         let wrong = CognitoErrorProbe(
-            try await pool.failure { try await session.changePassword(previous: SecureBytes(Array("Not-the-0ne!".utf8)), proposed: proposed) })
+            try await pool.failure {
+                try await session.changePassword(previous: SecureBytes(Array("Not-the-0ne!".utf8)), proposed: proposed)
+            }
+        )
         #expect(wrong.type == "NotAuthorizedException", "\(wrong)")
         let weak = CognitoErrorProbe(
-            try await pool.failure { try await session.changePassword(previous: pool.password("alice"), proposed: SecureBytes(Array("short".utf8))) })
+            try await pool.failure {
+                try await session.changePassword(
+                    previous: pool.password("alice"),
+                    proposed: SecureBytes(Array("short".utf8))
+                )
+            }
+        )
         #expect(weak.type == "InvalidPasswordException", "\(weak)")
         try await session.changePassword(previous: pool.password("alice"), proposed: proposed)
         let client = try pool.signIn()
         #expect(try await client.signIn(username: "alice", password: proposed).tokens != nil)
-        let old = CognitoErrorProbe(try await pool.failure { try await client.signIn(username: "alice", password: pool.password("alice")) })
+        let old = CognitoErrorProbe(
+            try await pool.failure { try await client.signIn(username: "alice", password: pool.password("alice")) }
+        )
         #expect(old.type == "NotAuthorizedException")
     }
 
@@ -50,11 +68,16 @@ struct CognitoSelfServiceTests {
         let after = try await session.fetchUserAttributes()
         #expect(after["given_name"] == "Carol" && after["family_name"] == "Example")
         let forged = CognitoErrorProbe(
-            try await pool.failure { try await pool.api().updateUserAttributes(accessToken: "not.a.token", attributes: ["given_name": "X"]) })
+            try await pool.failure {
+                try await pool.api().updateUserAttributes(accessToken: "not.a.token", attributes: ["given_name": "X"])
+            }
+        )
         #expect(forged.type == "NotAuthorizedException", "\(forged)")
     }
 
-    @Test("delete user: the session ends (event, store), the old access token is refused, the user can no longer sign in")
+    @Test(
+        "delete user: the session ends (event, store), the old access token is refused, the user can no longer sign in"
+    )
     func deleteUser() async throws {
         let store = InMemoryCognitoTokenStore()
         let session = try await signedIn("bob+é", store: store)
@@ -65,9 +88,15 @@ struct CognitoSelfServiceTests {
         #expect(await iterator.next() == .userDeleted)
         #expect(try await session.status() == .signedOut)
         #expect(try await store.session() == nil)
-        let refused = CognitoErrorProbe(try await pool.failure { try await pool.api().getUser(accessToken: accessToken) })
+        let refused = CognitoErrorProbe(
+            try await pool.failure { try await pool.api().getUser(accessToken: accessToken) }
+        )
         #expect(refused.type == "UserNotFoundException", "\(refused)")
-        let gone = CognitoErrorProbe(try await pool.failure { try await pool.signIn().signIn(username: "bob+é", password: pool.password("bob+é")) })
+        let gone = CognitoErrorProbe(
+            try await pool.failure {
+                try await pool.signIn().signIn(username: "bob+é", password: pool.password("bob+é"))
+            }
+        )
         #expect(gone.type == "UserNotFoundException" || gone.type == "NotAuthorizedException", "\(gone)")
     }
 
@@ -78,18 +107,26 @@ struct CognitoSelfServiceTests {
         _ = try await api.signUp(username: "erin", password: password, attributes: ["email": "erin@example.com"])
         let delivery = try #require(try await api.resendSignUpCode(username: "erin"))
         #expect(delivery.medium == "EMAIL")
-        let wrong = CognitoErrorProbe(try await pool.failure { try await api.confirmSignUp(username: "erin", code: "000000") })
+        let wrong = CognitoErrorProbe(
+            try await pool.failure { try await api.confirmSignUp(username: "erin", code: "000000") }
+        )
         #expect(wrong.type == "CodeMismatchException", "\(wrong)")
         try await api.confirmSignUp(username: "erin", code: try pool.lastCode(sentTo: "erin@example.com"))
         #expect(try await pool.signIn().signIn(username: "erin", password: password).tokens != nil)
     }
 
-    @Test("MFA preference: TOTP preferred makes the next sign-in ask for a code (the server's choice); disabled, it does not")
+    @Test(
+        "MFA preference: TOTP preferred makes the next sign-in ask for a code (the server's choice); disabled, it does not"
+    )
     func mfaPreference() async throws {
         let session = try await signedIn("totp")
         let accessToken = try await session.tokens().accessToken
         let secret = try await pool.api().associateSoftwareToken(accessToken: accessToken)
-        try await pool.api().verifySoftwareToken(accessToken: accessToken, code: try pool.totp(secret), makePreferred: false)
+        try await pool.api().verifySoftwareToken(
+            accessToken: accessToken,
+            code: try pool.totp(secret),
+            makePreferred: false
+        )
         try await session.updateMFAPreference(totp: .preferred)
         #expect(try await session.fetchMFAPreference() == CognitoMFAStatus(enabled: [.totp], preferred: .totp))
         let client = try pool.signIn()
@@ -105,21 +142,32 @@ struct CognitoSelfServiceTests {
 
     @Test("the CLI: attributes, mfa-preference, change-password and delete-user on a stored session; resend-code")
     func commandLine() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-account-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-account-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = directory.appendingPathComponent("session.json").path
-        let common = ["--region", pool.region, "--user-pool-id", pool.poolId, "--client-id", pool.clientId, "--endpoint", pool.endpoint]
+        let common = [
+            "--region", pool.region, "--user-pool-id", pool.poolId, "--client-id", pool.clientId, "--endpoint",
+            pool.endpoint,
+        ]
         let signIn = try authcore(
             ["cognito", "sign-in", "--username", "carol", "--flow", "user-password", "--store", store] + common,
-            environment: ["COGNITO_PASSWORD": pool.users["carol"]])
+            environment: ["COGNITO_PASSWORD": pool.users["carol"]]
+        )
         #expect(signIn.status == 0, "\(signIn.stderr)")
         let account = ["--store", store, "--endpoint", pool.endpoint]
 
-        let set = try authcore(["cognito", "attributes", "--set", "given_name=Caro=l", "--set", "family_name=Ex"] + account)
+        let set = try authcore(
+            ["cognito", "attributes", "--set", "given_name=Caro=l", "--set", "family_name=Ex"] + account
+        )
         #expect(set.stdout == #"{"pendingVerification":{},"status":"updated"}"# + "\n", "\(set.stderr)")
         let read = try authcore(["cognito", "attributes"] + account)
-        #expect(read.stdout.contains(#""given_name":"Caro=l""#) && read.stdout.contains(#""family_name":"Ex""#), "\(read.stdout)")
+        #expect(
+            read.stdout.contains(#""given_name":"Caro=l""#) && read.stdout.contains(#""family_name":"Ex""#),
+            "\(read.stdout)"
+        )
         let badSet = try authcore(["cognito", "attributes", "--set", "=x"] + account)
         #expect(badSet.status == 2)
 
@@ -130,13 +178,18 @@ struct CognitoSelfServiceTests {
 
         let newPassword = "Carol-N3w-Pa55!"
         let wrongOld = try authcore(
-            ["cognito", "change-password"] + account, environment: ["COGNITO_PASSWORD": "Wr0ng-Old-Pa55!", "COGNITO_NEW_PASSWORD": newPassword])
+            ["cognito", "change-password"] + account,
+            environment: ["COGNITO_PASSWORD": "Wr0ng-Old-Pa55!", "COGNITO_NEW_PASSWORD": newPassword]
+        )
         #expect(wrongOld.status == 1)
         #expect(wrongOld.stderr.contains("NotAuthorizedException"), "\(wrongOld.stderr)")
         let oldPassword = try #require(pool.users["carol"])
         let changed = try authcore(["cognito", "change-password"] + account, stdin: "\(oldPassword)\n\(newPassword)\n")
         #expect(changed.stdout == #"{"status":"passwordChanged"}"# + "\n", "\(changed.stderr)")
-        #expect(try await pool.signIn().signIn(username: "carol", password: SecureBytes(Array(newPassword.utf8))).tokens != nil)
+        #expect(
+            try await pool.signIn().signIn(username: "carol", password: SecureBytes(Array(newPassword.utf8))).tokens
+                != nil
+        )
 
         let deleted = try authcore(["cognito", "delete-user"] + account)
         #expect(deleted.stdout == #"{"status":"deleted"}"# + "\n", "\(deleted.stderr)")
@@ -144,7 +197,11 @@ struct CognitoSelfServiceTests {
         let after = try authcore(["cognito", "session", "--store", store])
         #expect(after.status == 1)
 
-        _ = try await pool.api().signUp(username: "frank", password: SecureBytes(Array("Fr4nk-Pa55word!".utf8)), attributes: ["email": "frank@example.com"])
+        _ = try await pool.api().signUp(
+            username: "frank",
+            password: SecureBytes(Array("Fr4nk-Pa55word!".utf8)),
+            attributes: ["email": "frank@example.com"]
+        )
         let resent = try authcore(["cognito", "resend-code", "--username", "frank"] + common)
         #expect(resent.status == 0, "\(resent.stderr)")
         #expect(resent.stdout.contains(#""deliveryMedium":"EMAIL""#))

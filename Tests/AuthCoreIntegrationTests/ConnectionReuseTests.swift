@@ -38,7 +38,10 @@ final class ConnectionReuseTests {
 
         /// What the relay has accepted so far: connections, TLS handshakes, and resumed ones.
         func counts() throws -> (connections: Int, handshakes: Int, resumed: Int) {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: countFile))) as? [String: Int])
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: countFile)))
+                    as? [String: Int]
+            )
             return (object["connections"] ?? -1, object["handshakes"] ?? -1, object["resumed"] ?? -1)
         }
     }
@@ -58,26 +61,41 @@ final class ConnectionReuseTests {
             let relay = try Relay(target: pool.endpoint, in: directory, tls: false)
             let transport = try transport(keepingConnections: keeping)
             let configuration = try CognitoUserPoolConfiguration(
-                region: pool.region, userPoolId: pool.poolId, clientId: pool.clientId, endpoint: "http://127.0.0.1:\(relay.port)")
+                region: pool.region,
+                userPoolId: pool.poolId,
+                clientId: pool.clientId,
+                endpoint: "http://127.0.0.1:\(relay.port)"
+            )
             let result = try await CognitoSignIn(configuration: configuration, transport: transport).signIn(
-                username: "alice", password: try pool.password("alice"))
+                username: "alice",
+                password: try pool.password("alice")
+            )
             let tokens = try #require(result.tokens)
-            let user = try await CognitoIdentityProviderAPI(configuration: configuration, transport: transport).getUser(accessToken: tokens.accessToken)
+            let user = try await CognitoIdentityProviderAPI(configuration: configuration, transport: transport).getUser(
+                accessToken: tokens.accessToken
+            )
             #expect(user.username == "alice")
             #expect(try relay.counts().connections == (keeping ? 1 : 3), "keep-alive \(keeping)")
         }
     }
 
-    @Test("200 SigV4-signed GETs to rclone over TLS: one connection and one handshake in sequence, at most a handful four at a time")
+    @Test(
+        "200 SigV4-signed GETs to rclone over TLS: one connection and one handshake in sequence, at most a handful four at a time"
+    )
     func signedRequestsOverTLS() async throws {
         let seed = try RcloneSeedObject()
         let relay = try Relay(target: seed.endpoint, in: directory, tls: true)
         let url = try RequestURL("https://127.0.0.1:\(relay.port)\(seed.path)")
-        @Sendable func get(_ sender: SignedRequestSender) async throws -> HTTPResponse { try await seed.get(url, through: sender) }
+        @Sendable func get(_ sender: SignedRequestSender) async throws -> HTTPResponse {
+            try await seed.get(url, through: sender)
+        }
         let sender = SignedRequestSender(transport: try transport(keepingConnections: true, trusting: relay.ca))
         for _ in 0..<100 {
             let response = try await get(sender)
-            #expect(response.status == 200 && response.body.plainBytes == RcloneSeedObject.content, "\(String(decoding: response.body.plainBytes, as: UTF8.self))")
+            #expect(
+                response.status == 200 && response.body.plainBytes == RcloneSeedObject.content,
+                "\(String(decoding: response.body.plainBytes, as: UTF8.self))"
+            )
         }
         let sequential = try relay.counts()
         #expect(sequential.connections == 1 && sequential.handshakes == 1 && sequential.resumed == 0, "\(sequential)")

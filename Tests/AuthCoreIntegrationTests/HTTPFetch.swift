@@ -1,5 +1,6 @@
 import AuthCoreTestSupport
 import Foundation
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -16,7 +17,8 @@ func fetch(_ url: String, method: String = "GET", body: String? = nil) async thr
 
 /// The text of the first `<name>…</name>` element.
 func xmlElement(_ name: String, in text: String) -> String? {
-    guard let open = text.range(of: "<\(name)>"), let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
+    guard let open = text.range(of: "<\(name)>"),
+        let close = text.range(of: "</\(name)>", range: open.upperBound..<text.endIndex)
     else { return nil }
     return String(text[open.upperBound..<close.lowerBound])
 }
@@ -29,7 +31,8 @@ func tamperedSignature(_ url: String, parameter: String) -> String {
     // escape (changing an escape could make the URL itself invalid, a 400, not a bad signature).
     var index = url.distance(from: url.startIndex, to: range.upperBound) + 10
     while index < characters.count,
-        !(characters[index].isLetter || characters[index].isNumber) || characters[index - 1] == "%" || characters[index - 2] == "%"
+        !(characters[index].isLetter || characters[index].isNumber) || characters[index - 1] == "%"
+            || characters[index - 2] == "%"
     {
         index += 1
     }

@@ -5,7 +5,11 @@ import Testing
 /// Fetches through `provider` on the real clock and checks the half-lifetime rule: the lifetime
 /// counts from when the request went out, some moment between `before` and `after`, so the refresh
 /// lead must lie between half of what remained at each of those moments, however slow the peer was.
-func expectHalfLifetimeRefresh(_ provider: some RefreshReporting, lifetime: Int64, sourceLocation: SourceLocation = #_sourceLocation)
+func expectHalfLifetimeRefresh(
+    _ provider: some RefreshReporting,
+    lifetime: Int64,
+    sourceLocation: SourceLocation = #_sourceLocation
+)
     async throws
 {
     let before = SystemClock().now()
@@ -21,7 +25,9 @@ func expectHalfLifetimeRefresh(_ provider: some RefreshReporting, lifetime: Int6
     #expect(shortest <= lifetime + 1, "a \(lifetime) s lifetime: \(expiration.iso8601)", sourceLocation: sourceLocation)
     #expect(
         lead >= shortest / 2 - 1 && lead <= longest / 2 + 1,
-        "refresh \(lead) s before expiry; remaining at request \(longest) s, at answer \(shortest) s", sourceLocation: sourceLocation)
+        "refresh \(lead) s before expiry; remaining at request \(longest) s, at answer \(shortest) s",
+        sourceLocation: sourceLocation
+    )
 }
 
 /// A caching provider that says when it will refresh.

@@ -20,10 +20,13 @@ struct HostileServerTests {
     init() throws { base = try peerEnvironment("AUTHCORE_HOSTILE_URL") }
 
     static let awsEnvironment: [String: String?] = [
-        "AWS_ACCESS_KEY_ID": "AKIDEXAMPLEHOSTILE01", "AWS_SECRET_ACCESS_KEY": "hostile-test-secret-key-0123456789abcdef",
+        "AWS_ACCESS_KEY_ID": "AKIDEXAMPLEHOSTILE01",
+        "AWS_SECRET_ACCESS_KEY": "hostile-test-secret-key-0123456789abcdef",
         "AWS_SESSION_TOKEN": "hostile-session-token",
     ]
-    static let redirects = ["redirect-301", "redirect-302", "redirect-307", "redirect-308", "redirect-https-other", "s3-301"]
+    static let redirects = [
+        "redirect-301", "redirect-302", "redirect-307", "redirect-308", "redirect-https-other", "s3-301",
+    ]
 
     func url(_ scenario: String) -> String { "\(base)/\(scenario)/" }
 
@@ -43,7 +46,11 @@ struct HostileServerTests {
     func reset() async throws { _ = try await fetch(base + "/_reset", method: "POST") }
 
     /// A CLI failure as the contract says: exit 1, no signal, one clear first line on stderr.
-    func expectFailure(_ result: ProcessResult, mentioning text: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectFailure(
+        _ result: ProcessResult,
+        mentioning text: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(!result.terminatedBySignal, "killed by a signal: \(result.stderr)", sourceLocation: sourceLocation)
         #expect(result.status == 1, "exit \(result.status): \(result.stderr)", sourceLocation: sourceLocation)
         let first = result.stderr.split(separator: "\n").first.map(String.init) ?? ""
@@ -53,13 +60,20 @@ struct HostileServerTests {
 
     func cognitoSignIn(_ scenario: String, flow: String = "user-password") throws -> ProcessResult {
         try authcore(
-            ["cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_hostile", "--client-id", "client", "--username", "alice",
-             "--flow", flow, "--endpoint", url(scenario)],
-            environment: ["COGNITO_PASSWORD": "correct horse battery staple"])
+            [
+                "cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_hostile", "--client-id",
+                "client", "--username", "alice",
+                "--flow", flow, "--endpoint", url(scenario),
+            ],
+            environment: ["COGNITO_PASSWORD": "correct horse battery staple"]
+        )
     }
 
     func sigv4Send(_ scenario: String, _ extra: [String] = []) throws -> ProcessResult {
-        try authcore(["sigv4", "send", "--region", "us-east-1", "--service", "s3"] + extra + [url(scenario) + "object"], environment: Self.awsEnvironment)
+        try authcore(
+            ["sigv4", "send", "--region", "us-east-1", "--service", "s3"] + extra + [url(scenario) + "object"],
+            environment: Self.awsEnvironment
+        )
     }
 
     // MARK: - Redirects never carry credentials elsewhere
@@ -72,19 +86,35 @@ struct HostileServerTests {
             expectFailure(try cognitoSignIn(scenario, flow: "user-srp"), mentioning: "redirect")
             expectFailure(
                 try authcore(
-                    ["identity", "developer-token", "--region", "us-east-1", "--identity-pool-id", "us-east-1:pool", "--provider-name", "login.test",
-                     "--user-identifier", "alice", "--endpoint", url(scenario)], environment: Self.awsEnvironment), mentioning: "redirect")
+                    [
+                        "identity", "developer-token", "--region", "us-east-1", "--identity-pool-id", "us-east-1:pool",
+                        "--provider-name", "login.test",
+                        "--user-identifier", "alice", "--endpoint", url(scenario),
+                    ],
+                    environment: Self.awsEnvironment
+                ),
+                mentioning: "redirect"
+            )
             let tokenFile = try temporaryFile("not-a-jwt", name: "token")
             expectFailure(
                 try authcore(
-                    ["identity", "credentials", "--region", "us-east-1", "--identity-id", "us-east-1:x", "--token-file", tokenFile,
-                     "--logins-key", "cognito-identity.amazonaws.com", "--endpoint", url(scenario)]), mentioning: "redirect")
+                    [
+                        "identity", "credentials", "--region", "us-east-1", "--identity-id", "us-east-1:x",
+                        "--token-file", tokenFile,
+                        "--logins-key", "cognito-identity.amazonaws.com", "--endpoint", url(scenario),
+                    ]),
+                mentioning: "redirect"
+            )
             expectFailure(try sigv4Send(scenario), mentioning: "HTTP 30")
 
             let sts = try STSClient(region: "us-east-1", endpoint: url(scenario))
             let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret")
             await #expect(throws: AuthCoreError(.redirectRefused, "")) {
-                try await sts.assumeRole(roleArn: "arn:aws:iam::123456789012:role/r", sessionName: "s", credentials: credentials)
+                try await sts.assumeRole(
+                    roleArn: "arn:aws:iam::123456789012:role/r",
+                    sessionName: "s",
+                    credentials: credentials
+                )
             }
             for policy in [RedirectPolicy.refuse, .followSameOrigin(maximum: 5)] {
                 let vending = try TokenVendingCredentialsProvider(url: try RequestURL(url(scenario)), redirects: policy)
@@ -99,7 +129,11 @@ struct HostileServerTests {
         let sts = try STSClient(region: "us-east-1", endpoint: url("s3-301"))
         let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret")
         do {
-            _ = try await sts.assumeRole(roleArn: "arn:aws:iam::123456789012:role/r", sessionName: "s", credentials: credentials)
+            _ = try await sts.assumeRole(
+                roleArn: "arn:aws:iam::123456789012:role/r",
+                sessionName: "s",
+                credentials: credentials
+            )
             Issue.record("a redirect was accepted")
         } catch {
             #expect(error.code == .redirectRefused)
@@ -131,7 +165,8 @@ struct HostileServerTests {
 
     @Test(
         "a skew answer with an absurd or too distant Date, or a 4xx that is not a skew answer, is not learned (one request, no retry)",
-        arguments: ["skew-year0", "skew-year9999", "skew-30d", "skew-unrecognised"])
+        arguments: ["skew-year0", "skew-year9999", "skew-30d", "skew-unrecognised"]
+    )
     func unlearnableSkew(scenario: String) async throws {
         try await reset()
         expectFailure(try sigv4Send(scenario), mentioning: "HTTP 403")
@@ -139,8 +174,14 @@ struct HostileServerTests {
         // The library's tracker: nothing learned from the same answers.
         let tracker = ClockSkewTracker()
         let sender = SignedRequestSender(skew: tracker)
-        let signer = try SigV4Signer(credentials: try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"), region: "us-east-1", service: "s3")
-        let response = try await sender.send(HTTPRequest(method: "GET", url: try RequestURL(url(scenario)))) { request, time throws(AuthCoreError) in
+        let signer = try SigV4Signer(
+            credentials: try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"),
+            region: "us-east-1",
+            service: "s3"
+        )
+        let response = try await sender.send(HTTPRequest(method: "GET", url: try RequestURL(url(scenario)))) {
+            request,
+            time throws(AuthCoreError) in
             request.adding(try signer.sign(request.sigV4Request(), at: time))
         }
         #expect(response.status == 403)
@@ -155,8 +196,14 @@ struct HostileServerTests {
         #expect(try await count("skew-1h") == 2)
         let tracker = ClockSkewTracker()
         let sender = SignedRequestSender(skew: tracker)
-        let signer = try SigV4Signer(credentials: try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"), region: "us-east-1", service: "s3")
-        _ = try await sender.send(HTTPRequest(method: "GET", url: try RequestURL(url("skew-1h")))) { request, time throws(AuthCoreError) in
+        let signer = try SigV4Signer(
+            credentials: try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"),
+            region: "us-east-1",
+            service: "s3"
+        )
+        _ = try await sender.send(HTTPRequest(method: "GET", url: try RequestURL(url("skew-1h")))) {
+            request,
+            time throws(AuthCoreError) in
             request.adding(try signer.sign(request.sigV4Request(), at: time))
         }
         #expect((3590...3610).contains(tracker.offset(for: "127.0.0.1")), "\(tracker.offset(for: "127.0.0.1"))")
@@ -164,7 +211,10 @@ struct HostileServerTests {
 
     // MARK: - Numbers out of range
 
-    @Test("ExpiresIn of 1e300 or -5 in a sign-in answer is a typed error, not a trap", arguments: ["json-expires-1e300", "json-expires-negative"])
+    @Test(
+        "ExpiresIn of 1e300 or -5 in a sign-in answer is a typed error, not a trap",
+        arguments: ["json-expires-1e300", "json-expires-negative"]
+    )
     func absurdExpiresIn(scenario: String) throws {
         expectFailure(try cognitoSignIn(scenario), mentioning: "ExpiresIn")
     }
@@ -172,9 +222,11 @@ struct HostileServerTests {
     @Test(
         "token vending: absurd StatusCode and Expiration values are typed errors",
         arguments: [
-            ("vending-status-1e300", "StatusCode"), ("vending-expiration-1e300", "Expiration"), ("vending-expiration-negative", "Expiration"),
+            ("vending-status-1e300", "StatusCode"), ("vending-expiration-1e300", "Expiration"),
+            ("vending-expiration-negative", "Expiration"),
             ("vending-expiration-year0", "Expiration"),
-        ])
+        ]
+    )
     func absurdVending(scenario: String, field: String) async throws {
         let vending = try TokenVendingCredentialsProvider(url: try RequestURL(url(scenario)))
         do {
@@ -188,7 +240,9 @@ struct HostileServerTests {
 
     @Test("credentials that live 3 s are refused by the refreshing cache (minimum lifetime), with backoff")
     func shortLivedVending() async throws {
-        let cache = RefreshingCredentialsProvider(source: try TokenVendingCredentialsProvider(url: try RequestURL(url("vending-expiration-soon"))))
+        let cache = RefreshingCredentialsProvider(
+            source: try TokenVendingCredentialsProvider(url: try RequestURL(url("vending-expiration-soon")))
+        )
         try await reset()
         await #expect(throws: AuthCoreError(.expired, "")) { try await cache.credentials() }
         await #expect(throws: AuthCoreError(.expired, "")) { try await cache.credentials() }
@@ -200,13 +254,20 @@ struct HostileServerTests {
         let tokenFile = try temporaryFile("not-a-jwt", name: "token")
         expectFailure(
             try authcore(
-                ["identity", "credentials", "--region", "us-east-1", "--identity-id", "us-east-1:x", "--token-file", tokenFile,
-                 "--logins-key", "cognito-identity.amazonaws.com", "--endpoint", url("identity-expiration-1e300")]), mentioning: "Expiration")
+                [
+                    "identity", "credentials", "--region", "us-east-1", "--identity-id", "us-east-1:x", "--token-file",
+                    tokenFile,
+                    "--logins-key", "cognito-identity.amazonaws.com", "--endpoint", url("identity-expiration-1e300"),
+                ]),
+            mentioning: "Expiration"
+        )
         let sts = try STSClient(region: "us-east-1", endpoint: url("sts-expiration-absurd"))
         do {
             _ = try await sts.assumeRole(
-                roleArn: "arn:aws:iam::123456789012:role/r", sessionName: "s",
-                credentials: try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"))
+                roleArn: "arn:aws:iam::123456789012:role/r",
+                sessionName: "s",
+                credentials: try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret")
+            )
             Issue.record("accepted")
         } catch {
             #expect(error.code == .malformedResponse)
@@ -220,8 +281,10 @@ struct HostileServerTests {
         let sts = try STSClient(region: "us-east-1", endpoint: url("malformed-xml"))
         await #expect(throws: AuthCoreError(.malformedResponse, "")) {
             try await sts.assumeRole(
-                roleArn: "arn:aws:iam::123456789012:role/r", sessionName: "s",
-                credentials: try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"))
+                roleArn: "arn:aws:iam::123456789012:role/r",
+                sessionName: "s",
+                credentials: try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret")
+            )
         }
     }
 
@@ -232,18 +295,28 @@ struct HostileServerTests {
     /// counts every suite that runs in parallel.
     func childPeakResidentBytes(_ arguments: [String]) throws -> (result: Int32, bytes: Int) {
         let run = try authcoreWithPeakResidentKiB(
-            arguments, environment: ["COGNITO_PASSWORD": "pw", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLEHOSTILE01", "AWS_SECRET_ACCESS_KEY": "hostile-test-secret-key"])
+            arguments,
+            environment: [
+                "COGNITO_PASSWORD": "pw", "AWS_ACCESS_KEY_ID": "AKIDEXAMPLEHOSTILE01",
+                "AWS_SECRET_ACCESS_KEY": "hostile-test-secret-key",
+            ]
+        )
         #expect(run.peakKiB > 0, "\(run.result.stderr)")
         return (run.result.status, run.peakKiB * 1024)
     }
 
-    @Test("a 96 MiB answer to a 1 MiB-capped call is refused before it is read: the client's peak memory grows by far less than the body")
+    @Test(
+        "a 96 MiB answer to a 1 MiB-capped call is refused before it is read: the client's peak memory grows by far less than the body"
+    )
     func bigBodyIsCappedWhileReceiving() async throws {
         let vending = try TokenVendingCredentialsProvider(url: try RequestURL(url("big-body")))
         await #expect(throws: AuthCoreError(.inputTooLarge, "")) { try await vending.credentials() }
         func signIn(_ scenario: String) -> [String] {
-            ["cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_abc", "--client-id", "c", "--username", "u",
-             "--endpoint", url(scenario)]
+            [
+                "cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_abc", "--client-id", "c",
+                "--username", "u",
+                "--endpoint", url(scenario),
+            ]
         }
         let baseline = try childPeakResidentBytes(signIn("json-expires-negative"))
         let big = try childPeakResidentBytes(signIn("big-body"))
@@ -258,20 +331,32 @@ struct HostileServerTests {
 
     @Test(
         "a body that never ends, chunked or without any length, stops at the cap: peak memory is the cap plus a constant",
-        arguments: ["endless-body", "endless-stream"])
+        arguments: ["endless-body", "endless-stream"]
+    )
     func endlessBodiesAreBounded(scenario: String) async throws {
         func signIn(_ scenario: String) -> [String] {
-            ["cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_abc", "--client-id", "c", "--username", "u",
-             "--endpoint", url(scenario)]
+            [
+                "cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_abc", "--client-id", "c",
+                "--username", "u",
+                "--endpoint", url(scenario),
+            ]
         }
         let baseline = try childPeakResidentBytes(signIn("json-expires-negative"))
         let capped = try childPeakResidentBytes(signIn(scenario))  // 1 MiB control-plane cap
-        let send = try childPeakResidentBytes(["sigv4", "send", "--region", "us-east-1", "--service", "s3", url(scenario)])  // 64 MiB cap
+        let send = try childPeakResidentBytes([
+            "sigv4", "send", "--region", "us-east-1", "--service", "s3", url(scenario),
+        ])  // 64 MiB cap
         #expect(baseline.result == 1 && capped.result == 1 && send.result == 1)
         if !builtWithSanitizer {
             // Before the transport owned its read loop these were ~100 MB and 130-255 MB.
-            #expect(capped.bytes - baseline.bytes < 8 << 20, "1 MiB cap: peak RSS grew by \((capped.bytes - baseline.bytes) >> 20) MiB")
-            #expect(send.bytes - baseline.bytes < (64 << 20) + (16 << 20), "64 MiB cap: peak RSS grew by \((send.bytes - baseline.bytes) >> 20) MiB")
+            #expect(
+                capped.bytes - baseline.bytes < 8 << 20,
+                "1 MiB cap: peak RSS grew by \((capped.bytes - baseline.bytes) >> 20) MiB"
+            )
+            #expect(
+                send.bytes - baseline.bytes < (64 << 20) + (16 << 20),
+                "64 MiB cap: peak RSS grew by \((send.bytes - baseline.bytes) >> 20) MiB"
+            )
         }
         expectFailure(try sigv4Send(scenario), mentioning: "exceeds the 67108864-byte limit")
     }
@@ -326,20 +411,41 @@ struct HostileServerTests {
     @Test("plain http to a host that is not loopback is refused unless the caller opts in")
     func insecureHTTP() throws {
         #expect(throws: AuthCoreError(.invalidParameter, "")) {
-            try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: "us-east-1_x", clientId: "c", endpoint: "http://cognito.example.com/")
+            try CognitoUserPoolConfiguration(
+                region: "us-east-1",
+                userPoolId: "us-east-1_x",
+                clientId: "c",
+                endpoint: "http://cognito.example.com/"
+            )
         }
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try STSClient(region: "us-east-1", endpoint: "http://sts.example.com/") }
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try CognitoIdentityClient(region: "us-east-1", endpoint: "http://id.example.com/") }
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try TokenVendingCredentialsProvider(url: try RequestURL("http://vend.example.com/sts")) }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try STSClient(region: "us-east-1", endpoint: "http://sts.example.com/")
+        }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try CognitoIdentityClient(region: "us-east-1", endpoint: "http://id.example.com/")
+        }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try TokenVendingCredentialsProvider(url: try RequestURL("http://vend.example.com/sts"))
+        }
         _ = try CognitoUserPoolConfiguration(
-            region: "us-east-1", userPoolId: "us-east-1_x", clientId: "c", endpoint: "http://cognito.example.com/", allowInsecureHTTP: true)
+            region: "us-east-1",
+            userPoolId: "us-east-1_x",
+            clientId: "c",
+            endpoint: "http://cognito.example.com/",
+            allowInsecureHTTP: true
+        )
         _ = try STSClient(region: "us-east-1", endpoint: "http://127.0.0.2:9/")
         _ = try STSClient(region: "us-east-1", endpoint: "http://localhost:9/")
         _ = try STSClient(region: "us-east-1", endpoint: "http://[::1]:9/")
         // The CLI: a refused --endpoint is a usage error (exit 2), before anything is sent.
         let cli = try authcore(
-            ["cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_x", "--client-id", "c", "--username", "alice",
-             "--flow", "user-password", "--endpoint", "http://cognito.example.com/"], environment: ["COGNITO_PASSWORD": "pw"])
+            [
+                "cognito", "sign-in", "--region", "us-east-1", "--user-pool-id", "us-east-1_x", "--client-id", "c",
+                "--username", "alice",
+                "--flow", "user-password", "--endpoint", "http://cognito.example.com/",
+            ],
+            environment: ["COGNITO_PASSWORD": "pw"]
+        )
         #expect(cli.status == 2 && !cli.terminatedBySignal, "\(cli.status): \(cli.stderr)")
         #expect(cli.stderr.hasPrefix("error: http://cognito.example.com: plain http is refused"), "\(cli.stderr)")
     }

@@ -21,25 +21,41 @@ struct IdentityDeveloperBackendTests {
 
         func developerToken(for identityId: String?) async throws(AuthCoreError) -> DeveloperIdentityToken {
             var query = "user=alice"
-            if let identityId { query += "&identityId=" + (identityId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
-            let request = HTTPRequest(method: "GET", url: try RequestURL(base + "/token?" + query), allowsInsecureHTTP: true)
+            if let identityId {
+                query +=
+                    "&identityId=" + (identityId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            }
+            let request = HTTPRequest(
+                method: "GET",
+                url: try RequestURL(base + "/token?" + query),
+                allowsInsecureHTTP: true
+            )
             let requested = clock.now()
             let response = try await URLSessionTransport().send(request)
-            guard response.isSuccess else { throw AuthCoreError(.transportFailure, "the backend answered \(response.status)") }
+            guard response.isSuccess else {
+                throw AuthCoreError(.transportFailure, "the backend answered \(response.status)")
+            }
             let body = try JSONObject(parsing: response.body.plainBytes, context: "backend answer")
             return DeveloperIdentityToken(
-                identityId: try body.string("identityId"), token: try body.string("token"), loginsKey: "cognito-identity.amazonaws.com",
-                expiration: requested.adding(seconds: try body.integer("expiresIn", in: 1...86_400)))
+                identityId: try body.string("identityId"),
+                token: try body.string("token"),
+                loginsKey: "cognito-identity.amazonaws.com",
+                expiration: requested.adding(seconds: try body.integer("expiresIn", in: 1...86_400))
+            )
         }
     }
 
     /// Jitter at its minimum (a backoff of half the step, rounded up to whole seconds).
     struct ZeroRandom: SecureRandomGenerator {
-        func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(AuthCoreError) { buffer.initializeMemory(as: UInt8.self, repeating: 0) }
+        func fill(_ buffer: UnsafeMutableRawBufferPointer) throws(AuthCoreError) {
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        }
     }
 
     func stats(_ backend: LoopbackScript) async throws -> (calls: Int64, failed: Int64) {
-        let response = try await URLSessionTransport().send(HTTPRequest(method: "GET", url: try RequestURL(backend.url + "/stats"), allowsInsecureHTTP: true))
+        let response = try await URLSessionTransport().send(
+            HTTPRequest(method: "GET", url: try RequestURL(backend.url + "/stats"), allowsInsecureHTTP: true)
+        )
         let body = try JSONObject(parsing: response.body.plainBytes, context: "stats")
         return (try body.integer("calls", in: 0...1_000_000), try body.integer("failed", in: 0...1_000_000))
     }
@@ -52,22 +68,38 @@ struct IdentityDeveloperBackendTests {
         Issue.record("the condition did not come true within 10 s")
     }
 
-    @Test("credentials keep coming across several token lifetimes; the backend is asked once per token lifetime however many callers wait; a failing backend is retried with backoff while still-valid credentials are served")
+    @Test(
+        "credentials keep coming across several token lifetimes; the backend is asked once per token lifetime however many callers wait; a failing backend is retried with backoff while still-valid credentials are served"
+    )
     func developerTokensOverHTTP() async throws {
         let backend = try LoopbackScript(
             script: "developer_backend.py",
-            arguments: ["--moto", try peerEnvironment("AUTHCORE_MOTO_SIGNED_URL"), "--ak", try peerEnvironment("AUTHCORE_MOTO_ACCESS_KEY_ID"),
-                        "--duration", "20"],
-            environment: ["BACKEND_SECRET_ACCESS_KEY": try peerEnvironment("AUTHCORE_MOTO_SECRET_ACCESS_KEY")])
+            arguments: [
+                "--moto", try peerEnvironment("AUTHCORE_MOTO_SIGNED_URL"), "--ak",
+                try peerEnvironment("AUTHCORE_MOTO_ACCESS_KEY_ID"),
+                "--duration", "20",
+            ],
+            environment: ["BACKEND_SECRET_ACCESS_KEY": try peerEnvironment("AUTHCORE_MOTO_SECRET_ACCESS_KEY")]
+        )
         defer { backend.stop() }
         let pool = try #require(backend.announcement["identityPoolId"] as? String)
         // The test's clock starts a minute behind the real one and is moved by hand; moto stamps its
         // 90 s credentials with the real clock, so they stay valid on this clock while it moves ahead.
         let clock = ManualClock(SystemClock().now().adding(seconds: -60))
-        let client = try CognitoIdentityClient(region: "us-east-1", endpoint: try peerEnvironment("AUTHCORE_MOTO_URL") + "/")
+        let client = try CognitoIdentityClient(
+            region: "us-east-1",
+            endpoint: try peerEnvironment("AUTHCORE_MOTO_URL") + "/"
+        )
         let provider = CognitoIdentityCredentialsProvider(
-            client: client, identityPoolId: pool, login: IdentityLogin.developer(BackendTokenSource(base: backend.url, clock: clock)),
-            developerTokenWindow: 5, clock: clock, random: ZeroRandom(), minimumLifetime: 20, timeLimit: patientTimeLimit)
+            client: client,
+            identityPoolId: pool,
+            login: IdentityLogin.developer(BackendTokenSource(base: backend.url, clock: clock)),
+            developerTokenWindow: 5,
+            clock: clock,
+            random: ZeroRandom(),
+            minimumLifetime: 20,
+            timeLimit: patientTimeLimit
+        )
 
         // Eight refreshes, 5 s apart, each awaited by eight callers at once. The 20 s tokens are
         // renewed when less than 5 s remain: at 0, 15 and 30 s.
@@ -101,7 +133,8 @@ struct IdentityDeveloperBackendTests {
         func expiry() async throws -> Timestamp { try #require(try await provider.credentials().expiration) }
         let current = try await expiry()
         _ = try await URLSessionTransport().send(
-            HTTPRequest(method: "POST", url: try RequestURL(backend.url + "/fail?times=2"), allowsInsecureHTTP: true))
+            HTTPRequest(method: "POST", url: try RequestURL(backend.url + "/fail?times=2"), allowsInsecureHTTP: true)
+        )
         let refreshTime = try #require(await provider.refreshTime())
         clock.advance(seconds: clock.now().seconds(until: refreshTime) + 1)
         #expect(clock.now().seconds(until: current) > 30, "still valid, well outside the safety margin")

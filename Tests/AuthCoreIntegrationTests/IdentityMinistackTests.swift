@@ -24,18 +24,34 @@ struct IdentityMinistackTests {
     func text(_ key: String) throws -> String { try #require(setup[key] as? String, "identity-setup gave no \(key)") }
     var identityPoolId: String { get throws { try text("identityPoolId") } }
     var providerKey: String { get throws { "cognito-idp.us-east-1.amazonaws.com/\(try text("poolId"))" } }
-    var client: CognitoIdentityClient { get throws { try CognitoIdentityClient(region: "us-east-1", endpoint: endpoint) } }
+    var client: CognitoIdentityClient {
+        get throws { try CognitoIdentityClient(region: "us-east-1", endpoint: endpoint) }
+    }
 
     func session(_ user: String) async throws -> CognitoSession {
-        let configuration = try CognitoUserPoolConfiguration(region: "us-east-1", userPoolId: try text("poolId"), clientId: try text("clientId"), endpoint: endpoint)
+        let configuration = try CognitoUserPoolConfiguration(
+            region: "us-east-1",
+            userPoolId: try text("poolId"),
+            clientId: try text("clientId"),
+            endpoint: endpoint
+        )
         let session = CognitoSession(configuration: configuration)
         let password = try #require((setup["users"] as? [String: String])?[user])
         _ = try await session.signIn(username: user, password: SecureBytes(Array(password.utf8)), flow: .userPassword)
         return session
     }
 
-    func makeProvider(_ login: any IdentityLoginSource, store: any CognitoIdentityStore = InMemoryCognitoIdentityStore()) throws -> CognitoIdentityCredentialsProvider {
-        CognitoIdentityCredentialsProvider(client: try client, identityPoolId: try identityPoolId, login: login, store: store, timeLimit: patientTimeLimit)
+    func makeProvider(
+        _ login: any IdentityLoginSource,
+        store: any CognitoIdentityStore = InMemoryCognitoIdentityStore()
+    ) throws -> CognitoIdentityCredentialsProvider {
+        CognitoIdentityCredentialsProvider(
+            client: try client,
+            identityPoolId: try identityPoolId,
+            login: login,
+            store: store,
+            timeLimit: patientTimeLimit
+        )
     }
 
     /// The service's refusal of `body`.
@@ -51,28 +67,44 @@ struct IdentityMinistackTests {
     /// `sts GetCallerIdentity` signed with `credentials` (ministack checks the signature and the session token).
     func callerArn(_ credentials: Credentials) throws -> String {
         let result = try authcore(
-            ["sigv4", "send", "--region", "us-east-1", "--service", "sts", "-H", "Content-Type: application/x-www-form-urlencoded",
-             "-d", "Action=GetCallerIdentity&Version=2011-06-15", endpoint],
+            [
+                "sigv4", "send", "--region", "us-east-1", "--service", "sts", "-H",
+                "Content-Type: application/x-www-form-urlencoded",
+                "-d", "Action=GetCallerIdentity&Version=2011-06-15", endpoint,
+            ],
             environment: [
                 "AWS_ACCESS_KEY_ID": credentials.accessKeyId,
-                "AWS_SECRET_ACCESS_KEY": credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+                "AWS_SECRET_ACCESS_KEY": credentials.secretAccessKey.withUnsafeBytes {
+                    String(decoding: $0, as: UTF8.self)
+                },
                 "AWS_SESSION_TOKEN": credentials.sessionToken,
-            ])
-        guard result.status == 0, let start = result.stdout.range(of: "<Arn>"), let end = result.stdout.range(of: "</Arn>") else {
+            ]
+        )
+        guard result.status == 0, let start = result.stdout.range(of: "<Arn>"),
+            let end = result.stdout.range(of: "</Arn>")
+        else {
             throw PeerError(description: "GetCallerIdentity failed: \(result.stderr) \(result.stdout.prefix(300))")
         }
         return String(result.stdout[start.upperBound..<end.lowerBound])
     }
 
-    @Test("the user-pool bridge: a signed-in session's ID token, keyed by its iss, gives credentials ministack's STS accepts; refreshed with the session")
+    @Test(
+        "the user-pool bridge: a signed-in session's ID token, keyed by its iss, gives credentials ministack's STS accepts; refreshed with the session"
+    )
     func bridge() async throws {
         let alice = try await session("alice")
         let provider = try makeProvider(IdentityLogin.userPool(alice))
         let credentials = try await provider.credentials()
         #expect(credentials.accessKeyId.hasPrefix("ASIA"))
-        #expect(try callerArn(credentials).hasSuffix("/CognitoIdentityCredentials"), "an assumed-role session of the pool's role")
+        #expect(
+            try callerArn(credentials).hasSuffix("/CognitoIdentityCredentials"),
+            "an assumed-role session of the pool's role"
+        )
         let id = try #require(await provider.currentIdentityId())
-        #expect(try CognitoIdentityIssuer.userPoolLoginsKey(forIDToken: try await alice.tokens().idToken) == (try providerKey))
+        #expect(
+            try CognitoIdentityIssuer.userPoolLoginsKey(forIDToken: try await alice.tokens().idToken)
+                == (try providerKey)
+        )
         // The session refreshes its tokens; the next credentials come from the new ID token, same identity.
         _ = try await alice.tokens(forceRefresh: true)
         await provider.clearCredentials()
@@ -82,7 +114,9 @@ struct IdentityMinistackTests {
         // An access token in place of the ID token is refused locally, before anything is sent.
         struct AccessTokenSource: CognitoIDTokenSource {
             let session: CognitoSession
-            func idToken(forceRefresh: Bool) async throws(AuthCoreError) -> String { try await session.tokens().accessToken }
+            func idToken(forceRefresh: Bool) async throws(AuthCoreError) -> String {
+                try await session.tokens().accessToken
+            }
         }
         let wrongToken = try makeProvider(IdentityLogin.userPool(AccessTokenSource(session: alice)))
         let local = try await refusal { try await wrongToken.credentials() }
@@ -90,7 +124,9 @@ struct IdentityMinistackTests {
         #expect(local.reason.contains("'access' token"), "\(local.reason)")
     }
 
-    @Test("ministack's checks of a user-pool login: unregistered key, issuer mismatch, tampered signature, access token — each refused; the right one accepted")
+    @Test(
+        "ministack's checks of a user-pool login: unregistered key, issuer mismatch, tampered signature, access token — each refused; the right one accepted"
+    )
     func issuerChecks() async throws {
         let alice = try await session("alice")
         let tokens = try await alice.tokens()
@@ -101,13 +137,23 @@ struct IdentityMinistackTests {
         #expect(id.hasPrefix("us-east-1:"))
         _ = try await client.credentialsForIdentity(identityId: id, logins: [key: tokens.idToken])
         var tampered = Array(tokens.idToken.utf8)
-        tampered[tampered.count - 5] = tampered[tampered.count - 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        tampered[tampered.count - 5] =
+            tampered[tampered.count - 5] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
         let cases: [(String, [String: String], String)] = [
-            ("a key that is not a registered provider", ["cognito-idp.us-east-1.amazonaws.com/us-east-1_NotRegistered": tokens.idToken],
-             "Token is not from a supported provider of this identity pool."),
-            ("another registered pool's key", ["cognito-idp.us-east-1.amazonaws.com/\(try text("otherPoolId"))": tokens.idToken],
-             "Invalid login token. Issuer doesn't match providerName"),
-            ("a tampered signature", [key: String(decoding: tampered, as: UTF8.self)], "Invalid login token. Token signature invalid."),
+            (
+                "a key that is not a registered provider",
+                ["cognito-idp.us-east-1.amazonaws.com/us-east-1_NotRegistered": tokens.idToken],
+                "Token is not from a supported provider of this identity pool."
+            ),
+            (
+                "another registered pool's key",
+                ["cognito-idp.us-east-1.amazonaws.com/\(try text("otherPoolId"))": tokens.idToken],
+                "Invalid login token. Issuer doesn't match providerName"
+            ),
+            (
+                "a tampered signature", [key: String(decoding: tampered, as: UTF8.self)],
+                "Invalid login token. Token signature invalid."
+            ),
             ("the access token", [key: tokens.accessToken], "Invalid login token. Missing a required claim: aud"),
         ]
         for (what, logins, message) in cases {
@@ -116,21 +162,34 @@ struct IdentityMinistackTests {
             #expect(error.reason.contains(message), "\(what): \(error.reason)")
         }
         // The library's own checks catch the issuer and token-type mistakes before sending.
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try CognitoIdentityIssuer.userPoolLoginsKey(forIDToken: tokens.accessToken) }
         #expect(throws: AuthCoreError(.invalidParameter, "")) {
-            try CognitoIdentityIssuer.loginsKey(for: tokens.idToken, explicitKey: "cognito-idp.us-east-1.amazonaws.com/\(try text("otherPoolId"))", region: "us-east-1")
+            try CognitoIdentityIssuer.userPoolLoginsKey(forIDToken: tokens.accessToken)
+        }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try CognitoIdentityIssuer.loginsKey(
+                for: tokens.idToken,
+                explicitKey: "cognito-idp.us-east-1.amazonaws.com/\(try text("otherPoolId"))",
+                region: "us-east-1"
+            )
         }
         // GetOpenIdToken: an RS256 JWT from the Cognito identity issuer, keyed as the library expects.
         let openId = try await client.getOpenIdToken(identityId: id, logins: [key: tokens.idToken])
-        let header = try JSONSerialization.jsonObject(
-            with: Data(try Base64.decode(openId.split(separator: ".")[0], alphabet: .urlSafe, field: "header"))) as? [String: Any]
+        let header =
+            try JSONSerialization.jsonObject(
+                with: Data(try Base64.decode(openId.split(separator: ".")[0], alphabet: .urlSafe, field: "header"))
+            ) as? [String: Any]
         #expect(header?["alg"] as? String == "RS256")
         #expect(try JWTClaims(token: openId).issuer == "https://cognito-identity.amazonaws.com")
         #expect(try JWTClaims(token: openId).string("sub") == id)
-        #expect(try CognitoIdentityIssuer.loginsKey(for: openId, explicitKey: nil, region: "us-east-1") == "cognito-identity.amazonaws.com")
+        #expect(
+            try CognitoIdentityIssuer.loginsKey(for: openId, explicitKey: nil, region: "us-east-1")
+                == "cognito-identity.amazonaws.com"
+        )
     }
 
-    @Test("switching against the service's linking rules: guest → user keeps the identity; user → other user needs clearIdentity; user → guest too")
+    @Test(
+        "switching against the service's linking rules: guest → user keeps the identity; user → other user needs clearIdentity; user → guest too"
+    )
     func switching() async throws {
         let alice = try await session("alice")
         let bob = try await session("bob")
@@ -165,15 +224,24 @@ struct IdentityMinistackTests {
         #expect(try await provider.identityId() == guest)
     }
 
-    @Test("persistence across processes: two CLI runs with one --identity-store print the same identity; credentials use it; another store, another identity")
+    @Test(
+        "persistence across processes: two CLI runs with one --identity-store print the same identity; credentials use it; another store, another identity"
+    )
     func persistenceAcrossRuns() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-idstore-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-idstore-\(UUID().uuidString)"
+        ).path
         let other = directory + "-other"
-        for path in [directory, other] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+        for path in [directory, other] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        }
         defer { for path in [directory, other] { try? FileManager.default.removeItem(atPath: path) } }
         let pool = try identityPoolId
         func getId(_ store: String) throws -> String {
-            let result = try authcore(["identity", "get-id", "--region", "us-east-1", "--identity-pool-id", pool, "--identity-store", store, "--endpoint", endpoint])
+            let result = try authcore([
+                "identity", "get-id", "--region", "us-east-1", "--identity-pool-id", pool, "--identity-store", store,
+                "--endpoint", endpoint,
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
             return try #require(object?["identityId"] as? String, "\(result.stdout)")
@@ -182,10 +250,15 @@ struct IdentityMinistackTests {
         #expect(try getId(directory) == first)
         #expect(try getId(other) != first)
         let credentials = try authcore(
-            ["identity", "credentials", "--region", "us-east-1", "--identity-pool-id", pool, "--identity-store", directory, "--endpoint", endpoint,
-             "--format", "credential-process"])
+            [
+                "identity", "credentials", "--region", "us-east-1", "--identity-pool-id", pool, "--identity-store",
+                directory, "--endpoint", endpoint,
+                "--format", "credential-process",
+            ])
         #expect(credentials.status == 0, "\(credentials.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(credentials.stdout.utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(credentials.stdout.utf8)) as? [String: Any]
+        )
         #expect(Set(object.keys) == ["Version", "AccessKeyId", "SecretAccessKey", "SessionToken", "Expiration"])
         #expect(object["Version"] as? Int == 1)
         #expect(try getId(directory) == first, "the credentials run kept the stored identity")
@@ -195,10 +268,15 @@ struct IdentityMinistackTests {
         let token = try await session("alice").tokens().idToken
         let tokenFile = try temporaryFile(token, name: "id-token")
         let signedIn = try authcore(
-            ["identity", "credentials", "--region", "us-east-1", "--identity-pool-id", pool, "--token-file", tokenFile, "--endpoint", endpoint])
+            [
+                "identity", "credentials", "--region", "us-east-1", "--identity-pool-id", pool, "--token-file",
+                tokenFile, "--endpoint", endpoint,
+            ])
         #expect(signedIn.status == 0, "\(signedIn.stderr)")
         #expect(signedIn.stdout.contains("\"accessKeyId\":\"ASIA"), "\(signedIn.stdout)")
-        let usage = try authcore(["identity", "credentials", "--region", "us-east-1", "--identity-id", first, "--identity-pool-id", pool])
+        let usage = try authcore([
+            "identity", "credentials", "--region", "us-east-1", "--identity-id", first, "--identity-pool-id", pool,
+        ])
         #expect(usage.status == 2)
         #expect(usage.stderr.contains("one of --identity-id and --identity-pool-id"), "\(usage.stderr)")
     }

@@ -20,7 +20,9 @@ struct LogHookTests {
         var all: [AuthCoreLog.Record] { lock.withLock { records } }
     }
 
-    @Test("records of a sign-in, a JWKS fetch, an AssumeRole, a refresh and a refusal: present, and free of every secret")
+    @Test(
+        "records of a sign-in, a JWKS fetch, an AssumeRole, a refresh and a refusal: present, and free of every secret"
+    )
     func recordsWithoutSecrets() async throws {
         let collected = Collected()
         AuthCoreLog.setHandler({ collected.add($0) }, level: .trace)
@@ -30,7 +32,12 @@ struct LogHookTests {
         let pool = try MinistackPool.make()
         let password = try pool.password("alice")
         let tokens = try #require(try await pool.signIn().signIn(username: "alice", password: password).tokens)
-        let verifier = try CognitoTokenVerifier(region: pool.region, userPoolId: pool.poolId, clientIds: [pool.clientId], endpoint: pool.endpoint)
+        let verifier = try CognitoTokenVerifier(
+            region: pool.region,
+            userPoolId: pool.poolId,
+            clientIds: [pool.clientId],
+            endpoint: pool.endpoint
+        )
         _ = try await verifier.verify(tokens.accessToken, as: .access)
 
         // AWS: a profile that assumes a role from a user's keys, through a refreshing provider.
@@ -39,19 +46,26 @@ struct LogHookTests {
         let secret = try #require(setup["secretAccessKey"] as? String)
         let role = try #require(setup["assumeRoleArn"] as? String)
         let endpoint = try #require(setup["endpoint"] as? String)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-log-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-log-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("config").path
-        try Data("[profile user]\naws_access_key_id = \(key)\naws_secret_access_key = \(secret)\n[profile admin]\nrole_arn = \(role)\nsource_profile = user\n".utf8)
-            .write(to: URL(fileURLWithPath: config))
+        try Data(
+            "[profile user]\naws_access_key_id = \(key)\naws_secret_access_key = \(secret)\n[profile admin]\nrole_arn = \(role)\nsource_profile = user\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: config))
         func chain(_ profile: String) throws -> AWSCredentialsChain {
             try AWSCredentialsChain(
                 profile: profile,
                 environment: ConfigurationEnvironment([
-                    "AWS_CONFIG_FILE": config, "AWS_SHARED_CREDENTIALS_FILE": config + ".none", "AWS_ENDPOINT_URL_STS": endpoint,
+                    "AWS_CONFIG_FILE": config, "AWS_SHARED_CREDENTIALS_FILE": config + ".none",
+                    "AWS_ENDPOINT_URL_STS": endpoint,
                     "AWS_DEFAULT_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true",
-                ]))
+                ])
+            )
         }
         let refreshing = RefreshingCredentialsProvider(source: try chain("admin"))
         let assumed = try await refreshing.credentials()
@@ -64,25 +78,43 @@ struct LogHookTests {
             "[profile user]\naws_access_key_id = \(key)\naws_secret_access_key = not-the-secret-0123456789\naws_session_token = \(token)\n[profile admin]\nrole_arn = \(role)\nsource_profile = user\n"
                 .utf8
         ).write(to: URL(fileURLWithPath: config))
-        await #expect(throws: AuthCoreError(.serviceError, "")) { try await RefreshingCredentialsProvider(source: try chain("admin")).credentials() }
+        await #expect(throws: AuthCoreError(.serviceError, "")) {
+            try await RefreshingCredentialsProvider(source: try chain("admin")).credentials()
+        }
 
         let records = collected.all
         func has(_ message: String, _ metadata: [String: String]) -> Bool {
-            records.contains { record in record.message == message && metadata.allSatisfy { key, value in record.metadata[key] == value } }
+            records.contains { record in
+                record.message == message && metadata.allSatisfy { key, value in record.metadata[key] == value }
+            }
         }
         #expect(has("service call", ["service": "cognito-idp", "operation": "InitiateAuth", "status": "200"]))
-        #expect(has("service call", ["service": "cognito-idp", "operation": "RespondToAuthChallenge", "status": "200"]))
+        #expect(
+            has("service call", ["service": "cognito-idp", "operation": "RespondToAuthChallenge", "status": "200"])
+        )
         #expect(has("JWKS fetched", ["fetches": "1"]))
         #expect(has("service call", ["service": "sts", "operation": "AssumeRole", "status": "200", "attempt": "1"]))
         #expect(has("AWS credentials resolved", ["source": "assume-role", "profile": "admin"]))
         #expect(has("credentials refreshed", ["source": "AWSCredentialsChain"]))
-        #expect(records.contains { $0.message == "service call failed" && $0.metadata["operation"] == "AssumeRole" && $0.metadata["status"]?.hasPrefix("4") == true })
-        #expect(records.contains { $0.message == "credentials refresh failed" && $0.metadata["error"] == "serviceError" })
-        #expect(records.contains { $0.message == "service call" && !($0.metadata["requestId"] ?? "").isEmpty }, "a request id is recorded")
+        #expect(
+            records.contains {
+                $0.message == "service call failed" && $0.metadata["operation"] == "AssumeRole"
+                    && $0.metadata["status"]?.hasPrefix("4") == true
+            }
+        )
+        #expect(
+            records.contains { $0.message == "credentials refresh failed" && $0.metadata["error"] == "serviceError" }
+        )
+        #expect(
+            records.contains { $0.message == "service call" && !($0.metadata["requestId"] ?? "").isEmpty },
+            "a request id is recorded"
+        )
 
         let secrets = [
-            String(decoding: password.withUnsafeBytes { Array($0) }, as: UTF8.self), tokens.accessToken, tokens.idToken, tokens.refreshToken ?? "-",
-            secret, String(decoding: assumed.secretAccessKey.withUnsafeBytes { Array($0) }, as: UTF8.self), assumed.sessionToken ?? "-",
+            String(decoding: password.withUnsafeBytes { Array($0) }, as: UTF8.self), tokens.accessToken, tokens.idToken,
+            tokens.refreshToken ?? "-",
+            secret, String(decoding: assumed.secretAccessKey.withUnsafeBytes { Array($0) }, as: UTF8.self),
+            assumed.sessionToken ?? "-",
             "not-the-secret-0123456789",
         ]
         for record in records {

@@ -17,17 +17,28 @@ struct MotoSigV4Tests {
     }
 
     func credentials(secret: String? = nil, token: String? = nil, accessKey: String? = nil) -> [String: String?] {
-        ["AWS_ACCESS_KEY_ID": accessKey ?? self.accessKey, "AWS_SECRET_ACCESS_KEY": secret ?? self.secret, "AWS_SESSION_TOKEN": token]
+        [
+            "AWS_ACCESS_KEY_ID": accessKey ?? self.accessKey, "AWS_SECRET_ACCESS_KEY": secret ?? self.secret,
+            "AWS_SESSION_TOKEN": token,
+        ]
     }
 
     func sts(_ body: String, environment: [String: String?]) throws -> ProcessResult {
         try authcore(
-            ["sigv4", "send", "--region", "us-east-1", "--service", "sts", "-H", "Content-Type: application/x-www-form-urlencoded",
-             "-d", body, endpoint + "/"], environment: environment)
+            [
+                "sigv4", "send", "--region", "us-east-1", "--service", "sts", "-H",
+                "Content-Type: application/x-www-form-urlencoded",
+                "-d", body, endpoint + "/",
+            ],
+            environment: environment
+        )
     }
 
     func s3(_ arguments: [String], _ path: String, environment: [String: String?]) throws -> ProcessResult {
-        try authcore(["sigv4", "send", "--region", "us-east-1", "--service", "s3", "--s3"] + arguments + [endpoint + path], environment: environment)
+        try authcore(
+            ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "--s3"] + arguments + [endpoint + path],
+            environment: environment
+        )
     }
 
     @Test("STS GetCallerIdentity is accepted with the right secret and refused (403, exit 1) with a wrong one")
@@ -38,7 +49,10 @@ struct MotoSigV4Tests {
         let bad = try sts("Action=GetCallerIdentity&Version=2011-06-15", environment: credentials(secret: secret + "x"))
         #expect(bad.status == 1)
         #expect(bad.stderr.hasPrefix("HTTP 403: SignatureDoesNotMatch: "), "\(bad.stderr)")
-        let unknown = try sts("Action=GetCallerIdentity&Version=2011-06-15", environment: credentials(accessKey: "AKIAUNKNOWNKEY000000"))
+        let unknown = try sts(
+            "Action=GetCallerIdentity&Version=2011-06-15",
+            environment: credentials(accessKey: "AKIAUNKNOWNKEY000000")
+        )
         #expect(unknown.status == 1)
         #expect(unknown.stderr.hasPrefix("HTTP 403: InvalidClientTokenId: "), "\(unknown.stderr)")
     }
@@ -62,7 +76,11 @@ struct MotoSigV4Tests {
     @Test("S3 put/get/list with an awkward key, long-term credentials; a wrong secret is 403")
     func s3LongTerm() throws {
         try roundTrip(bucket: "authcore-long-term", environment: credentials())
-        let bad = try s3([], "/authcore-long-term/a%20b%2Bc%3Dd%40e%28f%29~%C3%BC", environment: credentials(secret: "wrong" + secret))
+        let bad = try s3(
+            [],
+            "/authcore-long-term/a%20b%2Bc%3Dd%40e%28f%29~%C3%BC",
+            environment: credentials(secret: "wrong" + secret)
+        )
         #expect(bad.status == 1)
         #expect(bad.stderr.hasPrefix("HTTP 403: SignatureDoesNotMatch: "), "\(bad.stderr)")
     }
@@ -72,7 +90,8 @@ struct MotoSigV4Tests {
         _ = try createAllowAllRole("authcore", endpoint: endpoint, environment: credentials())
         let assumed = try sts(
             "Action=AssumeRole&Version=2011-06-15&RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fauthcore&RoleSessionName=authcore-test&DurationSeconds=900",
-            environment: credentials())
+            environment: credentials()
+        )
         #expect(assumed.status == 0, "\(assumed.stderr)")
         let id = try #require(xmlElement("AccessKeyId", in: assumed.stdout))
         let secretKey = try #require(xmlElement("SecretAccessKey", in: assumed.stdout))
@@ -80,15 +99,26 @@ struct MotoSigV4Tests {
         #expect(id.hasPrefix("ASIA"))
         let temporary = credentials(secret: secretKey, token: token, accessKey: id)
         try roundTrip(bucket: "authcore-assumed", environment: temporary)
-        let wrongSecret = try s3([], "/authcore-assumed/a%20b%2Bc%3Dd%40e%28f%29~%C3%BC", environment: credentials(secret: secretKey + "x", token: token, accessKey: id))
+        let wrongSecret = try s3(
+            [],
+            "/authcore-assumed/a%20b%2Bc%3Dd%40e%28f%29~%C3%BC",
+            environment: credentials(secret: secretKey + "x", token: token, accessKey: id)
+        )
         #expect(wrongSecret.status == 1)
         #expect(wrongSecret.stderr.hasPrefix("HTTP 403: "), "\(wrongSecret.stderr)")
-        let noToken = try s3([], "/authcore-assumed/a%20b%2Bc%3Dd%40e%28f%29~%C3%BC", environment: credentials(secret: secretKey, token: nil, accessKey: id))
+        let noToken = try s3(
+            [],
+            "/authcore-assumed/a%20b%2Bc%3Dd%40e%28f%29~%C3%BC",
+            environment: credentials(secret: secretKey, token: nil, accessKey: id)
+        )
         #expect(noToken.status == 1)
         #expect(noToken.stderr.hasPrefix("HTTP 4"), "\(noToken.stderr)")
         // STS with the temporary credentials (the session token is signed).
         let whoami = try sts("Action=GetCallerIdentity&Version=2011-06-15", environment: temporary)
         #expect(whoami.status == 0, "\(whoami.stderr)")
-        #expect(xmlElement("Arn", in: whoami.stdout)?.contains("assumed-role/authcore/authcore-test") == true, "\(whoami.stdout)")
+        #expect(
+            xmlElement("Arn", in: whoami.stdout)?.contains("assumed-role/authcore/authcore-test") == true,
+            "\(whoami.stdout)"
+        )
     }
 }

@@ -27,18 +27,36 @@ struct OSSServerTests {
         ]
     }
 
-    func oss(_ action: String, _ version: String, _ arguments: [String], key: String, environment: [String: String?]) throws -> ProcessResult {
+    func oss(
+        _ action: String,
+        _ version: String,
+        _ arguments: [String],
+        key: String,
+        environment: [String: String?]
+    ) throws -> ProcessResult {
         try authcore(
-            ["oss", action, "--bucket", bucket, "--version", version, "--region", region] + arguments + ["\(endpoint)/\(bucket)/\(key)"],
-            environment: environment)
+            ["oss", action, "--bucket", bucket, "--version", version, "--region", region] + arguments + [
+                "\(endpoint)/\(bucket)/\(key)"
+            ],
+            environment: environment
+        )
     }
 
-    @Test("send PUT then GET, V1 and V4, with and without a security token; a wrong secret is 403", arguments: ["v1", "v4"])
+    @Test(
+        "send PUT then GET, V1 and V4, with and without a security token; a wrong secret is 403",
+        arguments: ["v1", "v4"]
+    )
     func sendRoundTrip(version: String) throws {
         for (label, environment) in [("long-term", longTerm), ("sts", sts)] {
             let key = "dir/\(version)-\(label)%20object%2B%C3%A9.txt"
             let body = "OSS \(version) \(label) body"
-            let put = try oss("send", version, ["-X", "PUT", "-H", "Content-Type: text/plain", "-d", body], key: key, environment: environment)
+            let put = try oss(
+                "send",
+                version,
+                ["-X", "PUT", "-H", "Content-Type: text/plain", "-d", body],
+                key: key,
+                environment: environment
+            )
             #expect(put.status == 0, "\(version) \(label) put: \(put.stderr)")
             let get = try oss("send", version, [], key: key, environment: environment)
             #expect(get.status == 0, "\(version) \(label) get: \(get.stderr)")
@@ -60,7 +78,13 @@ struct OSSServerTests {
     func presignedURLs(version: String) async throws {
         for (label, environment) in [("long-term", longTerm), ("sts", sts)] {
             let key = "presigned/\(version)-\(label)%20%2B.txt"
-            let put = try oss("send", version, ["-X", "PUT", "-d", "presigned \(label)"], key: key, environment: environment)
+            let put = try oss(
+                "send",
+                version,
+                ["-X", "PUT", "-d", "presigned \(label)"],
+                key: key,
+                environment: environment
+            )
             #expect(put.status == 0, "\(put.stderr)")
             let signed = try oss("presign", version, ["--expires", "600"], key: key, environment: environment)
             #expect(signed.status == 0, "\(signed.stderr)")
@@ -68,7 +92,9 @@ struct OSSServerTests {
             let get = try await fetch(url)
             #expect(get.status == 200, "\(version) \(label): \(get.body)")
             #expect(get.body == "presigned \(label)")
-            let tampered = try await fetch(tamperedSignature(url, parameter: version == "v1" ? "Signature" : "x-oss-signature"))
+            let tampered = try await fetch(
+                tamperedSignature(url, parameter: version == "v1" ? "Signature" : "x-oss-signature")
+            )
             #expect(tampered.status == 403)
         }
     }

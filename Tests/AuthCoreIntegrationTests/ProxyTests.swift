@@ -31,13 +31,20 @@ final class ProxyTests {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         squid = try LoopbackScript(
-            script: "squid_proxy.py", arguments: ["--dir", directory.appendingPathComponent("squid").path, "--user", user, "--alias", Self.alias],
-            environment: ["SQUID_TEST_PASSWORD": password])
+            script: "squid_proxy.py",
+            arguments: [
+                "--dir", directory.appendingPathComponent("squid").path, "--user", user, "--alias", Self.alias,
+            ],
+            environment: ["SQUID_TEST_PASSWORD": password]
+        )
         squidPort = try #require(squid.announcement["port"] as? Int)
         accessLog = try #require(squid.announcement["accessLog"] as? String)
         let tlsDirectory = directory.appendingPathComponent("tls")
         try FileManager.default.createDirectory(at: tlsDirectory, withIntermediateDirectories: true)
-        tls = try LoopbackScript(script: "tls_server.py", arguments: ["--dir", tlsDirectory.path, "--name", Self.alias])
+        tls = try LoopbackScript(
+            script: "tls_server.py",
+            arguments: ["--dir", tlsDirectory.path, "--name", Self.alias]
+        )
         tlsPort = try #require(tls.announcement["port"] as? Int)
         caFile = try #require(tls.announcement["ca"] as? String)
     }
@@ -84,19 +91,30 @@ final class ProxyTests {
         return log
     }
 
-    @Test("https through squid: one CONNECT tunnel with Basic credentials for three requests, TLS end to end, no credential at the origin")
+    @Test(
+        "https through squid: one CONNECT tunnel with Basic credentials for three requests, TLS end to end, no credential at the origin"
+    )
     func httpsThroughTunnel() async throws {
         let proxy = try HTTPProxy(url: proxyURL(password: password))
         do {
             let transport = try transport(ProxyConfiguration(https: proxy))
             for _ in 0..<2 {
-                let response = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(tlsPort)/ok")))
+                let response = try await transport.send(
+                    HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(tlsPort)/ok"))
+                )
                 #expect(response.status == 200)
-                #expect(String(decoding: response.body.plainBytes, as: UTF8.self) == #"{"ok": true, "host": "127.0.0.1:\#(tlsPort)"}"#)
+                #expect(
+                    String(decoding: response.body.plainBytes, as: UTF8.self)
+                        == #"{"ok": true, "host": "127.0.0.1:\#(tlsPort)"}"#
+                )
             }
             // What reached the origin: its own Host, and nothing meant for the proxy.
-            let echoed = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(tlsPort)/headers")))
-            let fields = try #require(try JSONSerialization.jsonObject(with: Data(echoed.body.plainBytes)) as? [[String]])
+            let echoed = try await transport.send(
+                HTTPRequest(method: "GET", url: try RequestURL("https://127.0.0.1:\(tlsPort)/headers"))
+            )
+            let fields = try #require(
+                try JSONSerialization.jsonObject(with: Data(echoed.body.plainBytes)) as? [[String]]
+            )
             #expect(fields.contains(["Host", "127.0.0.1:\(tlsPort)"]))
             #expect(!fields.contains { $0.first?.lowercased().hasPrefix("proxy") == true }, "\(fields)")
         }  // the transport and its pool end here: the tunnel closes, and squid logs it
@@ -110,8 +128,14 @@ final class ProxyTests {
     @Test("plain http through squid in absolute form: a SigV4-signed GET that rclone verifies")
     func plainHTTPThroughProxy() async throws {
         let seed = try RcloneSeedObject()
-        let transport = try transport(ProxyConfiguration(http: try HTTPProxy(url: proxyURL(password: password))), keepingConnections: false)
-        let response = try await seed.get(try RequestURL(seed.endpoint + seed.path), through: SignedRequestSender(transport: transport))
+        let transport = try transport(
+            ProxyConfiguration(http: try HTTPProxy(url: proxyURL(password: password))),
+            keepingConnections: false
+        )
+        let response = try await seed.get(
+            try RequestURL(seed.endpoint + seed.path),
+            through: SignedRequestSender(transport: transport)
+        )
         #expect(response.status == 200, "\(String(decoding: response.body.plainBytes, as: UTF8.self))")
         #expect(response.body.plainBytes == RcloneSeedObject.content)
         let log = try await accessLog(containing: "GET \(seed.endpoint)\(seed.path) \(user)")
@@ -129,14 +153,22 @@ final class ProxyTests {
         } catch {
             #expect(error.code == .notPermitted && error.httpStatus == 407, "\(error)")
             #expect(error.reason.contains("refused its credentials"), "\(error.reason)")
-            expectNoSecret(error, [wrong, password, proxyURL(password: wrong), Data("\(user):\(wrong)".utf8).base64EncodedString()])
+            expectNoSecret(
+                error,
+                [wrong, password, proxyURL(password: wrong), Data("\(user):\(wrong)".utf8).base64EncodedString()]
+            )
         }
-        let anonymous = try self.transport(ProxyConfiguration(https: try HTTPProxy(url: "http://127.0.0.1:\(squidPort)")))
+        let anonymous = try self.transport(
+            ProxyConfiguration(https: try HTTPProxy(url: "http://127.0.0.1:\(squidPort)"))
+        )
         do {
             _ = try await anonymous.send(request)
             Issue.record("squid let a request without credentials through")
         } catch {
-            #expect(error.code == .notPermitted && error.httpStatus == 407 && error.reason.contains("requires credentials"), "\(error)")
+            #expect(
+                error.code == .notPermitted && error.httpStatus == 407 && error.reason.contains("requires credentials"),
+                "\(error)"
+            )
         }
         expectNoSecret(transport.configuration, [wrong, Data("\(user):\(wrong)".utf8).base64EncodedString()])
     }
@@ -146,13 +178,18 @@ final class ProxyTests {
         // A proxy nobody listens on: a request that used it would fail.
         let dead = try HTTPProxy(url: "http://127.0.0.1:\(try closedLoopbackPort())")
         for (rules, direct, proxied) in [
-            ("localhost", "localhost", "127.0.0.1"), ("127.0.0.0/8", "127.0.0.1", "localhost"), ("localhost:\(tlsPort)", "localhost", "127.0.0.1"),
+            ("localhost", "localhost", "127.0.0.1"), ("127.0.0.0/8", "127.0.0.1", "localhost"),
+            ("localhost:\(tlsPort)", "localhost", "127.0.0.1"),
         ] {
             let transport = try transport(ProxyConfiguration(https: dead, bypass: NoProxyRules(rules)))
-            let response = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://\(direct):\(tlsPort)/ok")))
+            let response = try await transport.send(
+                HTTPRequest(method: "GET", url: try RequestURL("https://\(direct):\(tlsPort)/ok"))
+            )
             #expect(response.status == 200, "\(rules): \(direct)")
             await #expect(throws: AuthCoreError(.transportFailure, ""), "\(rules): \(proxied) went direct") {
-                try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("https://\(proxied):\(tlsPort)/ok")))
+                try await transport.send(
+                    HTTPRequest(method: "GET", url: try RequestURL("https://\(proxied):\(tlsPort)/ok"))
+                )
             }
         }
     }
@@ -160,32 +197,44 @@ final class ProxyTests {
     @Test("the CLI reads HTTPS_PROXY and trusts SSL_CERT_FILE's CA: a tunnel through squid")
     func cliHTTPSThroughProxy() async throws {
         let environment: [String: String?] = [
-            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "AWS_SESSION_TOKEN": nil,
-            "HTTPS_PROXY": proxyURL(password: password), "NO_PROXY": nil, "no_proxy": nil, "https_proxy": nil, "SSL_CERT_FILE": caFile,
+            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+            "AWS_SESSION_TOKEN": nil,
+            "HTTPS_PROXY": proxyURL(password: password), "NO_PROXY": nil, "no_proxy": nil, "https_proxy": nil,
+            "SSL_CERT_FILE": caFile,
             "AWS_CA_BUNDLE": nil,
         ]
         let result = try authcore(
-            ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "https://\(Self.alias):\(tlsPort)/ok"], environment: environment)
+            ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "https://\(Self.alias):\(tlsPort)/ok"],
+            environment: environment
+        )
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == #"{"ok": true, "host": "\#(Self.alias):\#(tlsPort)"}"#)
         let log = try await accessLog(containing: "CONNECT \(Self.alias):\(tlsPort) \(user)")
         #expect(log.contains("CONNECT \(Self.alias):\(tlsPort) \(user)"), "squid's log: \(log)")
         // A loopback address goes direct whatever the environment says (the proxy would reach its own loopback).
         let direct = try authcore(
-            ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "https://127.0.0.1:\(tlsPort)/ok"], environment: environment)
+            ["sigv4", "send", "--region", "us-east-1", "--service", "s3", "https://127.0.0.1:\(tlsPort)/ok"],
+            environment: environment
+        )
         #expect(direct.status == 0, "\(direct.stderr)")
         #expect(!(try await accessLog(containing: "never")).contains("CONNECT 127.0.0.1:\(tlsPort)"))
     }
 
-    @Test("the AWS commands trust only AWS_CA_BUNDLE's certificates when it is set (as the AWS CLI does); a bundle that cannot be read is a usage error")
+    @Test(
+        "the AWS commands trust only AWS_CA_BUNDLE's certificates when it is set (as the AWS CLI does); a bundle that cannot be read is a usage error"
+    )
     func cliAWSCABundle() async throws {
         let url = "https://127.0.0.1:\(tlsPort)/ok"
         let base: [String: String?] = [
-            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "AWS_SESSION_TOKEN": nil,
+            "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+            "AWS_SESSION_TOKEN": nil,
             "HTTPS_PROXY": nil, "https_proxy": nil, "ALL_PROXY": nil, "all_proxy": nil,
         ]
         func run(_ overrides: [String: String?]) throws -> ProcessResult {
-            try authcore(["sigv4", "send", "--region", "us-east-1", "--service", "s3", url], environment: base.merging(overrides) { $1 })
+            try authcore(
+                ["sigv4", "send", "--region", "us-east-1", "--service", "s3", url],
+                environment: base.merging(overrides) { $1 }
+            )
         }
         // The private CA only through AWS_CA_BUNDLE (the system store does not have it).
         let bundled = try run(["AWS_CA_BUNDLE": caFile, "SSL_CERT_FILE": nil])
@@ -200,7 +249,10 @@ final class ProxyTests {
         #expect(system.status == 0, "\(system.stderr)")
         let missing = try run(["AWS_CA_BUNDLE": "/nonexistent/bundle.pem", "SSL_CERT_FILE": caFile])
         #expect(missing.status == 2)
-        #expect(missing.stderr.hasPrefix("error: AWS_CA_BUNDLE: trusted certificates file cannot be loaded"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.hasPrefix("error: AWS_CA_BUNDLE: trusted certificates file cannot be loaded"),
+            "\(missing.stderr)"
+        )
     }
 
     /// A loopback port nothing listens on (bound, then closed).

@@ -16,7 +16,9 @@ struct RcloneSeedObject {
         endpoint = try peerEnvironment("AUTHCORE_RCLONE_URL")
         path = "/\(try peerEnvironment("AUTHCORE_RCLONE_BUCKET"))/\(try peerEnvironment("AUTHCORE_RCLONE_SEED_KEY"))"
         let credentials = try Credentials(
-            accessKeyId: try peerEnvironment("AUTHCORE_RCLONE_ACCESS_KEY_ID"), secretAccessKey: try peerEnvironment("AUTHCORE_RCLONE_SECRET_ACCESS_KEY"))
+            accessKeyId: try peerEnvironment("AUTHCORE_RCLONE_ACCESS_KEY_ID"),
+            secretAccessKey: try peerEnvironment("AUTHCORE_RCLONE_SECRET_ACCESS_KEY")
+        )
         signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "s3", options: .s3)
     }
 

@@ -23,7 +23,9 @@ final class RedisServerProcess: @unchecked Sendable {
     func start() throws {
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"]
+        process.arguments = [
+            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -58,7 +60,9 @@ final class RedisServerProcess: @unchecked Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         guard bound else { throw PeerError(description: "no free loopback port") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -75,36 +79,64 @@ final class RedisHandshakeStoreTests {
 
     init() throws {
         redis = try RedisServerProcess()
-        users = try StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)], configuration: configuration)
+        users = try StaticVerifierStore(
+            ["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)],
+            configuration: configuration
+        )
     }
 
     deinit { redis.stop() }
 
     /// A service with its own connection to the shared server: one "instance".
-    func instance(policy: SRPLoginPolicy = SRPLoginPolicy(), port: Int? = nil) throws -> (SRPLoginService, RedisHandshakeStore) {
+    func instance(
+        policy: SRPLoginPolicy = SRPLoginPolicy(),
+        port: Int? = nil
+    ) throws -> (SRPLoginService, RedisHandshakeStore) {
         var store = RedisHandshakeStore.Configuration()
         store.port = port ?? redis.port
         let handshakes = RedisHandshakeStore(configuration: store)
-        return (try SRPLoginService(configuration: configuration, policy: policy, verifiers: users, handshakes: handshakes, serverSecret: secret), handshakes)
+        return (
+            try SRPLoginService(
+                configuration: configuration,
+                policy: policy,
+                verifiers: users,
+                handshakes: handshakes,
+                serverSecret: secret
+            ), handshakes
+        )
     }
 
-    func begin(_ service: SRPLoginService, password: SecureBytes) async throws -> (SRPLoginChallenge, SRPClientSession) {
+    func begin(_ service: SRPLoginService, password: SecureBytes) async throws -> (SRPLoginChallenge, SRPClientSession)
+    {
         let client = SRPClient(configuration: configuration)
         let ephemeral = try client.makeEphemeral()
         let a = ephemeral.publicValue.minimalBigEndianBytes
         let challenge = try await service.begin(username: "alice", clientPublicValue: a)
         let session = try client.processChallenge(
-            username: Array("alice".utf8), password: password, salt: challenge.salt, serverPublicValue: challenge.serverPublicValue, ephemeral: ephemeral)
+            username: Array("alice".utf8),
+            password: password,
+            salt: challenge.salt,
+            serverPublicValue: challenge.serverPublicValue,
+            ephemeral: ephemeral
+        )
         return (challenge, session)
     }
 
-    @Test("a call that finds its connection idle runs on the caller's thread; concurrent calls are spread over the pool; every answer is its own")
+    @Test(
+        "a call that finds its connection idle runs on the caller's thread; concurrent calls are spread over the pool; every answer is its own"
+    )
     func inlineCalls() async throws {
         let (_, store) = try instance()
         _ = try await store.values(["authcore:test:inline:warm"])  // the connection is made on its queue
         let before = (store.inlineCallCount, store.roundTripCount)
         for index in 0..<10 {
-            #expect(try await store.insert(Array("v\(index)".utf8), forKey: "authcore:test:inline:\(index)", lifetime: .seconds(30)))
+            #expect(
+                try await store.insert(
+                    Array("v\(index)".utf8),
+                    forKey: "authcore:test:inline:\(index)",
+                    lifetime: .seconds(30)
+                )
+            )
         }
         #expect(store.inlineCallCount - before.0 == 10)
         #expect(store.roundTripCount - before.1 == 10)
@@ -113,7 +145,9 @@ final class RedisHandshakeStoreTests {
             for index in 0..<64 {
                 group.addTask {
                     let key = "authcore:test:inline:many:\(index)"
-                    guard try await store.insert(Array("w\(index)".utf8), forKey: key, lifetime: .seconds(30)) else { return false }
+                    guard try await store.insert(Array("w\(index)".utf8), forKey: key, lifetime: .seconds(30)) else {
+                        return false
+                    }
                     return try await store.values([key, "authcore:test:inline:\(index % 10)"])
                         == [Array("w\(index)".utf8), Array("v\(index % 10)".utf8)]
                 }
@@ -126,7 +160,9 @@ final class RedisHandshakeStoreTests {
         for index in 0..<64 { try await store.remove("authcore:test:inline:many:\(index)") }
     }
 
-    @Test("a Redis that stops answering on an open connection: the call on the caller's thread ends timedOut at the store's limit; once it answers again the next call reconnects")
+    @Test(
+        "a Redis that stops answering on an open connection: the call on the caller's thread ends timedOut at the store's limit; once it answers again the next call reconnects"
+    )
     func inlineCallTimesOut() async throws {
         var configuration = RedisHandshakeStore.Configuration()
         configuration.port = redis.port
@@ -156,7 +192,9 @@ final class RedisHandshakeStoreTests {
         let (challenge, session) = try await begin(one, password: password)
         let success = try await two.finish(loginId: challenge.loginId, clientProof: session.clientProof)
         #expect(try session.verifyServerProof(success.serverProof) == success.sessionKey)
-        await #expect(throws: AuthCoreError(.expired, "")) { try await one.finish(loginId: challenge.loginId, clientProof: session.clientProof) }
+        await #expect(throws: AuthCoreError(.expired, "")) {
+            try await one.finish(loginId: challenge.loginId, clientProof: session.clientProof)
+        }
     }
 
     @Test("of two instances finishing the same login at once, exactly one succeeds (GETDEL)")
@@ -181,7 +219,9 @@ final class RedisHandshakeStoreTests {
         let wrong = SecureBytes(Array("wrong".utf8))
         for (first, second) in [(one, two), (two, one)] {
             let (challenge, session) = try await begin(first, password: wrong)
-            await #expect(throws: AuthCoreError(.proofMismatch, "")) { try await second.finish(loginId: challenge.loginId, clientProof: session.clientProof) }
+            await #expect(throws: AuthCoreError(.proofMismatch, "")) {
+                try await second.finish(loginId: challenge.loginId, clientProof: session.clientProof)
+            }
         }
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await self.begin(one, password: self.password) }
     }
@@ -190,7 +230,8 @@ final class RedisHandshakeStoreTests {
     func counterWindow() async throws {
         let (_, store) = try instance()
         #expect(try await store.increment("authcore:test:window", window: .milliseconds(300)) == 1)
-        #expect(try await store.increment("authcore:test:window", window: .seconds(100)) == 2)  // the first window stays
+        // the first window stays
+        #expect(try await store.increment("authcore:test:window", window: .seconds(100)) == 2)
         try await Task.sleep(for: .milliseconds(600))
         #expect(try await store.count("authcore:test:window") == 0)
     }
@@ -203,7 +244,9 @@ final class RedisHandshakeStoreTests {
         let (challenge, session) = try await begin(one, password: password)
         try await Task.sleep(for: .milliseconds(600))
         #expect(try await store.take("authcore:srp:handshake:\(challenge.loginId)") == nil)
-        await #expect(throws: AuthCoreError(.expired, "")) { try await one.finish(loginId: challenge.loginId, clientProof: session.clientProof) }
+        await #expect(throws: AuthCoreError(.expired, "")) {
+            try await one.finish(loginId: challenge.loginId, clientProof: session.clientProof)
+        }
     }
 
     @Test("a Redis restart costs the login in flight and nothing else: the next calls reconnect")
@@ -213,10 +256,14 @@ final class RedisHandshakeStoreTests {
         let (inFlight, session) = try await begin(one, password: password)
         _ = try await begin(two, password: password)  // both instances hold an open connection
         redis.stop()
-        await #expect(throws: AuthCoreError(.transportFailure, "")) { try await two.finish(loginId: inFlight.loginId, clientProof: session.clientProof) }
+        await #expect(throws: AuthCoreError(.transportFailure, "")) {
+            try await two.finish(loginId: inFlight.loginId, clientProof: session.clientProof)
+        }
         try redis.start()
         // The login in flight is lost with Redis's memory; new ones work on both instances at once.
-        await #expect(throws: AuthCoreError(.expired, "")) { try await two.finish(loginId: inFlight.loginId, clientProof: session.clientProof) }
+        await #expect(throws: AuthCoreError(.expired, "")) {
+            try await two.finish(loginId: inFlight.loginId, clientProof: session.clientProof)
+        }
         let (challenge, fresh) = try await begin(one, password: password)
         let success = try await two.finish(loginId: challenge.loginId, clientProof: fresh.clientProof)
         #expect(success.username == "alice")
@@ -252,7 +299,9 @@ final class RedisHandshakeStoreTests {
         await #expect(throws: AuthCoreError(.malformedResponse, "")) { try await store.count("authcore:test:other") }
     }
 
-    @Test("incrementInTurn and settle: one round trip each on Redis, the same results as the one-call-at-a-time definition in memory")
+    @Test(
+        "incrementInTurn and settle: one round trip each on Redis, the same results as the one-call-at-a-time definition in memory"
+    )
     func compositeOperations() async throws {
         let (_, redis) = try instance()
         let memory = InMemoryHandshakeStore()
@@ -268,7 +317,15 @@ final class RedisHandshakeStoreTests {
             // settle: removed, taken back (to nothing at 0), kept alive.
             let generation = "authcore:test:turn:\(name):generation"
             _ = try await store.increment(generation, window: .milliseconds(300))
-            #expect(try await store.settle(remove: [own], decrement: [user], keepAlive: [(generation, .seconds(10))], insert: nil), "\(name)")
+            #expect(
+                try await store.settle(
+                    remove: [own],
+                    decrement: [user],
+                    keepAlive: [(generation, .seconds(10))],
+                    insert: nil
+                ),
+                "\(name)"
+            )
             #expect(try await store.count(own) == 0, "\(name)")
             #expect(try await store.count(user) == 1, "\(name)")
             try await Task.sleep(for: .milliseconds(500))
@@ -278,7 +335,9 @@ final class RedisHandshakeStoreTests {
         }
     }
 
-    @Test("a login's store work on Redis: begin one round trip, finish two (the session stored in the second), a session check one")
+    @Test(
+        "a login's store work on Redis: begin one round trip, finish two (the session stored in the second), a session check one"
+    )
     func loginRoundTrips() async throws {
         let (service, store) = try instance()
         let sessions = try AppSessions(store: store, serverSecret: secret)
@@ -290,7 +349,11 @@ final class RedisHandshakeStoreTests {
         }
         let (challenge, client) = try await begin(service, password: password)
         #expect(spent() == 1)
-        let success = try await service.finish(loginId: challenge.loginId, clientProof: client.clientProof, issuing: sessions)
+        let success = try await service.finish(
+            loginId: challenge.loginId,
+            clientProof: client.clientProof,
+            issuing: sessions
+        )
         #expect(spent() == 2)
         _ = try client.verifyServerProof(success.serverProof)
         let session = try #require(success.session)
@@ -301,10 +364,17 @@ final class RedisHandshakeStoreTests {
         let (wrong, _) = try await begin(service, password: SecureBytes(Array("guess".utf8)))
         #expect(spent() == 1)
         await #expect(throws: AuthCoreError(.proofMismatch, "")) {
-            try await service.finish(loginId: wrong.loginId, clientProof: [UInt8](repeating: 7, count: 32), issuing: sessions)
+            try await service.finish(
+                loginId: wrong.loginId,
+                clientProof: [UInt8](repeating: 7, count: 32),
+                issuing: sessions
+            )
         }
         #expect(spent() == 1)
-        #expect(try await store.count("authcore:srp:failures:\(SHA256.hash(string: "alice").hexLowercased):address:local") == 1)
+        #expect(
+            try await store.count("authcore:srp:failures:\(SHA256.hash(string: "alice").hexLowercased):address:local")
+                == 1
+        )
         // Signed out everywhere: the session is refused in its one round trip.
         try await sessions.revokeAll(for: "alice")
         _ = spent()
@@ -314,7 +384,9 @@ final class RedisHandshakeStoreTests {
         try await store.remove("authcore:session:generation:\(SHA256.hash(string: "alice").hexLowercased)")
     }
 
-    @Test("logins begun before a lockout and finished after it: the right password is refused before its proof is checked, and nothing is settled or stored")
+    @Test(
+        "logins begun before a lockout and finished after it: the right password is refused before its proof is checked, and nothing is settled or stored"
+    )
     func rightPasswordPastTheLimit() async throws {
         var policy = SRPLoginPolicy()
         policy.maximumFailures = 2
@@ -327,7 +399,11 @@ final class RedisHandshakeStoreTests {
         for _ in 0..<3 { begun.append(try await begin(service, password: password)) }
         for (challenge, _) in begun.prefix(2) {
             await #expect(throws: AuthCoreError(.proofMismatch, "")) {
-                try await service.finish(loginId: challenge.loginId, clientProof: [UInt8](repeating: 1, count: 32), issuing: sessions)
+                try await service.finish(
+                    loginId: challenge.loginId,
+                    clientProof: [UInt8](repeating: 1, count: 32),
+                    issuing: sessions
+                )
             }
         }
         let (last, client) = begun[2]
@@ -335,7 +411,10 @@ final class RedisHandshakeStoreTests {
             try await service.finish(loginId: last.loginId, clientProof: client.clientProof, issuing: sessions)
         }
         #expect(try await store.count(user + ":address:local") == 3, "counted, not cleared")
-        #expect(try await store.count(user + ":untrusted") == 2, "the two failures (the third stopped at the address count)")
+        #expect(
+            try await store.count(user + ":untrusted") == 2,
+            "the two failures (the third stopped at the address count)"
+        )
         let sessionKeys = try Self.redisKeys(port: redis.port, pattern: "authcore:session:*")
         #expect(sessionKeys.filter { !$0.contains("generation") }.isEmpty, "no session stored: \(sessionKeys)")
         try await store.remove(user + ":address:local")
@@ -355,7 +434,9 @@ final class RedisHandshakeStoreTests {
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    @Test("linkedValue, the admitted insert, takeLogin and settle: one script each on Redis, the same answers as their definitions in memory")
+    @Test(
+        "linkedValue, the admitted insert, takeLogin and settle: one script each on Redis, the same answers as their definitions in memory"
+    )
     func loginOperations() async throws {
         let (_, redis) = try instance()
         let memory = InMemoryHandshakeStore()
@@ -365,27 +446,79 @@ final class RedisHandshakeStoreTests {
             let link = SHA256.hash(string: name).hexLowercased
             // linkedValue: a value with a link and the counter it names; without a link; removed.
             _ = try await store.increment(prefix + link, window: .seconds(10))
-            #expect(try await store.insert(Array(link.utf8) + [0, 0xFF], forKey: "authcore:test:ops:\(name):linked", lifetime: .seconds(10)))
-            #expect(try await store.insert(Array(link.uppercased().utf8) + [1], forKey: "authcore:test:ops:\(name):upper", lifetime: .seconds(10)))
-            let linked = try await store.linkedValue("authcore:test:ops:\(name):linked", removing: false, counterPrefix: prefix)
-            #expect(linked == LinkedValue(value: Array(link.utf8) + [0, 0xFF], isLinked: true, counter: Array("1".utf8)), "\(name)")
-            let upper = try await store.linkedValue("authcore:test:ops:\(name):upper", removing: true, counterPrefix: prefix)
-            #expect(upper == LinkedValue(value: Array(link.uppercased().utf8) + [1], isLinked: false, counter: nil), "\(name)")
-            #expect(try await store.linkedValue("authcore:test:ops:\(name):upper", removing: true, counterPrefix: prefix) == nil, "\(name): removed")
-            let otherLink = SHA256.hash(string: name + "-other").hexLowercased
-            #expect(try await store.insert(Array(otherLink.utf8), forKey: "authcore:test:ops:\(name):nocounter", lifetime: .seconds(10)))
             #expect(
-                try await store.linkedValue("authcore:test:ops:\(name):nocounter", removing: false, counterPrefix: prefix)
-                    == LinkedValue(value: Array(otherLink.utf8), isLinked: true, counter: nil), "\(name)")
+                try await store.insert(
+                    Array(link.utf8) + [0, 0xFF],
+                    forKey: "authcore:test:ops:\(name):linked",
+                    lifetime: .seconds(10)
+                )
+            )
+            #expect(
+                try await store.insert(
+                    Array(link.uppercased().utf8) + [1],
+                    forKey: "authcore:test:ops:\(name):upper",
+                    lifetime: .seconds(10)
+                )
+            )
+            let linked = try await store.linkedValue(
+                "authcore:test:ops:\(name):linked",
+                removing: false,
+                counterPrefix: prefix
+            )
+            #expect(
+                linked == LinkedValue(value: Array(link.utf8) + [0, 0xFF], isLinked: true, counter: Array("1".utf8)),
+                "\(name)"
+            )
+            let upper = try await store.linkedValue(
+                "authcore:test:ops:\(name):upper",
+                removing: true,
+                counterPrefix: prefix
+            )
+            #expect(
+                upper == LinkedValue(value: Array(link.uppercased().utf8) + [1], isLinked: false, counter: nil),
+                "\(name)"
+            )
+            #expect(
+                try await store.linkedValue("authcore:test:ops:\(name):upper", removing: true, counterPrefix: prefix)
+                    == nil,
+                "\(name): removed"
+            )
+            let otherLink = SHA256.hash(string: name + "-other").hexLowercased
+            #expect(
+                try await store.insert(
+                    Array(otherLink.utf8),
+                    forKey: "authcore:test:ops:\(name):nocounter",
+                    lifetime: .seconds(10)
+                )
+            )
+            #expect(
+                try await store.linkedValue(
+                    "authcore:test:ops:\(name):nocounter",
+                    removing: false,
+                    counterPrefix: prefix
+                )
+                    == LinkedValue(value: Array(otherLink.utf8), isLinked: true, counter: nil),
+                "\(name)"
+            )
 
             // The admitted insert: trusted counters for a presented generation at least the stored one.
             let generation = "authcore:test:ops:\(name):generation"
-            let (device, address, user) = ("authcore:test:ops:\(name):device", "authcore:test:ops:\(name):address", "authcore:test:ops:\(name):user")
+            let (device, address, user) = (
+                "authcore:test:ops:\(name):device", "authcore:test:ops:\(name):address",
+                "authcore:test:ops:\(name):user"
+            )
             func admit(_ key: String, presented: UInt64?) async throws -> AdmissionOutcome {
                 try await store.insert(
-                    [1], forKey: "authcore:test:ops:\(name):state:\(key)", lifetime: .seconds(10),
+                    [1],
+                    forKey: "authcore:test:ops:\(name):state:\(key)",
+                    lifetime: .seconds(10),
                     admittedBy: LoginAdmission(
-                        generationKey: generation, presentedGeneration: presented, trusted: [(device, 2)], untrusted: [(address, 2), (user, 3)]))
+                        generationKey: generation,
+                        presentedGeneration: presented,
+                        trusted: [(device, 2)],
+                        untrusted: [(address, 2), (user, 3)]
+                    )
+                )
             }
             #expect(try await admit("a", presented: nil) == .inserted, "\(name)")
             #expect(try await admit("a", presented: nil) == .keyInUse, "\(name)")
@@ -395,10 +528,16 @@ final class RedisHandshakeStoreTests {
             #expect(try await admit("b", presented: nil) == .refused, "\(name): the user-wide count is at its limit")
             #expect(try await admit("c", presented: 0) == .inserted, "\(name): a device token, no generation stored")
             for _ in 0..<3 { _ = try await store.advance(generation, keepingFor: .seconds(10)) }
-            #expect(try await admit("d", presented: 2) == .refused, "\(name): a token from before the last sign-out is untrusted")
+            #expect(
+                try await admit("d", presented: 2) == .refused,
+                "\(name): a token from before the last sign-out is untrusted"
+            )
             #expect(try await admit("e", presented: 3) == .inserted, "\(name)")
             try await store.put(Array("9007199254740993".utf8), forKey: generation, lifetime: .seconds(10))
-            #expect(try await admit("f", presented: 9_007_199_254_740_992) == .refused, "\(name): compared as digits, not floats")
+            #expect(
+                try await admit("f", presented: 9_007_199_254_740_992) == .refused,
+                "\(name): compared as digits, not floats"
+            )
             #expect(try await admit("f", presented: 9_007_199_254_740_993) == .inserted, "\(name)")
             try await store.put(Array("3".utf8), forKey: generation, lifetime: .seconds(10))
             _ = try await store.increment(device, window: .seconds(10))
@@ -415,16 +554,28 @@ final class RedisHandshakeStoreTests {
             // takeLogin: the state taken, the generation read, the attempt counted against the
             // counters its header names (a device trusted while its generation is current).
             let counting = LoginCounting(
-                generationPrefix: "authcore:test:ops:\(name):gen:", failurePrefix: "authcore:test:ops:\(name):fail:", deviceSuffix: ":device:",
-                addressSuffix: ":address:local", untrustedSuffix: ":untrusted", window: .seconds(10), maximumFailures: 2, maximumFailuresPerUser: 3)
+                generationPrefix: "authcore:test:ops:\(name):gen:",
+                failurePrefix: "authcore:test:ops:\(name):fail:",
+                deviceSuffix: ":device:",
+                addressSuffix: ":address:local",
+                untrustedSuffix: ":untrusted",
+                window: .seconds(10),
+                maximumFailures: 2,
+                maximumFailuresPerUser: 3
+            )
             let carol = SHA256.hash(string: "carol").hexLowercased
             let (noDevice, deviceHex) = (String(repeating: "0", count: 32), String(repeating: "ab", count: 16))
             let fail = "authcore:test:ops:\(name):fail:\(carol)"
             var stateIndex = 0
-            func take(_ device: String, _ generation: UInt64, suffix: [UInt8] = [0xC0, 0xFF]) async throws -> TakenLogin? {
+            func take(
+                _ device: String,
+                _ generation: UInt64,
+                suffix: [UInt8] = [0xC0, 0xFF]
+            ) async throws -> TakenLogin? {
                 stateIndex += 1
                 let digits = String(generation)
-                let value = Array((carol + device + String(repeating: "0", count: 20 - digits.count) + digits).utf8) + suffix
+                let value =
+                    Array((carol + device + String(repeating: "0", count: 20 - digits.count) + digits).utf8) + suffix
                 let key = "authcore:test:ops:\(name):login:\(stateIndex)"
                 #expect(try await store.insert(value, forKey: key, lifetime: .seconds(10)))
                 let taken = try await store.takeLogin(key, counting: counting)
@@ -435,9 +586,14 @@ final class RedisHandshakeStoreTests {
             var taken = try #require(try await take(noDevice, 0))
             #expect(taken.hasHeader && !taken.trusted && taken.generation == nil && taken.counts == [1, 1], "\(name)")
             #expect(try await store.count(fail + ":address:local") == 1, "\(name)")
-            for _ in 0..<3 { _ = try await store.advance("authcore:test:ops:\(name):gen:\(carol)", keepingFor: .seconds(10)) }
+            for _ in 0..<3 {
+                _ = try await store.advance("authcore:test:ops:\(name):gen:\(carol)", keepingFor: .seconds(10))
+            }
             taken = try #require(try await take(deviceHex, 2))
-            #expect(!taken.trusted && taken.generation == Array("3".utf8) && taken.counts == [2, 2], "\(name): a device from before the sign-out")
+            #expect(
+                !taken.trusted && taken.generation == Array("3".utf8) && taken.counts == [2, 2],
+                "\(name): a device from before the sign-out"
+            )
             taken = try #require(try await take(deviceHex, 3))
             #expect(taken.trusted && taken.counts == [1], "\(name): a current device counts apart")
             #expect(try await store.count(fail + ":device:" + deviceHex) == 1, "\(name)")
@@ -446,7 +602,11 @@ final class RedisHandshakeStoreTests {
             #expect(try await store.count(fail + ":untrusted") == 2, "\(name)")
             taken = try #require(try await take(deviceHex, 9_007_199_254_740_993))
             #expect(taken.trusted && taken.counts == [2], "\(name)")
-            try await store.put(Array("9007199254740993".utf8), forKey: "authcore:test:ops:\(name):gen:\(carol)", lifetime: .seconds(10))
+            try await store.put(
+                Array("9007199254740993".utf8),
+                forKey: "authcore:test:ops:\(name):gen:\(carol)",
+                lifetime: .seconds(10)
+            )
             taken = try #require(try await take(deviceHex, 9_007_199_254_740_992))
             #expect(!taken.trusted, "\(name): compared digit by digit, not as floats")
             try await store.put(Array("07".utf8), forKey: fail + ":device:" + deviceHex, lifetime: .seconds(10))
@@ -456,27 +616,57 @@ final class RedisHandshakeStoreTests {
             let hugeValue = Array((carol + deviceHex + "18446744073709551616").utf8) + [1]
             #expect(try await store.insert(hugeValue, forKey: huge, lifetime: .seconds(10)))
             #expect(
-                try await store.takeLogin(huge, counting: counting) == TakenLogin(value: hugeValue, hasHeader: false, generation: nil, trusted: false, counts: []),
-                "\(name): a generation past UInt64.max is no header")
+                try await store.takeLogin(huge, counting: counting)
+                    == TakenLogin(value: hugeValue, hasHeader: false, generation: nil, trusted: false, counts: []),
+                "\(name): a generation past UInt64.max is no header"
+            )
             let bare = "authcore:test:ops:\(name):bare"
             #expect(try await store.insert(Array(carol.utf8) + [1, 2, 3], forKey: bare, lifetime: .seconds(10)))
             #expect(
-                try await store.takeLogin(bare, counting: counting) == TakenLogin(value: Array(carol.utf8) + [1, 2, 3], hasHeader: false, generation: nil, trusted: false, counts: []),
-                "\(name): no header, nothing counted")
+                try await store.takeLogin(bare, counting: counting)
+                    == TakenLogin(
+                        value: Array(carol.utf8) + [1, 2, 3],
+                        hasHeader: false,
+                        generation: nil,
+                        trusted: false,
+                        counts: []
+                    ),
+                "\(name): no header, nothing counted"
+            )
 
             // settle: the insert first (a present key writes nothing), then removed, taken back, kept alive.
             let (own, wide, kept, session) = (
-                "authcore:test:ops:\(name):own", "authcore:test:ops:\(name):wide", "authcore:test:ops:\(name):kept", "authcore:test:ops:\(name):session"
+                "authcore:test:ops:\(name):own", "authcore:test:ops:\(name):wide", "authcore:test:ops:\(name):kept",
+                "authcore:test:ops:\(name):session"
             )
             _ = try await store.increment(own, window: .seconds(10))
             for _ in 0..<3 { _ = try await store.increment(wide, window: .seconds(10)) }
             _ = try await store.increment(kept, window: .milliseconds(300))
             #expect(try await store.insert([9], forKey: session, lifetime: .seconds(10)))
             let insert = (key: session, value: [UInt8]([7, 7]), lifetime: Duration.seconds(10))
-            #expect(try await !store.settle(remove: [own], decrement: [wide], keepAlive: [(kept, .seconds(10))], insert: insert), "\(name)")
-            #expect(try await store.values([own, wide, session]) == [Array("1".utf8), Array("3".utf8), [9]], "\(name): nothing written")
+            #expect(
+                try await !store.settle(
+                    remove: [own],
+                    decrement: [wide],
+                    keepAlive: [(kept, .seconds(10))],
+                    insert: insert
+                ),
+                "\(name)"
+            )
+            #expect(
+                try await store.values([own, wide, session]) == [Array("1".utf8), Array("3".utf8), [9]],
+                "\(name): nothing written"
+            )
             try await store.remove(session)
-            #expect(try await store.settle(remove: [own], decrement: [wide], keepAlive: [(kept, .seconds(10))], insert: insert), "\(name)")
+            #expect(
+                try await store.settle(
+                    remove: [own],
+                    decrement: [wide],
+                    keepAlive: [(kept, .seconds(10))],
+                    insert: insert
+                ),
+                "\(name)"
+            )
             #expect(try await store.values([own, wide, session]) == [nil, Array("2".utf8), [7, 7]], "\(name)")
             try await Task.sleep(for: .milliseconds(500))
             #expect(try await store.count(kept) == 1, "\(name): kept past its first lifetime")

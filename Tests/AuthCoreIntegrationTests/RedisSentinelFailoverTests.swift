@@ -65,7 +65,10 @@ final class RedisNode: @unchecked Sendable {
 /// two `authcore serve` instances finding the master through the sentinels. The master is killed;
 /// the sentinels promote the replica; logins resume on both instances. Then a failover is forced
 /// back to the old master (restarted, now a replica): the instances follow it again.
-@Suite("authcore serve on Redis Sentinel: a master killed mid-run, the replica promoted, logins resume on both instances", .serialized)
+@Suite(
+    "authcore serve on Redis Sentinel: a master killed mid-run, the replica promoted, logins resume on both instances",
+    .serialized
+)
 final class RedisSentinelFailoverTests {
     let directory: URL
     let master: RedisNode
@@ -75,10 +78,14 @@ final class RedisSentinelFailoverTests {
     let password = SecureBytes(Array("sentinel password".utf8))
 
     init() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-sentinel-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-sentinel-\(UUID().uuidString)"
+        )
         self.directory = directory
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let common = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.path]
+        let common = [
+            "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.path,
+        ]
         master = try RedisNode { ["--port", String($0)] + common }
         let masterPort = master.port
         replica = try RedisNode { ["--port", String($0), "--replicaof", "127.0.0.1", String(masterPort)] + common }
@@ -101,7 +108,8 @@ final class RedisSentinelFailoverTests {
                         """
                     try Data(text.utf8).write(to: file)
                     return [file.path, "--sentinel"]
-                })
+                }
+            )
         }
         self.sentinels = sentinels
         fleet = try AppServerFleet(passwords: ["alice": "sentinel password", "bob": "sentinel password"])
@@ -118,12 +126,17 @@ final class RedisSentinelFailoverTests {
         [
             "store": [
                 "redis": [
-                    "sentinel": ["masterName": "authcore", "addresses": sentinels.map { ["host": "127.0.0.1", "port": $0.port] }],
+                    "sentinel": [
+                        "masterName": "authcore",
+                        "addresses": sentinels.map { ["host": "127.0.0.1", "port": $0.port] },
+                    ],
                     "timeoutMilliseconds": 500, "poolSize": 2,
                 ]
             ],
             "srp": ["maximumFailures": 5],
-            "ossSigning": ["buckets": ["photos"], "keyPrefixes": ["users/"], "regions": ["cn-hangzhou"], "sharedAcrossUsers": true],
+            "ossSigning": [
+                "buckets": ["photos"], "keyPrefixes": ["users/"], "regions": ["cn-hangzhou"], "sharedAcrossUsers": true,
+            ],
             // The test logs in every 100 ms from one address until the failover is over (its gap is
             // what it measures): the per-address limits (5/s, burst 20) would refuse it on a slow
             // machine. They are tested on their own (ServeOperationsTests, the abuse tests).
@@ -132,7 +145,8 @@ final class RedisSentinelFailoverTests {
     }
 
     let environment = [
-        "AUTHCORE_SERVER_SECRET": "sentinel-instances-share-this-32+bytes", "OSS_ACCESS_KEY_ID": "LTAI5tSentinelKey", "OSS_ACCESS_KEY_SECRET": "sentinel-secret",
+        "AUTHCORE_SERVER_SECRET": "sentinel-instances-share-this-32+bytes", "OSS_ACCESS_KEY_ID": "LTAI5tSentinelKey",
+        "OSS_ACCESS_KEY_SECRET": "sentinel-secret",
     ]
 
     /// Waits (bounded) until `condition` holds.
@@ -157,10 +171,21 @@ final class RedisSentinelFailoverTests {
 
     /// Whether the session token opens `/oss/sign` on `instance`.
     func sessionWorks(_ instance: LoopbackScript, _ session: SRPLoginResult) async throws -> Bool {
-        let pending = try OSSDetachedSigner(version: .v4, region: "cn-hangzhou", accessKeyId: "LTAI5tSentinelKey").prepare(
-            OSSRequest(method: "GET", target: "/users/a.txt", headers: [HTTPHeader("Host", "photos.oss")], bucket: "photos", key: "users/a.txt"),
-            at: SystemClock().now())
-        let signer = try URLSignatureProvider(url: try RequestURL(instance.url + "/oss/sign"), headers: [session.authorizationHeader])
+        let pending = try OSSDetachedSigner(version: .v4, region: "cn-hangzhou", accessKeyId: "LTAI5tSentinelKey")
+            .prepare(
+                OSSRequest(
+                    method: "GET",
+                    target: "/users/a.txt",
+                    headers: [HTTPHeader("Host", "photos.oss")],
+                    bucket: "photos",
+                    key: "users/a.txt"
+                ),
+                at: SystemClock().now()
+            )
+        let signer = try URLSignatureProvider(
+            url: try RequestURL(instance.url + "/oss/sign"),
+            headers: [session.authorizationHeader]
+        )
         return try await signer.signature(for: OSSSignatureRequest(pending)).accessKeyId == "LTAI5tSentinelKey"
     }
 
@@ -177,7 +202,10 @@ final class RedisSentinelFailoverTests {
                     #expect(result.username == "bob")
                     gaps[index] = Date().timeIntervalSince(since)
                 } catch {
-                    #expect(error.httpStatus == 502 || error.serviceErrorType == "LoginExpired", "a failure while the master is away: \(error)")
+                    #expect(
+                        error.httpStatus == 502 || error.serviceErrorType == "LoginExpired",
+                        "a failure while the master is away: \(error)"
+                    )
                 }
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -188,9 +216,13 @@ final class RedisSentinelFailoverTests {
         }
     }
 
-    @Test("kill the master: both instances find the promoted replica; sessions written before are accepted; no login is accepted twice; then a forced failover back")
+    @Test(
+        "kill the master: both instances find the promoted replica; sessions written before are accepted; no login is accepted twice; then a forced failover back"
+    )
     func failover() async throws {
-        try await waitUntil("the replica's link to the master", seconds: 10) { try await self.infoContains(self.replica, "master_link_status:up") }
+        try await waitUntil("the replica's link to the master", seconds: 10) {
+            try await self.infoContains(self.replica, "master_link_status:up")
+        }
         for sentinel in sentinels {
             try await waitUntil("a sentinel seeing the replica and the two other sentinels", seconds: 20) {
                 let replicas = try await sentinel.command("SENTINEL", "replicas", "authcore")
@@ -200,7 +232,9 @@ final class RedisSentinelFailoverTests {
         }
         let a = try fleet.start(configuration, environment: environment)
         let b = try fleet.start(configuration, environment: environment)
-        let readiness = try await HTTP1Transport().send(HTTPRequest(method: "GET", url: try RequestURL(a.url + "/readyz")))
+        let readiness = try await HTTP1Transport().send(
+            HTTPRequest(method: "GET", url: try RequestURL(a.url + "/readyz"))
+        )
         #expect(readiness.status == 200)
 
         // Before: a login across the instances, a session on each.
@@ -220,7 +254,9 @@ final class RedisSentinelFailoverTests {
         let killed = Date()
         master.stop()
         let gaps = try await waitForLogins([a, b], since: killed, seconds: 30)
-        print("sentinel failover: logins resumed after \(gaps.map { String(format: "%.2f s", $0) }.joined(separator: " and ")) (a, b)")
+        print(
+            "sentinel failover: logins resumed after \(gaps.map { String(format: "%.2f s", $0) }.joined(separator: " and ")) (a, b)"
+        )
         #expect(try await infoContains(replica, "role:master"))
 
         // After: the sessions written before are accepted on both instances.
@@ -231,10 +267,17 @@ final class RedisSentinelFailoverTests {
         // The login begun before the failover finishes once (its state was replicated), never twice.
         let finished = try await loginClient(b).finish(inFlight)
         #expect(finished.username == "alice")
-        await expectRefusal(400, "LoginExpired", "the in-flight login finished a second time") { try await loginClient(a).finish(inFlight) }
+        await expectRefusal(400, "LoginExpired", "the in-flight login finished a second time") {
+            try await loginClient(a).finish(inFlight)
+        }
         // Nothing but successes now, on both.
-        for instance in [a, b, a, b] { #expect(try await loginClient(instance).login(username: "alice", password: password).username == "alice") }
-        #expect(try await HTTP1Transport().send(HTTPRequest(method: "GET", url: try RequestURL(b.url + "/readyz"))).status == 200)
+        for instance in [a, b, a, b] {
+            #expect(try await loginClient(instance).login(username: "alice", password: password).username == "alice")
+        }
+        #expect(
+            try await HTTP1Transport().send(HTTPRequest(method: "GET", url: try RequestURL(b.url + "/readyz"))).status
+                == 200
+        )
 
         // The old master comes back (empty), is made a replica of the new one, and
         // a failover forced back to it moves the master again: the instances follow (a demoted
@@ -242,7 +285,9 @@ final class RedisSentinelFailoverTests {
         try master.start()
         // As an operator would (the sentinels do it too, but on their own schedule): a replica of the new master.
         #expect(try await master.command("REPLICAOF", "127.0.0.1", String(replica.port)) == .status("OK"))
-        try await waitUntil("the old master turned replica and in sync", seconds: 30) { try await self.infoContains(self.master, "master_link_status:up") }
+        try await waitUntil("the old master turned replica and in sync", seconds: 30) {
+            try await self.infoContains(self.master, "master_link_status:up")
+        }
         try await waitUntil("the sentinels seeing the old master as a replica", seconds: 20) {
             let replicas = try await self.sentinels[0].command("SENTINEL", "replicas", "authcore")
             let connected = try await self.infoContains(self.replica, "connected_slaves:1")
@@ -252,22 +297,32 @@ final class RedisSentinelFailoverTests {
         #expect(try await replica.command("WAIT", "1", "2000") == .integer(1))
         let forced = Date()
         #expect(try await sentinels[1].command("SENTINEL", "FAILOVER", "authcore") == .status("OK"))
-        try await waitUntil("the forced failover", seconds: 20) { try await self.infoContains(self.master, "role:master") }
+        try await waitUntil("the forced failover", seconds: 20) {
+            try await self.infoContains(self.master, "role:master")
+        }
         let back = try await waitForLogins([a, b], since: forced, seconds: 30)
-        print("sentinel forced failover: logins resumed after \(back.map { String(format: "%.2f s", $0) }.joined(separator: " and ")) (a, b)")
-        for instance in [a, b] { #expect(try await sessionWorks(instance, session), "the first session after two failovers") }
+        print(
+            "sentinel forced failover: logins resumed after \(back.map { String(format: "%.2f s", $0) }.joined(separator: " and ")) (a, b)"
+        )
+        for instance in [a, b] {
+            #expect(try await sessionWorks(instance, session), "the first session after two failovers")
+        }
     }
 }
 
 /// Redis 6 ACL users and database indexes, on a `redis-server` whose default user is off.
 @Suite("RedisHandshakeStore with an ACL user, a password and a database index")
 struct RedisACLTests {
-    @Test("AUTH user password and SELECT: the store works in its database only; a wrong password or user is refused without echoing it")
+    @Test(
+        "AUTH user password and SELECT: the store works in its database only; a wrong password or user is refused without echoing it"
+    )
     func aclUserAndDatabase() async throws {
         let node = try RedisNode { port in
-            ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
-             "--user", "default", "on", "nopass", "~probe", "+ping",  // the readiness probe's PING only
-             "--user", "authcore", "on", ">acl-password-1", "~*", "&*", "+@all"]
+            [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
+                "--user", "default", "on", "nopass", "~probe", "+ping",  // the readiness probe's PING only
+                "--user", "authcore", "on", ">acl-password-1", "~*", "&*", "+@all",
+            ]
         }
         func store(user: String?, password: String, database: Int) -> RedisHandshakeStore {
             var configuration = RedisHandshakeStore.Configuration()
@@ -298,25 +353,36 @@ struct RedisACLTests {
         // The default user may only PING: the store's commands are refused by the server's ACL.
         var unauthenticated = RedisHandshakeStore.Configuration()
         unauthenticated.port = node.port
-        await #expect(throws: AuthCoreError.self) { _ = try await RedisHandshakeStore(configuration: unauthenticated).take("k") }
+        await #expect(throws: AuthCoreError.self) {
+            _ = try await RedisHandshakeStore(configuration: unauthenticated).take("k")
+        }
     }
 }
 
 /// The sentinels' own password and replicas' acknowledgements, on real processes.
-@Suite("RedisHandshakeStore on sentinels: a sentinel's password, +switch-master, writes acknowledged by a replica (WAIT)", .serialized)
+@Suite(
+    "RedisHandshakeStore on sentinels: a sentinel's password, +switch-master, writes acknowledged by a replica (WAIT)",
+    .serialized
+)
 final class RedisSentinelAuthTests {
     let directory: URL
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-sentinel-auth-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-sentinel-auth-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
-    func common() -> [String] { ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.path] }
+    func common() -> [String] {
+        ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", directory.path]
+    }
 
-    @Test("a sentinel that requires a password: asked with it, the master is found; without it, the store says the sentinel refused (NOAUTH), never more")
+    @Test(
+        "a sentinel that requires a password: asked with it, the master is found; without it, the store says the sentinel refused (NOAUTH), never more"
+    )
     func sentinelPassword() async throws {
         let master = try RedisNode { ["--port", String($0)] + self.common() }
         defer { master.stop() }
@@ -336,7 +402,10 @@ final class RedisSentinelAuthTests {
         }
         defer { sentinel.stop() }
         var configuration = RedisHandshakeStore.Configuration()
-        configuration.sentinel = .init(masterName: "authcore", addresses: [.init(host: "127.0.0.1", port: sentinel.port)])
+        configuration.sentinel = .init(
+            masterName: "authcore",
+            addresses: [.init(host: "127.0.0.1", port: sentinel.port)]
+        )
         configuration.timeout = .milliseconds(500)
         configuration.sentinelPassword = SecureBytes(Array("sentinel-pass-1".utf8))
         let store = RedisHandshakeStore(configuration: configuration)
@@ -353,11 +422,15 @@ final class RedisSentinelAuthTests {
         }
     }
 
-    @Test("+switch-master: the store follows the sentinels' announcement of a forced failover before it sends a command, so the next write goes to the new master in one round trip")
+    @Test(
+        "+switch-master: the store follows the sentinels' announcement of a forced failover before it sends a command, so the next write goes to the new master in one round trip"
+    )
     func switchAnnouncement() async throws {
         let master = try RedisNode { ["--port", String($0)] + self.common() }
         defer { master.stop() }
-        let replica = try RedisNode { ["--port", String($0), "--replicaof", "127.0.0.1", String(master.port)] + self.common() }
+        let replica = try RedisNode {
+            ["--port", String($0), "--replicaof", "127.0.0.1", String(master.port)] + self.common()
+        }
         defer { replica.stop() }
         let file = directory.appendingPathComponent("sentinel-switch.conf")
         let sentinel = try RedisNode { port in
@@ -376,7 +449,10 @@ final class RedisSentinelAuthTests {
         }
         defer { sentinel.stop() }
         var configuration = RedisHandshakeStore.Configuration()
-        configuration.sentinel = .init(masterName: "authcore", addresses: [.init(host: "127.0.0.1", port: sentinel.port)])
+        configuration.sentinel = .init(
+            masterName: "authcore",
+            addresses: [.init(host: "127.0.0.1", port: sentinel.port)]
+        )
         configuration.timeout = .milliseconds(500)
         configuration.poolSize = 1
         let store = RedisHandshakeStore(configuration: configuration)
@@ -388,16 +464,22 @@ final class RedisSentinelAuthTests {
         func waitUntil(_ what: String, seconds: Double, _ condition: () async throws -> Bool) async throws {
             let deadline = Date().addingTimeInterval(seconds)
             while (try? await condition()) != true {
-                guard Date() < deadline else { throw PeerError(description: "\(what) did not happen within \(seconds) s") }
+                guard Date() < deadline else {
+                    throw PeerError(description: "\(what) did not happen within \(seconds) s")
+                }
                 try await Task.sleep(for: .milliseconds(50))
             }
         }
         try await waitUntil("the watcher's subscription", seconds: 10) { store.sentinelAnnouncements.subscribed }
         try await waitUntil("the sentinel learning the replica", seconds: 20) {
-            guard case .array(let replicas) = try await sentinel.command("SENTINEL", "REPLICAS", "authcore") else { return false }
+            guard case .array(let replicas) = try await sentinel.command("SENTINEL", "REPLICAS", "authcore") else {
+                return false
+            }
             return !replicas.isEmpty
         }
-        try await waitUntil("the replica's sync", seconds: 20) { try await replica.command("GET", "k1") == .bytes(Array("before".utf8)) }
+        try await waitUntil("the replica's sync", seconds: 20) {
+            try await replica.command("GET", "k1") == .bytes(Array("before".utf8))
+        }
         #expect(store.sentinelAnnouncements.switches == 0)
         // The sentinel may not have read the replica's own INFO yet (-NOGOODSLAVE): asked again.
         try await waitUntil("the forced failover's start", seconds: 20) {
@@ -414,11 +496,16 @@ final class RedisSentinelAuthTests {
         }
         let mark = store.roundTripCount
         #expect(try await store.insert(Array("after".utf8), forKey: "k2", lifetime: .seconds(30)))
-        #expect(store.roundTripCount - mark == 1, "the connection to the old master was replaced on the announcement, before this write")
+        #expect(
+            store.roundTripCount - mark == 1,
+            "the connection to the old master was replaced on the announcement, before this write"
+        )
         #expect(try await replica.command("GET", "k2") == .bytes(Array("after".utf8)))
     }
 
-    @Test("replicasToAcknowledge 1: a write waits for the replica in the same round trip; with no replica it is refused as unacknowledged")
+    @Test(
+        "replicasToAcknowledge 1: a write waits for the replica in the same round trip; with no replica it is refused as unacknowledged"
+    )
     func acknowledgedWrites() async throws {
         let master = try RedisNode { ["--port", String($0)] + self.common() }
         defer { master.stop() }
@@ -435,18 +522,25 @@ final class RedisSentinelAuthTests {
         }
         #expect(try await lonely.value("alone") == Array("v".utf8), "a read needs no acknowledgement")
 
-        let replica = try RedisNode { ["--port", String($0), "--replicaof", "127.0.0.1", String(master.port)] + self.common() }
+        let replica = try RedisNode {
+            ["--port", String($0), "--replicaof", "127.0.0.1", String(master.port)] + self.common()
+        }
         defer { replica.stop() }
         var online = false
         for _ in 0..<200 where !online {  // bounded: 10 s, until the master counts the replica online
-            if case .bytes(let info) = try await master.command("INFO", "replication") { online = String(decoding: info, as: UTF8.self).contains("state=online") }
+            if case .bytes(let info) = try await master.command("INFO", "replication") {
+                online = String(decoding: info, as: UTF8.self).contains("state=online")
+            }
             if !online { try await Task.sleep(for: .milliseconds(50)) }
         }
         #expect(online)
         configuration.timeout = .seconds(4)  // WAIT up to 2 s: a first acknowledgement after a sync can take a moment
         let replicated = RedisHandshakeStore(configuration: configuration)
         #expect(try await replicated.insert(Array("w".utf8), forKey: "acknowledged", lifetime: .seconds(30)))
-        #expect(try await replica.command("GET", "acknowledged") == .bytes(Array("w".utf8)), "on the replica when the write returned")
+        #expect(
+            try await replica.command("GET", "acknowledged") == .bytes(Array("w".utf8)),
+            "on the replica when the write returned"
+        )
         #expect(try await replicated.take("acknowledged") == Array("w".utf8))
         #expect(try await replica.command("EXISTS", "acknowledged") == .integer(0))
     }

@@ -24,15 +24,22 @@ struct SigV4AMinistackTests {
     var endpoint: String { get throws { try text("endpoint") } }
 
     func environment(secret: String? = nil) throws -> [String: String?] {
-        ["AWS_ACCESS_KEY_ID": try text("accessKeyId"), "AWS_SECRET_ACCESS_KEY": try secret ?? text("secretAccessKey"), "AWS_SESSION_TOKEN": nil]
+        [
+            "AWS_ACCESS_KEY_ID": try text("accessKeyId"),
+            "AWS_SECRET_ACCESS_KEY": try secret ?? text("secretAccessKey"), "AWS_SESSION_TOKEN": nil,
+        ]
     }
 
     /// `authcore sigv4 send --sigv4a` of STS GetCallerIdentity.
     func callerIdentity(regionSet: String, secret: String? = nil) throws -> ProcessResult {
         try authcore(
-            ["sigv4", "send", "--sigv4a", "--region-set", regionSet, "--service", "sts", "-H", "Content-Type: application/x-www-form-urlencoded",
-             "-d", "Action=GetCallerIdentity&Version=2011-06-15", try endpoint],
-            environment: try environment(secret: secret))
+            [
+                "sigv4", "send", "--sigv4a", "--region-set", regionSet, "--service", "sts", "-H",
+                "Content-Type: application/x-www-form-urlencoded",
+                "-d", "Action=GetCallerIdentity&Version=2011-06-15", try endpoint,
+            ],
+            environment: try environment(secret: secret)
+        )
     }
 
     @Test("a SigV4a GetCallerIdentity is accepted for one region and for *, and names the IAM user")
@@ -40,7 +47,10 @@ struct SigV4AMinistackTests {
         for regionSet in ["us-east-1", "*"] {
             let result = try callerIdentity(regionSet: regionSet)
             #expect(result.status == 0, "\(regionSet): \(result.stderr)")
-            #expect(result.stdout.contains("<Arn>arn:aws:iam::") && result.stdout.contains(":user/authcore-s3-"), "\(result.stdout.prefix(300))")
+            #expect(
+                result.stdout.contains("<Arn>arn:aws:iam::") && result.stdout.contains(":user/authcore-s3-"),
+                "\(result.stdout.prefix(300))"
+            )
         }
     }
 
@@ -48,10 +58,17 @@ struct SigV4AMinistackTests {
     func s3PutAndGet() throws {
         let url = "\(try endpoint)/\(try text("bucket"))/sigv4a.txt"
         let put = try authcore(
-            ["sigv4", "send", "--sigv4a", "--region-set", "us-east-1", "--service", "s3", "-X", "PUT", "--data-raw", "signed with ECDSA", url],
-            environment: try environment())
+            [
+                "sigv4", "send", "--sigv4a", "--region-set", "us-east-1", "--service", "s3", "-X", "PUT", "--data-raw",
+                "signed with ECDSA", url,
+            ],
+            environment: try environment()
+        )
         #expect(put.status == 0, "\(put.stderr)")
-        let get = try authcore(["sigv4", "send", "--sigv4a", "--region-set", "us-east-1,us-west-2", "--service", "s3", url], environment: try environment())
+        let get = try authcore(
+            ["sigv4", "send", "--sigv4a", "--region-set", "us-east-1,us-west-2", "--service", "s3", url],
+            environment: try environment()
+        )
         #expect(get.status == 0, "\(get.stderr)")
         #expect(get.stdout == "signed with ECDSA")
     }
@@ -65,19 +82,28 @@ struct SigV4AMinistackTests {
 
     @Test("a region set changed after signing is refused (403): the signature covers X-Amz-Region-Set")
     func tamperedRegionSet() async throws {
-        let credentials = try Credentials(accessKeyId: try text("accessKeyId"), secretAccessKey: try text("secretAccessKey"))
+        let credentials = try Credentials(
+            accessKeyId: try text("accessKeyId"),
+            secretAccessKey: try text("secretAccessKey")
+        )
         let signer = try SigV4ASigner(credentials: credentials, regionSet: ["us-east-1"], service: "sts")
         let body = Array("Action=GetCallerIdentity&Version=2011-06-15".utf8)
         let request = HTTPRequest(
-            method: "POST", url: try RequestURL(try endpoint), headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], body: body,
-            allowsInsecureHTTP: true)
+            method: "POST",
+            url: try RequestURL(try endpoint),
+            headers: [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+            body: body,
+            allowsInsecureHTTP: true
+        )
         let signed = request.adding(try signer.sign(request.sigV4Request(payload: .bytes(body)), at: Timestamp(Date())))
         let transport = HTTP1Transport()
         let accepted = try await transport.send(signed)
         #expect(accepted.status == 200, "the untouched request: \(accepted.status)")
         var tampered = signed
         // Still covering us-east-1, so only the signature (not a region check) can refuse it.
-        tampered.headers = signed.headers.map { $0.name == "X-Amz-Region-Set" ? HTTPHeader($0.name, "us-east-1,us-west-2") : $0 }
+        tampered.headers = signed.headers.map {
+            $0.name == "X-Amz-Region-Set" ? HTTPHeader($0.name, "us-east-1,us-west-2") : $0
+        }
         #expect(tampered.headers.contains { $0.name == "X-Amz-Region-Set" && $0.value == "us-east-1,us-west-2" })
         let refused = try await transport.send(tampered)
         #expect(refused.status == 403, "the tampered request: \(refused.status)")

@@ -17,7 +17,10 @@ struct StreamedBodyTests {
         listen.maximumBodyBytes = 1 << 20
         let server = try HTTPServer(configuration: listen) { request in
             let framing = request.headers.first(named: "transfer-encoding") ?? "length"
-            return HTTPResponse(status: 200, body: Array("\(request.body.count) \(SHA256.hash(bytes: request.body).hexLowercased) \(framing)".utf8))
+            return HTTPResponse(
+                status: 200,
+                body: Array("\(request.body.count) \(SHA256.hash(bytes: request.body).hexLowercased) \(framing)".utf8)
+            )
         }
         var configuration = HTTP1Transport.Configuration()
         configuration.proxies = .configured(.direct)
@@ -27,19 +30,28 @@ struct StreamedBodyTests {
 
     @Test("a body of unknown length goes in chunked transfer coding and arrives whole")
     func chunkedTransferCoding() async throws {
-        let pieces: [[UInt8]] = [Array(repeating: 0x61, count: 10_000), Array("and".utf8), Array(repeating: 0x7A, count: 70_000)]
+        let pieces: [[UInt8]] = [
+            Array(repeating: 0x61, count: 10_000), Array("and".utf8), Array(repeating: 0x7A, count: 70_000),
+        ]
         let whole = pieces.flatMap { $0 }
         try await withEchoServer { url, transport in
             var request = HTTPRequest(method: "POST", url: try RequestURL(url + "/echo"))
             request.body = .stream(HTTPBodyStream(length: nil) { ListedChunks(pieces) })
             let response = try await transport.send(request)
-            #expect(String(decoding: response.body.plainBytes, as: UTF8.self) == "\(whole.count) \(SHA256.hash(bytes: whole).hexLowercased) chunked")
+            #expect(
+                String(decoding: response.body.plainBytes, as: UTF8.self)
+                    == "\(whole.count) \(SHA256.hash(bytes: whole).hexLowercased) chunked"
+            )
         }
     }
 
-    @Test("an async sequence is a body: produced in its own task as the transport asks, made afresh per send, with or without a length")
+    @Test(
+        "an async sequence is a body: produced in its own task as the transport asks, made afresh per send, with or without a length"
+    )
     func asyncSequenceBodies() async throws {
-        let pieces: [[UInt8]] = [Array(repeating: 0x61, count: 40_000), [], Array("middle".utf8), Array(repeating: 0x7A, count: 90_000)]
+        let pieces: [[UInt8]] = [
+            Array(repeating: 0x61, count: 40_000), [], Array("middle".utf8), Array(repeating: 0x7A, count: 90_000),
+        ]
         let whole = pieces.flatMap { $0 }
         let digest = SHA256.hash(bytes: whole).hexLowercased
         @Sendable func chunks() -> AsyncStream<[UInt8]> {
@@ -62,7 +74,10 @@ struct StreamedBodyTests {
             }
             var known = unknown
             known.body = .stream(.sequence(length: whole.count, chunks))
-            #expect(String(decoding: try await transport.send(known).body.plainBytes, as: UTF8.self) == "\(whole.count) \(digest) length")
+            #expect(
+                String(decoding: try await transport.send(known).body.plainBytes, as: UTF8.self)
+                    == "\(whole.count) \(digest) length"
+            )
             // The sequence's own error fails the request, typed as it was thrown.
             var failing = unknown
             failing.body = .stream(
@@ -71,8 +86,11 @@ struct StreamedBodyTests {
                         continuation.yield(Array("start".utf8))
                         continuation.finish(throwing: AuthCoreError(.credentialsUnavailable, "the producer gave up"))
                     }
-                })
-            await #expect(throws: AuthCoreError(.credentialsUnavailable, "the producer gave up")) { try await transport.send(failing) }
+                }
+            )
+            await #expect(throws: AuthCoreError(.credentialsUnavailable, "the producer gave up")) {
+                try await transport.send(failing)
+            }
             // A producer that stalls is cut off at the idle limit.
             var stalled = unknown
             stalled.body = .stream(
@@ -84,7 +102,8 @@ struct StreamedBodyTests {
                             continuation.finish()
                         }
                     }
-                })
+                }
+            )
             // (Had the limit not held, the sequence would end after 5 s and the request succeed.)
             // The transport reports a source that stalls as a failure of the body's source (not of the connection).
             await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await transport.send(stalled) }
@@ -117,17 +136,23 @@ struct StreamedBodyTests {
                             continuation.finish()
                         }
                     }
-                })
+                }
+            )
             await #expect(throws: AuthCoreError.self) { try await hurried.send(slow) }
         }
     }
 
-    @Test("a known length is Content-Length; a source that ends early or runs long fails the request, and its connection is not reused")
+    @Test(
+        "a known length is Content-Length; a source that ends early or runs long fails the request, and its connection is not reused"
+    )
     func lengthChecked() async throws {
         try await withEchoServer { url, transport in
             var exact = HTTPRequest(method: "PUT", url: try RequestURL(url + "/echo"))
             exact.body = .stream(HTTPBodyStream(length: 6) { ListedChunks([Array("abc".utf8), Array("def".utf8)]) })
-            #expect(String(decoding: try await transport.send(exact).body.plainBytes, as: UTF8.self) == "6 \(SHA256.hash(bytes: Array("abcdef".utf8)).hexLowercased) length")
+            #expect(
+                String(decoding: try await transport.send(exact).body.plainBytes, as: UTF8.self)
+                    == "6 \(SHA256.hash(bytes: Array("abcdef".utf8)).hexLowercased) length"
+            )
             var short = exact
             short.body = .stream(HTTPBodyStream(length: 10) { ListedChunks([Array("abc".utf8)]) })
             await #expect(throws: AuthCoreError(.malformedRequest, "")) { try await transport.send(short) }
@@ -139,15 +164,23 @@ struct StreamedBodyTests {
         }
     }
 
-    @Test("the CLI's streaming options: usage errors (exit 2) for the combinations that mean nothing", arguments: [
-        ["sign", "--upload", "/etc/hostname"], ["presign", "--output", "/tmp/x"], ["send", "--aws-chunked"], ["send", "--upload", "/etc/hostname", "-d", "x"],
-        ["send", "--upload", "/etc/hostname", "--aws-chunked", "--unsigned-payload"], ["send", "--upload", "/nonexistent/file"],
-        ["send", "--output", "/nonexistent/dir/file"], ["send", "--upload", "/tmp"],
-    ])
+    @Test(
+        "the CLI's streaming options: usage errors (exit 2) for the combinations that mean nothing",
+        arguments: [
+            ["sign", "--upload", "/etc/hostname"], ["presign", "--output", "/tmp/x"], ["send", "--aws-chunked"],
+            ["send", "--upload", "/etc/hostname", "-d", "x"],
+            ["send", "--upload", "/etc/hostname", "--aws-chunked", "--unsigned-payload"],
+            ["send", "--upload", "/nonexistent/file"],
+            ["send", "--output", "/nonexistent/dir/file"], ["send", "--upload", "/tmp"],
+        ]
+    )
     func cliUsage(arguments: [String]) throws {
         let result = try authcore(
-            ["sigv4"] + arguments.prefix(1) + ["--region", "us-east-1", "--service", "s3"] + arguments.dropFirst() + ["http://127.0.0.1:9/b/k"],
-            environment: ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"])
+            ["sigv4"] + arguments.prefix(1) + ["--region", "us-east-1", "--service", "s3"] + arguments.dropFirst() + [
+                "http://127.0.0.1:9/b/k"
+            ],
+            environment: ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "secret"]
+        )
         #expect(result.status == 2 && !result.terminatedBySignal, "\(arguments): \(result.stderr)")
     }
 
@@ -157,7 +190,8 @@ struct StreamedBodyTests {
         var listen = HTTPServer.Configuration()
         listen.maximumBodyBytes = 1 << 20
         let server = try HTTPServer(configuration: listen) { request in
-            request.path == "/big" ? HTTPResponse(status: 200, body: big) : HTTPResponse(status: 404, body: Array("no such thing".utf8))
+            request.path == "/big"
+                ? HTTPResponse(status: 200, body: big) : HTTPResponse(status: 404, body: Array("no such thing".utf8))
         }
         var configuration = HTTP1Transport.Configuration()
         configuration.proxies = .configured(.direct)
@@ -175,9 +209,14 @@ struct StreamedBodyTests {
         let ignored = Locked(0)
         missing.responseSink = HTTPResponseSink { _ throws(AuthCoreError) in ignored.withLock { $0 += 1 } }
         let refusal = try await transport.send(missing)
-        #expect(refusal.status == 404 && refusal.body.plainBytes == Array("no such thing".utf8) && ignored.withLock { $0 } == 0)
+        #expect(
+            refusal.status == 404 && refusal.body.plainBytes == Array("no such thing".utf8)
+                && ignored.withLock { $0 } == 0
+        )
         // A file sink that is refused leaves nothing behind; a whole body is put in place.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-sink-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-sink-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var toFile = capped

@@ -6,13 +6,18 @@ import Testing
 
 /// Streamed bodies against ministack's S3 (AUTH=true, an IAM user's key), which checks the seed
 /// signature and every aws-chunked chunk signature (`_chunk_signatures_match`, peers.md).
-@Suite("Streaming: a 64 MiB aws-chunked upload in constant memory, read back equal; a corrupted chunk refused", .serialized)
+@Suite(
+    "Streaming: a 64 MiB aws-chunked upload in constant memory, read back equal; a corrupted chunk refused",
+    .serialized
+)
 final class StreamingUploadTests {
     let directory: URL
     let s3: [String: Any]
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("authcore-stream-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "authcore-stream-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         s3 = try MinistackPool.helper(["s3-setup"])
     }
@@ -22,7 +27,12 @@ final class StreamingUploadTests {
     func text(_ key: String) throws -> String { try #require(s3[key] as? String) }
 
     var environment: [String: String?] {
-        get throws { ["AWS_ACCESS_KEY_ID": try text("accessKeyId"), "AWS_SECRET_ACCESS_KEY": try text("secretAccessKey"), "AWS_SESSION_TOKEN": nil] }
+        get throws {
+            [
+                "AWS_ACCESS_KEY_ID": try text("accessKeyId"), "AWS_SECRET_ACCESS_KEY": try text("secretAccessKey"),
+                "AWS_SESSION_TOKEN": nil,
+            ]
+        }
     }
 
     func url(_ key: String) throws -> String { "\(try text("endpoint"))/\(try text("bucket"))/\(key)" }
@@ -61,7 +71,9 @@ final class StreamingUploadTests {
         try run(URL(fileURLWithPath: "/usr/bin/cmp"), ["-s", a, b]).status == 0
     }
 
-    @Test("64 MiB streamed up with a signature per 64 KiB chunk and down to a file: equal, and the CLI's peak memory grows by under 8 MiB")
+    @Test(
+        "64 MiB streamed up with a signature per 64 KiB chunk and down to a file: equal, and the CLI's peak memory grows by under 8 MiB"
+    )
     func largeUpload() throws {
         let small = try makeFile("small.bin", size: 100 << 10)
         let large = try makeFile("large.bin", size: 64 << 20)
@@ -72,7 +84,10 @@ final class StreamingUploadTests {
         #expect(upload.result.status == 0, "\(upload.result.stderr)")
         // Under `make asan`/`make tsan` shadow memory and quarantine stay resident: the bound is for the normal build.
         if !builtWithSanitizer {
-            #expect(upload.peakKiB - baseline.peakKiB < 8 << 10, "peak \(upload.peakKiB) KiB against \(baseline.peakKiB) KiB")
+            #expect(
+                upload.peakKiB - baseline.peakKiB < 8 << 10,
+                "peak \(upload.peakKiB) KiB against \(baseline.peakKiB) KiB"
+            )
         }
 
         let copy = directory.appendingPathComponent("copy.bin").path
@@ -80,11 +95,20 @@ final class StreamingUploadTests {
         #expect(download.result.status == 0 && download.result.stdout.isEmpty, "\(download.result.stderr)")
         #expect(try sameFiles(large, copy))
         if !builtWithSanitizer {
-            #expect(download.peakKiB - baseline.peakKiB < 8 << 10, "peak \(download.peakKiB) KiB against \(baseline.peakKiB) KiB")
+            #expect(
+                download.peakKiB - baseline.peakKiB < 8 << 10,
+                "peak \(download.peakKiB) KiB against \(baseline.peakKiB) KiB"
+            )
         }
-        print("streaming: peak RSS \(baseline.peakKiB) KiB (100 KiB upload), \(upload.peakKiB) KiB (64 MiB aws-chunked upload), \(download.peakKiB) KiB (64 MiB download)")
+        print(
+            "streaming: peak RSS \(baseline.peakKiB) KiB (100 KiB upload), \(upload.peakKiB) KiB (64 MiB aws-chunked upload), \(download.peakKiB) KiB (64 MiB download)"
+        )
         // Nothing is left beside the output but the output.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("copy.bin") } == ["copy.bin"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("copy.bin") } == [
+                "copy.bin"
+            ]
+        )
         let mode = try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
@@ -104,15 +128,25 @@ final class StreamingUploadTests {
     @Test("one byte changed in the second chunk after it was signed: the server refuses the upload")
     func corruptedChunk() async throws {
         let file = try makeFile("corrupt.bin", size: 200 << 10)
-        let credentials = try Credentials(accessKeyId: try text("accessKeyId"), secretAccessKey: try text("secretAccessKey"))
+        let credentials = try Credentials(
+            accessKeyId: try text("accessKeyId"),
+            secretAccessKey: try text("secretAccessKey")
+        )
         let signer = try SigV4Signer(credentials: credentials, region: try text("region"), service: "s3", options: .s3)
         let request = HTTPRequest(method: "PUT", url: try RequestURL(try url("corrupt.bin")))
-        var signed = try AWSChunkedUpload.signed(request, payload: try HTTPBodyStream.file(file), signer: signer, at: Timestamp.now())
+        var signed = try AWSChunkedUpload.signed(
+            request,
+            payload: try HTTPBodyStream.file(file),
+            signer: signer,
+            at: Timestamp.now()
+        )
         guard case .stream(let honest) = signed.body else {
             Issue.record("an aws-chunked upload's body is not a stream")
             return
         }
-        signed.body = .stream(HTTPBodyStream(length: honest.length) { () throws(AuthCoreError) in Tampering(try honest.open()) })
+        signed.body = .stream(
+            HTTPBodyStream(length: honest.length) { () throws(AuthCoreError) in Tampering(try honest.open()) }
+        )
         var configuration = HTTP1Transport.Configuration()
         configuration.proxies = .configured(.direct)
         let transport = try HTTP1Transport(configuration: configuration)
@@ -120,7 +154,14 @@ final class StreamingUploadTests {
         #expect(refused.status == 403, "\(String(decoding: refused.body.plainBytes, as: UTF8.self))")
         #expect(String(decoding: refused.body.plainBytes, as: UTF8.self).contains("SignatureDoesNotMatch"))
         // The same upload untouched is accepted (so the refusal is the changed byte's).
-        let accepted = try await transport.send(try AWSChunkedUpload.signed(request, payload: try HTTPBodyStream.file(file), signer: signer, at: Timestamp.now()))
+        let accepted = try await transport.send(
+            try AWSChunkedUpload.signed(
+                request,
+                payload: try HTTPBodyStream.file(file),
+                signer: signer,
+                at: Timestamp.now()
+            )
+        )
         #expect(accepted.status == 200, "\(String(decoding: accepted.body.plainBytes, as: UTF8.self))")
     }
 

@@ -36,21 +36,33 @@ struct TokenVendingTests {
         let secret = credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         let bucket = try peerEnvironment("AUTHCORE_OSS_BUCKET")
         let put = try authcore(
-            ["oss", "send", "--bucket", bucket, "--version", "v4", "--region", try peerEnvironment("AUTHCORE_OSS_REGION"), "-X", "PUT", "-d", "vended",
-             "\(try peerEnvironment("AUTHCORE_OSS_URL"))/\(bucket)/vended.txt"],
-            environment: ["OSS_ACCESS_KEY_ID": credentials.accessKeyId, "OSS_ACCESS_KEY_SECRET": secret, "OSS_SECURITY_TOKEN": credentials.sessionToken])
+            [
+                "oss", "send", "--bucket", bucket, "--version", "v4", "--region",
+                try peerEnvironment("AUTHCORE_OSS_REGION"), "-X", "PUT", "-d", "vended",
+                "\(try peerEnvironment("AUTHCORE_OSS_URL"))/\(bucket)/vended.txt",
+            ],
+            environment: [
+                "OSS_ACCESS_KEY_ID": credentials.accessKeyId, "OSS_ACCESS_KEY_SECRET": secret,
+                "OSS_SECURITY_TOKEN": credentials.sessionToken,
+            ]
+        )
         #expect(put.status == 0, "\(put.stderr)")
     }
 
-    @Test("a request the app builds (POST, its session header, a query, a JSON body) vends credentials; without the session header it is refused")
+    @Test(
+        "a request the app builds (POST, its session header, a query, a JSON body) vends credentials; without the session header it is refused"
+    )
     func appBuiltRequest() async throws {
         let url = try RequestURL(base + "/sts/session?purpose=oss")
         func provider(session: String?) -> TokenVendingCredentialsProvider {
             TokenVendingCredentialsProvider { () throws(AuthCoreError) in
                 HTTPRequest(
-                    method: "POST", url: url,
-                    headers: [HTTPHeader("Content-Type", "application/json")] + (session.map { [HTTPHeader("X-App-Session", $0)] } ?? []),
-                    body: Array(#"{"user":"alice"}"#.utf8))
+                    method: "POST",
+                    url: url,
+                    headers: [HTTPHeader("Content-Type", "application/json")]
+                        + (session.map { [HTTPHeader("X-App-Session", $0)] } ?? []),
+                    body: Array(#"{"user":"alice"}"#.utf8)
+                )
             }
         }
         let credentials = try await provider(session: "app-session-token-1").credentials()
@@ -63,7 +75,9 @@ struct TokenVendingTests {
             #expect(error.httpStatus == 401)
         }
         // The network policy holds for built requests too: plain http to a host that is not loopback.
-        let remote = TokenVendingCredentialsProvider { () throws(AuthCoreError) in HTTPRequest(method: "GET", url: try RequestURL("http://vending.example.com/sts")) }
+        let remote = TokenVendingCredentialsProvider { () throws(AuthCoreError) in
+            HTTPRequest(method: "GET", url: try RequestURL("http://vending.example.com/sts"))
+        }
         await #expect(throws: AuthCoreError(.invalidParameter, "")) { try await remote.credentials() }
     }
 
@@ -89,7 +103,8 @@ struct TokenVendingTests {
             ("/sts/bad-json", .malformedResponse, "the answer is not JSON"),
             ("/sts/wrong-type", .malformedResponse, "AccessKeyId"),
             ("/sts/no-such-path", .serviceError, "NotFound"),
-        ])
+        ]
+    )
     func refusals(path: String, code: AuthCoreError.Code, mention: String) async throws {
         let failure = try #require(try await error(path))
         #expect(failure.code == code)
@@ -100,7 +115,10 @@ struct TokenVendingTests {
     @Test("200 concurrent callers of a refreshing cache reach the endpoint once; clearCredentials fetches again")
     func singleFlightOverHTTP() async throws {
         _ = try await fetch(base + "/sts/counter/reset")
-        let refreshing = RefreshingCredentialsProvider(source: try provider("/sts/counter"), timeLimit: patientTimeLimit)
+        let refreshing = RefreshingCredentialsProvider(
+            source: try provider("/sts/counter"),
+            timeLimit: patientTimeLimit
+        )
         let ids = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<200 { group.addTask { try await refreshing.credentials().accessKeyId } }
             var all: Set<String> = []

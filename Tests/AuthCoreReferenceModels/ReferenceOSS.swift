@@ -25,7 +25,8 @@ public enum ReferenceOSS {
     public static func additionalHeaders(_ requested: [String], present: [HTTPHeader]?) -> [String] {
         let presentNames = present.map { Set($0.map { lower($0.name) }) }
         let names = Set(requested.map(lower)).filter { name in
-            !name.hasPrefix("x-oss-") && name != "content-type" && name != "content-md5" && (presentNames?.contains(name) ?? true)
+            !name.hasPrefix("x-oss-") && name != "content-type" && name != "content-md5"
+                && (presentNames?.contains(name) ?? true)
         }
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
@@ -34,12 +35,19 @@ public enum ReferenceOSS {
     /// `x-oss-content-sha256: UNSIGNED-PAYLOAD` and, with a token, `x-oss-security-token` replace the
     /// request's fields of those names, and `Authorization` is dropped.
     public static func v4CanonicalRequest(
-        method: String, bucket: String?, key: String, parameters: [(key: String, value: String)], headers: [HTTPHeader],
-        additional: [String], headerMode amzDate: String?, token: String?
+        method: String,
+        bucket: String?,
+        key: String,
+        parameters: [(key: String, value: String)],
+        headers: [HTTPHeader],
+        additional: [String],
+        headerMode amzDate: String?,
+        token: String?
     ) -> String {
         var fields = headers
         if let amzDate {
-            let owned = ["x-oss-date", "x-oss-content-sha256", "authorization"] + (token == nil ? [] : ["x-oss-security-token"])
+            let owned =
+                ["x-oss-date", "x-oss-content-sha256", "authorization"] + (token == nil ? [] : ["x-oss-security-token"])
             fields = headers.filter { !owned.contains(lower($0.name)) }
             fields.append(HTTPHeader("x-oss-date", amzDate))
             fields.append(HTTPHeader("x-oss-content-sha256", "UNSIGNED-PAYLOAD"))
@@ -50,9 +58,14 @@ public enum ReferenceOSS {
             resource += encode(bucket, keepSlash: true) + "/" + encode(key, keepSlash: true)
         }
         let query = parameters.map { (encode($0.key, keepSlash: false), encode($0.value, keepSlash: false)) }
-            .sorted { $0.0 != $1.0 ? $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) : $0.1.utf8.lexicographicallyPrecedes($1.1.utf8) }
+            .sorted {
+                $0.0 != $1.0
+                    ? $0.0.utf8.lexicographicallyPrecedes($1.0.utf8) : $0.1.utf8.lexicographicallyPrecedes($1.1.utf8)
+            }
             .map { $0.1.isEmpty ? $0.0 : "\($0.0)=\($0.1)" }.joined(separator: "&")
-        let lines = headerLines(fields) { $0.hasPrefix("x-oss-") || $0 == "content-type" || $0 == "content-md5" || additional.contains($0) }
+        let lines = headerLines(fields) {
+            $0.hasPrefix("x-oss-") || $0 == "content-type" || $0 == "content-md5" || additional.contains($0)
+        }
         let payload = fields.first { lower($0.name) == "x-oss-content-sha256" }?.value ?? "UNSIGNED-PAYLOAD"
         return [method, resource, query, lines, additional.joined(separator: ";"), payload].joined(separator: "\n")
     }

@@ -113,7 +113,13 @@ public enum ReferenceSigV4 {
     /// `X-Amz-Content-SHA256`) are replaced by the signer's; `Host` is required. With a `regionSet`
     /// (SigV4a) the signer's `X-Amz-Region-Set` is signed too, replacing the request's.
     public static func canonicalRequest(
-        method: String, path: String, query: String, headers: [HTTPHeader], amzDate: String, s3: Bool, regionSet: String? = nil
+        method: String,
+        path: String,
+        query: String,
+        headers: [HTTPHeader],
+        amzDate: String,
+        s3: Bool,
+        regionSet: String? = nil
     ) -> String? {
         let pathBytes = Array(path.utf8)
         // An empty path is "/"; any other must start with "/".
@@ -127,7 +133,9 @@ public enum ReferenceSigV4 {
             let value = Array(header.value.utf8)
             guard !value.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { return nil }
             let lower = name.map { $0 >= 65 && $0 <= 90 ? $0 | 0x20 : $0 }
-            let replaced = ["authorization", "x-amz-date"] + (s3 ? ["x-amz-content-sha256"] : []) + (regionSet != nil ? ["x-amz-region-set"] : [])
+            let replaced =
+                ["authorization", "x-amz-date"] + (s3 ? ["x-amz-content-sha256"] : [])
+                + (regionSet != nil ? ["x-amz-region-set"] : [])
             if replaced.contains(String(decoding: lower, as: UTF8.self)) { continue }
             if lines[lower] == nil { order.append(lower) }
             lines[lower, default: []].append(trimAll(value))

@@ -12,22 +12,40 @@ import Testing
 final class AppServerTests {
     let configuration = try! SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)  // test constant
     let password = SecureBytes(Array("correct horse battery staple".utf8))
-    let ossKey = try! Credentials(accessKeyId: "LTAI5tTestKeyForSigning", secretAccessKey: "test-oss-secret-0123456789")  // test constant
+    // test constant
+    let ossKey = try! Credentials(accessKeyId: "LTAI5tTestKeyForSigning", secretAccessKey: "test-oss-secret-0123456789")
     let server: HTTPServer
     let app: AppServer
     let store = InMemoryHandshakeStore()
     let client: SRPLoginClient
 
     init() throws {
-        let users = try StaticVerifierStore(["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)], configuration: configuration)
+        let users = try StaticVerifierStore(
+            ["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)],
+            configuration: configuration
+        )
         var policy = SRPLoginPolicy()
         policy.maximumFailures = 3
         let logins = try SRPLoginService(
-            configuration: configuration, policy: policy, verifiers: users, handshakes: store, serverSecret: SecureBytes([UInt8](repeating: 7, count: 32)))
+            configuration: configuration,
+            policy: policy,
+            verifiers: users,
+            handshakes: store,
+            serverSecret: SecureBytes([UInt8](repeating: 7, count: 32))
+        )
         let authority = try PerUserOSSSigning(
-            credentials: ossKey, template: OSSSigningPolicy(buckets: ["photos"], keyPrefixes: ["users/${username}/"], regions: ["cn-hangzhou"]))
+            credentials: ossKey,
+            template: OSSSigningPolicy(
+                buckets: ["photos"],
+                keyPrefixes: ["users/${username}/"],
+                regions: ["cn-hangzhou"]
+            )
+        )
         let app = AppServer(
-            logins: logins, sessions: try AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 7, count: 32))), ossSigning: authority)
+            logins: logins,
+            sessions: try AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 7, count: 32))),
+            ossSigning: authority
+        )
         self.app = app
         var listen = HTTPServer.Configuration()
         listen.maximumBodyBytes = 8192
@@ -38,20 +56,31 @@ final class AppServerTests {
     // No deinit: a dropped HTTPServer stops itself once nothing runs (HTTPServerLifecycleTests);
     // blocking a deinit on an async stop() would hold a thread of the two-thread pool.
 
-
-    func send(_ method: String, _ path: String, headers: [HTTPHeader] = [], body: String = "") async throws -> (status: Int, json: JSONObject?) {
+    func send(
+        _ method: String,
+        _ path: String,
+        headers: [HTTPHeader] = [],
+        body: String = ""
+    ) async throws -> (status: Int, json: JSONObject?) {
         // A body is sent as JSON unless the case names its own Content-Type.
-        let typed = body.isEmpty || headers.first(named: "Content-Type") != nil ? headers : headers + [HTTPHeader("Content-Type", "application/json")]
+        let typed =
+            body.isEmpty || headers.first(named: "Content-Type") != nil
+            ? headers : headers + [HTTPHeader("Content-Type", "application/json")]
         let response = try await HTTP1Transport().send(
-            HTTPRequest(method: method, url: try RequestURL(server.url + path), headers: typed, body: Array(body.utf8)))
+            HTTPRequest(method: method, url: try RequestURL(server.url + path), headers: typed, body: Array(body.utf8))
+        )
         #expect(response.headers.first(named: "Content-Type") == "application/json", "\(method) \(path)")
         return (response.status, try? JSONObject(parsing: response.body.plainBytes, context: "answer"))
     }
 
     /// The error code (`ErrorCode` in the OSS sample's shape of `distribute-token.json`).
-    func code(_ answer: (status: Int, json: JSONObject?)) -> String? { (try? answer.json?.string("code")) ?? (try? answer.json?.string("ErrorCode")) }
+    func code(_ answer: (status: Int, json: JSONObject?)) -> String? {
+        (try? answer.json?.string("code")) ?? (try? answer.json?.string("ErrorCode"))
+    }
 
-    @Test("a login over HTTP gives a session token that opens /oss/sign; the server's M2 is checked; the same login id is refused the second time")
+    @Test(
+        "a login over HTTP gives a session token that opens /oss/sign; the server's M2 is checked; the same login id is refused the second time"
+    )
     func loginAndSession() async throws {
         let pending = try await client.begin(username: "alice", password: password)
         let result = try await client.finish(pending)
@@ -60,9 +89,22 @@ final class AppServerTests {
         #expect(result.sessionKey.count == 32)
         #expect((result.deviceToken?.count ?? 0) > 40, "a device token for the next logins")
         // The next login shows it (and succeeds); a tampered one is ignored, not an error.
-        #expect(try await client.login(username: "alice", password: password, deviceToken: result.deviceToken).username == "alice")
-        #expect(try await client.login(username: "alice", password: password, deviceToken: SecureBytes(Array("forged".utf8))).username == "alice")
-        #expect(!String(describing: result).contains(result.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }))
+        #expect(
+            try await client.login(username: "alice", password: password, deviceToken: result.deviceToken).username
+                == "alice"
+        )
+        #expect(
+            try await client.login(
+                username: "alice",
+                password: password,
+                deviceToken: SecureBytes(Array("forged".utf8))
+            ).username == "alice"
+        )
+        #expect(
+            !String(describing: result).contains(
+                result.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            )
+        )
         // The server's session says alice.
         let token = result.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         #expect(try await app.sessions.username(for: token) == "alice")
@@ -77,19 +119,48 @@ final class AppServerTests {
         }
 
         // The token signs inside the policy, and the signature is the authority's own.
-        let signer = try URLSignatureProvider(url: try RequestURL(server.url + "/oss/sign"), headers: [result.authorizationHeader])
-        let pendingSignature = try OSSDetachedSigner(version: .v4, region: "cn-hangzhou", accessKeyId: ossKey.accessKeyId).prepare(
-            OSSRequest(method: "GET", target: "/users/alice/cat.jpg", headers: [HTTPHeader("Host", "photos.oss")], bucket: "photos", key: "users/alice/cat.jpg"), at: SystemClock().now())
+        let signer = try URLSignatureProvider(
+            url: try RequestURL(server.url + "/oss/sign"),
+            headers: [result.authorizationHeader]
+        )
+        let pendingSignature = try OSSDetachedSigner(
+            version: .v4,
+            region: "cn-hangzhou",
+            accessKeyId: ossKey.accessKeyId
+        ).prepare(
+            OSSRequest(
+                method: "GET",
+                target: "/users/alice/cat.jpg",
+                headers: [HTTPHeader("Host", "photos.oss")],
+                bucket: "photos",
+                key: "users/alice/cat.jpg"
+            ),
+            at: SystemClock().now()
+        )
         let request = OSSSignatureRequest(pendingSignature)
         let signed = try await signer.signature(for: request)
-        let expected = try OSSSigningAuthority(credentials: ossKey, policy: OSSSigningPolicy(buckets: ["photos"], keyPrefixes: ["users/"], regions: ["cn-hangzhou"])).sign(
-            request, at: SystemClock().now())
+        let expected = try OSSSigningAuthority(
+            credentials: ossKey,
+            policy: OSSSigningPolicy(buckets: ["photos"], keyPrefixes: ["users/"], regions: ["cn-hangzhou"])
+        ).sign(
+            request,
+            at: SystemClock().now()
+        )
         #expect(signed.signature == expected.signature)
         #expect(signed.accessKeyId == ossKey.accessKeyId)
 
         // Outside the policy: 403 with the authority's reason.
-        let outside = try OSSDetachedSigner(version: .v4, region: "cn-hangzhou", accessKeyId: ossKey.accessKeyId).prepare(
-            OSSRequest(method: "GET", target: "/users/bob/cat.jpg", headers: [HTTPHeader("Host", "photos.oss")], bucket: "photos", key: "users/bob/cat.jpg"), at: SystemClock().now())
+        let outside = try OSSDetachedSigner(version: .v4, region: "cn-hangzhou", accessKeyId: ossKey.accessKeyId)
+            .prepare(
+                OSSRequest(
+                    method: "GET",
+                    target: "/users/bob/cat.jpg",
+                    headers: [HTTPHeader("Host", "photos.oss")],
+                    bucket: "photos",
+                    key: "users/bob/cat.jpg"
+                ),
+                at: SystemClock().now()
+            )
         do {
             _ = try await signer.signature(for: OSSSignatureRequest(outside))
             Issue.record("a key outside the policy was signed")
@@ -143,24 +214,40 @@ final class AppServerTests {
             ("POST", "/srp/begin", [], #"{"username":"alice","A":"00"}"#, 400, "MalformedRequest"),
             ("POST", "/srp/begin", [], #"{"username":"alice","A":"\#(n)"}"#, 400, "MalformedRequest"),
             ("POST", "/srp/begin", [], #"{"username":"","A":"02"}"#, 400, "MalformedRequest"),
-            ("POST", "/srp/begin", [], #"{"username":"alice","A":"\#(String(repeating: "ab", count: 2100))"}"#, 400, "MalformedRequest"),
-            ("POST", "/srp/finish", [], #"{"loginId":"0123456789abcdef0123456789abcdef","M1":"00"}"#, 400, "LoginExpired"),
+            (
+                "POST", "/srp/begin", [], #"{"username":"alice","A":"\#(String(repeating: "ab", count: 2100))"}"#, 400,
+                "MalformedRequest"
+            ),
+            (
+                "POST", "/srp/finish", [], #"{"loginId":"0123456789abcdef0123456789abcdef","M1":"00"}"#, 400,
+                "LoginExpired"
+            ),
             ("POST", "/srp/finish", [], #"{"loginId":"../../etc","M1":"00"}"#, 400, "LoginExpired"),
             ("POST", "/srp/finish", [], #"{"loginId":"0123456789abcdef0123456789abcdef"}"#, 400, "MalformedRequest"),
             ("POST", "/oss/sign", [], "{}", 401, "Unauthorized"),
             ("POST", "/oss/sign", [HTTPHeader("Authorization", "Bearer short")], "{}", 401, "Unauthorized"),
             ("POST", "/oss/sign", [HTTPHeader("Authorization", "Basic YWxpY2U6cHc=")], "{}", 401, "Unauthorized"),
-            ("POST", "/oss/sign", [HTTPHeader("Authorization", "Bearer " + String(repeating: "A", count: 43))], "{}", 401, "Unauthorized"),
+            (
+                "POST", "/oss/sign", [HTTPHeader("Authorization", "Bearer " + String(repeating: "A", count: 43))], "{}",
+                401, "Unauthorized"
+            ),
             ("POST", "/cognito/developer-identity", [], "", 401, "Unauthorized"),
-            ("POST", "/srp/begin", [HTTPHeader("Content-Type", "text/plain")], #"{"username":"alice","A":"02"}"#, 415, "UnsupportedMediaType"),
-            ("POST", "/srp/begin", [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")], "username=alice", 415, "UnsupportedMediaType"),
+            (
+                "POST", "/srp/begin", [HTTPHeader("Content-Type", "text/plain")], #"{"username":"alice","A":"02"}"#,
+                415, "UnsupportedMediaType"
+            ),
+            (
+                "POST", "/srp/begin", [HTTPHeader("Content-Type", "application/x-www-form-urlencoded")],
+                "username=alice", 415, "UnsupportedMediaType"
+            ),
             ("POST", "/srp/begin", [], #"{"username":"alice","username":"bob","A":"02"}"#, 400, "MalformedRequest"),
             ("POST", "/srp/begin", [], String(repeating: " ", count: 9000), 413, "RequestTooLarge"),
         ]
         for (method, path, headers, body, status, expected) in cases {
             let answer = try await send(method, path, headers: headers, body: body)
             #expect(answer.status == status, "\(method) \(path) \(body.prefix(60))")
-            if method != "HEAD" { #expect(code(answer) == expected, "\(method) \(path) \(body.prefix(60))") }  // HEAD: no body
+            // HEAD: no body
+            if method != "HEAD" { #expect(code(answer) == expected, "\(method) \(path) \(body.prefix(60))") }
         }
         // Without a session: 401 whether or not the endpoint is configured (nothing of the
         // configuration shows); with one, this server's missing STS set-up is a 404.
@@ -169,7 +256,12 @@ final class AppServerTests {
         #expect(try anonymous.json?.string("ErrorCode") == "Unauthorized")
         #expect(try anonymous.json?.integer("StatusCode", in: 0...999) == 401)
         let session = try await client.login(username: "alice", password: password)
-        let bearer = [HTTPHeader("Authorization", "Bearer " + session.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })]
+        let bearer = [
+            HTTPHeader(
+                "Authorization",
+                "Bearer " + session.sessionToken.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            )
+        ]
         let token = try await send("GET", "/distribute-token.json", headers: bearer)
         #expect(token.status == 404)
         #expect(try token.json?.string("ErrorCode") == "NotConfigured")
@@ -184,12 +276,18 @@ final class AppServerTests {
         #expect(try await client.login(username: "alice", password: password).username == "alice")
     }
 
-    @Test("a chunked body past the limit closes the connection; an over-long head is refused by MHD; the server keeps serving")
+    @Test(
+        "a chunked body past the limit closes the connection; an over-long head is refused by MHD; the server keeps serving"
+    )
     func oversizedStreams() async throws {
         let chunked = try await rawExchange(
-            "POST /srp/begin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + String(repeating: "400\r\n" + String(repeating: "a", count: 1024) + "\r\n", count: 16))
+            "POST /srp/begin HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + String(repeating: "400\r\n" + String(repeating: "a", count: 1024) + "\r\n", count: 16)
+        )
         #expect(!chunked.hasPrefix("HTTP/1.1 200"), "\(chunked.prefix(80))")
-        let head = try await rawExchange("GET /srp/begin HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 40_000))\r\n\r\n")
+        let head = try await rawExchange(
+            "GET /srp/begin HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 40_000))\r\n\r\n"
+        )
         #expect(head.isEmpty || head.hasPrefix("HTTP/1.1 4"), "\(head.prefix(80))")
         #expect(try await client.login(username: "alice", password: password).username == "alice")
     }
@@ -202,9 +300,13 @@ final class AppServerTests {
     func listenChecks() throws {
         var configuration = HTTPServer.Configuration()
         configuration.host = "0.0.0.0"
-        #expect(throws: AuthCoreError.self) { _ = try HTTPServer(configuration: configuration) { _ in HTTPResponse(status: 200) } }
+        #expect(throws: AuthCoreError.self) {
+            _ = try HTTPServer(configuration: configuration) { _ in HTTPResponse(status: 200) }
+        }
         configuration.host = "localhost"
-        #expect(throws: AuthCoreError.self) { _ = try HTTPServer(configuration: configuration) { _ in HTTPResponse(status: 200) } }
+        #expect(throws: AuthCoreError.self) {
+            _ = try HTTPServer(configuration: configuration) { _ in HTTPResponse(status: 200) }
+        }
         configuration.host = "127.0.0.1"
         configuration.port = server.port
         do {
@@ -222,11 +324,21 @@ struct AppSessionsAndConfigurationTests {
     func sessionLifetime() async throws {
         let clock = ManualClock(Timestamp(year: 2026, month: 12, day: 2)!)
         let store = InMemoryHandshakeStore(clock: clock)
-        let sessions = try AppSessions(store: store, keys: try ServerKeys(serverSecret: SecureBytes([UInt8](repeating: 1, count: 32))), lifetime: .seconds(60), clock: clock)
+        let sessions = try AppSessions(
+            store: store,
+            keys: try ServerKeys(serverSecret: SecureBytes([UInt8](repeating: 1, count: 32))),
+            lifetime: .seconds(60),
+            clock: clock
+        )
         let session = try await sessions.issue(for: "alice")
         let token = session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
         #expect(token.utf8.count == 43)
-        #expect(token.utf8.allSatisfy { $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        #expect(
+            token.utf8.allSatisfy {
+                $0 == 0x2D || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+                    || (0x61...0x7A).contains($0)
+            }
+        )
         #expect(try await store.value("authcore:session:" + token) == nil)
         #expect(try await store.value("authcore:session:" + SHA256.hash(string: token).hexLowercased) != nil)
         #expect(!String(describing: session).contains(token))
@@ -235,21 +347,35 @@ struct AppSessionsAndConfigurationTests {
         #expect(try await sessions.username(for: token) == "alice")
         clock.advance(seconds: 1)
         await #expect(throws: AuthCoreError.self) { try await sessions.username(for: token) }
-        #expect(throws: AuthCoreError.self) { try AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 1, count: 32)), lifetime: .seconds(0)) }
+        #expect(throws: AuthCoreError.self) {
+            try AppSessions(
+                store: store,
+                serverSecret: SecureBytes([UInt8](repeating: 1, count: 32)),
+                lifetime: .seconds(0)
+            )
+        }
     }
 
     @Test("role session names: a username STS accepts is kept, any other becomes h. and 40 hex digits")
     func roleSessionNames() {
         #expect(DistributeTokenVendor.roleSessionName(for: "alice@example.com") == "alice@example.com")
-        #expect(DistributeTokenVendor.roleSessionName(for: "a") == "h." + SHA256.hash(string: "a").hexLowercased.prefix(40))
-        #expect(DistributeTokenVendor.roleSessionName(for: "h.abc") == "h." + SHA256.hash(string: "h.abc").hexLowercased.prefix(40))
+        #expect(
+            DistributeTokenVendor.roleSessionName(for: "a") == "h." + SHA256.hash(string: "a").hexLowercased.prefix(40)
+        )
+        #expect(
+            DistributeTokenVendor.roleSessionName(for: "h.abc") == "h."
+                + SHA256.hash(string: "h.abc").hexLowercased.prefix(40)
+        )
         #expect(DistributeTokenVendor.roleSessionName(for: "ünïcode").utf8.count == 42)
         #expect(DistributeTokenVendor.roleSessionName(for: String(repeating: "x", count: 65)).hasPrefix("h."))
     }
 
     @Test("the configuration file: defaults, relative paths from its directory, and each mistake named")
     func configurationFile() throws {
-        let minimal = try AppServerConfiguration(json: Array(#"{"srp":{"verifiersFile":"users.json"}}"#.utf8), directory: "/etc/app")
+        let minimal = try AppServerConfiguration(
+            json: Array(#"{"srp":{"verifiersFile":"users.json"}}"#.utf8),
+            directory: "/etc/app"
+        )
         #expect(minimal.verifiersFile == "/etc/app/users.json")
         #expect(minimal.srp.group.byteCount == 384)
         #expect(minimal.redis == nil)
@@ -263,7 +389,9 @@ struct AppSessionsAndConfigurationTests {
                  "sessionLifetimeSeconds":120,"distributeToken":{"roleArn":"acs:ram::1:role/app","durationSeconds":900,"signatureStyle":"acs3","sharedAcrossUsers":true},
                  "ossSigning":{"buckets":["b"],"keyPrefixes":["p/${username}/"]},
                  "developerIdentity":{"region":"us-east-1","identityPoolId":"us-east-1:x","providerName":"login.app","tokenDuration":600}}
-                """#.utf8))
+                """#.utf8
+            )
+        )
         #expect(full.listen.port == 8080)
         #expect(full.redis?.port == 6390)
         #expect(full.redis?.timeout == .milliseconds(250))
@@ -281,7 +409,9 @@ struct AppSessionsAndConfigurationTests {
                  "listen":{"requestTimeoutSeconds":4,"idleTimeoutSeconds":9,"maximumConnections":100,"maximumConnectionsPerAddress":3},
                  "rateLimits":{"perAddress":{"requestsPerSecond":2,"burst":6},"perNetwork":null},
                  "ossSigning":{"buckets":["b"],"keyPrefixes":["shared/"],"sharedAcrossUsers":true}}
-                """#.utf8))
+                """#.utf8
+            )
+        )
         #expect(limits.policy.maximumFailuresPerUser == 7)
         #expect(limits.policy.deviceTokenLifetime == .seconds(3600))
         #expect(limits.listen.requestTimeout == .seconds(4))
@@ -290,7 +420,9 @@ struct AppSessionsAndConfigurationTests {
         #expect(limits.rateLimits.perAddress == RateLimit(requestsPerSecond: 2, burst: 6))
         #expect(limits.rateLimits.perNetwork == nil)
         #expect(limits.ossSigning?.sharedAcrossUsers == true)
-        let defaults = try AppServerConfiguration(json: Array(#"{"srp":{"verifiersFile":"u"},"rateLimits":{"perNetwork":{"ipv4PrefixLength":16}}}"#.utf8))
+        let defaults = try AppServerConfiguration(
+            json: Array(#"{"srp":{"verifiersFile":"u"},"rateLimits":{"perNetwork":{"ipv4PrefixLength":16}}}"#.utf8)
+        )
         #expect(defaults.rateLimits.perAddress == AddressRateLimits().perAddress)
         #expect(defaults.rateLimits.perNetwork == AddressRateLimits().perNetwork)
         #expect(defaults.rateLimits.ipv4NetworkPrefixLength == 16)
@@ -302,19 +434,40 @@ struct AppSessionsAndConfigurationTests {
             (#"{"srp":{"verifiersFile":"u","group":1000}}"#, "srp.group"),
             (#"{"srp":{"verifiersFile":"u","hash":"md5"}}"#, "srp.group or srp.hash"),
             (#"{"srp":{"verifiersFile":"u"},"listen":{"prot":1}}"#, "unknown option listen.prot"),
-            (#"{"srp":{"verifiersFile":"u"},"listen":{"port":70000}}"#, "listen.port must be a whole number in 0...65535"),
+            (
+                #"{"srp":{"verifiersFile":"u"},"listen":{"port":70000}}"#,
+                "listen.port must be a whole number in 0...65535"
+            ),
             (#"{"srp":{"verifiersFile":"u"},"listen":{"certificateFile":"c"}}"#, "go together"),
             (#"{"srp":{"verifiersFile":"u"},"sessionLifetimeSeconds":1e300}"#, "sessionLifetimeSeconds"),
             (#"{"srp":{"verifiersFile":"u"},"distributeToken":{}}"#, "distributeToken.roleArn is required"),
-            (#"{"srp":{"verifiersFile":"u"},"distributeToken":{"roleArn":"r","durationSeconds":10}}"#, "durationSeconds"),
+            (
+                #"{"srp":{"verifiersFile":"u"},"distributeToken":{"roleArn":"r","durationSeconds":10}}"#,
+                "durationSeconds"
+            ),
             (#"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"]}}"#, "buckets and keyPrefixes are required"),
-            (#"{"srp":{"verifiersFile":"u"},"developerIdentity":{"region":"r"}}"#, "needs region, identityPoolId and providerName"),
+            (
+                #"{"srp":{"verifiersFile":"u"},"developerIdentity":{"region":"r"}}"#,
+                "needs region, identityPoolId and providerName"
+            ),
             (#"{"srp":{"verifiersFile":"u"},"secret":"x"}"#, "unknown option secret"),
-            (#"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"],"keyPrefixes":["users/"]}}"#, "must contain ${username}"),
-            (#"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"],"keyPrefixes":["users/${username}"]}}"#, "must be followed by '/'"),
+            (
+                #"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"],"keyPrefixes":["users/"]}}"#,
+                "must contain ${username}"
+            ),
+            (
+                #"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"],"keyPrefixes":["users/${username}"]}}"#,
+                "must be followed by '/'"
+            ),
             (#"{"srp":{"verifiersFile":"u"},"distributeToken":{"roleArn":"r"}}"#, "without a policy"),
-            (#"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"],"keyPrefixes":["p/"],"sharedAcrossUsers":"yes"}}"#, "sharedAcrossUsers must be true or false"),
-            (#"{"srp":{"verifiersFile":"u"},"rateLimits":{"perAddress":{"requestsPerSecond":0}}}"#, "requestsPerSecond must be a whole number"),
+            (
+                #"{"srp":{"verifiersFile":"u"},"ossSigning":{"buckets":["b"],"keyPrefixes":["p/"],"sharedAcrossUsers":"yes"}}"#,
+                "sharedAcrossUsers must be true or false"
+            ),
+            (
+                #"{"srp":{"verifiersFile":"u"},"rateLimits":{"perAddress":{"requestsPerSecond":0}}}"#,
+                "requestsPerSecond must be a whole number"
+            ),
             (#"{"srp":{"verifiersFile":"u"},"rateLimits":{"perHost":{}}}"#, "unknown option rateLimits.perHost"),
             (#"{"srp":{"verifiersFile":"u"},"listen":{"requestTimeoutSeconds":0}}"#, "requestTimeoutSeconds"),
         ]
@@ -357,10 +510,13 @@ final class HTTPServerLifecycleTests {
                 arrived.withLock { $0 += 1 }
                 await Task.detached { try? await Task.sleep(for: .seconds(seconds)) }.value
             }
-            return HTTPResponse(status: 200, headers: [HTTPHeader("Content-Type", "text/plain")], body: Array("done \(request.path)".utf8))
+            return HTTPResponse(
+                status: 200,
+                headers: [HTTPHeader("Content-Type", "text/plain")],
+                body: Array("done \(request.path)".utf8)
+            )
         }
     }
-
 
     @Test("a handler past its time limit is answered 503 at the limit; the server goes on serving")
     func handlerTimeLimit() async throws {
@@ -418,15 +574,25 @@ final class HTTPServerLifecycleTests {
 
 @Suite("HTTP1Transport with secret bodies: sent from wiping storage, a successful answer delivered in it")
 struct SecretBodyTransportTests {
-    @Test("a secret body is what is sent; answerCarriesSecrets delivers a 2xx body as a secret and leaves an error's as bytes")
+    @Test(
+        "a secret body is what is sent; answerCarriesSecrets delivers a 2xx body as a secret and leaves an error's as bytes"
+    )
     func secretBodies() async throws {
         let server = try HTTPServer(configuration: HTTPServer.Configuration()) { request in
             // Echoes the body it received; /refuse answers 400 with it.
-            HTTPResponse(status: request.path == "/refuse" ? 400 : 200, headers: [HTTPHeader("Content-Type", "application/json")], body: request.body)
+            HTTPResponse(
+                status: request.path == "/refuse" ? 400 : 200,
+                headers: [HTTPHeader("Content-Type", "application/json")],
+                body: request.body
+            )
         }
         let sent = Array(#"{"PASSWORD":"p\"w"}"#.utf8)
         func request(_ path: String, carries: Bool) throws -> HTTPRequest {
-            var request = HTTPRequest(method: "POST", url: try RequestURL("http://127.0.0.1:\(server.port)\(path)"), body: .secret(SecureBytes(sent)))
+            var request = HTTPRequest(
+                method: "POST",
+                url: try RequestURL("http://127.0.0.1:\(server.port)\(path)"),
+                body: .secret(SecureBytes(sent))
+            )
             request.answerCarriesSecrets = carries
             return request
         }

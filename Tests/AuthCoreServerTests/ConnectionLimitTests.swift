@@ -1,8 +1,9 @@
 import AuthCore
 import AuthCoreHTTP
-@testable import AuthCoreServer
 import Foundation
 import Testing
+
+@testable import AuthCoreServer
 
 /// The server's own limit on IPv6 connections per /64 (MHD counts each /128 address, and one
 /// subscriber holds a whole /64): exercised on the daemon core with real sockets standing in for
@@ -13,7 +14,9 @@ struct ConnectionLimitTests {
     /// A connected pair of sockets: the first plays the accepted connection, the second its peer.
     func socketPair() throws -> (Int32, Int32) {
         var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else { throw AuthCoreError(.transportFailure, "socketpair failed") }
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0 else {
+            throw AuthCoreError(.transportFailure, "socketpair failed")
+        }
         return (pair[0], pair[1])
     }
 
@@ -25,16 +28,30 @@ struct ConnectionLimitTests {
         return read(peer, &byte, 1) == 0
     }
 
-    @Test("the connection past maximumConnectionsPerAddress from one /64 is shut down; another /64, IPv4 and a closed slot are not counted against it")
+    @Test(
+        "the connection past maximumConnectionsPerAddress from one /64 is shut down; another /64, IPv4 and a closed slot are not counted against it"
+    )
     func perNetworkLimit() throws {
         let core = DaemonCore(
-            handler: { _ in HTTPResponse(status: 200) }, admission: nil, requestLog: nil, maximumBodyBytes: 0, maximumConnectionsPerAddress: 2,
-            handlerTimeout: .seconds(1), requestTimeout: 1_000_000_000, handlersStartOnReceivingThread: true)
+            handler: { _ in HTTPResponse(status: 200) },
+            admission: nil,
+            requestLog: nil,
+            maximumBodyBytes: 0,
+            maximumConnectionsPerAddress: 2,
+            handlerTimeout: .seconds(1),
+            requestTimeout: 1_000_000_000,
+            handlersStartOnReceivingThread: true
+        )
         func address(_ last: UInt8, network: UInt8 = 0x01) throws -> ClientAddress {
             try ClientAddress(bytes: [0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, network] + [0, 0, 0, 0, 0, 0, 0, last])
         }
         var pairs: [(Int32, Int32)] = []
-        defer { for (a, b) in pairs { close(a); close(b) } }
+        defer {
+            for (a, b) in pairs {
+                close(a)
+                close(b)
+            }
+        }
         for index in 0..<3 {
             let pair = try socketPair()
             pairs.append(pair)

@@ -16,7 +16,9 @@ struct LoginFailureCountingTests {
 
     init() throws {
         table = try StaticVerifierStore(
-            ["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)], configuration: configuration)
+            ["alice": try configuration.makeVerifier(username: Array("alice".utf8), password: password)],
+            configuration: configuration
+        )
     }
 
     func service(_ store: InMemoryHandshakeStore, perAddress: Int = 3, perUser: Int = 6) throws -> SRPLoginService {
@@ -25,21 +27,42 @@ struct LoginFailureCountingTests {
         policy.maximumFailuresPerUser = perUser
         policy.failureWindow = .seconds(900)
         return try SRPLoginService(
-            configuration: configuration, policy: policy, verifiers: table, handshakes: store, serverSecret: SecureBytes([UInt8](repeating: 9, count: 32)),
-            clock: clock)
+            configuration: configuration,
+            policy: policy,
+            verifiers: table,
+            handshakes: store,
+            serverSecret: SecureBytes([UInt8](repeating: 9, count: 32)),
+            clock: clock
+        )
     }
 
     static func address(_ last: UInt8) -> ClientAddress { ClientAddress(ipv4: 127, 0, 0, last) }
 
     /// A whole login from `origin`; the success, or the error's code.
-    func login(_ service: SRPLoginService, _ user: String, _ password: SecureBytes, from origin: LoginOrigin) async -> Result<SRPLoginSuccess, AuthCoreError> {
+    func login(
+        _ service: SRPLoginService,
+        _ user: String,
+        _ password: SecureBytes,
+        from origin: LoginOrigin
+    ) async -> Result<SRPLoginSuccess, AuthCoreError> {
         do throws(AuthCoreError) {
             let client = SRPClient(configuration: configuration)
             let ephemeral = try client.makeEphemeral()
-            let challenge = try await service.begin(username: user, clientPublicValue: ephemeral.publicValue.minimalBigEndianBytes, origin: origin)
+            let challenge = try await service.begin(
+                username: user,
+                clientPublicValue: ephemeral.publicValue.minimalBigEndianBytes,
+                origin: origin
+            )
             let session = try client.processChallenge(
-                username: Array(user.utf8), password: password, salt: challenge.salt, serverPublicValue: challenge.serverPublicValue, ephemeral: ephemeral)
-            return .success(try await service.finish(loginId: challenge.loginId, clientProof: session.clientProof, origin: origin))
+                username: Array(user.utf8),
+                password: password,
+                salt: challenge.salt,
+                serverPublicValue: challenge.serverPublicValue,
+                ephemeral: ephemeral
+            )
+            return .success(
+                try await service.finish(loginId: challenge.loginId, clientProof: session.clientProof, origin: origin)
+            )
         } catch {
             return .failure(error)
         }
@@ -50,24 +73,38 @@ struct LoginFailureCountingTests {
         return nil
     }
 
-    @Test("after K wrong proofs from one address that address is refused for the user; the right password from another address still logs in")
+    @Test(
+        "after K wrong proofs from one address that address is refused for the user; the right password from another address still logs in"
+    )
     func perAddress() async throws {
         let server = try service(InMemoryHandshakeStore(clock: clock))
         let attacker = LoginOrigin(address: Self.address(2))
         for _ in 0..<3 { #expect(code(await login(server, "alice", wrong, from: attacker)) == .proofMismatch) }
         #expect(code(await login(server, "alice", wrong, from: attacker)) == .notPermitted)
-        #expect(code(await login(server, "alice", password, from: attacker)) == .notPermitted, "brute force from that address is stopped")
+        #expect(
+            code(await login(server, "alice", password, from: attacker)) == .notPermitted,
+            "brute force from that address is stopped"
+        )
         #expect(code(await login(server, "alice", password, from: LoginOrigin(address: Self.address(1)))) == nil)
         // Another user from the attacker's address is not affected.
         #expect(code(await login(server, "bob", wrong, from: attacker)) == .proofMismatch)
     }
 
-    @Test("guesses spread over many addresses stop at maximumFailuresPerUser; a client with the user's device token still logs in, one without does not")
+    @Test(
+        "guesses spread over many addresses stop at maximumFailuresPerUser; a client with the user's device token still logs in, one without does not"
+    )
     func perUserBound() async throws {
         let store = InMemoryHandshakeStore(clock: clock)
         let server = try service(store, perAddress: 3, perUser: 6)
         // The real user logged in once before, from home, and kept the device token.
-        guard case .success(let earlier) = await login(server, "alice", password, from: LoginOrigin(address: Self.address(1))) else {
+        guard
+            case .success(let earlier) = await login(
+                server,
+                "alice",
+                password,
+                from: LoginOrigin(address: Self.address(1))
+            )
+        else {
             Issue.record("the first login failed")
             return
         }
@@ -84,7 +121,9 @@ struct LoginFailureCountingTests {
         #expect(checked == 6, "proofs checked for the distributed guesser: the bound")
         #expect(refused == 24)
         // A new device of the real user is refused while the bound holds (the documented price)...
-        #expect(code(await login(server, "alice", password, from: LoginOrigin(address: Self.address(200)))) == .notPermitted)
+        #expect(
+            code(await login(server, "alice", password, from: LoginOrigin(address: Self.address(200)))) == .notPermitted
+        )
         // ...but the device that logged in before is counted apart and logs in, from any address.
         let trusted = LoginOrigin(address: Self.address(201), deviceToken: earlier.deviceToken)
         guard case .success(let again) = await login(server, "alice", password, from: trusted) else {
@@ -101,15 +140,27 @@ struct LoginFailureCountingTests {
     func successesNotCounted() async throws {
         let server = try service(InMemoryHandshakeStore(clock: clock), perAddress: 3, perUser: 6)
         for last in UInt8(100)..<UInt8(112) {
-            #expect(code(await login(server, "alice", password, from: LoginOrigin(address: Self.address(last)))) == nil, "127.0.0.\(last)")
+            #expect(
+                code(await login(server, "alice", password, from: LoginOrigin(address: Self.address(last)))) == nil,
+                "127.0.0.\(last)"
+            )
         }
     }
 
-    @Test("a device token counts only for its own user and only until it expires; a stolen one still gets only K guesses")
+    @Test(
+        "a device token counts only for its own user and only until it expires; a stolen one still gets only K guesses"
+    )
     func deviceTokens() async throws {
         let store = InMemoryHandshakeStore(clock: clock)
         let server = try service(store, perAddress: 3, perUser: 100)
-        guard case .success(let first) = await login(server, "alice", password, from: LoginOrigin(address: Self.address(1))) else {
+        guard
+            case .success(let first) = await login(
+                server,
+                "alice",
+                password,
+                from: LoginOrigin(address: Self.address(1))
+            )
+        else {
             Issue.record("the first login failed")
             return
         }
@@ -117,37 +168,103 @@ struct LoginFailureCountingTests {
         // Guessing with alice's token (stolen) from many addresses: the device's own count stops it at 3.
         var codes: [AuthCoreError.Code?] = []
         for last in UInt8(50)..<UInt8(55) {
-            codes.append(code(await login(server, "alice", wrong, from: LoginOrigin(address: Self.address(last), deviceToken: first.deviceToken))))
+            codes.append(
+                code(
+                    await login(
+                        server,
+                        "alice",
+                        wrong,
+                        from: LoginOrigin(address: Self.address(last), deviceToken: first.deviceToken)
+                    )
+                )
+            )
         }
         #expect(codes == [.proofMismatch, .proofMismatch, .proofMismatch, .notPermitted, .notPermitted])
         // The token is worth nothing for another user: bob's guesses are counted as untrusted per address.
-        for _ in 0..<3 { #expect(code(await login(server, "bob", wrong, from: LoginOrigin(address: Self.address(60), deviceToken: first.deviceToken))) == .proofMismatch) }
-        #expect(code(await login(server, "bob", wrong, from: LoginOrigin(address: Self.address(60), deviceToken: first.deviceToken))) == .notPermitted)
+        for _ in 0..<3 {
+            #expect(
+                code(
+                    await login(
+                        server,
+                        "bob",
+                        wrong,
+                        from: LoginOrigin(address: Self.address(60), deviceToken: first.deviceToken)
+                    )
+                ) == .proofMismatch
+            )
+        }
+        #expect(
+            code(
+                await login(
+                    server,
+                    "bob",
+                    wrong,
+                    from: LoginOrigin(address: Self.address(60), deviceToken: first.deviceToken)
+                )
+            ) == .notPermitted
+        )
         // A tampered or expired token is no token: counted per address.
         var tampered = Array(first.deviceToken.utf8)
-        tampered[tampered.count / 2] = tampered[tampered.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
-        #expect(code(await login(server, "alice", password, from: LoginOrigin(address: Self.address(70), deviceToken: String(decoding: tampered, as: UTF8.self)))) == nil)
+        tampered[tampered.count / 2] =
+            tampered[tampered.count / 2] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(
+            code(
+                await login(
+                    server,
+                    "alice",
+                    password,
+                    from: LoginOrigin(address: Self.address(70), deviceToken: String(decoding: tampered, as: UTF8.self))
+                )
+            ) == nil
+        )
         clock.advance(seconds: 31 * 86_400)
-        guard case .success = await login(server, "alice", password, from: LoginOrigin(address: Self.address(71), deviceToken: first.deviceToken)) else {
+        guard
+            case .success = await login(
+                server,
+                "alice",
+                password,
+                from: LoginOrigin(address: Self.address(71), deviceToken: first.deviceToken)
+            )
+        else {
             Issue.record("an expired token blocked a login with the right password")
             return
         }
     }
 
-    @Test("signing out everywhere forgets the user's device tokens: an old token counts as none, a token from a later login counts")
+    @Test(
+        "signing out everywhere forgets the user's device tokens: an old token counts as none, a token from a later login counts"
+    )
     func signOutEverywhere() async throws {
         let store = InMemoryHandshakeStore(clock: clock)
         let server = try service(store, perAddress: 2, perUser: 100)
-        guard case .success(let before) = await login(server, "alice", password, from: LoginOrigin(address: Self.address(1))) else {
+        guard
+            case .success(let before) = await login(
+                server,
+                "alice",
+                password,
+                from: LoginOrigin(address: Self.address(1))
+            )
+        else {
             Issue.record("the first login failed")
             return
         }
-        try await AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 9, count: 32)), clock: clock).revokeAll(for: "alice")
+        try await AppSessions(store: store, serverSecret: SecureBytes([UInt8](repeating: 9, count: 32)), clock: clock)
+            .revokeAll(for: "alice")
         // The old token no longer sets its holder apart: two guesses from one address, then refused.
         let stale = LoginOrigin(address: Self.address(30), deviceToken: before.deviceToken)
-        let codes = [await login(server, "alice", wrong, from: stale), await login(server, "alice", wrong, from: stale), await login(server, "alice", wrong, from: stale)].map(code)
+        let codes = [
+            await login(server, "alice", wrong, from: stale), await login(server, "alice", wrong, from: stale),
+            await login(server, "alice", wrong, from: stale),
+        ].map(code)
         #expect(codes == [.proofMismatch, .proofMismatch, .notPermitted])
-        guard case .success(let after) = await login(server, "alice", password, from: LoginOrigin(address: Self.address(31))) else {
+        guard
+            case .success(let after) = await login(
+                server,
+                "alice",
+                password,
+                from: LoginOrigin(address: Self.address(31))
+            )
+        else {
             Issue.record("the login after signing out failed")
             return
         }
@@ -161,7 +278,10 @@ struct LoginFailureCountingTests {
         let server = try service(InMemoryHandshakeStore(clock: clock), perAddress: 2, perUser: 100)
         for user in ["alice", "mallory"] {
             let origin = LoginOrigin(address: Self.address(90))
-            let codes = [await login(server, user, wrong, from: origin), await login(server, user, wrong, from: origin), await login(server, user, wrong, from: origin)].map(code)
+            let codes = [
+                await login(server, user, wrong, from: origin), await login(server, user, wrong, from: origin),
+                await login(server, user, wrong, from: origin),
+            ].map(code)
             #expect(codes == [.proofMismatch, .proofMismatch, .notPermitted], "\(user)")
         }
     }

@@ -73,13 +73,18 @@ struct ReceivingThreadTests {
         return try HTTP1Transport(configuration: configuration)
     }
 
-    static func get(_ transport: HTTP1Transport, _ port: Int, _ path: String, status: Int = 200) async throws -> String {
-        let answer = try await transport.send(HTTPRequest(method: "GET", url: try RequestURL("http://127.0.0.1:\(port)\(path)")))
+    static func get(_ transport: HTTP1Transport, _ port: Int, _ path: String, status: Int = 200) async throws -> String
+    {
+        let answer = try await transport.send(
+            HTTPRequest(method: "GET", url: try RequestURL("http://127.0.0.1:\(port)\(path)"))
+        )
         #expect(answer.status == status, "\(path)")
         return String(decoding: answer.body.plainBytes, as: UTF8.self)
     }
 
-    @Test("a handler that computes is answered on the thread that received it; one that waits goes on elsewhere; every answer is its own")
+    @Test(
+        "a handler that computes is answered on the thread that received it; one that waits goes on elsewhere; every answer is its own"
+    )
     func handlersStartOnTheReceivingThread() async throws {
         var configuration = HTTPServer.Configuration()
         configuration.maximumConnectionsPerAddress = 128  // the 64 concurrent requests below may open 64 connections
@@ -89,7 +94,10 @@ struct ReceivingThreadTests {
         #expect(try await get("/compute?n=1") == "MHD-worker MHD-worker 1")
         let waited = try await get("/wait?n=2").split(separator: " ").map(String.init)
         #expect(waited.first == "MHD-worker" && waited.last == "2", "\(waited)")
-        #expect(waited.count == 3 && waited[1] != "MHD-worker", "after its wait the handler runs on a Dispatch thread: \(waited)")
+        #expect(
+            waited.count == 3 && waited[1] != "MHD-worker",
+            "after its wait the handler runs on a Dispatch thread: \(waited)"
+        )
         // An answer given while the receiving thread suspends the connection, or after: each request
         // is answered once, with its own answer, on one kept-alive connection and on several at once.
         for index in 0..<200 { #expect(try await get("/race?n=\(index)").hasSuffix(" \(index)")) }
@@ -101,12 +109,18 @@ struct ReceivingThreadTests {
         #expect(try await get("/compute?n=3") == "MHD-worker MHD-worker 3")
         for index in 0..<8 {
             let yielded = try await get("/yield?n=y\(index)").split(separator: " ").map(String.init)
-            #expect(yielded.count == 3 && yielded[0] == "MHD-worker" && yielded[1] != "MHD-worker" && yielded[2] == "y\(index)", "\(yielded)")
+            #expect(
+                yielded.count == 3 && yielded[0] == "MHD-worker" && yielded[1] != "MHD-worker"
+                    && yielded[2] == "y\(index)",
+                "\(yielded)"
+            )
         }
         await server.stop()
     }
 
-    @Test("a handler computing on its receiving thread past its time limit is answered 503 when it ends; the server goes on")
+    @Test(
+        "a handler computing on its receiving thread past its time limit is answered 503 when it ends; the server goes on"
+    )
     func timeLimitOnTheReceivingThread() async throws {
         var configuration = HTTPServer.Configuration()
         configuration.handlerTimeout = .seconds(1)
@@ -124,7 +138,11 @@ struct ReceivingThreadTests {
         let server = try HTTPServer(configuration: configuration, handler: Self.handler)
         let transport = try Self.client()
         let threads = try await Self.get(transport, server.port, "/compute?n=5").split(separator: " ").map(String.init)
-        #expect(threads.count == 3 && threads.last == "5" && !threads.contains("MHD-worker") && !threads.contains("MHD-single"), "\(threads)")
+        #expect(
+            threads.count == 3 && threads.last == "5" && !threads.contains("MHD-worker")
+                && !threads.contains("MHD-single"),
+            "\(threads)"
+        )
         await server.stop()
     }
 }

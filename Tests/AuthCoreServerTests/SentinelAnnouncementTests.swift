@@ -9,7 +9,9 @@ struct SentinelAnnouncementTests {
         .array([.bytes(Array(kind.utf8)), .bytes(Array(channel.utf8)), .bytes(Array(payload.utf8))])
     }
 
-    @Test("a switch of our master gives the new address; another master's, another channel's or a malformed one gives nothing")
+    @Test(
+        "a switch of our master gives the new address; another master's, another channel's or a malformed one gives nothing"
+    )
     func announcements() {
         let read = { (reply: RedisReply) in SentinelWatcher.announcedMaster(reply, masterName: "authcore") }
         #expect(read(message("authcore 127.0.0.1 6379 127.0.0.2 6380")) == .init(host: "127.0.0.2", port: 6380))

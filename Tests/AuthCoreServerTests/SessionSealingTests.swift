@@ -10,7 +10,11 @@ struct SessionSealingTests {
     let clock = ManualClock(Timestamp(year: 2026, month: 12, day: 5)!)
     let secret = SecureBytes([UInt8](repeating: 0x51, count: 32))
 
-    func sessions(_ store: InMemoryHandshakeStore, secret: SecureBytes? = nil, lifetime: Duration = .seconds(3600)) throws -> AppSessions {
+    func sessions(
+        _ store: InMemoryHandshakeStore,
+        secret: SecureBytes? = nil,
+        lifetime: Duration = .seconds(3600)
+    ) throws -> AppSessions {
         try AppSessions(store: store, serverSecret: secret ?? self.secret, lifetime: lifetime, clock: clock)
     }
 
@@ -18,10 +22,16 @@ struct SessionSealingTests {
 
     /// A fresh well-formed token that was never issued.
     func unissuedToken() throws -> String {
-        Base64.encode(try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) }, alphabet: .urlSafe, padding: false)
+        Base64.encode(
+            try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) },
+            alphabet: .urlSafe,
+            padding: false
+        )
     }
 
-    @Test("an entry a store writer made (expiry then username, the old layout) is refused: the session is not sealed by the server")
+    @Test(
+        "an entry a store writer made (expiry then username, the old layout) is refused: the session is not sealed by the server"
+    )
     func forgedEntry() async throws {
         let store = InMemoryHandshakeStore(clock: clock)
         let service = try sessions(store)
@@ -29,30 +39,54 @@ struct SessionSealingTests {
         let expiry = Int64(clock.now().secondsSince1970 + 3600) * 1000
         var forged = withUnsafeBytes(of: expiry.bigEndian) { Array($0) }
         forged += Array("victim".utf8)
-        #expect(try await store.insert(forged, forKey: "authcore:session:" + SHA256.hash(string: token).hexLowercased, lifetime: .seconds(3600)))
+        #expect(
+            try await store.insert(
+                forged,
+                forKey: "authcore:session:" + SHA256.hash(string: token).hexLowercased,
+                lifetime: .seconds(3600)
+            )
+        )
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await service.username(for: token) }
         // Random bytes of a sealed record's length do not open either.
         let other = try unissuedToken()
         let noise = try SystemRandom().secureBytes(count: 64).withUnsafeBytes { Array($0) }
-        #expect(try await store.insert(noise, forKey: "authcore:session:" + SHA256.hash(string: other).hexLowercased, lifetime: .seconds(3600)))
+        #expect(
+            try await store.insert(
+                noise,
+                forKey: "authcore:session:" + SHA256.hash(string: other).hexLowercased,
+                lifetime: .seconds(3600)
+            )
+        )
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await service.username(for: other) }
     }
 
-    @Test("a real session's record moved under another token's key is refused, and so is a record sealed under another server secret")
+    @Test(
+        "a real session's record moved under another token's key is refused, and so is a record sealed under another server secret"
+    )
     func movedEntry() async throws {
         let store = InMemoryHandshakeStore(clock: clock)
         let service = try sessions(store)
         let victim = try await service.issue(for: "victim")
-        let sealed = try #require(try await store.value("authcore:session:" + SHA256.hash(string: text(victim)).hexLowercased))
+        let sealed = try #require(
+            try await store.value("authcore:session:" + SHA256.hash(string: text(victim)).hexLowercased)
+        )
         let attacker = try unissuedToken()
-        #expect(try await store.insert(sealed, forKey: "authcore:session:" + SHA256.hash(string: attacker).hexLowercased, lifetime: .seconds(3600)))
+        #expect(
+            try await store.insert(
+                sealed,
+                forKey: "authcore:session:" + SHA256.hash(string: attacker).hexLowercased,
+                lifetime: .seconds(3600)
+            )
+        )
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await service.username(for: attacker) }
         #expect(try await service.username(for: text(victim)) == "victim")
         let otherServer = try sessions(store, secret: SecureBytes([UInt8](repeating: 0x52, count: 32)))
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await otherServer.username(for: text(victim)) }
     }
 
-    @Test("a session's link pointed at another user's generation counter is refused; a record stored before links (no link) still opens and is still revoked")
+    @Test(
+        "a session's link pointed at another user's generation counter is refused; a record stored before links (no link) still opens and is still revoked"
+    )
     func relinkedSession() async throws {
         let store = InMemoryHandshakeStore(clock: clock)
         let service = try sessions(store)
@@ -62,19 +96,29 @@ struct SessionSealingTests {
         #expect(Array(stored.prefix(64)) == Array(SHA256.hash(string: "alice").hexLowercased.utf8))
         // alice signs out everywhere; a writer points her old session at bob's counter (still 0).
         try await service.revokeAll(for: "alice")
-        try await store.put(Array(SHA256.hash(string: "bob").hexLowercased.utf8) + stored.dropFirst(64), forKey: key, lifetime: .seconds(3600))
+        try await store.put(
+            Array(SHA256.hash(string: "bob").hexLowercased.utf8) + stored.dropFirst(64),
+            forKey: key,
+            lifetime: .seconds(3600)
+        )
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await service.username(for: text(alice)) }
         // Without its link the record opens as a whole (the layout before links), with the
         // generation read apart: current sessions pass, revoked ones do not.
         let fresh = try await service.issue(for: "alice")
         let freshKey = "authcore:session:" + SHA256.hash(string: text(fresh)).hexLowercased
-        try await store.put(Array(try #require(try await store.value(freshKey)).dropFirst(64)), forKey: freshKey, lifetime: .seconds(3600))
+        try await store.put(
+            Array(try #require(try await store.value(freshKey)).dropFirst(64)),
+            forKey: freshKey,
+            lifetime: .seconds(3600)
+        )
         #expect(try await service.username(for: text(fresh)) == "alice")
         try await store.put(Array(stored.dropFirst(64)), forKey: key, lifetime: .seconds(3600))
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await service.username(for: text(alice)) }
     }
 
-    @Test("revoke ends one session; revokeAll ends every session of that user issued so far, not later ones and not another user's")
+    @Test(
+        "revoke ends one session; revokeAll ends every session of that user issued so far, not later ones and not another user's"
+    )
     func revocation() async throws {
         let store = InMemoryHandshakeStore(clock: clock)
         let service = try sessions(store)
@@ -95,7 +139,9 @@ struct SessionSealingTests {
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await service.username(for: text(fresh)) }
     }
 
-    @Test("the generation lives while a session may carry it: a session issued just before the counter would have expired is still revoked later")
+    @Test(
+        "the generation lives while a session may carry it: a session issued just before the counter would have expired is still revoked later"
+    )
     func generationLifetime() async throws {
         let store = InMemoryHandshakeStore(clock: clock)
         let service = try sessions(store, lifetime: .seconds(100))

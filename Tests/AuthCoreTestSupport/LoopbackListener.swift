@@ -1,4 +1,5 @@
 public import AuthCoreClients
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,8 @@ public func loopbackListener(backlog: Int32?) -> (descriptor: Int32, port: Int)?
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let ready = withUnsafeMutablePointer(to: &address) { pointer in
         pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(descriptor, $0, length) == 0 && (backlog.map { listen(descriptor, $0) == 0 } ?? true) && getsockname(descriptor, $0, &length) == 0
+            bind(descriptor, $0, length) == 0 && (backlog.map { listen(descriptor, $0) == 0 } ?? true)
+                && getsockname(descriptor, $0, &length) == 0
         }
     }
     guard ready else {

@@ -1,4 +1,5 @@
 public import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,19 +17,34 @@ public final class LoopbackScript: @unchecked Sendable {
     public private(set) var announcement: [String: Any] = [:]
 
     /// Starts `scripts/<script>` with the venv's Python and waits up to `timeout` for its line.
-    public convenience init(script: String, arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30) throws {
+    public convenience init(
+        script: String,
+        arguments: [String],
+        environment: [String: String] = [:],
+        timeout: TimeInterval = 30
+    ) throws {
         guard FileManager.default.isExecutableFile(atPath: venvPython.path) else {
-            throw PeerError(description: "\(venvPython.path) is missing: run the tests through 'make test', which creates the venv")
+            throw PeerError(
+                description: "\(venvPython.path) is missing: run the tests through 'make test', which creates the venv"
+            )
         }
         try self.init(
-            executable: venvPython, arguments: [repositoryRoot.appendingPathComponent("scripts/\(script)").path] + arguments, environment: environment,
-            timeout: timeout, name: script)
+            executable: venvPython,
+            arguments: [repositoryRoot.appendingPathComponent("scripts/\(script)").path] + arguments,
+            environment: environment,
+            timeout: timeout,
+            name: script
+        )
     }
 
     /// Starts `executable` (`authcore serve`, say) and waits up to `timeout` for its line, a JSON
     /// object with the member `announces` (`port` for a server).
     public init(
-        executable: URL, arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 30, name: String? = nil,
+        executable: URL,
+        arguments: [String],
+        environment: [String: String] = [:],
+        timeout: TimeInterval = 30,
+        name: String? = nil,
         announces key: String = "port"
     ) throws {
         let script = name ?? executable.lastPathComponent
@@ -66,7 +82,8 @@ public final class LoopbackScript: @unchecked Sendable {
         lock.lock()
         let line = output.firstIndex(of: UInt8(ascii: "\n")).map { output[output.startIndex..<$0] }
         lock.unlock()
-        guard let line, let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any], object[key] != nil else {
+        guard let line, let object = try? JSONSerialization.jsonObject(with: line) as? [String: Any], object[key] != nil
+        else {
             stop()
             throw PeerError(description: "\(script) exited or announced something that is not {\"\(key)\": …, ...}")
         }
@@ -77,7 +94,9 @@ public final class LoopbackScript: @unchecked Sendable {
     public var lines: [String] {
         lock.lock()
         defer { lock.unlock() }
-        return output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+        return output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).dropLast().map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// The process's identifier (to signal it).

@@ -13,7 +13,8 @@ public enum OddLengthGroups {
     private static func group(bits: Int) -> SRPGroup {
         let top = powerOfTwo(bits - 1)
         // invariant: N mod 2^(bits-1) is odd (N is), so the sum is odd, of exactly `bits` bits.
-        guard let low = try? SRPGroup.rfc5054Group2048.modulus.modulo(top), let group = try? SRPGroup(modulus: low + top, generator: BigUInt(2))
+        guard let low = try? SRPGroup.rfc5054Group2048.modulus.modulo(top),
+            let group = try? SRPGroup(modulus: low + top, generator: BigUInt(2))
         else { preconditionFailure("an odd-length test group could not be made") }
         return group
     }

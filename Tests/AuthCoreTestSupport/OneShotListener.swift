@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,9 @@ public final class OneShotListener: @unchecked Sendable {
 
     /// A listener on a free port.
     public init() throws {
-        guard let (descriptor, port) = loopbackListener(backlog: 4) else { throw PeerError(description: "no loopback listener") }
+        guard let (descriptor, port) = loopbackListener(backlog: 4) else {
+            throw PeerError(description: "no loopback listener")
+        }
         self.descriptor = descriptor
         self.port = port
     }
@@ -35,8 +38,12 @@ public final class OneShotListener: @unchecked Sendable {
         }
         if let trickle {
             for byte in Array(text.utf8) {
-                guard withUnsafeBytes(of: byte, { send(client, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }) == 1 else { break }
-                Thread.sleep(forTimeInterval: Double(trickle.components.attoseconds) / 1e18 + Double(trickle.components.seconds))
+                guard withUnsafeBytes(of: byte, { send(client, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }) == 1 else {
+                    break
+                }
+                Thread.sleep(
+                    forTimeInterval: Double(trickle.components.attoseconds) / 1e18 + Double(trickle.components.seconds)
+                )
             }
         } else {
             _ = Array(text.utf8).withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -21,7 +21,9 @@ public final class JSONLinePeer {
 
     public init(script: String) throws {
         guard FileManager.default.isExecutableFile(atPath: venvPython.path) else {
-            throw PeerError(description: "\(venvPython.path) is missing: run the tests through 'make test', which creates the venv")
+            throw PeerError(
+                description: "\(venvPython.path) is missing: run the tests through 'make test', which creates the venv"
+            )
         }
         process.executableURL = venvPython
         process.arguments = [repositoryRoot.appendingPathComponent("scripts/\(script)").path]

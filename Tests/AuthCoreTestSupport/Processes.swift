@@ -26,7 +26,12 @@ public struct ProcessResult: Sendable {
 
 /// Runs a program with arguments, optional stdin and environment changes (a nil value removes a
 /// variable), and collects its output.
-public func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, environment: [String: String?] = [:])
+public func run(
+    _ executable: URL,
+    _ arguments: [String],
+    stdin: String? = nil,
+    environment: [String: String?] = [:]
+)
     throws -> ProcessResult
 {
     let process = Process()
@@ -49,8 +54,11 @@ public func run(_ executable: URL, _ arguments: [String], stdin: String? = nil, 
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return ProcessResult(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errorData.wait(), as: UTF8.self), terminatedBySignal: process.terminationReason == .uncaughtSignal)
+        status: process.terminationStatus,
+        stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errorData.wait(), as: UTF8.self),
+        terminatedBySignal: process.terminationReason == .uncaughtSignal
+    )
 }
 
 final class ErrorCollector: @unchecked Sendable {
@@ -70,8 +78,17 @@ final class ErrorCollector: @unchecked Sendable {
 }
 
 /// Runs `authcore` with arguments.
-public func authcore(_ arguments: [String], stdin: String? = nil, environment: [String: String?] = [:]) throws -> ProcessResult {
-    try run(authcoreBinary, arguments, stdin: stdin, environment: awsChainIsolation.merging(environment) { _, given in given })
+public func authcore(
+    _ arguments: [String],
+    stdin: String? = nil,
+    environment: [String: String?] = [:]
+) throws -> ProcessResult {
+    try run(
+        authcoreBinary,
+        arguments,
+        stdin: stdin,
+        environment: awsChainIsolation.merging(environment) { _, given in given }
+    )
 }
 
 /// What every `authcore` run gets unless a test says otherwise: the AWS default chain sees no shared
@@ -79,8 +96,10 @@ public func authcore(_ arguments: [String], stdin: String? = nil, environment: [
 /// (169.254.169.254 is not loopback: tests reach only loopback).
 public let awsChainIsolation: [String: String?] = [
     "AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": "/nonexistent/authcore-tests/config",
-    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/authcore-tests/credentials", "AWS_PROFILE": nil, "AWS_DEFAULT_PROFILE": nil,
-    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": nil, "AWS_CONTAINER_CREDENTIALS_FULL_URI": nil, "AWS_WEB_IDENTITY_TOKEN_FILE": nil,
+    "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent/authcore-tests/credentials", "AWS_PROFILE": nil,
+    "AWS_DEFAULT_PROFILE": nil,
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": nil, "AWS_CONTAINER_CREDENTIALS_FULL_URI": nil,
+    "AWS_WEB_IDENTITY_TOKEN_FILE": nil,
 ]
 
 /// Writes `text` to a fresh temporary file and returns its path.
@@ -95,7 +114,10 @@ public func temporaryFile(_ text: String, name: String = "vector.json") throws -
 /// A required environment variable set by `scripts/with_peers.py` (which `make test` runs the tests under).
 public func peerEnvironment(_ name: String) throws -> String {
     guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else {
-        throw PeerError(description: "\(name) is not set: run the tests through 'make test', which starts the local peers (scripts/with_peers.py)")
+        throw PeerError(
+            description:
+                "\(name) is not set: run the tests through 'make test', which starts the local peers (scripts/with_peers.py)"
+        )
     }
     return value
 }
@@ -103,8 +125,12 @@ public func peerEnvironment(_ name: String) throws -> String {
 /// Runs the `authcore` binary under Python's `resource` module: its result (the child's stdout and
 /// stderr, and then one more stderr line) and its peak resident set in KiB (`ru_maxrss` of the
 /// child, -1 if it could not be read).
-public func authcoreWithPeakResidentKiB(_ arguments: [String], environment: [String: String?] = [:]) throws -> (result: ProcessResult, peakKiB: Int) {
-    let script = "import resource,subprocess,sys; r=subprocess.run(sys.argv[1:]); "
+public func authcoreWithPeakResidentKiB(
+    _ arguments: [String],
+    environment: [String: String?] = [:]
+) throws -> (result: ProcessResult, peakKiB: Int) {
+    let script =
+        "import resource,subprocess,sys; r=subprocess.run(sys.argv[1:]); "
         + "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(r.returncode)"
     let result = try run(venvPython, ["-c", script, authcoreBinary.path] + arguments, environment: environment)
     let last = result.stderr.split(separator: "\n").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""

@@ -2,7 +2,10 @@ public import AuthCore
 
 /// A deterministic random generator for tests (SplitMix64; never for real secrets).
 public struct SeededRandom: SecureRandomGenerator, RandomNumberGenerator, @unchecked Sendable {
-    final class State: @unchecked Sendable { var value: UInt64; init(_ v: UInt64) { value = v } }
+    final class State: @unchecked Sendable {
+        var value: UInt64
+        init(_ v: UInt64) { value = v }
+    }
     let state: State
     public init(seed: UInt64) { state = State(seed) }
 
@@ -28,4 +31,3 @@ public struct FailingRandom: SecureRandomGenerator {
         throw AuthCoreError(.randomFailure, "test generator refuses")
     }
 }
-

@@ -15,7 +15,9 @@ public enum RawHTTP {
         /// The value of the first header named `name` (ASCII case-insensitive).
         public func header(_ name: String) -> String? {
             let prefix = name.lowercased() + ":"
-            return headers.first { $0.lowercased().hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces) }
+            return headers.first { $0.lowercased().hasPrefix(prefix) }.map {
+                String($0.dropFirst(prefix.count)).trimmingCharacters(in: .whitespaces)
+            }
         }
     }
 
@@ -28,16 +30,27 @@ public enum RawHTTP {
     }
 
     /// A `POST` of JSON `body` to `path` with `Connection: close` (and `extra` header lines).
-    public static func post(port: Int, from source: String = "127.0.0.1", _ path: String, json body: String, extra: [String] = []) throws -> Answer {
-        let head = (["POST \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Content-Type: application/json", "Content-Length: \(body.utf8.count)",
-            "Connection: close"] + extra).joined(separator: "\r\n")
+    public static func post(
+        port: Int,
+        from source: String = "127.0.0.1",
+        _ path: String,
+        json body: String,
+        extra: [String] = []
+    ) throws -> Answer {
+        let head =
+            ([
+                "POST \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Content-Type: application/json",
+                "Content-Length: \(body.utf8.count)",
+                "Connection: close",
+            ] + extra).joined(separator: "\r\n")
         return try exchange(port: port, from: source, Array((head + "\r\n\r\n" + body).utf8))
     }
 
     /// The status line, headers and body of `bytes` (the body is what follows the head).
     public static func parse(_ bytes: [UInt8]) -> Answer {
         let separator: [UInt8] = [13, 10, 13, 10]
-        guard let end = (0..<Swift.max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<($0 + 4)]) == separator }) else {
+        guard let end = (0..<Swift.max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<($0 + 4)]) == separator })
+        else {
             return Answer(status: 0, headers: [], body: [])
         }
         let lines = String(decoding: bytes[..<end], as: UTF8.self).components(separatedBy: "\r\n")

@@ -19,7 +19,9 @@ public struct RawSocket: Sendable {
         local.sin_family = sa_family_t(AF_INET)
         local.sin_addr.s_addr = inet_addr(source)
         let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -27,9 +29,13 @@ public struct RawSocket: Sendable {
         address.sin_port = UInt16(port).bigEndian
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let connected = bound && withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
+        let connected =
+            bound
+            && withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
         guard connected else {
             Glibc.close(descriptor)
             throw RawSocketError(what: bound ? "connect" : "bind to \(source)")
@@ -45,7 +51,9 @@ public struct RawSocket: Sendable {
     public func write(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { return false }
             offset += sent
         }

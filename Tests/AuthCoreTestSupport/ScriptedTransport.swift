@@ -27,7 +27,11 @@ extension HTTPResponse {
     public static func jsonAnswer(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
         HTTPResponse(
             status: status,
-            headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1"), HTTPHeader("x-amzn-RequestId", "req-\(status)")],
-            body: [UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data()))
+            headers: [
+                HTTPHeader("Content-Type", "application/x-amz-json-1.1"),
+                HTTPHeader("x-amzn-RequestId", "req-\(status)"),
+            ],
+            body: [UInt8]((try? JSONSerialization.data(withJSONObject: object)) ?? Data())
+        )
     }
 }

@@ -43,7 +43,9 @@ struct BigUIntTests {
         #expect(a - b == BigUInt(1_755_654))
         #expect(try a * b == BigUInt(hex: String(UInt64(1_000_000_007) * 998_244_353, radix: 16)))
         #expect(try a.modulo(b) == BigUInt(1_755_654))
-        #expect(try b.subtracting(a, modulo: BigUInt(97)) == BigUInt((998_244_353 + 97 * 20_000_000 - 1_000_000_007) % 97))
+        #expect(
+            try b.subtracting(a, modulo: BigUInt(97)) == BigUInt((998_244_353 + 97 * 20_000_000 - 1_000_000_007) % 97)
+        )
         #expect(errorCode { try a.modulo(BigUInt()) } == .invalidParameter)
         #expect(try BigUInt(4).powerVariableTime(BigUInt(13), modulo: BigUInt(497)) == BigUInt(445))
     }
@@ -84,26 +86,48 @@ struct BigUIntTests {
         // An exponent ≥ N (same limb count as N) is not reduced: g^e ≠ g^(e mod N) in general.
         let wide = n + BigUInt(12345)
         let big = try ModularContext(modulus: n, maximumExponentBitCount: 1024)
-        #expect(try big.power(BigUInt(3), secretExponent: wide, exponentBitCount: 1024)
-            == BigUInt(3).powerVariableTime(wide, modulo: n))
+        #expect(
+            try big.power(BigUInt(3), secretExponent: wide, exponentBitCount: 1024)
+                == BigUInt(3).powerVariableTime(wide, modulo: n)
+        )
         // The same small exponent declared at two widths gives the same value.
-        #expect(try context.power(BigUInt(3), secretExponent: BigUInt(5), exponentBitCount: 8)
-            == context.power(BigUInt(3), secretExponent: BigUInt(5), exponentBitCount: 256))
+        #expect(
+            try context.power(BigUInt(3), secretExponent: BigUInt(5), exponentBitCount: 8)
+                == context.power(BigUInt(3), secretExponent: BigUInt(5), exponentBitCount: 256)
+        )
     }
 
     @Test("bad moduli and exponent lengths are typed errors")
     func badParameters() throws {
         #expect(errorCode { try ModularContext(modulus: BigUInt(), maximumExponentBitCount: 256) } == .invalidParameter)
-        #expect(errorCode { try ModularContext(modulus: BigUInt(1), maximumExponentBitCount: 256) } == .invalidParameter)
-        #expect(errorCode { try ModularContext(modulus: BigUInt(100), maximumExponentBitCount: 256) } == .invalidParameter)
+        #expect(
+            errorCode { try ModularContext(modulus: BigUInt(1), maximumExponentBitCount: 256) } == .invalidParameter
+        )
+        #expect(
+            errorCode { try ModularContext(modulus: BigUInt(100), maximumExponentBitCount: 256) } == .invalidParameter
+        )
         let huge = BigUInt(bigEndianBytes: [UInt8](repeating: 0xff, count: 2049))
         #expect(errorCode { try ModularContext(modulus: huge, maximumExponentBitCount: 256) } == .inputTooLarge)
-        #expect(errorCode { try ModularContext(modulus: BigUInt(101), maximumExponentBitCount: 0) } == .invalidParameter)
-        #expect(errorCode { try ModularContext(modulus: BigUInt(101), maximumExponentBitCount: 1 << 20) } == .invalidParameter)
+        #expect(
+            errorCode { try ModularContext(modulus: BigUInt(101), maximumExponentBitCount: 0) } == .invalidParameter
+        )
+        #expect(
+            errorCode { try ModularContext(modulus: BigUInt(101), maximumExponentBitCount: 1 << 20) }
+                == .invalidParameter
+        )
         let context = try ModularContext(modulus: BigUInt(101), maximumExponentBitCount: 64)
-        #expect(errorCode { try context.power(BigUInt(2), secretExponent: BigUInt(1 << 10), exponentBitCount: 8) } == .invalidParameter)
-        #expect(errorCode { try context.power(BigUInt(2), secretExponent: BigUInt(3), exponentBitCount: 65) } == .invalidParameter)
-        #expect(errorCode { try context.power(BigUInt(2), secretExponent: BigUInt(3), exponentBitCount: 0) } == .invalidParameter)
+        #expect(
+            errorCode { try context.power(BigUInt(2), secretExponent: BigUInt(1 << 10), exponentBitCount: 8) }
+                == .invalidParameter
+        )
+        #expect(
+            errorCode { try context.power(BigUInt(2), secretExponent: BigUInt(3), exponentBitCount: 65) }
+                == .invalidParameter
+        )
+        #expect(
+            errorCode { try context.power(BigUInt(2), secretExponent: BigUInt(3), exponentBitCount: 0) }
+                == .invalidParameter
+        )
         #expect(errorCode { try BigUInt(2).powerVariableTime(BigUInt(3), modulo: BigUInt()) } == .invalidParameter)
     }
 

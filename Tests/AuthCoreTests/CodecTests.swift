@@ -10,7 +10,9 @@ struct CodecTests {
         return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
     }
 
-    @Test("the one hex encoder (Hex.encode, the canonical-request writer, Array.appendHex) agrees with a naive one on every byte and random inputs")
+    @Test(
+        "the one hex encoder (Hex.encode, the canonical-request writer, Array.appendHex) agrees with a naive one on every byte and random inputs"
+    )
     func hexDifferential() {
         let every = (0...255).map { UInt8($0) }
         #expect(Hex.encode(every) == Self.naiveHex(every, uppercase: false))
@@ -40,7 +42,8 @@ struct CodecTests {
 
     @Test(
         "malformed hex is rejected with invalidHex",
-        arguments: ["abc", "zz", "0x00", " 00", "00 ", "", "g0", "0\u{e9}"])
+        arguments: ["abc", "zz", "0x00", " 00", "00 ", "", "g0", "0\u{e9}"]
+    )
     func malformedHex(text: String) {
         #expect(errorCode { try Hex.decode(text) } == .invalidHex)
     }
@@ -96,7 +99,8 @@ struct CodecTests {
             ("+/+/", .urlSafe),  // standard characters in the URL-safe alphabet
             ("Zm9vY", .urlSafe),  // impossible length
             ("", .standard),  // empty
-        ])
+        ]
+    )
     func malformedBase64(text: String, alphabet: Base64.Alphabet) {
         #expect(errorCode { try Base64.decode(text, alphabet: alphabet) } == .invalidBase64)
     }
@@ -154,7 +158,11 @@ struct SupportTests {
         let b = AuthCoreError(.invalidHex, "something else")
         #expect(a == b)
         #expect(a != AuthCoreError(.invalidBase64, "x"))
-        #expect(a.description.hasPrefix("AuthCoreError.invalidHex: x_hex: odd number of hex digits (3) AuthCoreTests/CodecTests.swift:"))
+        #expect(
+            a.description.hasPrefix(
+                "AuthCoreError.invalidHex: x_hex: odd number of hex digits (3) AuthCoreTests/CodecTests.swift:"
+            )
+        )
         #expect(AuthCoreError.Code.proofMismatch.description == "proofMismatch")
     }
 }

@@ -18,7 +18,12 @@ struct CognitoSRPTests {
         let random = SeededRandom(seed: 99)
         for round in 0..<6 {
             let salt = BigUInt(bigEndianBytes: random.bytes(16))
-            let verifier = try CognitoSRPServer.verifier(realm: "AbCdEf123", identity: userId, password: password, salt: salt)
+            let verifier = try CognitoSRPServer.verifier(
+                realm: "AbCdEf123",
+                identity: userId,
+                password: password,
+                salt: salt
+            )
             let timestamp = Timestamp(secondsSince1970: 1_772_510_706 + Int64(round) * 86_400).cognitoTimestamp
             for (candidate, shouldVerify) in [(password, true), (SecureBytes(Array("wrong".utf8)), false)] {
                 let challenge = try CognitoSRPServer.makeChallenge(verifier: verifier, random: random)
@@ -27,14 +32,27 @@ struct CognitoSRPTests {
                 let ephemeral = try CognitoSRP.makeEphemeral(random: random)
                 let a = ephemeral.publicValue
                 let claim = try CognitoSRP.passwordClaim(
-                    realm: try CognitoSRP.poolName(fromPoolId: pool), identity: userId, password: candidate, ephemeral: ephemeral,
-                    serverPublicValue: b, salt: salt, secretBlock: block, timestamp: timestamp)
+                    realm: try CognitoSRP.poolName(fromPoolId: pool),
+                    identity: userId,
+                    password: candidate,
+                    ephemeral: ephemeral,
+                    serverPublicValue: b,
+                    salt: salt,
+                    secretBlock: block,
+                    timestamp: timestamp
+                )
                 #expect(claim.timestamp == timestamp)
                 var code: AuthCoreError.Code?
                 do {
                     _ = try CognitoSRPServer.verifyClaim(
-                        realm: "AbCdEf123", identity: userId, verifier: verifier, clientPublicValue: a, signature: claim.signature,
-                        timestamp: timestamp, challenge: challenge)
+                        realm: "AbCdEf123",
+                        identity: userId,
+                        verifier: verifier,
+                        clientPublicValue: a,
+                        signature: claim.signature,
+                        timestamp: timestamp,
+                        challenge: challenge
+                    )
                 } catch {
                     code = error.code
                 }
@@ -47,16 +65,32 @@ struct CognitoSRPTests {
     func unsafeServerValues() throws {
         let n = CognitoSRP.group.modulus
         for b in [BigUInt(), n, n + BigUInt(5), n * BigUInt(2)] {
-            #expect(errorCode {
-                try CognitoSRP.passwordClaim(
-                    realm: "p", identity: "u", password: password, ephemeral: CognitoSRP.makeEphemeral(random: SeededRandom(seed: 1)),
-                    serverPublicValue: b, salt: BigUInt(7), secretBlock: [1, 2, 3], timestamp: "t")
-            } == .unsafePublicValue)
+            #expect(
+                errorCode {
+                    try CognitoSRP.passwordClaim(
+                        realm: "p",
+                        identity: "u",
+                        password: password,
+                        ephemeral: CognitoSRP.makeEphemeral(random: SeededRandom(seed: 1)),
+                        serverPublicValue: b,
+                        salt: BigUInt(7),
+                        secretBlock: [1, 2, 3],
+                        timestamp: "t"
+                    )
+                } == .unsafePublicValue
+            )
         }
         let short = BigUInt(bigEndianBytes: SeededRandom(seed: 2).bytes(16))
         let claim = try CognitoSRP.passwordClaim(
-            realm: "p", identity: "u", password: password, ephemeral: CognitoSRP.makeEphemeral(random: SeededRandom(seed: 1)),
-            serverPublicValue: short, salt: BigUInt(7), secretBlock: [1, 2, 3], timestamp: "t")
+            realm: "p",
+            identity: "u",
+            password: password,
+            ephemeral: CognitoSRP.makeEphemeral(random: SeededRandom(seed: 1)),
+            serverPublicValue: short,
+            salt: BigUInt(7),
+            secretBlock: [1, 2, 3],
+            timestamp: "t"
+        )
         #expect(try Base64.decode(claim.signature).count == 32)
         #expect(errorCode { try CognitoSRP.number(fromHex: "0f5e3c2a-1b4d", parameter: "SRP_B") } == .invalidHex)
         #expect(errorCode { try CognitoSRP.poolName(fromPoolId: "nounderscore") } == .invalidParameter)
@@ -73,23 +107,46 @@ struct CognitoSRPTests {
         let ephemeral = try CognitoSRP.makeEphemeral()
         #expect(throws: AuthCoreError(.unsafePublicValue, "")) {
             try CognitoSRP.passwordClaim(
-                realm: "AbCdEf123", identity: "user", password: password, ephemeral: ephemeral, serverPublicValue: kgx, salt: salt,
-                secretBlock: [1, 2, 3], timestamp: "Tue Dec 1 12:00:00 UTC 2026")
+                realm: "AbCdEf123",
+                identity: "user",
+                password: password,
+                ephemeral: ephemeral,
+                serverPublicValue: kgx,
+                salt: salt,
+                secretBlock: [1, 2, 3],
+                timestamp: "Tue Dec 1 12:00:00 UTC 2026"
+            )
         }
         // One more than k·g^x is an ordinary value.
         let claim = try CognitoSRP.passwordClaim(
-            realm: "AbCdEf123", identity: "user", password: password, ephemeral: try CognitoSRP.makeEphemeral(),
-            serverPublicValue: try (kgx + BigUInt(1)).modulo(n), salt: salt, secretBlock: [1, 2, 3],
-            timestamp: "Tue Dec 1 12:00:00 UTC 2026")
+            realm: "AbCdEf123",
+            identity: "user",
+            password: password,
+            ephemeral: try CognitoSRP.makeEphemeral(),
+            serverPublicValue: try (kgx + BigUInt(1)).modulo(n),
+            salt: salt,
+            secretBlock: [1, 2, 3],
+            timestamp: "Tue Dec 1 12:00:00 UTC 2026"
+        )
         #expect(claim.signature.count == 44)
     }
 
     @Test("SECRET_HASH and the device verifier")
     func secretHashAndDevice() throws {
         // SECRET_HASH = Base64(HMAC-SHA256(secret, username | client id)).
-        let hash = cognitoSecretHash(username: "alice", clientId: "client", clientSecret: SecureBytes(Array("secret".utf8)))
-        #expect(hash == HMAC<SHA256>.authenticationCode(for: Array("aliceclient".utf8), using: Array("secret".utf8)).base64)
-        let (devicePassword, verifier) = try CognitoDeviceVerifier.generate(deviceGroupKey: "-3TNkh2gr", deviceKey: "us-east-1_dev", random: SeededRandom(seed: 5))
+        let hash = cognitoSecretHash(
+            username: "alice",
+            clientId: "client",
+            clientSecret: SecureBytes(Array("secret".utf8))
+        )
+        #expect(
+            hash == HMAC<SHA256>.authenticationCode(for: Array("aliceclient".utf8), using: Array("secret".utf8)).base64
+        )
+        let (devicePassword, verifier) = try CognitoDeviceVerifier.generate(
+            deviceGroupKey: "-3TNkh2gr",
+            deviceKey: "us-east-1_dev",
+            random: SeededRandom(seed: 5)
+        )
         #expect(devicePassword.count == 56)  // Base64 of 40 bytes
         #expect(try Base64.decode(verifier.salt).count >= 16)
         #expect(BigUInt(bigEndianBytes: try Base64.decode(verifier.passwordVerifier)) == verifier.verifier)
@@ -100,8 +157,14 @@ struct CognitoSRPTests {
 
     func pycognito(_ request: [String: Any]) throws -> [String: Any] {
         let input = String(decoding: try JSONSerialization.data(withJSONObject: request), as: UTF8.self)
-        let result = try run(venvPython, [repositoryRoot.appendingPathComponent("scripts/pycognito_claim.py").path], stdin: input)
-        guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+        let result = try run(
+            venvPython,
+            [repositoryRoot.appendingPathComponent("scripts/pycognito_claim.py").path],
+            stdin: input
+        )
+        guard result.status == 0,
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        else {
             throw PeerError(description: "pycognito_claim.py failed (\(result.status)): \(result.stderr)")
         }
         return object
@@ -112,12 +175,18 @@ struct CognitoSRPTests {
         let random = SeededRandom(seed: 2026)
         for round in 0..<4 {
             let salt = BigUInt(bigEndianBytes: random.bytes(16))
-            let verifier = try CognitoSRPServer.verifier(realm: "AbCdEf123", identity: userId, password: password, salt: salt)
+            let verifier = try CognitoSRPServer.verifier(
+                realm: "AbCdEf123",
+                identity: userId,
+                password: password,
+                salt: salt
+            )
             let challenge = try CognitoSRPServer.makeChallenge(verifier: verifier, random: random)
             let timestamp = Timestamp(secondsSince1970: 1_772_510_706 + Int64(round) * 3_700_000).cognitoTimestamp
             let a = BigUInt(bigEndianBytes: random.bytes(32))
             let reply = try pycognito([
-                "op": "client", "pool_id": pool, "user_id_for_srp": userId, "password": "Corr3ct Horse ✓", "a_hex": a.hexLowercased,
+                "op": "client", "pool_id": pool, "user_id_for_srp": userId, "password": "Corr3ct Horse ✓",
+                "a_hex": a.hexLowercased,
                 "srp_b_hex": challenge.serverPublicValue.hexLowercased, "salt_hex": salt.hexLowercased,
                 "secret_block_b64": Base64.encode(challenge.secretBlock), "timestamp": timestamp,
             ])
@@ -129,15 +198,27 @@ struct CognitoSRPTests {
             let b = challenge.serverPublicValue
             // Verify the genuine one (consumes the challenge), then a tampered one against a re-made challenge.
             _ = try CognitoSRPServer.verifyClaim(
-                realm: "AbCdEf123", identity: userId, verifier: verifier, clientPublicValue: clientA, signature: signature,
-                timestamp: timestamp, challenge: challenge)
+                realm: "AbCdEf123",
+                identity: userId,
+                verifier: verifier,
+                clientPublicValue: clientA,
+                signature: signature,
+                timestamp: timestamp,
+                challenge: challenge
+            )
             _ = (blockCopy, b)
             let again = try CognitoSRPServer.makeChallenge(verifier: verifier, random: random)
             var code: AuthCoreError.Code?
             do {
                 _ = try CognitoSRPServer.verifyClaim(
-                    realm: "AbCdEf123", identity: userId, verifier: verifier, clientPublicValue: clientA, signature: Base64.encode(tampered),
-                    timestamp: timestamp, challenge: again)
+                    realm: "AbCdEf123",
+                    identity: userId,
+                    verifier: verifier,
+                    clientPublicValue: clientA,
+                    signature: Base64.encode(tampered),
+                    timestamp: timestamp,
+                    challenge: again
+                )
             } catch {
                 code = error.code
             }
@@ -145,7 +226,9 @@ struct CognitoSRPTests {
         }
     }
 
-    @Test("AuthCore client signatures are accepted by a re-computation with pycognito's functions; a tampered one is not")
+    @Test(
+        "AuthCore client signatures are accepted by a re-computation with pycognito's functions; a tampered one is not"
+    )
     func authcoreClientPycognitoVerifies() throws {
         let random = SeededRandom(seed: 77)
         for round in 0..<4 {
@@ -155,10 +238,18 @@ struct CognitoSRPTests {
             let a = BigUInt(bigEndianBytes: random.bytes(32))
             let timestamp = Timestamp(secondsSince1970: 1_700_000_000 + Int64(round) * 999_999).cognitoTimestamp
             let claim = try CognitoSRP.passwordClaim(
-                realm: "AbCdEf123", identity: userId, password: password, ephemeral: CognitoSRP.ephemeral(privateValue: a),
-                serverPublicValue: b, salt: salt, secretBlock: block, timestamp: timestamp)
+                realm: "AbCdEf123",
+                identity: userId,
+                password: password,
+                ephemeral: CognitoSRP.ephemeral(privateValue: a),
+                serverPublicValue: b,
+                salt: salt,
+                secretBlock: block,
+                timestamp: timestamp
+            )
             var request: [String: Any] = [
-                "op": "verify", "pool_id": pool, "user_id_for_srp": userId, "password": "Corr3ct Horse ✓", "a_hex": a.hexLowercased,
+                "op": "verify", "pool_id": pool, "user_id_for_srp": userId, "password": "Corr3ct Horse ✓",
+                "a_hex": a.hexLowercased,
                 "srp_b_hex": b.hexLowercased, "salt_hex": salt.hexLowercased, "secret_block_b64": Base64.encode(block),
                 "timestamp": timestamp, "signature_b64": claim.signature,
             ]
@@ -180,8 +271,12 @@ struct CognitoTimestampLocaleTests {
 
     static func buildLocales() throws {
         try FileManager.default.createDirectory(atPath: localeDirectory, withIntermediateDirectories: true)
-        for (input, name) in [("de_DE", "de_DE.UTF-8"), ("ja_JP", "ja_JP.UTF-8")] where !FileManager.default.fileExists(atPath: "\(localeDirectory)/\(name)") {
-            let result = try run(URL(fileURLWithPath: "/usr/bin/localedef"), ["-i", input, "-f", "UTF-8", "\(localeDirectory)/\(name)"])
+        for (input, name) in [("de_DE", "de_DE.UTF-8"), ("ja_JP", "ja_JP.UTF-8")]
+        where !FileManager.default.fileExists(atPath: "\(localeDirectory)/\(name)") {
+            let result = try run(
+                URL(fileURLWithPath: "/usr/bin/localedef"),
+                ["-i", input, "-f", "UTF-8", "\(localeDirectory)/\(name)"]
+            )
             guard FileManager.default.fileExists(atPath: "\(localeDirectory)/\(name)") else {
                 throw PeerError(description: "localedef \(input) failed: \(result.stderr)")
             }
@@ -193,8 +288,11 @@ struct CognitoTimestampLocaleTests {
         try Self.buildLocales()
         await #expect(processExitsWith: .success) {
             Self.checkInChild(
-                locale: "de_DE.UTF-8", monday: "Mo", stamp: Timestamp(year: 2026, month: 3, day: 2, hour: 9, minute: 5, second: 7),
-                expected: "Mon Mar 2 09:05:07 UTC 2026")
+                locale: "de_DE.UTF-8",
+                monday: "Mo",
+                stamp: Timestamp(year: 2026, month: 3, day: 2, hour: 9, minute: 5, second: 7),
+                expected: "Mon Mar 2 09:05:07 UTC 2026"
+            )
         }
     }
 
@@ -203,8 +301,11 @@ struct CognitoTimestampLocaleTests {
         try Self.buildLocales()
         await #expect(processExitsWith: .success) {
             Self.checkInChild(
-                locale: "ja_JP.UTF-8", monday: "月", stamp: Timestamp(year: 2026, month: 12, day: 31, hour: 23, minute: 59, second: 59),
-                expected: "Thu Dec 31 23:59:59 UTC 2026")
+                locale: "ja_JP.UTF-8",
+                monday: "月",
+                stamp: Timestamp(year: 2026, month: 12, day: 31, hour: 23, minute: 59, second: 59),
+                expected: "Thu Dec 31 23:59:59 UTC 2026"
+            )
         }
     }
 
@@ -222,7 +323,8 @@ struct CognitoTimestampLocaleTests {
         time.tm_wday = 1
         var buffer = [CChar](repeating: 0, count: 64)
         strftime(&buffer, buffer.count, "%a", &time)
-        guard String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) == monday else { exit(4) }
+        guard String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self) == monday
+        else { exit(4) }
         exit(stamp?.cognitoTimestamp == expected ? 0 : 5)
     }
 }
@@ -232,7 +334,8 @@ struct SRPHashConventionTests {
     @Test("k under the RFC 5054 convention is Appendix B's; under the Cognito convention it is Cognito's (and differs)")
     func multiplierPerConvention() throws {
         let rfc = try SRPConfiguration(group: .rfc5054Group1024, hash: .sha1)
-        #expect(Hex.encode(rfc.multiplier.minimalBigEndianBytes) == "7556aa045aef2cdd07abaf0f665c3e818913186f")  // RFC 5054 Appendix B
+        // RFC 5054 Appendix B
+        #expect(Hex.encode(rfc.multiplier.minimalBigEndianBytes) == "7556aa045aef2cdd07abaf0f665c3e818913186f")
         let cognito = try SRPConfiguration(group: CognitoSRP.group, hash: .sha256, convention: .cognito)
         #expect(cognito.multiplier == CognitoSRP.multiplier)
         let rfcOnCognitosGroup = try SRPConfiguration(group: CognitoSRP.group, hash: .sha256)

@@ -10,7 +10,10 @@ struct DigestTests {
         (.sha224, "23097d223405d8228642a477bda255b32aadbce4bda0b3f7e36c9da7"),
         (.sha256, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
         (.sha384, "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"),
-        (.sha512, "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"),
+        (
+            .sha512,
+            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"
+        ),
     ]
 
     @Test("one-shot digest of \"abc\" matches FIPS 180-2", arguments: abc)
@@ -54,7 +57,10 @@ struct DigestTests {
 
     @Test("empty message digests (FIPS 180 Len = 0)")
     func emptyMessage() {
-        #expect(SHA256.hash(bytes: [UInt8]()).hexLowercased == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            SHA256.hash(bytes: [UInt8]()).hexLowercased
+                == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        )
         #expect(Insecure.SHA1.hash(bytes: [UInt8]()).hexLowercased == "da39a3ee5e6b4b0d3255bfef95601890afd80709")
     }
 

@@ -1,6 +1,6 @@
 import AuthCore
-import Foundation
 import AuthCoreTestSupport
+import Foundation
 import Testing
 
 /// Regression tests for the traps a hostile peer, file or argument could set off (issue: hostile
@@ -32,7 +32,9 @@ struct HostileInputTests {
     @Test("every formatter round-trips through its parser across the whole range")
     func formatterSweep() throws {
         let random = SeededRandom(seed: 7)
-        var samples: [Int64] = [Timestamp.minimumSeconds, Timestamp.maximumSeconds, -1, 0, 1, 951_782_400, -62_135_596_801 + 1]
+        var samples: [Int64] = [
+            Timestamp.minimumSeconds, Timestamp.maximumSeconds, -1, 0, 1, 951_782_400, -62_135_596_801 + 1,
+        ]
         for _ in 0..<2000 {
             var bits: UInt64 = 0
             withUnsafeMutableBytes(of: &bits) { try? random.fill($0) }
@@ -43,7 +45,10 @@ struct HostileInputTests {
             let t = Timestamp(secondsSince1970: seconds)
             #expect(try Timestamp(iso8601: t.iso8601) == t)
             #expect(try Timestamp(amzDate: t.amzDate) == t)
-            #expect(AmzDate(t).string == t.iso8601.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: ""))
+            #expect(
+                AmzDate(t).string
+                    == t.iso8601.replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+            )
             #expect(try Timestamp(rfc1123: t.rfc1123) == t)
             _ = t.cognitoTimestamp
         }
@@ -53,15 +58,19 @@ struct HostileInputTests {
         "out-of-range dates are parse errors, not traps or silent clamps",
         arguments: [
             "Mon, 01 Jan 0000 00:00:00 GMT", "Sat, 01 Jan 0000 00:00:00 GMT",
-        ])
+        ]
+    )
     func outOfRangeRFC1123(text: String) {
         #expect(throws: AuthCoreError(.malformedInput, "")) { try Timestamp(rfc1123: text) }
     }
 
     @Test("ISO 8601 offsets that leave the range, and bad offsets, are refused")
     func isoOffsets() {
-        for text in ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "0000-01-01T00:00:00Z", "2026-01-01T00:00:00+24:00",
-                     "2026-01-01T00:00:00+01:60", "99999-01-01T00:00:00Z", "00000101T000000Z"] {
+        for text in [
+            "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00", "0000-01-01T00:00:00Z",
+            "2026-01-01T00:00:00+24:00",
+            "2026-01-01T00:00:00+01:60", "99999-01-01T00:00:00Z", "00000101T000000Z",
+        ] {
             #expect(throws: AuthCoreError(.malformedInput, "")) { try Timestamp(iso8601: text) }
         }
         #expect(throws: AuthCoreError(.malformedInput, "")) { try Timestamp(amzDate: "00000101T000000Z") }
@@ -78,8 +87,13 @@ struct HostileInputTests {
         #expect(Timestamp(checkedEpochSeconds: -1)?.iso8601 == "1969-12-31T23:59:59Z")
         #expect(Timestamp(checkedEpochSeconds: 1_796_000_000.25)?.nanoseconds == 250_000_000)
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try Timestamp(checkedSecondsSince1970: .max) }
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try Timestamp(checkedSecondsSince1970: 0, nanoseconds: -1) }
-        #expect(try Timestamp(checkedSecondsSince1970: Timestamp.maximumSeconds) == Timestamp(secondsSince1970: Timestamp.maximumSeconds))
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try Timestamp(checkedSecondsSince1970: 0, nanoseconds: -1)
+        }
+        #expect(
+            try Timestamp(checkedSecondsSince1970: Timestamp.maximumSeconds)
+                == Timestamp(secondsSince1970: Timestamp.maximumSeconds)
+        )
     }
 
     @Test("Timestamp(year:…) refuses year 0, a leap second at the very end and bad nanoseconds")
@@ -93,25 +107,47 @@ struct HostileInputTests {
 
     @Test("aws-chunked encoded length: a bad chunk size or an overflowing length is an error")
     func chunkedLength() throws {
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try SigV4ChunkSigner.encodedLength(decodedLength: 10, chunkSize: 0) }
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try SigV4ChunkSigner.encodedLength(decodedLength: -1, chunkSize: 10) }
-        #expect(throws: AuthCoreError(.inputTooLarge, "")) { try SigV4ChunkSigner.encodedLength(decodedLength: .max, chunkSize: 1) }
-        #expect(throws: AuthCoreError(.inputTooLarge, "")) { try SigV4ChunkSigner.encodedLength(decodedLength: .max, chunkSize: .max) }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try SigV4ChunkSigner.encodedLength(decodedLength: 10, chunkSize: 0)
+        }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try SigV4ChunkSigner.encodedLength(decodedLength: -1, chunkSize: 10)
+        }
+        #expect(throws: AuthCoreError(.inputTooLarge, "")) {
+            try SigV4ChunkSigner.encodedLength(decodedLength: .max, chunkSize: 1)
+        }
+        #expect(throws: AuthCoreError(.inputTooLarge, "")) {
+            try SigV4ChunkSigner.encodedLength(decodedLength: .max, chunkSize: .max)
+        }
         #expect(try SigV4ChunkSigner.encodedLength(decodedLength: 0, chunkSize: 65_536) == 86)
     }
 
     @Test("header values with any control byte but tab are refused; tab and bytes >= 0x80 are signed")
     func headerControlBytes() throws {
-        let signer = try SigV4Signer(credentials: try Credentials(accessKeyId: "AKID", secretAccessKey: "secret"), region: "us-east-1", service: "s3")
+        let signer = try SigV4Signer(
+            credentials: try Credentials(accessKeyId: "AKID", secretAccessKey: "secret"),
+            region: "us-east-1",
+            service: "s3"
+        )
         let time = Timestamp(year: 2026, month: 3, day: 3)!
         func request(_ value: String) -> SigV4Request {
-            SigV4Request(method: "GET", target: "/", headers: [HTTPHeader("Host", "example.com"), HTTPHeader("X-Test", value)], payload: .bytes([]))
+            SigV4Request(
+                method: "GET",
+                target: "/",
+                headers: [HTTPHeader("Host", "example.com"), HTTPHeader("X-Test", value)],
+                payload: .bytes([])
+            )
         }
         var bad: [UInt8] = Array(0x00...0x1F).filter { $0 != 0x09 }
         bad.append(0x7F)
         for byte in bad {
-            for value in ["\(Character(Unicode.Scalar(byte)))", "abcdefghij\(Character(Unicode.Scalar(byte)))", "abc\(Character(Unicode.Scalar(byte)))defghijklmnop"] {
-                #expect(throws: AuthCoreError(.malformedRequest, ""), "byte \(byte)") { try signer.sign(request(value), at: time) }
+            for value in [
+                "\(Character(Unicode.Scalar(byte)))", "abcdefghij\(Character(Unicode.Scalar(byte)))",
+                "abc\(Character(Unicode.Scalar(byte)))defghijklmnop",
+            ] {
+                #expect(throws: AuthCoreError(.malformedRequest, ""), "byte \(byte)") {
+                    try signer.sign(request(value), at: time)
+                }
             }
         }
         _ = try signer.sign(request("a\tb"), at: time)

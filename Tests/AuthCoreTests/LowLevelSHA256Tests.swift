@@ -1,7 +1,8 @@
-@testable import AuthCore
 import AuthCoreTestSupport
 import Foundation
 import Testing
+
+@testable import AuthCore
 
 /// The signing hot path's SHA-256 and HMAC-SHA256 on libcrypto's `SHA256_CTX` (`LowLevelSHA256`,
 /// `HMACSHA256Schedule`, the key chain): RFC 4231's SHA-256 cases from vectors/hmac-rfc4231.json
@@ -21,8 +22,10 @@ struct LowLevelSHA256Tests {
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let cases = try #require(document["cases"] as? [[String: Any]])
         return cases.compactMap { item in
-            guard item["alg"] as? String == "sha256", let name = item["name"] as? String, let key = item["key_hex"] as? String,
-                let message = item["msg_hex"] as? String, let mac = (item["expect"] as? [String: Any])?["mac_hex"] as? String
+            guard item["alg"] as? String == "sha256", let name = item["name"] as? String,
+                let key = item["key_hex"] as? String,
+                let message = item["msg_hex"] as? String,
+                let mac = (item["expect"] as? [String: Any])?["mac_hex"] as? String
             else { return nil }
             return RFC4231Case(name: name, key: hex(key), message: hex(message), mac: hex(mac))
         }
@@ -41,17 +44,22 @@ struct LowLevelSHA256Tests {
         mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
     }
 
-    @Test("RFC 4231 (SHA-256 cases 1-7; case 5 truncated to 128 bits): schedule, one-shot form and key chain step agree")
+    @Test(
+        "RFC 4231 (SHA-256 cases 1-7; case 5 truncated to 128 bits): schedule, one-shot form and key chain step agree"
+    )
     func rfc4231() throws {
         let cases = try Self.rfc4231SHA256Cases()
         #expect(cases.count == 7)
         for item in cases {
             let schedule = item.key.withUnsafeBytes { HMACSHA256Schedule.make(key: $0) }
-            let reused = (0..<2).map { _ in item.message.withUnsafeBytes { schedule.authenticationCode(for: $0).bytes } }
+            let reused = (0..<2).map { _ in item.message.withUnsafeBytes { schedule.authenticationCode(for: $0).bytes }
+            }
             var once = [UInt8](repeating: 0, count: 32)
             item.key.withUnsafeBytes { key in
                 item.message.withUnsafeBytes { message in
-                    once.withUnsafeMutableBytes { HMACSHA256Schedule.authenticationCode(key: key, message: message, into: $0) }
+                    once.withUnsafeMutableBytes {
+                        HMACSHA256Schedule.authenticationCode(key: key, message: message, into: $0)
+                    }
                 }
             }
             for mac in reused + [once] {
@@ -60,7 +68,9 @@ struct LowLevelSHA256Tests {
         }
     }
 
-    @Test("random keys (0-200 bytes, across the 64-byte block; 0, 63, 64, 65 and 128 each time) and messages (0-300 bytes) give EVP's HMAC and SHA-256")
+    @Test(
+        "random keys (0-200 bytes, across the 64-byte block; 0, 63, 64, 65 and 128 each time) and messages (0-300 bytes) give EVP's HMAC and SHA-256"
+    )
     func differential() {
         var random = SeededBytes(state: 0x5EED_0014)
         let edges = [0, 1, 31, 32, 55, 56, 63, 64, 65, 127, 128, 129]
@@ -69,14 +79,26 @@ struct LowLevelSHA256Tests {
             let message = random.bytes(Int(random.next() % 301))
             let expected = HMAC<SHA256>.authenticationCode(for: message, using: key)
             let schedule = key.withUnsafeBytes { HMACSHA256Schedule.make(key: $0) }
-            #expect(message.withUnsafeBytes { schedule.authenticationCode(for: $0) } == expected, "round \(round), key \(key.count) B")
+            #expect(
+                message.withUnsafeBytes { schedule.authenticationCode(for: $0) } == expected,
+                "round \(round), key \(key.count) B"
+            )
             let secretSchedule = HMACSHA256Schedule.make(key: SecureBytes(key))
-            #expect(message.withUnsafeBytes { secretSchedule.authenticationCode(for: $0) } == expected, "round \(round)")
-            #expect(message.withUnsafeBytes { LowLevelSHA256.hash($0) } == SHA256.hash(bytes: message), "round \(round), \(message.count) B")
+            #expect(
+                message.withUnsafeBytes { secretSchedule.authenticationCode(for: $0) } == expected,
+                "round \(round)"
+            )
+            #expect(
+                message.withUnsafeBytes { LowLevelSHA256.hash($0) } == SHA256.hash(bytes: message),
+                "round \(round), \(message.count) B"
+            )
         }
     }
 
-    @Test("a key chain of 1 to 5 steps equals the same chain of EVP HMACs (each result keys the next)", arguments: 1...5)
+    @Test(
+        "a key chain of 1 to 5 steps equals the same chain of EVP HMACs (each result keys the next)",
+        arguments: 1...5
+    )
     func keyChainSteps(steps: Int) {
         let seed = Array("AWS4wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".utf8)
         let parts = ["20150830", "us-east-1", "iam", "aws4_request", "a fifth part"].prefix(steps).map { $0 }
@@ -85,15 +107,27 @@ struct LowLevelSHA256Tests {
         #expect(HMACKeyChain.derive(seed: SecureBytes(seed), parts: parts).withUnsafeBytes { Array($0) } == key)
     }
 
-    @Test("the signer's memo gives each second its own date and text and each day its own key (t, t + 1 s, t, across a day)")
+    @Test(
+        "the signer's memo gives each second its own date and text and each day its own key (t, t + 1 s, t, across a day)"
+    )
     func signingMemo() throws {
-        let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+        let credentials = try Credentials(
+            accessKeyId: "AKIDEXAMPLE",
+            secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+        )
         let keys = ScopedSigningKeys(
-            scheme: .aws4, credentials: credentials, region: "us-east-1", service: "iam", cache: SigningKeyCache(capacity: 4))
+            scheme: .aws4,
+            credentials: credentials,
+            region: "us-east-1",
+            service: "iam",
+            cache: SigningKeyCache(capacity: 4)
+        )
         let t = try Timestamp(iso8601: "2026-12-01T23:59:59Z")
         let next = try Timestamp(iso8601: "2026-12-02T00:00:00Z")
         let message = Array("string to sign".utf8)
-        for time in [t, t, next, t, Timestamp(secondsSince1970: t.secondsSince1970, nanoseconds: 999_000_000), next, next] {
+        for time in [
+            t, t, next, t, Timestamp(secondsSince1970: t.secondsSince1970, nanoseconds: 999_000_000), next, next,
+        ] {
             let (date, text, entry) = keys.dated(time)
             #expect(text == AmzDate(time).string && date.day == AmzDate(time).day && text == time.amzDate)
             // The entry is that day's key: its MAC equals HMAC under the key derived by EVP HMACs.
@@ -108,18 +142,33 @@ struct LowLevelSHA256Tests {
         #expect(keys.dated(t).text == "20261201T235959Z" && keys.dated(next).date.day == 20_261_202)
     }
 
-    @Test("a signer's cache fingerprint is the credentials' secret fingerprint (stack context = EVP), and the signing-key schedule MACs as the derived key does")
+    @Test(
+        "a signer's cache fingerprint is the credentials' secret fingerprint (stack context = EVP), and the signing-key schedule MACs as the derived key does"
+    )
     func fingerprintAndSchedule() throws {
         for secret in ["wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "s", String(repeating: "k", count: 200)] {
             let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret)
             let keys = ScopedSigningKeys(
-                scheme: .aliyunV4, credentials: credentials, region: "cn-hangzhou", service: "oss", cache: SigningKeyCache(capacity: 1))
+                scheme: .aliyunV4,
+                credentials: credentials,
+                region: "cn-hangzhou",
+                service: "oss",
+                cache: SigningKeyCache(capacity: 1)
+            )
             #expect(keys.fingerprint.bytes == credentials.secretFingerprint.bytes)
             #expect(keys.fingerprint.bytes == SHA256.hash(bytes: Array(secret.utf8)).bytes)
             let schedule = SigningScheme.aliyunV4.signingKeySchedule(
-                secret: credentials.secretAccessKey, date: "20261203", region: "cn-hangzhou", service: "oss")
+                secret: credentials.secretAccessKey,
+                date: "20261203",
+                region: "cn-hangzhou",
+                service: "oss"
+            )
             let key = SigningScheme.aliyunV4.deriveSigningKey(
-                secret: credentials.secretAccessKey, date: "20261203", region: "cn-hangzhou", service: "oss")
+                secret: credentials.secretAccessKey,
+                date: "20261203",
+                region: "cn-hangzhou",
+                service: "oss"
+            )
             let message = Array("OSS4-HMAC-SHA256\n20261203T000000Z".utf8)
             let expected = key.withUnsafeBytes { HMAC<SHA256>.authenticationCode(for: message, using: Array($0)) }
             #expect(message.withUnsafeBytes { schedule.authenticationCode(for: $0) } == expected)
@@ -129,7 +178,12 @@ struct LowLevelSHA256Tests {
     @Test("the key chain gives the SigV4 signing key of the AWS example (kSigning by EVP HMACs, step by step)")
     func keyChain() {
         let secret = SecureBytes(Array("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".utf8))
-        let derived = SigningScheme.aws4.deriveSigningKey(secret: secret, date: "20150830", region: "us-east-1", service: "iam")
+        let derived = SigningScheme.aws4.deriveSigningKey(
+            secret: secret,
+            date: "20150830",
+            region: "us-east-1",
+            service: "iam"
+        )
         var key = Array("AWS4wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".utf8)
         for part in ["20150830", "us-east-1", "iam", "aws4_request"] {
             key = HMAC<SHA256>.authenticationCode(for: Array(part.utf8), using: key).bytes

@@ -1,6 +1,6 @@
 import AuthCore
-import Foundation
 import AuthCoreTestSupport
+import Foundation
 import Testing
 
 /// Interop both ways with pysrp (PyPI `srp`, pure-Python `srp._pysrp` in RFC 5054 mode, SHA-256),
@@ -25,22 +25,41 @@ struct PysrpInteropTests {
         let configuration = try SRPConfiguration(group: group, hash: .sha256, proofPadsG: true)
         let server = SRPServer(configuration: configuration)
         // The verifier is made by pysrp (create_salted_verification_key).
-        let created = try peer.send(["op": "create_verifier", "group": bits, "hash": "sha256", "username": "carol", "password": "correct horse"])
+        let created = try peer.send([
+            "op": "create_verifier", "group": bits, "hash": "sha256", "username": "carol", "password": "correct horse",
+        ])
         let verifier = SRPVerifier(
-            salt: try Hex.decode(hexString(created, "salt_hex")), verifier: try BigUInt(hex: hexString(created, "verifier_hex")))
+            salt: try Hex.decode(hexString(created, "salt_hex")),
+            verifier: try BigUInt(hex: hexString(created, "verifier_hex"))
+        )
         // AuthCore's own verifier for the same salt is the same number.
-        #expect(try configuration.makeVerifier(username: Array("carol".utf8), password: SecureBytes(Array("correct horse".utf8)), salt: verifier.salt).verifier == verifier.verifier)
+        #expect(
+            try configuration.makeVerifier(
+                username: Array("carol".utf8),
+                password: SecureBytes(Array("correct horse".utf8)),
+                salt: verifier.salt
+            ).verifier == verifier.verifier
+        )
 
         for (password, shouldPass) in [("correct horse", true), ("correct horsf", false)] {
-            let started = try peer.send(["op": "client_start", "group": bits, "hash": "sha256", "username": "carol", "password": password])
+            let started = try peer.send([
+                "op": "client_start", "group": bits, "hash": "sha256", "username": "carol", "password": password,
+            ])
             let a = try Hex.decodeNumber(hexString(started, "A_hex"))
             let ephemeral = try server.makeEphemeral(verifier: verifier)
             let b = ephemeral.serverPublicValue
-            let challenge = try peer.send(["op": "client_challenge", "salt_hex": Hex.encode(verifier.salt), "B_hex": b.hexLowercased])
+            let challenge = try peer.send([
+                "op": "client_challenge", "salt_hex": Hex.encode(verifier.salt), "B_hex": b.hexLowercased,
+            ])
             let m1 = try Hex.decode(hexString(challenge, "M1_hex"))
             do throws(AuthCoreError) {
                 let session = try server.verifyClient(
-                    username: Array("carol".utf8), verifier: verifier, clientPublicValue: a, clientProof: m1, ephemeral: ephemeral)
+                    username: Array("carol".utf8),
+                    verifier: verifier,
+                    clientPublicValue: a,
+                    clientProof: m1,
+                    ephemeral: ephemeral
+                )
                 #expect(shouldPass)
                 let verified = try? peer.send(["op": "client_verify", "M2_hex": Hex.encode(session.serverProof)])
                 #expect(verified?["ok"] as? Bool == true)
@@ -70,12 +89,17 @@ struct PysrpInteropTests {
             let a = ephemeral.publicValue
             let started = try peer.send([
                 "op": "server_start", "group": bits, "hash": "sha256", "username": "dave@example.com",
-                "salt_hex": Hex.encode(verifier.salt), "verifier_hex": verifier.verifier.hexLowercased, "A_hex": a.hexLowercased,
+                "salt_hex": Hex.encode(verifier.salt), "verifier_hex": verifier.verifier.hexLowercased,
+                "A_hex": a.hexLowercased,
             ])
             let b = try Hex.decodeNumber(hexString(started, "B_hex"))
             let session = try client.processChallenge(
-                username: username, password: SecureBytes(Array(password.utf8)), salt: verifier.salt, serverPublicValue: b,
-                ephemeral: ephemeral)
+                username: username,
+                password: SecureBytes(Array(password.utf8)),
+                salt: verifier.salt,
+                serverPublicValue: b,
+                ephemeral: ephemeral
+            )
             let verified = try peer.send(["op": "server_verify", "M1_hex": Hex.encode(session.clientProof)])
             #expect(verified["ok"] as? Bool == shouldPass)
             if shouldPass {

@@ -22,9 +22,15 @@ struct RSAPublicKeyTests {
         let hashes: [String: HashAlgorithm] = ["sha256": .sha256, "sha384": .sha384, "sha512": .sha512]
         return try #require(document["cases"] as? [[String: Any]]).map { item in
             Case(
-                bits: item["bits"] as? Int ?? 0, hash: hashes[item["hash"] as? String ?? ""] ?? .sha1, n: hex(item["n"] as? String ?? ""),
-                e: hex(item["e"] as? String ?? ""), message: hex(item["message"] as? String ?? ""),
-                signature: hex(item["signature"] as? String ?? ""), valid: item["valid"] as? Bool ?? false, note: item["note"] as? String ?? "")
+                bits: item["bits"] as? Int ?? 0,
+                hash: hashes[item["hash"] as? String ?? ""] ?? .sha1,
+                n: hex(item["n"] as? String ?? ""),
+                e: hex(item["e"] as? String ?? ""),
+                message: hex(item["message"] as? String ?? ""),
+                signature: hex(item["signature"] as? String ?? ""),
+                valid: item["valid"] as? Bool ?? false,
+                note: item["note"] as? String ?? ""
+            )
         }
     }
 
@@ -59,11 +65,17 @@ struct RSAPublicKeyTests {
     @Test("short moduli and unusable exponents are refused with typed errors")
     func refusals() throws {
         let item = try #require(try Self.cases().first)
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try RSAPublicKey(modulus: Array(item.n.prefix(128)), exponent: [1, 0, 1]) }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try RSAPublicKey(modulus: Array(item.n.prefix(128)), exponent: [1, 0, 1])
+        }
         #expect(throws: AuthCoreError(.invalidParameter, "")) { try RSAPublicKey(modulus: [], exponent: [1, 0, 1]) }
-        #expect(throws: AuthCoreError(.invalidParameter, "")) { try RSAPublicKey(modulus: [0x80] + [UInt8](repeating: 1, count: 2048), exponent: [3]) }
+        #expect(throws: AuthCoreError(.invalidParameter, "")) {
+            try RSAPublicKey(modulus: [0x80] + [UInt8](repeating: 1, count: 2048), exponent: [3])
+        }
         for exponent: [UInt8] in [[], [0], [1], [2], [1, 0, 0], [UInt8](repeating: 0xFF, count: 9)] {
-            #expect(throws: AuthCoreError(.invalidParameter, "")) { try RSAPublicKey(modulus: item.n, exponent: exponent) }
+            #expect(throws: AuthCoreError(.invalidParameter, "")) {
+                try RSAPublicKey(modulus: item.n, exponent: exponent)
+            }
         }
         // Leading zero bytes are not part of the size.
         #expect(try RSAPublicKey(modulus: [0, 0] + item.n, exponent: [0] + item.e).bitCount == item.bits)

@@ -10,7 +10,8 @@ struct SWARTests {
     }
 
     static func isSimpleToken(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
             || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "-")
     }
 
@@ -19,10 +20,14 @@ struct SWARTests {
         #expect(SWAR.hasByteAtMost0x20(w) == bytes.contains(where: { $0 <= 0x20 }), "\(bytes)")
         #expect(SWAR.hasControlByte(w) == bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }), "\(bytes)")
         #expect(SWAR.hasByteAtMost0x20OrDEL(w) == bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }), "\(bytes)")
-        let expected: UInt64? = bytes.allSatisfy(isSimpleToken)
+        let expected: UInt64? =
+            bytes.allSatisfy(isSimpleToken)
             ? word(bytes.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }) : nil
         #expect(SWAR.lowercasedIfSimpleToken(w) == expected, "\(bytes)")
-        #expect(bytes.withUnsafeBufferPointer(SWAR.containsControlByte) == bytes.contains(where: { $0 < 0x20 || $0 == 0x7F }))
+        #expect(
+            bytes.withUnsafeBufferPointer(SWAR.containsControlByte)
+                == bytes.contains(where: { $0 < 0x20 || $0 == 0x7F })
+        )
         for target in [UInt8(ascii: "/"), UInt8(ascii: "."), UInt8(ascii: "-"), 0x00, 0x7F, 0xFF] {
             #expect(SWAR.equalMask(w, target) == word(bytes.map { $0 == target ? 0x80 : 0 }), "\(bytes) = \(target)")
         }
@@ -30,7 +35,10 @@ struct SWARTests {
         #expect((SWAR.unreservedOrSlashMask(w) == SWAR.highs) == bytes.allSatisfy(kept.contains), "\(bytes)")
         if bytes.allSatisfy({ $0 < 0x80 }) {
             #expect(SWAR.unreservedOrSlashMask(w) == word(bytes.map { kept.contains($0) ? 0x80 : 0 }), "\(bytes)")
-            #expect(SWAR.rangeMask(w, 0x30, 0x39) == word(bytes.map { (0x30...0x39).contains($0) ? 0x80 : 0 }), "\(bytes)")
+            #expect(
+                SWAR.rangeMask(w, 0x30, 0x39) == word(bytes.map { (0x30...0x39).contains($0) ? 0x80 : 0 }),
+                "\(bytes)"
+            )
         }
     }
 
@@ -50,9 +58,14 @@ struct SWARTests {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<20_000 {
             // Bias towards the interesting ranges: controls, space, letters, digits, '-', DEL, high bytes.
-            let pool: [UInt8] = [0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x21, 0x2C, 0x2D, 0x2E, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x5A,
-                                 0x5B, 0x5E, 0x5F, 0x60, 0x61, 0x7A, 0x7B, 0x7D, 0x7E, 0x7F, 0x80, 0xC3, 0xFF]
-            let bytes = (0..<8).map { _ in Bool.random(using: &generator) ? pool.randomElement(using: &generator)! : UInt8.random(in: 0x21...0x7E, using: &generator) }
+            let pool: [UInt8] = [
+                0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x21, 0x2C, 0x2D, 0x2E, 0x2F, 0x30, 0x39, 0x3A, 0x40, 0x41, 0x5A,
+                0x5B, 0x5E, 0x5F, 0x60, 0x61, 0x7A, 0x7B, 0x7D, 0x7E, 0x7F, 0x80, 0xC3, 0xFF,
+            ]
+            let bytes = (0..<8).map { _ in
+                Bool.random(using: &generator)
+                    ? pool.randomElement(using: &generator)! : UInt8.random(in: 0x21...0x7E, using: &generator)
+            }
             Self.check(bytes)
         }
         for length in 0..<40 {
@@ -71,7 +84,10 @@ struct SWARTests {
         bytes.withUnsafeBytes { raw in
             for count in 0...8 {
                 let expected = Self.word(Array(bytes[1..<(1 + count)]) + [UInt8](repeating: 0x61, count: 8 - count))
-                #expect(SWAR.loadPartial(raw.baseAddress!, offset: 1, count: count, padding: 0x61) == expected, "\(count)")
+                #expect(
+                    SWAR.loadPartial(raw.baseAddress!, offset: 1, count: count, padding: 0x61) == expected,
+                    "\(count)"
+                )
             }
         }
     }

@@ -27,11 +27,19 @@ struct SealedServerStateTests {
         otherKey.withUnsafeMutableBytes { $0[31] ^= 1 }
         var otherNonce = nonce
         otherNonce[0] ^= 1
-        #expect(throws: AuthCoreError(.signatureMismatch, "")) { try AES256GCM.open(sealed, key: otherKey, nonce: nonce, associatedData: Array("login-1".utf8)) }
-        #expect(throws: AuthCoreError(.signatureMismatch, "")) { try AES256GCM.open(sealed, key: key, nonce: otherNonce, associatedData: Array("login-1".utf8)) }
-        #expect(throws: AuthCoreError(.signatureMismatch, "")) { try AES256GCM.open(sealed, key: key, nonce: nonce, associatedData: Array("login-2".utf8)) }
+        #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+            try AES256GCM.open(sealed, key: otherKey, nonce: nonce, associatedData: Array("login-1".utf8))
+        }
+        #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+            try AES256GCM.open(sealed, key: key, nonce: otherNonce, associatedData: Array("login-1".utf8))
+        }
+        #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+            try AES256GCM.open(sealed, key: key, nonce: nonce, associatedData: Array("login-2".utf8))
+        }
         #expect(throws: AuthCoreError(.signatureMismatch, "")) { try AES256GCM.open(sealed, key: key, nonce: nonce) }
-        #expect(throws: AuthCoreError(.signatureMismatch, "")) { try AES256GCM.open(Array(sealed.dropFirst()), key: key, nonce: nonce, associatedData: Array("login-1".utf8)) }
+        #expect(throws: AuthCoreError(.signatureMismatch, "")) {
+            try AES256GCM.open(Array(sealed.dropFirst()), key: key, nonce: nonce, associatedData: Array("login-1".utf8))
+        }
     }
 
     @Test("wrong key and nonce sizes are invalid parameters; input shorter than a tag is malformed")
@@ -42,12 +50,19 @@ struct SealedServerStateTests {
             }
         }
         for bad in [0, 8, 11, 13, 16] {
-            #expect(throws: AuthCoreError(.invalidParameter, "")) { try AES256GCM.seal(SecureBytes(), key: key, nonce: [UInt8](repeating: 2, count: bad)) }
+            #expect(throws: AuthCoreError(.invalidParameter, "")) {
+                try AES256GCM.seal(SecureBytes(), key: key, nonce: [UInt8](repeating: 2, count: bad))
+            }
         }
-        #expect(throws: AuthCoreError(.malformedInput, "")) { try AES256GCM.open([UInt8](repeating: 0, count: 15), key: key, nonce: nonce) }
+        #expect(throws: AuthCoreError(.malformedInput, "")) {
+            try AES256GCM.open([UInt8](repeating: 0, count: 15), key: key, nonce: nonce)
+        }
     }
 
-    @Test("an exchange begun in one server and finished from the exported state agrees with the client", arguments: [SRPGroup.rfc5054Group2048, .rfc5054Group3072])
+    @Test(
+        "an exchange begun in one server and finished from the exported state agrees with the client",
+        arguments: [SRPGroup.rfc5054Group2048, .rfc5054Group3072]
+    )
     func exportedStateFinishesTheExchange(group: SRPGroup) throws {
         let configuration = try SRPConfiguration(group: group, hash: .sha256)
         let random = SeededRandom(seed: 77)
@@ -69,9 +84,19 @@ struct SealedServerStateTests {
         let clientEphemeral = try client.makeEphemeral(random: random)
         let a = clientEphemeral.publicValue
         let session = try client.processChallenge(
-            username: username, password: password, salt: verifier.salt, serverPublicValue: b.minimalBigEndianBytes, ephemeral: clientEphemeral)
+            username: username,
+            password: password,
+            salt: verifier.salt,
+            serverPublicValue: b.minimalBigEndianBytes,
+            ephemeral: clientEphemeral
+        )
         let serverSession = try second.verifyClient(
-            username: username, verifier: verifier, clientPublicValue: a.minimalBigEndianBytes, clientProof: session.clientProof, ephemeral: resumed)
+            username: username,
+            verifier: verifier,
+            clientPublicValue: a.minimalBigEndianBytes,
+            clientProof: session.clientProof,
+            ephemeral: resumed
+        )
         #expect(try session.verifyServerProof(serverSession.serverProof) == serverSession.sessionKey)
 
         // A wrong proof against a resumed state is still refused.
@@ -79,8 +104,12 @@ struct SealedServerStateTests {
         wrong[0] ^= 1
         #expect(throws: AuthCoreError(.proofMismatch, "")) {
             try second.verifyClient(
-                username: username, verifier: verifier, clientPublicValue: a.minimalBigEndianBytes, clientProof: wrong,
-                ephemeral: try second.importEphemeral(opened))
+                username: username,
+                verifier: verifier,
+                clientPublicValue: a.minimalBigEndianBytes,
+                clientProof: wrong,
+                ephemeral: try second.importEphemeral(opened)
+            )
         }
     }
 
@@ -88,10 +117,16 @@ struct SealedServerStateTests {
     func malformedStates() throws {
         let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
         let server = SRPServer(configuration: configuration)
-        let verifier = try configuration.makeVerifier(username: username, password: password, random: SeededRandom(seed: 5))
+        let verifier = try configuration.makeVerifier(
+            username: username,
+            password: password,
+            random: SeededRandom(seed: 5)
+        )
         let state = try server.makeEphemeral(verifier: verifier, random: SeededRandom(seed: 6)).exportedState()
         let bytes = state.withUnsafeBytes { Array($0) }
-        #expect(throws: AuthCoreError(.invalidLength, "")) { _ = try server.importEphemeral(SecureBytes(bytes.dropLast())) }
+        #expect(throws: AuthCoreError(.invalidLength, "")) {
+            _ = try server.importEphemeral(SecureBytes(bytes.dropLast()))
+        }
         let other = try SRPServer(configuration: SRPConfiguration(group: .rfc5054Group3072, hash: .sha256))
         #expect(throws: AuthCoreError(.invalidLength, "")) { _ = try other.importEphemeral(state) }
         // b is 5 words big-endian: the offset bit 2^256 is the last bit of byte 7.

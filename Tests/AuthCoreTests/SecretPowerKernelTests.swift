@@ -38,15 +38,21 @@ struct SecretPowerKernelTests {
     }
 
     func expectAgreement(
-        _ domain: MontgomeryDomain, modulus: BigUInt, base: BigUInt, exponent: BigUInt, bitCount: Int,
+        _ domain: MontgomeryDomain,
+        modulus: BigUInt,
+        base: BigUInt,
+        exponent: BigUInt,
+        bitCount: Int,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
         let expected = try base.powerVariableTime(exponent, modulo: modulus)
         for kernel in kernels {
             let result = domain.secretPower(base, exponent: exponent, bitCount: bitCount, kernel: kernel)
             #expect(
-                result == expected, "\(kernel), \(modulus.bitWidth)-bit N, \(bitCount)-bit exponent",
-                sourceLocation: sourceLocation)
+                result == expected,
+                "\(kernel), \(modulus.bitWidth)-bit N, \(bitCount)-bit exponent",
+                sourceLocation: sourceLocation
+            )
         }
     }
 
@@ -65,11 +71,19 @@ struct SecretPowerKernelTests {
             for bitCount in exponentLengths {
                 // A base below N, then one anywhere below 2^(64·n) (the kernels never reduce it first).
                 try expectAgreement(
-                    domain, modulus: n, base: value(bits: bits - 1, random), exponent: value(bits: bitCount, random),
-                    bitCount: bitCount)
+                    domain,
+                    modulus: n,
+                    base: value(bits: bits - 1, random),
+                    exponent: value(bits: bitCount, random),
+                    bitCount: bitCount
+                )
                 try expectAgreement(
-                    domain, modulus: n, base: value(bits: limbBits, random), exponent: value(bits: bitCount, random),
-                    bitCount: bitCount)
+                    domain,
+                    modulus: n,
+                    base: value(bits: limbBits, random),
+                    exponent: value(bits: bitCount, random),
+                    bitCount: bitCount
+                )
             }
         }
     }
@@ -77,11 +91,16 @@ struct SecretPowerKernelTests {
     @Test("edge values: bases 0, 1, N−1, N, 2^(64n)−1; exponents 0, 1, all ones, with leading zero bits")
     func edges() throws {
         let random = SeededRandom(seed: 7)
-        for n in [SRPGroup.rfc5054Group3072.modulus, OddLengthGroups.group1029.modulus, BigUInt(3), modulus(bits: 65, random)] {
+        for n in [
+            SRPGroup.rfc5054Group3072.modulus, OddLengthGroups.group1029.modulus, BigUInt(3), modulus(bits: 65, random),
+        ] {
             let domain = MontgomeryDomain(modulus: n)
             let allOnes = ones(64 * ((n.bitWidth + 63) / 64))
             for base in [BigUInt(), BigUInt(1), BigUInt(2), n - BigUInt(1), n, allOnes] {
-                for (exponent, bitCount) in [(BigUInt(), 1), (BigUInt(), 300), (BigUInt(1), 1), (BigUInt(1), 513), (BigUInt(0x1F), 5), (BigUInt(12345), 700)] {
+                for (exponent, bitCount) in [
+                    (BigUInt(), 1), (BigUInt(), 300), (BigUInt(1), 1), (BigUInt(1), 513), (BigUInt(0x1F), 5),
+                    (BigUInt(12345), 700),
+                ] {
                     try expectAgreement(domain, modulus: n, base: base, exponent: exponent, bitCount: bitCount)
                 }
                 try expectAgreement(domain, modulus: n, base: base, exponent: ones(513), bitCount: 513)
@@ -97,11 +116,21 @@ struct SecretPowerKernelTests {
             let domain = MontgomeryDomain(modulus: n)
             let g = value(bits: bits - 1, random)
             for kernel in kernels {
-                let table = FixedBaseTable(base: g, domain: domain, window: window, maximumExponentBitCount: 300, kernel: kernel)
-                for (exponent, bitCount) in [(BigUInt(), 1), (value(bits: 256, random), 256), (ones(300), 300), (value(bits: 31, random), 64)] {
+                let table = FixedBaseTable(
+                    base: g,
+                    domain: domain,
+                    window: window,
+                    maximumExponentBitCount: 300,
+                    kernel: kernel
+                )
+                for (exponent, bitCount) in [
+                    (BigUInt(), 1), (value(bits: 256, random), 256), (ones(300), 300), (value(bits: 31, random), 64),
+                ] {
                     #expect(
-                        table.power(exponent, exponentBitCount: bitCount) == (try g.powerVariableTime(exponent, modulo: n)),
-                        "\(kernel), \(bits)-bit N, window \(window), \(bitCount)-bit exponent")
+                        table.power(exponent, exponentBitCount: bitCount)
+                            == (try g.powerVariableTime(exponent, modulo: n)),
+                        "\(kernel), \(bits)-bit N, window \(window), \(bitCount)-bit exponent"
+                    )
                 }
             }
         }
@@ -122,10 +151,15 @@ struct SecretPowerKernelTests {
         let random = SeededRandom(seed: 326)
         for maximum in [26, 100, 326, 966, 2700] {
             let context = try ModularContext(modulus: n, maximumExponentBitCount: maximum)
-            for bitCount in Set([1, 5, 25, 27, 97, 101, 321, 325, 961, 965, 2689, 2699].filter { $0 <= maximum }).sorted() {
+            for bitCount in Set([1, 5, 25, 27, 97, 101, 321, 325, 961, 965, 2689, 2699].filter { $0 <= maximum })
+                .sorted()
+            {
                 let base = try value(bits: 3072, random).modulo(n)
                 let exponent = value(bits: bitCount, random)
-                #expect(try context.power(base, secretExponent: exponent, exponentBitCount: bitCount) == base.powerVariableTime(exponent, modulo: n))
+                #expect(
+                    try context.power(base, secretExponent: exponent, exponentBitCount: bitCount)
+                        == base.powerVariableTime(exponent, modulo: n)
+                )
             }
         }
         var previous = 0
@@ -134,13 +168,18 @@ struct SecretPowerKernelTests {
             #expect(window >= previous, "window at \(bits) bits")
             previous = window
         }
-        #expect(SecretPowerKernel.windowWidth(exponentBitCount: 256) == 4 && SecretPowerKernel.windowWidth(exponentBitCount: 513) == 5)
+        #expect(
+            SecretPowerKernel.windowWidth(exponentBitCount: 256) == 4
+                && SecretPowerKernel.windowWidth(exponentBitCount: 513) == 5
+        )
     }
 
     @Test("the preferred kernel is IFMA exactly when the processor lists avx512f and avx512ifma")
     func preferredKernel() throws {
         let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
-        let flags = Set(cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? [])
+        let flags = Set(
+            cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? []
+        )
         let hasIFMA = flags.contains("avx512f") && flags.contains("avx512ifma")
         #expect(SecretPowerKernel.preferred == (hasIFMA ? .ifma52 : .gmp))
         #expect(SecretPowerKernel.ifma52.isAvailable == hasIFMA)

@@ -26,7 +26,10 @@ struct SecretPrintingTests {
     func headers() {
         let authorization = HTTPHeader("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/… Signature=\(Self.token)")
         expectNoSecret(authorization, [Self.token])
-        expectNoSecret([HTTPHeader("x-amz-security-token", Self.token), HTTPHeader("X-OSS-Security-Token", Self.token)], [Self.token])
+        expectNoSecret(
+            [HTTPHeader("x-amz-security-token", Self.token), HTTPHeader("X-OSS-Security-Token", Self.token)],
+            [Self.token]
+        )
         #expect("\(HTTPHeader("Host", "example.com"))" == "Host: example.com")
         #expect("\(authorization)" == "Authorization: <redacted>")
     }
@@ -35,7 +38,11 @@ struct SecretPrintingTests {
     func sigV4() throws {
         let signer = try SigV4Signer(credentials: try Self.credentials(), region: "us-east-1", service: "s3")
         let request = SigV4Request(
-            method: "PUT", target: "/b/k", headers: [HTTPHeader("Host", "s3.amazonaws.com")], payload: .bytes(Array(Self.secretKey.utf8)))
+            method: "PUT",
+            target: "/b/k",
+            headers: [HTTPHeader("Host", "s3.amazonaws.com")],
+            payload: .bytes(Array(Self.secretKey.utf8))
+        )
         let time = try Timestamp(iso8601: "2026-12-01T12:00:00Z")
         let signature = try signer.sign(request, at: time, keepingCanonicalRequest: true)
         #expect(signature.headers.contains { $0.value == Self.token })  // the token is there to send...
@@ -48,7 +55,9 @@ struct SecretPrintingTests {
 
     @Test("RequestURL: a presigned URL's session token is redacted in description, kept in absoluteString")
     func presignedURL() throws {
-        let url = try RequestURL("https://b.s3.amazonaws.com/k?X-Amz-Date=20261201T120000Z&X-Amz-Security-Token=\(Self.token)&X-Amz-Signature=ab")
+        let url = try RequestURL(
+            "https://b.s3.amazonaws.com/k?X-Amz-Date=20261201T120000Z&X-Amz-Security-Token=\(Self.token)&X-Amz-Signature=ab"
+        )
         expectNoSecret(url, [Self.token])
         #expect(url.absoluteString.contains(Self.token))
         #expect(url.description.contains("X-Amz-Security-Token=<redacted>&X-Amz-Signature=ab"))
@@ -58,10 +67,17 @@ struct SecretPrintingTests {
     func oss() throws {
         let credentials = try Self.credentials()
         let request = OSSRequest(
-            method: "GET", target: "/k?security-token=\(Self.token)", headers: [HTTPHeader("Date", "Tue, 01 Dec 2026 12:00:00 GMT")],
-            bucket: "b", key: "k")
+            method: "GET",
+            target: "/k?security-token=\(Self.token)",
+            headers: [HTTPHeader("Date", "Tue, 01 Dec 2026 12:00:00 GMT")],
+            bucket: "b",
+            key: "k"
+        )
         let time = try Timestamp(iso8601: "2026-12-01T12:00:00Z")
-        for signer in [try OSSSigner(credentials: credentials, version: .v1), try OSSSigner(credentials: credentials, version: .v4, region: "cn-hangzhou")] {
+        for signer in [
+            try OSSSigner(credentials: credentials, version: .v1),
+            try OSSSigner(credentials: credentials, version: .v4, region: "cn-hangzhou"),
+        ] {
             let signature = try signer.sign(request, at: time)
             expectNoSecret(signature, [Self.token, signature.signature])
             expectNoSecret(signer, [Self.secretKey, Self.token])
@@ -74,23 +90,37 @@ struct SecretPrintingTests {
         let credentials = try Self.credentials()
         let time = try Timestamp(iso8601: "2026-12-01T12:00:00Z")
         let rpc = AliyunRPCSigner(credentials: credentials)
-        let rpcSignature = try rpc.sign(action: "AssumeRole", version: "2015-04-01", parameters: [("Policy", "{}")], at: time, nonce: "n1")
+        let rpcSignature = try rpc.sign(
+            action: "AssumeRole",
+            version: "2015-04-01",
+            parameters: [("Policy", "{}")],
+            at: time,
+            nonce: "n1"
+        )
         expectNoSecret(rpc, [Self.secretKey, Self.token])
         expectNoSecret(rpcSignature, [Self.token, rpcSignature.signature])
         let acs3 = AliyunACS3Signer(credentials: credentials)
         let request = SigV4Request(
-            method: "GET", target: "/", headers: [HTTPHeader("host", "h"), HTTPHeader("x-acs-action", "A"), HTTPHeader("x-acs-version", "1")])
+            method: "GET",
+            target: "/",
+            headers: [HTTPHeader("host", "h"), HTTPHeader("x-acs-action", "A"), HTTPHeader("x-acs-version", "1")]
+        )
         let acs3Signature = try acs3.sign(request, at: time, nonce: "n2", keepingCanonicalRequest: true)
         expectNoSecret(acs3, [Self.secretKey, Self.token])
         expectNoSecret(acs3Signature, [Self.token, acs3Signature.signature])
         let longTerm = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: Self.secretKey)
-        expectNoSecret(try OSSSigningAuthority(credentials: longTerm, policy: OSSSigningPolicy(buckets: ["b"], keyPrefixes: [""])), [Self.secretKey])
+        expectNoSecret(
+            try OSSSigningAuthority(credentials: longTerm, policy: OSSSigningPolicy(buckets: ["b"], keyPrefixes: [""])),
+            [Self.secretKey]
+        )
     }
 
     @Test("Digest: the bytes are not printed (a digest may be a MAC or a key)")
     func digest() {
-        let mac = Array(Self.secretKey.utf8).withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: $0, using: $0) }
-        expectNoSecret(mac, [mac.hexLowercased, String(mac.bytes[0])  + ", " + String(mac.bytes[1])])
+        let mac = Array(Self.secretKey.utf8).withUnsafeBytes {
+            HashAlgorithm.sha256.authenticationCode(for: $0, using: $0)
+        }
+        expectNoSecret(mac, [mac.hexLowercased, String(mac.bytes[0]) + ", " + String(mac.bytes[1])])
         #expect("\(mac)" == "Digest(32 bytes)")
     }
 
@@ -106,9 +136,19 @@ struct SecretPrintingTests {
         let clientEphemeral = try client.makeEphemeral()
         let a = clientEphemeral.publicValue
         let session = try client.processChallenge(
-            username: Array("alice".utf8), password: password, salt: verifier.salt, serverPublicValue: b, ephemeral: clientEphemeral)
+            username: Array("alice".utf8),
+            password: password,
+            salt: verifier.salt,
+            serverPublicValue: b,
+            ephemeral: clientEphemeral
+        )
         let serverSession = try server.verifyClient(
-            username: Array("alice".utf8), verifier: verifier, clientPublicValue: a, clientProof: session.clientProof, ephemeral: serverEphemeral)
+            username: Array("alice".utf8),
+            verifier: verifier,
+            clientPublicValue: a,
+            clientProof: session.clientProof,
+            ephemeral: serverEphemeral
+        )
         let key = try session.verifyServerProof(serverSession.serverProof)
         let keyHex = key.withUnsafeBytes { Hex.encode($0) }
         let m2Hex = Hex.encode(serverSession.serverProof)
@@ -117,7 +157,11 @@ struct SecretPrintingTests {
         expectNoSecret(verifier, [verifier.verifier.hexLowercased])
 
         let device = try CognitoDeviceVerifier(
-            deviceGroupKey: "-grp", deviceKey: "us-east-1_dev", devicePassword: password, salt: BigUInt(bigEndianBytes: [1, 2, 3]))
+            deviceGroupKey: "-grp",
+            deviceKey: "us-east-1_dev",
+            devicePassword: password,
+            salt: BigUInt(bigEndianBytes: [1, 2, 3])
+        )
         expectNoSecret(device, [device.passwordVerifier, device.verifier.hexLowercased])
     }
 }

@@ -8,7 +8,10 @@ import Testing
 struct SigV4ATests {
     /// The AWS SigV4 test credentials, and the P-256 point the AWS Common Runtime's derivation gives
     /// for them (aws-c-auth tests/aws-signing-test-suite/v4a/*/public-key.json, commit 495329c).
-    let credentials = try! Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+    let credentials = try! Credentials(
+        accessKeyId: "AKIDEXAMPLE",
+        secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+    )
     let suiteX = "b6618f6a65740a99e650b33b6b4b5bd0d43b176d721a3edfea7e7d2d56d936b1"
     let suiteY = "865ed22a7eadc9c5cb9d2cbaca1b3699139fedc5043dc6661864218330c8e518"
 
@@ -18,13 +21,25 @@ struct SigV4ATests {
         #expect(Hex.encode(key.publicKeyX) == suiteX)
         #expect(Hex.encode(key.publicKeyY) == suiteY)
         #expect(key.publicKey.count == 65 && key.publicKey[0] == 0x04)
-        let withToken = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", sessionToken: "token")
+        let withToken = try Credentials(
+            accessKeyId: "AKIDEXAMPLE",
+            secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+            sessionToken: "token"
+        )
         #expect(try SigV4AKey(credentials: withToken).publicKey == key.publicKey)
-        let otherId = try Credentials(accessKeyId: "AKIDEXAMPLF", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
-        #expect(try SigV4AKey(credentials: otherId).publicKey != key.publicKey, "the access key id is part of the derivation")
+        let otherId = try Credentials(
+            accessKeyId: "AKIDEXAMPLF",
+            secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+        )
+        #expect(
+            try SigV4AKey(credentials: otherId).publicKey != key.publicKey,
+            "the access key id is part of the derivation"
+        )
     }
 
-    @Test("a candidate ending in 0xFF: the + 1 carries (the point checked against ministack's derivation, over cryptography)")
+    @Test(
+        "a candidate ending in 0xFF: the + 1 carries (the point checked against ministack's derivation, over cryptography)"
+    )
     func carry() throws {
         // HMAC gives k0 = bd75…8cf0ff for this secret, so d = k0 + 1 ends in …f100.
         let key = try SigV4AKey(credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "carry-235"))
@@ -42,7 +57,9 @@ struct SigV4ATests {
         #expect(try SigV4AKey.isValidSignature(first, for: message, publicKey: key.publicKey))
         #expect(try SigV4AKey.isValidSignature(second, for: message, publicKey: key.publicKey))
         #expect(try !SigV4AKey.isValidSignature(first, for: message + [0x0A], publicKey: key.publicKey))
-        let other = try SigV4AKey(credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "another secret"))
+        let other = try SigV4AKey(
+            credentials: Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "another secret")
+        )
         #expect(try !SigV4AKey.isValidSignature(first, for: message, publicKey: other.publicKey))
         var flipped = first
         flipped[flipped.count - 1] ^= 1
@@ -50,7 +67,9 @@ struct SigV4ATests {
         #expect(try !SigV4AKey.isValidSignature([], for: message, publicKey: key.publicKey))
     }
 
-    @Test("one key signs on many threads at once: its signing contexts are reused, at most four kept, every signature valid")
+    @Test(
+        "one key signs on many threads at once: its signing contexts are reused, at most four kept, every signature valid"
+    )
     func concurrentSigning() async throws {
         let key = try SigV4AKey(credentials: credentials)
         let message = Array("AWS4-ECDSA-P256-SHA256\n20150830T123600Z\n20150830/service/aws4_request\n01".utf8)
@@ -65,7 +84,9 @@ struct SigV4ATests {
         }
         #expect(signatures.count == 200)
         #expect(Set(signatures).count == 200, "a fresh nonce for every signature, whichever context made it")
-        for signature in signatures { #expect(try SigV4AKey.isValidSignature(signature, for: message, publicKey: key.publicKey)) }
+        for signature in signatures {
+            #expect(try SigV4AKey.isValidSignature(signature, for: message, publicKey: key.publicKey))
+        }
         #expect((1...SigV4AKey.keptSigningContexts).contains(key.idleSigningContexts))
     }
 
@@ -96,42 +117,92 @@ struct SigV4ATests {
         #expect(try cache.key(for: credentials) !== a, "derived again after removeAll")
     }
 
-    @Test("the signer: region sets are checked, the scope has no region, the header carries the set and its signature verifies")
+    @Test(
+        "the signer: region sets are checked, the scope has no region, the header carries the set and its signature verifies"
+    )
     func signer() throws {
         for bad in [[String](), [""], ["us east-1"], ["us-east-1,eu-west-1"], ["a/b"]] {
-            #expect(throws: AuthCoreError.self) { try SigV4ASigner(credentials: credentials, regionSet: bad, service: "s3") }
+            #expect(throws: AuthCoreError.self) {
+                try SigV4ASigner(credentials: credentials, regionSet: bad, service: "s3")
+            }
         }
-        let signer = try SigV4ASigner(credentials: credentials, regionSet: ["us-east-1", "eu-*"], service: "s3", options: .s3)
-        let request = SigV4Request(method: "GET", target: "/bucket/key", headers: [HTTPHeader("Host", "example.com")], payload: .unsigned)
+        let signer = try SigV4ASigner(
+            credentials: credentials,
+            regionSet: ["us-east-1", "eu-*"],
+            service: "s3",
+            options: .s3
+        )
+        let request = SigV4Request(
+            method: "GET",
+            target: "/bucket/key",
+            headers: [HTTPHeader("Host", "example.com")],
+            payload: .unsigned
+        )
         let time = try Timestamp(amzDate: "20150830T123600Z")
         let signed = try signer.sign(request, at: time, keepingCanonicalRequest: true)
         #expect(signed.scope == "20150830/s3/aws4_request")
-        #expect(signed.headers.map(\.name) == ["X-Amz-Date", "X-Amz-Region-Set", "X-Amz-Content-SHA256", "Authorization"])
+        #expect(
+            signed.headers.map(\.name) == ["X-Amz-Date", "X-Amz-Region-Set", "X-Amz-Content-SHA256", "Authorization"]
+        )
         #expect(signed.headers[1].value == "us-east-1,eu-*")
         #expect(signed.canonicalRequest?.contains("\nx-amz-region-set:us-east-1,eu-*\n") == true)
         let authorization = try #require(signed.authorization)
-        #expect(authorization.hasPrefix("AWS4-ECDSA-P256-SHA256 Credential=AKIDEXAMPLE/20150830/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-region-set, Signature="))
+        #expect(
+            authorization.hasPrefix(
+                "AWS4-ECDSA-P256-SHA256 Credential=AKIDEXAMPLE/20150830/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date;x-amz-region-set, Signature="
+            )
+        )
         #expect(authorization.hasSuffix(signed.signature))
-        #expect(try SigV4AKey.isValidSignature(signed.signatureBytes, for: signed.stringToSignBytes, publicKey: signer.key.publicKey))
+        #expect(
+            try SigV4AKey.isValidSignature(
+                signed.signatureBytes,
+                for: signed.stringToSignBytes,
+                publicKey: signer.key.publicKey
+            )
+        )
         // A request's own X-Amz-Region-Set is replaced, not signed twice.
         let own = SigV4Request(
-            method: "GET", target: "/bucket/key", headers: [HTTPHeader("Host", "example.com"), HTTPHeader("X-Amz-Region-Set", "*")], payload: .unsigned)
-        #expect(try signer.sign(own, at: time, keepingCanonicalRequest: true).canonicalRequest == signed.canonicalRequest)
+            method: "GET",
+            target: "/bucket/key",
+            headers: [HTTPHeader("Host", "example.com"), HTTPHeader("X-Amz-Region-Set", "*")],
+            payload: .unsigned
+        )
+        #expect(
+            try signer.sign(own, at: time, keepingCanonicalRequest: true).canonicalRequest == signed.canonicalRequest
+        )
         let url = try signer.presign(request, at: time, expires: 60)
         #expect(url.signedURI?.contains("X-Amz-Region-Set=us-east-1%2Ceu-%2A") == true)
         #expect(url.signedURI?.contains("X-Amz-Algorithm=AWS4-ECDSA-P256-SHA256") == true)
-        #expect(try SigV4AKey.isValidSignature(url.signatureBytes, for: url.stringToSignBytes, publicKey: signer.key.publicKey))
+        #expect(
+            try SigV4AKey.isValidSignature(
+                url.signatureBytes,
+                for: url.stringToSignBytes,
+                publicKey: signer.key.publicKey
+            )
+        )
     }
 
     @Test("no secret, token or signature in descriptions")
     func printing() throws {
         let secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
-        let withToken = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret, sessionToken: "the-session-token")
+        let withToken = try Credentials(
+            accessKeyId: "AKIDEXAMPLE",
+            secretAccessKey: secret,
+            sessionToken: "the-session-token"
+        )
         let signer = try SigV4ASigner(credentials: withToken, regionSet: ["*"], service: "sts")
         let signed = try signer.sign(
-            SigV4Request(method: "GET", target: "/", headers: [HTTPHeader("Host", "example.com")], payload: .unsigned), at: Timestamp(secondsSince1970: 1_440_938_160))
-        for text in ["\(signer)", String(reflecting: signer), "\(signed)", String(reflecting: signed), "\(signer.key)", String(reflecting: signer.key)] {
-            #expect(!text.contains(secret) && !text.contains("the-session-token") && !text.contains(signed.signature), "\(text)")
+            SigV4Request(method: "GET", target: "/", headers: [HTTPHeader("Host", "example.com")], payload: .unsigned),
+            at: Timestamp(secondsSince1970: 1_440_938_160)
+        )
+        for text in [
+            "\(signer)", String(reflecting: signer), "\(signed)", String(reflecting: signed), "\(signer.key)",
+            String(reflecting: signer.key),
+        ] {
+            #expect(
+                !text.contains(secret) && !text.contains("the-session-token") && !text.contains(signed.signature),
+                "\(text)"
+            )
         }
     }
 }

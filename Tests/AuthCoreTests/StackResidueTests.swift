@@ -1,6 +1,7 @@
-@testable import AuthCore
 import AuthCoreTestSupport
 import Testing
+
+@testable import AuthCore
 
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,9 @@ struct StackResidueTests {
     /// A zero-filled, page-aligned stack that `work` runs on, on a new thread; returns a copy of the
     /// stack's bytes after the thread ended, or nil if the thread could not be made.
     static func afterRunningOnOwnStack(_ work: @escaping () -> Void) -> [UInt8]? {
-        guard let memory = mmap(nil, stackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), memory != MAP_FAILED else {
+        guard let memory = mmap(nil, stackBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+            memory != MAP_FAILED
+        else {
             return nil
         }
         defer { munmap(memory, stackBytes) }
@@ -37,10 +40,18 @@ struct StackResidueTests {
         guard pthread_attr_setstack(attributes, memory, stackBytes) == 0 else { return nil }
         let context = Unmanaged.passRetained(Work(work)).toOpaque()
         var thread = pthread_t()
-        guard pthread_create(&thread, attributes, { context in
-            Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().run()  // invariant: pthread_create passes the context given
-            return nil
-        }, context) == 0 else {
+        guard
+            pthread_create(
+                &thread,
+                attributes,
+                { context in
+                    // invariant: pthread_create passes the context given
+                    Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().run()
+                    return nil
+                },
+                context
+            ) == 0
+        else {
             Unmanaged<Work>.fromOpaque(context).release()
             return nil
         }
@@ -64,7 +75,9 @@ struct StackResidueTests {
             for index in stack.indices {
                 rolling = rolling << 8 | UInt64(stack[index])
                 let start = index - 7
-                guard start >= 0, start + window <= stack.count, rolling != 0, let candidates = windows[rolling] else { continue }
+                guard start >= 0, start + window <= stack.count, rolling != 0, let candidates = windows[rolling] else {
+                    continue
+                }
                 if candidates.contains(where: { $0.elementsEqual(stack[start..<(start + window)]) }) { return name }
             }
             return nil
@@ -76,30 +89,44 @@ struct StackResidueTests {
     @Test("an SRP-6a handshake (client and server) leaves none of x, S, K on the stack")
     func srpHandshake() throws {
         let recorded = Locked<(x: [UInt8], s: [UInt8], k: [UInt8])?>(nil)
-        let stack = try #require(Self.afterRunningOnOwnStack {
-            do {
-                let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
-                let password = SecureBytes(Array("stack-residue-password".utf8))
-                let salt = Array("stack-residue-salt".utf8)
-                let username = Array("alice".utf8)
-                let verifier = try configuration.makeVerifier(username: username, password: password, salt: salt)
-                let server = SRPServer(configuration: configuration)
-                let serverEphemeral = try server.makeEphemeral(verifier: verifier)
-                let client = SRPClient(configuration: configuration)
-                let session = try client.processChallenge(
-                    username: username, password: password, salt: salt, serverPublicValue: serverEphemeral.serverPublicValue,
-                    ephemeral: try client.makeEphemeral(), recordingIntermediates: true)
-                let serverSession = try server.verifyClient(
-                    username: username, verifier: verifier, clientPublicValue: session.clientPublicValue,
-                    clientProof: session.clientProof, ephemeral: serverEphemeral)
-                let key = try session.verifyServerProof(serverSession.serverProof)
-                if let intermediates = session.intermediates {
-                    recorded.withLock {
-                        $0 = (intermediates.privateKey.minimalBigEndianBytes, intermediates.premasterSecret.minimalBigEndianBytes, Self.bytes(key))
+        let stack = try #require(
+            Self.afterRunningOnOwnStack {
+                do {
+                    let configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
+                    let password = SecureBytes(Array("stack-residue-password".utf8))
+                    let salt = Array("stack-residue-salt".utf8)
+                    let username = Array("alice".utf8)
+                    let verifier = try configuration.makeVerifier(username: username, password: password, salt: salt)
+                    let server = SRPServer(configuration: configuration)
+                    let serverEphemeral = try server.makeEphemeral(verifier: verifier)
+                    let client = SRPClient(configuration: configuration)
+                    let session = try client.processChallenge(
+                        username: username,
+                        password: password,
+                        salt: salt,
+                        serverPublicValue: serverEphemeral.serverPublicValue,
+                        ephemeral: try client.makeEphemeral(),
+                        recordingIntermediates: true
+                    )
+                    let serverSession = try server.verifyClient(
+                        username: username,
+                        verifier: verifier,
+                        clientPublicValue: session.clientPublicValue,
+                        clientProof: session.clientProof,
+                        ephemeral: serverEphemeral
+                    )
+                    let key = try session.verifyServerProof(serverSession.serverProof)
+                    if let intermediates = session.intermediates {
+                        recorded.withLock {
+                            $0 = (
+                                intermediates.privateKey.minimalBigEndianBytes,
+                                intermediates.premasterSecret.minimalBigEndianBytes, Self.bytes(key)
+                            )
+                        }
                     }
-                }
-            } catch {}
-        })
+                } catch {}
+            }
+        )
         let values = try #require(recorded.withLock { $0 })
         #expect(values.x.count >= 24 && values.s.count >= 300 && values.k.count == 32)
         #expect(Self.residues(of: [("x", values.x), ("S", values.s), ("K", values.k)], in: stack) == [])
@@ -122,7 +149,9 @@ struct StackResidueTests {
         return digits
     }
 
-    @Test("the secret-power kernels (IFMA and its portable twin) leave no table entry and no accumulator on the stack: the base's Montgomery form, gathered for every window, and the result's")
+    @Test(
+        "the secret-power kernels (IFMA and its portable twin) leave no table entry and no accumulator on the stack: the base's Montgomery form, gathered for every window, and the result's"
+    )
     func secretPowerKernels() throws {
         let n = SRPGroup.rfc5054Group3072.modulus
         let domain = MontgomeryDomain(modulus: n)
@@ -140,16 +169,20 @@ struct StackResidueTests {
         // And the accumulator's last values: the result in Montgomery form (below 2N) and the result.
         let resultMontgomery = try (expected * r).modulo(n)
         let entries = [
-            ("base·R mod N", try Self.digits52(montgomery, count: digits)), ("base·R mod N + N", try Self.digits52(montgomery + n, count: digits)),
-            ("S·R mod N", try Self.digits52(resultMontgomery, count: digits)), ("S·R mod N + N", try Self.digits52(resultMontgomery + n, count: digits)),
+            ("base·R mod N", try Self.digits52(montgomery, count: digits)),
+            ("base·R mod N + N", try Self.digits52(montgomery + n, count: digits)),
+            ("S·R mod N", try Self.digits52(resultMontgomery, count: digits)),
+            ("S·R mod N + N", try Self.digits52(resultMontgomery + n, count: digits)),
             ("S", try Self.digits52(expected, count: digits)),
         ]
         for kernel in [SecretPowerKernel.ifma52, .portable52] where kernel.isAvailable {
             let result = Locked<BigUInt?>(nil)
-            let stack = try #require(Self.afterRunningOnOwnStack {
-                let value = domain.secretPower(base, exponent: exponent, bitCount: 513, kernel: kernel)
-                result.withLock { $0 = value }
-            })
+            let stack = try #require(
+                Self.afterRunningOnOwnStack {
+                    let value = domain.secretPower(base, exponent: exponent, bitCount: 513, kernel: kernel)
+                    result.withLock { $0 = value }
+                }
+            )
             #expect(result.withLock { $0 } == expected, "\(kernel)")
             #expect(Self.residues(of: entries, in: stack) == [], "\(kernel)")
         }
@@ -158,47 +191,81 @@ struct StackResidueTests {
     @Test("a Cognito claim and its server check leave none of x, S and the HKDF key on the stack")
     func cognitoClaim() throws {
         let recorded = Locked<(x: [UInt8], s: [UInt8], k: [UInt8])?>(nil)
-        let stack = try #require(Self.afterRunningOnOwnStack {
-            do {
-                let password = SecureBytes(Array("stack-residue-password".utf8))
-                let salt = BigUInt(bigEndianBytes: Array("stack-residue-salt".utf8))
-                let verifier = try CognitoSRPServer.verifier(realm: "AbCdEf123", identity: "user-id", password: password, salt: salt)
-                let challenge = try CognitoSRPServer.makeChallenge(verifier: verifier)
-                let ephemeral = try CognitoSRP.makeEphemeral()
-                let a = ephemeral.publicValue
-                let time = "Tue Dec 1 12:00:00 UTC 2026"
-                let claim = try CognitoSRP.passwordClaim(
-                    realm: "AbCdEf123", identity: "user-id", password: password, ephemeral: ephemeral,
-                    serverPublicValue: challenge.serverPublicValue, salt: salt, secretBlock: challenge.secretBlock, timestamp: time,
-                    recordingIntermediates: true)
-                _ = try CognitoSRPServer.verifyClaim(
-                    realm: "AbCdEf123", identity: "user-id", verifier: verifier, clientPublicValue: a, signature: claim.signature,
-                    timestamp: time, challenge: challenge)
-                if let intermediates = claim.intermediates {
-                    recorded.withLock {
-                        $0 = (intermediates.privateKey.minimalBigEndianBytes, intermediates.premasterSecret.minimalBigEndianBytes, Self.bytes(intermediates.key))
+        let stack = try #require(
+            Self.afterRunningOnOwnStack {
+                do {
+                    let password = SecureBytes(Array("stack-residue-password".utf8))
+                    let salt = BigUInt(bigEndianBytes: Array("stack-residue-salt".utf8))
+                    let verifier = try CognitoSRPServer.verifier(
+                        realm: "AbCdEf123",
+                        identity: "user-id",
+                        password: password,
+                        salt: salt
+                    )
+                    let challenge = try CognitoSRPServer.makeChallenge(verifier: verifier)
+                    let ephemeral = try CognitoSRP.makeEphemeral()
+                    let a = ephemeral.publicValue
+                    let time = "Tue Dec 1 12:00:00 UTC 2026"
+                    let claim = try CognitoSRP.passwordClaim(
+                        realm: "AbCdEf123",
+                        identity: "user-id",
+                        password: password,
+                        ephemeral: ephemeral,
+                        serverPublicValue: challenge.serverPublicValue,
+                        salt: salt,
+                        secretBlock: challenge.secretBlock,
+                        timestamp: time,
+                        recordingIntermediates: true
+                    )
+                    _ = try CognitoSRPServer.verifyClaim(
+                        realm: "AbCdEf123",
+                        identity: "user-id",
+                        verifier: verifier,
+                        clientPublicValue: a,
+                        signature: claim.signature,
+                        timestamp: time,
+                        challenge: challenge
+                    )
+                    if let intermediates = claim.intermediates {
+                        recorded.withLock {
+                            $0 = (
+                                intermediates.privateKey.minimalBigEndianBytes,
+                                intermediates.premasterSecret.minimalBigEndianBytes, Self.bytes(intermediates.key)
+                            )
+                        }
                     }
-                }
-            } catch {}
-        })
+                } catch {}
+            }
+        )
         let values = try #require(recorded.withLock { $0 })
         #expect(values.x.count >= 24 && values.s.count >= 300 && values.k.count == 16)
         #expect(Self.residues(of: [("x", values.x), ("S", values.s), ("K", values.k)], in: stack) == [])
     }
 
-    @Test("SigV4 signatures leave no kDate, kRegion, kService, kSigning and no state of kSigning's HMAC schedule on the stack")
+    @Test(
+        "SigV4 signatures leave no kDate, kRegion, kService, kSigning and no state of kSigning's HMAC schedule on the stack"
+    )
     func sigV4Signature() throws {
         let signed = Locked(false)
-        let stack = try #require(Self.afterRunningOnOwnStack {
-            do {
-                let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
-                let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "iam")
-                let request = SigV4Request(method: "GET", target: "/?Action=ListUsers&Version=2010-05-08", headers: [HTTPHeader("Host", "iam.amazonaws.com")])
-                _ = try signer.sign(request, at: try Timestamp(iso8601: "2015-08-30T12:36:00Z"))
-                _ = try signer.sign(request, at: try Timestamp(iso8601: "2015-08-30T12:36:01Z"))  // the memo's path
-                signed.withLock { $0 = true }
-            } catch {}
-        })
+        let stack = try #require(
+            Self.afterRunningOnOwnStack {
+                do {
+                    let credentials = try Credentials(
+                        accessKeyId: "AKIDEXAMPLE",
+                        secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+                    )
+                    let signer = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "iam")
+                    let request = SigV4Request(
+                        method: "GET",
+                        target: "/?Action=ListUsers&Version=2010-05-08",
+                        headers: [HTTPHeader("Host", "iam.amazonaws.com")]
+                    )
+                    _ = try signer.sign(request, at: try Timestamp(iso8601: "2015-08-30T12:36:00Z"))
+                    _ = try signer.sign(request, at: try Timestamp(iso8601: "2015-08-30T12:36:01Z"))  // the memo's path
+                    signed.withLock { $0 = true }
+                } catch {}
+            }
+        )
         #expect(signed.withLock { $0 })
         // kSigning by the public HMAC API, on this thread (AWS SigV4: date, region, service, aws4_request).
         var key = Array("AWS4wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".utf8)
@@ -215,7 +282,9 @@ struct StackResidueTests {
         #expect(Self.residues(of: intermediate + chaining, in: stack) == [])
     }
 
-    @Test("credentials in what is signed leave no copy on the stack: a Cookie and a Proxy-Authorization value, a request's own session token, and a presigned URL's token (SigV4 and OSS V4)")
+    @Test(
+        "credentials in what is signed leave no copy on the stack: a Cookie and a Proxy-Authorization value, a request's own session token, and a presigned URL's token (SigV4 and OSS V4)"
+    )
     func credentialFieldsAndPresignedTokens() throws {
         // Markers of 40 bytes (past a small string's 15), none a substring of another.
         let cookie = "session=C00KIE-0123456789abcdefghijklmnopq"
@@ -223,45 +292,77 @@ struct StackResidueTests {
         let requestToken = "REQUEST-TOKEN-0123456789abcdefghijklmnopqrst"
         let sessionToken = "SESSION-TOKEN-0123456789abcdefghijklmnopqrst"
         let signed = Locked(0)
-        let stack = try #require(Self.afterRunningOnOwnStack {
-            do {
-                let time = try Timestamp(iso8601: "2015-08-30T12:36:00Z")
-                let plain = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
-                let temporary = try Credentials(
-                    accessKeyId: "AKIDEXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", sessionToken: sessionToken)
-                let headers = [
-                    HTTPHeader("Host", "iam.amazonaws.com"), HTTPHeader("Cookie", cookie), HTTPHeader("Proxy-Authorization", proxy),
-                    HTTPHeader("X-Amz-Security-Token", requestToken),
-                ]
-                let request = SigV4Request(method: "GET", target: "/?Action=ListUsers&Version=2010-05-08", headers: headers)
-                _ = try SigV4Signer(credentials: plain, region: "us-east-1", service: "iam").sign(request, at: time)
-                let get = SigV4Request(method: "GET", target: "/bucket/key", headers: [HTTPHeader("Host", "s3.amazonaws.com")], payload: .unsigned)
-                _ = try SigV4Signer(credentials: temporary, region: "us-east-1", service: "s3", options: .s3).presign(get, at: time, expires: 60)
-                let oss = OSSRequest(
-                    method: "GET", target: "/key", headers: [HTTPHeader("Host", "bucket.oss-cn-hangzhou.aliyuncs.com")], bucket: "bucket",
-                    key: "key")
-                _ = try OSSSigner(credentials: temporary, version: .v4, region: "cn-hangzhou").presign(oss, at: time, expires: 60)
-                signed.withLock { $0 = 3 }
-            } catch {}
-        })
+        let stack = try #require(
+            Self.afterRunningOnOwnStack {
+                do {
+                    let time = try Timestamp(iso8601: "2015-08-30T12:36:00Z")
+                    let plain = try Credentials(
+                        accessKeyId: "AKIDEXAMPLE",
+                        secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+                    )
+                    let temporary = try Credentials(
+                        accessKeyId: "AKIDEXAMPLE",
+                        secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+                        sessionToken: sessionToken
+                    )
+                    let headers = [
+                        HTTPHeader("Host", "iam.amazonaws.com"), HTTPHeader("Cookie", cookie),
+                        HTTPHeader("Proxy-Authorization", proxy),
+                        HTTPHeader("X-Amz-Security-Token", requestToken),
+                    ]
+                    let request = SigV4Request(
+                        method: "GET",
+                        target: "/?Action=ListUsers&Version=2010-05-08",
+                        headers: headers
+                    )
+                    _ = try SigV4Signer(credentials: plain, region: "us-east-1", service: "iam").sign(request, at: time)
+                    let get = SigV4Request(
+                        method: "GET",
+                        target: "/bucket/key",
+                        headers: [HTTPHeader("Host", "s3.amazonaws.com")],
+                        payload: .unsigned
+                    )
+                    _ = try SigV4Signer(credentials: temporary, region: "us-east-1", service: "s3", options: .s3)
+                        .presign(get, at: time, expires: 60)
+                    let oss = OSSRequest(
+                        method: "GET",
+                        target: "/key",
+                        headers: [HTTPHeader("Host", "bucket.oss-cn-hangzhou.aliyuncs.com")],
+                        bucket: "bucket",
+                        key: "key"
+                    )
+                    _ = try OSSSigner(credentials: temporary, version: .v4, region: "cn-hangzhou").presign(
+                        oss,
+                        at: time,
+                        expires: 60
+                    )
+                    signed.withLock { $0 = 3 }
+                } catch {}
+            }
+        )
         #expect(signed.withLock { $0 } == 3)
-        let markers = [("cookie", cookie), ("proxy credential", proxy), ("request's token", requestToken), ("session token", sessionToken)]
+        let markers = [
+            ("cookie", cookie), ("proxy credential", proxy), ("request's token", requestToken),
+            ("session token", sessionToken),
+        ]
         #expect(Self.residues(of: markers.map { ($0.0, Array($0.1.utf8)) }, in: stack) == [])
     }
 
     @Test("the control: a secret copied into a stack buffer and not wiped is found")
     func control() throws {
         let secret = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 29 &+ 7) }
-        let stack = try #require(Self.afterRunningOnOwnStack {
-            // A local tuple: on the thread's stack (withUnsafeTemporaryAllocation is a heap block
-            // in sanitizer builds).
-            var local: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-            withUnsafeMutableBytes(of: &local) { raw in
-                raw.copyBytes(from: secret)
-                // Opaque to the optimiser: the copy must really be made.
-                _ = withExtendedLifetime(raw) { raw.load(fromByteOffset: Int(secret[0] & 7), as: UInt8.self) }
+        let stack = try #require(
+            Self.afterRunningOnOwnStack {
+                // A local tuple: on the thread's stack (withUnsafeTemporaryAllocation is a heap block
+                // in sanitizer builds).
+                var local: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+                withUnsafeMutableBytes(of: &local) { raw in
+                    raw.copyBytes(from: secret)
+                    // Opaque to the optimiser: the copy must really be made.
+                    _ = withExtendedLifetime(raw) { raw.load(fromByteOffset: Int(secret[0] & 7), as: UInt8.self) }
+                }
             }
-        })
+        )
         #expect(Self.residues(of: [("control", secret)], in: stack) == ["control"])
     }
 }

@@ -1,17 +1,20 @@
 import AuthCore
 import AuthCoreTestSupport
+import Foundation
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Foundation
-import Testing
 
 /// The CLI habits of swift-argument-parser and the AWS CLI: --version, help <command>, every option in
 /// the help, near-miss suggestions, bodies from files and stdin, S3 rules for the s3 service, no empty
 /// SRP identities.
 @Suite("authcore CLI habits")
 struct CLIHabitsTests {
-    static let aws: [String: String?] = ["AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"]
+    static let aws: [String: String?] = [
+        "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
+    ]
     static let sign = ["sigv4", "sign", "--region", "us-east-1", "--timestamp", "20150830T123600Z"]
 
     @Test("--version and help <command>")
@@ -36,15 +39,23 @@ struct CLIHabitsTests {
     func helpListsOptions() throws {
         let options: [String: [String]] = [
             "identity": [
-                "--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id", "--login", "--token-duration",
-                "--endpoint", "--max-results", "--next-token", "--identity-store", "--token-file", "--logins-key", "--custom-role-arn",
+                "--region", "--identity-pool-id", "--provider-name", "--user-identifier", "--identity-id", "--login",
+                "--token-duration",
+                "--endpoint", "--max-results", "--next-token", "--identity-store", "--token-file", "--logins-key",
+                "--custom-role-arn",
                 "--format", "--show-secrets", "credential-process",
             ],
-            "sigv4": ["--region", "--service", "-X", "-H", "-d", "--data-file", "--s3", "--no-s3", "--unsigned-payload", "--timestamp",
-                      "--expires", "--verbose", "--clock-offset", "--no-skew-correction"],
+            "sigv4": [
+                "--region", "--service", "-X", "-H", "-d", "--data-file", "--s3", "--no-s3", "--unsigned-payload",
+                "--timestamp",
+                "--expires", "--verbose", "--clock-offset", "--no-skew-correction",
+            ],
             "srp": ["--group", "--hash", "--username"],
-            "cognito": ["--region", "--user-pool-id", "--client-id", "--username", "--flow", "--preferred-challenge", "--endpoint", "--store",
-                        "--session-file", "--show-secrets", "--global", "--amplify-outputs"],
+            "cognito": [
+                "--region", "--user-pool-id", "--client-id", "--username", "--flow", "--preferred-challenge",
+                "--endpoint", "--store",
+                "--session-file", "--show-secrets", "--global", "--amplify-outputs",
+            ],
         ]
         for (command, names) in options {
             let help = try authcore([command, "--help"]).stdout
@@ -93,16 +104,25 @@ struct CLIHabitsTests {
         let standard = try authcore(Self.sign + ["--service", "s3", "--no-s3", url], environment: Self.aws)
         #expect(implied.status == 0 && implied.stdout == explicit.stdout, "\(implied.stderr)")
         #expect(implied.stdout.contains("X-Amz-Content-SHA256: "))
-        #expect(standard.status == 0 && !standard.stdout.contains("X-Amz-Content-SHA256") && standard.stdout != implied.stdout)
+        #expect(
+            standard.status == 0 && !standard.stdout.contains("X-Amz-Content-SHA256")
+                && standard.stdout != implied.stdout
+        )
         let both = try authcore(Self.sign + ["--service", "s3", "--s3", "--no-s3", url], environment: Self.aws)
         #expect(both.status == 2)
     }
 
     @Test("on a terminal the password prompt turns echo off, and a Ctrl-C at it restores echo before the process ends")
     func terminalPrompt() throws {
-        let result = try run(URL(fileURLWithPath: "/usr/bin/python3"), [repositoryRoot.appendingPathComponent("scripts/pty_prompt_check.py").path, authcoreBinary.path])
+        let result = try run(
+            URL(fileURLWithPath: "/usr/bin/python3"),
+            [repositoryRoot.appendingPathComponent("scripts/pty_prompt_check.py").path, authcoreBinary.path]
+        )
         #expect(result.status == 0, "\(result.stderr)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+            "\(result.stdout)"
+        )
         #expect(report["prompted"] as? Bool == true)
         #expect(report["echoWhileTyping"] as? Bool == false)
         #expect(report["passwordEchoed"] as? Bool == false)
@@ -120,7 +140,10 @@ struct CLIHabitsTests {
         let raw = try authcore(base + ["--data-raw", "@" + file, url], environment: Self.aws)
         let fromFile = try authcore(base + ["-d", "@" + file, url], environment: Self.aws)
         #expect(raw.status == 0, "\(raw.stderr)")
-        let literalSigned = try authcore(base + ["--data-file", try temporaryFile("@" + file, name: "literal"), url], environment: Self.aws)
+        let literalSigned = try authcore(
+            base + ["--data-file", try temporaryFile("@" + file, name: "literal"), url],
+            environment: Self.aws
+        )
         #expect(raw.stdout == literalSigned.stdout, "--data-raw signs the text itself")
         #expect(raw.stdout != fromFile.stdout, "-d @FILE signs the file's contents")
         let both = try authcore(base + ["-d", "x", "--data-raw", "y", url], environment: Self.aws)
@@ -149,7 +172,10 @@ struct BenchOptionsTests {
         let listed = try run(Self.bench, ["--list"])
         #expect(listed.status == 0)
         let names = Set(listed.stdout.split(separator: "\n").map { String($0.split(separator: " ")[0]) })
-        for name in ["sha256.64B", "c.sha256.64B", "sigv4.sign.get", "c.sigv4.sign.get", "py.sigv4.sign.get", "cognito.login.client"] {
+        for name in [
+            "sha256.64B", "c.sha256.64B", "sigv4.sign.get", "c.sigv4.sign.get", "py.sigv4.sign.get",
+            "cognito.login.client",
+        ] {
             #expect(names.contains(name), "\(name)")
         }
         #expect(try run(Self.bench, ["--fail-above", "1.2"]).status == 2)
@@ -158,13 +184,17 @@ struct BenchOptionsTests {
         #expect(try run(Self.bench, ["--quick", "--filter", "c.sha256.64B", "--baseline", junk]).status == 2)
     }
 
-    @Test("a run's JSON has the spread of every row and the environment; --fail-above fails only on an engine row's regression")
+    @Test(
+        "a run's JSON has the spread of every row and the environment; --fail-above fails only on an engine row's regression"
+    )
     func baseline() throws {
         let directory = (try temporaryFile("", name: "x") as NSString).deletingLastPathComponent
         let report = directory + "/now.json"
         let measured = try run(Self.bench, ["--quick", "--filter", "sha256.64B", "--json", report])
         #expect(measured.status == 0, "\(measured.stderr)")
-        let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any])
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: report))) as? [String: Any]
+        )
         let environment = try #require(document["environment"] as? [String: Any])
         #expect((environment["openssl"] as? String)?.hasPrefix("OpenSSL 3") == true, "\(environment)")
         #expect((environment["gmp"] as? String)?.isEmpty == false)
@@ -172,8 +202,11 @@ struct BenchOptionsTests {
         let rows = try #require(document["results"] as? [[String: Any]])
         #expect(Set(rows.compactMap { $0["name"] as? String }) == ["sha256.64B", "c.sha256.64B"])
         for row in rows {
-            for key in ["median", "p10", "p90", "min", "max", "mean", "stddev", "samples", "iterations"] { #expect(row[key] != nil, "\(key)") }
-            let minimum = try #require((row["min"] as? NSNumber)?.doubleValue), maximum = try #require((row["max"] as? NSNumber)?.doubleValue)
+            for key in ["median", "p10", "p90", "min", "max", "mean", "stddev", "samples", "iterations"] {
+                #expect(row[key] != nil, "\(key)")
+            }
+            let minimum = try #require((row["min"] as? NSNumber)?.doubleValue),
+                maximum = try #require((row["max"] as? NSNumber)?.doubleValue)
             let median = try #require((row["median"] as? NSNumber)?.doubleValue)
             #expect(minimum <= median && median <= maximum)
             #expect((row["samples"] as? Int) == 7)
@@ -182,12 +215,26 @@ struct BenchOptionsTests {
         // million times slower: exit 0. A regressed C twin alone does not fail the run.
         func baseline(engine: Double, twin: Double) throws -> String {
             try temporaryFile(
-                #"{"results":[{"name":"sha256.64B","median":\#(engine)},{"name":"c.sha256.64B","median":\#(twin)}]}"#, name: "baseline.json")
+                #"{"results":[{"name":"sha256.64B","median":\#(engine)},{"name":"c.sha256.64B","median":\#(twin)}]}"#,
+                name: "baseline.json"
+            )
         }
-        let slower = try run(Self.bench, ["--quick", "--filter", "sha256.64B", "--baseline", try baseline(engine: 0.0001, twin: 1e9), "--fail-above", "1.5"])
+        let slower = try run(
+            Self.bench,
+            [
+                "--quick", "--filter", "sha256.64B", "--baseline", try baseline(engine: 0.0001, twin: 1e9),
+                "--fail-above", "1.5",
+            ]
+        )
         #expect(slower.status == 1)
         #expect(slower.stdout.contains("REGRESSION"), "\(slower.stdout)")
-        let faster = try run(Self.bench, ["--quick", "--filter", "sha256.64B", "--baseline", try baseline(engine: 1e9, twin: 0.0001), "--fail-above", "1.5"])
+        let faster = try run(
+            Self.bench,
+            [
+                "--quick", "--filter", "sha256.64B", "--baseline", try baseline(engine: 1e9, twin: 0.0001),
+                "--fail-above", "1.5",
+            ]
+        )
         #expect(faster.status == 0, "\(faster.stderr)")
         #expect(faster.stdout.contains("now/baseline"))
     }

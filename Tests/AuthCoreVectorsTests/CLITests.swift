@@ -1,6 +1,6 @@
 import AuthCore
-import Foundation
 import AuthCoreTestSupport
+import Foundation
 import Testing
 
 @Suite("authcore CLI: exit codes and output contract")
@@ -28,7 +28,8 @@ struct CLITests {
     @Test("vectors: a passing file exits 0, a failing or unreadable one exits 1")
     func vectorsExitCodes() throws {
         let good = try temporaryFile(
-            #"{"kind":"hash","cases":[{"name":"abc","alg":"sha256","msg_hex":"616263","expect":{"digest_hex":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}}]}"#)
+            #"{"kind":"hash","cases":[{"name":"abc","alg":"sha256","msg_hex":"616263","expect":{"digest_hex":"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"}}]}"#
+        )
         let passing = try authcore(["vectors", good])
         #expect(passing.status == 0)
         #expect(passing.stdout == "PASS \(good) (1 cases)\n1 passed, 0 failed\n")
@@ -44,7 +45,10 @@ struct CLITests {
 @Suite("authcore srp verifier")
 struct SRPVerifierCommandTests {
     func verifier(_ stdin: String, username: String = "alice") throws -> (salt: [UInt8], verifier: String) {
-        let result = try authcore(["srp", "verifier", "--group", "2048", "--hash", "sha256", "--username", username], stdin: stdin)
+        let result = try authcore(
+            ["srp", "verifier", "--group", "2048", "--hash", "sha256", "--username", username],
+            stdin: stdin
+        )
         #expect(result.status == 0, "\(result.stderr)")
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: String]
         let salt = try #require(object?["salt_hex"])
@@ -57,9 +61,16 @@ struct SRPVerifierCommandTests {
     @Test("prints {salt_hex, verifier_hex}; the verifier is g^x for the printed salt; one trailing newline is dropped")
     func output() throws {
         let configuration = try SRPConfiguration(group: .rfc5054Group2048, hash: .sha256)
-        for (stdin, password) in [("pässword\n", "pässword"), ("pässword\r\n", "pässword"), ("pässword", "pässword"), ("pässword\n\n", "pässword\n"), (" spaced \n", " spaced ")] {
+        for (stdin, password) in [
+            ("pässword\n", "pässword"), ("pässword\r\n", "pässword"), ("pässword", "pässword"),
+            ("pässword\n\n", "pässword\n"), (" spaced \n", " spaced "),
+        ] {
             let (salt, hex) = try verifier(stdin)
-            let expected = try configuration.makeVerifier(username: Array("alice".utf8), password: SecureBytes(Array(password.utf8)), salt: salt)
+            let expected = try configuration.makeVerifier(
+                username: Array("alice".utf8),
+                password: SecureBytes(Array(password.utf8)),
+                salt: salt
+            )
             #expect(try BigUInt(hex: hex) == expected.verifier, "stdin \(stdin.debugDescription)")
         }
     }

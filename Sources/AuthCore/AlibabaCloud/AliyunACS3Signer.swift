@@ -39,7 +39,12 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for a bad method, path, header, a missing
     ///   `Host`/`x-acs-action`/`x-acs-version`, a nonce that is not 1–64 unreserved characters, or a
     ///   payload other than bytes or a precomputed hash.
-    public func sign(_ request: SigV4Request, at time: Timestamp, nonce: String, keepingCanonicalRequest: Bool = false)
+    public func sign(
+        _ request: SigV4Request,
+        at time: Timestamp,
+        nonce: String,
+        keepingCanonicalRequest: Bool = false
+    )
         throws(AuthCoreError) -> AliyunACS3Signature
     {
         try request.validate(checksTargetBytes: false)
@@ -47,9 +52,11 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
         try AliyunSignatureNonce.check(nonce)
         switch request.payload {
         case .bytes, .precomputedHash: break
-        case .unsigned, .streaming: throw AuthCoreError(.malformedRequest, "ACS3 signs the body's SHA-256: give the bytes or their hash")
+        case .unsigned, .streaming:
+            throw AuthCoreError(.malformedRequest, "ACS3 signs the body's SHA-256: give the bytes or their hash")
         }
-        for name: StaticString in ["x-acs-action", "x-acs-version"] where !request.headers.contains(where: { $0.hasName(name) }) {
+        for name: StaticString in ["x-acs-action", "x-acs-version"]
+        where !request.headers.contains(where: { $0.hasName(name) }) {
             throw AuthCoreError(.malformedRequest, "the \(name) header is required (it names the API call)")
         }
         let payloadHash = try PayloadHashText(request.payload)
@@ -65,12 +72,22 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
                 payloadHash.withUnsafeBytes { hashBytes in
                     SignerHeaderValues.withTokenBytes(token) { tokenBytes in
                         let signer = SignerHeaderValues(
-                            date: UnsafeRawBufferPointer(dateBytes), securityToken: tokenBytes, contentHash: hashBytes,
-                            nonce: UnsafeRawBufferPointer(nonceBytes), replacesToken: token != nil)
+                            date: UnsafeRawBufferPointer(dateBytes),
+                            securityToken: tokenBytes,
+                            contentHash: hashBytes,
+                            nonce: UnsafeRawBufferPointer(nonceBytes),
+                            replacesToken: token != nil
+                        )
                         return CanonicalRequest.with(
-                            method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
-                            policy: ACS3HeaderPolicy(replacesToken: token != nil), signerHeaders: signer, normalizePath: false,
-                            doubleURIEncode: false, payloadHash: hashBytes
+                            method: request.method,
+                            path: request.path,
+                            rawQuery: request.query,
+                            headers: request.headers,
+                            policy: ACS3HeaderPolicy(replacesToken: token != nil),
+                            signerHeaders: signer,
+                            normalizePath: false,
+                            doubleURIEncode: false,
+                            payloadHash: hashBytes
                         ) { canonical, signedHeaders, found -> String in
                             if let found {
                                 problem = found
@@ -82,11 +99,18 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
                             let mac = StringToSign.withUnscoped(algorithm: Self.algorithm, hash: hash) { stringToSign in
                                 credentials.secretAccessKey.withUnsafeBytes { secret in
                                     Digest(count: LowLevelSHA256.byteCount) {
-                                        HMACSHA256Schedule.authenticationCode(key: secret, message: UnsafeRawBufferPointer(stringToSign), into: $0)
+                                        HMACSHA256Schedule.authenticationCode(
+                                            key: secret,
+                                            message: UnsafeRawBufferPointer(stringToSign),
+                                            into: $0
+                                        )
                                     }
                                 }
                             }.published  // the signature is published in the request
-                            return authorizationHeader(signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
+                            return authorizationHeader(
+                                signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]),
+                                mac: mac
+                            )
                         }
                     }
                 }
@@ -99,7 +123,12 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
         ]
         if let token { headers.append(HTTPHeader("x-acs-security-token", token)) }
         headers.append(HTTPHeader("Authorization", authorization))
-        return AliyunACS3Signature(headers: headers, authorization: authorization, canonicalRequestBytes: kept, canonicalRequestHash: hash)
+        return AliyunACS3Signature(
+            headers: headers,
+            authorization: authorization,
+            canonicalRequestBytes: kept,
+            canonicalRequestHash: hash
+        )
     }
 
     /// `ACS3-HMAC-SHA256 Credential=<id>,SignedHeaders=<names>,Signature=<hex>`, in one allocation.
@@ -108,7 +137,8 @@ public struct AliyunACS3Signer: Sendable, CustomStringConvertible, CustomDebugSt
         let signedHeadersLabel: StaticString = ",SignedHeaders="
         let signatureLabel: StaticString = ",Signature="
         let id = credentials.accessKeyId
-        let length = Self.algorithm.utf8CodeUnitCount + credentialLabel.utf8CodeUnitCount + id.utf8.count
+        let length =
+            Self.algorithm.utf8CodeUnitCount + credentialLabel.utf8CodeUnitCount + id.utf8.count
             + signedHeadersLabel.utf8CodeUnitCount + signedHeaders.count + signatureLabel.utf8CodeUnitCount + 64
         return String(writing: length) { out in
             out.write(Self.algorithm)
@@ -143,7 +173,9 @@ struct ACS3HeaderPolicy: CanonicalHeaderPolicy {
         if asciiEqual(name, count, "host") || asciiEqual(name, count, "content-type") { return true }
         guard asciiHasPrefix(name, count, "x-acs-") else { return false }
         let names = Self.signerNames
-        return !(asciiEqual(name, count, names.date) || asciiEqual(name, count, names.nonce) || asciiEqual(name, count, names.contentHash)
+        return
+            !(asciiEqual(name, count, names.date) || asciiEqual(name, count, names.nonce)
+            || asciiEqual(name, count, names.contentHash)
             || (replacesToken && asciiEqual(name, count, names.token)))
     }
 }
@@ -165,11 +197,15 @@ public struct AliyunACS3Signature: Sendable, CustomStringConvertible, CustomDebu
     public var canonicalRequest: String? { canonicalRequestBytes.map { String(decoding: $0, as: UTF8.self) } }
     /// `ACS3-HMAC-SHA256 \n hex(SHA-256(canonical request))`.
     public var stringToSign: String {
-        StringToSign.withUnscoped(algorithm: AliyunACS3Signer.algorithm, hash: canonicalRequestHash) { String(decoding: $0, as: UTF8.self) }
+        StringToSign.withUnscoped(algorithm: AliyunACS3Signer.algorithm, hash: canonicalRequestHash) {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// The header names only: the token and the canonical request (which holds it) are never shown.
     public var description: String { "AliyunACS3Signature(headers: \(headers.map(\.name).joined(separator: ", ")))" }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["headerNames": headers.map(\.name)], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["headerNames": headers.map(\.name)], displayStyle: .struct)
+    }
 }

@@ -32,8 +32,13 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` when `parameters` names a common parameter,
     ///   repeats a name or has an empty one, or for a nonce that is not 1–64 unreserved characters.
     public func sign(
-        action: String, version: String, parameters: [(key: String, value: String)], method: String = "POST", format: String = "JSON",
-        at time: Timestamp, nonce: String
+        action: String,
+        version: String,
+        parameters: [(key: String, value: String)],
+        method: String = "POST",
+        format: String = "JSON",
+        at time: Timestamp,
+        nonce: String
     ) throws(AuthCoreError) -> AliyunRPCSignature {
         try AliyunSignatureNonce.check(nonce)
         // Appended one by one into one allocation: an array literal would be a second array, and
@@ -63,7 +68,10 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
     ///
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for a method other than GET or POST, an
     ///   empty or repeated name, or a `Signature` parameter.
-    public func sign(method: String, parameters: [(key: String, value: String)]) throws(AuthCoreError) -> AliyunRPCSignature {
+    public func sign(
+        method: String,
+        parameters: [(key: String, value: String)]
+    ) throws(AuthCoreError) -> AliyunRPCSignature {
         try sign(method: method, parameters: parameters, setBySigner: 0)
     }
 
@@ -73,7 +81,11 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
     /// The checks are made once on the sorted canonical query (a repeated name is two equal
     /// adjacent keys there); only a request that fails them is read again, in order, to name the
     /// first offending parameter.
-    private func sign(method: String, parameters: [(key: String, value: String)], setBySigner: Int) throws(AuthCoreError)
+    private func sign(
+        method: String,
+        parameters: [(key: String, value: String)],
+        setBySigner: Int
+    ) throws(AuthCoreError)
         -> AliyunRPCSignature
     {
         guard method == "GET" || method == "POST" else {
@@ -103,11 +115,17 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
                 key.copyMemory(from: secret)
                 key[secret.count] = UInt8(ascii: "&")
                 defer { secureZero(key.baseAddress!, count: key.count) }  // invariant: capacity >= 1
-                return stringToSign.withUnsafeBytes { LowLevelHMACSHA1.authenticationCode(for: $0, using: UnsafeRawBufferPointer(key)) }
+                return stringToSign.withUnsafeBytes {
+                    LowLevelHMACSHA1.authenticationCode(for: $0, using: UnsafeRawBufferPointer(key))
+                }
             }
         }.publishedBase64  // the signature is published in the request
         return AliyunRPCSignature(
-            parameters: parameters, canonicalizedQueryBytes: canonical, stringToSignBytes: stringToSign, signature: signature)
+            parameters: parameters,
+            canonicalizedQueryBytes: canonical,
+            stringToSignBytes: stringToSign,
+            signature: signature
+        )
     }
 
     /// Whether `name` is `Signature`, byte for byte.
@@ -124,8 +142,12 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
         var seen = Set<[UInt8]>()
         for (key, _) in parameters {
             guard !key.isEmpty else { return AuthCoreError(.malformedRequest, "parameter name is empty") }
-            guard !isSignatureName(key) else { return AuthCoreError(.malformedRequest, "parameter 'Signature' is written by the signer") }
-            guard seen.insert(Array(key.utf8)).inserted else { return AuthCoreError(.malformedRequest, "parameter '\(key)' is repeated") }
+            guard !isSignatureName(key) else {
+                return AuthCoreError(.malformedRequest, "parameter 'Signature' is written by the signer")
+            }
+            guard seen.insert(Array(key.utf8)).inserted else {
+                return AuthCoreError(.malformedRequest, "parameter '\(key)' is repeated")
+            }
         }
         // Not reached: the caller found an empty name, `Signature`, or two byte-equal encoded keys,
         // whose raw names are byte-equal (the encoding is one-to-one). Still a refusal if it were.
@@ -134,8 +156,12 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
 
     /// A caller's parameter named as one of the first `setBySigner` (which the signer set), compared
     /// as bytes, as the server reads names (not as Unicode-equivalent strings).
-    private static func signerSetNameGivenAgain(_ parameters: [(key: String, value: String)], setBySigner: Int) -> AuthCoreError? {
-        for (key, _) in parameters.dropFirst(setBySigner) where parameters.prefix(setBySigner).contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
+    private static func signerSetNameGivenAgain(
+        _ parameters: [(key: String, value: String)],
+        setBySigner: Int
+    ) -> AuthCoreError? {
+        for (key, _) in parameters.dropFirst(setBySigner)
+        where parameters.prefix(setBySigner).contains(where: { $0.key.utf8.elementsEqual(key.utf8) }) {
             return AuthCoreError(.malformedRequest, "parameter '\(key)' is set by the signer")
         }
         return nil
@@ -186,7 +212,11 @@ public struct AliyunRPCSignature: Sendable, CustomStringConvertible, CustomDebug
 
     /// The parameter names and the signature's presence only: values can hold a session token or a
     /// policy, and the signed query carries the token.
-    public var description: String { "AliyunRPCSignature(parameters: \(parameters.map(\.key).joined(separator: ", ")))" }
+    public var description: String {
+        "AliyunRPCSignature(parameters: \(parameters.map(\.key).joined(separator: ", ")))"
+    }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["parameterNames": parameters.map(\.key)], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["parameterNames": parameters.map(\.key)], displayStyle: .struct)
+    }
 }

@@ -18,7 +18,8 @@ extension BigUInt {
     /// - Precondition: `lhs >= rhs` (a `BigUInt` cannot be negative); use
     ///   ``subtracting(_:modulo:)`` for modular differences.
     public static func - (lhs: BigUInt, rhs: BigUInt) -> BigUInt {
-        precondition(lhs >= rhs, "BigUInt subtraction would be negative")  // invariant: callers subtract smaller values only
+        // invariant: callers subtract smaller values only
+        precondition(lhs >= rhs, "BigUInt subtraction would be negative")
         return result { c_authcore_mpz_sub($0, lhs.storage.pointer, rhs.storage.pointer) }
     }
 
@@ -58,7 +59,10 @@ extension BigUInt {
 
     /// 2^`bits`.
     static func powerOfTwo(_ bits: Int) -> BigUInt {
-        BigUInt.result { c_authcore_mpz_set_ui($0, 1); c_authcore_mpz_mul_2exp($0, $0, mp_bitcnt_t(bits)) }
+        BigUInt.result {
+            c_authcore_mpz_set_ui($0, 1)
+            c_authcore_mpz_mul_2exp($0, $0, mp_bitcnt_t(bits))
+        }
     }
 
     /// `self^exponent mod modulus` with a secret exponent, in time independent of the exponent's
@@ -67,7 +71,11 @@ extension BigUInt {
     /// A convenience that builds a one-off ``ModularContext``; for repeated use keep a context.
     /// - Throws: as ``ModularContext/init(modulus:maximumExponentBitCount:)`` and
     ///   ``ModularContext/power(_:secretExponent:exponentBitCount:)``.
-    public func power(secretExponent exponent: BigUInt, exponentBitCount: Int, modulo modulus: BigUInt)
+    public func power(
+        secretExponent exponent: BigUInt,
+        exponentBitCount: Int,
+        modulo modulus: BigUInt
+    )
         throws(AuthCoreError) -> BigUInt
     {
         let context = try ModularContext(modulus: modulus, maximumExponentBitCount: exponentBitCount)

@@ -79,7 +79,9 @@ public struct BigUInt: Sendable, Comparable, CustomStringConvertible, CustomDebu
     /// secret such as a verifier with it).
     package func withUnsafeLimbBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         let count = limbCount
-        guard count > 0, let limbs = c_authcore_mpz_limbs_read(storage.pointer) else { return body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        guard count > 0, let limbs = c_authcore_mpz_limbs_read(storage.pointer) else {
+            return body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
         return body(UnsafeRawBufferPointer(start: limbs, count: count * MemoryLayout<UInt>.stride))
     }
 

@@ -32,10 +32,16 @@ package final class FixedBaseTable: @unchecked Sendable {
     let entryWords: Int
 
     package init(
-        base: BigUInt, domain: MontgomeryDomain, window: Int = 5, maximumExponentBitCount: Int,
+        base: BigUInt,
+        domain: MontgomeryDomain,
+        window: Int = 5,
+        maximumExponentBitCount: Int,
         kernel: SecretPowerKernel = .preferred
     ) {
-        precondition((1...7).contains(window) && kernel.isAvailable, "a window of 1 to 7 bits and a kernel this processor runs")  // invariant: callers pass 1...6 and .preferred (tests: available kernels)
+        precondition(
+            (1...7).contains(window) && kernel.isAvailable,
+            "a window of 1 to 7 bits and a kernel this processor runs"
+        )  // invariant: callers pass 1...6 and .preferred (tests: available kernels)
         self.domain = domain
         self.window = window
         self.maximumExponentBitCount = maximumExponentBitCount
@@ -95,7 +101,10 @@ package final class FixedBaseTable: @unchecked Sendable {
     /// g^e mod N, in Montgomery form, into `result` (n limbs), for an exponent of `exponent.count`
     /// limbs whose declared bit length is `exponentBitCount` (≤ ``maximumExponentBitCount``).
     func power(into result: UnsafeMutablePointer<mp_limb_t>, exponent: LimbBuffer, exponentBitCount: Int) {
-        precondition(exponentBitCount >= 1 && exponentBitCount <= maximumExponentBitCount, "exponent length outside the table")  // invariant: callers check
+        precondition(
+            exponentBitCount >= 1 && exponentBitCount <= maximumExponentBitCount,
+            "exponent length outside the table"
+        )  // invariant: callers check
         let used = (exponentBitCount + window - 1) / window
         let n = domain.limbCount
         if kernel != .gmp {
@@ -103,16 +112,34 @@ package final class FixedBaseTable: @unchecked Sendable {
             withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: capacity) { scratch in
                 let comb = kernel == .ifma52 ? c_authcore_comb52_ifma : c_authcore_comb52_portable
                 comb(
-                    result, firstEntry, used, UInt32(window), exponent.pointer, exponentBitCount, domain.modulusLimbs.pointer,
-                    domain.one.pointer, n, scratch.baseAddress!)  // invariant: capacity > 0
+                    result,
+                    firstEntry,
+                    used,
+                    UInt32(window),
+                    exponent.pointer,
+                    exponentBitCount,
+                    domain.modulusLimbs.pointer,
+                    domain.one.pointer,
+                    n,
+                    scratch.baseAddress!
+                )  // invariant: capacity > 0
                 secureZero(UnsafeMutableRawBufferPointer(scratch))
             }
             return
         }
         withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: n + domain.scratchLimbs) { scratch in
             c_authcore_comb_power(
-                result, entries.pointer, used, UInt32(window), exponent.pointer, exponent.count, domain.modulusLimbs.pointer, n,
-                domain.minusInverse, scratch.baseAddress!)  // invariant: capacity > 0
+                result,
+                entries.pointer,
+                used,
+                UInt32(window),
+                exponent.pointer,
+                exponent.count,
+                domain.modulusLimbs.pointer,
+                n,
+                domain.minusInverse,
+                scratch.baseAddress!
+            )  // invariant: capacity > 0
             secureZero(UnsafeMutableRawBufferPointer(scratch))
         }
     }

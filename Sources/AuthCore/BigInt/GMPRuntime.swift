@@ -44,7 +44,11 @@ private func zeroizingAllocate(_ size: Int) -> UnsafeMutableRawPointer? {
     return malloc(size)
 }
 
-private func zeroizingReallocate(_ pointer: UnsafeMutableRawPointer?, _ oldSize: Int, _ newSize: Int)
+private func zeroizingReallocate(
+    _ pointer: UnsafeMutableRawPointer?,
+    _ oldSize: Int,
+    _ newSize: Int
+)
     -> UnsafeMutableRawPointer?
 {
     GMPRuntime.allocations.add(1, ordering: .relaxed)

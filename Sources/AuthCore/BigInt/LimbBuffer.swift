@@ -23,7 +23,8 @@ final class LimbBuffer: @unchecked Sendable {
     convenience init(_ value: BigUInt, count: Int) {
         self.init(count: count)
         let used = value.limbCount
-        precondition(used <= self.count, "value wider than its limb buffer")  // invariant: callers size buffers from N or declared bits
+        // invariant: callers size buffers from N or declared bits
+        precondition(used <= self.count, "value wider than its limb buffer")
         if used > 0, let source = c_authcore_mpz_limbs_read(value.storage.pointer) {
             pointer.update(from: source, count: used)
         }
@@ -33,7 +34,8 @@ final class LimbBuffer: @unchecked Sendable {
     /// time that depends only on the byte count.
     convenience init(bigEndianBytes bytes: UnsafeRawBufferPointer, count: Int) {
         self.init(count: count)
-        precondition(bytes.count <= self.count * 8, "bytes wider than their limb buffer")  // invariant: sized by callers
+        // invariant: sized by callers
+        precondition(bytes.count <= self.count * 8, "bytes wider than their limb buffer")
         for (index, byte) in bytes.reversed().enumerated() {
             pointer[index / 8] |= mp_limb_t(byte) << (8 * (index % 8))
         }
@@ -93,10 +95,14 @@ final class LimbBuffer: @unchecked Sendable {
     /// depends only on the operands' widths: `mpn_sec_mul` then `mpn_add_n`. `count` must hold the
     /// sum (at least `max(a.count, u.count + x.count)` limbs).
     static func sum(_ a: LimbBuffer, plusProductOf u: LimbBuffer, _ x: LimbBuffer, count: Int) -> LimbBuffer {
-        precondition(count >= Swift.max(a.count, u.count + x.count), "the sum's width holds both terms")  // invariant: sized by the caller
+        // invariant: sized by the caller
+        precondition(count >= Swift.max(a.count, u.count + x.count), "the sum's width holds both terms")
         let result = LimbBuffer(count: count)
         let (wide, narrow) = u.count >= x.count ? (u, x) : (x, u)  // mpn_sec_mul wants the longer operand first
-        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: count + Int(c_authcore_mpn_sec_mul_itch(wide.count, narrow.count))) {
+        withUnsafeTemporaryAllocation(
+            of: mp_limb_t.self,
+            capacity: count + Int(c_authcore_mpn_sec_mul_itch(wide.count, narrow.count))
+        ) {
             scratch in
             let product = scratch.baseAddress!  // invariant: capacity > 0
             product.initialize(repeating: 0, count: count)

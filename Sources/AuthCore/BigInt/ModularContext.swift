@@ -47,12 +47,15 @@ public final class ModularContext {
         }
         guard modulus.bitWidth <= Self.maximumModulusBitCount else {
             throw AuthCoreError(
-                .inputTooLarge, "modulus of \(modulus.bitWidth) bits exceeds \(Self.maximumModulusBitCount) bits")
+                .inputTooLarge,
+                "modulus of \(modulus.bitWidth) bits exceeds \(Self.maximumModulusBitCount) bits"
+            )
         }
         guard (1...Self.maximumExponentBitCountLimit).contains(maximumExponentBitCount) else {
             throw AuthCoreError(
                 .invalidParameter,
-                "exponent bit count \(maximumExponentBitCount) is outside 1...\(Self.maximumExponentBitCountLimit)")
+                "exponent bit count \(maximumExponentBitCount) is outside 1...\(Self.maximumExponentBitCountLimit)"
+            )
         }
         self.modulus = modulus
         self.maximumExponentBitCount = maximumExponentBitCount
@@ -80,12 +83,18 @@ public final class ModularContext {
     ///   - exponentBitCount: the fixed bit length the computation runs for, 1...``maximumExponentBitCount``.
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` when `exponentBitCount` is out of range or the
     ///   exponent does not fit in it.
-    public func power(_ base: BigUInt, secretExponent exponent: BigUInt, exponentBitCount: Int) throws(AuthCoreError)
+    public func power(
+        _ base: BigUInt,
+        secretExponent exponent: BigUInt,
+        exponentBitCount: Int
+    ) throws(AuthCoreError)
         -> BigUInt
     {
         guard (1...maximumExponentBitCount).contains(exponentBitCount) else {
             throw AuthCoreError(
-                .invalidParameter, "exponent bit count \(exponentBitCount) is outside 1...\(maximumExponentBitCount)")
+                .invalidParameter,
+                "exponent bit count \(exponentBitCount) is outside 1...\(maximumExponentBitCount)"
+            )
         }
         guard exponent.bitWidth <= exponentBitCount else {
             throw AuthCoreError(.invalidParameter, "exponent is wider than the declared \(exponentBitCount) bits")
@@ -95,10 +104,17 @@ public final class ModularContext {
         let usedExponent = UnsafeMutableBufferPointer(rebasing: exponentLimbs.buffer[0..<exponentLimbCount])
         load(exponent, into: usedExponent, reducing: false)
         secretPowers.power(
-            resultLimbs.pointer, base: baseLimbs.pointer, exponent: usedExponent.baseAddress!, bitCount: exponentBitCount,
-            kernel: .preferred, scratch: scratch.pointer)  // invariant: exponentLimbCount ≥ 1
+            resultLimbs.pointer,
+            base: baseLimbs.pointer,
+            exponent: usedExponent.baseAddress!,
+            bitCount: exponentBitCount,
+            kernel: .preferred,
+            scratch: scratch.pointer
+        )  // invariant: exponentLimbCount ≥ 1
         let output = resultLimbs.bigUInt
-        for buffer in [exponentLimbs, baseLimbs, resultLimbs, scratch] { secureZero(UnsafeMutableRawBufferPointer(buffer.buffer)) }
+        for buffer in [exponentLimbs, baseLimbs, resultLimbs, scratch] {
+            secureZero(UnsafeMutableRawBufferPointer(buffer.buffer))
+        }
         return output
     }
 
@@ -137,7 +153,8 @@ extension BigUInt {
     /// A value from little-endian 64-bit limbs of which the lowest `significantCount` are used: the
     /// others are zero and limb `significantCount - 1` is not. Copies every limb, branching on none.
     init(limbs: UnsafeBufferPointer<mp_limb_t>, significantCount: Int) {
-        precondition(significantCount >= 0 && significantCount <= limbs.count, "significant limbs within the buffer")  // invariant: computed by callers
+        // invariant: computed by callers
+        precondition(significantCount >= 0 && significantCount <= limbs.count, "significant limbs within the buffer")
         let out = MPZStorage(bits: limbs.count * 64)
         if limbs.count > 0 {
             let dest = c_authcore_mpz_limbs_write(out.pointer, limbs.count)!  // invariant: count > 0

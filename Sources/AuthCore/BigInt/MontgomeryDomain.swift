@@ -28,15 +28,22 @@ package final class MontgomeryDomain: @unchecked Sendable {
     let secretPowers: SecretPowerModulus
 
     package init(modulus: BigUInt) {
-        precondition(modulus.isOdd && modulus > BigUInt(1), "Montgomery arithmetic needs an odd modulus > 1")  // invariant: groups are validated first
+        // invariant: groups are validated first
+        precondition(modulus.isOdd && modulus > BigUInt(1), "Montgomery arithmetic needs an odd modulus > 1")
         self.modulus = modulus
         let n = modulus.limbCount
         limbCount = n
         modulusLimbs = LimbBuffer(modulus, count: n)
         minusInverse = c_authcore_mont_minus_inverse(modulusLimbs.pointer[0])
         let r = BigUInt.powerOfTwo(64 * n)
-        one = LimbBuffer(BigUInt.result { c_authcore_mpz_mod($0, r.storage.pointer, modulus.storage.pointer) }, count: n)
-        let r2 = BigUInt.result { c_authcore_mpz_mul($0, r.storage.pointer, r.storage.pointer); c_authcore_mpz_mod($0, $0, modulus.storage.pointer) }
+        one = LimbBuffer(
+            BigUInt.result { c_authcore_mpz_mod($0, r.storage.pointer, modulus.storage.pointer) },
+            count: n
+        )
+        let r2 = BigUInt.result {
+            c_authcore_mpz_mul($0, r.storage.pointer, r.storage.pointer)
+            c_authcore_mpz_mod($0, $0, modulus.storage.pointer)
+        }
         rSquared = LimbBuffer(r2, count: n)
         scratchLimbs = Int(c_authcore_mont_scratch_limbs(n))
         secretPowers = SecretPowerModulus(modulus: modulus, modulusLimbs: modulusLimbs)
@@ -116,16 +123,25 @@ package final class MontgomeryDomain: @unchecked Sendable {
     /// (never normalised: its leading zero bytes change nothing), the exponent below 2^`bitCount`,
     /// where `bitCount` is the operation's public declared length (design.md, "Performance strategy").
     func secretPower(
-        base: LimbBuffer, exponent: LimbBuffer, bitCount: Int, kernel: SecretPowerKernel = .preferred
+        base: LimbBuffer,
+        exponent: LimbBuffer,
+        bitCount: Int,
+        kernel: SecretPowerKernel = .preferred
     ) -> LimbBuffer {
         let n = limbCount
-        precondition(base.count == n && bitCount >= 1 && exponent.count * 64 >= bitCount, "fixed-width operands")  // invariant: built by the engine
+        // invariant: built by the engine
+        precondition(base.count == n && bitCount >= 1 && exponent.count * 64 >= bitCount, "fixed-width operands")
         let result = LimbBuffer(count: n)
         let itch = secretPowers.scratchLimbs(bitCount: bitCount, kernel: kernel)
         withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: itch) { scratch in
             secretPowers.power(
-                result.pointer, base: base.pointer, exponent: exponent.pointer, bitCount: bitCount, kernel: kernel,
-                scratch: scratch.baseAddress!)  // invariant: itch > 0
+                result.pointer,
+                base: base.pointer,
+                exponent: exponent.pointer,
+                bitCount: bitCount,
+                kernel: kernel,
+                scratch: scratch.baseAddress!
+            )  // invariant: itch > 0
             secureZero(UnsafeMutableRawBufferPointer(scratch))
         }
         return result
@@ -138,14 +154,21 @@ package final class MontgomeryDomain: @unchecked Sendable {
     /// exponent below 2^`bitCount`.
     package func secretPower(_ base: BigUInt, exponent: BigUInt, bitCount: Int, kernel: SecretPowerKernel) -> BigUInt {
         secretPower(
-            base: LimbBuffer(base, count: limbCount), exponent: LimbBuffer(exponent, count: (bitCount + 63) / 64),
-            bitCount: bitCount, kernel: kernel
+            base: LimbBuffer(base, count: limbCount),
+            exponent: LimbBuffer(exponent, count: (bitCount + 63) / 64),
+            bitCount: bitCount,
+            kernel: kernel
         ).bigUInt
     }
 
     /// The same with the operands already in fixed-width limbs: the returned work runs the kernel
     /// alone (what the gates time and count).
-    package func preparedSecretPower(_ base: BigUInt, exponent: BigUInt, bitCount: Int, kernel: SecretPowerKernel) -> () -> Void {
+    package func preparedSecretPower(
+        _ base: BigUInt,
+        exponent: BigUInt,
+        bitCount: Int,
+        kernel: SecretPowerKernel
+    ) -> () -> Void {
         let baseLimbs = LimbBuffer(base, count: limbCount)
         let exponentLimbs = LimbBuffer(exponent, count: (bitCount + 63) / 64)
         return { _ = self.secretPower(base: baseLimbs, exponent: exponentLimbs, bitCount: bitCount, kernel: kernel) }

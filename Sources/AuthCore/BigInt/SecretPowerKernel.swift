@@ -91,16 +91,30 @@ struct SecretPowerModulus: @unchecked Sendable {
     /// 2^`bitCount`, the declared public length. `scratch` holds ``scratchLimbs(bitCount:kernel:)``
     /// limbs and holds secrets afterwards: the caller wipes it.
     func power(
-        _ result: UnsafeMutablePointer<mp_limb_t>, base: UnsafePointer<mp_limb_t>, exponent: UnsafePointer<mp_limb_t>,
-        bitCount: Int, kernel: SecretPowerKernel, scratch: UnsafeMutablePointer<mp_limb_t>
+        _ result: UnsafeMutablePointer<mp_limb_t>,
+        base: UnsafePointer<mp_limb_t>,
+        exponent: UnsafePointer<mp_limb_t>,
+        bitCount: Int,
+        kernel: SecretPowerKernel,
+        scratch: UnsafeMutablePointer<mp_limb_t>
     ) {
-        precondition(kernel.isAvailable && bitCount >= 1, "an available kernel and a declared length")  // invariant: callers use .preferred or check
+        // invariant: callers use .preferred or check
+        precondition(kernel.isAvailable && bitCount >= 1, "an available kernel and a declared length")
         let n = limbCount
         switch (effective(kernel), digitSquare) {
         case (.ifma52, let square?):
             c_authcore_powm52_ifma(result, base, exponent, bitCount, modulusLimbs.pointer, square.pointer, n, scratch)
         case (.portable52, let square?):
-            c_authcore_powm52_portable(result, base, exponent, bitCount, modulusLimbs.pointer, square.pointer, n, scratch)
+            c_authcore_powm52_portable(
+                result,
+                base,
+                exponent,
+                bitCount,
+                modulusLimbs.pointer,
+                square.pointer,
+                n,
+                scratch
+            )
         default:
             c_authcore_mpn_sec_powm(result, base, n, exponent, mp_bitcnt_t(bitCount), modulusLimbs.pointer, n, scratch)
         }

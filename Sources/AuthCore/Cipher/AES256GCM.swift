@@ -22,7 +22,10 @@ public enum AES256GCM {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a key that is not 32 bytes or a nonce that
     ///   is not 12; `.libcryptoFailure` if OpenSSL fails.
     public static func seal(
-        _ plaintext: SecureBytes, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8] = []
+        _ plaintext: SecureBytes,
+        key: SecureBytes,
+        nonce: [UInt8],
+        associatedData: [UInt8] = []
     ) throws(AuthCoreError) -> [UInt8] {
         try checkSizes(key: key, nonce: nonce)
         let context = try CipherContext()
@@ -30,7 +33,9 @@ public enum AES256GCM {
         try context.authenticate(associatedData)
         var sealed = [UInt8](repeating: 0, count: plaintext.count + tagByteCount)
         try sealed.withUnsafeMutableBytesTyped { (out) throws(AuthCoreError) in
-            let written = try plaintext.withUnsafeBytes { (input) throws(AuthCoreError) in try context.update(input, into: out) }
+            let written = try plaintext.withUnsafeBytes { (input) throws(AuthCoreError) in
+                try context.update(input, into: out)
+            }
             // invariant: GCM is a stream mode, so update writes exactly the input length and final writes nothing.
             precondition(written == plaintext.count, "GCM wrote \(written) of \(plaintext.count) bytes")
             try context.finish()
@@ -46,11 +51,17 @@ public enum AES256GCM {
     ///   is returned); `.invalidParameter` for wrong key or nonce sizes; `.malformedInput` for a
     ///   `sealed` shorter than a tag.
     public static func open(
-        _ sealed: [UInt8], key: SecureBytes, nonce: [UInt8], associatedData: [UInt8] = []
+        _ sealed: [UInt8],
+        key: SecureBytes,
+        nonce: [UInt8],
+        associatedData: [UInt8] = []
     ) throws(AuthCoreError) -> SecureBytes {
         try checkSizes(key: key, nonce: nonce)
         guard sealed.count >= tagByteCount else {
-            throw AuthCoreError(.malformedInput, "sealed data of \(sealed.count) bytes is shorter than the \(tagByteCount)-byte tag")
+            throw AuthCoreError(
+                .malformedInput,
+                "sealed data of \(sealed.count) bytes is shorter than the \(tagByteCount)-byte tag"
+            )
         }
         let context = try CipherContext()
         try context.initialize(encrypting: false, key: key, nonce: nonce)
@@ -74,7 +85,9 @@ public enum AES256GCM {
     }
 
     private static func checkSizes(key: SecureBytes, nonce: [UInt8]) throws(AuthCoreError) {
-        guard key.count == keyByteCount else { throw AuthCoreError(.invalidParameter, "AES-256-GCM key must be 32 bytes, not \(key.count)") }
+        guard key.count == keyByteCount else {
+            throw AuthCoreError(.invalidParameter, "AES-256-GCM key must be 32 bytes, not \(key.count)")
+        }
         guard nonce.count == nonceByteCount else {
             throw AuthCoreError(.invalidParameter, "AES-256-GCM nonce must be 12 bytes, not \(nonce.count)")
         }
@@ -97,8 +110,13 @@ private final class CipherContext {
         let status = key.withUnsafeBytes { keyBytes in
             nonce.withUnsafeBytes { nonceBytes in
                 EVP_CipherInit_ex2(
-                    context, EVP_aes_256_gcm(), keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                    nonceBytes.baseAddress?.assumingMemoryBound(to: UInt8.self), encrypting ? 1 : 0, nil)
+                    context,
+                    EVP_aes_256_gcm(),
+                    keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    nonceBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                    encrypting ? 1 : 0,
+                    nil
+                )
             }
         }
         guard status == 1 else { throw libcryptoError("EVP_CipherInit_ex2") }
@@ -106,23 +124,38 @@ private final class CipherContext {
 
     func authenticate(_ associatedData: [UInt8]) throws(AuthCoreError) {
         guard !associatedData.isEmpty else { return }
-        guard associatedData.count <= Int(Int32.max) else { throw AuthCoreError(.inputTooLarge, "AES-256-GCM associated data over 2 GiB") }
+        guard associatedData.count <= Int(Int32.max) else {
+            throw AuthCoreError(.inputTooLarge, "AES-256-GCM associated data over 2 GiB")
+        }
         var ignored: Int32 = 0
         let status = associatedData.withUnsafeBytes { bytes in
-            EVP_CipherUpdate(context, nil, &ignored, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(clamping: bytes.count))
+            EVP_CipherUpdate(
+                context,
+                nil,
+                &ignored,
+                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                Int32(clamping: bytes.count)
+            )
         }
         guard status == 1 else { throw libcryptoError("EVP_CipherUpdate (associated data)") }
     }
 
     /// Encrypts or decrypts `input` into `output` (at least as large); returns the bytes written.
-    func update(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(AuthCoreError) -> Int {
+    func update(
+        _ input: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) throws(AuthCoreError) -> Int {
         guard !input.isEmpty else { return 0 }
         guard input.count <= Int(Int32.max) else { throw AuthCoreError(.inputTooLarge, "AES-256-GCM input over 2 GiB") }
         var written: Int32 = 0
         guard
             EVP_CipherUpdate(
-                context, output.baseAddress?.assumingMemoryBound(to: UInt8.self), &written,
-                input.baseAddress?.assumingMemoryBound(to: UInt8.self), Int32(input.count)) == 1
+                context,
+                output.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                &written,
+                input.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                Int32(input.count)
+            ) == 1
         else { throw libcryptoError("EVP_CipherUpdate") }
         return Int(written)
     }
@@ -131,7 +164,9 @@ private final class CipherContext {
     func finish() throws(AuthCoreError) {
         var written: Int32 = 0
         var scratch = [UInt8](repeating: 0, count: 16)
-        let status = scratch.withUnsafeMutableBytes { EVP_CipherFinal_ex(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), &written) }
+        let status = scratch.withUnsafeMutableBytes {
+            EVP_CipherFinal_ex(context, $0.baseAddress?.assumingMemoryBound(to: UInt8.self), &written)
+        }
         guard status == 1 else { throw libcryptoError("EVP_CipherFinal_ex") }
     }
 
@@ -143,7 +178,14 @@ private final class CipherContext {
 
     func expectTag(_ tag: UnsafeRawBufferPointer) throws(AuthCoreError) {
         // OpenSSL copies the expected tag; the pointer is not written through.
-        guard EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, Int32(tag.count), UnsafeMutableRawPointer(mutating: tag.baseAddress)) == 1 else {
+        guard
+            EVP_CIPHER_CTX_ctrl(
+                context,
+                EVP_CTRL_GCM_SET_TAG,
+                Int32(tag.count),
+                UnsafeMutableRawPointer(mutating: tag.baseAddress)
+            ) == 1
+        else {
             throw libcryptoError("EVP_CTRL_GCM_SET_TAG")
         }
     }

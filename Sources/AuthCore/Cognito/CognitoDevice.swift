@@ -3,7 +3,8 @@
 /// `x = H(PADs(salt) | H(deviceGroupKey | deviceKey | ":" | devicePassword))`, `v = g^x mod N`;
 /// `PasswordVerifier = Base64(PADs(v))`, `Salt = Base64(PADs(salt))` (vectors.md
 /// `cognito-device-verifier`).
-public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
+{
     /// `PasswordVerifier` (Base64).
     public let passwordVerifier: String
     /// `Salt` (Base64).
@@ -16,7 +17,12 @@ public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDe
     public var customMirror: Mirror { Mirror(self, children: ["salt": salt], displayStyle: .struct) }
 
     /// The verifier for a device password and salt.
-    public init(deviceGroupKey: String, deviceKey: String, devicePassword: SecureBytes, salt: BigUInt) throws(AuthCoreError) {
+    public init(
+        deviceGroupKey: String,
+        deviceKey: String,
+        devicePassword: SecureBytes,
+        salt: BigUInt
+    ) throws(AuthCoreError) {
         let x = CognitoSRP.privateKey(salt: salt, realm: deviceGroupKey, identity: deviceKey, password: devicePassword)
         let v = try CognitoSRP.group.engine.generatorPower(x, bitCount: 256)
         v.withUnsafeLimbBytes { ConstantFlow.declassify($0) }  // sent to Cognito (ConfirmDevice)
@@ -27,7 +33,11 @@ public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDe
 
     /// A new device secret: 40 random bytes as Base64 (the device password, kept by the app) and a
     /// 16-byte random salt, with their verifier.
-    public static func generate(deviceGroupKey: String, deviceKey: String, random: some SecureRandomGenerator = SystemRandom())
+    public static func generate(
+        deviceGroupKey: String,
+        deviceKey: String,
+        random: some SecureRandomGenerator = SystemRandom()
+    )
         throws(AuthCoreError) -> (devicePassword: SecureBytes, verifier: CognitoDeviceVerifier)
     {
         let passwordBytes = try random.secureBytes(count: 40)
@@ -35,7 +45,15 @@ public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDe
         let saltBytes = try random.secureBytes(count: 16)
         saltBytes.withUnsafeBytes { ConstantFlow.declassify($0) }  // sent to Cognito (ConfirmDevice)
         let salt = BigUInt(bigEndianBytes: saltBytes)
-        return (password, try CognitoDeviceVerifier(deviceGroupKey: deviceGroupKey, deviceKey: deviceKey, devicePassword: password, salt: salt))
+        return (
+            password,
+            try CognitoDeviceVerifier(
+                deviceGroupKey: deviceGroupKey,
+                deviceKey: deviceKey,
+                devicePassword: password,
+                salt: salt
+            )
+        )
     }
 }
 
@@ -45,6 +63,8 @@ public struct CognitoDeviceVerifier: Sendable, CustomStringConvertible, CustomDe
 /// `USERNAME`/`USER_ID_FOR_SRP` of the challenge.
 public func cognitoSecretHash(username: String, clientId: String, clientSecret: SecureBytes) -> String {
     clientSecret.withUnsafeBytes { key in
-        Array((username + clientId).utf8).withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: $0, using: key) }
+        Array((username + clientId).utf8).withUnsafeBytes {
+            HashAlgorithm.sha256.authenticationCode(for: $0, using: key)
+        }
     }.base64
 }

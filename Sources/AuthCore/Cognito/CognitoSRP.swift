@@ -18,12 +18,20 @@
 /// `USER_ID_FOR_SRP`; for a device, `realm` is the device group key and `identity` the device key.
 public enum CognitoSRP {
     /// The group: N of RFC 5054's 3072-bit group, g = 2.
-    public static let group = SRPGroup(name: "cognito-3072", modulus: SRPGroup.rfc5054Group3072.modulus, generator: BigUInt(2))
+    public static let group = SRPGroup(
+        name: "cognito-3072",
+        modulus: SRPGroup.rfc5054Group3072.modulus,
+        generator: BigUInt(2)
+    )
     /// Cognito as a policy of the one SRP front end: the group, SHA-256 and the sign-padded
     /// ``SRPHashConvention/cognito`` (k, u and x come from ``SRPConfiguration``; the claim below is
     /// Cognito's own).
     public static let configuration = SRPConfiguration(
-        validGroup: group, hash: .sha256, convention: .cognito, privateValueBitCount: defaultPrivateValueBitCount)
+        validGroup: group,
+        hash: .sha256,
+        convention: .cognito,
+        privateValueBitCount: defaultPrivateValueBitCount
+    )
     /// `k = H(PADs(N) | PADs(g))`.
     public static var multiplier: BigUInt { configuration.multiplier }
     /// The HKDF `info` of the claim key.
@@ -38,10 +46,15 @@ public enum CognitoSRP {
     ///   - random: the source of `a` (default: the system's CSPRNG through OpenSSL).
     /// - Throws: ``AuthCoreError/Code/randomFailure``, ``AuthCoreError/Code/invalidParameter``.
     public static func makeEphemeral(
-        randomBitCount: Int = defaultPrivateValueBitCount, random: some SecureRandomGenerator = SystemRandom()
+        randomBitCount: Int = defaultPrivateValueBitCount,
+        random: some SecureRandomGenerator = SystemRandom()
     ) throws(AuthCoreError) -> SRPPrivateValue {
         try group.engine.generatePrivateValue(
-            group: group, randomBitCount: randomBitCount, offsetBits: configuration.clientOffsetBits(randomBits: randomBitCount), random: random)
+            group: group,
+            randomBitCount: randomBitCount,
+            offsetBits: configuration.clientOffsetBits(randomBits: randomBitCount),
+            random: random
+        )
     }
 
     /// An ephemeral from an explicit `a` (test vectors). Package API: an explicit value is used at its
@@ -74,7 +87,9 @@ public enum CognitoSRP {
     ///
     /// - Throws: ``AuthCoreError/Code/invalidHex`` naming the parameter.
     public static func number(fromHex text: String, parameter: String) throws(AuthCoreError) -> BigUInt {
-        guard text.utf8.count <= 4096 else { throw AuthCoreError(.inputTooLarge, "\(parameter) is longer than 4096 hex digits") }
+        guard text.utf8.count <= 4096 else {
+            throw AuthCoreError(.inputTooLarge, "\(parameter) is longer than 4096 hex digits")
+        }
         return try BigUInt(hex: text, field: parameter)
     }
 
@@ -84,11 +99,19 @@ public enum CognitoSRP {
     /// RFC 5054's `x` with `I = realm | identity` and the salt's sign-padded bytes.
     static func privateKey(salt: BigUInt, realm: String, identity: String, password: SecureBytes) -> LimbBuffer {
         configuration.privateKeyScalar(
-            username: Array(realm.utf8) + Array(identity.utf8), password: password, salt: salt.signPaddedBigEndianBytes)
+            username: Array(realm.utf8) + Array(identity.utf8),
+            password: password,
+            salt: salt.signPaddedBigEndianBytes
+        )
     }
 
     /// `x` as a number (secret; vectors and tests).
-    package static func privateKeyValue(salt: BigUInt, realm: String, identity: String, password: SecureBytes) -> BigUInt {
+    package static func privateKeyValue(
+        salt: BigUInt,
+        realm: String,
+        identity: String,
+        password: SecureBytes
+    ) -> BigUInt {
         privateKey(salt: salt, realm: realm, identity: identity, password: password).secretBigUInt
     }
 
@@ -100,11 +123,15 @@ public enum CognitoSRP {
     /// (``SecureBytes/transformingSuffix(from:candidates:_:)``): only a start further in (two zero
     /// bytes and a byte below 0x80 at S's top, about 2⁻¹⁷ of sign-ins) is declassified. S is never
     /// zero (a zero base is refused before the exponentiation, and N is prime).
-    static func claimKey(premasterSecret s: LimbBuffer, scramblingParameter u: BigUInt) throws(AuthCoreError) -> SecureBytes {
+    static func claimKey(
+        premasterSecret s: LimbBuffer,
+        scramblingParameter u: BigUInt
+    ) throws(AuthCoreError) -> SecureBytes {
         let padded = s.secureBigEndianBytes(leadingZeros: 1)  // 00 ‖ S: the sign byte is always available
         // Secret: PADs(S) keeps one 00 before a first byte ≥ 0x80, none otherwise. S ≠ 0, so the
         // start is inside the bytes.
-        let start = padded.leadingZeroByteCount &- Int(padded.firstNonZeroByte >> 7)  // &-: no overflow check to branch on
+        // &-: no overflow check to branch on
+        let start = padded.leadingZeroByteCount &- Int(padded.firstNonZeroByte >> 7)
         let first = padded.count - group.byteCount  // S's first possible byte (public): N's length from the end
         let salt = u.signPaddedBigEndianBytes
         let prk = padded.transformingSuffix(from: start, candidates: (first - 1)..<(first + 2)) { ikm in
@@ -117,9 +144,14 @@ public enum CognitoSRP {
         }
     }
 
-
     /// `Base64(HMAC-SHA256(key, realm | identity | secretBlock | timestamp))`.
-    static func claimSignature(key: SecureBytes, realm: String, identity: String, secretBlock: [UInt8], timestamp: String) -> Digest {
+    static func claimSignature(
+        key: SecureBytes,
+        realm: String,
+        identity: String,
+        secretBlock: [UInt8],
+        timestamp: String
+    ) -> Digest {
         key.withUnsafeBytes { k in
             var mac = KeyedHMAC(algorithm: .sha256, key: k)
             return mac.authenticationCode { (feed: (UnsafeRawBufferPointer) -> Void) in
@@ -174,31 +206,65 @@ extension CognitoSRP {
     ///   - timestamp: the `TIMESTAMP` string to sign (see ``Timestamp/cognitoTimestamp``).
     /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` for `B ≥ N`, `B ≡ 0 (mod N)` or `u = 0`.
     public static func passwordClaim(
-        realm: String, identity: String, password: SecureBytes, ephemeral: borrowing SRPPrivateValue,
-        serverPublicValue: BigUInt, salt: BigUInt, secretBlock: [UInt8], timestamp: String
+        realm: String,
+        identity: String,
+        password: SecureBytes,
+        ephemeral: borrowing SRPPrivateValue,
+        serverPublicValue: BigUInt,
+        salt: BigUInt,
+        secretBlock: [UInt8],
+        timestamp: String
     ) throws(AuthCoreError) -> CognitoPasswordClaim {
         try passwordClaim(
-            realm: realm, identity: identity, password: password, ephemeral: ephemeral, serverPublicValue: serverPublicValue,
-            salt: salt, secretBlock: secretBlock, timestamp: timestamp, recordingIntermediates: false)
+            realm: realm,
+            identity: identity,
+            password: password,
+            ephemeral: ephemeral,
+            serverPublicValue: serverPublicValue,
+            salt: salt,
+            secretBlock: secretBlock,
+            timestamp: timestamp,
+            recordingIntermediates: false
+        )
     }
 
     /// The same, optionally keeping `x`, `S` and the key in the claim (vectors and tests only).
     package static func passwordClaim(
-        realm: String, identity: String, password: SecureBytes, ephemeral: borrowing SRPPrivateValue,
-        serverPublicValue: BigUInt, salt: BigUInt, secretBlock: [UInt8], timestamp: String, recordingIntermediates: Bool
+        realm: String,
+        identity: String,
+        password: SecureBytes,
+        ephemeral: borrowing SRPPrivateValue,
+        serverPublicValue: BigUInt,
+        salt: BigUInt,
+        secretBlock: [UInt8],
+        timestamp: String,
+        recordingIntermediates: Bool
     ) throws(AuthCoreError) -> CognitoPasswordClaim {
         guard ephemeral.group == group else {
-            throw AuthCoreError(.invalidParameter, "the ephemeral belongs to \(ephemeral.group.name), not Cognito's group")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the ephemeral belongs to \(ephemeral.group.name), not Cognito's group"
+            )
         }
         let b = try group.validatedPublicValue(serverPublicValue, field: "SRP_B")
         let x = privateKey(salt: salt, realm: realm, identity: identity, password: password)
         let premaster = try configuration.clientPremaster(serverPublicValue: b, x: x, ephemeral: ephemeral)
         let (s, u) = (premaster.secret, premaster.scramblingParameter)
         let key = try claimKey(premasterSecret: s, scramblingParameter: u)
-        let signature = claimSignature(key: key, realm: realm, identity: identity, secretBlock: secretBlock, timestamp: timestamp)
+        let signature = claimSignature(
+            key: key,
+            realm: realm,
+            identity: identity,
+            secretBlock: secretBlock,
+            timestamp: timestamp
+        )
         return CognitoPasswordClaim(
-            signature: signature.publishedBase64, timestamp: timestamp, scramblingParameter: u,
+            signature: signature.publishedBase64,
+            timestamp: timestamp,
+            scramblingParameter: u,
             intermediates: recordingIntermediates
-                ? CognitoClaimIntermediates(privateKey: x.secretBigUInt, premasterSecret: s.secretBigUInt, key: key) : nil)
+                ? CognitoClaimIntermediates(privateKey: x.secretBigUInt, premasterSecret: s.secretBigUInt, key: key)
+                : nil
+        )
     }
 }

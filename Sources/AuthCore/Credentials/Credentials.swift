@@ -17,11 +17,19 @@ public struct Credentials: Sendable, CustomStringConvertible, CustomDebugStringC
     ///
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an empty access key id or secret, or one
     ///   containing control characters or whitespace.
-    public init(accessKeyId: String, secretAccessKey: SecureBytes, sessionToken: String? = nil, expiration: Timestamp? = nil)
+    public init(
+        accessKeyId: String,
+        secretAccessKey: SecureBytes,
+        sessionToken: String? = nil,
+        expiration: Timestamp? = nil
+    )
         throws(AuthCoreError)
     {
         guard !accessKeyId.isEmpty, accessKeyId.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }) else {
-            throw AuthCoreError(.invalidParameter, "access key id is empty or contains whitespace or control characters")
+            throw AuthCoreError(
+                .invalidParameter,
+                "access key id is empty or contains whitespace or control characters"
+            )
         }
         guard !secretAccessKey.isEmpty else { throw AuthCoreError(.invalidParameter, "secret access key is empty") }
         if let sessionToken {
@@ -36,12 +44,20 @@ public struct Credentials: Sendable, CustomStringConvertible, CustomDebugStringC
     }
 
     /// Credentials with the secret given as a string (copied once into wiping storage).
-    public init(accessKeyId: String, secretAccessKey: String, sessionToken: String? = nil, expiration: Timestamp? = nil)
+    public init(
+        accessKeyId: String,
+        secretAccessKey: String,
+        sessionToken: String? = nil,
+        expiration: Timestamp? = nil
+    )
         throws(AuthCoreError)
     {
         try self.init(
-            accessKeyId: accessKeyId, secretAccessKey: SecureBytes(secretAccessKey.utf8), sessionToken: sessionToken,
-            expiration: expiration)
+            accessKeyId: accessKeyId,
+            secretAccessKey: SecureBytes(secretAccessKey.utf8),
+            sessionToken: sessionToken,
+            expiration: expiration
+        )
     }
 
     /// Whether the credentials are expired at `time` (never, for credentials without an expiration).
@@ -54,7 +70,9 @@ public struct Credentials: Sendable, CustomStringConvertible, CustomDebugStringC
     ///
     /// The fingerprint is treated as public (the constant-flow gate declassifies it): a cache indexed
     /// by it reveals at most bits of a one-way hash of a high-entropy key, never the key.
-    public var secretFingerprint: Digest { secretAccessKey.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.published }
+    public var secretFingerprint: Digest {
+        secretAccessKey.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.published
+    }
 
     public var description: String {
         var text = "Credentials(accessKeyId: \(accessKeyId), secretAccessKey: <redacted>"

@@ -54,9 +54,19 @@ public struct Digest: Sendable, Equatable, CustomStringConvertible, CustomDebugS
 
     /// Standard Base64 of a value the protocol publishes (a signature, a proof that is sent),
     /// declassified first for the constant-flow gate.
-    package var publishedBase64: String { withUnsafeBytes { ConstantFlow.declassify($0); return Base64.encode($0) } }
+    package var publishedBase64: String {
+        withUnsafeBytes {
+            ConstantFlow.declassify($0)
+            return Base64.encode($0)
+        }
+    }
     /// Lower-case hex of a value the protocol publishes, declassified first.
-    package var publishedHexLowercased: String { withUnsafeBytes { ConstantFlow.declassify($0); return Hex.encode($0) } }
+    package var publishedHexLowercased: String {
+        withUnsafeBytes {
+            ConstantFlow.declassify($0)
+            return Hex.encode($0)
+        }
+    }
 
     /// Only the size: a digest may be a MAC, a key or a hash of a secret. Use ``hexLowercased`` to show a
     /// public digest.

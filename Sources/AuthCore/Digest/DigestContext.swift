@@ -54,7 +54,8 @@ extension HashAlgorithm {
     func hash(_ buffer: UnsafeRawBufferPointer) -> Digest {
         let md = evpMD
         return Digest(count: byteCount) { out in
-            let ok = c_authcore_digest_oneshot(md, buffer.baseAddress, buffer.count, out.baseAddress!)  // invariant: count > 0
+            // invariant: count > 0
+            let ok = c_authcore_digest_oneshot(md, buffer.baseAddress, buffer.count, out.baseAddress!)
             precondition(ok == 1, "EVP_Digest failed")  // invariant: a fetched digest over valid memory cannot fail
         }
     }

@@ -16,7 +16,8 @@ final class EVPHandles: @unchecked Sendable {
     private init() {
         digests = HashAlgorithm.all.map { algorithm in
             let md = algorithm.openSSLName.withUTF8Buffer { name in
-                EVP_MD_fetch(nil, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self), nil)  // invariant: static name
+                // invariant: static name
+                EVP_MD_fetch(nil, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self), nil)
             }
             guard let md else {
                 // invariant: the default provider always has SHA-1/SHA-2; without it nothing can work.

@@ -65,7 +65,10 @@ public struct HashAlgorithm: Hashable, Sendable, CustomStringConvertible {
     public init(named name: String) throws(AuthCoreError) {
         let key = String(name.lowercased().filter { $0 != "-" })
         guard let index = Self.names.firstIndex(of: key) else {
-            throw AuthCoreError(.unsupported, "unknown hash algorithm '\(name)' (expected sha1, sha224, sha256, sha384 or sha512)")
+            throw AuthCoreError(
+                .unsupported,
+                "unknown hash algorithm '\(name)' (expected sha1, sha224, sha256, sha384 or sha512)"
+            )
         }
         self.init(id: UInt8(index))
     }

@@ -27,7 +27,8 @@ extension HashFunction {
     /// Adds the bytes of a collection.
     @inlinable
     public mutating func update(bytes: some Collection<UInt8>) {
-        if let done: Void = bytes.withContiguousStorageIfAvailable({ update(bufferPointer: UnsafeRawBufferPointer($0)) }) {
+        if let done: Void = bytes.withContiguousStorageIfAvailable({ update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        ) {
             return done
         }
         Array(bytes).withUnsafeBytes { update(bufferPointer: $0) }

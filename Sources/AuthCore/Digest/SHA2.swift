@@ -46,7 +46,9 @@ public enum Insecure {
         public static let algorithm = HashAlgorithm.sha1
         private var state: AnyHasher
         public init() { state = AnyHasher(algorithm: Self.algorithm) }
-        public mutating func update(bufferPointer: UnsafeRawBufferPointer) { state.update(bufferPointer: bufferPointer) }
+        public mutating func update(bufferPointer: UnsafeRawBufferPointer) {
+            state.update(bufferPointer: bufferPointer)
+        }
         public func finalize() -> Digest { state.finalize() }
     }
 }

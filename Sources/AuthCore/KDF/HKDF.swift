@@ -20,7 +20,11 @@ public enum HKDF<H: HashFunction> {
     /// HKDF-Expand (RFC 5869 §2.3): `T(i) = HMAC-Hash(PRK, T(i-1) | info | i)`, `OKM` = the first L bytes.
     ///
     /// - Throws: ``AuthCoreError/Code/invalidLength`` when `outputByteCount` is 0 or exceeds 255·HashLen.
-    public static func expand(pseudoRandomKey: SecureBytes, info: some Collection<UInt8>, outputByteCount: Int)
+    public static func expand(
+        pseudoRandomKey: SecureBytes,
+        info: some Collection<UInt8>,
+        outputByteCount: Int
+    )
         throws(AuthCoreError) -> SecureBytes
     {
         let infoBytes = Array(info)
@@ -35,7 +39,9 @@ public enum HKDF<H: HashFunction> {
     ///
     /// - Throws: ``AuthCoreError/Code/invalidLength`` as ``expand(pseudoRandomKey:info:outputByteCount:)``.
     public static func deriveKey(
-        inputKeyMaterial: some Collection<UInt8>, salt: some Collection<UInt8>, info: some Collection<UInt8>,
+        inputKeyMaterial: some Collection<UInt8>,
+        salt: some Collection<UInt8>,
+        info: some Collection<UInt8>,
         outputByteCount: Int
     ) throws(AuthCoreError) -> SecureBytes {
         let prk = extract(inputKeyMaterial: inputKeyMaterial, salt: salt)
@@ -58,12 +64,18 @@ extension HashAlgorithm {
     /// buffer, read back as T(i-1) for the next, and copied out: no block on the stack.
     ///
     /// - Throws: ``AuthCoreError/Code/invalidLength`` when `outputByteCount` is 0 or exceeds 255·HashLen.
-    public func hkdfExpand(pseudoRandomKey: UnsafeRawBufferPointer, info: UnsafeRawBufferPointer, outputByteCount: Int)
+    public func hkdfExpand(
+        pseudoRandomKey: UnsafeRawBufferPointer,
+        info: UnsafeRawBufferPointer,
+        outputByteCount: Int
+    )
         throws(AuthCoreError) -> SecureBytes
     {
         guard outputByteCount >= 1, outputByteCount <= 255 * byteCount else {
             throw AuthCoreError(
-                .invalidLength, "HKDF output length \(outputByteCount) is outside 1...\(255 * byteCount) (RFC 5869 §2.3)")
+                .invalidLength,
+                "HKDF output length \(outputByteCount) is outside 1...\(255 * byteCount) (RFC 5869 §2.3)"
+            )
         }
         let mac = MACHandle(algorithm: self, key: pseudoRandomKey)
         let size = byteCount
@@ -81,7 +93,8 @@ extension HashAlgorithm {
                     mac.finalize(into: t)
                     let take = Swift.min(size, outputByteCount - written)
                     UnsafeMutableRawBufferPointer(rebasing: out[written..<(written + take)]).copyMemory(
-                        from: UnsafeRawBufferPointer(rebasing: t[0..<take]))
+                        from: UnsafeRawBufferPointer(rebasing: t[0..<take])
+                    )
                     written += take
                 }
                 counter &+= 1

@@ -38,7 +38,8 @@ public struct HMAC<H: HashFunction>: Sendable {
 
     /// Adds bytes.
     public mutating func update(bytes: some Collection<UInt8>) {
-        if let done: Void = bytes.withContiguousStorageIfAvailable({ update(bufferPointer: UnsafeRawBufferPointer($0)) }) {
+        if let done: Void = bytes.withContiguousStorageIfAvailable({ update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        ) {
             return done
         }
         Array(bytes).withUnsafeBytes { update(bufferPointer: $0) }
@@ -50,22 +51,27 @@ public struct HMAC<H: HashFunction>: Sendable {
     }
 
     /// The MAC of `data` under `key`, in one call.
-    public static func authenticationCode(for data: UnsafeRawBufferPointer, using key: UnsafeRawBufferPointer) -> Digest {
+    public static func authenticationCode(for data: UnsafeRawBufferPointer, using key: UnsafeRawBufferPointer) -> Digest
+    {
         let context = MACContext(algorithm: H.algorithm, key: key)
         context.update(data)
         return context.finalize()
     }
 
     /// The MAC of `data` under `key`, in one call.
-    public static func authenticationCode(for data: some Collection<UInt8>, using key: some Collection<UInt8>) -> Digest {
+    public static func authenticationCode(for data: some Collection<UInt8>, using key: some Collection<UInt8>) -> Digest
+    {
         var keyBytes = Array(key)
         defer { keyBytes.secureZeroize() }
-        return Array(data).withUnsafeBytes { d in keyBytes.withUnsafeBytes { k in authenticationCode(for: d, using: k) } }
+        return Array(data).withUnsafeBytes { d in keyBytes.withUnsafeBytes { k in authenticationCode(for: d, using: k) }
+        }
     }
 
     /// Checks a received MAC in constant time.
     public static func isValidAuthenticationCode(
-        _ mac: some Collection<UInt8>, authenticating data: some Collection<UInt8>, using key: some Collection<UInt8>
+        _ mac: some Collection<UInt8>,
+        authenticating data: some Collection<UInt8>,
+        using key: some Collection<UInt8>
     ) -> Bool {
         let expected = authenticationCode(for: data, using: key)
         return expected.withUnsafeBytes { constantTimeEqual($0, mac) }
@@ -95,13 +101,19 @@ public struct KeyedHMAC: ~Copyable, Sendable {
     /// Keys a context for `algorithm`.
     public init(algorithm: HashAlgorithm, key: some Collection<UInt8>) {
         var bytes = Array(key)
-        context = MACHandle(owning: bytes.withUnsafeBytes { MACHandle.makeContext(algorithm: algorithm, key: $0) }, algorithm: algorithm)
+        context = MACHandle(
+            owning: bytes.withUnsafeBytes { MACHandle.makeContext(algorithm: algorithm, key: $0) },
+            algorithm: algorithm
+        )
         bytes.secureZeroize()
     }
 
     /// Keys a context for `algorithm` with a secret key.
     public init(algorithm: HashAlgorithm, key: SecureBytes) {
-        context = MACHandle(owning: key.withUnsafeBytes { MACHandle.makeContext(algorithm: algorithm, key: $0) }, algorithm: algorithm)
+        context = MACHandle(
+            owning: key.withUnsafeBytes { MACHandle.makeContext(algorithm: algorithm, key: $0) },
+            algorithm: algorithm
+        )
     }
 
     /// The algorithm this context is keyed for.
@@ -123,7 +135,8 @@ public struct KeyedHMAC: ~Copyable, Sendable {
 
     /// The MAC of one message.
     public mutating func authenticationCode(for message: some Collection<UInt8>) -> Digest {
-        if let digest = message.withContiguousStorageIfAvailable({ authenticationCode(for: UnsafeRawBufferPointer($0)) }) {
+        if let digest = message.withContiguousStorageIfAvailable({ authenticationCode(for: UnsafeRawBufferPointer($0)) }
+        ) {
             return digest
         }
         return Array(message).withUnsafeBytes { authenticationCode(for: $0) }
@@ -145,7 +158,6 @@ public struct KeyedHMAC: ~Copyable, Sendable {
         used = true
     }
 }
-
 
 extension HashAlgorithm {
     /// HMAC (RFC 2104) of `data` under `key` with this hash, in one call.

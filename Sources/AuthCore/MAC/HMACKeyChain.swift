@@ -24,7 +24,9 @@ enum HMACKeyChain {
     /// The chain of `stepCount` steps whose part `i` `withPart(i, step)` lends to `step`: the
     /// scopes' four parts without an array of them (a signer made per request allocates none).
     static func derive(
-        seed: UnsafeRawBufferPointer, stepCount: Int, into result: UnsafeMutableRawBufferPointer,
+        seed: UnsafeRawBufferPointer,
+        stepCount: Int,
+        into result: UnsafeMutableRawBufferPointer,
         withPart: (Int, (UnsafeRawBufferPointer) -> Void) -> Void
     ) {
         precondition(stepCount > 0, "a key chain has at least one step")  // invariant: the schemes have four
@@ -32,8 +34,11 @@ enum HMACKeyChain {
         precondition(result.count == size, "a key chain's result is 32 bytes")
         withUnsafeTemporaryAllocation(byteCount: 2 * size, alignment: 8) { keys in
             for index in 0..<stepCount {
-                let key = index == 0 ? seed : UnsafeRawBufferPointer(rebasing: keys[((index - 1) % 2 * size)...].prefix(size))
-                let target = index == stepCount - 1 ? result : UnsafeMutableRawBufferPointer(rebasing: keys[(index % 2 * size)...].prefix(size))
+                let key =
+                    index == 0 ? seed : UnsafeRawBufferPointer(rebasing: keys[((index - 1) % 2 * size)...].prefix(size))
+                let target =
+                    index == stepCount - 1
+                    ? result : UnsafeMutableRawBufferPointer(rebasing: keys[(index % 2 * size)...].prefix(size))
                 var steps = 0
                 withPart(index) {
                     HMACSHA256Schedule.authenticationCode(key: key, message: $0, into: target)

@@ -61,14 +61,20 @@ struct HMACSHA256Schedule: @unchecked Sendable {
     /// HMAC-SHA256 of `message` (32 bytes).
     func authenticationCode(for message: UnsafeRawBufferPointer) -> Digest {
         states.withUnsafeMutablePointerToElements { states in
-            Digest(count: LowLevelSHA256.byteCount) { Self.finish(inner: states, outer: states + 1, message: message, into: $0) }
+            Digest(count: LowLevelSHA256.byteCount) {
+                Self.finish(inner: states, outer: states + 1, message: message, into: $0)
+            }
         }
     }
 
     /// HMAC-SHA256 of `message` under `key`, written to `out` (32 bytes) and never through a
     /// ``Digest`` value, with the schedule on the stack (wiped): for a key used once, such as a
     /// step of a signing-key derivation, whose result is the next key.
-    static func authenticationCode(key: UnsafeRawBufferPointer, message: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+    static func authenticationCode(
+        key: UnsafeRawBufferPointer,
+        message: UnsafeRawBufferPointer,
+        into out: UnsafeMutableRawBufferPointer
+    ) {
         withUnsafeTemporaryAllocation(of: c_authcore_sha256_ctx.self, capacity: 2) { pair in
             let inner = pair.baseAddress!  // invariant: capacity 2
             absorb(key: key, inner: inner, outer: inner + 1)
@@ -80,7 +86,9 @@ struct HMACSHA256Schedule: @unchecked Sendable {
     /// The key schedule (RFC 2104 §2): `inner` and `outer` set to the SHA-256 states after
     /// K₀ ⊕ ipad and K₀ ⊕ opad. K₀ is built and wiped in a stack block.
     private static func absorb(
-        key: UnsafeRawBufferPointer, inner: UnsafeMutablePointer<c_authcore_sha256_ctx>, outer: UnsafeMutablePointer<c_authcore_sha256_ctx>
+        key: UnsafeRawBufferPointer,
+        inner: UnsafeMutablePointer<c_authcore_sha256_ctx>,
+        outer: UnsafeMutablePointer<c_authcore_sha256_ctx>
     ) {
         let blockSize = LowLevelSHA256.blockByteCount
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: blockSize) { block in
@@ -95,7 +103,11 @@ struct HMACSHA256Schedule: @unchecked Sendable {
                 let words = UnsafeMutableRawPointer(block.baseAddress!)  // invariant: blockSize > 0
                 let pads = SWAR.ones &* UInt64(pad)
                 for offset in stride(from: 0, to: blockSize, by: 8) {
-                    words.storeBytes(of: words.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pads, toByteOffset: offset, as: UInt64.self)
+                    words.storeBytes(
+                        of: words.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pads,
+                        toByteOffset: offset,
+                        as: UInt64.self
+                    )
                 }
                 c_authcore_sha256_init(state)
                 c_authcore_sha256_update(state, block.baseAddress, blockSize)
@@ -109,12 +121,17 @@ struct HMACSHA256Schedule: @unchecked Sendable {
     /// SHA-256(outer ‖ SHA-256(inner ‖ message)) into `out` (32 bytes), the saved states copied into
     /// a stack block (working state, then the inner digest) that is wiped before returning.
     private static func finish(
-        inner: UnsafePointer<c_authcore_sha256_ctx>, outer: UnsafePointer<c_authcore_sha256_ctx>, message: UnsafeRawBufferPointer,
+        inner: UnsafePointer<c_authcore_sha256_ctx>,
+        outer: UnsafePointer<c_authcore_sha256_ctx>,
+        message: UnsafeRawBufferPointer,
         into out: UnsafeMutableRawBufferPointer
     ) {
         let digestSize = LowLevelSHA256.byteCount
         precondition(out.count >= digestSize, "HMAC-SHA256 output buffer too small")
-        withUnsafeTemporaryAllocation(byteCount: stateSize + digestSize, alignment: MemoryLayout<c_authcore_sha256_ctx>.alignment) { scratch in
+        withUnsafeTemporaryAllocation(
+            byteCount: stateSize + digestSize,
+            alignment: MemoryLayout<c_authcore_sha256_ctx>.alignment
+        ) { scratch in
             let base = scratch.baseAddress!  // invariant: byteCount > 0
             let work = base.bindMemory(to: c_authcore_sha256_ctx.self, capacity: 1)
             let innerDigest = base + stateSize

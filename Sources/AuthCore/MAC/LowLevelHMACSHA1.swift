@@ -13,9 +13,15 @@ package enum LowLevelHMACSHA1 {
     private static let stateSize = MemoryLayout<c_authcore_sha1_ctx>.stride
 
     /// HMAC-SHA1 of `message` under `key`.
-    package static func authenticationCode(for message: UnsafeRawBufferPointer, using key: UnsafeRawBufferPointer) -> Digest {
+    package static func authenticationCode(
+        for message: UnsafeRawBufferPointer,
+        using key: UnsafeRawBufferPointer
+    ) -> Digest {
         Digest(count: byteCount) { out in
-            withUnsafeTemporaryAllocation(byteCount: stateSize + blockByteCount, alignment: MemoryLayout<c_authcore_sha1_ctx>.alignment) { scratch in
+            withUnsafeTemporaryAllocation(
+                byteCount: stateSize + blockByteCount,
+                alignment: MemoryLayout<c_authcore_sha1_ctx>.alignment
+            ) { scratch in
                 let base = scratch.baseAddress!  // invariant: byteCount > 0
                 let state = base.bindMemory(to: c_authcore_sha1_ctx.self, capacity: 1)
                 let block = UnsafeMutableRawBufferPointer(start: base + stateSize, count: blockByteCount)
@@ -49,7 +55,11 @@ package enum LowLevelHMACSHA1 {
     private static func xor(_ block: UnsafeMutableRawBufferPointer, with pad: UInt8) {
         let pads = SWAR.ones &* UInt64(pad)
         for offset in stride(from: 0, to: blockByteCount, by: 8) {
-            block.storeBytes(of: block.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pads, toByteOffset: offset, as: UInt64.self)
+            block.storeBytes(
+                of: block.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ pads,
+                toByteOffset: offset,
+                as: UInt64.self
+            )
         }
     }
 }

@@ -23,7 +23,12 @@ struct MACHandle: ~Copyable, @unchecked Sendable {
     static func makeContext(algorithm: HashAlgorithm, key: UnsafeRawBufferPointer) -> OpaquePointer {
         guard
             let ctx = algorithm.openSSLName.withUTF8Buffer({ name in
-                c_authcore_hmac_ctx_new(EVPHandles.shared.hmac, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self), key.baseAddress, key.count)
+                c_authcore_hmac_ctx_new(
+                    EVPHandles.shared.hmac,
+                    UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self),
+                    key.baseAddress,
+                    key.count
+                )
             })
         else {
             // invariant: keying HMAC with a fetched digest cannot fail short of OOM (any key length is valid).
@@ -64,7 +69,8 @@ struct MACHandle: ~Copyable, @unchecked Sendable {
 
     /// The MAC written into `out` (exactly the algorithm's byte count), caller-owned storage.
     func finalize(into out: UnsafeMutableRawBufferPointer) {
-        precondition(out.count == algorithm.byteCount, "MAC output buffer of the wrong size")  // invariant: sized by callers
+        // invariant: sized by callers
+        precondition(out.count == algorithm.byteCount, "MAC output buffer of the wrong size")
         var length = 0
         let ok = c_authcore_mac_final(context, out.baseAddress!, &length, out.count)  // invariant: count > 0
         precondition(ok == 1 && length == out.count, "EVP_MAC_final failed")  // invariant: a keyed context

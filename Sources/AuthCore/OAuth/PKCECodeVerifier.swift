@@ -33,10 +33,18 @@ public struct PKCECodeVerifier: Sendable, CustomStringConvertible, CustomDebugSt
     ///   character outside the unreserved set.
     public init(verifier: SecureBytes) throws(AuthCoreError) {
         guard Self.lengthRange.contains(verifier.count) else {
-            throw AuthCoreError(.invalidParameter, "a PKCE code verifier has 43 to 128 characters, got \(verifier.count)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "a PKCE code verifier has 43 to 128 characters, got \(verifier.count)"
+            )
         }
         let valid = verifier.withUnsafeBytes { bytes in bytes.allSatisfy(Self.isUnreserved) }
-        guard valid else { throw AuthCoreError(.invalidParameter, "a PKCE code verifier holds only A-Z, a-z, 0-9, '-', '.', '_' and '~'") }
+        guard valid else {
+            throw AuthCoreError(
+                .invalidParameter,
+                "a PKCE code verifier holds only A-Z, a-z, 0-9, '-', '.', '_' and '~'"
+            )
+        }
         self.init(validated: verifier)
     }
 
@@ -89,7 +97,8 @@ public struct PKCECodeVerifier: Sendable, CustomStringConvertible, CustomDebugSt
             put(symbol(word >> 12))
             put(symbol(word >> 6))
         }
-        precondition(written == output.count, "base64url output size")  // invariant: callers size the output from the input
+        // invariant: callers size the output from the input
+        precondition(written == output.count, "base64url output size")
     }
 }
 

@@ -35,12 +35,26 @@ public struct OSSDetachedSigner: Sendable {
         switch version {
         case .v1:
             let date = time.rfc1123
-            let text = OSSSigner.v1StringToSign(request, contentHeaders: request.headers, date: date, securityToken: nil, extraResource: [])
-            return OSSPendingSignature(version: .v1, stringToSign: text, canonicalRequest: nil, dateStamp: nil, region: nil, finish: .v1Header(date: date))
+            let text = OSSSigner.v1StringToSign(
+                request,
+                contentHeaders: request.headers,
+                date: date,
+                securityToken: nil,
+                extraResource: []
+            )
+            return OSSPendingSignature(
+                version: .v1,
+                stringToSign: text,
+                canonicalRequest: nil,
+                dateStamp: nil,
+                region: nil,
+                finish: .v1Header(date: date)
+            )
         case .v4:
             let date = AmzDate(time)
             let additional = OSSSigner.v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
-            let canonical = OSSSigner.v4HeaderCanonicalRequest(request, date: date, token: nil, additional: additional) { Array($0) }
+            let canonical = OSSSigner.v4HeaderCanonicalRequest(request, date: date, token: nil, additional: additional)
+            { Array($0) }
             return v4Pending(canonical: canonical, date: date, finish: .v4Header(date: date, additional: additional))
         }
     }
@@ -49,48 +63,103 @@ public struct OSSDetachedSigner: Sendable {
     ///
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an expiry outside 1...604800 (V4; V1
     ///   allows 10 years), or a V4 signer without ``accessKeyId``.
-    public func preparePresigned(_ request: OSSRequest, at time: Timestamp, expires: Int) throws(AuthCoreError) -> OSSPendingSignature {
+    public func preparePresigned(
+        _ request: OSSRequest,
+        at time: Timestamp,
+        expires: Int
+    ) throws(AuthCoreError) -> OSSPendingSignature {
         let limit = OSSSigner.urlLifetimeLimit(version)
-        guard (1...limit).contains(expires) else { throw AuthCoreError(.invalidParameter, "signed URL expiry \(expires) s is outside 1...\(limit)") }
+        guard (1...limit).contains(expires) else {
+            throw AuthCoreError(.invalidParameter, "signed URL expiry \(expires) s is outside 1...\(limit)")
+        }
         try OSSSigner.validate(request)
         switch version {
         case .v1:
             let expiresText = String(time.adding(seconds: Int64(expires)).secondsSince1970)
-            let text = OSSSigner.v1StringToSign(request, contentHeaders: request.headers, date: expiresText, securityToken: nil, extraResource: [])
+            let text = OSSSigner.v1StringToSign(
+                request,
+                contentHeaders: request.headers,
+                date: expiresText,
+                securityToken: nil,
+                extraResource: []
+            )
             return OSSPendingSignature(
-                version: .v1, stringToSign: text, canonicalRequest: nil, dateStamp: nil, region: nil,
-                finish: .v1URL(path: request.path, parameters: request.parameters, expires: expiresText))
+                version: .v1,
+                stringToSign: text,
+                canonicalRequest: nil,
+                dateStamp: nil,
+                region: nil,
+                finish: .v1URL(path: request.path, parameters: request.parameters, expires: expiresText)
+            )
         case .v4:
             guard let accessKeyId else {
-                throw AuthCoreError(.invalidParameter, "a V4 signed URL names the access key id in what is signed: give the signer's accessKeyId")
+                throw AuthCoreError(
+                    .invalidParameter,
+                    "a V4 signed URL names the access key id in what is signed: give the signer's accessKeyId"
+                )
             }
             let date = AmzDate(time)
             let additional = OSSSigner.v4URLAdditionalHeaders(request)
             let parameters = OSSSigner.v4URLParameters(
-                request, date: date, expires: expires, accessKeyId: accessKeyId, token: nil, scopeSuffix: scopeSuffix, additional: additional)
-            let canonical = OSSSigner.v4URLCanonicalRequest(request, parameters: parameters, additional: additional, holdsToken: false) { Array($0) }
-            return v4Pending(canonical: canonical, date: date, finish: .v4URL(path: request.path, parameters: parameters))
+                request,
+                date: date,
+                expires: expires,
+                accessKeyId: accessKeyId,
+                token: nil,
+                scopeSuffix: scopeSuffix,
+                additional: additional
+            )
+            let canonical = OSSSigner.v4URLCanonicalRequest(
+                request,
+                parameters: parameters,
+                additional: additional,
+                holdsToken: false
+            ) { Array($0) }
+            return v4Pending(
+                canonical: canonical,
+                date: date,
+                finish: .v4URL(path: request.path, parameters: parameters)
+            )
         }
     }
 
-    private func v4Pending(canonical: [UInt8], date: AmzDate, finish: OSSPendingSignature.Finish) -> OSSPendingSignature {
+    private func v4Pending(canonical: [UInt8], date: AmzDate, finish: OSSPendingSignature.Finish) -> OSSPendingSignature
+    {
         let hash = canonical.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }
-        let text = StringToSign.with(algorithm: SigningScheme.aliyunV4.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) {
+        let text = StringToSign.with(
+            algorithm: SigningScheme.aliyunV4.algorithm,
+            date: date,
+            scopeSuffix: scopeSuffix,
+            hash: hash
+        ) {
             String(decoding: $0, as: UTF8.self)
         }
         return OSSPendingSignature(
-            version: .v4, stringToSign: text, canonicalRequest: String(decoding: canonical, as: UTF8.self), dateStamp: date.dateString,
-            region: region, finish: finish)
+            version: .v4,
+            stringToSign: text,
+            canonicalRequest: String(decoding: canonical, as: UTF8.self),
+            dateStamp: date.dateString,
+            region: region,
+            finish: finish
+        )
     }
 
     /// The signature for `pending`, from the server's `signature` (V1: Base64 of 20 bytes; V4: 64 hex digits).
     ///
     /// - Throws: ``AuthCoreError/Code/malformedResponse`` for a signature of the wrong form, a
     ///   malformed access key id, or one other than ``accessKeyId`` when that was given.
-    public func complete(_ pending: OSSPendingSignature, with signature: OSSProvidedSignature) throws(AuthCoreError) -> OSSSignature {
-        do { try Self.checkAccessKeyId(signature.accessKeyId) } catch { throw AuthCoreError(.malformedResponse, "signer: \(error.reason)") }
+    public func complete(
+        _ pending: OSSPendingSignature,
+        with signature: OSSProvidedSignature
+    ) throws(AuthCoreError) -> OSSSignature {
+        do { try Self.checkAccessKeyId(signature.accessKeyId) } catch {
+            throw AuthCoreError(.malformedResponse, "signer: \(error.reason)")
+        }
         if let accessKeyId, signature.accessKeyId != accessKeyId {
-            throw AuthCoreError(.malformedResponse, "signer: signed with access key id \(signature.accessKeyId), not \(accessKeyId)")
+            throw AuthCoreError(
+                .malformedResponse,
+                "signer: signed with access key id \(signature.accessKeyId), not \(accessKeyId)"
+            )
         }
         let value = signature.signature
         switch pending.finish {
@@ -99,7 +168,9 @@ public struct OSSDetachedSigner: Sendable {
                 throw AuthCoreError(.malformedResponse, "signer: a V1 signature is the Base64 of 20 bytes")
             }
         case .v4Header, .v4URL:
-            guard value.utf8.count == 64, value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+            guard value.utf8.count == 64,
+                value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+            else {
                 throw AuthCoreError(.malformedResponse, "signer: a V4 signature is 64 lower-case hex digits")
             }
         }
@@ -108,24 +179,63 @@ public struct OSSDetachedSigner: Sendable {
         case .v1Header(let date):
             let authorization = "OSS \(signature.accessKeyId):\(value)"
             return OSSSignature(
-                headers: OSSSigner.v1Headers(date: date, token: nil, authorization: authorization), authorization: authorization,
-                signature: value, canonicalRequest: nil, intermediate: intermediate, signedURI: nil)
+                headers: OSSSigner.v1Headers(date: date, token: nil, authorization: authorization),
+                authorization: authorization,
+                signature: value,
+                canonicalRequest: nil,
+                intermediate: intermediate,
+                signedURI: nil
+            )
         case .v1URL(let path, let parameters, let expires):
-            let all = OSSSigner.v1URLParameters(parameters, extra: [], accessKeyId: signature.accessKeyId, expires: expires)
+            let all = OSSSigner.v1URLParameters(
+                parameters,
+                extra: [],
+                accessKeyId: signature.accessKeyId,
+                expires: expires
+            )
             return OSSSignature(
-                headers: [], authorization: nil, signature: value, canonicalRequest: nil, intermediate: intermediate,
-                signedURI: OSSSigner.signedURI(path: path, parameters: all, signatureName: "Signature", signature: value))
+                headers: [],
+                authorization: nil,
+                signature: value,
+                canonicalRequest: nil,
+                intermediate: intermediate,
+                signedURI: OSSSigner.signedURI(
+                    path: path,
+                    parameters: all,
+                    signatureName: "Signature",
+                    signature: value
+                )
+            )
         case .v4Header(let date, let additional):
             let authorization = OSSSigner.v4Authorization(
-                accessKeyId: signature.accessKeyId, date: date, scopeSuffix: scopeSuffix, additional: additional,
-                signatureHex: { $0.write(value) })
+                accessKeyId: signature.accessKeyId,
+                date: date,
+                scopeSuffix: scopeSuffix,
+                additional: additional,
+                signatureHex: { $0.write(value) }
+            )
             return OSSSignature(
-                headers: OSSSigner.v4Headers(dateText: date.string, token: nil, authorization: authorization), authorization: authorization,
-                signature: value, canonicalRequest: pending.canonicalRequest, intermediate: intermediate, signedURI: nil)
+                headers: OSSSigner.v4Headers(dateText: date.string, token: nil, authorization: authorization),
+                authorization: authorization,
+                signature: value,
+                canonicalRequest: pending.canonicalRequest,
+                intermediate: intermediate,
+                signedURI: nil
+            )
         case .v4URL(let path, let parameters):
             return OSSSignature(
-                headers: [], authorization: nil, signature: value, canonicalRequest: pending.canonicalRequest, intermediate: intermediate,
-                signedURI: OSSSigner.signedURI(path: path, parameters: parameters, signatureName: "x-oss-signature", signature: value))
+                headers: [],
+                authorization: nil,
+                signature: value,
+                canonicalRequest: pending.canonicalRequest,
+                intermediate: intermediate,
+                signedURI: OSSSigner.signedURI(
+                    path: path,
+                    parameters: parameters,
+                    signatureName: "x-oss-signature",
+                    signature: value
+                )
+            )
         }
     }
 

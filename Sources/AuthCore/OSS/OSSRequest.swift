@@ -42,7 +42,9 @@ extension OSSRequest {
             children: [
                 "method": method, "path": path, "bucket": bucket as Any, "key": key, "headers": headers,
                 "parameterNames": parameters.map(\.key),
-            ], displayStyle: .struct)
+            ],
+            displayStyle: .struct
+        )
     }
 }
 
@@ -72,7 +74,12 @@ public struct OSSSignature: Sendable, CustomStringConvertible, CustomDebugString
         switch intermediate {
         case .text(let text): text
         case .scoped(let date, let scopeSuffix, let hash):
-            StringToSign.with(algorithm: SigningScheme.aliyunV4.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) {
+            StringToSign.with(
+                algorithm: SigningScheme.aliyunV4.algorithm,
+                date: date,
+                scopeSuffix: scopeSuffix,
+                hash: hash
+            ) {
                 String(decoding: $0, as: UTF8.self)
             }
         }
@@ -84,5 +91,7 @@ public struct OSSSignature: Sendable, CustomStringConvertible, CustomDebugString
         "OSSSignature(headers: \(headers.map(\.name).joined(separator: ", "))\(signedURI == nil ? "" : ", presigned"))"
     }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["headerNames": headers.map(\.name)], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["headerNames": headers.map(\.name)], displayStyle: .struct)
+    }
 }

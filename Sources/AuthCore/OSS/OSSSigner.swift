@@ -28,7 +28,8 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// The sub-resources a V1 signature covers (query parameters outside this set are not signed);
     /// the set of the OSS documentation and oss2 2.19.1.
     public static let v1SubResources: Set<String> = [
-        "accessPoint", "accessPointPolicy", "acl", "append", "asyncFetch", "bucketArchiveDirectRead", "bucketInfo", "callback",
+        "accessPoint", "accessPointPolicy", "acl", "append", "asyncFetch", "bucketArchiveDirectRead", "bucketInfo",
+        "callback",
         "callback-var", "cname", "comp", "continuation-token", "cors", "delete", "encryption", "endTime", "group",
         "httpsConfig", "inventory", "inventoryId", "lifecycle", "link", "live", "location", "logging", "metaQuery",
         "objectInfo", "objectMeta", "partNumber", "policy", "position", "publicAccessBlock", "qos", "qosInfo",
@@ -37,7 +38,8 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         "resourcePoolBuckets", "resourcePoolInfo", "response-cache-control", "response-content-disposition",
         "response-content-encoding", "response-content-language", "response-content-type", "response-expires",
         "restore", "security-token", "sequential", "startTime", "stat", "status", "style", "styleName", "symlink",
-        "tagging", "transferAcceleration", "uploadId", "uploads", "versionId", "versioning", "versions", "vod", "website",
+        "tagging", "transferAcceleration", "uploadId", "uploads", "versionId", "versioning", "versions", "vod",
+        "website",
         "worm", "wormExtend", "wormId", "x-oss-ac-forward-allow", "x-oss-ac-source-ip", "x-oss-ac-subnet-mask",
         "x-oss-ac-vpc-id", "x-oss-access-point-name", "x-oss-async-process", "x-oss-process",
         "x-oss-redundancy-transition-taskid", "x-oss-request-payer", "x-oss-target-redundancy-type",
@@ -47,15 +49,27 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// A signer.
     ///
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` when V4 has no region (or a malformed one).
-    public init(credentials: Credentials, version: Version, region: String? = nil, keyCache: SigningKeyCache = .shared)
+    public init(
+        credentials: Credentials,
+        version: Version,
+        region: String? = nil,
+        keyCache: SigningKeyCache = .shared
+    )
         throws(AuthCoreError)
     {
         try Self.checkRegion(version: version, region: region)
         self.credentials = credentials
         self.version = version
         self.region = region
-        self.keys = version == .v4
-            ? ScopedSigningKeys(scheme: .aliyunV4, credentials: credentials, region: region ?? "", service: "oss", cache: keyCache)
+        self.keys =
+            version == .v4
+            ? ScopedSigningKeys(
+                scheme: .aliyunV4,
+                credentials: credentials,
+                region: region ?? "",
+                service: "oss",
+                cache: keyCache
+            )
             : nil
     }
 
@@ -64,7 +78,8 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` otherwise.
     package static func checkRegion(version: Version, region: String?) throws(AuthCoreError) {
         guard version == .v4 else { return }
-        guard let region, !region.isEmpty, region.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") })
+        guard let region, !region.isEmpty,
+            region.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") })
         else { throw AuthCoreError(.invalidParameter, "OSS V4 needs a region (e.g. cn-hangzhou)") }
     }
 
@@ -78,7 +93,11 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     ///   - keepingCanonicalRequest: V4: keep the canonical request in the result
     ///     (``OSSSignature/canonicalRequest``), for debugging and test vectors. Off by default: it is
     ///     built on the stack and only its hash kept.
-    public func sign(_ request: OSSRequest, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+    public func sign(
+        _ request: OSSRequest,
+        at time: Timestamp,
+        keepingCanonicalRequest: Bool = false
+    ) throws(AuthCoreError)
         -> OSSSignature
     {
         try Self.validate(request)
@@ -87,42 +106,72 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
             let date = time.rfc1123
             let token = credentials.sessionToken
             let stringToSign = Self.v1StringToSign(
-                request, contentHeaders: request.headers, date: date, securityToken: token, extraResource: [])
+                request,
+                contentHeaders: request.headers,
+                date: date,
+                securityToken: token,
+                extraResource: []
+            )
             let signature = v1Signature(stringToSign)
             let authorization = "OSS \(credentials.accessKeyId):\(signature)"
             return OSSSignature(
-                headers: Self.v1Headers(date: date, token: token, authorization: authorization), authorization: authorization,
-                signature: signature, canonicalRequest: nil, intermediate: .text(stringToSign), signedURI: nil)
+                headers: Self.v1Headers(date: date, token: token, authorization: authorization),
+                authorization: authorization,
+                signature: signature,
+                canonicalRequest: nil,
+                intermediate: .text(stringToSign),
+                signedURI: nil
+            )
         case .v4:
             guard let keys else { preconditionFailure("a V4 signer has its keys") }  // invariant: set by init for .v4
-            let (date, dateText, entry) = keys.dated(time)  // formatted once a second: the header, the scope, the key's day
+            // formatted once a second: the header, the scope, the key's day
+            let (date, dateText, entry) = keys.dated(time)
             let token = credentials.sessionToken
             let additional = Self.v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
-            let (hash, kept) = Self.v4HeaderCanonicalRequest(request, date: date, token: token, additional: additional) { canonical in
-                (keys.hash(canonicalRequest: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
+            let (hash, kept) = Self.v4HeaderCanonicalRequest(request, date: date, token: token, additional: additional)
+            { canonical in
+                (
+                    keys.hash(canonicalRequest: canonical),
+                    keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil
+                )
             }
             let mac = keys.signature(date: date, hash: hash, entry: entry)
             let authorization = Self.v4Authorization(
-                accessKeyId: credentials.accessKeyId, date: date, scopeSuffix: keys.scopeSuffix, additional: additional,
-                signatureHex: { out in mac.withUnsafeBytes { out.writeHex($0) } })
+                accessKeyId: credentials.accessKeyId,
+                date: date,
+                scopeSuffix: keys.scopeSuffix,
+                additional: additional,
+                signatureHex: { out in mac.withUnsafeBytes { out.writeHex($0) } }
+            )
             let headers = Self.v4Headers(dateText: dateText, token: token, authorization: authorization)
             return OSSSignature(
-                headers: headers, authorization: authorization, signature: mac.hexLowercased, canonicalRequest: kept,
-                intermediate: .scoped(date: date, scopeSuffix: keys.scopeSuffix, hash: hash), signedURI: nil)
+                headers: headers,
+                authorization: authorization,
+                signature: mac.hexLowercased,
+                canonicalRequest: kept,
+                intermediate: .scoped(date: date, scopeSuffix: keys.scopeSuffix, hash: hash),
+                signedURI: nil
+            )
         }
     }
 
     /// `OSS4-HMAC-SHA256 Credential=AKID/date/region/oss/aliyun_v4_request, Signature=…[, AdditionalHeaders=a;b]`,
     /// written in one allocation; `signatureHex` writes the 64 hex digits.
     static func v4Authorization(
-        accessKeyId: String, date: AmzDate, scopeSuffix: [UInt8], additional: [String], signatureHex: (inout OutputCursor) -> Void
+        accessKeyId: String,
+        date: AmzDate,
+        scopeSuffix: [UInt8],
+        additional: [String],
+        signatureHex: (inout OutputCursor) -> Void
     ) -> String {
         let algorithm = SigningScheme.aliyunV4.algorithm
         let credentialLabel: StaticString = " Credential="
         let signatureLabel: StaticString = ", Signature="
         let additionalLabel: StaticString = ", AdditionalHeaders="
-        let additionalBytes = additional.isEmpty ? 0 : additional.reduce(additionalLabel.utf8CodeUnitCount) { $0 &+ $1.utf8.count &+ 1 }
-        let length = algorithm.utf8CodeUnitCount + credentialLabel.utf8CodeUnitCount + accessKeyId.utf8.count + 1 + 8
+        let additionalBytes =
+            additional.isEmpty ? 0 : additional.reduce(additionalLabel.utf8CodeUnitCount) { $0 &+ $1.utf8.count &+ 1 }
+        let length =
+            algorithm.utf8CodeUnitCount + credentialLabel.utf8CodeUnitCount + accessKeyId.utf8.count + 1 + 8
             + scopeSuffix.count + signatureLabel.utf8CodeUnitCount + 64 + additionalBytes
         return String(writing: length) { out in
             out.write(algorithm)
@@ -157,18 +206,33 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// V4 header mode's canonical request of `request` at `date`, hashed by `hash` (and kept as text
     /// when asked).
     static func v4HeaderCanonicalRequest<R>(
-        _ request: OSSRequest, date: AmzDate, token: String?, additional: [String], _ body: (UnsafeRawBufferPointer) -> R
+        _ request: OSSRequest,
+        date: AmzDate,
+        token: String?,
+        additional: [String],
+        _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
         let unsigned: StaticString = "UNSIGNED-PAYLOAD"
         return date.withBytes { dateBytes in
             unsigned.withUTF8Buffer { payload in
                 SignerHeaderValues.withTokenBytes(token) { tokenBytes in
                     OSSV4CanonicalRequest.withCanonicalRequest(
-                        method: request.method, bucket: request.bucket, key: request.key, parameters: request.parameters,
-                        headers: request.headers, additional: additional,
+                        method: request.method,
+                        bucket: request.bucket,
+                        key: request.key,
+                        parameters: request.parameters,
+                        headers: request.headers,
+                        additional: additional,
                         signer: SignerHeaderValues(
-                            date: dateBytes, securityToken: tokenBytes, contentHash: UnsafeRawBufferPointer(payload), replacesToken: token != nil),
-                        ownsNames: true, payload: "UNSIGNED-PAYLOAD", body)
+                            date: dateBytes,
+                            securityToken: tokenBytes,
+                            contentHash: UnsafeRawBufferPointer(payload),
+                            replacesToken: token != nil
+                        ),
+                        ownsNames: true,
+                        payload: "UNSIGNED-PAYLOAD",
+                        body
+                    )
                 }
             }
         }
@@ -177,14 +241,22 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// V4 URL mode's parameters: the request's, the token if any, then `x-oss-date`, `x-oss-expires`,
     /// `x-oss-signature-version`, `x-oss-credential` and `x-oss-additional-headers`.
     static func v4URLParameters(
-        _ request: OSSRequest, date: AmzDate, expires: Int, accessKeyId: String, token: String?, scopeSuffix: [UInt8], additional: [String]
+        _ request: OSSRequest,
+        date: AmzDate,
+        expires: Int,
+        accessKeyId: String,
+        token: String?,
+        scopeSuffix: [UInt8],
+        additional: [String]
     ) -> [(key: String, value: String)] {
         var parameters = request.parameters
         if let token { parameters.append(("x-oss-security-token", token)) }
         parameters.append(("x-oss-date", date.string))
         parameters.append(("x-oss-expires", String(expires)))
         parameters.append(("x-oss-signature-version", SigningScheme.aliyunV4.algorithm.description))
-        parameters.append(("x-oss-credential", accessKeyId + "/" + date.dateString + String(decoding: scopeSuffix, as: UTF8.self)))
+        parameters.append(
+            ("x-oss-credential", accessKeyId + "/" + date.dateString + String(decoding: scopeSuffix, as: UTF8.self))
+        )
         if !additional.isEmpty { parameters.append(("x-oss-additional-headers", additional.joined(separator: ";"))) }
         return parameters
     }
@@ -192,18 +264,35 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// URL mode lists only the additional headers the request has (their names looked up only when some are asked for).
     static func v4URLAdditionalHeaders(_ request: OSSRequest) -> [String] {
         request.additionalHeaders.isEmpty
-            ? [] : v4AdditionalHeaders(requested: request.additionalHeaders, present: Set(request.headers.map { Array($0.name.asciiLowercased.utf8) }))
+            ? []
+            : v4AdditionalHeaders(
+                requested: request.additionalHeaders,
+                present: Set(request.headers.map { Array($0.name.asciiLowercased.utf8) })
+            )
     }
 
     /// V4 URL mode's canonical request (the request's headers signed as they are).
     static func v4URLCanonicalRequest<R>(
-        _ request: OSSRequest, parameters: [(key: String, value: String)], additional: [String], holdsToken: Bool,
+        _ request: OSSRequest,
+        parameters: [(key: String, value: String)],
+        additional: [String],
+        holdsToken: Bool,
         _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
         let payload = request.headers.first(named: "x-oss-content-sha256") ?? "UNSIGNED-PAYLOAD"
         return OSSV4CanonicalRequest.withCanonicalRequest(
-            method: request.method, bucket: request.bucket, key: request.key, parameters: parameters, headers: request.headers,
-            additional: additional, signer: .none, ownsNames: false, payload: payload, queryHoldsSecret: holdsToken, body)
+            method: request.method,
+            bucket: request.bucket,
+            key: request.key,
+            parameters: parameters,
+            headers: request.headers,
+            additional: additional,
+            signer: .none,
+            ownsNames: false,
+            payload: payload,
+            queryHoldsSecret: holdsToken,
+            body
+        )
     }
 
     /// The V1 `Expires` limit and V4's: signed URL lifetimes accepted.
@@ -221,7 +310,12 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     ///   - time: the signing time.
     ///   - expires: the lifetime in seconds.
     ///   - keepingCanonicalRequest: V4: keep the canonical request in the result.
-    public func presign(_ request: OSSRequest, at time: Timestamp, expires: Int, keepingCanonicalRequest: Bool = false)
+    public func presign(
+        _ request: OSSRequest,
+        at time: Timestamp,
+        expires: Int,
+        keepingCanonicalRequest: Bool = false
+    )
         throws(AuthCoreError) -> OSSSignature
     {
         let limit = Self.urlLifetimeLimit(version)
@@ -232,12 +326,15 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
             let remaining = time.seconds(until: expiration)
             guard Int64(expires) <= remaining else {
                 throw AuthCoreError(
-                    .expired, "a \(expires) s signed URL would outlive the credentials, which expire at \(expiration.iso8601)")
+                    .expired,
+                    "a \(expires) s signed URL would outlive the credentials, which expire at \(expiration.iso8601)"
+                )
             }
         }
         switch version {
         case .v1: return try presignV1(request, expiresAt: time.adding(seconds: Int64(expires)))
-        case .v4: return try presignV4(request, at: time, expires: expires, keepingCanonicalRequest: keepingCanonicalRequest)
+        case .v4:
+            return try presignV4(request, at: time, expires: expires, keepingCanonicalRequest: keepingCanonicalRequest)
         }
     }
 
@@ -247,16 +344,42 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         let expiresText = String(expiresAt.secondsSince1970)
         var extra: [(key: String, value: String)] = []
         if let token = credentials.sessionToken { extra.append(("security-token", token)) }
-        let stringToSign = Self.v1StringToSign(request, contentHeaders: request.headers, date: expiresText, securityToken: nil, extraResource: extra)
+        let stringToSign = Self.v1StringToSign(
+            request,
+            contentHeaders: request.headers,
+            date: expiresText,
+            securityToken: nil,
+            extraResource: extra
+        )
         let signature = v1Signature(stringToSign)
-        let parameters = Self.v1URLParameters(request.parameters, extra: extra, accessKeyId: credentials.accessKeyId, expires: expiresText)
-        let uri = Self.signedURI(path: request.path, parameters: parameters, signatureName: "Signature", signature: signature)
+        let parameters = Self.v1URLParameters(
+            request.parameters,
+            extra: extra,
+            accessKeyId: credentials.accessKeyId,
+            expires: expiresText
+        )
+        let uri = Self.signedURI(
+            path: request.path,
+            parameters: parameters,
+            signatureName: "Signature",
+            signature: signature
+        )
         return OSSSignature(
-            headers: [], authorization: nil, signature: signature, canonicalRequest: nil, intermediate: .text(stringToSign),
-            signedURI: uri)
+            headers: [],
+            authorization: nil,
+            signature: signature,
+            canonicalRequest: nil,
+            intermediate: .text(stringToSign),
+            signedURI: uri
+        )
     }
 
-    func presignV4(_ request: OSSRequest, at time: Timestamp, expires: Int, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+    func presignV4(
+        _ request: OSSRequest,
+        at time: Timestamp,
+        expires: Int,
+        keepingCanonicalRequest: Bool = false
+    ) throws(AuthCoreError)
         -> OSSSignature
     {
         try Self.validate(request)
@@ -264,18 +387,40 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         let additional = Self.v4URLAdditionalHeaders(request)
         let date = AmzDate(time)
         let parameters = Self.v4URLParameters(
-            request, date: date, expires: expires, accessKeyId: credentials.accessKeyId, token: credentials.sessionToken,
-            scopeSuffix: keys.scopeSuffix, additional: additional)
+            request,
+            date: date,
+            expires: expires,
+            accessKeyId: credentials.accessKeyId,
+            token: credentials.sessionToken,
+            scopeSuffix: keys.scopeSuffix,
+            additional: additional
+        )
         let (hash, kept) = Self.v4URLCanonicalRequest(
-            request, parameters: parameters, additional: additional, holdsToken: credentials.sessionToken != nil
+            request,
+            parameters: parameters,
+            additional: additional,
+            holdsToken: credentials.sessionToken != nil
         ) { canonical in
-            (keys.hash(canonicalRequest: canonical), keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil)
+            (
+                keys.hash(canonicalRequest: canonical),
+                keepingCanonicalRequest ? String(decoding: canonical, as: UTF8.self) : nil
+            )
         }
         let signature = keys.signature(date: date, hash: hash).hexLowercased
-        let uri = Self.signedURI(path: request.path, parameters: parameters, signatureName: "x-oss-signature", signature: signature)
+        let uri = Self.signedURI(
+            path: request.path,
+            parameters: parameters,
+            signatureName: "x-oss-signature",
+            signature: signature
+        )
         return OSSSignature(
-            headers: [], authorization: nil, signature: signature, canonicalRequest: kept,
-            intermediate: .scoped(date: date, scopeSuffix: keys.scopeSuffix, hash: hash), signedURI: uri)
+            headers: [],
+            authorization: nil,
+            signature: signature,
+            canonicalRequest: kept,
+            intermediate: .scoped(date: date, scopeSuffix: keys.scopeSuffix, hash: hash),
+            signedURI: uri
+        )
     }
 
     // MARK: - V1
@@ -284,7 +429,10 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     /// the headers by ``OSSV1HeaderPolicy`` (with the signer's `securityToken` in place of the
     /// request's own, in header mode).
     static func v1StringToSign(
-        _ request: OSSRequest, contentHeaders headers: [HTTPHeader], date: String, securityToken: String?,
+        _ request: OSSRequest,
+        contentHeaders headers: [HTTPHeader],
+        date: String,
+        securityToken: String?,
         extraResource: [(key: String, value: String)]
     ) -> String {
         var out = request.method + "\n"
@@ -295,9 +443,18 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
         out += SignerHeaderValues.withTokenBytes(securityToken) { tokenBytes in
             let signer = SignerHeaderValues(securityToken: tokenBytes, replacesToken: securityToken != nil)
             return CanonicalHeaders.withTable(
-                headers, fieldBytes: fields.both, policy: OSSV1HeaderPolicy(replacesToken: securityToken != nil), signer: signer
+                headers,
+                fieldBytes: fields.both,
+                policy: OSSV1HeaderPolicy(replacesToken: securityToken != nil),
+                signer: signer
             ) { table, _ in  // fields were validated by the signer
-                String(unsafeUninitializedCapacity: CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signer)) {
+                String(
+                    unsafeUninitializedCapacity: CanonicalHeaders.lineBytes(
+                        fieldBytes: fields.both,
+                        fieldCount: headers.count,
+                        signer: signer
+                    )
+                ) {
                     var cursor = OutputCursor(buffer: $0)
                     table.writeLines(into: &cursor)
                     return cursor.position
@@ -310,7 +467,8 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
             .filter { Self.v1SubResourceBytes.contains(Array($0.key.utf8)) }
             .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         if !subresources.isEmpty {
-            resource += "?" + subresources.map { $0.value.isEmpty ? $0.key : "\($0.key)=\($0.value)" }.joined(separator: "&")
+            resource +=
+                "?" + subresources.map { $0.value.isEmpty ? $0.key : "\($0.key)=\($0.value)" }.joined(separator: "&")
         }
         return out + resource
     }
@@ -324,7 +482,12 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
     }
 
     /// V1 URL mode's parameters: the request's, `extra` (the token), `OSSAccessKeyId`, `Expires`.
-    static func v1URLParameters(_ parameters: [(key: String, value: String)], extra: [(key: String, value: String)], accessKeyId: String, expires: String)
+    static func v1URLParameters(
+        _ parameters: [(key: String, value: String)],
+        extra: [(key: String, value: String)],
+        accessKeyId: String,
+        expires: String
+    )
         -> [(key: String, value: String)]
     {
         parameters + extra + [("OSSAccessKeyId", accessKeyId), ("Expires", expires)]
@@ -365,7 +528,12 @@ public struct OSSSigner: Sendable, CustomStringConvertible, CustomDebugStringCon
 
     /// `path?query&name=signature`: the parameters as ``CanonicalQuery/fromPairs(_:emptyValue:)``
     /// writes them (encoded, sorted, `key` for an empty value), then the signature.
-    static func signedURI(path: String, parameters: [(key: String, value: String)], signatureName: String, signature: String) -> String {
+    static func signedURI(
+        path: String,
+        parameters: [(key: String, value: String)],
+        signatureName: String,
+        signature: String
+    ) -> String {
         var uri = Array((path.isEmpty ? "/" : path).utf8)
         uri.append(UInt8(ascii: "?"))
         let query = CanonicalQuery.fromPairs(parameters, emptyValue: .keyOnly)
@@ -400,5 +568,7 @@ extension OSSSigner {
         "OSSSigner(\(credentials.accessKeyId), \(version == .v1 ? "V1" : "V4")\(region.map { ", \($0)" } ?? ""))"
     }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["credentials": credentials, "region": region as Any], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["credentials": credentials, "region": region as Any], displayStyle: .struct)
+    }
 }

@@ -45,7 +45,12 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
             return OSSProvidedSignature(accessKeyId: credentials.accessKeyId, signature: signature)
         case .v4:
             let (date, region) = try checkV4(request, now: now)
-            let key = SigningScheme.aliyunV4.deriveSigningKey(secret: credentials.secretAccessKey, date: date, region: region, service: "oss")
+            let key = SigningScheme.aliyunV4.deriveSigningKey(
+                secret: credentials.secretAccessKey,
+                date: date,
+                region: region,
+                service: "oss"
+            )
             let signature = key.withUnsafeBytes { key in
                 Array(text.utf8).withUnsafeBytes { HashAlgorithm.sha256.authenticationCode(for: $0, using: key) }
             }.publishedHexLowercased
@@ -58,7 +63,9 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
     /// `METHOD \n MD5 \n TYPE \n DATE \n (x-oss-name:value \n)* /bucket/key[?sub-resources]`.
     func checkV1(_ text: String, now: Timestamp) throws(AuthCoreError) {
         let lines = try Self.lines(text)
-        guard lines.count >= 5, let resource = lines.last else { throw Self.malformed("a V1 string to sign has at least five lines") }
+        guard lines.count >= 5, let resource = lines.last else {
+            throw Self.malformed("a V1 string to sign has at least five lines")
+        }
         try policy.check(method: lines[0])
         let date = lines[3]
         let urlMode = !date.isEmpty && date.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
@@ -72,10 +79,14 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         for line in lines[4..<(lines.count - 1)] {
             let (name, value) = try Self.headerLine(line)
             // OSS merges repeated fields into one line: a repeated name is not a real request's.
-            guard names.insert(Array(name.utf8)).inserted else { throw Self.malformed("header \(Self.shown(name)) appears twice") }
+            guard names.insert(Array(name.utf8)).inserted else {
+                throw Self.malformed("header \(Self.shown(name)) appears twice")
+            }
             try policy.check(ossHeader: name)
             // OSS may take the request time from x-oss-date instead of Date: it is held to the same skew.
-            if name.utf8.elementsEqual("x-oss-date".utf8) { try policy.check(signedAt: try Self.rfc1123(value), now: now) }
+            if name.utf8.elementsEqual("x-oss-date".utf8) {
+                try policy.check(signedAt: try Self.rfc1123(value), now: now)
+            }
         }
         // The resource is read on bytes, as OSS reads it: a `/`, `?`, `&` or `=` joined to its
         // neighbour in one grapheme cluster (U+0600 before it, a combining mark after it) still
@@ -90,13 +101,18 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         guard let slash = path.firstIndex(of: UInt8(ascii: "/")) else {
             throw AuthCoreError(.notPermitted, "service-level requests (no bucket) are not signed")
         }
-        try policy.check(bucket: String(decoding: path[..<slash], as: UTF8.self), key: String(decoding: path[(slash + 1)...], as: UTF8.self))
+        try policy.check(
+            bucket: String(decoding: path[..<slash], as: UTF8.self),
+            key: String(decoding: path[(slash + 1)...], as: UTF8.self)
+        )
         if let question {
             var seen = Set<[UInt8]>()
             for item in bytes[(question + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
                 let nameBytes = Array(item.prefix { $0 != UInt8(ascii: "=") })
                 let name = String(decoding: nameBytes, as: UTF8.self)
-                guard seen.insert(nameBytes).inserted else { throw Self.malformed("sub-resource \(Self.shown(name)) appears twice") }
+                guard seen.insert(nameBytes).inserted else {
+                    throw Self.malformed("sub-resource \(Self.shown(name)) appears twice")
+                }
                 try policy.check(subresource: name)
             }
         }
@@ -109,13 +125,15 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
 
     /// Whether `name` is one of ``urlParameters`` or `x-oss-additional-headers`, by its bytes.
     static func isURLParameter(_ name: [UInt8], orAdditionalHeaders: Bool) -> Bool {
-        urlParameters.contains { $0.utf8.elementsEqual(name) } || (orAdditionalHeaders && name.elementsEqual("x-oss-additional-headers".utf8))
+        urlParameters.contains { $0.utf8.elementsEqual(name) }
+            || (orAdditionalHeaders && name.elementsEqual("x-oss-additional-headers".utf8))
     }
 
     /// The string to sign's scope against the policy, the canonical request against its hash, then
     /// the canonical request (`METHOD \n /bucket/key \n query \n headers \n \n additional \n payload`)
     /// against the policy. Returns the scope's date and region.
-    func checkV4(_ request: OSSSignatureRequest, now: Timestamp) throws(AuthCoreError) -> (date: String, region: String) {
+    func checkV4(_ request: OSSSignatureRequest, now: Timestamp) throws(AuthCoreError) -> (date: String, region: String)
+    {
         let lines = try Self.lines(request.stringToSign)
         guard lines.count == 4, lines[0] == SigningScheme.aliyunV4.algorithm.description else {
             throw Self.malformed("a V4 string to sign is OSS4-HMAC-SHA256, the date, the scope and a hash")
@@ -123,53 +141,82 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         let amzDate = lines[1]
         let time: Timestamp
         do { time = try Timestamp(amzDate: amzDate) } catch { throw Self.malformed("the date is not YYYYMMDDTHHMMSSZ") }
-        let scope = lines[2].utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
-        guard scope.count == 4, scope[2] == "oss", scope[3] == SigningScheme.aliyunV4.terminator.description, scope[0].utf8.elementsEqual(amzDate.utf8.prefix(8))
+        let scope = lines[2].utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        guard scope.count == 4, scope[2] == "oss", scope[3] == SigningScheme.aliyunV4.terminator.description,
+            scope[0].utf8.elementsEqual(amzDate.utf8.prefix(8))
         else { throw Self.malformed("the scope is not date/region/oss/aliyun_v4_request for the date signed") }
         if let date = request.date, date != scope[0] { throw Self.malformed("the date does not match the scope's") }
-        if let region = request.region, region != scope[1] { throw Self.malformed("the region does not match the scope's") }
+        if let region = request.region, region != scope[1] {
+            throw Self.malformed("the region does not match the scope's")
+        }
         try policy.check(region: scope[1])
         guard let canonical = request.canonicalRequest else {
-            throw AuthCoreError(.notPermitted, "a V4 string to sign is signed only with the canonical request it hashes (the policy reads it)")
+            throw AuthCoreError(
+                .notPermitted,
+                "a V4 string to sign is signed only with the canonical request it hashes (the policy reads it)"
+            )
         }
         guard SHA256.hash(bytes: Array(canonical.utf8)).hexLowercased == lines[3] else {
             throw Self.malformed("the canonical request does not hash to the string to sign's value")
         }
         let parts = try Self.lines(canonical)
-        guard parts.count >= 6, parts[parts.count - 3].isEmpty else { throw Self.malformed("the canonical request has the wrong shape") }
+        guard parts.count >= 6, parts[parts.count - 3].isEmpty else {
+            throw Self.malformed("the canonical request has the wrong shape")
+        }
         try policy.check(method: parts[0])
         let resource = parts[1]
-        guard resource.utf8.first == UInt8(ascii: "/") else { throw Self.malformed("the canonical URI does not start with '/'") }
+        guard resource.utf8.first == UInt8(ascii: "/") else {
+            throw Self.malformed("the canonical URI does not start with '/'")
+        }
         let decoded = PercentEncoding.decode(Array(resource.utf8).dropFirst())
         guard let slash = decoded.firstIndex(of: UInt8(ascii: "/")) else {
             throw AuthCoreError(.notPermitted, "service-level requests (no bucket) are not signed")
         }
         try policy.check(
-            bucket: String(decoding: decoded[..<slash], as: UTF8.self), key: String(decoding: decoded[(slash + 1)...], as: UTF8.self))
+            bucket: String(decoding: decoded[..<slash], as: UTF8.self),
+            key: String(decoding: decoded[(slash + 1)...], as: UTF8.self)
+        )
         // Names and values as bytes, as OSS reads them (String equality would merge canonically
         // equivalent spellings OSS tells apart).
         var query: [[UInt8]: [UInt8]] = [:]
         if !parts[2].isEmpty {
             for (name, value) in CanonicalQuery.decodedPairs(parts[2], omittingEmpty: false) {
                 let key = Array(name.utf8)
-                guard query.updateValue(Array(value.utf8), forKey: key) == nil else { throw Self.malformed("parameter \(Self.shown(name)) appears twice") }
+                guard query.updateValue(Array(value.utf8), forKey: key) == nil else {
+                    throw Self.malformed("parameter \(Self.shown(name)) appears twice")
+                }
                 if !Self.isURLParameter(key, orAdditionalHeaders: true) { try policy.check(subresource: name) }
             }
         }
         var headers: [[UInt8]: [UInt8]] = [:]
         for line in parts[3..<(parts.count - 3)] {
             let (name, value) = try Self.headerLine(line)
-            guard headers.updateValue(Array(value.utf8), forKey: Array(name.utf8)) == nil else { throw Self.malformed("header \(Self.shown(name)) appears twice") }
+            guard headers.updateValue(Array(value.utf8), forKey: Array(name.utf8)) == nil else {
+                throw Self.malformed("header \(Self.shown(name)) appears twice")
+            }
             if name.utf8.starts(with: "x-oss-".utf8) { try policy.check(ossHeader: name) }
         }
         func value(_ table: [[UInt8]: [UInt8]], _ name: String) -> [UInt8]? { table[Array(name.utf8)] }
         if let expiresText = value(query, "x-oss-expires") {
             // URL mode: every URL parameter once, the version and this authority's credential.
-            guard Self.urlParameters.allSatisfy({ value(query, $0) != nil }) else { throw Self.malformed("a V4 URL needs x-oss-date, x-oss-expires, x-oss-signature-version and x-oss-credential") }
-            guard value(query, "x-oss-signature-version") == Array(SigningScheme.aliyunV4.algorithm.description.utf8) else { throw Self.malformed("x-oss-signature-version is not OSS4-HMAC-SHA256") }
-            guard value(query, "x-oss-credential") == Array((credentials.accessKeyId + "/" + lines[2]).utf8) else { throw Self.malformed("x-oss-credential is not this key's and the scope's") }
-            guard value(query, "x-oss-date") == Array(amzDate.utf8) else { throw Self.malformed("a URL's x-oss-date is not the date signed") }
-            guard (1...10).contains(expiresText.count), expiresText.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { throw Self.malformed("x-oss-expires is not a number") }
+            guard Self.urlParameters.allSatisfy({ value(query, $0) != nil }) else {
+                throw Self.malformed(
+                    "a V4 URL needs x-oss-date, x-oss-expires, x-oss-signature-version and x-oss-credential"
+                )
+            }
+            guard value(query, "x-oss-signature-version") == Array(SigningScheme.aliyunV4.algorithm.description.utf8)
+            else { throw Self.malformed("x-oss-signature-version is not OSS4-HMAC-SHA256") }
+            guard value(query, "x-oss-credential") == Array((credentials.accessKeyId + "/" + lines[2]).utf8) else {
+                throw Self.malformed("x-oss-credential is not this key's and the scope's")
+            }
+            guard value(query, "x-oss-date") == Array(amzDate.utf8) else {
+                throw Self.malformed("a URL's x-oss-date is not the date signed")
+            }
+            guard (1...10).contains(expiresText.count), expiresText.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                throw Self.malformed("x-oss-expires is not a number")
+            }
             let expires = expiresText.reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }
             try policy.check(signedAt: time, now: now)
             try policy.check(urlExpiresIn: now.seconds(until: time.adding(seconds: expires)))
@@ -177,7 +224,9 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
             guard query.keys.allSatisfy({ !Self.isURLParameter($0, orAdditionalHeaders: true) }) else {
                 throw Self.malformed("a header signature carries a URL parameter")
             }
-            guard value(headers, "x-oss-date") == Array(amzDate.utf8) else { throw Self.malformed("the x-oss-date header is not the date signed") }
+            guard value(headers, "x-oss-date") == Array(amzDate.utf8) else {
+                throw Self.malformed("the x-oss-date header is not the date signed")
+            }
             try policy.check(signedAt: time, now: now)
         }
         return (scope[0], scope[1])
@@ -191,16 +240,24 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         guard !text.utf8.contains(where: { ($0 < 0x20 && $0 != 0x0A && $0 != 0x09) || $0 == 0x7F }) else {
             throw malformed("a control character other than newline and tab")
         }
-        return text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        return text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// `name:value`, the name lower-case ASCII.
     static func headerLine(_ line: String) throws(AuthCoreError) -> (name: String, value: String) {
         // On bytes (a `:` followed by a combining mark is still the separator); an ASCII byte's index
         // is a scalar boundary, so it slices the String.
-        guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else { throw malformed("a header line has no ':'") }
+        guard let colon = line.utf8.firstIndex(of: UInt8(ascii: ":")) else {
+            throw malformed("a header line has no ':'")
+        }
         let name = String(line[..<colon])
-        guard !name.isEmpty, name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".") })
+        guard !name.isEmpty,
+            name.utf8.allSatisfy({
+                ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-")
+                    || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: ".")
+            })
         else { throw malformed("header name \(shown(name)) is not a lower-case token") }
         return (name, String(line[line.utf8.index(after: colon)...]))  // the byte after ':', not the next Character
     }
@@ -215,16 +272,21 @@ public struct OSSSigningAuthority: Sendable, CustomStringConvertible, CustomDebu
         return "'" + String(decoding: bytes, as: UTF8.self) + (text.utf8.count > 64 ? "…'" : "'")
     }
 
-    static func malformed(_ why: String) -> AuthCoreError { AuthCoreError(.malformedRequest, "signing request: \(why)") }
+    static func malformed(_ why: String) -> AuthCoreError {
+        AuthCoreError(.malformedRequest, "signing request: \(why)")
+    }
 
     /// The access key id and the policy: never the secret.
     public var description: String { "OSSSigningAuthority(\(credentials.accessKeyId), \(policy))" }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["credentials": credentials, "policy": policy], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["credentials": credentials, "policy": policy], displayStyle: .struct)
+    }
 }
 
 /// What a caller asks an ``OSSSigningAuthority`` to sign (the JSON a signer URL receives:
-/// `{"version":"v1","stringToSign":…}` or `{"version":"v4","stringToSign":…,"date":"YYYYMMDD","region":…,"canonicalRequest":…}`).
+/// `{"version":"v1","stringToSign":…}` or
+/// `{"version":"v4","stringToSign":…,"date":"YYYYMMDD","region":…,"canonicalRequest":…}`).
 public struct OSSSignatureRequest: Sendable, Equatable, Codable {
     /// The signature version.
     public var version: OSSSigner.Version
@@ -240,12 +302,22 @@ public struct OSSSignatureRequest: Sendable, Equatable, Codable {
     /// A request for `pending`.
     public init(_ pending: OSSPendingSignature) {
         self.init(
-            version: pending.version, stringToSign: pending.stringToSign, canonicalRequest: pending.canonicalRequest, date: pending.dateStamp,
-            region: pending.region)
+            version: pending.version,
+            stringToSign: pending.stringToSign,
+            canonicalRequest: pending.canonicalRequest,
+            date: pending.dateStamp,
+            region: pending.region
+        )
     }
 
     /// A request.
-    public init(version: OSSSigner.Version, stringToSign: String, canonicalRequest: String? = nil, date: String? = nil, region: String? = nil) {
+    public init(
+        version: OSSSigner.Version,
+        stringToSign: String,
+        canonicalRequest: String? = nil,
+        date: String? = nil,
+        region: String? = nil
+    ) {
         self.version = version
         self.stringToSign = stringToSign
         self.canonicalRequest = canonicalRequest
@@ -288,13 +360,18 @@ public struct OSSSigningPolicy: Sendable, CustomStringConvertible {
     /// A policy; the defaults allow GET, HEAD and PUT, URLs of at most 1 hour, 15 minutes of skew.
     public init(
         // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
-        buckets: Set<String>, keyPrefixes: [String], methods: Set<String> = ["GET", "HEAD", "PUT"], regions: Set<String> = [],
-        maximumURLLifetime: Int = 3600, maximumClockSkew: Int = 900,
+        buckets: Set<String>,
+        keyPrefixes: [String],
+        methods: Set<String> = ["GET", "HEAD", "PUT"],
+        regions: Set<String> = [],
+        maximumURLLifetime: Int = 3600,
+        maximumClockSkew: Int = 900,
         // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
         subresources: Set<String> = ["uploads", "uploadId", "partNumber", "versionId"],
         // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
         ossHeaders: Set<String> = [
-            "x-oss-date", "x-oss-content-sha256", "x-oss-storage-class", "x-oss-server-side-encryption", "x-oss-forbid-overwrite",
+            "x-oss-date", "x-oss-content-sha256", "x-oss-storage-class", "x-oss-server-side-encryption",
+            "x-oss-forbid-overwrite",
         ]
     ) {
         self.buckets = buckets
@@ -316,39 +393,51 @@ public struct OSSSigningPolicy: Sendable, CustomStringConvertible {
     static func isASCII(_ text: String) -> Bool { text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
 
     // bytes-lint: configuration sets; a name is matched against them by its bytes (contains(_:_:)).
-    static func contains(_ set: Set<String>, _ name: String) -> Bool { isASCII(name) && set.contains { $0.utf8.elementsEqual(name.utf8) } }
+    static func contains(_ set: Set<String>, _ name: String) -> Bool {
+        isASCII(name) && set.contains { $0.utf8.elementsEqual(name.utf8) }
+    }
 
     func check(method: String) throws(AuthCoreError) {
-        guard Self.contains(methods, method) else { throw AuthCoreError(.notPermitted, "method \(OSSSigningAuthority.shown(method)) is not allowed") }
+        guard Self.contains(methods, method) else {
+            throw AuthCoreError(.notPermitted, "method \(OSSSigningAuthority.shown(method)) is not allowed")
+        }
     }
 
     func check(bucket: String, key: String) throws(AuthCoreError) {
-        guard Self.contains(buckets, bucket) else { throw AuthCoreError(.notPermitted, "bucket \(OSSSigningAuthority.shown(bucket)) is not allowed") }
+        guard Self.contains(buckets, bucket) else {
+            throw AuthCoreError(.notPermitted, "bucket \(OSSSigningAuthority.shown(bucket)) is not allowed")
+        }
         guard keyPrefixes.contains(where: { key.utf8.starts(with: $0.utf8) }) else {
             throw AuthCoreError(.notPermitted, "key \(OSSSigningAuthority.shown(key)) is outside the allowed prefixes")
         }
         // OSS keys are literal, but a proxy that normalises paths would not treat them so. Segments
         // are cut at `/` bytes, as such a proxy cuts them (not at Characters, where `x\u{600}/../\u{301}`
         // is one segment).
-        guard !key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains(where: {
-            $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8)
-        }) else {
+        guard
+            !key.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains(where: {
+                $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8)
+            })
+        else {
             throw AuthCoreError(.notPermitted, "key \(OSSSigningAuthority.shown(key)) has a '.' or '..' segment")
         }
     }
 
     func check(region: String) throws(AuthCoreError) {
-        guard Self.contains(regions, region) else { throw AuthCoreError(.notPermitted, "region \(OSSSigningAuthority.shown(region)) is not allowed") }
+        guard Self.contains(regions, region) else {
+            throw AuthCoreError(.notPermitted, "region \(OSSSigningAuthority.shown(region)) is not allowed")
+        }
     }
 
     func check(subresource name: String) throws(AuthCoreError) {
-        guard Self.contains(subresources, name) || (Self.isASCII(name) && name.utf8.starts(with: "response-".utf8)) else {
+        guard Self.contains(subresources, name) || (Self.isASCII(name) && name.utf8.starts(with: "response-".utf8))
+        else {
             throw AuthCoreError(.notPermitted, "sub-resource \(OSSSigningAuthority.shown(name)) is not allowed")
         }
     }
 
     func check(ossHeader name: String) throws(AuthCoreError) {
-        guard Self.contains(ossHeaders, name) || (Self.isASCII(name) && name.utf8.starts(with: "x-oss-meta-".utf8)) else {
+        guard Self.contains(ossHeaders, name) || (Self.isASCII(name) && name.utf8.starts(with: "x-oss-meta-".utf8))
+        else {
             throw AuthCoreError(.notPermitted, "header \(OSSSigningAuthority.shown(name)) is not allowed")
         }
     }
@@ -356,14 +445,20 @@ public struct OSSSigningPolicy: Sendable, CustomStringConvertible {
     func check(urlExpiresIn seconds: Int64) throws(AuthCoreError) {
         guard seconds > 0 else { throw AuthCoreError(.notPermitted, "the URL has expired already") }
         guard seconds <= Int64(maximumURLLifetime) else {
-            throw AuthCoreError(.notPermitted, "a URL valid for \(seconds) s is longer than the \(maximumURLLifetime) s allowed")
+            throw AuthCoreError(
+                .notPermitted,
+                "a URL valid for \(seconds) s is longer than the \(maximumURLLifetime) s allowed"
+            )
         }
     }
 
     func check(signedAt time: Timestamp, now: Timestamp) throws(AuthCoreError) {
         let offset = now.seconds(until: time)
         guard offset.magnitude <= UInt64(maximumClockSkew.magnitude) else {
-            throw AuthCoreError(.notPermitted, "the signing time is \(offset) s from now, more than the \(maximumClockSkew) s allowed")
+            throw AuthCoreError(
+                .notPermitted,
+                "the signing time is \(offset) s from now, more than the \(maximumClockSkew) s allowed"
+            )
         }
     }
 }

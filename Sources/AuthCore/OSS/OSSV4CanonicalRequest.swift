@@ -19,22 +19,39 @@ enum OSSV4CanonicalRequest {
     ///   - queryHoldsSecret: a parameter is a session token (signed URLs): the query's bytes and
     ///     the stack copy are wiped afterwards.
     static func withCanonicalRequest<R>(
-        method: String, bucket: String?, key: String, parameters: [(key: String, value: String)], headers: [HTTPHeader],
-        additional: [String], signer: SignerHeaderValues, ownsNames: Bool, payload: String, queryHoldsSecret: Bool = false,
+        method: String,
+        bucket: String?,
+        key: String,
+        parameters: [(key: String, value: String)],
+        headers: [HTTPHeader],
+        additional: [String],
+        signer: SignerHeaderValues,
+        ownsNames: Bool,
+        payload: String,
+        queryHoldsSecret: Bool = false,
         _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
         var query = CanonicalQuery.fromPairs(parameters, emptyValue: .keyOnly)
         defer { if queryHoldsSecret { query.secureZeroize() } }  // a presigned URL's token parameter
         let fields = HTTPHeader.utf8Counts(headers)
         let additionalBytes = additional.reduce(0) { $0 &+ $1.utf8.count &+ 1 }
-        let policy = OSSV4HeaderPolicy(additional: additional, ownsSignerNames: ownsNames, replacesToken: signer.replacesToken)
+        let policy = OSSV4HeaderPolicy(
+            additional: additional,
+            ownsSignerNames: ownsNames,
+            replacesToken: signer.replacesToken
+        )
         // The output: method, the resource (tripled at most by encoding, plus its two slashes), the
         // query, the lines, the additional list, the payload marker, and the five newlines.
         let lines = CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signer)
         let resource = 3 &* ((bucket?.utf8.count ?? 0) &+ key.utf8.count) &+ 2
-        let capacity = method.utf8.count &+ resource &+ query.count &+ lines &+ additionalBytes &+ payload.utf8.count &+ 8
+        let capacity =
+            method.utf8.count &+ resource &+ query.count &+ lines &+ additionalBytes &+ payload.utf8.count &+ 8
         return CanonicalHeaders.withTable(
-            headers, fieldBytes: fields.both, policy: policy, signer: signer, outputCapacity: capacity,
+            headers,
+            fieldBytes: fields.both,
+            policy: policy,
+            signer: signer,
+            outputCapacity: capacity,
             outputHoldsSecret: queryHoldsSecret
         ) { table, _, out in  // header fields were validated by the signer (HTTPHeader.validate)
             out.write(method)
@@ -81,13 +98,15 @@ struct OSSV4HeaderPolicy: CanonicalHeaderPolicy {
     /// `content-type` and `content-md5` (so additional headers never name them).
     @inline(__always)
     static func isAlwaysSigned(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
-        asciiHasPrefix(name, count, "x-oss-") || asciiEqual(name, count, "content-type") || asciiEqual(name, count, "content-md5")
+        asciiHasPrefix(name, count, "x-oss-") || asciiEqual(name, count, "content-type")
+            || asciiEqual(name, count, "content-md5")
     }
 
     func signs(_ name: UnsafePointer<UInt8>, count: Int) -> Bool {
         if ownsSignerNames {
             if asciiEqual(name, count, "x-oss-date") || asciiEqual(name, count, "x-oss-content-sha256")
-                || asciiEqual(name, count, "authorization") || (replacesToken && asciiEqual(name, count, "x-oss-security-token"))
+                || asciiEqual(name, count, "authorization")
+                || (replacesToken && asciiEqual(name, count, "x-oss-security-token"))
             {
                 return false
             }

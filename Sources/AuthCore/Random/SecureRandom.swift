@@ -14,7 +14,9 @@ public protocol SecureRandomGenerator: Sendable {
 extension SecureRandomGenerator {
     /// `count` random bytes in wiping storage.
     public func secureBytes(count: Int) throws(AuthCoreError) -> SecureBytes {
-        guard count >= 0 else { throw AuthCoreError(.invalidParameter, "a random byte count must not be negative, got \(count)") }
+        guard count >= 0 else {
+            throw AuthCoreError(.invalidParameter, "a random byte count must not be negative, got \(count)")
+        }
         return try SecureBytes(count: count) { (buffer) throws(AuthCoreError) in try fill(buffer) }
     }
 }

@@ -20,10 +20,15 @@ public struct SRPClient: Sendable {
     /// Draws a fresh ephemeral `(a, A = g^a)`, ready before the password is known.
     ///
     /// - Throws: ``AuthCoreError/Code/randomFailure``.
-    public func makeEphemeral(random: some SecureRandomGenerator = SystemRandom()) throws(AuthCoreError) -> SRPPrivateValue {
+    public func makeEphemeral(
+        random: some SecureRandomGenerator = SystemRandom()
+    ) throws(AuthCoreError) -> SRPPrivateValue {
         try configuration.group.engine.generatePrivateValue(
-            group: configuration.group, randomBitCount: configuration.privateValueBitCount,
-            offsetBits: configuration.clientOffsetBits, random: random)
+            group: configuration.group,
+            randomBitCount: configuration.privateValueBitCount,
+            offsetBits: configuration.clientOffsetBits,
+            random: random
+        )
     }
 
     /// An ephemeral from an explicit `a` (test vectors; a real client draws one with ``makeEphemeral(random:)``).
@@ -45,32 +50,55 @@ public struct SRPClient: Sendable {
     /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` when `B ≥ N`, `B ≡ 0 (mod N)` or `u = 0`;
     ///   ``AuthCoreError/Code/inputTooLarge`` for oversized inputs.
     public func processChallenge(
-        username: some Collection<UInt8>, password: SecureBytes, salt: some Collection<UInt8>,
-        serverPublicValue: some Collection<UInt8>, ephemeral: consuming SRPPrivateValue
+        username: some Collection<UInt8>,
+        password: SecureBytes,
+        salt: some Collection<UInt8>,
+        serverPublicValue: some Collection<UInt8>,
+        ephemeral: consuming SRPPrivateValue
     ) throws(AuthCoreError) -> SRPClientSession {
         let b = try configuration.group.validatedPublicValue(serverPublicValue, field: "B")
         return try processChallenge(
-            username: username, password: password, salt: salt, serverPublicValue: b, ephemeral: ephemeral)
+            username: username,
+            password: password,
+            salt: salt,
+            serverPublicValue: b,
+            ephemeral: ephemeral
+        )
     }
 
     /// Answers the server's challenge with `B` given as a number; see the byte form.
     public func processChallenge(
-        username: some Collection<UInt8>, password: SecureBytes, salt: some Collection<UInt8>,
-        serverPublicValue: BigUInt, ephemeral: consuming SRPPrivateValue
+        username: some Collection<UInt8>,
+        password: SecureBytes,
+        salt: some Collection<UInt8>,
+        serverPublicValue: BigUInt,
+        ephemeral: consuming SRPPrivateValue
     ) throws(AuthCoreError) -> SRPClientSession {
         try processChallenge(
-            username: username, password: password, salt: salt, serverPublicValue: serverPublicValue, ephemeral: ephemeral,
-            recordingIntermediates: false)
+            username: username,
+            password: password,
+            salt: salt,
+            serverPublicValue: serverPublicValue,
+            ephemeral: ephemeral,
+            recordingIntermediates: false
+        )
     }
 
     /// The same, optionally keeping `x` and `S` in the session (vectors and tests only).
     package func processChallenge(
-        username: some Collection<UInt8>, password: SecureBytes, salt: some Collection<UInt8>,
-        serverPublicValue: BigUInt, ephemeral: consuming SRPPrivateValue, recordingIntermediates: Bool
+        username: some Collection<UInt8>,
+        password: SecureBytes,
+        salt: some Collection<UInt8>,
+        serverPublicValue: BigUInt,
+        ephemeral: consuming SRPPrivateValue,
+        recordingIntermediates: Bool
     ) throws(AuthCoreError) -> SRPClientSession {
         let c = configuration
         guard ephemeral.group == c.group else {
-            throw AuthCoreError(.invalidParameter, "the ephemeral belongs to \(ephemeral.group.name), not \(c.group.name)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the ephemeral belongs to \(ephemeral.group.name), not \(c.group.name)"
+            )
         }
         let user = try SRPConfiguration.checkedInput(username, field: "username")
         let saltBytes = try SRPConfiguration.checkedInput(salt, field: "salt")
@@ -83,12 +111,23 @@ public struct SRPClient: Sendable {
         let premaster = try c.clientPremaster(serverPublicValue: b, x: x, ephemeral: ephemeral)
         let (s, u) = (premaster.secret, premaster.scramblingParameter)
         let key = c.sessionKey(premasterSecret: s)
-        let m1 = try c.clientProof(username: user, salt: saltBytes, clientPublicValue: a, serverPublicValue: b, key: key)
+        let m1 = try c.clientProof(
+            username: user,
+            salt: saltBytes,
+            clientPublicValue: a,
+            serverPublicValue: b,
+            key: key
+        )
         let m2 = try c.serverProof(clientPublicValue: a, clientProof: m1, key: key)
         return SRPClientSession(
-            clientPublicValue: a, clientProofDigest: m1, expectedServerProof: m2, sessionKey: key,
+            clientPublicValue: a,
+            clientProofDigest: m1,
+            expectedServerProof: m2,
+            sessionKey: key,
             scramblingParameter: u,
-            intermediates: recordingIntermediates ? SRPIntermediates(privateKey: x.secretBigUInt, premasterSecret: s.secretBigUInt) : nil)
+            intermediates: recordingIntermediates
+                ? SRPIntermediates(privateKey: x.secretBigUInt, premasterSecret: s.secretBigUInt) : nil
+        )
     }
 }
 
@@ -115,8 +154,12 @@ public struct SRPClientSession: Sendable, CustomStringConvertible, CustomDebugSt
     package let intermediates: SRPIntermediates?
 
     init(
-        clientPublicValue: BigUInt, clientProofDigest: Digest, expectedServerProof: Digest, sessionKey: SecureBytes,
-        scramblingParameter: BigUInt, intermediates: SRPIntermediates?
+        clientPublicValue: BigUInt,
+        clientProofDigest: Digest,
+        expectedServerProof: Digest,
+        sessionKey: SecureBytes,
+        scramblingParameter: BigUInt,
+        intermediates: SRPIntermediates?
     ) {
         self.clientPublicValue = clientPublicValue
         self.clientProofDigest = clientProofDigest
@@ -146,7 +189,11 @@ public struct SRPClientSession: Sendable, CustomStringConvertible, CustomDebugSt
         return sessionKey
     }
 
-    public var description: String { "SRPClientSession(A \(clientPublicValue.bitWidth) bits, key \(sessionKey.count) bytes)" }
+    public var description: String {
+        "SRPClientSession(A \(clientPublicValue.bitWidth) bits, key \(sessionKey.count) bytes)"
+    }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["clientPublicValue": clientPublicValue], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["clientPublicValue": clientPublicValue], displayStyle: .struct)
+    }
 }

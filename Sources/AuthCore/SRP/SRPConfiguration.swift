@@ -44,10 +44,17 @@ public struct SRPHashConvention: Sendable, Hashable {
     public var publicValuesInScrambling: SRPNumberEncoding
 
     /// RFC 5054 §2.5.3 and §2.6: `k = H(N | PAD(g))`, `u = H(PAD(A) | PAD(B))`.
-    public static let rfc5054 = SRPHashConvention(modulusInMultiplier: .minimal, generatorInMultiplier: .padded, publicValuesInScrambling: .padded)
+    public static let rfc5054 = SRPHashConvention(
+        modulusInMultiplier: .minimal,
+        generatorInMultiplier: .padded,
+        publicValuesInScrambling: .padded
+    )
     /// Amazon Cognito: `k = H(PADs(N) | PADs(g))`, `u = H(PADs(A) | PADs(B))` (``SRPNumberEncoding/signPadded``).
     public static let cognito = SRPHashConvention(
-        modulusInMultiplier: .signPadded, generatorInMultiplier: .signPadded, publicValuesInScrambling: .signPadded)
+        modulusInMultiplier: .signPadded,
+        generatorInMultiplier: .signPadded,
+        publicValuesInScrambling: .signPadded
+    )
 }
 
 /// The parameters two SRP-6a peers agree on: group, hash, proof convention and sizes.
@@ -85,8 +92,12 @@ public struct SRPConfiguration: Sendable {
     ///   ``AuthCoreError/Code/invalidParameter`` for a private value size outside 256...1024 bits or
     ///   a salt size outside 16...32 bytes.
     public init(
-        group: SRPGroup, hash: HashAlgorithm, proofPadsG: Bool = false, proofPadding: SRPProofPadding = .minimal,
-        convention: SRPHashConvention = .rfc5054, privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount,
+        group: SRPGroup,
+        hash: HashAlgorithm,
+        proofPadsG: Bool = false,
+        proofPadding: SRPProofPadding = .minimal,
+        convention: SRPHashConvention = .rfc5054,
+        privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount,
         saltByteCount: Int = 16
     ) throws(AuthCoreError) {
         guard Self.supportedHashes.contains(hash) else {
@@ -94,20 +105,36 @@ public struct SRPConfiguration: Sendable {
         }
         guard SRPPrivateValue.randomBitCountRange.contains(privateValueBitCount) else {
             throw AuthCoreError(
-                .invalidParameter, "private value bit count \(privateValueBitCount) is outside \(SRPPrivateValue.randomBitCountRange)")
+                .invalidParameter,
+                "private value bit count \(privateValueBitCount) is outside \(SRPPrivateValue.randomBitCountRange)"
+            )
         }
         guard Self.saltByteCountRange.contains(saltByteCount) else {
-            throw AuthCoreError(.invalidParameter, "salt length \(saltByteCount) is outside \(Self.saltByteCountRange) bytes")
+            throw AuthCoreError(
+                .invalidParameter,
+                "salt length \(saltByteCount) is outside \(Self.saltByteCountRange) bytes"
+            )
         }
         self.init(
-            validGroup: group, hash: hash, proofPadsG: proofPadsG, proofPadding: proofPadding, convention: convention,
-            privateValueBitCount: privateValueBitCount, saltByteCount: saltByteCount)
+            validGroup: group,
+            hash: hash,
+            proofPadsG: proofPadsG,
+            proofPadding: proofPadding,
+            convention: convention,
+            privateValueBitCount: privateValueBitCount,
+            saltByteCount: saltByteCount
+        )
     }
 
     /// A configuration whose parameters are known to be valid (the library's own, such as Cognito's).
     init(
-        validGroup group: SRPGroup, hash: HashAlgorithm, proofPadsG: Bool = false, proofPadding: SRPProofPadding = .minimal,
-        convention: SRPHashConvention, privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount, saltByteCount: Int = 16
+        validGroup group: SRPGroup,
+        hash: HashAlgorithm,
+        proofPadsG: Bool = false,
+        proofPadding: SRPProofPadding = .minimal,
+        convention: SRPHashConvention,
+        privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount,
+        saltByteCount: Int = 16
     ) {
         self.group = group
         self.hash = hash
@@ -118,19 +145,33 @@ public struct SRPConfiguration: Sendable {
         self.saltByteCount = saltByteCount
         // g < N (SRPGroup's invariant), so no encoding can fail: `bigEndianBytes(paddedTo:)` throws
         // only for values wider than N.
-        let n = (try? convention.modulusInMultiplier.bytes(group.modulus, group: group)) ?? group.modulus.minimalBigEndianBytes
-        let g = (try? convention.generatorInMultiplier.bytes(group.generator, group: group)) ?? group.generator.minimalBigEndianBytes
+        let n =
+            (try? convention.modulusInMultiplier.bytes(group.modulus, group: group))
+            ?? group.modulus.minimalBigEndianBytes
+        let g =
+            (try? convention.generatorInMultiplier.bytes(group.generator, group: group))
+            ?? group.generator.minimalBigEndianBytes
         self.multiplier = BigUInt(bigEndianBytes: hash.digest(n, g).bytes)
     }
 
     /// A configuration with the hash chosen by type, in the style of `SRPConfiguration<H>`.
     public init<H: HashFunction>(
-        group: SRPGroup, hashFunction: H.Type, proofPadsG: Bool = false, proofPadding: SRPProofPadding = .minimal,
-        privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount, saltByteCount: Int = 16
+        group: SRPGroup,
+        hashFunction: H.Type,
+        proofPadsG: Bool = false,
+        proofPadding: SRPProofPadding = .minimal,
+        privateValueBitCount: Int = SRPPrivateValue.defaultRandomBitCount,
+        saltByteCount: Int = 16
     ) throws(AuthCoreError) {
         try self.init(
-            group: group, hash: H.algorithm, proofPadsG: proofPadsG, proofPadding: proofPadding, convention: .rfc5054,
-            privateValueBitCount: privateValueBitCount, saltByteCount: saltByteCount)
+            group: group,
+            hash: H.algorithm,
+            proofPadsG: proofPadsG,
+            proofPadding: proofPadding,
+            convention: .rfc5054,
+            privateValueBitCount: privateValueBitCount,
+            saltByteCount: saltByteCount
+        )
     }
 
     /// A public value as the proofs hash it: minimal bytes, or padded to N's length (``proofPadding``).
@@ -162,7 +203,8 @@ public struct SRPConfiguration: Sendable {
     /// `u = H(PAD(A) | PAD(B))` (RFC 5054 §2.6; per ``convention``).
     ///
     /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` (through `PAD`) for a value wider than N.
-    func scramblingParameter(clientPublicValue a: BigUInt, serverPublicValue b: BigUInt) throws(AuthCoreError) -> Digest {
+    func scramblingParameter(clientPublicValue a: BigUInt, serverPublicValue b: BigUInt) throws(AuthCoreError) -> Digest
+    {
         let encoding = convention.publicValuesInScrambling
         return hash.digest(try encoding.bytes(a, group: group), try encoding.bytes(b, group: group))
     }
@@ -190,11 +232,19 @@ public struct SRPConfiguration: Sendable {
 
     /// `M1 = H(H(N) XOR H(g) | H(I) | s | A | B | K)` (RFC 2945 §3; `H(PAD(g))` with ``proofPadsG``;
     /// `PAD(A)`, `PAD(B)` with ``SRPProofPadding/padded``).
-    func clientProof(username: [UInt8], salt: [UInt8], clientPublicValue a: BigUInt, serverPublicValue b: BigUInt, key: SecureBytes)
+    func clientProof(
+        username: [UInt8],
+        salt: [UInt8],
+        clientPublicValue a: BigUInt,
+        serverPublicValue b: BigUInt,
+        key: SecureBytes
+    )
         throws(AuthCoreError) -> Digest
     {
         let hN = hash.digest(group.modulus.minimalBigEndianBytes).bytes
-        let gBytes = proofPadsG ? try group.generator.bigEndianBytes(paddedTo: group.byteCount) : group.generator.minimalBigEndianBytes
+        let gBytes =
+            proofPadsG
+            ? try group.generator.bigEndianBytes(paddedTo: group.byteCount) : group.generator.minimalBigEndianBytes
         let hG = hash.digest(gBytes).bytes
         let xored = zip(hN, hG).map { $0 ^ $1 }
         let hI = hash.digest(username).bytes
@@ -204,7 +254,9 @@ public struct SRPConfiguration: Sendable {
             xored.withUnsafeBytes { x in
                 hI.withUnsafeBytes { i in
                     salt.withUnsafeBytes { s in
-                        aBytes.withUnsafeBytes { ab in bBytes.withUnsafeBytes { bb in hash.hash(parts: [x, i, s, ab, bb, k]) } }
+                        aBytes.withUnsafeBytes { ab in
+                            bBytes.withUnsafeBytes { bb in hash.hash(parts: [x, i, s, ab, bb, k]) }
+                        }
                     }
                 }
             }
@@ -212,7 +264,11 @@ public struct SRPConfiguration: Sendable {
     }
 
     /// `M2 = H(A | M1 | K)` (RFC 2945 §3; `PAD(A)` with ``SRPProofPadding/padded``).
-    func serverProof(clientPublicValue a: BigUInt, clientProof m1: Digest, key: SecureBytes) throws(AuthCoreError) -> Digest {
+    func serverProof(
+        clientPublicValue a: BigUInt,
+        clientProof m1: Digest,
+        key: SecureBytes
+    ) throws(AuthCoreError) -> Digest {
         let aBytes = try proofBytes(a)
         return key.withUnsafeBytes { k in
             m1.withUnsafeBytes { m in aBytes.withUnsafeBytes { ab in hash.hash(parts: [ab, m, k]) } }
@@ -236,9 +292,13 @@ public struct SRPConfiguration: Sendable {
         let base = bytes.count - width  // the bytes before are zero (S < N): a public offset
         switch proofPadding {
         case .minimal:
-            return bytes.transformingSuffix(from: bytes.leadingZeroByteCount, candidates: base..<(base + 3)) { hash.secretHash(parts: [$0]) }
+            return bytes.transformingSuffix(from: bytes.leadingZeroByteCount, candidates: base..<(base + 3)) {
+                hash.secretHash(parts: [$0])
+            }
         case .padded:
-            return bytes.withUnsafeBytes { all in hash.secretHash(parts: [UnsafeRawBufferPointer(rebasing: all[base...])]) }
+            return bytes.withUnsafeBytes { all in
+                hash.secretHash(parts: [UnsafeRawBufferPointer(rebasing: all[base...])])
+            }
         }
     }
 

@@ -11,15 +11,30 @@ extension SRPGroup {
     /// The client premaster `(B - k·g^x)^(a + u·x)`, with `a` drawn from `random` (256 bits plus
     /// the offset) and `x`, `u` as 32-byte big-endian values.
     package func preparedClientPremaster(
-        serverPublicValue b: BigUInt, multiplier k: BigUInt, x: [UInt8], u: [UInt8], random: some SecureRandomGenerator
+        serverPublicValue b: BigUInt,
+        multiplier k: BigUInt,
+        x: [UInt8],
+        u: [UInt8],
+        random: some SecureRandomGenerator
     ) throws(AuthCoreError) -> () -> Void {
-        let privateValue = try engine.generatePrivateValue(group: self, randomBitCount: 256, offsetBits: 512, random: random)
+        let privateValue = try engine.generatePrivateValue(
+            group: self,
+            randomBitCount: 256,
+            offsetBits: 512,
+            random: random
+        )
         let xLimbs = x.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }
         let uLimbs = u.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }
         let box = PrivateValueBox(privateValue)
         return { [engine] in
             _ = try? engine.clientPremaster(
-                serverPublicValue: b, k: k, x: xLimbs, xBitCount: 256, u: uLimbs, privateValue: box.value)
+                serverPublicValue: b,
+                k: k,
+                x: xLimbs,
+                xBitCount: 256,
+                u: uLimbs,
+                privateValue: box.value
+            )
         }
     }
 
@@ -32,15 +47,29 @@ extension SRPGroup {
     /// The server premaster `(A·v^u)^b` for a stored verifier (secret, big-endian bytes at N's
     /// length, read as a server reads it) and a fresh `b`.
     package func preparedServerPremaster(
-        clientPublicValue a: BigUInt, verifierBytes: [UInt8], u: [UInt8], random: some SecureRandomGenerator
+        clientPublicValue a: BigUInt,
+        verifierBytes: [UInt8],
+        u: [UInt8],
+        random: some SecureRandomGenerator
     ) throws(AuthCoreError) -> () -> Void {
-        let privateValue = try engine.generatePrivateValue(group: self, randomBitCount: 256, offsetBits: 256, random: random)
+        let privateValue = try engine.generatePrivateValue(
+            group: self,
+            randomBitCount: 256,
+            offsetBits: 256,
+            random: random
+        )
         let stored = SecureBytes(verifierBytes)
         let uLimbs = u.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: 4) }
         let box = PrivateValueBox(privateValue)
         return { [engine] in  // the verifier read and checked as a server does, then S
             guard let v = try? engine.checkedVerifier(stored) else { return }
-            _ = try? engine.serverPremaster(clientPublicValue: a, verifier: v, u: uLimbs, uBitCount: 256, privateValue: box.value)
+            _ = try? engine.serverPremaster(
+                clientPublicValue: a,
+                verifier: v,
+                u: uLimbs,
+                uBitCount: 256,
+                privateValue: box.value
+            )
         }
     }
 }

@@ -50,7 +50,9 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
         let key = name.hasPrefix("rfc5054-") ? String(name.dropFirst("rfc5054-".count)) : name
         guard let group = SRPGroup.standard.first(where: { $0.name == "rfc5054-\(key)" }) else {
             throw AuthCoreError(
-                .invalidGroup, "unknown SRP group '\(name)' (expected one of 1024, 1536, 2048, 3072, 4096, 6144, 8192)")
+                .invalidGroup,
+                "unknown SRP group '\(name)' (expected one of 1024, 1536, 2048, 3072, 4096, 6144, 8192)"
+            )
         }
         self = group
     }
@@ -73,19 +75,27 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
     ///   - exponentBitCount: the declared (public) exponent length; it alone sets the running time.
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` when the exponent does not fit or the length
     ///   is outside 1...``ModularContext/maximumExponentBitCountLimit``.
-    public func generatorPower(secretExponent exponent: BigUInt, exponentBitCount: Int) throws(AuthCoreError) -> BigUInt {
+    public func generatorPower(secretExponent exponent: BigUInt, exponentBitCount: Int) throws(AuthCoreError) -> BigUInt
+    {
         guard (1...ModularContext.maximumExponentBitCountLimit).contains(exponentBitCount) else {
             throw AuthCoreError(.invalidParameter, "exponent bit count \(exponentBitCount) is out of range")
         }
         guard exponent.bitWidth <= exponentBitCount else {
             throw AuthCoreError(.invalidParameter, "exponent is wider than the declared \(exponentBitCount) bits")
         }
-        return try engine.generatorPower(LimbBuffer(exponent, count: (exponentBitCount + 63) / 64), bitCount: exponentBitCount)
+        return try engine.generatorPower(
+            LimbBuffer(exponent, count: (exponentBitCount + 63) / 64),
+            bitCount: exponentBitCount
+        )
     }
 
     /// `base^e mod N` through the premaster-secret path (GMP's `mpn_sec_powm` over fixed-width limbs,
     /// constant time in the base and the exponent) at the declared `exponentBitCount`.
-    package func variableBasePower(_ base: BigUInt, secretExponent exponent: BigUInt, exponentBitCount: Int)
+    package func variableBasePower(
+        _ base: BigUInt,
+        secretExponent exponent: BigUInt,
+        exponentBitCount: Int
+    )
         throws(AuthCoreError) -> BigUInt
     {
         guard exponentBitCount >= 1, exponent.bitWidth <= exponentBitCount else {
@@ -93,7 +103,9 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
         }
         let result = engine.secretPower(
             base: LimbBuffer(try base.modulo(modulus), count: engine.limbCount),
-            exponent: LimbBuffer(exponent, count: (exponentBitCount + 63) / 64), bitCount: exponentBitCount)
+            exponent: LimbBuffer(exponent, count: (exponentBitCount + 63) / 64),
+            bitCount: exponentBitCount
+        )
         return result.bigUInt
     }
 
@@ -105,7 +117,10 @@ public struct SRPGroup: Sendable, Equatable, CustomStringConvertible {
     public func validatedPublicValue(_ bytes: some Collection<UInt8>, field: String) throws(AuthCoreError) -> BigUInt {
         let significant = bytes.drop(while: { $0 == 0 })
         guard significant.count <= byteCount else {
-            throw AuthCoreError(.unsafePublicValue, "\(field) is not below N (\(significant.count) bytes for a \(byteCount)-byte N)")
+            throw AuthCoreError(
+                .unsafePublicValue,
+                "\(field) is not below N (\(significant.count) bytes for a \(byteCount)-byte N)"
+            )
         }
         return try validatedPublicValue(BigUInt(bigEndianBytes: Array(significant)), field: field)
     }

@@ -62,7 +62,11 @@ final class SRPGroupEngine: Sendable {
         } else {
             // Beyond the table: the secret-power kernel on the fixed-width limbs (never through a BigUInt,
             // whose normalisation would depend on the exponent's leading zero limbs).
-            let plain = secretPower(base: LimbBuffer(generator, count: limbCount), exponent: exponent, bitCount: bitCount)
+            let plain = secretPower(
+                base: LimbBuffer(generator, count: limbCount),
+                exponent: exponent,
+                bitCount: bitCount
+            )
             domain.enter(result.pointer, plain.pointer)
         }
         return result
@@ -76,7 +80,8 @@ final class SRPGroupEngine: Sendable {
     }
 
     /// g^e mod N as a `BigUInt` (its word count declassified): Cognito's verifiers, whose 3072-bit N
-    /// fills its top word (a zero top word has probability about 2⁻⁶⁴), and ``SRPGroup/generatorPower(secretExponent:exponentBitCount:)``.
+    /// fills its top word (a zero top word has probability about 2⁻⁶⁴), and
+    /// ``SRPGroup/generatorPower(secretExponent:exponentBitCount:)``.
     func generatorPower(_ exponent: LimbBuffer, bitCount: Int) throws(AuthCoreError) -> BigUInt {
         try generatorPowerLimbs(exponent, bitCount: bitCount).secretBigUInt
     }
@@ -92,14 +97,19 @@ final class SRPGroupEngine: Sendable {
     /// Draws a private value `r + 2^offsetBits` (`r` of `randomBitCount` bits) and computes its public
     /// value g^(r + 2^offsetBits) = g^r · g^(2^offsetBits) (why: ``SRPPrivateValue``).
     func generatePrivateValue(
-        group: SRPGroup, randomBitCount: Int, offsetBits: Int, random: some SecureRandomGenerator
+        group: SRPGroup,
+        randomBitCount: Int,
+        offsetBits: Int,
+        random: some SecureRandomGenerator
     ) throws(AuthCoreError) -> SRPPrivateValue {
         guard SRPPrivateValue.randomBitCountRange.contains(randomBitCount) else {
             throw AuthCoreError(
                 .invalidParameter,
-                "private value bit count \(randomBitCount) is outside \(SRPPrivateValue.randomBitCountRange) (RFC 5054 §2.5.3 asks for at least 256)")
+                "private value bit count \(randomBitCount) is outside \(SRPPrivateValue.randomBitCountRange) (RFC 5054 §2.5.3 asks for at least 256)"
+            )
         }
-        precondition(offsetBits >= randomBitCount, "the public offset must lie above the random bits")  // invariant: offsets are derived from the bit count
+        // invariant: offsets are derived from the bit count
+        precondition(offsetBits >= randomBitCount, "the public offset must lie above the random bits")
         let randomBytes = try random.secureBytes(count: (randomBitCount + 7) / 8)
         let exponentLimbs = (offsetBits + 64) / 64
         let exponent = randomBytes.withUnsafeBytes { LimbBuffer(bigEndianBytes: $0, count: exponentLimbs) }
@@ -111,7 +121,11 @@ final class SRPGroupEngine: Sendable {
         domain.leave(publicMontgomery.pointer, publicMontgomery.pointer)
         exponent.pointer[offsetBits / 64] |= mp_limb_t(1) << (offsetBits % 64)
         return SRPPrivateValue(
-            exponent: exponent, exponentBitCount: offsetBits + 1, publicValue: publicMontgomery.publishedBigUInt, group: group)
+            exponent: exponent,
+            exponentBitCount: offsetBits + 1,
+            publicValue: publicMontgomery.publishedBigUInt,
+            group: group
+        )
     }
 
     /// A private value given explicitly (test vectors, deterministic tests): used as it is, at its
@@ -124,7 +138,11 @@ final class SRPGroupEngine: Sendable {
         let publicMontgomery = try generatorPowerMontgomery(exponent, bitCount: bits)
         domain.leave(publicMontgomery.pointer, publicMontgomery.pointer)
         return SRPPrivateValue(
-            exponent: exponent, exponentBitCount: bits, publicValue: publicMontgomery.publishedBigUInt, group: group)
+            exponent: exponent,
+            exponentBitCount: bits,
+            publicValue: publicMontgomery.publishedBigUInt,
+            group: group
+        )
     }
 
     // MARK: - Server public value and premaster secrets (RFC 5054 §2.5.3, §2.6)
@@ -188,7 +206,11 @@ final class SRPGroupEngine: Sendable {
     /// (0 < B < N). The exponent `a + u·x` is computed at fixed widths and raised to at its declared
     /// length `max(bits(a), bits(u) + bits(x)) + 1`.
     func clientPremaster(
-        serverPublicValue b: BigUInt, k: BigUInt, x: LimbBuffer, xBitCount: Int, u: LimbBuffer,
+        serverPublicValue b: BigUInt,
+        k: BigUInt,
+        x: LimbBuffer,
+        xBitCount: Int,
+        u: LimbBuffer,
         privateValue: borrowing SRPPrivateValue
     ) throws(AuthCoreError) -> LimbBuffer {
         let n = limbCount
@@ -208,15 +230,21 @@ final class SRPGroupEngine: Sendable {
         // e = a + u·x at fixed widths.
         let exponentBitCount = Swift.max(privateValue.exponentBitCount, u.count * 64 + xBitCount) + 1
         let exponent = LimbBuffer.sum(
-            privateValue.exponent, plusProductOf: u, x,
-            count: Swift.max((exponentBitCount + 63) / 64, privateValue.exponent.count, u.count + x.count))
+            privateValue.exponent,
+            plusProductOf: u,
+            x,
+            count: Swift.max((exponentBitCount + 63) / 64, privateValue.exponent.count, u.count + x.count)
+        )
         return secretPower(base: base, exponent: exponent, bitCount: exponentBitCount)
     }
 
     /// Server premaster secret S = (A · v^u)^b mod N (RFC 5054 §2.6), as n limbs. `A` is already
     /// validated; `v` is secret (checked by ``checkedVerifier(_:)``), so `v^u` is constant time too.
     func serverPremaster(
-        clientPublicValue a: BigUInt, verifier v: LimbBuffer, u: LimbBuffer, uBitCount: Int,
+        clientPublicValue a: BigUInt,
+        verifier v: LimbBuffer,
+        u: LimbBuffer,
+        uBitCount: Int,
         privateValue: borrowing SRPPrivateValue
     ) throws(AuthCoreError) -> LimbBuffer {
         let n = limbCount

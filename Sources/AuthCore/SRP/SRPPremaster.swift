@@ -19,13 +19,23 @@ extension SRPConfiguration {
     ///   - b: the server's `B`, already validated (``SRPGroup/validatedPublicValue(_:field:)``).
     ///   - x: the private key, ``hashBitCount`` bits.
     /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` for `u = 0` or a `B ≡ k·g^x`.
-    func clientPremaster(serverPublicValue b: BigUInt, x: LimbBuffer, ephemeral: borrowing SRPPrivateValue) throws(AuthCoreError)
+    func clientPremaster(
+        serverPublicValue b: BigUInt,
+        x: LimbBuffer,
+        ephemeral: borrowing SRPPrivateValue
+    ) throws(AuthCoreError)
         -> SRPPremaster
     {
         let uDigest = try scramblingParameter(clientPublicValue: ephemeral.publicValue, serverPublicValue: b)
         let u = try Self.checkedScramblingParameter(uDigest.bytes)
         let s = try group.engine.clientPremaster(
-            serverPublicValue: b, k: multiplier, x: x, xBitCount: hashBitCount, u: scalar(uDigest), privateValue: ephemeral)
+            serverPublicValue: b,
+            k: multiplier,
+            x: x,
+            xBitCount: hashBitCount,
+            u: scalar(uDigest),
+            privateValue: ephemeral
+        )
         return SRPPremaster(secret: s, scramblingParameter: u)
     }
 
@@ -36,12 +46,20 @@ extension SRPConfiguration {
     ///   - v: the verifier, checked by the engine (``SRPGroupEngine/checkedVerifier(_:)``).
     /// - Throws: ``AuthCoreError/Code/unsafePublicValue`` for `u = 0`.
     func serverPremaster(
-        clientPublicValue a: BigUInt, serverPublicValue b: BigUInt, verifier v: LimbBuffer, privateValue: borrowing SRPPrivateValue
+        clientPublicValue a: BigUInt,
+        serverPublicValue b: BigUInt,
+        verifier v: LimbBuffer,
+        privateValue: borrowing SRPPrivateValue
     ) throws(AuthCoreError) -> SRPPremaster {
         let uDigest = try scramblingParameter(clientPublicValue: a, serverPublicValue: b)
         let u = try Self.checkedScramblingParameter(uDigest.bytes)
         let s = try group.engine.serverPremaster(
-            clientPublicValue: a, verifier: v, u: scalar(uDigest), uBitCount: hashBitCount, privateValue: privateValue)
+            clientPublicValue: a,
+            verifier: v,
+            u: scalar(uDigest),
+            uBitCount: hashBitCount,
+            privateValue: privateValue
+        )
         return SRPPremaster(secret: s, scramblingParameter: u)
     }
 }

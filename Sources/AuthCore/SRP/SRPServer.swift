@@ -18,12 +18,18 @@ public struct SRPServer: Sendable {
     public init(configuration: SRPConfiguration) { self.configuration = configuration }
 
     /// Draws `b` and computes `B = (k·v + g^b) mod N` for a stored verifier.
-    public func makeEphemeral(verifier: SRPVerifier, random: some SecureRandomGenerator = SystemRandom())
+    public func makeEphemeral(
+        verifier: SRPVerifier,
+        random: some SecureRandomGenerator = SystemRandom()
+    )
         throws(AuthCoreError) -> SRPServerEphemeral
     {
         let b = try configuration.group.engine.generatePrivateValue(
-            group: configuration.group, randomBitCount: configuration.privateValueBitCount,
-            offsetBits: configuration.serverOffsetBits, random: random)
+            group: configuration.group,
+            randomBitCount: configuration.privateValueBitCount,
+            offsetBits: configuration.serverOffsetBits,
+            random: random
+        )
         return try ephemeral(privateValue: b, verifier: verifier)
     }
 
@@ -34,12 +40,18 @@ public struct SRPServer: Sendable {
         return try ephemeral(privateValue: value, verifier: verifier)
     }
 
-    private func ephemeral(privateValue: consuming SRPPrivateValue, verifier: SRPVerifier) throws(AuthCoreError)
+    private func ephemeral(
+        privateValue: consuming SRPPrivateValue,
+        verifier: SRPVerifier
+    ) throws(AuthCoreError)
         -> SRPServerEphemeral
     {
         let v = try configuration.group.engine.checkedVerifier(verifier.verifierBytes)
         let publicValue = configuration.group.engine.serverPublicValue(
-            k: configuration.multiplier, verifier: v, gb: privateValue.publicValue)
+            k: configuration.multiplier,
+            verifier: v,
+            gb: privateValue.publicValue
+        )
         return SRPServerEphemeral(privateValue: privateValue, serverPublicValue: publicValue)
     }
 
@@ -50,28 +62,48 @@ public struct SRPServer: Sendable {
     ///   ``AuthCoreError/Code/invalidLength`` for an `M1` of the wrong length;
     ///   ``AuthCoreError/Code/proofMismatch`` when `M1` does not verify (constant-time comparison).
     public func verifyClient(
-        username: some Collection<UInt8>, verifier: SRPVerifier, clientPublicValue: some Collection<UInt8>,
-        clientProof: some Collection<UInt8>, ephemeral: consuming SRPServerEphemeral
+        username: some Collection<UInt8>,
+        verifier: SRPVerifier,
+        clientPublicValue: some Collection<UInt8>,
+        clientProof: some Collection<UInt8>,
+        ephemeral: consuming SRPServerEphemeral
     ) throws(AuthCoreError) -> SRPServerSession {
         let a = try configuration.group.validatedPublicValue(clientPublicValue, field: "A")
         return try verifyClient(
-            username: username, verifier: verifier, clientPublicValue: a, clientProof: clientProof, ephemeral: ephemeral)
+            username: username,
+            verifier: verifier,
+            clientPublicValue: a,
+            clientProof: clientProof,
+            ephemeral: ephemeral
+        )
     }
 
     /// Checks the client's `A` (as a number) and proof `M1`; see the byte form.
     public func verifyClient(
-        username: some Collection<UInt8>, verifier: SRPVerifier, clientPublicValue: BigUInt,
-        clientProof: some Collection<UInt8>, ephemeral: consuming SRPServerEphemeral
+        username: some Collection<UInt8>,
+        verifier: SRPVerifier,
+        clientPublicValue: BigUInt,
+        clientProof: some Collection<UInt8>,
+        ephemeral: consuming SRPServerEphemeral
     ) throws(AuthCoreError) -> SRPServerSession {
         try verifyClient(
-            username: username, verifier: verifier, clientPublicValue: clientPublicValue, clientProof: clientProof,
-            ephemeral: ephemeral, recordingIntermediates: false)
+            username: username,
+            verifier: verifier,
+            clientPublicValue: clientPublicValue,
+            clientProof: clientProof,
+            ephemeral: ephemeral,
+            recordingIntermediates: false
+        )
     }
 
     /// The same, optionally keeping `S` in the session (vectors and tests only).
     package func verifyClient(
-        username: some Collection<UInt8>, verifier: SRPVerifier, clientPublicValue: BigUInt,
-        clientProof: some Collection<UInt8>, ephemeral: consuming SRPServerEphemeral, recordingIntermediates: Bool
+        username: some Collection<UInt8>,
+        verifier: SRPVerifier,
+        clientPublicValue: BigUInt,
+        clientProof: some Collection<UInt8>,
+        ephemeral: consuming SRPServerEphemeral,
+        recordingIntermediates: Bool
     ) throws(AuthCoreError) -> SRPServerSession {
         let c = configuration
         let user = try SRPConfiguration.checkedInput(username, field: "username")
@@ -81,16 +113,30 @@ public struct SRPServer: Sendable {
         }
         let b = ephemeral.serverPublicValue
         let v = try c.group.engine.checkedVerifier(verifier.verifierBytes)
-        let premaster = try c.serverPremaster(clientPublicValue: a, serverPublicValue: b, verifier: v, privateValue: ephemeral.privateValue)
+        let premaster = try c.serverPremaster(
+            clientPublicValue: a,
+            serverPublicValue: b,
+            verifier: v,
+            privateValue: ephemeral.privateValue
+        )
         let (s, u) = (premaster.secret, premaster.scramblingParameter)
         let key = c.sessionKey(premasterSecret: s)
-        let expected = try c.clientProof(username: user, salt: verifier.salt, clientPublicValue: a, serverPublicValue: b, key: key)
+        let expected = try c.clientProof(
+            username: user,
+            salt: verifier.salt,
+            clientPublicValue: a,
+            serverPublicValue: b,
+            key: key
+        )
         let matches = expected.withUnsafeBytes { constantTimeEqual($0, clientProof) }
         guard matches else { throw AuthCoreError(.proofMismatch, "client proof M1 does not verify") }
         let m2 = try c.serverProof(clientPublicValue: a, clientProof: expected, key: key)
         return SRPServerSession(
-            serverProofDigest: m2, sessionKey: key, scramblingParameter: u,
-            premasterSecret: recordingIntermediates ? s.secretBigUInt : nil)
+            serverProofDigest: m2,
+            sessionKey: key,
+            scramblingParameter: u,
+            premasterSecret: recordingIntermediates ? s.secretBigUInt : nil
+        )
     }
 }
 
@@ -161,7 +207,10 @@ extension SRPServer {
         let offsetBits = configuration.serverOffsetBits
         let exponentWords = (offsetBits + 64) / 64
         guard state.count == exportedEphemeralStateByteCount else {
-            throw AuthCoreError(.invalidLength, "SRP server state must be \(exportedEphemeralStateByteCount) bytes, got \(state.count)")
+            throw AuthCoreError(
+                .invalidLength,
+                "SRP server state must be \(exportedEphemeralStateByteCount) bytes, got \(state.count)"
+            )
         }
         let (exponent, serverPublic) = state.withUnsafeBytes { bytes in
             let b = exponentWords * 8
@@ -175,7 +224,8 @@ extension SRPServer {
         let top = exponent.pointer[exponentWords - 1]
         let offsetBit = mp_limb_t(1) << (offsetBits % 64)
         let aboveOffset = ~(offsetBit | (offsetBit &- 1))
-        guard ConstantFlow.declassified(Int(top & offsetBit != 0 ? 1 : 0) & Int(top & aboveOffset == 0 ? 1 : 0)) == 1 else {
+        guard ConstantFlow.declassified(Int(top & offsetBit != 0 ? 1 : 0) & Int(top & aboveOffset == 0 ? 1 : 0)) == 1
+        else {
             throw AuthCoreError(.malformedInput, "SRP server state: b is not a value this configuration draws")
         }
         let b = serverPublic.publishedBigUInt
@@ -183,7 +233,13 @@ extension SRPServer {
         // invariant: a server ephemeral's `privateValue.publicValue` (g^b) is read only when B is
         // computed, in `makeEphemeral`; a resumed exchange has B already, so g^b is left zero.
         return SRPServerEphemeral(
-            privateValue: SRPPrivateValue(exponent: exponent, exponentBitCount: offsetBits + 1, publicValue: BigUInt(), group: configuration.group),
-            serverPublicValue: b)
+            privateValue: SRPPrivateValue(
+                exponent: exponent,
+                exponentBitCount: offsetBits + 1,
+                publicValue: BigUInt(),
+                group: configuration.group
+            ),
+            serverPublicValue: b
+        )
     }
 }

@@ -50,7 +50,9 @@ extension SRPConfiguration {
     /// - Throws: ``AuthCoreError/Code/randomFailure``; ``AuthCoreError/Code/inputTooLarge`` for a
     ///   username or password over 64 KiB.
     public func makeVerifier(
-        username: some Collection<UInt8>, password: SecureBytes, random: some SecureRandomGenerator = SystemRandom()
+        username: some Collection<UInt8>,
+        password: SecureBytes,
+        random: some SecureRandomGenerator = SystemRandom()
     ) throws(AuthCoreError) -> SRPVerifier {
         var salt = [UInt8](repeating: 0, count: saltByteCount)
         try salt.withUnsafeMutableBytesTyped { (buffer) throws(AuthCoreError) in try random.fill(buffer) }
@@ -58,7 +60,11 @@ extension SRPConfiguration {
     }
 
     /// Computes the verifier for a given salt.
-    public func makeVerifier(username: some Collection<UInt8>, password: SecureBytes, salt: [UInt8])
+    public func makeVerifier(
+        username: some Collection<UInt8>,
+        password: SecureBytes,
+        salt: [UInt8]
+    )
         throws(AuthCoreError) -> SRPVerifier
     {
         let user = try Self.checkedInput(username, field: "username")
@@ -66,7 +72,10 @@ extension SRPConfiguration {
             throw AuthCoreError(.inputTooLarge, "password exceeds \(Self.maximumInputBytes) bytes")
         }
         let x = privateKeyScalar(username: user, password: password, salt: salt)
-        return SRPVerifier(salt: salt, verifierBytes: try group.engine.verifierBytes(privateKey: x, bitCount: hashBitCount))
+        return SRPVerifier(
+            salt: salt,
+            verifierBytes: try group.engine.verifierBytes(privateKey: x, bitCount: hashBitCount)
+        )
     }
 }
 
@@ -90,7 +99,8 @@ extension SRPConfiguration {
         let stored = verifier.verifierBytes
         let extra = Swift.max(0, stored.count - width)
         let excess = stored.withUnsafeBytes { bytes in bytes[..<extra].reduce(UInt8(0)) { $0 | $1 } }
-        guard ConstantFlow.declassified((Int(excess) &+ 0xFF) >> 8) == 0 else { return nil }  // only "any non-zero" is public
+        // only "any non-zero" is public
+        guard ConstantFlow.declassified((Int(excess) &+ 0xFF) >> 8) == 0 else { return nil }
         let value = SecureBytes(count: width) { out in
             stored.withUnsafeBytes { bytes in
                 let kept = UnsafeRawBufferPointer(rebasing: bytes[extra...])

@@ -34,12 +34,24 @@ struct PresignedQuery {
     ///
     /// - Parameter ownNames: the names the signer sets (``sigV4Names`` or ``sigV4ANames``), dropped
     ///   from the request's query whatever their case.
-    init(rawQuery: String, adding own: [(key: [UInt8], value: [UInt8])], token: String?, omitSessionToken: Bool, ownNames: [[UInt8]]) {
+    init(
+        rawQuery: String,
+        adding own: [(key: [UInt8], value: [UInt8])],
+        token: String?,
+        omitSessionToken: Bool,
+        ownNames: [[UInt8]]
+    ) {
         additions = own
         holdsToken = token != nil
-        let isOwn: (UnsafeBufferPointer<UInt8>) -> Bool = { key in ownNames.contains { equalIgnoringASCIICase($0, key) } }
+        let isOwn: (UnsafeBufferPointer<UInt8>) -> Bool = { key in ownNames.contains { equalIgnoringASCIICase($0, key) }
+        }
         if let token, !omitSessionToken { additions.append((Self.tokenKey, PercentEncoding.encodedBytes(token))) }
-        signed = CanonicalQuery.fromRawQuery(rawQuery, adding: additions, excluding: isOwn, holdsSecret: token != nil && !omitSessionToken)
+        signed = CanonicalQuery.fromRawQuery(
+            rawQuery,
+            adding: additions,
+            excluding: isOwn,
+            holdsSecret: token != nil && !omitSessionToken
+        )
         sent = nil
         if let token, omitSessionToken {
             additions.append((Self.tokenKey, PercentEncoding.encodedBytes(token)))

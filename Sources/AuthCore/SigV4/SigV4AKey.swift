@@ -1,4 +1,3 @@
-
 /// The ECDSA P-256 key pair SigV4a (`AWS4-ECDSA-P256-SHA256`) derives from an access key pair, and
 /// the signatures it makes.
 ///
@@ -39,7 +38,9 @@ public final class SigV4AKey: Sendable, CustomStringConvertible, CustomDebugStri
     ///   ``AuthCoreError/Code/invalidParameter`` in the (about 2⁻⁸⁰⁰⁰) case that no counter gives a
     ///   candidate.
     public init(credentials: Credentials) throws(AuthCoreError) {
-        pair = try Self.withDerivedPrivateScalar(credentials) { (scalar) throws(AuthCoreError) in try P256KeyPair(scalar: scalar) }
+        pair = try Self.withDerivedPrivateScalar(credentials) { (scalar) throws(AuthCoreError) in
+            try P256KeyPair(scalar: scalar)
+        }
         accessKeyId = credentials.accessKeyId
     }
 
@@ -56,14 +57,20 @@ public final class SigV4AKey: Sendable, CustomStringConvertible, CustomDebugStri
     /// randomized: two signatures of one message differ, and both verify.
     ///
     /// - Throws: ``AuthCoreError/Code/libcryptoFailure``.
-    public func signature(for message: UnsafeRawBufferPointer) throws(AuthCoreError) -> [UInt8] { try pair.signature(for: message) }
+    public func signature(for message: UnsafeRawBufferPointer) throws(AuthCoreError) -> [UInt8] {
+        try pair.signature(for: message)
+    }
 
     /// Whether `signature` (DER) is a valid ECDSA-with-SHA-256 signature of `message` under the P-256
     /// public key `publicKey` (``P256KeyPair/isValidSignature(_:for:publicKey:)``).
     ///
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for a public key that is not a P-256 point;
     ///   ``AuthCoreError/Code/libcryptoFailure`` when OpenSSL cannot run the check.
-    public static func isValidSignature(_ signature: [UInt8], for message: [UInt8], publicKey: [UInt8]) throws(AuthCoreError) -> Bool {
+    public static func isValidSignature(
+        _ signature: [UInt8],
+        for message: [UInt8],
+        publicKey: [UInt8]
+    ) throws(AuthCoreError) -> Bool {
         try P256KeyPair.isValidSignature(signature, for: message, publicKey: publicKey)
     }
 
@@ -71,7 +78,8 @@ public final class SigV4AKey: Sendable, CustomStringConvertible, CustomDebugStri
     /// when `body` returns). Package-visible for the constant-flow gate, which runs the derivation
     /// alone (`make ctgrind`: OpenSSL's key import and ECDSA are outside it).
     package static func withDerivedPrivateScalar<R>(
-        _ credentials: Credentials, _ body: (UnsafeRawBufferPointer) throws(AuthCoreError) -> R
+        _ credentials: Credentials,
+        _ body: (UnsafeRawBufferPointer) throws(AuthCoreError) -> R
     ) throws(AuthCoreError) -> R {
         // The PRF's key: "AWS4A" ‖ secret, in a stack block wiped afterwards.
         let prefix: StaticString = "AWS4A"
@@ -86,7 +94,8 @@ public final class SigV4AKey: Sendable, CustomStringConvertible, CustomDebugStri
         input.append(contentsOf: [0, 0, 1, 0])
         return try credentials.secretAccessKey.withUnsafeBytes { secret throws(AuthCoreError) -> R in
             let keyCount = prefix.utf8CodeUnitCount + secret.count
-            return try withUnsafeTemporaryAllocation(byteCount: keyCount + 64, alignment: 8) { scratch throws(AuthCoreError) -> R in
+            return try withUnsafeTemporaryAllocation(byteCount: keyCount + 64, alignment: 8) {
+                scratch throws(AuthCoreError) -> R in
                 defer { secureZero(scratch) }
                 let prfKey = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<keyCount])
                 let candidate = UnsafeMutableRawBufferPointer(rebasing: scratch[keyCount..<keyCount + 32])
@@ -95,14 +104,25 @@ public final class SigV4AKey: Sendable, CustomStringConvertible, CustomDebugStri
                 UnsafeMutableRawBufferPointer(rebasing: prfKey[prefix.utf8CodeUnitCount...]).copyMemory(from: secret)
                 for counter in UInt8(1)...UInt8(254) {
                     input[counterIndex] = counter
-                    input.withUnsafeBytes { HMACSHA256Schedule.authenticationCode(key: UnsafeRawBufferPointer(prfKey), message: $0, into: candidate) }
-                    let kept = P256KeyPair.orderMinusOne.withUnsafeBytes { constantTimeLessThan(UnsafeRawBufferPointer(candidate), $0) }
+                    input.withUnsafeBytes {
+                        HMACSHA256Schedule.authenticationCode(
+                            key: UnsafeRawBufferPointer(prfKey),
+                            message: $0,
+                            into: candidate
+                        )
+                    }
+                    let kept = P256KeyPair.orderMinusOne.withUnsafeBytes {
+                        constantTimeLessThan(UnsafeRawBufferPointer(candidate), $0)
+                    }
                     // Only the verdict leaves the constant flow: it decides whether another counter runs.
                     guard ConstantFlow.declassified(kept) == 1 else { continue }
                     P256KeyPair.addOne(to: UnsafeRawBufferPointer(candidate), into: scalar)
                     return try body(UnsafeRawBufferPointer(scalar))
                 }
-                throw AuthCoreError(.invalidParameter, "no SigV4a key exists for these credentials (every counter refused)")
+                throw AuthCoreError(
+                    .invalidParameter,
+                    "no SigV4a key exists for these credentials (every counter refused)"
+                )
             }
         }
     }

@@ -39,7 +39,11 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
     ///   or has `,`, `/`, whitespace or control characters, or a service like that;
     ///   ``AuthCoreError/Code/libcryptoFailure`` when the key cannot be built.
     public init(
-        credentials: Credentials, regionSet: [String], service: String, options: SigV4Options = .standard, keyCache: SigV4AKeyCache = .shared
+        credentials: Credentials,
+        regionSet: [String],
+        service: String,
+        options: SigV4Options = .standard,
+        keyCache: SigV4AKeyCache = .shared
     ) throws(AuthCoreError) {
         guard !regionSet.isEmpty else { throw AuthCoreError(.invalidParameter, "the region set is empty") }
         for region in regionSet { try Self.checkScopePart(region, name: "region") }
@@ -60,7 +64,10 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
     private static func checkScopePart(_ value: String, name: StaticString) throws(AuthCoreError) {
         let ok = value.utf8.allSatisfy { $0 > 0x20 && $0 != 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: ",") }
         guard !value.isEmpty, ok else {
-            throw AuthCoreError(.invalidParameter, "\(name) must be non-empty, without ',', '/', spaces or control characters")
+            throw AuthCoreError(
+                .invalidParameter,
+                "\(name) must be non-empty, without ',', '/', spaces or control characters"
+            )
         }
     }
 
@@ -72,12 +79,19 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
     ///
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an invalid method, header or payload
     ///   hash; ``AuthCoreError/Code/libcryptoFailure``.
-    public func sign(_ request: SigV4Request, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+    public func sign(
+        _ request: SigV4Request,
+        at time: Timestamp,
+        keepingCanonicalRequest: Bool = false
+    ) throws(AuthCoreError)
         -> SigV4ASignature
     {
         try request.validate(checksTargetBytes: false)
         if case .streaming = request.payload {
-            throw AuthCoreError(.invalidParameter, "SigV4a does not sign aws-chunked streams (STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "SigV4a does not sign aws-chunked streams (STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD)"
+            )
         }
         let date = AmzDate(time)
         let payloadHash = try PayloadHashText(request.payload)
@@ -92,12 +106,23 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
                 regionSetBytes.withUnsafeBytes { regionSetValue in
                     SignerHeaderValues.withTokenBytes(options.omitSessionToken ? nil : token) { tokenBytes in
                         let signer = SignerHeaderValues(
-                            date: dateBytes, securityToken: tokenBytes, contentHash: addsHash ? hashText : nil, nonce: regionSetValue,
-                            replacesToken: token != nil)
+                            date: dateBytes,
+                            securityToken: tokenBytes,
+                            contentHash: addsHash ? hashText : nil,
+                            nonce: regionSetValue,
+                            replacesToken: token != nil
+                        )
                         CanonicalRequest.with(
-                            method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
-                            policy: SigV4AHeaderPolicy(signer: signer), signerHeaders: signer, normalizePath: options.normalizePath,
-                            doubleURIEncode: options.doubleURIEncode, payloadHash: hashText, queryHoldsSecret: tokenBytes != nil
+                            method: request.method,
+                            path: request.path,
+                            rawQuery: request.query,
+                            headers: request.headers,
+                            policy: SigV4AHeaderPolicy(signer: signer),
+                            signerHeaders: signer,
+                            normalizePath: options.normalizePath,
+                            doubleURIEncode: options.doubleURIEncode,
+                            payloadHash: hashText,
+                            queryHoldsSecret: tokenBytes != nil
                         ) { canonical, signedRange, found in
                             problem = found
                             guard found == nil else { return }
@@ -111,20 +136,30 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
         }
         if let problem { throw problem.error(request.headers) }
         let toSign = stringToSign(date: date, hash: hash)
-        let signature = try toSign.withUnsafeBytesTyped { message throws(AuthCoreError) in try key.signature(for: message) }
+        let signature = try toSign.withUnsafeBytesTyped { message throws(AuthCoreError) in
+            try key.signature(for: message)
+        }
         let authorization = authorizationHeader(date: date, signedHeaders: signedHeaders, signature: signature)
         var headers = [HTTPHeader("X-Amz-Date", date.string), HTTPHeader("X-Amz-Region-Set", regionSet)]
         if let token { headers.append(HTTPHeader("X-Amz-Security-Token", token)) }
         if addsHash { headers.append(HTTPHeader("X-Amz-Content-SHA256", payloadHash.string)) }
         headers.append(HTTPHeader("Authorization", authorization))
         return SigV4ASignature(
-            headers: headers, signatureBytes: signature, stringToSignBytes: toSign, canonicalRequestBytes: kept, signedURI: nil,
-            amzDate: date.string, scope: date.dateString + String(decoding: scopeSuffix, as: UTF8.self))
+            headers: headers,
+            signatureBytes: signature,
+            stringToSignBytes: toSign,
+            canonicalRequestBytes: kept,
+            signedURI: nil,
+            amzDate: date.string,
+            scope: date.dateString + String(decoding: scopeSuffix, as: UTF8.self)
+        )
     }
 
     /// `AWS4-ECDSA-P256-SHA256 \n date \n YYYYMMDD/service/aws4_request \n hex(hash)`.
     func stringToSign(date: AmzDate, hash: Digest) -> [UInt8] {
-        StringToSign.with(algorithm: SigV4AKey.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) { Array($0) }
+        StringToSign.with(algorithm: SigV4AKey.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) {
+            Array($0)
+        }
     }
 
     /// `AWS4-ECDSA-P256-SHA256 Credential=AKID/date/service/aws4_request, SignedHeaders=…, Signature=…`.
@@ -135,8 +170,10 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
         let signatureLabel: StaticString = ", Signature="
         let accessKeyId = credentials.accessKeyId
         let length =
-            SigV4AKey.algorithm.utf8CodeUnitCount + credentialLabel.utf8CodeUnitCount + accessKeyId.utf8.count + 9 + scopeSuffix.count
-            + signedHeadersLabel.utf8CodeUnitCount + signedHeaders.count + signatureLabel.utf8CodeUnitCount + 2 * signature.count
+            SigV4AKey.algorithm.utf8CodeUnitCount + credentialLabel.utf8CodeUnitCount + accessKeyId.utf8.count + 9
+            + scopeSuffix.count
+            + signedHeadersLabel.utf8CodeUnitCount + signedHeaders.count + signatureLabel.utf8CodeUnitCount + 2
+            * signature.count
         return String(writing: length) { out in
             out.write(SigV4AKey.algorithm)
             out.write(credentialLabel)
@@ -159,18 +196,32 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an expiry outside 1...604800;
     ///   ``AuthCoreError/Code/expired`` when the credentials expire before the URL would;
     ///   ``AuthCoreError/Code/malformedRequest``; ``AuthCoreError/Code/libcryptoFailure``.
-    public func presign(_ request: SigV4Request, at time: Timestamp, expires: Int, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+    public func presign(
+        _ request: SigV4Request,
+        at time: Timestamp,
+        expires: Int,
+        keepingCanonicalRequest: Bool = false
+    ) throws(AuthCoreError)
         -> SigV4ASignature
     {
         try request.validate()
         if case .streaming = request.payload {
-            throw AuthCoreError(.invalidParameter, "SigV4a does not sign aws-chunked streams (STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "SigV4a does not sign aws-chunked streams (STREAMING-AWS4-ECDSA-P256-SHA256-PAYLOAD)"
+            )
         }
         guard (1...SigV4Signer.maximumPresignedExpiry).contains(expires) else {
-            throw AuthCoreError(.invalidParameter, "presigned URL expiry \(expires) s is outside 1...\(SigV4Signer.maximumPresignedExpiry)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "presigned URL expiry \(expires) s is outside 1...\(SigV4Signer.maximumPresignedExpiry)"
+            )
         }
         if let expiration = credentials.expiration, time.seconds(until: expiration) < Int64(expires) {
-            throw AuthCoreError(.expired, "a \(expires) s presigned URL would outlive the credentials, which expire at \(expiration.iso8601)")
+            throw AuthCoreError(
+                .expired,
+                "a \(expires) s presigned URL would outlive the credentials, which expire at \(expiration.iso8601)"
+            )
         }
         let date = AmzDate(time)
         let payloadHash = try PayloadHashText(request.payload)
@@ -184,33 +235,63 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
             rawQuery: request.query,
             adding: [
                 (PresignedQuery.algorithmKey, SigV4AKey.algorithm.withUTF8Buffer { Array($0) }),
-                (PresignedQuery.credentialKey, PercentEncoding.encodedBytes(String(decoding: credential, as: UTF8.self))),
+                (
+                    PresignedQuery.credentialKey,
+                    PercentEncoding.encodedBytes(String(decoding: credential, as: UTF8.self))
+                ),
                 (PresignedQuery.dateKey, date.withBytes { Array($0) }),
                 (PresignedQuery.expiresKey, Array(String(expires).utf8)),
                 (PresignedQuery.regionSetKey, PercentEncoding.encodedBytes(regionSet)),
-                (PresignedQuery.signedHeadersKey, PercentEncoding.encodedBytes(String(decoding: signedHeaders, as: UTF8.self))),
-            ], token: token, omitSessionToken: options.omitSessionToken, ownNames: PresignedQuery.sigV4ANames)
+                (
+                    PresignedQuery.signedHeadersKey,
+                    PercentEncoding.encodedBytes(String(decoding: signedHeaders, as: UTF8.self))
+                ),
+            ],
+            token: token,
+            omitSessionToken: options.omitSessionToken,
+            ownNames: PresignedQuery.sigV4ANames
+        )
         defer { query.wipeToken() }
         let (hash, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
             CanonicalRequest.with(
-                method: request.method, path: request.path, rawQuery: "", canonicalQuery: query.signed, headers: request.headers,
-                policy: SigV4HeaderPolicy(signer: .none), signerHeaders: .none, normalizePath: options.normalizePath,
-                doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes, queryHoldsSecret: token != nil
+                method: request.method,
+                path: request.path,
+                rawQuery: "",
+                canonicalQuery: query.signed,
+                headers: request.headers,
+                policy: SigV4HeaderPolicy(signer: .none),
+                signerHeaders: .none,
+                normalizePath: options.normalizePath,
+                doubleURIEncode: options.doubleURIEncode,
+                payloadHash: payloadHashBytes,
+                queryHoldsSecret: token != nil
             ) { canonical, _, _ in (LowLevelSHA256.hash(canonical), keepingCanonicalRequest ? Array(canonical) : nil) }
         }
         let toSign = stringToSign(date: date, hash: hash)
-        let signature = try toSign.withUnsafeBytesTyped { message throws(AuthCoreError) in try key.signature(for: message) }
+        let signature = try toSign.withUnsafeBytesTyped { message throws(AuthCoreError) in
+            try key.signature(for: message)
+        }
         let uri = signature.withUnsafeBytes { query.uri(path: request.path, signature: $0) }
         return SigV4ASignature(
-            headers: [], signatureBytes: signature, stringToSignBytes: toSign, canonicalRequestBytes: kept, signedURI: uri,
-            amzDate: date.string, scope: date.dateString + String(decoding: scopeSuffix, as: UTF8.self))
+            headers: [],
+            signatureBytes: signature,
+            stringToSignBytes: toSign,
+            canonicalRequestBytes: kept,
+            signedURI: uri,
+            amzDate: date.string,
+            scope: date.dateString + String(decoding: scopeSuffix, as: UTF8.self)
+        )
     }
 
     /// The access key id, region set and service: never the secret, the token or the key.
     public var description: String { "SigV4ASigner(\(credentials.accessKeyId), \(regionSet), \(service))" }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: ["credentials": credentials, "regionSet": regionSet, "service": service], displayStyle: .struct)
+        Mirror(
+            self,
+            children: ["credentials": credentials, "regionSet": regionSet, "service": service],
+            displayStyle: .struct
+        )
     }
 }
 
@@ -249,7 +330,11 @@ public struct SigV4ASignature: Sendable, CustomStringConvertible, CustomDebugStr
     }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: ["amzDate": amzDate, "scope": scope, "headerNames": headers.map(\.name)], displayStyle: .struct)
+        Mirror(
+            self,
+            children: ["amzDate": amzDate, "scope": scope, "headerNames": headers.map(\.name)],
+            displayStyle: .struct
+        )
     }
 }
 
@@ -305,11 +390,15 @@ public final class SigV4AKeyCache: Sendable, CustomStringConvertible, CustomRefl
         let derived = try SigV4AKey(credentials: credentials)
         return state.withLock { state in
             if let found = Self.use(&state, accessKeyId, fingerprint) { return found }  // derived meanwhile
-            if state.entries.count >= capacity, let oldest = state.entries.indices.min(by: { state.entries[$0].lastUse < state.entries[$1].lastUse }) {
+            if state.entries.count >= capacity,
+                let oldest = state.entries.indices.min(by: { state.entries[$0].lastUse < state.entries[$1].lastUse })
+            {
                 state.entries.remove(at: oldest)
             }
             state.clock &+= 1
-            state.entries.append(Entry(accessKeyId: accessKeyId, fingerprint: fingerprint, key: derived, lastUse: state.clock))
+            state.entries.append(
+                Entry(accessKeyId: accessKeyId, fingerprint: fingerprint, key: derived, lastUse: state.clock)
+            )
             return derived
         }
     }
@@ -322,7 +411,11 @@ public final class SigV4AKeyCache: Sendable, CustomStringConvertible, CustomRefl
 
     /// The entry of (`accessKeyId`, `fingerprint`), its last use moved to now.
     private static func use(_ state: inout State, _ accessKeyId: String, _ fingerprint: Digest) -> SigV4AKey? {
-        guard let index = state.entries.firstIndex(where: { $0.fingerprint == fingerprint && $0.accessKeyId == accessKeyId }) else { return nil }
+        guard
+            let index = state.entries.firstIndex(where: {
+                $0.fingerprint == fingerprint && $0.accessKeyId == accessKeyId
+            })
+        else { return nil }
         state.clock &+= 1
         state.entries[index].lastUse = state.clock
         return state.entries[index].key
@@ -330,5 +423,7 @@ public final class SigV4AKeyCache: Sendable, CustomStringConvertible, CustomRefl
 
     /// The capacity and the count: never the access key ids or the keys.
     public var description: String { "SigV4AKeyCache(\(count) of \(capacity))" }
-    public var customMirror: Mirror { Mirror(self, children: ["capacity": capacity, "count": count], displayStyle: .class) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["capacity": capacity, "count": count], displayStyle: .class)
+    }
 }

@@ -5,18 +5,23 @@ enum SigV4CanonicalRequest {
     static func signedHeaderList(_ headers: [HTTPHeader], problem: inout CanonicalHeaderProblem?) -> [UInt8] {
         let fields = HTTPHeader.utf8Counts(headers)
         let policy = SigV4HeaderPolicy(signer: .none)
-        let (list, found) = CanonicalHeaders.withTable(headers, fieldBytes: fields.both, policy: policy, signer: .none) { table, found in
-            ([UInt8](unsafeUninitializedCapacity: fields.names &+ headers.count &+ 1) { buffer, initialized in
-                var out = OutputCursor(buffer: buffer)
-                _ = table.writeNames(into: &out)
-                initialized = out.position
-                // The names' word stores may reach up to seven bytes past the list: scratch bytes of
-                // the line after the last name (`:` and its value, perhaps a token's). Spare capacity
-                // is never read, but it lives on in the heap: wipe it.
-                if out.position < buffer.count {
-                    secureZero(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[out.position...])))
-                }
-            }, found)
+        let (list, found) = CanonicalHeaders.withTable(headers, fieldBytes: fields.both, policy: policy, signer: .none)
+        { table, found in
+            (
+                [UInt8](unsafeUninitializedCapacity: fields.names &+ headers.count &+ 1) { buffer, initialized in
+                    var out = OutputCursor(buffer: buffer)
+                    _ = table.writeNames(into: &out)
+                    initialized = out.position
+                    // The names' word stores may reach up to seven bytes past the list: scratch bytes of
+                    // the line after the last name (`:` and its value, perhaps a token's). Spare capacity
+                    // is never read, but it lives on in the heap: wipe it.
+                    if out.position < buffer.count {
+                        secureZero(
+                            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[out.position...]))
+                        )
+                    }
+                }, found
+            )
         }
         if problem == nil { problem = found }
         return list

@@ -9,7 +9,12 @@ enum SigV4CanonicalURI {
     /// - Returns: true when the path took the fast path: non-empty, with only `A-Za-z0-9-._~/`, and
     ///   needing no normalisation (so it has no control characters either).
     @discardableResult
-    static func writeCanonicalURI(path: String, normalize: Bool, doubleEncode: Bool, into out: inout OutputCursor) -> Bool {
+    static func writeCanonicalURI(
+        path: String,
+        normalize: Bool,
+        doubleEncode: Bool,
+        into out: inout OutputCursor
+    ) -> Bool {
         // The common case, a path that is already canonical, is copied straight from the string.
         let copied = path.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             guard !bytes.isEmpty, isPlainCanonical(bytes) else { return false }
@@ -61,7 +66,12 @@ enum SigV4CanonicalURI {
 
     /// Appends the canonical URI when it differs from the path as written and returns true; returns
     /// false (appending nothing) when the path is already canonical.
-    static func appendCanonicalURIIfNeeded(path: String, normalize: Bool, doubleEncode: Bool, into out: inout [UInt8]) -> Bool {
+    static func appendCanonicalURIIfNeeded(
+        path: String,
+        normalize: Bool,
+        doubleEncode: Bool,
+        into out: inout [UInt8]
+    ) -> Bool {
         var path = path
         return path.withUTF8 { bytes -> Bool in
             if bytes.isEmpty {
@@ -74,7 +84,9 @@ enum SigV4CanonicalURI {
             var needsEncoding = false
             var previous: UInt8 = 0
             for byte in bytes {
-                if previous == UInt8(ascii: "/") && (byte == UInt8(ascii: "/") || byte == UInt8(ascii: ".")) { needsNormalizing = true }
+                if previous == UInt8(ascii: "/") && (byte == UInt8(ascii: "/") || byte == UInt8(ascii: ".")) {
+                    needsNormalizing = true
+                }
                 if !ASCIISet.unreserved.contains(byte) && byte != UInt8(ascii: "/") { needsEncoding = true }
                 previous = byte
             }

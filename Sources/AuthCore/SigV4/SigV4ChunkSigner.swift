@@ -39,12 +39,16 @@ public struct SigV4ChunkSigner: Sendable {
 
     /// Signs the next chunk (an empty buffer is the final chunk) and returns its signature.
     public mutating func sign(chunk: UnsafeRawBufferPointer) -> String {
-        let dataHash = chunk.isEmpty ? PayloadHashText.emptyBody : PayloadHashText(hexOf: SHA256.hash(bufferPointer: chunk))
+        let dataHash =
+            chunk.isEmpty ? PayloadHashText.emptyBody : PayloadHashText(hexOf: SHA256.hash(bufferPointer: chunk))
         let previous = previousSignature
         let newline: StaticString = "\n"
         // previous-signature \n hex(SHA256("")) \n hex(SHA256(chunk)): three 64-digit lines.
         let mac = StringToSign.with(
-            algorithm: "AWS4-HMAC-SHA256-PAYLOAD", date: date, scopeSuffix: scopeSuffix, trailerCount: 64 * 3 + 2,
+            algorithm: "AWS4-HMAC-SHA256-PAYLOAD",
+            date: date,
+            scopeSuffix: scopeSuffix,
+            trailerCount: 64 * 3 + 2,
             trailer: { out in
                 out.write(previous)
                 out.write(newline)
@@ -82,8 +86,12 @@ public struct SigV4ChunkSigner: Sendable {
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for a chunk size below 1 or a negative
     ///   length, ``AuthCoreError/Code/inputTooLarge`` when the encoded length does not fit an `Int`.
     public static func encodedLength(decodedLength: Int, chunkSize: Int) throws(AuthCoreError) -> Int {
-        guard chunkSize > 0 else { throw AuthCoreError(.invalidParameter, "aws-chunked chunk size must be positive, got \(chunkSize)") }
-        guard decodedLength >= 0 else { throw AuthCoreError(.invalidParameter, "aws-chunked decoded length must not be negative") }
+        guard chunkSize > 0 else {
+            throw AuthCoreError(.invalidParameter, "aws-chunked chunk size must be positive, got \(chunkSize)")
+        }
+        guard decodedLength >= 0 else {
+            throw AuthCoreError(.invalidParameter, "aws-chunked decoded length must not be negative")
+        }
         // Per chunk: hex(size) ";chunk-signature=" 64 hex digits "\r\n" data "\r\n" (at most 16 + 17 + 64 + 4
         // bytes of framing, so only `size` itself and the product can overflow).
         func chunkLength(_ size: Int) -> (Int, Bool) {

@@ -89,7 +89,9 @@ public struct SigV4Options: Sendable, Hashable {
 
     /// Options.
     public init(
-        doubleURIEncode: Bool = true, normalizePath: Bool = true, addContentSHA256Header: Bool = false,
+        doubleURIEncode: Bool = true,
+        normalizePath: Bool = true,
+        addContentSHA256Header: Bool = false,
         omitSessionToken: Bool = false
     ) {
         self.doubleURIEncode = doubleURIEncode

@@ -10,7 +10,8 @@
 ///
 /// Steps (AWS General Reference, "Signature Version 4 signing process"):
 /// 1. canonical request = `METHOD \n URI \n QUERY \n HEADERS \n SIGNED-HEADERS \n PAYLOAD-HASH`;
-/// 2. string to sign = `AWS4-HMAC-SHA256 \n X-Amz-Date \n date/region/service/aws4_request \n hex(SHA256(canonical request))`;
+/// 2. string to sign = `AWS4-HMAC-SHA256 \n X-Amz-Date \n date/region/service/aws4_request \n hex(SHA256(canonical
+///    request))`;
 /// 3. signing key = HMAC(HMAC(HMAC(HMAC("AWS4" + secret, date), region), service), "aws4_request"),
 ///    cached in a ``SigningKeyCache`` as its keyed HMAC-SHA256 state (inner and outer SHA-256 states);
 /// 4. signature = hex(HMAC(signing key, string to sign)).
@@ -33,7 +34,13 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         /// The session token's bytes, lent to each header-mode canonical request (nil without a
         /// token, or with ``SigV4Options/omitSessionToken``, where the token is sent but not signed).
         let token: SessionTokenBytes?
-        init(credentials: Credentials, region: String, service: String, options: SigV4Options, keyCache: SigningKeyCache) {
+        init(
+            credentials: Credentials,
+            region: String,
+            service: String,
+            options: SigV4Options,
+            keyCache: SigningKeyCache
+        ) {
             self.options = options
             self.token = SessionTokenBytes.copying(options.omitSessionToken ? nil : credentials.sessionToken)
             let scopeSuffix = SigningScheme.aws4.scopeSuffix(region: region, service: service)
@@ -41,7 +48,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             let algorithm = SigningScheme.aws4.algorithm
             let label: StaticString = " Credential="
             let signedHeadersLabel: StaticString = ", SignedHeaders="
-            let prefixCount = algorithm.utf8CodeUnitCount + label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1
+            let prefixCount =
+                algorithm.utf8CodeUnitCount + label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1
             var parts: [UInt8] = []
             parts.reserveCapacity(prefixCount + scopeSuffix.count + signedHeadersLabel.utf8CodeUnitCount)
             algorithm.withUTF8Buffer { parts.append(contentsOf: $0) }
@@ -52,7 +60,14 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             signedHeadersLabel.withUTF8Buffer { parts.append(contentsOf: $0) }
             self.authorizationParts = parts
             self.authorizationPrefixCount = prefixCount
-            super.init(scheme: .aws4, credentials: credentials, region: region, service: service, cache: keyCache, scopeSuffix: scopeSuffix)
+            super.init(
+                scheme: .aws4,
+                credentials: credentials,
+                region: region,
+                service: service,
+                cache: keyCache,
+                scopeSuffix: scopeSuffix
+            )
         }
 
         /// A presigned URL's `X-Amz-Credential` for `date`, percent-encoded:
@@ -66,7 +81,9 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             let capacity = 3 &* accessKeyId.utf8.count &+ 3 &+ 8 &+ 3 &* scopeSuffix.count
             return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
                 var out = OutputCursor(buffer: buffer)
-                if accessKeyId.utf8.withContiguousStorageIfAvailable({ PercentEncoding.encode($0, .unreserved, into: &out) }) == nil {
+                if accessKeyId.utf8.withContiguousStorageIfAvailable({
+                    PercentEncoding.encode($0, .unreserved, into: &out)
+                }) == nil {
                     PercentEncoding.encode(accessKeyId.utf8, .unreserved, into: &out)
                 }
                 out.write("%2F" as StaticString)
@@ -101,20 +118,34 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for an empty region or service, or one with
     ///   `/`, whitespace or control characters (they are part of the credential scope).
     public init(
-        credentials: Credentials, region: String, service: String, options: SigV4Options = .standard,
+        credentials: Credentials,
+        region: String,
+        service: String,
+        options: SigV4Options = .standard,
         keyCache: SigningKeyCache = .shared
     ) throws(AuthCoreError) {
         try Self.checkScopePart(region, name: "region")
         try Self.checkScopePart(service, name: "service")
-        storage = Storage(credentials: credentials, region: region, service: service, options: options, keyCache: keyCache)
+        storage = Storage(
+            credentials: credentials,
+            region: region,
+            service: service,
+            options: options,
+            keyCache: keyCache
+        )
     }
 
     /// A region or service: non-empty, without `/`, whitespace or control characters.
     private static func checkScopePart(_ value: String, name: StaticString) throws(AuthCoreError) {
-        @inline(__always) func allowed(_ byte: UInt8) -> Bool { byte > 0x20 && byte != 0x7F && byte != UInt8(ascii: "/") }
+        @inline(__always) func allowed(_ byte: UInt8) -> Bool {
+            byte > 0x20 && byte != 0x7F && byte != UInt8(ascii: "/")
+        }
         // On the string's bytes in place: a signer made per request checks two parts each time.
         guard !value.isEmpty, value.utf8AllSatisfy(allowed) else {
-            throw AuthCoreError(.invalidParameter, "\(name) must be non-empty, without '/', spaces or control characters")
+            throw AuthCoreError(
+                .invalidParameter,
+                "\(name) must be non-empty, without '/', spaces or control characters"
+            )
         }
     }
 
@@ -132,7 +163,11 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     ///     (``SigV4Signature/canonicalRequest``), for debugging and test vectors. Off by default:
     ///     signing builds it on the stack and keeps only its hash.
     /// - Throws: ``AuthCoreError/Code/malformedRequest`` for an invalid method, header or payload hash.
-    public func sign(_ request: SigV4Request, at time: Timestamp, keepingCanonicalRequest: Bool = false) throws(AuthCoreError)
+    public func sign(
+        _ request: SigV4Request,
+        at time: Timestamp,
+        keepingCanonicalRequest: Bool = false
+    ) throws(AuthCoreError)
         -> SigV4Signature
     {
         try request.validate(checksTargetBytes: false)
@@ -144,7 +179,9 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         var hash = Digest(count: 0)
         var kept: [UInt8]?
         let authorization = withCanonicalRequest(request, date: date, payloadHash: payloadHash, addsHash: addsHash) {
-            canonical, signedHeaders, found -> String in
+            canonical,
+            signedHeaders,
+            found -> String in
             if let found {
                 problem = found
                 return ""
@@ -152,13 +189,18 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             hash = storage.hash(canonicalRequest: canonical)
             mac = storage.signature(date: date, hash: hash, entry: entry)
             if keepingCanonicalRequest { kept = Array(canonical) }
-            return authorizationHeader(date: date, signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]), mac: mac)
+            return authorizationHeader(
+                date: date,
+                signedHeaders: UnsafeRawBufferPointer(rebasing: canonical[signedHeaders]),
+                mac: mac
+            )
         }
         if let problem { throw problem.error(request.headers) }
         let headers: [HTTPHeader]
         let token = storage.credentials.sessionToken
         if token == nil && !addsHash {
-            headers = [HTTPHeader("X-Amz-Date", dateText), HTTPHeader("Authorization", authorization)]  // one allocation
+            // one allocation
+            headers = [HTTPHeader("X-Amz-Date", dateText), HTTPHeader("Authorization", authorization)]
         } else {
             var list: [HTTPHeader] = []
             list.reserveCapacity(4)  // one allocation
@@ -169,15 +211,25 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             headers = list
         }
         return SigV4Signature(
-            headers: headers, mac: mac,
-            canonicalRequestBytes: kept, canonicalRequestHash: hash, signedURI: nil, expires: nil, scopeSuffix: scopeSuffix, date: date)
+            headers: headers,
+            mac: mac,
+            canonicalRequestBytes: kept,
+            canonicalRequestHash: hash,
+            signedURI: nil,
+            expires: nil,
+            scopeSuffix: scopeSuffix,
+            date: date
+        )
     }
 
     /// Builds the header-mode canonical request of `request` on the stack and passes it to `body`
     /// with the range of its signed-header list and the first problem found in its headers.
     @inline(__always)
     func withCanonicalRequest<R>(
-        _ request: SigV4Request, date: AmzDate, payloadHash: PayloadHashText, addsHash: Bool,
+        _ request: SigV4Request,
+        date: AmzDate,
+        payloadHash: PayloadHashText,
+        addsHash: Bool,
         _ body: (UnsafeRawBufferPointer, Range<Int>, CanonicalHeaderProblem?) -> R
     ) -> R {
         let token = storage.credentials.sessionToken
@@ -188,11 +240,23 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 // The token's bytes stay valid for the call: `self` is borrowed until it returns, and
                 // holds `storage` (a `let`), which holds `token` (a `let`): SessionTokenBytes.
                 let signer = SignerHeaderValues(
-                    date: dateBytes, securityToken: storage.token?.bytes, contentHash: addsHash ? hash : nil, replacesToken: token != nil)
+                    date: dateBytes,
+                    securityToken: storage.token?.bytes,
+                    contentHash: addsHash ? hash : nil,
+                    replacesToken: token != nil
+                )
                 return CanonicalRequest.with(
-                    method: request.method, path: request.path, rawQuery: request.query, headers: request.headers,
-                    policy: SigV4HeaderPolicy(signer: signer), signerHeaders: signer, normalizePath: options.normalizePath,
-                    doubleURIEncode: options.doubleURIEncode, payloadHash: hash, body)
+                    method: request.method,
+                    path: request.path,
+                    rawQuery: request.query,
+                    headers: request.headers,
+                    policy: SigV4HeaderPolicy(signer: signer),
+                    signerHeaders: signer,
+                    normalizePath: options.normalizePath,
+                    doubleURIEncode: options.doubleURIEncode,
+                    payloadHash: hash,
+                    body
+                )
             }
         }
     }
@@ -204,7 +268,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         let storage = self.storage
         let parts = storage.authorizationParts
         let prefixCount = storage.authorizationPrefixCount
-        let length = parts.count + 8 + signedHeaders.count
+        let length =
+            parts.count + 8 + signedHeaders.count
             + signatureLabel.utf8CodeUnitCount + 64
         return String(writing: length) { out in
             parts.withUnsafeBytes { parts in
@@ -232,7 +297,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     /// Signs a request as a presigned URL (query-string authentication).
     ///
     /// - Parameters:
-    ///   - request: the request; its headers (at least `Host`) are signed, its payload is usually ``SigV4Payload/unsigned``.
+    ///   - request: the request; its headers (at least `Host`) are signed, its payload is usually
+    ///     ``SigV4Payload/unsigned``.
     ///   - time: the signing time.
     ///   - expires: lifetime in seconds, 1...604800.
     ///   - policy: what to do when the URL would outlive the credentials' expiration.
@@ -243,12 +309,18 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
     ///   ``AuthCoreError/Code/expired`` when the credentials are expired, or expire before the URL
     ///   would (with ``ExpiryPolicy/strict``).
     public func presign(
-        _ request: SigV4Request, at time: Timestamp, expires: Int, policy: ExpiryPolicy = .strict, keepingCanonicalRequest: Bool = false
-    ) throws(AuthCoreError) -> SigV4Signature
-    {
+        _ request: SigV4Request,
+        at time: Timestamp,
+        expires: Int,
+        policy: ExpiryPolicy = .strict,
+        keepingCanonicalRequest: Bool = false
+    ) throws(AuthCoreError) -> SigV4Signature {
         try request.validate()
         guard (1...Self.maximumPresignedExpiry).contains(expires) else {
-            throw AuthCoreError(.invalidParameter, "presigned URL expiry \(expires) s is outside 1...\(Self.maximumPresignedExpiry)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "presigned URL expiry \(expires) s is outside 1...\(Self.maximumPresignedExpiry)"
+            )
         }
         var effectiveExpires = expires
         if let expiration = credentials.expiration {
@@ -261,7 +333,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 case .strict:
                     throw AuthCoreError(
                         .expired,
-                        "a \(expires) s presigned URL would outlive the credentials, which expire at \(expiration.iso8601) (\(remaining) s left)")
+                        "a \(expires) s presigned URL would outlive the credentials, which expire at \(expiration.iso8601) (\(remaining) s left)"
+                    )
                 case .clampToCredentials:
                     effectiveExpires = Int(remaining)
                 }
@@ -285,13 +358,25 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 (PresignedQuery.dateKey, date.withBytes { Array($0) }),
                 (PresignedQuery.expiresKey, Array(String(effectiveExpires).utf8)),
                 (PresignedQuery.signedHeadersKey, signedHeadersValue),
-            ], token: token, omitSessionToken: options.omitSessionToken, ownNames: PresignedQuery.sigV4Names)
+            ],
+            token: token,
+            omitSessionToken: options.omitSessionToken,
+            ownNames: PresignedQuery.sigV4Names
+        )
         defer { query.wipeToken() }
         let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
             CanonicalRequest.with(
-                method: request.method, path: request.path, rawQuery: "", canonicalQuery: query.signed, headers: request.headers,
-                policy: SigV4HeaderPolicy(signer: .none), signerHeaders: .none, normalizePath: options.normalizePath,
-                doubleURIEncode: options.doubleURIEncode, payloadHash: payloadHashBytes, queryHoldsSecret: token != nil
+                method: request.method,
+                path: request.path,
+                rawQuery: "",
+                canonicalQuery: query.signed,
+                headers: request.headers,
+                policy: SigV4HeaderPolicy(signer: .none),
+                signerHeaders: .none,
+                normalizePath: options.normalizePath,
+                doubleURIEncode: options.doubleURIEncode,
+                payloadHash: payloadHashBytes,
+                queryHoldsSecret: token != nil
             ) { canonical, _, _ in
                 // Header problems were found above, by signedHeaderList.
                 let hash = storage.hash(canonicalRequest: canonical)
@@ -301,8 +386,15 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         }
         let uri = mac.withUnsafeBytes { query.uri(path: request.path, signature: $0) }
         return SigV4Signature(
-            headers: [], mac: mac, canonicalRequestBytes: kept, canonicalRequestHash: hash,
-            signedURI: uri, expires: effectiveExpires, scopeSuffix: scopeSuffix, date: date)
+            headers: [],
+            mac: mac,
+            canonicalRequestBytes: kept,
+            canonicalRequestHash: hash,
+            signedURI: uri,
+            expires: effectiveExpires,
+            scopeSuffix: scopeSuffix,
+            date: date
+        )
     }
 
     // MARK: - Pieces
@@ -325,7 +417,6 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         let hash = storage.hash(canonicalRequest: canonicalRequest)
         return (hash, storage.signature(date: date, hash: hash))
     }
-
 
     func addsContentSHA256(_ request: SigV4Request) -> Bool {
         if options.addContentSHA256Header { return true }
@@ -364,7 +455,12 @@ public struct SigV4Signature: Sendable, CustomStringConvertible, CustomDebugStri
     public var canonicalRequest: String? { canonicalRequestBytes.map { String(decoding: $0, as: UTF8.self) } }
     /// The string to sign.
     public var stringToSign: String {
-        StringToSign.with(algorithm: SigningScheme.aws4.algorithm, date: date, scopeSuffix: scopeSuffix, hash: canonicalRequestHash) {
+        StringToSign.with(
+            algorithm: SigningScheme.aws4.algorithm,
+            date: date,
+            scopeSuffix: scopeSuffix,
+            hash: canonicalRequestHash
+        ) {
             String(decoding: $0, as: UTF8.self)
         }
     }
@@ -379,8 +475,12 @@ public struct SigV4Signature: Sendable, CustomStringConvertible, CustomDebugStri
     public var debugDescription: String { description }
     public var customMirror: Mirror {
         Mirror(
-            self, children: ["amzDate": amzDate, "scope": scope, "headerNames": headers.map(\.name), "expires": expires as Any],
-            displayStyle: .struct)
+            self,
+            children: [
+                "amzDate": amzDate, "scope": scope, "headerNames": headers.map(\.name), "expires": expires as Any,
+            ],
+            displayStyle: .struct
+        )
     }
 }
 
@@ -390,6 +490,10 @@ extension SigV4Signer {
     public var description: String { "SigV4Signer(\(credentials.accessKeyId), \(region), \(service))" }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: ["credentials": credentials, "region": region, "service": service], displayStyle: .struct)
+        Mirror(
+            self,
+            children: ["credentials": credentials, "region": region, "service": service],
+            displayStyle: .struct
+        )
     }
 }

@@ -41,7 +41,8 @@ public final class P256KeyPair: @unchecked Sendable, CustomStringConvertible, Cu
     /// - Throws: ``AuthCoreError/Code/randomFailure``; ``AuthCoreError/Code/libcryptoFailure``.
     public init(random: any SecureRandomGenerator = SystemRandom()) throws(AuthCoreError) {
         let scalar = try Self.randomScalar(random)
-        (key, publicKey) = try scalar.withUnsafeBytes { (bytes) throws(AuthCoreError) in try Self.makeKey(scalar: bytes) }
+        (key, publicKey) = try scalar.withUnsafeBytes { (bytes) throws(AuthCoreError) in try Self.makeKey(scalar: bytes)
+        }
     }
 
     /// OpenSSL's key object for `scalar`, and the public point.
@@ -61,7 +62,9 @@ public final class P256KeyPair: @unchecked Sendable, CustomStringConvertible, Cu
         // About 2⁻³² of candidates are refused; 64 tries fail only for a broken generator.
         for _ in 0..<64 {
             let candidate = try random.secureBytes(count: 32)
-            let kept = candidate.withUnsafeBytes { bytes in orderMinusOne.withUnsafeBytes { constantTimeLessThan(bytes, $0) } }
+            let kept = candidate.withUnsafeBytes { bytes in
+                orderMinusOne.withUnsafeBytes { constantTimeLessThan(bytes, $0) }
+            }
             guard ConstantFlow.declassified(kept) == 1 else { continue }
             return SecureBytes(count: 32) { out in candidate.withUnsafeBytes { addOne(to: $0, into: out) } }
         }
@@ -98,8 +101,11 @@ public final class P256KeyPair: @unchecked Sendable, CustomStringConvertible, Cu
         // The signature and its length are published (the DER length follows the values of r and s).
         let length = ConstantFlow.declassified(
             digest.withUnsafeBytes { hash in
-                der.withUnsafeMutableBytes { c_authcore_ecdsa_sign_digest(context, hash.baseAddress, hash.count, $0.baseAddress, $0.count) }
-            })
+                der.withUnsafeMutableBytes {
+                    c_authcore_ecdsa_sign_digest(context, hash.baseAddress, hash.count, $0.baseAddress, $0.count)
+                }
+            }
+        )
         guard length > 0 else {
             EVP_PKEY_CTX_free(context)  // not reused after a failure
             throw libcryptoError("EVP_PKEY_sign(ECDSA P-256)")
@@ -121,7 +127,11 @@ public final class P256KeyPair: @unchecked Sendable, CustomStringConvertible, Cu
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` for a public key that is not a P-256 point;
     ///   ``AuthCoreError/Code/libcryptoFailure`` when OpenSSL cannot run the check (a wrong signature
     ///   is `false`).
-    public static func isValidSignature(_ signature: [UInt8], for message: [UInt8], publicKey: [UInt8]) throws(AuthCoreError) -> Bool {
+    public static func isValidSignature(
+        _ signature: [UInt8],
+        for message: [UInt8],
+        publicKey: [UInt8]
+    ) throws(AuthCoreError) -> Bool {
         guard publicKey.count == Int(C_AUTHCORE_P256_POINT_BYTES), publicKey.first == 0x04,
             let key = publicKey.withUnsafeBytes({ c_authcore_p256_public_key_new($0.baseAddress) })
         else {
@@ -130,7 +140,9 @@ public final class P256KeyPair: @unchecked Sendable, CustomStringConvertible, Cu
         }
         defer { EVP_PKEY_free(key) }
         let result = signature.withUnsafeBytes { sig in
-            message.withUnsafeBytes { msg in c_authcore_ecdsa_sha256_verify(key, msg.baseAddress, msg.count, sig.baseAddress, sig.count) }
+            message.withUnsafeBytes { msg in
+                c_authcore_ecdsa_sha256_verify(key, msg.baseAddress, msg.count, sig.baseAddress, sig.count)
+            }
         }
         guard result >= 0 else { throw libcryptoError("EVP_DigestVerify(ECDSA P-256)") }
         return result == 1

@@ -46,14 +46,24 @@ public final class RSAPublicKey: @unchecked Sendable {
     ///
     /// - Throws: ``AuthCoreError/Code/libcryptoFailure`` when OpenSSL could not run the check (not for
     ///   a wrong signature: that is `false`).
-    public func isValidSignature(_ signature: [UInt8], for message: [UInt8], hash: HashAlgorithm = .sha256) throws(AuthCoreError) -> Bool {
+    public func isValidSignature(
+        _ signature: [UInt8],
+        for message: [UInt8],
+        hash: HashAlgorithm = .sha256
+    ) throws(AuthCoreError) -> Bool {
         guard signature.count == (bitCount + 7) / 8 else { return false }  // RFC 8017 §8.2.2 step 1
         let result = hash.openSSLName.withUTF8Buffer { name in
             signature.withUnsafeBytes { sig in
                 message.withUnsafeBytes { msg in
                     c_authcore_rsa_pkcs1_verify(
-                        key, UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self),  // invariant: static NUL-terminated name
-                        msg.baseAddress, msg.count, sig.baseAddress, sig.count)
+                        key,
+                        // invariant: static NUL-terminated name
+                        UnsafeRawPointer(name.baseAddress!).assumingMemoryBound(to: CChar.self),
+                        msg.baseAddress,
+                        msg.count,
+                        sig.baseAddress,
+                        sig.count
+                    )
                 }
             }
         }

@@ -36,7 +36,9 @@ protocol CanonicalHeaderPolicy {
     static var requiresHost: Bool { get }
     /// The signer's own header names (date, session token, content hash, nonce), lower case; a
     /// scheme without one of them names it `""` (its signer never passes that value).
-    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString, nonce: StaticString) { get }
+    static var signerNames: (date: StaticString, token: StaticString, contentHash: StaticString, nonce: StaticString) {
+        get
+    }
     /// Whether the field whose lower-cased name is the `count` bytes at `name` is signed: false for
     /// names outside the scheme's set and for the names the signer writes itself.
     func signs(_ name: UnsafePointer<UInt8>, count: Int) -> Bool
@@ -54,9 +56,13 @@ package enum CanonicalHeaderProblem {
     func error(_ headers: [HTTPHeader]) -> AuthCoreError {
         func name(_ index: Int) -> String { headers.indices.contains(index) ? headers[index].name : "#\(index)" }
         return switch self {
-        case .invalidName(let index): AuthCoreError(.malformedRequest, "header name '\(name(index))' is not an HTTP token")
+        case .invalidName(let index):
+            AuthCoreError(.malformedRequest, "header name '\(name(index))' is not an HTTP token")
         case .invalidValue(let index):
-            AuthCoreError(.malformedRequest, "header '\(name(index))' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
+            AuthCoreError(
+                .malformedRequest,
+                "header '\(name(index))' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)"
+            )
         case .missingHost: AuthCoreError(.malformedRequest, "the Host header is required (the signature covers it)")
         case .controlCharactersInTarget: AuthCoreError(.malformedRequest, "request target contains control characters")
         }
@@ -83,7 +89,8 @@ package struct SignerHeaderValues {
     /// Bytes these headers take as lines (`name:value\n`; names are at most 21 bytes).
     @inline(__always)
     var lineBytes: Int {
-        (date.map { 22 + $0.count } ?? 0) + (securityToken.map { 22 + $0.count } ?? 0) + (contentHash.map { 22 + $0.count } ?? 0)
+        (date.map { 22 + $0.count } ?? 0) + (securityToken.map { 22 + $0.count } ?? 0)
+            + (contentHash.map { 22 + $0.count } ?? 0)
             + (nonce.map { 22 + $0.count } ?? 0)
     }
 
@@ -93,8 +100,11 @@ package struct SignerHeaderValues {
 
     package static var none: SignerHeaderValues { SignerHeaderValues() }
     package init(
-        date: UnsafeRawBufferPointer? = nil, securityToken: UnsafeRawBufferPointer? = nil, contentHash: UnsafeRawBufferPointer? = nil,
-        nonce: UnsafeRawBufferPointer? = nil, replacesToken: Bool = false
+        date: UnsafeRawBufferPointer? = nil,
+        securityToken: UnsafeRawBufferPointer? = nil,
+        contentHash: UnsafeRawBufferPointer? = nil,
+        nonce: UnsafeRawBufferPointer? = nil,
+        replacesToken: Bool = false
     ) {
         self.date = date
         self.securityToken = securityToken
@@ -118,18 +128,29 @@ enum CanonicalHeaders {
     /// the first problem found; the scratch is wiped afterwards when it held a secret.
     @inline(__always)
     static func withTable<P: CanonicalHeaderPolicy, R>(
-        _ headers: [HTTPHeader], fieldBytes: Int? = nil, policy: P, signer: SignerHeaderValues,
+        _ headers: [HTTPHeader],
+        fieldBytes: Int? = nil,
+        policy: P,
+        signer: SignerHeaderValues,
         _ body: (CanonicalHeaderTable<P>, CanonicalHeaderProblem?) -> R
     ) -> R {
         let bytes = fieldBytes ?? HTTPHeader.utf8Counts(headers).both
-        let capacity = CanonicalHeaderTable<P>.scratchCapacity(fieldBytes: bytes, fieldCount: headers.count, signerLineBytes: signer.lineBytes)
+        let capacity = CanonicalHeaderTable<P>.scratchCapacity(
+            fieldBytes: bytes,
+            fieldCount: headers.count,
+            signerLineBytes: signer.lineBytes
+        )
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { scratch in
-            withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: headers.count &+ SignerHeaderValues.maximumCount) { slots in
+            withUnsafeTemporaryAllocation(
+                of: HeaderSlot.self,
+                capacity: headers.count &+ SignerHeaderValues.maximumCount
+            ) { slots in
                 var table = CanonicalHeaderTable(scratch: scratch, slots: slots, policy: policy)
                 let problem = table.collect(headers, signer: signer)
                 table.sort()
                 let result = body(table, problem)
-                if signer.holdsSecret || table.copiedSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }  // a token's copy
+                // a token's copy
+                if signer.holdsSecret || table.copiedSecret { secureZero(UnsafeMutableRawBufferPointer(scratch)) }
                 return result
             }
         }
@@ -142,27 +163,41 @@ enum CanonicalHeaders {
     /// something secret the caller writes, such as a presigned URL's token parameter).
     @inline(__always)
     static func withTable<P: CanonicalHeaderPolicy, R>(
-        _ headers: [HTTPHeader], fieldBytes: Int, policy: P, signer: SignerHeaderValues, outputCapacity: Int,
+        _ headers: [HTTPHeader],
+        fieldBytes: Int,
+        policy: P,
+        signer: SignerHeaderValues,
+        outputCapacity: Int,
         outputHoldsSecret: Bool = false,
         _ body: (CanonicalHeaderTable<P>, CanonicalHeaderProblem?, inout OutputCursor) -> R
     ) -> R {
         let scratchCapacity = CanonicalHeaderTable<P>.scratchCapacity(
-            fieldBytes: fieldBytes, fieldCount: headers.count, signerLineBytes: signer.lineBytes)
+            fieldBytes: fieldBytes,
+            fieldCount: headers.count,
+            signerLineBytes: signer.lineBytes
+        )
         let slotCount = headers.count &+ SignerHeaderValues.maximumCount
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: scratchCapacity &+ outputCapacity) { bytes in
             @inline(__always) func build(_ slots: UnsafeMutableBufferPointer<HeaderSlot>) -> R {
                 var table = CanonicalHeaderTable(
-                    scratch: UnsafeMutableBufferPointer(rebasing: bytes[..<scratchCapacity]), slots: slots, policy: policy)
+                    scratch: UnsafeMutableBufferPointer(rebasing: bytes[..<scratchCapacity]),
+                    slots: slots,
+                    policy: policy
+                )
                 let problem = table.collect(headers, signer: signer)
                 table.sort()
                 var out = OutputCursor(buffer: UnsafeMutableBufferPointer(rebasing: bytes[scratchCapacity...]))
                 let result = body(table, problem, &out)
-                if signer.holdsSecret || table.copiedSecret || outputHoldsSecret { secureZero(UnsafeMutableRawBufferPointer(bytes)) }  // a token's copies
+                if signer.holdsSecret || table.copiedSecret || outputHoldsSecret {
+                    secureZero(UnsafeMutableRawBufferPointer(bytes))
+                }  // a token's copies
                 return result
             }
             // A fixed count for the common case: a constant-size stack block, no run-time size check.
             if slotCount <= 16 {
-                return withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: 16) { build(UnsafeMutableBufferPointer(rebasing: $0[..<slotCount])) }
+                return withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: 16) {
+                    build(UnsafeMutableBufferPointer(rebasing: $0[..<slotCount]))
+                }
             }
             return withUnsafeTemporaryAllocation(of: HeaderSlot.self, capacity: slotCount, build)
         }
@@ -210,8 +245,10 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     let policy: Policy
     var used = 0
     var slotCount = 0
-    /// Whether a line holds a credential (a request field named as one, ``HTTPHeader/isCredentialName(lowercased:count:)``:
-    /// a session token, a cookie, `Proxy-Authorization`): the scratch and any output holding the lines are wiped afterwards.
+    /// Whether a line holds a credential (a request field named as one,
+    /// ``HTTPHeader/isCredentialName(lowercased:count:)``:
+    /// a session token, a cookie, `Proxy-Authorization`): the scratch and any output holding the lines are wiped
+    /// afterwards.
     private(set) var copiedSecret = false
     /// Whether no two lines share a name (set by ``sort()``, which every user calls before writing).
     private(set) var namesAreDistinct = true
@@ -236,7 +273,8 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
                 let lineStart = used
                 let header = UnsafePointer(headers.baseAddress! + index)  // invariant: index is in bounds
                 // Each copy checks its own room (bytes, separator and word overshoot) before it stores.
-                let nameOK = header.pointee.name.utf8.withContiguousStorageIfAvailable { copyLowercasedName($0) }
+                let nameOK =
+                    header.pointee.name.utf8.withContiguousStorageIfAvailable { copyLowercasedName($0) }
                     ?? Array(header.pointee.name.utf8).withUnsafeBufferPointer { copyLowercasedName($0) }
                 let nameLength = used &- lineStart
                 if Policy.requiresHost, nameLength == 4, asciiEqual(base + lineStart, 4, "host") { sawHost = true }
@@ -253,13 +291,16 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
                 let valueOK: Bool
                 switch Policy.valueForm {
                 case .trimmedAll:
-                    valueOK = header.pointee.value.utf8.withContiguousStorageIfAvailable { copyTrimmedValue($0) }
+                    valueOK =
+                        header.pointee.value.utf8.withContiguousStorageIfAvailable { copyTrimmedValue($0) }
                         ?? Array(header.pointee.value.utf8).withUnsafeBufferPointer { copyTrimmedValue($0) }
                 case .trimmedEnds:
-                    valueOK = header.pointee.value.utf8.withContiguousStorageIfAvailable { copyValueTrimmingEnds($0) }
+                    valueOK =
+                        header.pointee.value.utf8.withContiguousStorageIfAvailable { copyValueTrimmingEnds($0) }
                         ?? Array(header.pointee.value.utf8).withUnsafeBufferPointer { copyValueTrimmingEnds($0) }
                 case .verbatim:
-                    valueOK = header.pointee.value.utf8.withContiguousStorageIfAvailable { copyVerbatimValue($0) }
+                    valueOK =
+                        header.pointee.value.utf8.withContiguousStorageIfAvailable { copyVerbatimValue($0) }
                         ?? Array(header.pointee.value.utf8).withUnsafeBufferPointer { copyVerbatimValue($0) }
                 }
                 if !valueOK, problem == nil { problem = .invalidValue(header: index) }
@@ -369,7 +410,8 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
             return writeNames(into: &out)
         }
         let linesEnd = out.position &+ used
-        precondition(linesEnd < out.buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
+        // invariant: callers size buffers from their inputs
+        precondition(linesEnd < out.buffer.count, "output buffer too small")
         var lines = OutputCursor(buffer: UnsafeMutableBufferPointer(rebasing: out.buffer[..<linesEnd]))
         lines.position = out.position
         var names = OutputCursor(buffer: out.buffer)
@@ -379,8 +421,16 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
         for index in 0..<slotCount {
             let slot = slots[index]
             if index > 0 { names.writeByte(UInt8(ascii: ";")) }
-            names.writeWords(base + slot.line.lowerBound, count: slot.nameLength, sourceSlack: scratchCount &- slot.line.lowerBound &- slot.nameLength)
-            lines.writeWords(base + slot.line.lowerBound, count: slot.line.count, sourceSlack: scratchCount &- slot.line.upperBound)
+            names.writeWords(
+                base + slot.line.lowerBound,
+                count: slot.nameLength,
+                sourceSlack: scratchCount &- slot.line.lowerBound &- slot.nameLength
+            )
+            lines.writeWords(
+                base + slot.line.lowerBound,
+                count: slot.line.count,
+                sourceSlack: scratchCount &- slot.line.upperBound
+            )
         }
         out.buffer[linesEnd] = UInt8(ascii: "\n")
         out.position = names.position
@@ -390,7 +440,10 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     /// Adds one of the signer's headers (already canonical; room counted in ``SignerHeaderValues/lineBytes``).
     private mutating func add(_ name: StaticString, _ value: UnsafeRawBufferPointer) {
         let lineStart = used
-        precondition(used &+ name.utf8CodeUnitCount &+ value.count &+ 2 <= scratch.count, "canonical header scratch too small")
+        precondition(
+            used &+ name.utf8CodeUnitCount &+ value.count &+ 2 <= scratch.count,
+            "canonical header scratch too small"
+        )
         name.withUTF8Buffer { copy(UnsafeRawBufferPointer($0)) }
         base[used] = UInt8(ascii: ":")
         used &+= 1
@@ -433,7 +486,9 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
             // are stored, and the padding is overwritten by what follows (room checked above).
             let rest = count &- index
             if rest > 0 && rest < 8,
-                let lowered = SWAR.lowercasedIfSimpleToken(SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a")))
+                let lowered = SWAR.lowercasedIfSimpleToken(
+                    SWAR.loadPartial(source, offset: index, count: rest, padding: UInt8(ascii: "a"))
+                )
             {
                 UnsafeMutableRawPointer(base + position).storeBytes(of: UInt64(littleEndian: lowered), as: UInt64.self)
                 position &+= rest
@@ -454,7 +509,8 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     /// Copies a header value as it is (OSS); returns whether it was free of control bytes.
     @inline(__always)
     private mutating func copyVerbatimValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        precondition(used &+ bytes.count &+ 1 <= scratch.count, "canonical header scratch too small")  // the value and `\n`
+        // the value and `\n`
+        precondition(used &+ bytes.count &+ 1 <= scratch.count, "canonical header scratch too small")
         var valid = true
         for byte in bytes {
             valid = valid && (byte >= 0x20 || byte == 0x09) && byte != 0x7F
@@ -468,7 +524,9 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
     /// (ACS3); returns whether it was free of control bytes (0x00–0x1F other than HTAB, and 0x7F).
     @inline(__always)
     private mutating func copyValueTrimmingEnds(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        @inline(__always) func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        @inline(__always) func isBlank(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+        }
         var start = 0
         var end = bytes.count
         while start < end && isBlank(bytes[start]) { start &+= 1 }
@@ -514,7 +572,10 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
                             position &+= 1
                             pendingSpace = false
                         }
-                        UnsafeMutableRawPointer(base + position).storeBytes(of: UInt64(littleEndian: word), as: UInt64.self)
+                        UnsafeMutableRawPointer(base + position).storeBytes(
+                            of: UInt64(littleEndian: word),
+                            as: UInt64.self
+                        )
                         position &+= rest
                         index = count
                     }
@@ -546,7 +607,11 @@ struct CanonicalHeaderTable<Policy: CanonicalHeaderPolicy> {
 
     @inline(__always)
     private mutating func addSlot(lineStart: Int, nameLength: Int) {
-        slots[slotCount] = HeaderSlot(line: lineStart..<used, nameLength: nameLength, key: sortKey(lineStart, nameLength))
+        slots[slotCount] = HeaderSlot(
+            line: lineStart..<used,
+            nameLength: nameLength,
+            key: sortKey(lineStart, nameLength)
+        )
         slotCount &+= 1
     }
 

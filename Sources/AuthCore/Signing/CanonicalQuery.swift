@@ -8,10 +8,14 @@ package enum CanonicalQuery {
     /// re-encode per RFC 3986, add `additions` (already encoded), drop the keys `excluding` names,
     /// sort by key then value, `key=value` even for empty values.
     package static func fromRawQuery(
-        _ query: String, adding additions: [(key: [UInt8], value: [UInt8])] = [],
-        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false }, holdsSecret: Bool = false
+        _ query: String,
+        adding additions: [(key: [UInt8], value: [UInt8])] = [],
+        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false },
+        holdsSecret: Bool = false
     ) -> [UInt8] {
-        if additions.isEmpty, query.utf8.withContiguousStorageIfAvailable(isAlreadyCanonical) ?? false { return Array(query.utf8) }
+        if additions.isEmpty, query.utf8.withContiguousStorageIfAvailable(isAlreadyCanonical) ?? false {
+            return Array(query.utf8)
+        }
         return reencoded(query, adding: additions, excluding: excluding, holdsSecret: holdsSecret)
     }
 
@@ -20,8 +24,10 @@ package enum CanonicalQuery {
     /// becomes three at most, a `%XX` one), written in place; `holdsSecret` (a presigned URL's
     /// token among the additions) wipes that intermediate buffer before it is freed.
     package static func reencoded(
-        _ query: String, adding additions: [(key: [UInt8], value: [UInt8])] = [],
-        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false }, holdsSecret: Bool = false
+        _ query: String,
+        adding additions: [(key: [UInt8], value: [UInt8])] = [],
+        excluding: (UnsafeBufferPointer<UInt8>) -> Bool = { _ in false },
+        holdsSecret: Bool = false
     ) -> [UInt8] {
         var pairs: [(key: Range<Int>, value: Range<Int>)] = []
         var q = query
@@ -41,13 +47,23 @@ package enum CanonicalQuery {
                         var eq = start
                         while eq < end && raw[eq] != UInt8(ascii: "=") { eq += 1 }
                         let keyStart = out.position
-                        PercentEncoding.reencode(UnsafeBufferPointer(rebasing: raw[start..<eq]), .unreserved, into: &out)
+                        PercentEncoding.reencode(
+                            UnsafeBufferPointer(rebasing: raw[start..<eq]),
+                            .unreserved,
+                            into: &out
+                        )
                         let keyRange = keyStart..<out.position
                         if excluding(UnsafeBufferPointer(rebasing: buffer[keyRange])) {
                             out.position = keyStart
                         } else {
                             let valueStart = out.position
-                            if eq < end { PercentEncoding.reencode(UnsafeBufferPointer(rebasing: raw[(eq + 1)..<end]), .unreserved, into: &out) }
+                            if eq < end {
+                                PercentEncoding.reencode(
+                                    UnsafeBufferPointer(rebasing: raw[(eq + 1)..<end]),
+                                    .unreserved,
+                                    into: &out
+                                )
+                            }
                             pairs.append((keyRange, valueStart..<out.position))
                         }
                     }
@@ -81,7 +97,11 @@ package enum CanonicalQuery {
     ///
     /// Every pair is encoded into one buffer (a byte becomes three at most), eight bytes at a time
     /// where all are kept (``PercentEncoding/encode(_:_:into:)-(UnsafeBufferPointer<UInt8>,_,_)``).
-    package static func fromPairs(_ parameters: [(key: String, value: String)], emptyValue: EmptyValue, hasRepeatedKey: inout Bool) -> [UInt8] {
+    package static func fromPairs(
+        _ parameters: [(key: String, value: String)],
+        emptyValue: EmptyValue,
+        hasRepeatedKey: inout Bool
+    ) -> [UInt8] {
         hasRepeatedKey = false
         guard !parameters.isEmpty else { return [] }
         var pairs: [(key: Range<Int>, value: Range<Int>)] = []
@@ -120,7 +140,10 @@ package enum CanonicalQuery {
     /// V4 check. Split on bytes, as a server does, never on grapheme clusters (`&` followed by a
     /// combining mark still separates).
     /// - Parameter omittingEmpty: skip empty parts (`a=1&&b`) instead of reading them as an empty key.
-    package static func decodedPairs(_ query: some StringProtocol, omittingEmpty: Bool) -> [(key: String, value: String)] {
+    package static func decodedPairs(
+        _ query: some StringProtocol,
+        omittingEmpty: Bool
+    ) -> [(key: String, value: String)] {
         query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: omittingEmpty).map { piece in
             let equals = piece.firstIndex(of: UInt8(ascii: "="))
             let key = PercentEncoding.decode(Array(piece[..<(equals ?? piece.endIndex)]))
@@ -143,10 +166,16 @@ package enum CanonicalQuery {
     /// those are equal, the numbers in a stack block beside the pairs; beyond
     /// ``insertionSortLimit`` pairs (a caller's long query) the standard library's sort, so the
     /// work stays O(n log n).
-    private static func sortByKeyThenValue(_ pairs: inout [(key: Range<Int>, value: Range<Int>)], in buffer: UnsafeBufferPointer<UInt8>) {
+    private static func sortByKeyThenValue(
+        _ pairs: inout [(key: Range<Int>, value: Range<Int>)],
+        in buffer: UnsafeBufferPointer<UInt8>
+    ) {
         guard pairs.count > 1, let base = UnsafeRawPointer(buffer.baseAddress) else { return }
         guard pairs.count <= insertionSortLimit else {
-            pairs.sort { bytesLess(buffer, $0.key, $1.key) || (bytesEqual(buffer, $0.key, $1.key) && bytesLess(buffer, $0.value, $1.value)) }
+            pairs.sort {
+                bytesLess(buffer, $0.key, $1.key)
+                    || (bytesEqual(buffer, $0.key, $1.key) && bytesLess(buffer, $0.value, $1.value))
+            }
             return
         }
         pairs.withUnsafeMutableBufferPointer { pairs in
@@ -155,12 +184,19 @@ package enum CanonicalQuery {
                     let key = pairs[index].key
                     // Keys are ranges of the buffer (checked): the load reads inside it.
                     precondition(key.lowerBound >= 0 && key.upperBound <= buffer.count, "pair outside its buffer")
-                    prefixes[index] = SWAR.loadPartial(base, offset: key.lowerBound, count: Swift.min(8, key.count), padding: 0).byteSwapped
+                    prefixes[index] =
+                        SWAR.loadPartial(base, offset: key.lowerBound, count: Swift.min(8, key.count), padding: 0)
+                        .byteSwapped
                 }
-                @inline(__always) func precedes(_ a: Int, before prefix: UInt64, _ pair: (key: Range<Int>, value: Range<Int>)) -> Bool {
+                @inline(__always) func precedes(
+                    _ a: Int,
+                    before prefix: UInt64,
+                    _ pair: (key: Range<Int>, value: Range<Int>)
+                ) -> Bool {
                     if prefix != prefixes[a] { return prefix < prefixes[a] }
                     let other = pairs[a]
-                    return bytesLess(buffer, pair.key, other.key) || (bytesEqual(buffer, pair.key, other.key) && bytesLess(buffer, pair.value, other.value))
+                    return bytesLess(buffer, pair.key, other.key)
+                        || (bytesEqual(buffer, pair.key, other.key) && bytesLess(buffer, pair.value, other.value))
                 }
                 for index in 1..<pairs.count {
                     let pair = pairs[index]
@@ -182,7 +218,11 @@ package enum CanonicalQuery {
     package static var insertionSortLimit: Int { 32 }
 
     /// The pairs (ranges of `encoded`) sorted by key, then value, in byte order, joined with `&`.
-    private static func joined(_ encoded: [UInt8], _ pairs: inout [(key: Range<Int>, value: Range<Int>)], emptyValue: EmptyValue) -> [UInt8] {
+    private static func joined(
+        _ encoded: [UInt8],
+        _ pairs: inout [(key: Range<Int>, value: Range<Int>)],
+        emptyValue: EmptyValue
+    ) -> [UInt8] {
         if pairs.isEmpty { return [] }
         return encoded.withUnsafeBufferPointer { buffer in
             sortByKeyThenValue(&pairs, in: buffer)
@@ -200,7 +240,11 @@ package enum CanonicalQuery {
                 @inline(__always) func copy(_ range: Range<Int>) {
                     // An empty range writes nothing (the result may then be empty, with no address).
                     guard !range.isEmpty, let base = UnsafeRawPointer(buffer.baseAddress) else { return }
-                    cursor.writeWords(base + range.lowerBound, count: range.count, sourceSlack: buffer.count &- range.upperBound)
+                    cursor.writeWords(
+                        base + range.lowerBound,
+                        count: range.count,
+                        sourceSlack: buffer.count &- range.upperBound
+                    )
                 }
                 for index in pairs.indices {
                     let pair = pairs[index]
@@ -217,7 +261,8 @@ package enum CanonicalQuery {
     }
 
     static func containsControlByte(_ text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable(SWAR.containsControlByte) ?? text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
+        text.utf8.withContiguousStorageIfAvailable(SWAR.containsControlByte)
+            ?? text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F })
     }
 
     /// Whether a raw query is already canonical: only unreserved characters, every pair has an `=`,
@@ -232,10 +277,16 @@ package enum CanonicalQuery {
         var offset = 0
         while offset < raw.count {
             // The last one to seven bytes padded with `a` (unreserved, no separator).
-            let word = SWAR.loadPartial(source, offset: offset, count: Swift.min(8, raw.count &- offset), padding: UInt8(ascii: "a"))
+            let word = SWAR.loadPartial(
+                source,
+                offset: offset,
+                count: Swift.min(8, raw.count &- offset),
+                padding: UInt8(ascii: "a")
+            )
             let ampersands = SWAR.equalMask(word, UInt8(ascii: "&"))
             let equals = SWAR.equalMask(word, UInt8(ascii: "="))
-            let allowed = SWAR.unreservedOrSlashMask(word) & ~SWAR.equalMask(word, UInt8(ascii: "/")) | ampersands | equals
+            let allowed =
+                SWAR.unreservedOrSlashMask(word) & ~SWAR.equalMask(word, UInt8(ascii: "/")) | ampersands | equals
             if allowed != SWAR.highs { return false }
             var separators = ampersands | equals
             while separators != 0 {

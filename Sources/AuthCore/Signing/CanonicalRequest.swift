@@ -22,9 +22,17 @@ package enum CanonicalRequest {
     ///   - canonicalQuery: an already canonical query (presigned URLs add their parameters first).
     ///   - normalizePath, doubleURIEncode: the URI rules (``SigV4Options``; both false for S3 and ACS3).
     static func with<Policy: CanonicalHeaderPolicy, R>(
-        method: String, path: String, rawQuery: String, canonicalQuery canonical: [UInt8]? = nil, headers: [HTTPHeader],
-        policy: Policy, signerHeaders: SignerHeaderValues, normalizePath: Bool, doubleURIEncode: Bool,
-        payloadHash: UnsafeRawBufferPointer, queryHoldsSecret: Bool = false,
+        method: String,
+        path: String,
+        rawQuery: String,
+        canonicalQuery canonical: [UInt8]? = nil,
+        headers: [HTTPHeader],
+        policy: Policy,
+        signerHeaders: SignerHeaderValues,
+        normalizePath: Bool,
+        doubleURIEncode: Bool,
+        payloadHash: UnsafeRawBufferPointer,
+        queryHoldsSecret: Bool = false,
         _ body: (UnsafeRawBufferPointer, Range<Int>, CanonicalHeaderProblem?) -> R
     ) -> R {
         var query: [UInt8] = []
@@ -43,19 +51,34 @@ package enum CanonicalRequest {
         // The output: method, the path (tripled at most by encoding), the query, the lines (at most
         // the table's bytes), the signed-header list (at most the names again, with `;`), the
         // payload hash, and the five newlines.
-        let lines = CanonicalHeaders.lineBytes(fieldBytes: fields.both, fieldCount: headers.count, signer: signerHeaders)
-        let capacity = method.utf8.count &+ 3 &* Swift.max(path.utf8.count, 1) &+ query.count &+ rawQueryCount &+ 2 &* lines
+        let lines = CanonicalHeaders.lineBytes(
+            fieldBytes: fields.both,
+            fieldCount: headers.count,
+            signer: signerHeaders
+        )
+        let capacity =
+            method.utf8.count &+ 3 &* Swift.max(path.utf8.count, 1) &+ query.count &+ rawQueryCount &+ 2 &* lines
             &+ payloadHash.count &+ 8
         return CanonicalHeaders.withTable(
-            headers, fieldBytes: fields.both, policy: policy, signer: signerHeaders, outputCapacity: capacity,
+            headers,
+            fieldBytes: fields.both,
+            policy: policy,
+            signer: signerHeaders,
+            outputCapacity: capacity,
             outputHoldsSecret: queryHoldsSecret
         ) { table, headerProblem, out in
             var problem = targetProblem
             out.write(method)
             out.writeByte(UInt8(ascii: "\n"))
             let pathWasCanonical = SigV4CanonicalURI.writeCanonicalURI(
-                path: path, normalize: normalizePath, doubleEncode: doubleURIEncode, into: &out)
-            if !pathWasCanonical, problem == nil, CanonicalQuery.containsControlByte(path) { problem = .controlCharactersInTarget }
+                path: path,
+                normalize: normalizePath,
+                doubleEncode: doubleURIEncode,
+                into: &out
+            )
+            if !pathWasCanonical, problem == nil, CanonicalQuery.containsControlByte(path) {
+                problem = .controlCharactersInTarget
+            }
             out.writeByte(UInt8(ascii: "\n"))
             if copiesRawQuery { out.write(rawQuery) } else { out.write(query) }
             out.writeByte(UInt8(ascii: "\n"))
@@ -63,7 +86,11 @@ package enum CanonicalRequest {
             let signed = table.writeLinesThenNames(into: &out)
             out.writeByte(UInt8(ascii: "\n"))
             out.write(payloadHash)
-            return body(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out.buffer[..<out.position])), signed, problem)
+            return body(
+                UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: out.buffer[..<out.position])),
+                signed,
+                problem
+            )
         }
     }
 

@@ -13,7 +13,8 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     /// Whether `count` lower-case name bytes at `name` are a credential's name — `authorization`,
     /// `proxy-authorization`, a session token (`x-amz-`, `x-oss-`, `x-acs-security-token`),
-    /// `x-amz-target-token`, `cookie`, `set-cookie`, the EC2 and ECS metadata session tokens — whose value is printed as `<redacted>` and
+    /// `x-amz-target-token`, `cookie`, `set-cookie`, the EC2 and ECS metadata session tokens — whose value is printed
+    /// as `<redacted>` and
     /// whose copies a signer wipes. The one list of those names; a switch on the length first (the
     /// canonical-header table asks this of every field it signs).
     @inline(__always)
@@ -59,11 +60,16 @@ public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible, CustomDeb
     package func validate() throws(AuthCoreError) {
         // On the strings' bytes in place (native strings): a tight loop, not a walk of the views.
         guard Self.isFieldName(name) else {
-            throw AuthCoreError(.malformedRequest, "header name '\(name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } ? name : "?")' is not an HTTP token")
+            throw AuthCoreError(
+                .malformedRequest,
+                "header name '\(name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } ? name : "?")' is not an HTTP token"
+            )
         }
         guard Self.isFieldValue(value) else {
             throw AuthCoreError(
-                .malformedRequest, "header '\(name)' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)")
+                .malformedRequest,
+                "header '\(name)' has a control byte in its value (0x00-0x1F other than tab, or 0x7F)"
+            )
         }
     }
 

@@ -19,8 +19,10 @@ package struct OutputCursor {
     @inline(__always)
     mutating func write(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        precondition(position &+ bytes.count <= buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
-        UnsafeMutableRawPointer(buffer.baseAddress! + position).copyMemory(from: base, byteCount: bytes.count)  // invariant: callers size the buffer
+        // invariant: callers size buffers from their inputs
+        precondition(position &+ bytes.count <= buffer.count, "output buffer too small")
+        // invariant: callers size the buffer
+        UnsafeMutableRawPointer(buffer.baseAddress! + position).copyMemory(from: base, byteCount: bytes.count)
         position += bytes.count
     }
 
@@ -30,7 +32,8 @@ package struct OutputCursor {
     @inline(__always)
     mutating func write(_ source: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) {
         let count = range.count
-        precondition(position &+ count <= buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
+        // invariant: callers size buffers from their inputs
+        precondition(position &+ count <= buffer.count, "output buffer too small")
         if count <= 16 {
             // Short pieces (header names, separators): a byte loop beats a memmove call.
             var i = 0
@@ -39,7 +42,8 @@ package struct OutputCursor {
                 i &+= 1
             }
         } else {
-            (buffer.baseAddress! + position).update(from: source.baseAddress! + range.lowerBound, count: count)  // invariant: non-empty ranges of sized buffers
+            // invariant: non-empty ranges of sized buffers
+            (buffer.baseAddress! + position).update(from: source.baseAddress! + range.lowerBound, count: count)
         }
         position &+= count
     }
@@ -50,14 +54,19 @@ package struct OutputCursor {
     /// - Parameter sourceSlack: how many bytes past `source + count` may be read.
     @inline(__always)
     mutating func writeWords(_ source: UnsafeRawPointer, count: Int, sourceSlack: Int) {
-        precondition(position &+ count <= buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
+        // invariant: callers size buffers from their inputs
+        precondition(position &+ count <= buffer.count, "output buffer too small")
         let rounded = (count &+ 7) & ~7
         // invariant: a buffer this cursor writes into is never empty (callers size it from their inputs).
         let target = UnsafeMutableRawPointer(buffer.baseAddress! + position)
         if position &+ rounded <= buffer.count && rounded &- count <= sourceSlack {
             var offset = 0
             while offset < count {
-                target.storeBytes(of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self), toByteOffset: offset, as: UInt64.self)
+                target.storeBytes(
+                    of: source.loadUnaligned(fromByteOffset: offset, as: UInt64.self),
+                    toByteOffset: offset,
+                    as: UInt64.self
+                )
                 offset &+= 8
             }
         } else {
@@ -69,8 +78,10 @@ package struct OutputCursor {
     /// Writes the eight bytes of `word` as they lie in memory (a word loaded from a byte buffer).
     @inline(__always)
     mutating func writeWord(_ word: UInt64) {
-        precondition(position &+ 8 <= buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
-        UnsafeMutableRawPointer(buffer.baseAddress! + position).storeBytes(of: word, as: UInt64.self)  // invariant: checked above
+        // invariant: callers size buffers from their inputs
+        precondition(position &+ 8 <= buffer.count, "output buffer too small")
+        // invariant: checked above
+        UnsafeMutableRawPointer(buffer.baseAddress! + position).storeBytes(of: word, as: UInt64.self)
         position &+= 8
     }
 
@@ -79,7 +90,8 @@ package struct OutputCursor {
     /// then left beyond the position, for what follows to overwrite), else byte by byte.
     @inline(__always)
     mutating func writeWord(_ word: UInt64, keeping count: Int) {
-        precondition(count >= 0 && count <= 8 && position &+ count <= buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
+        // invariant: callers size buffers from their inputs
+        precondition(count >= 0 && count <= 8 && position &+ count <= buffer.count, "output buffer too small")
         let target = UnsafeMutableRawPointer(buffer.baseAddress! + position)  // invariant: checked above
         if position &+ 8 <= buffer.count {
             target.storeBytes(of: word, as: UInt64.self)
@@ -96,7 +108,8 @@ package struct OutputCursor {
 
     @inline(__always)
     mutating func writeByte(_ byte: UInt8) {
-        precondition(position < buffer.count, "output buffer too small")  // invariant: callers size buffers from their inputs
+        // invariant: callers size buffers from their inputs
+        precondition(position < buffer.count, "output buffer too small")
         buffer[position] = byte
         position += 1
     }
@@ -117,7 +130,8 @@ package struct OutputCursor {
 
     @inline(__always)
     mutating func writeHex(_ bytes: UnsafeRawBufferPointer) {
-        precondition(position &+ 2 &* bytes.count <= buffer.count, "output buffer too small")  // invariant: callers size buffers
+        // invariant: callers size buffers
+        precondition(position &+ 2 &* bytes.count <= buffer.count, "output buffer too small")
         // invariant: checked above; the buffer has room for every digit.
         Hex.write(bytes, to: UnsafeMutableRawPointer(buffer.baseAddress!) + position)
         position &+= 2 &* bytes.count

@@ -10,7 +10,9 @@ package struct PayloadHashText {
     init(_ text: StaticString) {
         count = Swift.min(text.utf8CodeUnitCount, 64)
         let count = self.count
-        withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: text.utf8Start, count: count)) }
+        withUnsafeMutableBytes(of: &storage) {
+            $0.copyMemory(from: UnsafeRawBufferPointer(start: text.utf8Start, count: count))
+        }
     }
 
     /// The lower-case hex of a 32-byte digest.
@@ -29,13 +31,15 @@ package struct PayloadHashText {
     ///
     /// - Throws: ``AuthCoreError/Code/inputTooLarge`` for a larger body,
     ///   ``AuthCoreError/Code/malformedRequest`` for a precomputed hash that is not 64 hex digits.
-    package init(_ payload: borrowing SigV4Payload) throws(AuthCoreError) {  // borrowed: no copy (retain) of the body per signature
+    // borrowed: no copy (retain) of the body per signature
+    package init(_ payload: borrowing SigV4Payload) throws(AuthCoreError) {
         switch payload {
         case .bytes(let bytes):
             guard bytes.count <= SigV4Request.maximumInMemoryPayload else {
                 throw AuthCoreError(.inputTooLarge, "payload exceeds \(SigV4Request.maximumInMemoryPayload) bytes")
             }
-            self = bytes.isEmpty ? .emptyBody : PayloadHashText(hexOf: bytes.withUnsafeBytes { LowLevelSHA256.hash($0) })
+            self =
+                bytes.isEmpty ? .emptyBody : PayloadHashText(hexOf: bytes.withUnsafeBytes { LowLevelSHA256.hash($0) })
         case .precomputedHash(let hex):
             guard hex.utf8.count == 64, let bytes = try? Hex.decode(hex) else {
                 throw AuthCoreError(.malformedRequest, "payload hash must be 64 hex digits")
@@ -57,7 +61,9 @@ package struct PayloadHashText {
     /// The text as a `String` (for the `X-Amz-Content-SHA256` header).
     var string: String { withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
 
-    static var emptyBody: PayloadHashText { PayloadHashText("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855") }
+    static var emptyBody: PayloadHashText {
+        PayloadHashText("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
     static var unsigned: PayloadHashText { PayloadHashText("UNSIGNED-PAYLOAD") }
     static var streaming: PayloadHashText { PayloadHashText("STREAMING-AWS4-HMAC-SHA256-PAYLOAD") }
 }

@@ -110,7 +110,9 @@ package enum PercentEncoding {
         var i = 0
         while i < raw.count {
             var byte = raw[i]
-            if byte == UInt8(ascii: "%"), i &+ 2 < raw.count, digits[Int(raw[i &+ 1])] != 0xFF, digits[Int(raw[i &+ 2])] != 0xFF {
+            if byte == UInt8(ascii: "%"), i &+ 2 < raw.count, digits[Int(raw[i &+ 1])] != 0xFF,
+                digits[Int(raw[i &+ 2])] != 0xFF
+            {
                 byte = digits[Int(raw[i &+ 1])] << 4 | digits[Int(raw[i &+ 2])]
                 i &+= 3
             } else {

@@ -32,7 +32,10 @@ public struct RequestTarget: Sendable, Hashable, CustomStringConvertible {
             self.init(path: String(decoding: target, as: UTF8.self), query: "")
             return
         }
-        self.init(path: String(decoding: target[..<mark], as: UTF8.self), query: String(decoding: target[(mark + 1)...], as: UTF8.self))
+        self.init(
+            path: String(decoding: target[..<mark], as: UTF8.self),
+            query: String(decoding: target[(mark + 1)...], as: UTF8.self)
+        )
     }
 
     /// `path`, then `?query` when there is a query: the request line's target.

@@ -24,7 +24,9 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
     public init(_ text: String) throws(AuthCoreError) {
         func fail(_ why: String) -> AuthCoreError { AuthCoreError(.malformedInput, "URL \(why)") }
         let bytes = Array(text.utf8)
-        guard !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw fail("contains spaces or control characters") }
+        guard !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw fail("contains spaces or control characters")
+        }
         func string(_ slice: ArraySlice<UInt8>) -> String { String(decoding: slice, as: UTF8.self) }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else {
             throw fail("needs a scheme (http:// or https://)")
@@ -33,10 +35,13 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
         guard scheme == "http" || scheme == "https" else { throw fail("scheme must be http or https") }
         var rest = bytes[(colon + 3)...]
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? rest.endIndex
+        let authorityEnd =
+            rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         let target = rest[authorityEnd...]
-        guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")) else { throw fail("needs a host (and no user info)") }
+        guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")) else {
+            throw fail("needs a host (and no user info)")
+        }
         var host = authority
         var port: Int?
         func number(_ digits: ArraySlice<UInt8>) -> Int? {
@@ -45,7 +50,9 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
             return (1...65535).contains(value) ? value : nil
         }
         if authority.first == UInt8(ascii: "[") {
-            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { throw fail("has an unterminated IPv6 literal") }
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
+                throw fail("has an unterminated IPv6 literal")
+            }
             host = authority[...close]
             let after = authority[(close + 1)...]
             if after.first == UInt8(ascii: ":") {
@@ -64,10 +71,17 @@ public struct RequestURL: Sendable, Hashable, CustomStringConvertible, CustomDeb
         // to every URL parser: ASCII letters, digits, `-`, `.` and `_` (a non-ASCII name in its
         // punycode `xn--` form), or an IPv6 literal of hex digits, `:` and `.` in brackets.
         let bracketed = host.first == UInt8(ascii: "[")
-        guard host.allSatisfy({ byte in
-            bracketed ? (Self.ipv6Bytes.contains(byte) || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]")) : Self.hostBytes.contains(byte)
-        }), !bracketed || (host.count > 2 && host.last == UInt8(ascii: "]"))
-        else { throw fail("has a host with characters other than ASCII letters, digits, '-', '.' and '_' (use the punycode form of a non-ASCII name)") }
+        guard
+            host.allSatisfy({ byte in
+                bracketed
+                    ? (Self.ipv6Bytes.contains(byte) || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "]"))
+                    : Self.hostBytes.contains(byte)
+            }), !bracketed || (host.count > 2 && host.last == UInt8(ascii: "]"))
+        else {
+            throw fail(
+                "has a host with characters other than ASCII letters, digits, '-', '.' and '_' (use the punycode form of a non-ASCII name)"
+            )
+        }
         let split = RequestTarget(bytes: target)
         self.scheme = scheme
         self.host = string(host.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }[...])

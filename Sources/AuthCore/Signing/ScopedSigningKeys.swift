@@ -21,13 +21,23 @@ class ScopedSigningKeys: @unchecked Sendable {
 
     /// - Parameter scopeSuffix: `scheme.scopeSuffix(region:service:)`, when the caller has built it
     ///   already (nil: built here).
-    init(scheme: SigningScheme, credentials: Credentials, region: String, service: String, cache: SigningKeyCache, scopeSuffix: [UInt8]? = nil) {
+    init(
+        scheme: SigningScheme,
+        credentials: Credentials,
+        region: String,
+        service: String,
+        cache: SigningKeyCache,
+        scopeSuffix: [UInt8]? = nil
+    ) {
         self.scheme = scheme
         self.credentials = credentials
         self.region = region
         self.service = service
         self.cache = cache
-        assert(scopeSuffix == nil || scopeSuffix == scheme.scopeSuffix(region: region, service: service), "a scope suffix of another scope")
+        assert(
+            scopeSuffix == nil || scopeSuffix == scheme.scopeSuffix(region: region, service: service),
+            "a scope suffix of another scope"
+        )
         self.scopeSuffix = scopeSuffix ?? scheme.scopeSuffix(region: region, service: service)
         // The secret's SHA-256 fingerprint (``Credentials/secretFingerprint``), on a stack context:
         // a signer made per request pays no EVP context and its allocations for it.
@@ -51,10 +61,20 @@ class ScopedSigningKeys: @unchecked Sendable {
     private func derivedEntry(for date: AmzDate) -> SigningKeyCache.Entry {
         let dateText = date.dateString
         let key = SigningKeyCache.Key(
-            scheme: scheme, accessKeyId: credentials.accessKeyId, fingerprint: fingerprint, date: dateText, region: region,
-            service: service)
+            scheme: scheme,
+            accessKeyId: credentials.accessKeyId,
+            fingerprint: fingerprint,
+            date: dateText,
+            region: region,
+            service: service
+        )
         let entry = cache.entry(for: key) {
-            scheme.signingKeySchedule(secret: credentials.secretAccessKey, date: dateText, region: region, service: service)
+            scheme.signingKeySchedule(
+                secret: credentials.secretAccessKey,
+                date: dateText,
+                region: region,
+                service: service
+            )
         }
         memo.store(day: date.day, entry: entry)
         return entry
@@ -66,12 +86,14 @@ class ScopedSigningKeys: @unchecked Sendable {
     /// HMAC-SHA256 of the string to sign for `date` and the canonical request's `hash`
     /// (``StringToSign``), declassified: the signature is published in the request.
     final func signature(date: AmzDate, hash: Digest) -> Digest {
-        signature(date: date, hash: hash, entry: entry(for: date))  // the memo's entry, or the cache's (filling the memo)
+        // the memo's entry, or the cache's (filling the memo)
+        signature(date: date, hash: hash, entry: entry(for: date))
     }
 
     /// ``signature(date:hash:)`` under `entry`, `date`'s day signing key (from ``dated(_:)``).
     final func signature(date: AmzDate, hash: Digest, entry: SigningKeyCache.Entry) -> Digest {
-        StringToSign.with(algorithm: scheme.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) { stringToSign in
+        StringToSign.with(algorithm: scheme.algorithm, date: date, scopeSuffix: scopeSuffix, hash: hash) {
+            stringToSign in
             entry.authenticationCode(for: stringToSign).published
         }
     }

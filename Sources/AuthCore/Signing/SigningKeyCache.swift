@@ -1,4 +1,3 @@
-
 /// A bounded, thread-safe cache of scoped signing keys (SigV4, OSS V4), kept as keyed HMAC states.
 ///
 /// Deriving a signing key costs four HMACs (kDate → kRegion → kService → kSigning;
@@ -19,7 +18,14 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
         let service: String
         private let hashCode: Int
 
-        init(scheme: SigningScheme, accessKeyId: String, fingerprint: Digest, date: String, region: String, service: String) {
+        init(
+            scheme: SigningScheme,
+            accessKeyId: String,
+            fingerprint: Digest,
+            date: String,
+            region: String,
+            service: String
+        ) {
             self.scheme = scheme
             self.accessKeyId = accessKeyId
             self.fingerprint = fingerprint
@@ -42,7 +48,8 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
         /// canonically equivalent spellings (`é` and `e` + U+0301) of a region or service whose keys
         /// differ. (Byte-equal strings are `==`, so equal keys still hash alike.)
         static func == (a: Key, b: Key) -> Bool {
-            a.hashCode == b.hashCode && a.scheme == b.scheme && a.fingerprint == b.fingerprint && sameBytes(a.accessKeyId, b.accessKeyId)
+            a.hashCode == b.hashCode && a.scheme == b.scheme && a.fingerprint == b.fingerprint
+                && sameBytes(a.accessKeyId, b.accessKeyId)
                 && sameBytes(a.date, b.date) && sameBytes(a.region, b.region) && sameBytes(a.service, b.service)
         }
 

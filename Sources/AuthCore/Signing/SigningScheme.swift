@@ -78,7 +78,11 @@ public enum SigningScheme: Sendable, Hashable {
     /// The chain seeded with `prefix ‖ secret` (built in a stack block, wiped afterwards), its key
     /// written to `key` (32 bytes).
     private func deriveSigningKey(
-        secret: SecureBytes, date: String, region: String, service: String, into key: UnsafeMutableRawBufferPointer
+        secret: SecureBytes,
+        date: String,
+        region: String,
+        service: String,
+        into key: UnsafeMutableRawBufferPointer
     ) {
         secret.withUnsafeBytes { secretBytes in
             let prefixCount = keyPrefix.utf8CodeUnitCount

@@ -14,11 +14,22 @@ enum StringToSign {
     /// The string to sign with the lower-case hex of `hash` as its trailer, passed to `body`.
     @inline(__always)
     static func with<R>(
-        algorithm: StaticString, date: AmzDate, scopeSuffix: [UInt8], hash: Digest, _ body: (UnsafeRawBufferPointer) -> R
+        algorithm: StaticString,
+        date: AmzDate,
+        scopeSuffix: [UInt8],
+        hash: Digest,
+        _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
-        with(algorithm: algorithm, date: date, scopeSuffix: scopeSuffix, trailerCount: 64, trailer: { out in
-            hash.withUnsafeBytes { out.writeHex($0) }
-        }, body)
+        with(
+            algorithm: algorithm,
+            date: date,
+            scopeSuffix: scopeSuffix,
+            trailerCount: 64,
+            trailer: { out in
+                hash.withUnsafeBytes { out.writeHex($0) }
+            },
+            body
+        )
     }
 
     /// The string to sign with a trailer of exactly `trailerCount` bytes written by `trailer`.
@@ -27,7 +38,11 @@ enum StringToSign {
     /// scope suffix and its newline, and the trailer: the cursor checks every write against it.
     @inline(__always)
     static func with<R>(
-        algorithm: StaticString, date: AmzDate, scopeSuffix: [UInt8], trailerCount: Int, trailer: (inout OutputCursor) -> Void,
+        algorithm: StaticString,
+        date: AmzDate,
+        scopeSuffix: [UInt8],
+        trailerCount: Int,
+        trailer: (inout OutputCursor) -> Void,
         _ body: (UnsafeRawBufferPointer) -> R
     ) -> R {
         let newline: StaticString = "\n"

@@ -85,26 +85,33 @@ extension StringProtocol {
     package func cutOnce(atFirst delimiter: UInt8) -> (before: String, after: String)? {
         let bytes = Array(utf8)
         guard let index = bytes.firstIndex(of: delimiter) else { return nil }
-        return (String(decoding: bytes[..<index], as: UTF8.self), String(decoding: bytes[(index + 1)...], as: UTF8.self))
+        return (
+            String(decoding: bytes[..<index], as: UTF8.self), String(decoding: bytes[(index + 1)...], as: UTF8.self)
+        )
     }
 
     /// The text before and after the last `delimiter` byte, nil when there is none.
     package func cutOnce(atLast delimiter: UInt8) -> (before: String, after: String)? {
         let bytes = Array(utf8)
         guard let index = bytes.lastIndex(of: delimiter) else { return nil }
-        return (String(decoding: bytes[..<index], as: UTF8.self), String(decoding: bytes[(index + 1)...], as: UTF8.self))
+        return (
+            String(decoding: bytes[..<index], as: UTF8.self), String(decoding: bytes[(index + 1)...], as: UTF8.self)
+        )
     }
 
     /// The pieces between `delimiter` bytes (empty pieces kept unless `omittingEmpty`).
     package func pieces(separatedBy delimiter: UInt8, omittingEmpty: Bool = false) -> [String] {
-        Array(utf8).split(separator: delimiter, omittingEmptySubsequences: omittingEmpty).map { String(decoding: $0, as: UTF8.self) }
+        Array(utf8).split(separator: delimiter, omittingEmptySubsequences: omittingEmpty).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     /// Without ASCII spaces and tabs at either end (nothing else: Unicode white space is content).
     package var trimmingASCIISpaces: String {
         let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
         let bytes = Array(utf8)
-        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) }) else { return "" }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }), let last = bytes.lastIndex(where: { !isSpace($0) })
+        else { return "" }
         return String(decoding: bytes[first...last], as: UTF8.self)
     }
 

@@ -59,7 +59,12 @@ public struct AuthCoreError: Error, Hashable, Sendable, CustomStringConvertible,
     /// (`NotAuthorizedException: Incorrect username or password.`).
     @inline(never)
     public init(
-        serviceErrorType: String, message: String, httpStatus: Int, requestId: String? = nil, file: String = #fileID, line: UInt = #line
+        serviceErrorType: String,
+        message: String,
+        httpStatus: Int,
+        requestId: String? = nil,
+        file: String = #fileID,
+        line: UInt = #line
     ) {
         self.code = .serviceError
         self.reason = message.isEmpty ? serviceErrorType : "\(serviceErrorType): \(message)"

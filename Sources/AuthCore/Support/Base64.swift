@@ -32,7 +32,11 @@ public enum Base64 {
     static let urlSafeSymbols = encodeSymbols(.urlSafe)
 
     /// Encodes bytes; the standard alphabet pads with `=`, the URL-safe one does not unless asked.
-    public static func encode(_ bytes: UnsafeRawBufferPointer, alphabet: Alphabet = .standard, padding: Bool? = nil)
+    public static func encode(
+        _ bytes: UnsafeRawBufferPointer,
+        alphabet: Alphabet = .standard,
+        padding: Bool? = nil
+    )
         -> String
     {
         let pad = padding ?? !alphabet.isURLSafe
@@ -50,7 +54,10 @@ public enum Base64 {
     /// costs what it did before this was shared); returns the number of symbols written.
     @inline(__always)
     static func encode(
-        _ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>, padding pad: Bool, symbol: (UInt32) -> UInt8
+        _ bytes: UnsafeRawBufferPointer,
+        into out: UnsafeMutableBufferPointer<UInt8>,
+        padding pad: Bool,
+        symbol: (UInt32) -> UInt8
     ) -> Int {
         var o = 0
         var i = 0
@@ -109,14 +116,23 @@ public enum Base64 {
     package static func encodeSecret(_ secret: SecureBytes) -> SecureBytes {
         secret.withUnsafeBytes { bytes in
             SecureBytes(count: encodedCount(bytes.count)) { out in
-                let written = encode(bytes, into: out.bindMemory(to: UInt8.self), padding: true, symbol: constantTimeStandardSymbol)
+                let written = encode(
+                    bytes,
+                    into: out.bindMemory(to: UInt8.self),
+                    padding: true,
+                    symbol: constantTimeStandardSymbol
+                )
                 assert(written == out.count)
             }
         }
     }
 
     /// Encodes bytes; see ``encode(_:alphabet:padding:)-(UnsafeRawBufferPointer,_,_)``.
-    public static func encode(_ bytes: some Collection<UInt8>, alphabet: Alphabet = .standard, padding: Bool? = nil)
+    public static func encode(
+        _ bytes: some Collection<UInt8>,
+        alphabet: Alphabet = .standard,
+        padding: Bool? = nil
+    )
         -> String
     {
         Array(bytes).withUnsafeBytes { encode($0, alphabet: alphabet, padding: padding) }
@@ -136,7 +152,10 @@ public enum Base64 {
     ///   - allowEmpty: whether `""` decodes to no bytes (default: it is an error).
     /// - Throws: ``AuthCoreError/Code/invalidBase64``.
     public static func decode(
-        _ text: some StringProtocol, alphabet: Alphabet = .standard, field: String = "base64", allowEmpty: Bool = false
+        _ text: some StringProtocol,
+        alphabet: Alphabet = .standard,
+        field: String = "base64",
+        allowEmpty: Bool = false
     ) throws(AuthCoreError) -> [UInt8] {
         var utf8 = Array(text.utf8)
         defer { utf8.secureZeroize() }

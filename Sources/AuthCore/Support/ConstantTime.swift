@@ -10,7 +10,8 @@ internal import CAuthCoreLibCrypto
 public func constantTimeEqual(_ lhs: UnsafeRawBufferPointer, _ rhs: UnsafeRawBufferPointer) -> Bool {
     guard lhs.count == rhs.count else { return false }
     guard lhs.count > 0 else { return true }
-    let difference = c_authcore_memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count)  // invariant: count > 0 so both base addresses exist
+    // invariant: count > 0 so both base addresses exist
+    let difference = c_authcore_memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count)
     return ConstantFlow.declassified(difference) == 0  // the verdict is public
 }
 

@@ -15,7 +15,8 @@ public enum Hex {
     /// The lower-case hex pairs of 0...255 in order ("00" "01" … "ff"): one two-byte load per byte
     /// from constant data (no array to retain or bounds-check), read by ``write(_:to:uppercase:)``.
     /// Checked against computed digits by `SWARTests`.
-    package static let lowerPairs: StaticString = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
+    package static let lowerPairs: StaticString =
+        "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9fa0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebfc0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedfe0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
 
     /// The lower-case hex digit of a nibble (0...15), computed (no table).
     @inline(__always)
@@ -25,7 +26,9 @@ public enum Hex {
 
     /// Whether `byte` is one of the digits `encode` writes by default: `0-9`, `a-f`.
     @inline(__always)
-    package static func isLowerDigit(_ byte: UInt8) -> Bool { (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) }
+    package static func isLowerDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte)
+    }
 
     /// The upper-case hex digit of a nibble (0...15), computed (no table): percent-encoding's `%XX`.
     @inline(__always)
@@ -40,7 +43,8 @@ public enum Hex {
     ///
     /// - Precondition: `destination` has room for `2 · bytes.count` bytes (the callers size it).
     @inline(__always)
-    static func write(_ bytes: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer, uppercase: Bool = false) {
+    static func write(_ bytes: UnsafeRawBufferPointer, to destination: UnsafeMutableRawPointer, uppercase: Bool = false)
+    {
         var offset = 0
         if uppercase {
             for byte in bytes {
@@ -52,7 +56,11 @@ public enum Hex {
         }
         let pairs = UnsafeRawPointer(lowerPairs.utf8Start)  // invariant: 512 bytes, pair i at offset 2i (i < 256)
         for byte in bytes {
-            destination.storeBytes(of: pairs.loadUnaligned(fromByteOffset: Int(byte) &<< 1, as: UInt16.self), toByteOffset: offset, as: UInt16.self)
+            destination.storeBytes(
+                of: pairs.loadUnaligned(fromByteOffset: Int(byte) &<< 1, as: UInt16.self),
+                toByteOffset: offset,
+                as: UInt16.self
+            )
             offset &+= 2
         }
     }
@@ -68,7 +76,11 @@ public enum Hex {
 
     /// Encodes bytes as hex.
     public static func encode(_ bytes: some Collection<UInt8>, uppercase: Bool = false) -> String {
-        if let encoded = bytes.withContiguousStorageIfAvailable({ encode(UnsafeRawBufferPointer($0), uppercase: uppercase) }) { return encoded }
+        if let encoded = bytes.withContiguousStorageIfAvailable({
+            encode(UnsafeRawBufferPointer($0), uppercase: uppercase)
+        }) {
+            return encoded
+        }
         return Array(bytes).withUnsafeBytes { encode($0, uppercase: uppercase) }
     }
 
@@ -79,7 +91,11 @@ public enum Hex {
     ///   - field: the name used in the error reason (never the value).
     ///   - allowEmpty: whether `""` decodes to no bytes (default: it is an error).
     /// - Throws: ``AuthCoreError/Code/invalidHex``.
-    public static func decode(_ text: some StringProtocol, field: String = "hex", allowEmpty: Bool = false)
+    public static func decode(
+        _ text: some StringProtocol,
+        field: String = "hex",
+        allowEmpty: Bool = false
+    )
         throws(AuthCoreError) -> [UInt8]
     {
         var utf8 = Array(text.utf8)
@@ -91,13 +107,19 @@ public enum Hex {
     /// integers are written.
     ///
     /// - Throws: ``AuthCoreError/Code/invalidHex`` for bad digits or an empty string.
-    public static func decodeNumber(_ text: some StringProtocol, field: String = "hex") throws(AuthCoreError) -> [UInt8] {
+    public static func decodeNumber(_ text: some StringProtocol, field: String = "hex") throws(AuthCoreError) -> [UInt8]
+    {
         var utf8 = Array(text.utf8)
         defer { utf8.secureZeroize() }
         return try decode(utf8: utf8, field: field, allowEmpty: false, allowOddLength: true)
     }
 
-    static func decode(utf8: [UInt8], field: String, allowEmpty: Bool, allowOddLength: Bool)
+    static func decode(
+        utf8: [UInt8],
+        field: String,
+        allowEmpty: Bool,
+        allowOddLength: Bool
+    )
         throws(AuthCoreError) -> [UInt8]
     {
         if utf8.isEmpty {

@@ -9,6 +9,9 @@ func libcryptoError(_ operation: StaticString, file: String = #fileID, line: UIn
     let library = Int((packed >> 23) & 0xFF)
     let reason = Int(packed & 0x7FFFFF)
     return AuthCoreError(
-        .libcryptoFailure, "\(operation) failed (OpenSSL library \(library), reason \(reason))",
-        file: file, line: line)
+        .libcryptoFailure,
+        "\(operation) failed (OpenSSL library \(library), reason \(reason))",
+        file: file,
+        line: line
+    )
 }

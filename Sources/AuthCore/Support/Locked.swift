@@ -47,7 +47,9 @@ package struct Locked<State>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the state.
     @inline(__always)
-    package func withLock<Result: ~Copyable, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func withLock<Result: ~Copyable, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         // The pointers are used only inside ManagedBuffer's closure, which keeps the object alive.
         // The mutex makes every access to the state exclusive, so no dynamic exclusivity check
         // runs on it (it is reached through a pointer).

@@ -87,7 +87,9 @@ package enum SWAR {
         guard word & highs == 0 else { return nil }  // ASCII only: the adds in rangeMask cannot carry across bytes
         let upper = rangeMask(word, UInt8(ascii: "A"), UInt8(ascii: "Z"))
         let lowered = word | (upper >> 2)
-        let accepted = rangeMask(lowered, UInt8(ascii: "a"), UInt8(ascii: "z")) | rangeMask(lowered, UInt8(ascii: "0"), UInt8(ascii: "9"))
+        let accepted =
+            rangeMask(lowered, UInt8(ascii: "a"), UInt8(ascii: "z"))
+            | rangeMask(lowered, UInt8(ascii: "0"), UInt8(ascii: "9"))
             | equalMask(lowered, UInt8(ascii: "-"))
         return accepted == highs ? lowered : nil
     }
@@ -96,8 +98,11 @@ package enum SWAR {
     @inline(__always)
     package static func unreservedOrSlashMask(_ word: UInt64) -> UInt64 {
         let ascii = ~word & highs
-        return (rangeMask(word, UInt8(ascii: "A"), UInt8(ascii: "Z")) | rangeMask(word, UInt8(ascii: "a"), UInt8(ascii: "z"))
-            | rangeMask(word, UInt8(ascii: "0"), UInt8(ascii: "9")) | rangeMask(word, UInt8(ascii: "-"), UInt8(ascii: "/"))
+        return
+            (rangeMask(word, UInt8(ascii: "A"), UInt8(ascii: "Z"))
+            | rangeMask(word, UInt8(ascii: "a"), UInt8(ascii: "z"))
+            | rangeMask(word, UInt8(ascii: "0"), UInt8(ascii: "9"))
+            | rangeMask(word, UInt8(ascii: "-"), UInt8(ascii: "/"))
             | equalMask(word, UInt8(ascii: "_")) | equalMask(word, UInt8(ascii: "~"))) & ascii
     }
 }

@@ -10,7 +10,8 @@ internal import CAuthCoreLibCrypto
 ///
 /// - Important: Swift `String`s cannot be wiped. Pass passwords as bytes (`some Collection<UInt8>`)
 ///   when you can; AuthCore copies them once into `SecureBytes`.
-public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
+{
     final class Storage: @unchecked Sendable {
         // invariant: `pointer` is never shared outside this class except within withUnsafe… closures.
         let pointer: UnsafeMutableRawPointer
@@ -61,9 +62,11 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
 
     /// A buffer of `count` bytes filled by `body`, which is given the uninitialized (zeroed) buffer.
     public init<E: Error>(
-        count: Int, initializingWith body: (UnsafeMutableRawBufferPointer) throws(E) -> Void
+        count: Int,
+        initializingWith body: (UnsafeMutableRawBufferPointer) throws(E) -> Void
     ) throws(E) {
-        precondition(count >= 0, "negative byte count")  // invariant: callers check counts from outside data (secureBytes(count:) does)
+        // invariant: callers check counts from outside data (secureBytes(count:) does)
+        precondition(count >= 0, "negative byte count")
         storage = Storage(capacity: count)
         storage.count = count
         try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: count))
@@ -109,7 +112,8 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
         // never through an unwiped temporary array.
         makeUnique(reservingCapacity: storage.count + bytes.count)
         for byte in bytes {
-            // invariant: a Collection yields `count` elements; checked, since a write past the buffer would be memory-unsafe.
+            // invariant: a Collection yields `count` elements; checked, since a write past the buffer would be
+            // memory-unsafe.
             precondition(storage.count < storage.capacity, "collection yielded more elements than its count")
             storage.pointer.storeBytes(of: byte, toByteOffset: storage.count, as: UInt8.self)
             storage.count += 1
@@ -126,7 +130,9 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
 
     /// The first `count` bytes, in a new wiping buffer.
     package func prefix(_ count: Int) -> SecureBytes {
-        withUnsafeBytes { SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(Swift.max(0, Swift.min(count, $0.count))))) }
+        withUnsafeBytes {
+            SecureBytes(copying: UnsafeRawBufferPointer(rebasing: $0.prefix(Swift.max(0, Swift.min(count, $0.count)))))
+        }
     }
 
     /// The number of leading zero bytes, counted reading every byte and branching on none.
@@ -136,7 +142,9 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
 
     /// The first non-zero byte (0 when every byte is zero), found reading every byte and branching on none.
     package var firstNonZeroByte: UInt8 {
-        withUnsafeBytes { bytes in bytes.baseAddress.map { UInt8(truncatingIfNeeded: c_authcore_ct_first_nonzero_byte($0, bytes.count)) } ?? 0 }
+        withUnsafeBytes { bytes in
+            bytes.baseAddress.map { UInt8(truncatingIfNeeded: c_authcore_ct_first_nonzero_byte($0, bytes.count)) } ?? 0
+        }
     }
 
     /// `body` of the bytes from a secret offset `start` (past a secret number's leading zero bytes,
@@ -145,9 +153,14 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
     /// `start` lies outside `candidates` is public, and then `start` itself, as `body` runs on that
     /// one suffix. Every result of `body` must have one length.
     package func transformingSuffix(
-        from start: Int, candidates: Range<Int>, _ body: (UnsafeRawBufferPointer) -> SecureBytes
+        from start: Int,
+        candidates: Range<Int>,
+        _ body: (UnsafeRawBufferPointer) -> SecureBytes
     ) -> SecureBytes {
-        precondition(!candidates.isEmpty && candidates.lowerBound >= 0 && candidates.upperBound <= count + 1, "candidate offsets within the bytes")  // invariant: public, from the callers' widths
+        precondition(
+            !candidates.isEmpty && candidates.lowerBound >= 0 && candidates.upperBound <= count + 1,
+            "candidate offsets within the bytes"
+        )  // invariant: public, from the callers' widths
         return withUnsafeBytes { all in
             let inside = c_authcore_ct_in_range(start, candidates.lowerBound, candidates.upperBound)
             guard ConstantFlow.declassified(Int(inside)) == 1 else {
@@ -160,7 +173,13 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
                 if offset == candidates.lowerBound { chosen = SecureBytes(count: result.count) { _ in } }
                 chosen.withUnsafeMutableBytes { out in
                     result.withUnsafeBytes {
-                        c_authcore_ct_xor_if_equal(out.baseAddress, $0.baseAddress, Swift.min($0.count, out.count), offset, start)
+                        c_authcore_ct_xor_if_equal(
+                            out.baseAddress,
+                            $0.baseAddress,
+                            Swift.min($0.count, out.count),
+                            offset,
+                            start
+                        )
                     }
                 }
             }

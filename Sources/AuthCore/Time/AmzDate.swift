@@ -13,10 +13,16 @@ package struct AmzDate {
         // 1970-01-01 ... 9999-12-31 by integer arithmetic on the seconds (no weekday, no
         // Components value); earlier instants (years 1 ... 1969) through the general calendar code.
         guard seconds >= 0, seconds < 253_402_300_800 else {
-            let c = time.components  // a Timestamp's year is 1 ... 9999 and every field in range: clamping never changes one
+            // a Timestamp's year is 1 ... 9999 and every field in range: clamping never changes one
+            let c = time.components
             self.init(
-                year: UInt64(clamping: c.year), month: UInt64(clamping: c.month), day: UInt64(clamping: c.day),
-                hour: UInt64(clamping: c.hour), minute: UInt64(clamping: c.minute), second: UInt64(clamping: c.second))
+                year: UInt64(clamping: c.year),
+                month: UInt64(clamping: c.month),
+                day: UInt64(clamping: c.day),
+                hour: UInt64(clamping: c.hour),
+                minute: UInt64(clamping: c.minute),
+                second: UInt64(clamping: c.second)
+            )
             return
         }
         let s = UInt64(seconds)
@@ -26,8 +32,13 @@ package struct AmzDate {
         let hour = secondOfDay / 3600
         let minute = secondOfDay / 60 - hour * 60
         self.init(
-            year: UInt64(civil.year), month: UInt64(civil.month), day: UInt64(civil.day),
-            hour: hour, minute: minute, second: secondOfDay - secondOfDay / 60 * 60)
+            year: UInt64(civil.year),
+            month: UInt64(civil.month),
+            day: UInt64(civil.day),
+            hour: hour,
+            minute: minute,
+            second: secondOfDay - secondOfDay / 60 * 60
+        )
     }
 
     /// Packs the 16 bytes, two digits at a time, from fields already in range (year < 10000, the
@@ -42,7 +53,9 @@ package struct AmzDate {
         // Little-endian: byte i of the string is bits 8i..8i+7.
         let high = year / 100
         let first = digits(high) | digits(year - high * 100) << 16 | digits(month % 100) << 32 | digits(day % 100) << 48
-        let second8 = UInt64(UInt8(ascii: "T")) | digits(hour % 100) << 8 | digits(minute % 100) << 24 | digits(second % 100) << 40
+        let second8 =
+            UInt64(UInt8(ascii: "T")) | digits(hour % 100) << 8 | digits(minute % 100) << 24 | digits(second % 100)
+            << 40
             | UInt64(UInt8(ascii: "Z")) << 56
         self.day = Int(year * 10_000 + month * 100 + day)
         self.storage = (UInt64(littleEndian: first), UInt64(littleEndian: second8))

@@ -50,7 +50,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
     /// - Throws: ``AuthCoreError/Code/invalidParameter`` when the instant is outside the years
     ///   0001–9999 or `nanoseconds` outside 0…999 999 999.
     public init(checkedSecondsSince1970 seconds: Int64, nanoseconds: Int32 = 0) throws(AuthCoreError) {
-        guard (Self.minimumSeconds...Self.maximumSeconds).contains(seconds), (0...999_999_999).contains(nanoseconds) else {
+        guard (Self.minimumSeconds...Self.maximumSeconds).contains(seconds), (0...999_999_999).contains(nanoseconds)
+        else {
             throw AuthCoreError(.invalidParameter, "time \(seconds) s since 1970 is outside the years 0001-9999")
         }
         self.init(secondsSince1970: seconds, nanoseconds: nanoseconds)
@@ -118,7 +119,8 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// The exact time from `self` to `other` (positive when `other` is later).
     public func duration(until other: Timestamp) -> Duration {
-        .seconds(other.secondsSince1970 - secondsSince1970) + .nanoseconds(Int64(other.nanoseconds) - Int64(nanoseconds))
+        .seconds(other.secondsSince1970 - secondsSince1970)
+            + .nanoseconds(Int64(other.nanoseconds) - Int64(nanoseconds))
     }
 
     /// The current time from the system's real-time clock.
@@ -151,8 +153,14 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let (year, month, day) = Self.civilDate(daysSince1970: days)
         let weekday = ((days % 7) + 11) % 7  // 1970-01-01 was a Thursday (4)
         return Components(
-            year: year, month: month, day: day, hour: secondOfDay / 3600, minute: secondOfDay / 60 % 60,
-            second: secondOfDay % 60, weekday: weekday)
+            year: year,
+            month: month,
+            day: day,
+            hour: secondOfDay / 3600,
+            minute: secondOfDay / 60 % 60,
+            second: secondOfDay % 60,
+            weekday: weekday
+        )
     }
 
     /// Year, month and day of a day count from 1970-01-01 (H. Hinnant's civil-from-days: 400-year
@@ -172,8 +180,17 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// The timestamp of a UTC calendar date and time; nil when a field is out of range (years
     /// 0001–9999; a leap second 60 counts as the first second of the next minute).
-    public init?(year: Int, month: Int, day: Int, hour: Int = 0, minute: Int = 0, second: Int = 0, nanoseconds: Int32 = 0) {
-        guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day), (0...23).contains(hour),
+    public init?(
+        year: Int,
+        month: Int,
+        day: Int,
+        hour: Int = 0,
+        minute: Int = 0,
+        second: Int = 0,
+        nanoseconds: Int32 = 0
+    ) {
+        guard (1...12).contains(month), (1...Self.daysIn(month: month, year: year)).contains(day),
+            (0...23).contains(hour),
             (0...59).contains(minute), (0...60).contains(second), (1...9999).contains(year),
             (0...999_999_999).contains(nanoseconds), !(year == 9999 && month == 12 && day == 31 && second == 60)
         else { return nil }
@@ -185,7 +202,9 @@ public struct Timestamp: Hashable, Comparable, Sendable, CustomStringConvertible
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         let days = era * 146_097 + doe - 719_468
         self.init(
-            secondsSince1970: Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second), nanoseconds: nanoseconds)
+            secondsSince1970: Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second),
+            nanoseconds: nanoseconds
+        )
     }
 
     static func daysIn(month: Int, year: Int) -> Int {
@@ -236,7 +255,8 @@ extension Timestamp {
         appendDigits(c.second, width: 2, to: &out)
     }
 
-    /// SigV4's basic ISO 8601 form `YYYYMMDDTHHMMSSZ` (the `X-Amz-Date` value), as bytes (formatted by the internal `AmzDate`).
+    /// SigV4's basic ISO 8601 form `YYYYMMDDTHHMMSSZ` (the `X-Amz-Date` value), as bytes (formatted by the internal
+    /// `AmzDate`).
     public var amzDateBytes: [UInt8] { AmzDate(self).withBytes { Array($0) } }
 
     /// `YYYYMMDDTHHMMSSZ` (formatted by the internal `AmzDate`).
@@ -363,7 +383,8 @@ extension Timestamp {
         var s = Scanner(text)
         let error = AuthCoreError(.malformedInput, "not an ISO 8601 date-time (expected e.g. 2026-11-29T22:00:00Z)")
         guard let y = s.digits(4), s.literal(UInt8(ascii: "-")), let mo = s.digits(2), s.literal(UInt8(ascii: "-")),
-            let d = s.digits(2), s.literal(UInt8(ascii: "T")) || s.literal(UInt8(ascii: "t")) || s.literal(UInt8(ascii: " ")),
+            let d = s.digits(2),
+            s.literal(UInt8(ascii: "T")) || s.literal(UInt8(ascii: "t")) || s.literal(UInt8(ascii: " ")),
             let h = s.digits(2), s.literal(UInt8(ascii: ":")), let mi = s.digits(2), s.literal(UInt8(ascii: ":")),
             let se = s.digits(2)
         else { throw error }
@@ -382,17 +403,23 @@ extension Timestamp {
         }
         var offsetSeconds = 0
         if s.literal(UInt8(ascii: "Z")) || s.literal(UInt8(ascii: "z")) {
-        } else if let sign = s.word(["+", "-"]), let oh = s.digits(2), oh <= 23, s.literal(UInt8(ascii: ":")), let om = s.digits(2),
+        } else if let sign = s.word(["+", "-"]), let oh = s.digits(2), oh <= 23, s.literal(UInt8(ascii: ":")),
+            let om = s.digits(2),
             om <= 59
         {
             offsetSeconds = (oh * 3600 + om * 60) * (sign == 0 ? 1 : -1)
         } else {
             throw error
         }
-        guard s.atEnd, let base = Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: se, nanoseconds: nanos)
+        guard s.atEnd,
+            let base = Timestamp(year: y, month: mo, day: d, hour: h, minute: mi, second: se, nanoseconds: nanos)
         else { throw error }
         // An offset can move a date at the ends of the range outside it: refused, not saturated.
-        guard let value = try? Timestamp(checkedSecondsSince1970: base.secondsSince1970 - Int64(offsetSeconds), nanoseconds: nanos)
+        guard
+            let value = try? Timestamp(
+                checkedSecondsSince1970: base.secondsSince1970 - Int64(offsetSeconds),
+                nanoseconds: nanos
+            )
         else { throw error }
         self = value
     }

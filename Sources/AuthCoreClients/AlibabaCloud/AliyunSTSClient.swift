@@ -37,7 +37,8 @@ public struct AliyunSTSClient: Sendable {
     public static func isValidRoleSessionName(_ name: String) -> Bool {
         (2...64).contains(name.utf8.count)
             && name.utf8.allSatisfy {
-                (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || [0x2E, 0x40, 0x2D, 0x5F].contains($0)
+                (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0)
+                    || [0x2E, 0x40, 0x2D, 0x5F].contains($0)
             }
     }
 
@@ -46,13 +47,20 @@ public struct AliyunSTSClient: Sendable {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed endpoint or region, or a
     ///   plain-http endpoint that is not loopback without `allowInsecureHTTP`.
     public init(
-        region: String? = nil, endpoint: String? = nil, transport: any HTTPTransport = HTTP1Transport(),
-        clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(), signatureStyle: SignatureStyle = .rpc,
-        skew: ClockSkewTracker? = .shared, allowInsecureHTTP: Bool = false
+        region: String? = nil,
+        endpoint: String? = nil,
+        transport: any HTTPTransport = HTTP1Transport(),
+        clock: any SigningClock = SystemClock(),
+        random: any SecureRandomGenerator = SystemRandom(),
+        signatureStyle: SignatureStyle = .rpc,
+        skew: ClockSkewTracker? = .shared,
+        allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         if let region {
             guard !region.isEmpty, region.utf8.count <= 64,
-                region.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") })
+                region.utf8.allSatisfy({
+                    ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-")
+                })
             else { throw AuthCoreError(.invalidParameter, "region must be lower-case letters, digits and '-'") }
         }
         let defaultURL = region.map { "https://sts.\($0).aliyuncs.com/" } ?? "https://sts.aliyuncs.com/"
@@ -76,14 +84,25 @@ public struct AliyunSTSClient: Sendable {
     ///   bad session name or policy; `AuthCoreError.Code.serviceError` with STS's `Code`, `Message`
     ///   and `RequestId`; `AuthCoreError.Code.malformedResponse` for an answer without credentials.
     public func assumeRole(
-        roleArn: String, roleSessionName: String, durationSeconds: Int = 3600, policy: String? = nil, externalId: String? = nil,
+        roleArn: String,
+        roleSessionName: String,
+        durationSeconds: Int = 3600,
+        policy: String? = nil,
+        externalId: String? = nil,
         credentials: Credentials
     ) async throws(AuthCoreError) -> AliyunAssumedRole {
         guard (Self.minimumDuration...Self.maximumDuration).contains(durationSeconds) else {
-            throw AuthCoreError(.invalidParameter, "DurationSeconds \(durationSeconds) is outside \(Self.minimumDuration)...\(Self.maximumDuration)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "DurationSeconds \(durationSeconds) is outside \(Self.minimumDuration)...\(Self.maximumDuration)"
+            )
         }
-        guard Self.isValidRoleSessionName(roleSessionName) else { throw AuthCoreError(.invalidParameter, "RoleSessionName must be 2-64 characters from A-Z a-z 0-9 . @ - _") }
-        guard !roleArn.isEmpty, roleArn.utf8.count <= 1024 else { throw AuthCoreError(.invalidParameter, "RoleArn must be 1-1024 characters") }
+        guard Self.isValidRoleSessionName(roleSessionName) else {
+            throw AuthCoreError(.invalidParameter, "RoleSessionName must be 2-64 characters from A-Z a-z 0-9 . @ - _")
+        }
+        guard !roleArn.isEmpty, roleArn.utf8.count <= 1024 else {
+            throw AuthCoreError(.invalidParameter, "RoleArn must be 1-1024 characters")
+        }
         if let policy, policy.isEmpty || policy.utf8.count > 2048 {
             throw AuthCoreError(.invalidParameter, "Policy must be 1-2048 bytes")
         }
@@ -92,16 +111,34 @@ public struct AliyunSTSClient: Sendable {
         ]
         if let policy { parameters.append(("Policy", policy)) }
         if let externalId { parameters.append(("ExternalId", externalId)) }
-        let response = try await call(action: "AssumeRole", parameters: parameters, credentials: credentials, answerCarriesSecrets: true)
+        let response = try await call(
+            action: "AssumeRole",
+            parameters: parameters,
+            credentials: credentials,
+            answerCarriesSecrets: true
+        )
         let context = "AssumeRole response"
         let (answer, secrets) = try ServiceJSON.decode(
-            AssumeRoleAnswer.self, from: response.body.inWipingStorage, secretMembers: [["Credentials", "AccessKeySecret"]], context: context)
-        guard let secret = secrets[0] else { throw AuthCoreError(.malformedResponse, "\(context): missing Credentials.AccessKeySecret") }
+            AssumeRoleAnswer.self,
+            from: response.body.inWipingStorage,
+            secretMembers: [["Credentials", "AccessKeySecret"]],
+            context: context
+        )
+        guard let secret = secrets[0] else {
+            throw AuthCoreError(.malformedResponse, "\(context): missing Credentials.AccessKeySecret")
+        }
         let c = answer.credentials
         return AliyunAssumedRole(
             credentials: try Credentials(
-                accessKeyId: c.accessKeyId, secretAccessKey: secret, sessionToken: c.securityToken, expiration: c.expiration.value),
-            assumedRoleArn: answer.assumedRoleUser?.arn, assumedRoleId: answer.assumedRoleUser?.assumedRoleId, requestId: answer.requestId)
+                accessKeyId: c.accessKeyId,
+                secretAccessKey: secret,
+                sessionToken: c.securityToken,
+                expiration: c.expiration.value
+            ),
+            assumedRoleArn: answer.assumedRoleUser?.arn,
+            assumedRoleId: answer.assumedRoleUser?.assumedRoleId,
+            requestId: answer.requestId
+        )
     }
 
     /// One signed call; its 2xx answer. An `InvalidTimeStamp.Expired` answer whose `Date`
@@ -109,10 +146,17 @@ public struct AliyunSTSClient: Sendable {
     /// with a fresh nonce.
     /// With `answerCarriesSecrets` the answer's body is an `HTTPBody.secret`, in wiping storage.
     func call(
-        action: String, parameters: [(key: String, value: String)], credentials: Credentials, answerCarriesSecrets: Bool
+        action: String,
+        parameters: [(key: String, value: String)],
+        credentials: Credentials,
+        answerCarriesSecrets: Bool
     ) async throws(AuthCoreError) -> HTTPResponse {
         var unsigned = HTTPRequest(
-            method: "POST", url: endpoint, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
+            method: "POST",
+            url: endpoint,
+            maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes,
+            allowsInsecureHTTP: allowInsecureHTTP
+        )
         unsigned.answerCarriesSecrets = answerCarriesSecrets
         let response = try await sender.send(unsigned) { request, now throws(AuthCoreError) in
             try signed(request, action: action, parameters: parameters, credentials: credentials, at: now)
@@ -122,27 +166,43 @@ public struct AliyunSTSClient: Sendable {
     }
 
     /// `request` with the signed call as its headers and form body.
-    func signed(_ request: HTTPRequest, action: String, parameters: [(key: String, value: String)], credentials: Credentials, at now: Timestamp)
+    func signed(
+        _ request: HTTPRequest,
+        action: String,
+        parameters: [(key: String, value: String)],
+        credentials: Credentials,
+        at now: Timestamp
+    )
         throws(AuthCoreError) -> HTTPRequest
     {
-        let nonce = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }  // fresh per request: STS refuses a repeat
+        // fresh per request: STS refuses a repeat
+        let nonce = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }
         let form = HTTPHeader("Content-Type", "application/x-www-form-urlencoded")
         let accept = HTTPHeader("Accept", "application/json")
         var request = request
         switch signatureStyle {
         case .rpc:
             let signed = try AliyunRPCSigner(credentials: credentials).sign(
-                action: action, version: Self.apiVersion, parameters: parameters, at: now, nonce: nonce)
+                action: action,
+                version: Self.apiVersion,
+                parameters: parameters,
+                at: now,
+                nonce: nonce
+            )
             request.headers = [form, accept]
             request.body = .bytes(Array(signed.query.utf8))
         case .acs3:
             let formBody = CanonicalQuery.fromPairs(parameters, emptyValue: .keyEquals)
             request.body = .bytes(formBody)
             let own = [
-                HTTPHeader("Host", endpoint.hostHeader), HTTPHeader("x-acs-action", action), HTTPHeader("x-acs-version", Self.apiVersion), form,
+                HTTPHeader("Host", endpoint.hostHeader), HTTPHeader("x-acs-action", action),
+                HTTPHeader("x-acs-version", Self.apiVersion), form,
             ]
             let signed = try AliyunACS3Signer(credentials: credentials).sign(
-                SigV4Request(method: "POST", target: endpoint.requestTarget, headers: own, payload: .bytes(formBody)), at: now, nonce: nonce)
+                SigV4Request(method: "POST", target: endpoint.requestTarget, headers: own, payload: .bytes(formBody)),
+                at: now,
+                nonce: nonce
+            )
             request.headers = own + [accept] + signed.headers
         }
         return request
@@ -153,8 +213,11 @@ public struct AliyunSTSClient: Sendable {
     static func serviceError(_ response: HTTPResponse) -> AuthCoreError {
         let error = ServiceErrorBody(response: response)
         return AuthCoreError(
-            serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "Alibaba Cloud STS answered \(response.status)",
-            httpStatus: response.status, requestId: error.requestId)
+            serviceErrorType: error.code ?? "HTTP\(response.status)",
+            message: error.message ?? "Alibaba Cloud STS answered \(response.status)",
+            httpStatus: response.status,
+            requestId: error.requestId
+        )
     }
 
     struct AssumeRoleAnswer: Decodable {
@@ -200,8 +263,13 @@ public struct AliyunAssumeRoleCredentialsProvider: CredentialsProvider {
 
     /// A provider assuming `roleArn` with the credentials `source` gives.
     public init(
-        client: AliyunSTSClient, source: any CredentialsProvider, roleArn: String, roleSessionName: String, durationSeconds: Int = 3600,
-        policy: String? = nil, externalId: String? = nil
+        client: AliyunSTSClient,
+        source: any CredentialsProvider,
+        roleArn: String,
+        roleSessionName: String,
+        durationSeconds: Int = 3600,
+        policy: String? = nil,
+        externalId: String? = nil
     ) {
         self.client = client
         self.source = source
@@ -214,7 +282,11 @@ public struct AliyunAssumeRoleCredentialsProvider: CredentialsProvider {
 
     public func credentials() async throws(AuthCoreError) -> Credentials {
         try await client.assumeRole(
-            roleArn: roleArn, roleSessionName: roleSessionName, durationSeconds: durationSeconds, policy: policy, externalId: externalId,
+            roleArn: roleArn,
+            roleSessionName: roleSessionName,
+            durationSeconds: durationSeconds,
+            policy: policy,
+            externalId: externalId,
             credentials: source.credentials()
         ).credentials
     }

@@ -26,11 +26,18 @@ public struct SRPLoginClient: Sendable {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for plain http to a host that is not
     ///   loopback without `allowInsecureHTTP`.
     public init(
-        server: RequestURL, configuration: SRPConfiguration? = nil, transport: any HTTPTransport = HTTP1Transport(), allowInsecureHTTP: Bool = false
+        server: RequestURL,
+        configuration: SRPConfiguration? = nil,
+        transport: any HTTPTransport = HTTP1Transport(),
+        allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         try NetworkPolicy.requireSecureTransport(server, allowInsecureHTTP: allowInsecureHTTP)
         self.server = server
-        if let configuration { self.configuration = configuration } else { self.configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256) }
+        if let configuration {
+            self.configuration = configuration
+        } else {
+            self.configuration = try SRPConfiguration(group: .rfc5054Group3072, hash: .sha256)
+        }
         self.transport = transport
         self.allowInsecureHTTP = allowInsecureHTTP
     }
@@ -44,7 +51,11 @@ public struct SRPLoginClient: Sendable {
     ///     if the app kept it: the server then counts this device's failures apart from anyone
     ///     else's, so guesses at the user from elsewhere never lock this device out.
     /// - Throws: see ``begin(username:password:deviceToken:)`` and ``finish(_:)``.
-    public func login(username: String, password: SecureBytes, deviceToken: SecureBytes? = nil) async throws(AuthCoreError) -> SRPLoginResult {
+    public func login(
+        username: String,
+        password: SecureBytes,
+        deviceToken: SecureBytes? = nil
+    ) async throws(AuthCoreError) -> SRPLoginResult {
         try await finish(try await begin(username: username, password: password, deviceToken: deviceToken))
     }
 
@@ -54,19 +65,35 @@ public struct SRPLoginClient: Sendable {
     /// - Throws: `AuthCoreError` `.serviceError` with the server's code (`TooManyFailures`, …);
     ///   `.malformedResponse` for an answer that is not the endpoint's JSON; `.unsupported` when the
     ///   server names other SRP parameters; `.unsafePublicValue` for a `B` the client must refuse.
-    public func begin(username: String, password: SecureBytes, deviceToken: SecureBytes? = nil) async throws(AuthCoreError) -> SRPPendingLogin {
+    public func begin(
+        username: String,
+        password: SecureBytes,
+        deviceToken: SecureBytes? = nil
+    ) async throws(AuthCoreError) -> SRPPendingLogin {
         let client = SRPClient(configuration: configuration)
         let ephemeral = try client.makeEphemeral()
         let a = Hex.encode(ephemeral.publicValue.minimalBigEndianBytes)
         let context = "srp/begin answer"
         let request = SRPLoginWire.BeginRequest(
-            username: username, clientPublicValue: a, deviceToken: deviceToken.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } })
-        let answer = try ServiceJSON.decode(SRPLoginWire.BeginAnswer.self, from: try await post("srp/begin", request), context: context, keys: .asDeclared)
+            username: username,
+            clientPublicValue: a,
+            deviceToken: deviceToken.map { $0.withUnsafeBytes { String(decoding: $0, as: UTF8.self) } }
+        )
+        let answer = try ServiceJSON.decode(
+            SRPLoginWire.BeginAnswer.self,
+            from: try await post("srp/begin", request),
+            context: context,
+            keys: .asDeclared
+        )
         let (group, hash) = (answer.group, answer.hash)
-        guard (1...65_536).contains(group) else { throw AuthCoreError(.malformedResponse, "\(context): group is not a whole number in 1...65536") }
+        guard (1...65_536).contains(group) else {
+            throw AuthCoreError(.malformedResponse, "\(context): group is not a whole number in 1...65536")
+        }
         guard group == configuration.group.byteCount * 8, hash == configuration.hash.name else {
             throw AuthCoreError(
-                .unsupported, "\(context): the server uses a \(group)-bit group with \(hash); this client insists on \(configuration.group.byteCount * 8) bits with \(configuration.hash.name)")
+                .unsupported,
+                "\(context): the server uses a \(group)-bit group with \(hash); this client insists on \(configuration.group.byteCount * 8) bits with \(configuration.hash.name)"
+            )
         }
         let salt: [UInt8]
         let b: [UInt8]
@@ -75,7 +102,12 @@ public struct SRPLoginClient: Sendable {
             b = try Hex.decode(answer.serverPublicValue)
         } catch { throw AuthCoreError(.malformedResponse, "\(context): salt and B must be hexadecimal") }
         let session = try client.processChallenge(
-            username: Array(username.utf8), password: password, salt: salt, serverPublicValue: b, ephemeral: ephemeral)
+            username: Array(username.utf8),
+            password: password,
+            salt: salt,
+            serverPublicValue: b,
+            ephemeral: ephemeral
+        )
         return SRPPendingLogin(loginId: answer.loginId, username: username, session: session)
     }
 
@@ -87,10 +119,17 @@ public struct SRPLoginClient: Sendable {
     public func finish(_ login: SRPPendingLogin) async throws(AuthCoreError) -> SRPLoginResult {
         let answer = try ServiceJSON.decode(
             SRPLoginWire.FinishAnswer.self,
-            from: try await post("srp/finish", SRPLoginWire.FinishRequest(loginId: login.loginId, clientProof: Hex.encode(login.session.clientProof))),
-            context: "srp/finish answer", keys: .asDeclared)
+            from: try await post(
+                "srp/finish",
+                SRPLoginWire.FinishRequest(loginId: login.loginId, clientProof: Hex.encode(login.session.clientProof))
+            ),
+            context: "srp/finish answer",
+            keys: .asDeclared
+        )
         let m2: [UInt8]
-        do { m2 = try Hex.decode(answer.serverProof) } catch { throw AuthCoreError(.malformedResponse, "srp/finish answer: M2 must be hexadecimal") }
+        do { m2 = try Hex.decode(answer.serverProof) } catch {
+            throw AuthCoreError(.malformedResponse, "srp/finish answer: M2 must be hexadecimal")
+        }
         let key = try login.session.verifyServerProof(m2)
         // The session only once M2 has verified: a server that cannot prove the verifier gets a
         // proof mismatch, whatever else its answer lacks.
@@ -102,16 +141,25 @@ public struct SRPLoginClient: Sendable {
             throw AuthCoreError(.malformedResponse, "srp/finish answer: expiresAt is not an ISO 8601 time")
         }
         return SRPLoginResult(
-            sessionToken: SecureBytes(Array(token.utf8)), username: login.username, expiresAt: expiresAt, sessionKey: key,
-            deviceToken: answer.deviceToken.map { SecureBytes(Array($0.utf8)) })
+            sessionToken: SecureBytes(Array(token.utf8)),
+            username: login.username,
+            expiresAt: expiresAt,
+            sessionKey: key,
+            deviceToken: answer.deviceToken.map { SecureBytes(Array($0.utf8)) }
+        )
     }
 
     private func post(_ path: String, _ body: some Encodable) async throws(AuthCoreError) -> [UInt8] {
-        let base = server.absoluteString.utf8.last == UInt8(ascii: "/") ? server.absoluteString : server.absoluteString + "/"
+        let base =
+            server.absoluteString.utf8.last == UInt8(ascii: "/") ? server.absoluteString : server.absoluteString + "/"
         let request = HTTPRequest(
-            method: "POST", url: try RequestURL(base + path),
+            method: "POST",
+            url: try RequestURL(base + path),
             headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")],
-            body: try ServiceJSON.encode(body, keys: .asDeclared), maximumResponseBytes: 65_536, allowsInsecureHTTP: allowInsecureHTTP)
+            body: try ServiceJSON.encode(body, keys: .asDeclared),
+            maximumResponseBytes: 65_536,
+            allowsInsecureHTTP: allowInsecureHTTP
+        )
         let response = try await transport.send(request)
         guard response.status == 200 else { throw response.serviceError() }
         return response.body.plainBytes
@@ -152,5 +200,7 @@ public struct SRPLoginResult: Sendable, CustomStringConvertible, CustomDebugStri
     /// The user and expiry, never the token or the key.
     public var description: String { "SRPLoginResult(\(username), until \(expiresAt.iso8601))" }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["username": username, "expiresAt": expiresAt], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["username": username, "expiresAt": expiresAt], displayStyle: .struct)
+    }
 }

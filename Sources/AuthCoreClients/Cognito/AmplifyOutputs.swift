@@ -32,7 +32,9 @@ public struct AmplifyAuthOutputs: Sendable, Equatable {
     /// - Throws: `AuthCoreError.Code.malformedInput` for a file that is not version 1.x or
     ///   lacks the `auth` section or one of its required fields; `AuthCoreError.Code.inputTooLarge`.
     public init(parsing bytes: [UInt8]) throws(AuthCoreError) {
-        guard bytes.count <= Self.maximumBytes else { throw AuthCoreError(.inputTooLarge, "amplify_outputs.json is larger than 1 MiB") }
+        guard bytes.count <= Self.maximumBytes else {
+            throw AuthCoreError(.inputTooLarge, "amplify_outputs.json is larger than 1 MiB")
+        }
         self = try readingStoredInput { () throws(AuthCoreError) in
             let outputs = try JSONObject(parsing: bytes, context: "amplify_outputs.json")
             guard let version = try outputs.optionalString("version"), version == "1" || version.hasPrefix("1.") else {
@@ -42,11 +44,16 @@ public struct AmplifyAuthOutputs: Sendable, Equatable {
                 throw AuthCoreError(.malformedInput, "amplify_outputs.json has no auth section")
             }
             return AmplifyAuthOutputs(
-                region: try auth.string("aws_region"), userPoolId: try auth.string("user_pool_id"),
-                userPoolClientId: try auth.string("user_pool_client_id"), identityPoolId: try auth.optionalString("identity_pool_id"),
+                region: try auth.string("aws_region"),
+                userPoolId: try auth.string("user_pool_id"),
+                userPoolClientId: try auth.string("user_pool_client_id"),
+                identityPoolId: try auth.optionalString("identity_pool_id"),
                 unauthenticatedIdentitiesEnabled: try auth.optionalBool("unauthenticated_identities_enabled") ?? false,
-                mfaConfiguration: try auth.optionalString("mfa_configuration"), mfaMethods: try auth.stringArray("mfa_methods"),
-                usernameAttributes: try auth.stringArray("username_attributes"), oauth: try auth.optionalObject("oauth").map(AmplifyOAuthOutputs.init))
+                mfaConfiguration: try auth.optionalString("mfa_configuration"),
+                mfaMethods: try auth.stringArray("mfa_methods"),
+                usernameAttributes: try auth.stringArray("username_attributes"),
+                oauth: try auth.optionalObject("oauth").map(AmplifyOAuthOutputs.init)
+            )
         }
     }
 
@@ -54,17 +61,27 @@ public struct AmplifyAuthOutputs: Sendable, Equatable {
     /// bounded, so a device or a growing file cannot make it endless).
     public init(contentsOfFile path: String) throws(AuthCoreError) {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard attributes?[.type] as? FileAttributeType == .typeRegular, let handle = FileHandle(forReadingAtPath: path) else {
+        guard attributes?[.type] as? FileAttributeType == .typeRegular, let handle = FileHandle(forReadingAtPath: path)
+        else {
             throw AuthCoreError(.malformedInput, "\(path): cannot read (not a regular file)")
         }
         defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: Self.maximumBytes + 1) else { throw AuthCoreError(.malformedInput, "\(path): cannot read") }
+        guard let data = try? handle.read(upToCount: Self.maximumBytes + 1) else {
+            throw AuthCoreError(.malformedInput, "\(path): cannot read")
+        }
         try self.init(parsing: [UInt8](data))
     }
 
     private init(
-        region: String, userPoolId: String, userPoolClientId: String, identityPoolId: String?, unauthenticatedIdentitiesEnabled: Bool,
-        mfaConfiguration: String?, mfaMethods: [String], usernameAttributes: [String], oauth: AmplifyOAuthOutputs?
+        region: String,
+        userPoolId: String,
+        userPoolClientId: String,
+        identityPoolId: String?,
+        unauthenticatedIdentitiesEnabled: Bool,
+        mfaConfiguration: String?,
+        mfaMethods: [String],
+        usernameAttributes: [String],
+        oauth: AmplifyOAuthOutputs?
     ) {
         self.oauth = oauth
         self.region = region
@@ -79,11 +96,18 @@ public struct AmplifyAuthOutputs: Sendable, Equatable {
 
     /// The user-pool configuration these outputs describe.
     public func userPoolConfiguration(
-        clientSecret: SecureBytes? = nil, endpoint: String? = nil, allowInsecureHTTP: Bool = false
+        clientSecret: SecureBytes? = nil,
+        endpoint: String? = nil,
+        allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) -> CognitoUserPoolConfiguration {
         try CognitoUserPoolConfiguration(
-            region: region, userPoolId: userPoolId, clientId: userPoolClientId, clientSecret: clientSecret, endpoint: endpoint,
-            allowInsecureHTTP: allowInsecureHTTP)
+            region: region,
+            userPoolId: userPoolId,
+            clientId: userPoolClientId,
+            clientSecret: clientSecret,
+            endpoint: endpoint,
+            allowInsecureHTTP: allowInsecureHTTP
+        )
     }
 }
 
@@ -126,11 +150,17 @@ public struct AmplifyOAuthOutputs: Sendable, Equatable {
     ///   has no PKCE and no refresh token); `AuthCoreError.Code.invalidParameter` for a redirect URI
     ///   that is not listed, or none listed, and ``CognitoHostedUIConfiguration``'s errors.
     public func hostedUIConfiguration(
-        clientId: String, clientSecret: SecureBytes? = nil, redirectURI: String? = nil, identityProvider: String? = nil,
+        clientId: String,
+        clientSecret: SecureBytes? = nil,
+        redirectURI: String? = nil,
+        identityProvider: String? = nil,
         allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) -> CognitoHostedUIConfiguration {
         guard responseType == "code" else {
-            throw AuthCoreError(.unsupported, "oauth.response_type '\(responseType)': only the code grant (with PKCE) is supported")
+            throw AuthCoreError(
+                .unsupported,
+                "oauth.response_type '\(responseType)': only the code grant (with PKCE) is supported"
+            )
         }
         guard let redirect = redirectURI ?? redirectSignInURIs.first else {
             throw AuthCoreError(.invalidParameter, "amplify_outputs.json lists no oauth.redirect_sign_in_uri")
@@ -139,8 +169,14 @@ public struct AmplifyOAuthOutputs: Sendable, Equatable {
             throw AuthCoreError(.invalidParameter, "\(redirect) is not one of oauth.redirect_sign_in_uri")
         }
         return try CognitoHostedUIConfiguration(
-            domain: domain, clientId: clientId, clientSecret: clientSecret, redirectURI: redirect, signOutRedirectURI: redirectSignOutURIs.first,
-            scopes: scopes.isEmpty ? CognitoHostedUIConfiguration.defaultScopes : scopes, identityProvider: identityProvider,
-            allowInsecureHTTP: allowInsecureHTTP)
+            domain: domain,
+            clientId: clientId,
+            clientSecret: clientSecret,
+            redirectURI: redirect,
+            signOutRedirectURI: redirectSignOutURIs.first,
+            scopes: scopes.isEmpty ? CognitoHostedUIConfiguration.defaultScopes : scopes,
+            identityProvider: identityProvider,
+            allowInsecureHTTP: allowInsecureHTTP
+        )
     }
 }

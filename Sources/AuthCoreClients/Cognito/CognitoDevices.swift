@@ -15,7 +15,8 @@ public struct CognitoDevice: Sendable, Equatable {
     public var name: String? { attributes["device_name"] }
 
     /// A device.
-    public init(deviceKey: String, attributes: [String: String], createdAt: Timestamp?, lastAuthenticatedAt: Timestamp?) {
+    public init(deviceKey: String, attributes: [String: String], createdAt: Timestamp?, lastAuthenticatedAt: Timestamp?)
+    {
         self.deviceKey = deviceKey
         self.attributes = attributes
         self.createdAt = createdAt
@@ -32,39 +33,56 @@ extension CognitoIdentityProviderAPI {
 
     /// `UpdateDeviceStatus`: `remembered` (the device skips MFA from now on, where the pool lets
     /// users opt in) or `not_remembered`.
-    public func updateDeviceStatus(accessToken: String, deviceKey: String, remembered: Bool) async throws(AuthCoreError) {
+    public func updateDeviceStatus(accessToken: String, deviceKey: String, remembered: Bool) async throws(AuthCoreError)
+    {
         let request = CognitoIdentityProviderRequests.UpdateDeviceStatus(
-            accessToken: accessToken, deviceKey: deviceKey, deviceRememberedStatus: remembered ? "remembered" : "not_remembered")
+            accessToken: accessToken,
+            deviceKey: deviceKey,
+            deviceRememberedStatus: remembered ? "remembered" : "not_remembered"
+        )
         _ = try await call("UpdateDeviceStatus", request, answer: CognitoIdentityProviderAnswers.Empty.self)
     }
 
     /// `ForgetDevice`: the service stops tracking `deviceKey`.
     public func forgetDevice(accessToken: String, deviceKey: String) async throws(AuthCoreError) {
         _ = try await call(
-            "ForgetDevice", CognitoIdentityProviderRequests.ForgetDevice(accessToken: accessToken, deviceKey: deviceKey),
-            answer: CognitoIdentityProviderAnswers.Empty.self)
+            "ForgetDevice",
+            CognitoIdentityProviderRequests.ForgetDevice(accessToken: accessToken, deviceKey: deviceKey),
+            answer: CognitoIdentityProviderAnswers.Empty.self
+        )
     }
 
     /// `ListDevices`, every page (at most `maximumPages` of ``devicePageLimit``).
     ///
     /// - Throws: `AuthCoreError.Code.malformedResponse` for an answer that repeats its pagination
     ///   token or has more than `maximumPages` pages.
-    public func listDevices(accessToken: String, maximumPages: Int = 20) async throws(AuthCoreError) -> [CognitoDevice] {
+    public func listDevices(accessToken: String, maximumPages: Int = 20) async throws(AuthCoreError) -> [CognitoDevice]
+    {
         var devices: [CognitoDevice] = []
         var token: String?
         for _ in 0..<max(1, maximumPages) {
-            let request = CognitoIdentityProviderRequests.ListDevices(accessToken: accessToken, limit: Self.devicePageLimit, paginationToken: token)
+            let request = CognitoIdentityProviderRequests.ListDevices(
+                accessToken: accessToken,
+                limit: Self.devicePageLimit,
+                paginationToken: token
+            )
             let page = try await call("ListDevices", request, answer: CognitoIdentityProviderAnswers.ListDevices.self)
             for device in page.devices ?? [] {
                 var attributes: [String: String] = [:]
                 for attribute in device.deviceAttributes ?? [] { attributes[attribute.name] = attribute.value ?? "" }
                 devices.append(
                     CognitoDevice(
-                        deviceKey: device.deviceKey, attributes: attributes, createdAt: device.deviceCreateDate?.value,
-                        lastAuthenticatedAt: device.deviceLastAuthenticatedDate?.value))
+                        deviceKey: device.deviceKey,
+                        attributes: attributes,
+                        createdAt: device.deviceCreateDate?.value,
+                        lastAuthenticatedAt: device.deviceLastAuthenticatedDate?.value
+                    )
+                )
             }
             guard let next = page.paginationToken, !next.isEmpty else { return devices }
-            guard next != token else { throw AuthCoreError(.malformedResponse, "ListDevices repeated its pagination token") }
+            guard next != token else {
+                throw AuthCoreError(.malformedResponse, "ListDevices repeated its pagination token")
+            }
             token = next
         }
         throw AuthCoreError(.malformedResponse, "ListDevices has more than \(max(1, maximumPages)) pages")
@@ -90,7 +108,9 @@ extension CognitoSession {
         if let deviceKey {
             let session = try await tokens()
             try await api.forgetDevice(accessToken: session.accessToken, deviceKey: deviceKey)
-            if let username = try await status().username, await signInClient.deviceStore.device(for: username)?.deviceKey == deviceKey {
+            if let username = try await status().username,
+                await signInClient.deviceStore.device(for: username)?.deviceKey == deviceKey
+            {
                 await signInClient.deviceStore.removeDevice(for: username)
             }
             return
@@ -107,7 +127,9 @@ extension CognitoSession {
 
     private func currentDevice() async throws(AuthCoreError) -> (accessToken: String, device: CognitoRememberedDevice) {
         let accessToken = try await tokens().accessToken
-        guard let username = try await status().username, let device = await signInClient.deviceStore.device(for: username) else {
+        guard let username = try await status().username,
+            let device = await signInClient.deviceStore.device(for: username)
+        else {
             throw AuthCoreError(.invalidParameter, "no device is remembered for the signed-in user")
         }
         return (accessToken, device)

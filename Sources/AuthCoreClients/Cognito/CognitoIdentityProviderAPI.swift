@@ -13,8 +13,10 @@ public struct CognitoIdentityProviderAPI: Sendable {
 
     /// An API client.
     public init(
-        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = HTTP1Transport(),
-        retryPolicy: RetryPolicy = .standard, random: any SecureRandomGenerator = SystemRandom()
+        configuration: CognitoUserPoolConfiguration,
+        transport: any HTTPTransport = HTTP1Transport(),
+        retryPolicy: RetryPolicy = .standard,
+        random: any SecureRandomGenerator = SystemRandom()
     ) {
         self.configuration = configuration
         self.transport = transport
@@ -35,7 +37,8 @@ public struct CognitoIdentityProviderAPI: Sendable {
     /// ``repeatability(_:_:)`` for an operation and, for `InitiateAuth`, its flow.
     static func repeatability(_ operation: String, authFlow: String?) -> RetryPolicy.Repeatability {
         switch operation {
-        case "GetUser", "RevokeToken", "GlobalSignOut", "ConfirmDevice", "ListDevices", "UpdateDeviceStatus", "ForgetDevice":
+        case "GetUser", "RevokeToken", "GlobalSignOut", "ConfirmDevice", "ListDevices", "UpdateDeviceStatus",
+            "ForgetDevice":
             return .idempotent
         case "GetTokensFromRefreshToken":
             return .unlessProcessed
@@ -57,7 +60,8 @@ public struct CognitoIdentityProviderAPI: Sendable {
     ///   `AuthCoreError.Code.malformedResponse` for a body that is not JSON,
     ///   `AuthCoreError.Code.transportFailure`.
     public func call(_ operation: String, _ body: [String: JSONValue]) async throws(AuthCoreError) -> JSONObject {
-        try await retryPolicy.run(Self.repeatability(operation, body), random: random) { () async throws(AuthCoreError) in
+        try await retryPolicy.run(Self.repeatability(operation, body), random: random) {
+            () async throws(AuthCoreError) in
             try await callOnce(operation, body)
         }
     }
@@ -66,7 +70,11 @@ public struct CognitoIdentityProviderAPI: Sendable {
     /// `authFlow` names an `InitiateAuth` flow for ``repeatability(_:_:)``. The placeholders of
     /// `secrets` in `request` get their secrets in the body sent (``SecretJSONValues``).
     func call<Answer: Decodable>(
-        _ operation: String, _ request: some Encodable, authFlow: String? = nil, secrets: SecretJSONValues? = nil, answer: Answer.Type
+        _ operation: String,
+        _ request: some Encodable,
+        authFlow: String? = nil,
+        secrets: SecretJSONValues? = nil,
+        answer: Answer.Type
     ) async throws(AuthCoreError) -> Answer {
         let body = try ServiceJSON.encode(request)
         let secretBody = try secrets.flatMap { s throws(AuthCoreError) in s.isEmpty ? nil : try s.splice(into: body) }
@@ -79,11 +87,23 @@ public struct CognitoIdentityProviderAPI: Sendable {
     /// A fresh set of request secrets (placeholders with this client's randomness).
     func requestSecrets() throws(AuthCoreError) -> SecretJSONValues { try SecretJSONValues(random: random) }
 
-    private func answerBytes(_ operation: String, _ body: [UInt8], secretBody: SecureBytes? = nil) async throws(AuthCoreError) -> [UInt8] {
+    private func answerBytes(
+        _ operation: String,
+        _ body: [UInt8],
+        secretBody: SecureBytes? = nil
+    ) async throws(AuthCoreError) -> [UInt8] {
         let request = HTTPRequest.awsJSON(
-            configuration.endpoint, target: "AWSCognitoIdentityProviderService.\(operation)", body: secretBody.map { .secret($0) } ?? .bytes(body),
-            allowsInsecureHTTP: configuration.allowInsecureHTTP)
-        let response = try await AuthCoreLog.serviceCall(service: "cognito-idp", operation: operation, request: request, attempt: 0) {
+            configuration.endpoint,
+            target: "AWSCognitoIdentityProviderService.\(operation)",
+            body: secretBody.map { .secret($0) } ?? .bytes(body),
+            allowsInsecureHTTP: configuration.allowInsecureHTTP
+        )
+        let response = try await AuthCoreLog.serviceCall(
+            service: "cognito-idp",
+            operation: operation,
+            request: request,
+            attempt: 0
+        ) {
             () async throws(AuthCoreError) in
             let response = try await transport.send(request)
             guard response.isSuccess else { throw response.serviceError() }

@@ -29,8 +29,13 @@ enum CognitoIdentityProviderAnswers {
 
         var tokens: CognitoTokens {
             CognitoTokens(
-                idToken: idToken, accessToken: accessToken, refreshToken: refreshToken, expiresIn: Int(expiresIn.value),  // in range: fits Int
-                tokenType: tokenType, newDevice: newDeviceMetadata.map { ($0.deviceKey, $0.deviceGroupKey) })
+                idToken: idToken,
+                accessToken: accessToken,
+                refreshToken: refreshToken,
+                expiresIn: Int(expiresIn.value),  // in range: fits Int
+                tokenType: tokenType,
+                newDevice: newDeviceMetadata.map { ($0.deviceKey, $0.deviceGroupKey) }
+            )
         }
     }
 

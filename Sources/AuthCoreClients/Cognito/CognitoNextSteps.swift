@@ -3,11 +3,17 @@ import AuthCore
 /// What the app is asked next, from a challenge Cognito sends (Amplify's `AuthSignInStep` for each
 /// `ChallengeName`): pure functions of the answer, with the challenge parameters' readers.
 enum CognitoNextSteps {
-    static func nextStep(for challenge: CognitoChallengeName, parameters: [String: String], response: CognitoIdentityProviderAnswers.Auth) throws(AuthCoreError)
+    static func nextStep(
+        for challenge: CognitoChallengeName,
+        parameters: [String: String],
+        response: CognitoIdentityProviderAnswers.Auth
+    ) throws(AuthCoreError)
         -> CognitoNextStep
     {
         let delivery = CognitoCodeDelivery(
-            medium: parameters[CognitoParameter.codeDeliveryMedium], destination: parameters[CognitoParameter.codeDeliveryDestination])
+            medium: parameters[CognitoParameter.codeDeliveryMedium],
+            destination: parameters[CognitoParameter.codeDeliveryDestination]
+        )
         switch challenge {
         case .customChallenge:
             return .confirmSignInWithCustomChallenge(parameters: parameters)
@@ -19,12 +25,21 @@ enum CognitoNextSteps {
             return .confirmSignInWithOTP(delivery)
         case .newPasswordRequired:
             var attributes: [String: String] = [:]
-            if let text = parameters["userAttributes"], let map = try decodeEmbeddedJSON(text, parameter: "userAttributes").objectMembers {
+            if let text = parameters["userAttributes"],
+                let map = try decodeEmbeddedJSON(text, parameter: "userAttributes").objectMembers
+            {
                 for (name, value) in map { attributes[name] = Self.text(of: value) }
             }
             var required: [String] = []
-            if let text = parameters["requiredAttributes"], case .array(let list) = try decodeEmbeddedJSON(text, parameter: "requiredAttributes") {
-                required = list.compactMap { $0.stringValue.map { $0.hasPrefix(CognitoParameter.userAttributePrefix) ? String($0.dropFirst(CognitoParameter.userAttributePrefix.count)) : $0 } }
+            if let text = parameters["requiredAttributes"],
+                case .array(let list) = try decodeEmbeddedJSON(text, parameter: "requiredAttributes")
+            {
+                required = list.compactMap {
+                    $0.stringValue.map {
+                        $0.hasPrefix(CognitoParameter.userAttributePrefix)
+                            ? String($0.dropFirst(CognitoParameter.userAttributePrefix.count)) : $0
+                    }
+                }
             }
             return .confirmSignInWithNewPassword(userAttributes: attributes, requiredAttributes: required)
         case .selectChallenge:
@@ -34,7 +49,9 @@ enum CognitoNextSteps {
             for name in response.availableChallenges ?? [] {
                 guard let factor = CognitoFactor(rawValue: name) else {
                     throw AuthCoreError(
-                        .unsupported, "Cognito offers the first factor \(printableText(name, limit: 200)), which this client does not know")
+                        .unsupported,
+                        "Cognito offers the first factor \(printableText(name, limit: 200)), which this client does not know"
+                    )
                 }
                 available.append(factor)
             }
@@ -44,9 +61,14 @@ enum CognitoNextSteps {
         case .password:
             return .confirmSignInWithPassword
         case .webAuthn:
-            return .confirmSignInWithWebAuthn(credentialRequestOptions: try required(parameters, CognitoParameter.credentialRequestOptions))
+            return .confirmSignInWithWebAuthn(
+                credentialRequestOptions: try required(parameters, CognitoParameter.credentialRequestOptions)
+            )
         default:
-            throw AuthCoreError(.unsupported, "Cognito asked for challenge \(challenge), which this client does not handle")
+            throw AuthCoreError(
+                .unsupported,
+                "Cognito asked for challenge \(challenge), which this client does not handle"
+            )
         }
     }
 

@@ -22,8 +22,12 @@ public struct CognitoPendingSignIn: Sendable, CustomStringConvertible, CustomDeb
     let privateValueBitCount: Int
 
     init(
-        configuration: CognitoUserPoolConfiguration, typedUsername: String, flow: CognitoAuthFlow, state: CognitoSignIn.Pending,
-        clientMetadata: [String: String], privateValueBitCount: Int
+        configuration: CognitoUserPoolConfiguration,
+        typedUsername: String,
+        flow: CognitoAuthFlow,
+        state: CognitoSignIn.Pending,
+        clientMetadata: [String: String],
+        privateValueBitCount: Int
     ) {
         region = configuration.region
         userPoolId = configuration.userPoolId
@@ -40,14 +44,18 @@ public struct CognitoPendingSignIn: Sendable, CustomStringConvertible, CustomDeb
 
     public var description: String { "CognitoPendingSignIn(\(userPoolId), \(state.challengeName))" }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["userPoolId": userPoolId, "challenge": state.challengeName], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["userPoolId": userPoolId, "challenge": state.challengeName], displayStyle: .struct)
+    }
 
     /// The step as JSON (format version 1), in wiping storage.
     public func encoded() throws(AuthCoreError) -> SecureBytes {
         var object: [String: JSONValue] = [
             "version": 1, "region": .string(region), "userPoolId": .string(userPoolId), "clientId": .string(clientId),
-            "typedUsername": .string(typedUsername), "flow": .string(flow.rawValue), "challengeName": .string(state.challengeName.rawValue),
-            "username": .string(state.username), "parameters": JSONValue(state.parameters), "clientMetadata": JSONValue(clientMetadata),
+            "typedUsername": .string(typedUsername), "flow": .string(flow.rawValue),
+            "challengeName": .string(state.challengeName.rawValue),
+            "username": .string(state.username), "parameters": JSONValue(state.parameters),
+            "clientMetadata": JSONValue(clientMetadata),
             "privateValueBitCount": .integer(privateValueBitCount),
         ]
         if let session = state.session { object["session"] = .string(session) }
@@ -62,30 +70,50 @@ public struct CognitoPendingSignIn: Sendable, CustomStringConvertible, CustomDeb
     public init(decoding bytes: SecureBytes) throws(AuthCoreError) {
         self = try readingStoredInput { () throws(AuthCoreError) in
             let object = try parseSecretJSON(bytes, context: "pending sign-in")
-            guard try object.integer("version", in: 1...1) == 1 else { throw AuthCoreError(.malformedInput, "unknown pending sign-in version") }
+            guard try object.integer("version", in: 1...1) == 1 else {
+                throw AuthCoreError(.malformedInput, "unknown pending sign-in version")
+            }
             guard let flow = CognitoAuthFlow(rawValue: try object.string("flow")) else {
                 throw AuthCoreError(.malformedInput, "pending sign-in: unknown flow")
             }
             var factor: CognitoFactor?
             if let name = try object.optionalString("selectedFactor") {
-                guard let known = CognitoFactor(rawValue: name) else { throw AuthCoreError(.malformedInput, "pending sign-in: unknown factor") }
+                guard let known = CognitoFactor(rawValue: name) else {
+                    throw AuthCoreError(.malformedInput, "pending sign-in: unknown factor")
+                }
                 factor = known
             }
             let state = CognitoSignIn.Pending(
-                challengeName: CognitoChallengeName(rawValue: try object.string("challengeName")), session: try object.optionalString("session"),
-                username: try object.string("username"), parameters: try object.stringMap("parameters"), selectedFactor: factor,
-                mfaSetupKind: try object.optionalString("mfaSetupKind"))
+                challengeName: CognitoChallengeName(rawValue: try object.string("challengeName")),
+                session: try object.optionalString("session"),
+                username: try object.string("username"),
+                parameters: try object.stringMap("parameters"),
+                selectedFactor: factor,
+                mfaSetupKind: try object.optionalString("mfaSetupKind")
+            )
             let bits = try object.integer("privateValueBitCount", in: 128...4096)
             return CognitoPendingSignIn(
-                region: try object.string("region"), userPoolId: try object.string("userPoolId"), clientId: try object.string("clientId"),
-                typedUsername: try object.string("typedUsername"), flow: flow, state: state, clientMetadata: try object.stringMap("clientMetadata"),
-                privateValueBitCount: Int(bits))  // in 128...4096: fits Int
+                region: try object.string("region"),
+                userPoolId: try object.string("userPoolId"),
+                clientId: try object.string("clientId"),
+                typedUsername: try object.string("typedUsername"),
+                flow: flow,
+                state: state,
+                clientMetadata: try object.stringMap("clientMetadata"),
+                privateValueBitCount: Int(bits)
+            )  // in 128...4096: fits Int
         }
     }
 
     private init(
-        region: String, userPoolId: String, clientId: String, typedUsername: String, flow: CognitoAuthFlow, state: CognitoSignIn.Pending,
-        clientMetadata: [String: String], privateValueBitCount: Int
+        region: String,
+        userPoolId: String,
+        clientId: String,
+        typedUsername: String,
+        flow: CognitoAuthFlow,
+        state: CognitoSignIn.Pending,
+        clientMetadata: [String: String],
+        privateValueBitCount: Int
     ) {
         self.region = region
         self.userPoolId = userPoolId
@@ -103,7 +131,12 @@ extension CognitoSignIn {
     public func pendingSignIn() -> CognitoPendingSignIn? {
         guard let state = currentPending, let typed = currentTypedUsername else { return nil }
         return CognitoPendingSignIn(
-            configuration: configuration, typedUsername: typed, flow: currentFlow, state: state, clientMetadata: currentClientMetadata,
-            privateValueBitCount: currentPrivateValueBitCount)
+            configuration: configuration,
+            typedUsername: typed,
+            flow: currentFlow,
+            state: state,
+            clientMetadata: currentClientMetadata,
+            privateValueBitCount: currentPrivateValueBitCount
+        )
     }
 }

@@ -86,17 +86,33 @@ public actor CognitoSession {
 
     /// A session for `configuration`, kept in `store`.
     public init(
-        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = HTTP1Transport(),
-        store: any CognitoTokenStore = InMemoryCognitoTokenStore(), deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(),
-        clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(), refreshWindow: Int64 = 300,
-        safetyMargin: Int64 = 10, refreshMethod: RefreshMethod = .getTokensFromRefreshToken, retryPolicy: RetryPolicy = .standard,
+        configuration: CognitoUserPoolConfiguration,
+        transport: any HTTPTransport = HTTP1Transport(),
+        store: any CognitoTokenStore = InMemoryCognitoTokenStore(),
+        deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(),
+        clock: any SigningClock = SystemClock(),
+        random: any SecureRandomGenerator = SystemRandom(),
+        refreshWindow: Int64 = 300,
+        safetyMargin: Int64 = 10,
+        refreshMethod: RefreshMethod = .getTokensFromRefreshToken,
+        retryPolicy: RetryPolicy = .standard,
         hostedUI: CognitoHostedUI? = nil
     ) {
         self.hostedUI = hostedUI
         self.configuration = configuration
         self.signInClient = CognitoSignIn(
-            configuration: configuration, transport: transport, clock: clock, random: random, deviceStore: deviceStore, retryPolicy: retryPolicy)
-        self.api = CognitoIdentityProviderAPI(configuration: configuration, transport: transport, retryPolicy: retryPolicy)
+            configuration: configuration,
+            transport: transport,
+            clock: clock,
+            random: random,
+            deviceStore: deviceStore,
+            retryPolicy: retryPolicy
+        )
+        self.api = CognitoIdentityProviderAPI(
+            configuration: configuration,
+            transport: transport,
+            retryPolicy: retryPolicy
+        )
         self.store = store
         self.clock = clock
         self.refreshWindow = Swift.max(0, refreshWindow)
@@ -106,28 +122,43 @@ public actor CognitoSession {
 
     // MARK: - Signing in
 
-    /// Signs in (``CognitoSignIn/signIn(username:password:flow:preferredFirstFactor:preparedEphemeral:privateValueBitCount:clientMetadata:)``);
+    /// Signs in
+    /// (``CognitoSignIn/signIn(username:password:flow:preferredFirstFactor:preparedEphemeral:privateValueBitCount:clientMetadata:)``);
     /// tokens are stored and become the session.
     public func signIn(
-        username: String, password: SecureBytes?, flow: CognitoAuthFlow = .userSRP, preferredFirstFactor: CognitoFactor? = nil,
+        username: String,
+        password: SecureBytes?,
+        flow: CognitoAuthFlow = .userSRP,
+        preferredFirstFactor: CognitoFactor? = nil,
         clientMetadata: [String: String] = [:]
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         signingInUsername = username
         let requested = clock.now()
         let result = try await signInClient.signIn(
-            username: username, password: password, flow: flow, preferredFirstFactor: preferredFirstFactor, clientMetadata: clientMetadata)
+            username: username,
+            password: password,
+            flow: flow,
+            preferredFirstFactor: preferredFirstFactor,
+            clientMetadata: clientMetadata
+        )
         return try await adopt(result, requested: requested)
     }
 
-    /// Answers the sign-in's next step (``CognitoSignIn/confirmSignIn(challengeResponse:userAttributes:friendlyDeviceName:clientMetadata:)``).
+    /// Answers the sign-in's next step
+    /// (``CognitoSignIn/confirmSignIn(challengeResponse:userAttributes:friendlyDeviceName:clientMetadata:)``).
     public func confirmSignIn(
-        challengeResponse: String, userAttributes: [String: String] = [:], friendlyDeviceName: String? = nil,
+        challengeResponse: String,
+        userAttributes: [String: String] = [:],
+        friendlyDeviceName: String? = nil,
         clientMetadata: [String: String]? = nil
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         let requested = clock.now()
         let result = try await signInClient.confirmSignIn(
-            challengeResponse: challengeResponse, userAttributes: userAttributes, friendlyDeviceName: friendlyDeviceName,
-            clientMetadata: clientMetadata)
+            challengeResponse: challengeResponse,
+            userAttributes: userAttributes,
+            friendlyDeviceName: friendlyDeviceName,
+            clientMetadata: clientMetadata
+        )
         return try await adopt(result, requested: requested)
     }
 
@@ -142,7 +173,10 @@ public actor CognitoSession {
     ///
     /// - Throws: the redirect's errors (``CognitoAuthorizationRequest/authorizationCode(fromRedirect:)``),
     ///   and those of ``signIn(completing:authorizationCode:)``.
-    public func signIn(completing request: CognitoAuthorizationRequest, redirect: String) async throws(AuthCoreError) -> CognitoTokens {
+    public func signIn(
+        completing request: CognitoAuthorizationRequest,
+        redirect: String
+    ) async throws(AuthCoreError) -> CognitoTokens {
         try await signIn(completing: request, authorizationCode: try request.authorizationCode(fromRedirect: redirect))
     }
 
@@ -153,7 +187,10 @@ public actor CognitoSession {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` when the session has no ``hostedUI`` or the
     ///   hosted UI's client is not this session's; the exchange's errors.
-    public func signIn(completing request: CognitoAuthorizationRequest, authorizationCode code: String) async throws(AuthCoreError) -> CognitoTokens {
+    public func signIn(
+        completing request: CognitoAuthorizationRequest,
+        authorizationCode code: String
+    ) async throws(AuthCoreError) -> CognitoTokens {
         guard let hostedUI else { throw AuthCoreError(.invalidParameter, "this session has no hosted UI configured") }
         guard hostedUI.configuration.clientId == configuration.clientId else {
             throw AuthCoreError(.invalidParameter, "the hosted UI's client is not this session's")
@@ -161,16 +198,29 @@ public actor CognitoSession {
         let requested = clock.now()
         let tokens = try await hostedUI.exchange(code: code, for: request)
         signingInUsername = nil
-        _ = try await adopt(.signedIn(tokens), requested: requested, method: .hostedUI(domain: hostedUI.configuration.domain))
+        _ = try await adopt(
+            .signedIn(tokens),
+            requested: requested,
+            method: .hostedUI(domain: hostedUI.configuration.domain)
+        )
         return tokens
     }
 
     /// Makes signed-in tokens the session (stored before they are returned).
-    func adopt(_ result: CognitoSignInResult, requested: Timestamp, method: CognitoSignInMethod = .api) async throws(AuthCoreError)
+    func adopt(
+        _ result: CognitoSignInResult,
+        requested: Timestamp,
+        method: CognitoSignInMethod = .api
+    ) async throws(AuthCoreError)
         -> CognitoSignInResult
     {
         guard case .signedIn(let tokens) = result else { return result }
-        let record = try record(for: tokens, typedUsername: signingInUsername ?? "", requested: requested, method: method)
+        let record = try record(
+            for: tokens,
+            typedUsername: signingInUsername ?? "",
+            requested: requested,
+            method: method
+        )
         // A refresh of the session before must not store its answer over this one: it is superseded
         // before the store is written (actor reentrancy at the await).
         generation += 1
@@ -199,7 +249,9 @@ public actor CognitoSession {
     ///   refusal of the refresh (the session is then forgotten); a transport error when the tokens
     ///   have expired and could not be refreshed.
     public func tokens(forceRefresh: Bool = false) async throws(AuthCoreError) -> CognitoTokens {
-        guard let session = try await loadedSession() else { throw AuthCoreError(.credentialsUnavailable, "no user is signed in") }
+        guard let session = try await loadedSession() else {
+            throw AuthCoreError(.credentialsUnavailable, "no user is signed in")
+        }
         let now = clock.now()
         let usable = now.adding(seconds: safetyMargin) < session.expiresAt
         if usable, !forceRefresh, now.seconds(until: session.expiresAt) > refreshLead(session) { return session.tokens }
@@ -242,7 +294,9 @@ public actor CognitoSession {
         var revokeError: AuthCoreError?
         if let session {
             if global {
-                do { try await api.globalSignOut(accessToken: session.tokens.accessToken) } catch { globalError = error }
+                do { try await api.globalSignOut(accessToken: session.tokens.accessToken) } catch {
+                    globalError = error
+                }
             }
             if let refreshToken = session.tokens.refreshToken {
                 do { try await api.revokeToken(refreshToken) } catch { revokeError = error }
@@ -270,7 +324,10 @@ public actor CognitoSession {
         let storeError = await forget()
         emit(.userDeleted)
         if let storeError {
-            throw AuthCoreError(storeError.code, "the user was deleted, but the stored session could not be removed: \(storeError.reason)")
+            throw AuthCoreError(
+                storeError.code,
+                "the user was deleted, but the stored session could not be removed: \(storeError.reason)"
+            )
         }
     }
 
@@ -281,7 +338,9 @@ public actor CognitoSession {
             let stored = try await store.session()
             if let stored, stored.userPoolId != configuration.userPoolId || stored.clientId != configuration.clientId {
                 throw AuthCoreError(
-                    .invalidParameter, "the stored session belongs to pool \(stored.userPoolId), client \(stored.clientId), not this configuration")
+                    .invalidParameter,
+                    "the stored session belongs to pool \(stored.userPoolId), client \(stored.clientId), not this configuration"
+                )
             }
             if !loaded {  // a sign-in during the read wins over what was stored
                 current = stored
@@ -320,7 +379,8 @@ public actor CognitoSession {
         return task
     }
 
-    private func refresh(_ session: CognitoStoredSession, generation started: Int) async throws -> CognitoStoredSession {
+    private func refresh(_ session: CognitoStoredSession, generation started: Int) async throws -> CognitoStoredSession
+    {
         defer { if generation == started { inflight = nil } }
         guard let refreshToken = session.tokens.refreshToken else {
             throw AuthCoreError(.credentialsUnavailable, "the session has no refresh token; sign in again")
@@ -333,7 +393,12 @@ public actor CognitoSession {
         } else {
             fresh = try await fetchTokens(refreshToken: refreshToken, username: session.username, deviceKey: deviceKey)
         }
-        let record = try record(for: fresh, typedUsername: session.username, requested: requested, method: session.signInMethod)
+        let record = try record(
+            for: fresh,
+            typedUsername: session.username,
+            requested: requested,
+            method: session.signInMethod
+        )
         let ended = AuthCoreError(.credentialsUnavailable, "the session ended while its tokens were refreshed")
         guard generation == started else { throw ended }  // signed out or in again meanwhile: not kept
         try await store.save(record)
@@ -357,43 +422,71 @@ public actor CognitoSession {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for any other domain (a custom domain needs
     ///   the session's ``hostedUI``); the token endpoint's errors.
-    private func refreshAtTokenEndpoint(of domain: RequestURL, refreshToken: String) async throws(AuthCoreError) -> CognitoTokens {
+    private func refreshAtTokenEndpoint(
+        of domain: RequestURL,
+        refreshToken: String
+    ) async throws(AuthCoreError) -> CognitoTokens {
         if let hostedUI, hostedUI.configuration.domain.origin == domain.origin {
             return try await hostedUI.refresh(refreshToken: refreshToken)
         }
-        guard CognitoHostedUIConfiguration.isManagedDomain(domain, region: configuration.region) || NetworkPolicy.isLoopback(host: domain.host) else {
+        guard
+            CognitoHostedUIConfiguration.isManagedDomain(domain, region: configuration.region)
+                || NetworkPolicy.isLoopback(host: domain.host)
+        else {
             throw AuthCoreError(
                 .invalidParameter,
-                "the session began at the hosted UI of \(domain.origin), which is not a Cognito domain of \(configuration.region): configure the session's hostedUI with that domain to refresh it")
+                "the session began at the hosted UI of \(domain.origin), which is not a Cognito domain of \(configuration.region): configure the session's hostedUI with that domain to refresh it"
+            )
         }
         let endpoint = CognitoTokenEndpoint(
-            domain: domain, clientId: configuration.clientId, clientSecret: configuration.clientSecret, transport: api.transport,
-            allowInsecureHTTP: configuration.allowInsecureHTTP)
+            domain: domain,
+            clientId: configuration.clientId,
+            clientSecret: configuration.clientSecret,
+            transport: api.transport,
+            allowInsecureHTTP: configuration.allowInsecureHTTP
+        )
         return try await endpoint.refresh(refreshToken: refreshToken)
     }
 
     /// Fresh tokens by ``refreshMethod``. Rotation: a new refresh token replaces the old one; without
     /// one the old one stays.
-    private func fetchTokens(refreshToken: String, username: String, deviceKey: String?) async throws(AuthCoreError) -> CognitoTokens {
+    private func fetchTokens(
+        refreshToken: String,
+        username: String,
+        deviceKey: String?
+    ) async throws(AuthCoreError) -> CognitoTokens {
         let fresh: CognitoTokens
         if refreshMethod == .getTokensFromRefreshToken {
             do {
                 fresh = try await api.tokensFromRefreshToken(refreshToken, deviceKey: deviceKey)
             } catch {
                 guard error.serviceErrorType == "UnknownOperationException" else { throw error }
-                fresh = try await signInClient.refresh(refreshToken: refreshToken, username: username, deviceKey: deviceKey)
+                fresh = try await signInClient.refresh(
+                    refreshToken: refreshToken,
+                    username: username,
+                    deviceKey: deviceKey
+                )
             }
         } else {
             fresh = try await signInClient.refresh(refreshToken: refreshToken, username: username, deviceKey: deviceKey)
         }
         return CognitoTokens(
-            idToken: fresh.idToken, accessToken: fresh.accessToken, refreshToken: fresh.refreshToken ?? refreshToken,
-            expiresIn: fresh.expiresIn, tokenType: fresh.tokenType)
+            idToken: fresh.idToken,
+            accessToken: fresh.accessToken,
+            refreshToken: fresh.refreshToken ?? refreshToken,
+            expiresIn: fresh.expiresIn,
+            tokenType: fresh.tokenType
+        )
     }
 
     /// The stored form of `tokens`: the username from the access token's `username` claim (else the
     /// typed one), the expiry the earliest of `ExpiresIn` after the request and the tokens' `exp`.
-    private func record(for tokens: CognitoTokens, typedUsername: String, requested: Timestamp, method: CognitoSignInMethod) throws(AuthCoreError)
+    private func record(
+        for tokens: CognitoTokens,
+        typedUsername: String,
+        requested: Timestamp,
+        method: CognitoSignInMethod
+    ) throws(AuthCoreError)
         -> CognitoStoredSession
     {
         var expiresAt = requested.adding(seconds: Int64(tokens.expiresIn))
@@ -401,16 +494,26 @@ public actor CognitoSession {
         for claims in [access, try? JWTClaims(token: tokens.idToken)] {
             if let exp = claims?.time("exp"), exp < expiresAt { expiresAt = exp }
         }
-        guard clock.now() < expiresAt else { throw AuthCoreError(.expired, "Cognito returned tokens that have already expired") }
+        guard clock.now() < expiresAt else {
+            throw AuthCoreError(.expired, "Cognito returned tokens that have already expired")
+        }
         return CognitoStoredSession(
-            region: configuration.region, userPoolId: configuration.userPoolId, clientId: configuration.clientId,
-            username: access?.string("username") ?? typedUsername, tokens: tokens, expiresAt: expiresAt, signInMethod: method)
+            region: configuration.region,
+            userPoolId: configuration.userPoolId,
+            clientId: configuration.clientId,
+            username: access?.string("username") ?? typedUsername,
+            tokens: tokens,
+            expiresAt: expiresAt,
+            signInMethod: method
+        )
     }
 }
 
 extension CognitoSession: CustomReflectable {
     /// The pool configuration only: the session holds tokens.
-    public nonisolated var customMirror: Mirror { Mirror(self, children: ["configuration": configuration], displayStyle: .class) }
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: ["configuration": configuration], displayStyle: .class)
+    }
 }
 
 /// What happens to a ``CognitoSession`` (``CognitoSession/events()``): the events an app's UI follows,

@@ -52,12 +52,19 @@ public actor CognitoSignIn {
 
     /// A sign-in client.
     public init(
-        configuration: CognitoUserPoolConfiguration, transport: any HTTPTransport = HTTP1Transport(),
-        clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(),
-        deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(), retryPolicy: RetryPolicy = .standard
+        configuration: CognitoUserPoolConfiguration,
+        transport: any HTTPTransport = HTTP1Transport(),
+        clock: any SigningClock = SystemClock(),
+        random: any SecureRandomGenerator = SystemRandom(),
+        deviceStore: any CognitoDeviceStore = InMemoryCognitoDeviceStore(),
+        retryPolicy: RetryPolicy = .standard
     ) {
         self.configuration = configuration
-        self.api = CognitoIdentityProviderAPI(configuration: configuration, transport: transport, retryPolicy: retryPolicy)
+        self.api = CognitoIdentityProviderAPI(
+            configuration: configuration,
+            transport: transport,
+            retryPolicy: retryPolicy
+        )
         self.clock = clock
         self.random = random
         self.deviceStore = deviceStore
@@ -72,15 +79,20 @@ public actor CognitoSignIn {
     ///   - password: the password (nil for `customWithoutSRP`, or `userAuth` with a passwordless factor).
     ///   - flow: the flow (default ``CognitoAuthFlow/userSRP``).
     ///   - preferredFirstFactor: for ``CognitoAuthFlow/userAuth``: the factor to try first.
-    ///   - preparedEphemeral: an `(a, A)` prepared while the user typed (`CognitoSRP.makeEphemeral(randomBitCount:random:)` in AuthCore); used once.
+    ///   - preparedEphemeral: an `(a, A)` prepared while the user typed
+    ///     (`CognitoSRP.makeEphemeral(randomBitCount:random:)` in AuthCore); used once.
     ///   - privateValueBitCount: random bits of a fresh `a` (default 256).
     ///   - clientMetadata: passed to the pool's Lambda triggers.
     /// - Returns: the tokens, or the next step.
     /// - Throws: `AuthCoreError.Code.serviceError` with Cognito's error type and message;
     ///   typed errors for malformed responses (never a crash).
     public func signIn(
-        username: String, password: SecureBytes?, flow: CognitoAuthFlow = .userSRP, preferredFirstFactor: CognitoFactor? = nil,
-        preparedEphemeral: consuming SRPPrivateValue? = nil, privateValueBitCount: Int = CognitoSRP.defaultPrivateValueBitCount,
+        username: String,
+        password: SecureBytes?,
+        flow: CognitoAuthFlow = .userSRP,
+        preferredFirstFactor: CognitoFactor? = nil,
+        preparedEphemeral: consuming SRPPrivateValue? = nil,
+        privateValueBitCount: Int = CognitoSRP.defaultPrivateValueBitCount,
         clientMetadata: [String: String] = [:]
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         guard !username.isEmpty else { throw AuthCoreError(.invalidParameter, "username is empty") }
@@ -90,8 +102,14 @@ public actor CognitoSignIn {
             let device = await deviceStore.device(for: username)
             do throws(AuthCoreError) {
                 return try await signInStep(
-                    username: username, password: password, flow: flow, preferredFirstFactor: preferredFirstFactor,
-                    preparedEphemeral: preparedEphemeral, privateValueBitCount: privateValueBitCount, clientMetadata: clientMetadata)
+                    username: username,
+                    password: password,
+                    flow: flow,
+                    preferredFirstFactor: preferredFirstFactor,
+                    preparedEphemeral: preparedEphemeral,
+                    privateValueBitCount: privateValueBitCount,
+                    clientMetadata: clientMetadata
+                )
             } catch {
                 // A remembered device the service no longer knows (deleted or forgotten elsewhere):
                 // forgotten here too, and the sign-in made again without it, as Amplify does. The
@@ -102,8 +120,15 @@ public actor CognitoSignIn {
                 // not run): the password flows. The others report it; the next sign-in goes without.
                 guard flow == .userSRP || flow == .userPassword else { throw error }
                 let result = try await signInStep(
-                    username: username, password: password, flow: flow, preferredFirstFactor: preferredFirstFactor, preparedEphemeral: nil,
-                    privateValueBitCount: privateValueBitCount, clientMetadata: clientMetadata, warnings: [.rememberedDeviceForgotten(error.reason)])
+                    username: username,
+                    password: password,
+                    flow: flow,
+                    preferredFirstFactor: preferredFirstFactor,
+                    preparedEphemeral: nil,
+                    privateValueBitCount: privateValueBitCount,
+                    clientMetadata: clientMetadata,
+                    warnings: [.rememberedDeviceForgotten(error.reason)]
+                )
                 return result
             }
         } catch {
@@ -129,8 +154,13 @@ public actor CognitoSignIn {
     }
 
     private func signInStep(
-        username: String, password: SecureBytes?, flow: CognitoAuthFlow, preferredFirstFactor: CognitoFactor?,
-        preparedEphemeral: consuming SRPPrivateValue?, privateValueBitCount: Int, clientMetadata: [String: String],
+        username: String,
+        password: SecureBytes?,
+        flow: CognitoAuthFlow,
+        preferredFirstFactor: CognitoFactor?,
+        preparedEphemeral: consuming SRPPrivateValue?,
+        privateValueBitCount: Int,
+        clientMetadata: [String: String],
         warnings: [CognitoSignInWarning] = []
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         reset()
@@ -153,7 +183,9 @@ public actor CognitoSignIn {
             let value = try takeOrMakeEphemeral(&ephemeral)
             parameters[CognitoParameter.srpA] = value.publicValue.hexLowercased
             ephemeral = consume value
-            if flow == .customWithSRP { parameters[CognitoParameter.challengeName] = CognitoChallengeName.srpA.rawValue }
+            if flow == .customWithSRP {
+                parameters[CognitoParameter.challengeName] = CognitoChallengeName.srpA.rawValue
+            }
         case .userPassword:
             guard let password else { throw AuthCoreError(.invalidParameter, "user-password needs a password") }
             parameters[CognitoParameter.password] = secrets.placeholder(for: password)
@@ -164,10 +196,14 @@ public actor CognitoSignIn {
                 parameters[CognitoParameter.preferredChallenge] = factor.challengeName.rawValue
                 switch factor {
                 case .password:
-                    guard let password else { throw AuthCoreError(.invalidParameter, "the PASSWORD factor needs a password") }
+                    guard let password else {
+                        throw AuthCoreError(.invalidParameter, "the PASSWORD factor needs a password")
+                    }
                     parameters[CognitoParameter.password] = secrets.placeholder(for: password)
                 case .passwordSRP:
-                    guard password != nil else { throw AuthCoreError(.invalidParameter, "the PASSWORD_SRP factor needs a password") }
+                    guard password != nil else {
+                        throw AuthCoreError(.invalidParameter, "the PASSWORD_SRP factor needs a password")
+                    }
                     let value = try takeOrMakeEphemeral(&ephemeral)
                     parameters[CognitoParameter.srpA] = value.publicValue.hexLowercased
                     ephemeral = consume value
@@ -177,9 +213,18 @@ public actor CognitoSignIn {
             }
         }
         let request = CognitoIdentityProviderRequests.InitiateAuth(
-            authFlow: authFlow, clientId: configuration.clientId, authParameters: parameters,
-            clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata)
-        let response = try await api.call("InitiateAuth", request, authFlow: authFlow, secrets: secrets, answer: CognitoIdentityProviderAnswers.Auth.self)
+            authFlow: authFlow,
+            clientId: configuration.clientId,
+            authParameters: parameters,
+            clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata
+        )
+        let response = try await api.call(
+            "InitiateAuth",
+            request,
+            authFlow: authFlow,
+            secrets: secrets,
+            answer: CognitoIdentityProviderAnswers.Auth.self
+        )
         return try await handle(response, operation: "InitiateAuth", ephemeral: ephemeral)
     }
 
@@ -190,11 +235,14 @@ public actor CognitoSignIn {
     ///     e.g. `EMAIL_OTP`, `SOFTWARE_TOKEN_MFA`), e-mail address, password, or WebAuthn credential JSON.
     ///   - userAttributes: attributes to send with a new password (`userAttributes.<name>`).
     ///   - friendlyDeviceName: for TOTP setup: the name of the authenticator (`FriendlyDeviceName`).
-    ///   - clientMetadata: for the pool's Lambda triggers (nil: the metadata given to ``signIn(username:password:flow:preferredFirstFactor:preparedEphemeral:privateValueBitCount:clientMetadata:)``);
+    ///   - clientMetadata: for the pool's Lambda triggers (nil: the metadata given to
+    ///     ``signIn(username:password:flow:preferredFirstFactor:preparedEphemeral:privateValueBitCount:clientMetadata:)``);
     ///     sent with this and every later step.
     /// - Throws: `AuthCoreError.Code.invalidParameter` when no sign-in is waiting for an answer.
     public func confirmSignIn(
-        challengeResponse: String, userAttributes: [String: String] = [:], friendlyDeviceName: String? = nil,
+        challengeResponse: String,
+        userAttributes: [String: String] = [:],
+        friendlyDeviceName: String? = nil,
         clientMetadata: [String: String]? = nil
     ) async throws(AuthCoreError) -> CognitoSignInResult {
         try beginStep()
@@ -202,12 +250,17 @@ public actor CognitoSignIn {
         if let clientMetadata { self.clientMetadata = clientMetadata }
         do {
             return try await confirmSignInStep(
-                challengeResponse: challengeResponse, userAttributes: userAttributes, friendlyDeviceName: friendlyDeviceName)
+                challengeResponse: challengeResponse,
+                userAttributes: userAttributes,
+                friendlyDeviceName: friendlyDeviceName
+            )
         } catch {
             password = nil  // a failed step keeps no password
             // A remembered device the service no longer knows, met in a later step: forgotten, so
             // the next sign-in goes without it (this one cannot be made again: its codes are spent).
-            if Self.isUnknownDevice(error), let username = typedUsername ?? pending?.username, await deviceStore.device(for: username) != nil {
+            if Self.isUnknownDevice(error), let username = typedUsername ?? pending?.username,
+                await deviceStore.device(for: username) != nil
+            {
                 await deviceStore.removeDevice(for: username)
             }
             throw error
@@ -215,9 +268,13 @@ public actor CognitoSignIn {
     }
 
     private func confirmSignInStep(
-        challengeResponse: String, userAttributes: [String: String], friendlyDeviceName: String?
+        challengeResponse: String,
+        userAttributes: [String: String],
+        friendlyDeviceName: String?
     ) async throws(AuthCoreError) -> CognitoSignInResult {
-        guard var state = pending else { throw AuthCoreError(.invalidParameter, "no sign-in step is waiting for an answer") }
+        guard var state = pending else {
+            throw AuthCoreError(.invalidParameter, "no sign-in step is waiting for an answer")
+        }
         var responses: [String: String] = [CognitoParameter.username: state.username]
         var secrets = try api.requestSecrets()
         var challenge = state.challengeName
@@ -227,7 +284,8 @@ public actor CognitoSignIn {
             responses[CognitoParameter.answer] = challengeResponse
         case .selectMFAType:
             // Cognito's or Amplify's name of the chosen MFA type.
-            responses[CognitoParameter.answer] = CognitoMFAType(name: challengeResponse)?.challengeName.rawValue ?? challengeResponse
+            responses[CognitoParameter.answer] =
+                CognitoMFAType(name: challengeResponse)?.challengeName.rawValue ?? challengeResponse
         case .smsMFA, .softwareTokenMFA, .emailOTP, .smsOTP:
             responses[state.challengeName.codeResponseName ?? ""] = challengeResponse
         case .password:
@@ -246,7 +304,10 @@ public actor CognitoSignIn {
             } else {
                 guard let chosen = CognitoFactor(name: challengeResponse) else {
                     let factors = CognitoFactor.allCases.map(\.rawValue).joined(separator: ", ")
-                    throw AuthCoreError(.invalidParameter, "the answer is not a first factor (expected one of \(factors))")
+                    throw AuthCoreError(
+                        .invalidParameter,
+                        "the answer is not a first factor (expected one of \(factors))"
+                    )
                 }
                 factor = chosen
             }
@@ -275,11 +336,22 @@ public actor CognitoSignIn {
             }
             if CognitoMFAType(name: kind) == .totp {
                 let verify = CognitoIdentityProviderRequests.VerifySoftwareToken(
-                    session: state.session, userCode: challengeResponse, friendlyDeviceName: friendlyDeviceName)
-                let verified = try await api.call("VerifySoftwareToken", verify, answer: CognitoIdentityProviderAnswers.VerifySoftwareToken.self)
+                    session: state.session,
+                    userCode: challengeResponse,
+                    friendlyDeviceName: friendlyDeviceName
+                )
+                let verified = try await api.call(
+                    "VerifySoftwareToken",
+                    verify,
+                    answer: CognitoIdentityProviderAnswers.VerifySoftwareToken.self
+                )
                 let status = verified.status ?? CognitoParameter.success
                 guard status == CognitoParameter.success else {
-                    throw AuthCoreError(serviceErrorType: "VerifySoftwareToken", message: "status \(status)", httpStatus: 200)
+                    throw AuthCoreError(
+                        serviceErrorType: "VerifySoftwareToken",
+                        message: "status \(status)",
+                        httpStatus: 200
+                    )
                 }
                 if let session = verified.session { state.session = session }
             } else {
@@ -290,7 +362,9 @@ public actor CognitoSignIn {
             throw AuthCoreError(.unsupported, "challenge \(state.challengeName) cannot be answered by the app")
         }
         if let hash = configuration.secretHash(for: state.username) { responses[CognitoParameter.secretHash] = hash }
-        if let device = await deviceStore.device(for: typedUsername ?? state.username) { responses[CognitoParameter.deviceKey] = device.deviceKey }
+        if let device = await deviceStore.device(for: typedUsername ?? state.username) {
+            responses[CognitoParameter.deviceKey] = device.deviceKey
+        }
         let response = try await respond(challenge, responses, session: state.session, secrets: secrets)
         return try await handle(response, operation: "RespondToAuthChallenge", ephemeral: ephemeral)
     }
@@ -302,12 +376,18 @@ public actor CognitoSignIn {
     ///   - username: the username for `SECRET_HASH` (the access token's `username` claim; needed only
     ///     for clients with a secret) and for finding a remembered device.
     ///   - deviceKey: the device key to send (default: the remembered device of `username`).
-    public func refresh(refreshToken: String, username: String? = nil, deviceKey: String? = nil) async throws(AuthCoreError)
+    public func refresh(
+        refreshToken: String,
+        username: String? = nil,
+        deviceKey: String? = nil
+    ) async throws(AuthCoreError)
         -> CognitoTokens
     {
         var parameters: [String: String] = [CognitoParameter.refreshToken: refreshToken]
         if configuration.clientSecret != nil {
-            guard let username else { throw AuthCoreError(.invalidParameter, "a client with a secret needs the username to refresh") }
+            guard let username else {
+                throw AuthCoreError(.invalidParameter, "a client with a secret needs the username to refresh")
+            }
             parameters[CognitoParameter.secretHash] = configuration.secretHash(for: username)
         }
         if let deviceKey {
@@ -316,8 +396,17 @@ public actor CognitoSignIn {
             parameters[CognitoParameter.deviceKey] = device.deviceKey
         }
         let request = CognitoIdentityProviderRequests.InitiateAuth(
-            authFlow: CognitoAuthFlow.refreshTokenAuth, clientId: configuration.clientId, authParameters: parameters, clientMetadata: nil)
-        let response = try await api.call("InitiateAuth", request, authFlow: CognitoAuthFlow.refreshTokenAuth, answer: CognitoIdentityProviderAnswers.Auth.self)
+            authFlow: CognitoAuthFlow.refreshTokenAuth,
+            clientId: configuration.clientId,
+            authParameters: parameters,
+            clientMetadata: nil
+        )
+        let response = try await api.call(
+            "InitiateAuth",
+            request,
+            authFlow: CognitoAuthFlow.refreshTokenAuth,
+            answer: CognitoIdentityProviderAnswers.Auth.self
+        )
         guard let result = response.authenticationResult else {
             throw AuthCoreError(.malformedResponse, "InitiateAuth: a refresh answered without AuthenticationResult")
         }
@@ -328,7 +417,10 @@ public actor CognitoSignIn {
 
     private func beginStep() throws(AuthCoreError) {
         guard !stepInFlight else {
-            throw AuthCoreError(.invalidParameter, "a sign-in step is already in progress on this CognitoSignIn; await it first")
+            throw AuthCoreError(
+                .invalidParameter,
+                "a sign-in step is already in progress on this CognitoSignIn; await it first"
+            )
         }
         stepInFlight = true
     }
@@ -354,9 +446,15 @@ public actor CognitoSignIn {
     /// - Throws: `AuthCoreError.Code.invalidParameter` when the step belongs to another
     ///   pool or client, or a step is in progress.
     public func resume(_ pendingSignIn: CognitoPendingSignIn) throws(AuthCoreError) {
-        guard !stepInFlight else { throw AuthCoreError(.invalidParameter, "a sign-in step is already in progress on this CognitoSignIn") }
-        guard pendingSignIn.userPoolId == configuration.userPoolId, pendingSignIn.clientId == configuration.clientId else {
-            throw AuthCoreError(.invalidParameter, "the pending sign-in belongs to pool \(pendingSignIn.userPoolId), client \(pendingSignIn.clientId)")
+        guard !stepInFlight else {
+            throw AuthCoreError(.invalidParameter, "a sign-in step is already in progress on this CognitoSignIn")
+        }
+        guard pendingSignIn.userPoolId == configuration.userPoolId, pendingSignIn.clientId == configuration.clientId
+        else {
+            throw AuthCoreError(
+                .invalidParameter,
+                "the pending sign-in belongs to pool \(pendingSignIn.userPoolId), client \(pendingSignIn.clientId)"
+            )
         }
         reset()
         pending = pendingSignIn.state
@@ -388,16 +486,32 @@ public actor CognitoSignIn {
     }
 
     func respond(
-        _ challenge: CognitoChallengeName, _ responses: [String: String], session: String?, secrets: SecretJSONValues? = nil
+        _ challenge: CognitoChallengeName,
+        _ responses: [String: String],
+        session: String?,
+        secrets: SecretJSONValues? = nil
     ) async throws(AuthCoreError) -> CognitoIdentityProviderAnswers.Auth {
         let request = CognitoIdentityProviderRequests.RespondToAuthChallenge(
-            challengeName: challenge, clientId: configuration.clientId, challengeResponses: responses, session: session,
-            clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata)
-        return try await api.call("RespondToAuthChallenge", request, secrets: secrets, answer: CognitoIdentityProviderAnswers.Auth.self)
+            challengeName: challenge,
+            clientId: configuration.clientId,
+            challengeResponses: responses,
+            session: session,
+            clientMetadata: clientMetadata.isEmpty ? nil : clientMetadata
+        )
+        return try await api.call(
+            "RespondToAuthChallenge",
+            request,
+            secrets: secrets,
+            answer: CognitoIdentityProviderAnswers.Auth.self
+        )
     }
 
     /// Turns a response into tokens, an automatic answer, or a next step.
-    private func handle(_ response: CognitoIdentityProviderAnswers.Auth, operation: String, ephemeral: consuming SRPPrivateValue?) async throws(AuthCoreError)
+    private func handle(
+        _ response: CognitoIdentityProviderAnswers.Auth,
+        operation: String,
+        ephemeral: consuming SRPPrivateValue?
+    ) async throws(AuthCoreError)
         -> CognitoSignInResult
     {
         var response = response
@@ -415,45 +529,83 @@ public actor CognitoSignIn {
                 return .signedIn(tokens)
             }
             guard let challenge = response.challengeName else {
-                throw AuthCoreError(.malformedResponse, "\(operation): missing ChallengeName (and no AuthenticationResult)")
+                throw AuthCoreError(
+                    .malformedResponse,
+                    "\(operation): missing ChallengeName (and no AuthenticationResult)"
+                )
             }
             let parameters = response.challengeParameters ?? [:]
             let session = response.session
             operation = "RespondToAuthChallenge"
-            let username = parameters[CognitoParameter.username] ?? parameters[CognitoParameter.userIdForSRP] ?? pending?.username ?? typedUsername ?? ""
+            let username =
+                parameters[CognitoParameter.username] ?? parameters[CognitoParameter.userIdForSRP] ?? pending?.username
+                ?? typedUsername ?? ""
             pending = Pending(challengeName: challenge, session: session, username: username, parameters: parameters)
             switch challenge {
             case .passwordVerifier:
                 guard let value = ephemeral.take() else {
-                    throw AuthCoreError(.malformedResponse, "PASSWORD_VERIFIER arrived without an SRP_A having been sent")
+                    throw AuthCoreError(
+                        .malformedResponse,
+                        "PASSWORD_VERIFIER arrived without an SRP_A having been sent"
+                    )
                 }
-                guard let password else { throw AuthCoreError(.invalidParameter, "PASSWORD_VERIFIER needs the password") }
-                response = try await answerPasswordVerifier(parameters, session: session, ephemeral: value, password: password)
+                guard let password else {
+                    throw AuthCoreError(.invalidParameter, "PASSWORD_VERIFIER needs the password")
+                }
+                response = try await answerPasswordVerifier(
+                    parameters,
+                    session: session,
+                    ephemeral: value,
+                    password: password
+                )
             case .deviceSRPAuth:
                 guard let device = await deviceStore.device(for: typedUsername ?? username) else {
-                    throw AuthCoreError(.malformedResponse, "DEVICE_SRP_AUTH asked, but no device is remembered for this user")
+                    throw AuthCoreError(
+                        .malformedResponse,
+                        "DEVICE_SRP_AUTH asked, but no device is remembered for this user"
+                    )
                 }
                 let value = try CognitoSRP.makeEphemeral(randomBitCount: privateValueBitCount, random: random)
-                var responses = [CognitoParameter.username: username, CognitoParameter.deviceKey: device.deviceKey, CognitoParameter.srpA: value.publicValue.hexLowercased]
+                var responses = [
+                    CognitoParameter.username: username, CognitoParameter.deviceKey: device.deviceKey,
+                    CognitoParameter.srpA: value.publicValue.hexLowercased,
+                ]
                 if let hash = configuration.secretHash(for: username) { responses[CognitoParameter.secretHash] = hash }
                 ephemeral = consume value
                 response = try await respond(.deviceSRPAuth, responses, session: session)
             case .devicePasswordVerifier:
-                guard let value = ephemeral.take(), let device = await deviceStore.device(for: typedUsername ?? username) else {
-                    throw AuthCoreError(.malformedResponse, "DEVICE_PASSWORD_VERIFIER arrived without a device SRP exchange")
+                guard let value = ephemeral.take(),
+                    let device = await deviceStore.device(for: typedUsername ?? username)
+                else {
+                    throw AuthCoreError(
+                        .malformedResponse,
+                        "DEVICE_PASSWORD_VERIFIER arrived without a device SRP exchange"
+                    )
                 }
-                response = try await answerDeviceVerifier(parameters, session: session, ephemeral: value, device: device, username: username)
+                response = try await answerDeviceVerifier(
+                    parameters,
+                    session: session,
+                    ephemeral: value,
+                    device: device,
+                    username: username
+                )
             case .mfaSetup:
                 // SMS cannot be set up during sign-in (startMFASetup): offer only the others.
                 let offered = try CognitoNextSteps.stringList(parameters, CognitoParameter.mfasCanSetup)
                 let options = offered.filter { CognitoMFAType(name: $0) != .sms }
-                guard options.count <= 1 else { return .nextStep(.continueSignInWithMFASetupSelection(allowed: options)) }
+                guard options.count <= 1 else {
+                    return .nextStep(.continueSignInWithMFASetupSelection(allowed: options))
+                }
                 let kind = options.first ?? offered.first ?? CognitoMFAType.totp.rawValue
                 pending?.mfaSetupKind = kind
-                guard let state = pending else { throw AuthCoreError(.malformedResponse, "MFA_SETUP without a session state") }
+                guard let state = pending else {
+                    throw AuthCoreError(.malformedResponse, "MFA_SETUP without a session state")
+                }
                 return try await startMFASetup(kind: kind, state: state)
             default:
-                return .nextStep(try CognitoNextSteps.nextStep(for: challenge, parameters: parameters, response: response))
+                return .nextStep(
+                    try CognitoNextSteps.nextStep(for: challenge, parameters: parameters, response: response)
+                )
             }
         }
         throw AuthCoreError(.malformedResponse, "Cognito kept answering with automatic challenges")
@@ -464,5 +616,7 @@ public actor CognitoSignIn {
 extension CognitoSignIn: CustomReflectable {
     /// The pool configuration only: the pending step holds the session string and the challenge's
     /// parameters, and the password is kept until the sign-in ends.
-    public nonisolated var customMirror: Mirror { Mirror(self, children: ["configuration": configuration], displayStyle: .class) }
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: ["configuration": configuration], displayStyle: .class)
+    }
 }

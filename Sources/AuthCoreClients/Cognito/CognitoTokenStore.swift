@@ -23,7 +23,12 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
 
     /// A session.
     public init(
-        region: String, userPoolId: String, clientId: String, username: String, tokens: CognitoTokens, expiresAt: Timestamp,
+        region: String,
+        userPoolId: String,
+        clientId: String,
+        username: String,
+        tokens: CognitoTokens,
+        expiresAt: Timestamp,
         signInMethod: CognitoSignInMethod = .api
     ) {
         self.region = region
@@ -35,17 +40,24 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
         self.signInMethod = signInMethod
     }
 
-    public var description: String { "CognitoStoredSession(\(userPoolId), client \(clientId), expiresAt: \(expiresAt))" }
+    public var description: String {
+        "CognitoStoredSession(\(userPoolId), client \(clientId), expiresAt: \(expiresAt))"
+    }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
-        Mirror(self, children: ["userPoolId": userPoolId, "clientId": clientId, "expiresAt": expiresAt.iso8601], displayStyle: .struct)
+        Mirror(
+            self,
+            children: ["userPoolId": userPoolId, "clientId": clientId, "expiresAt": expiresAt.iso8601],
+            displayStyle: .struct
+        )
     }
 
     /// The session's JSON (format version 1), in wiping storage.
     public func encoded() throws(AuthCoreError) -> SecureBytes {
         var object: [String: JSONValue] = [
             "version": 1, "region": .string(region), "userPoolId": .string(userPoolId), "clientId": .string(clientId),
-            "username": .string(username), "idToken": .string(tokens.idToken), "accessToken": .string(tokens.accessToken),
+            "username": .string(username), "idToken": .string(tokens.idToken),
+            "accessToken": .string(tokens.accessToken),
             "expiresAt": .string(expiresAt.iso8601),
         ]
         if let refreshToken = tokens.refreshToken { object["refreshToken"] = .string(refreshToken) }
@@ -65,11 +77,16 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
 
     private static func decode(_ bytes: SecureBytes) throws(AuthCoreError) -> CognitoStoredSession {
         let object = try parseSecretJSON(bytes, context: "stored Cognito session")
-        guard try object.integer("version", in: 1...1) == 1 else { throw AuthCoreError(.malformedInput, "unknown session version") }
+        guard try object.integer("version", in: 1...1) == 1 else {
+            throw AuthCoreError(.malformedInput, "unknown session version")
+        }
         let expiresAt = try Timestamp(iso8601: object.string("expiresAt"))
         let tokens = CognitoTokens(
-            idToken: try object.string("idToken"), accessToken: try object.string("accessToken"),
-            refreshToken: try object.optionalString("refreshToken"), expiresIn: 0)
+            idToken: try object.string("idToken"),
+            accessToken: try object.string("accessToken"),
+            refreshToken: try object.optionalString("refreshToken"),
+            expiresIn: 0
+        )
         let method: CognitoSignInMethod
         switch try object.optionalString("signInMethod") {
         case nil: method = .api
@@ -77,11 +94,18 @@ public struct CognitoStoredSession: Sendable, CustomStringConvertible, CustomDeb
             do { method = .hostedUI(domain: try RequestURL(try object.string("hostedUIDomain"))) } catch {
                 throw AuthCoreError(.malformedInput, "hostedUIDomain: \(error.reason)")
             }
-        case let other?: throw AuthCoreError(.malformedInput, "unknown signInMethod '\(printableText(other, limit: 200))'")
+        case let other?:
+            throw AuthCoreError(.malformedInput, "unknown signInMethod '\(printableText(other, limit: 200))'")
         }
         return CognitoStoredSession(
-            region: try object.string("region"), userPoolId: try object.string("userPoolId"), clientId: try object.string("clientId"),
-            username: try object.string("username"), tokens: tokens, expiresAt: expiresAt, signInMethod: method)
+            region: try object.string("region"),
+            userPoolId: try object.string("userPoolId"),
+            clientId: try object.string("clientId"),
+            username: try object.string("username"),
+            tokens: tokens,
+            expiresAt: expiresAt,
+            signInMethod: method
+        )
     }
 }
 
@@ -128,7 +152,9 @@ public actor FileCognitoTokenStore: CognitoTokenStore {
     /// A store in `directory`, in the file `cognito-session-<poolId>-<clientId>.json`.
     public init(directory: String, configuration: CognitoUserPoolConfiguration) throws(AuthCoreError) {
         let name = "cognito-session-\(configuration.userPoolId)-\(configuration.clientId).json"
-        guard name.utf8.allSatisfy({ $0 != UInt8(ascii: "/") }) else { throw AuthCoreError(.invalidParameter, "the pool or client id holds '/'") }
+        guard name.utf8.allSatisfy({ $0 != UInt8(ascii: "/") }) else {
+            throw AuthCoreError(.invalidParameter, "the pool or client id holds '/'")
+        }
         file = try SecretFile(path: directory.hasSuffix("/") ? directory + name : directory + "/" + name)
     }
 
@@ -137,7 +163,9 @@ public actor FileCognitoTokenStore: CognitoTokenStore {
         return try CognitoStoredSession(decoding: bytes)
     }
 
-    public func save(_ session: CognitoStoredSession) async throws(AuthCoreError) { try file.write(try session.encoded()) }
+    public func save(_ session: CognitoStoredSession) async throws(AuthCoreError) {
+        try file.write(try session.encoded())
+    }
 
     public func removeSession() async throws(AuthCoreError) { try file.remove() }
 }
@@ -196,13 +224,17 @@ public actor FileCognitoDeviceStore: CognitoDeviceStore {
             // Version 2 names users by the hex of their bytes; version 1 by the name itself.
             let username: [UInt8]
             if version == 2 {
-                do { username = try Hex.decode(name) } catch { throw AuthCoreError(.malformedInput, "device store: a user key is not hexadecimal") }
+                do { username = try Hex.decode(name) } catch {
+                    throw AuthCoreError(.malformedInput, "device store: a user key is not hexadecimal")
+                }
             } else {
                 username = Array(name.utf8)
             }
             devices[username] = CognitoRememberedDevice(
-                deviceKey: try entry.string("deviceKey"), deviceGroupKey: try entry.string("deviceGroupKey"),
-                devicePassword: SecureBytes(password))
+                deviceKey: try entry.string("deviceKey"),
+                deviceGroupKey: try entry.string("deviceGroupKey"),
+                devicePassword: SecureBytes(password)
+            )
         }
         return devices
     }
@@ -223,7 +255,7 @@ public actor FileCognitoDeviceStore: CognitoDeviceStore {
 /// Runs `body`, reporting a malformed field of a stored file as `AuthCoreError.Code.malformedInput`
 /// (`JSONObject` reports service answers as malformed responses).
 func readingStoredInput<T>(_ body: () throws(AuthCoreError) -> T) throws(AuthCoreError) -> T {
-    do { return try body() } catch where error.code == .malformedResponse {
+    do { return try body() } catch  where error.code == .malformedResponse {
         throw AuthCoreError(.malformedInput, error.reason)
     }
 }

@@ -61,12 +61,25 @@ public actor CognitoTokenVerifier {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed pool id, region,
     ///   endpoint, or an empty client list.
     public init(
-        region: String, userPoolId: String, clientIds: Set<String>, endpoint: String? = nil, transport: any HTTPTransport = HTTP1Transport(),
-        clock: any SigningClock = SystemClock(), leeway: Int64 = 60, allowInsecureHTTP: Bool = false
+        region: String,
+        userPoolId: String,
+        clientIds: Set<String>,
+        endpoint: String? = nil,
+        transport: any HTTPTransport = HTTP1Transport(),
+        clock: any SigningClock = SystemClock(),
+        leeway: Int64 = 60,
+        allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         _ = try CognitoSRP.poolName(fromPoolId: userPoolId)
-        guard !clientIds.isEmpty, !clientIds.contains("") else { throw AuthCoreError(.invalidParameter, "no client ids to accept") }
-        let base = try NetworkPolicy.endpoint(endpoint, service: "cognito-idp", region: region, allowInsecureHTTP: allowInsecureHTTP)
+        guard !clientIds.isEmpty, !clientIds.contains("") else {
+            throw AuthCoreError(.invalidParameter, "no client ids to accept")
+        }
+        let base = try NetworkPolicy.endpoint(
+            endpoint,
+            service: "cognito-idp",
+            region: region,
+            allowInsecureHTTP: allowInsecureHTTP
+        )
         var text = base.absoluteString
         if !text.hasSuffix("/") { text += "/" }
         do { jwksURL = try RequestURL(text + userPoolId + "/.well-known/jwks.json") } catch {
@@ -90,27 +103,44 @@ public actor CognitoTokenVerifier {
     ///   algorithm, or an unknown key; `AuthCoreError.Code.malformedInput` for a token
     ///   that is not a JWS; transport and service errors of the key-set fetch.
     public func verify(_ token: String, as use: TokenUse) async throws(AuthCoreError) -> JWTClaims {
-        guard token.utf8.count <= Self.maximumTokenBytes else { throw AuthCoreError(.inputTooLarge, "the token is longer than 16 KiB") }
+        guard token.utf8.count <= Self.maximumTokenBytes else {
+            throw AuthCoreError(.inputTooLarge, "the token is longer than 16 KiB")
+        }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw AuthCoreError(.malformedInput, "the token is not a JWS (header.payload.signature)") }
+        guard parts.count == 3 else {
+            throw AuthCoreError(.malformedInput, "the token is not a JWS (header.payload.signature)")
+        }
         let header: JSONObject
-        do { header = try JSONObject(parsing: try Base64.decode(parts[0], alphabet: .urlSafe, field: "JWT header"), context: "JWT header") } catch {
+        do {
+            header = try JSONObject(
+                parsing: try Base64.decode(parts[0], alphabet: .urlSafe, field: "JWT header"),
+                context: "JWT header"
+            )
+        } catch {
             throw AuthCoreError(.malformedInput, "the token is not a JWS: \(error.reason)")
         }
         // The algorithm first: `none` (an empty signature), `HS256` and the rest are refused as such.
         let algorithm = try? header.optionalString("alg")
         guard algorithm == "RS256" else {
-            throw AuthCoreError(.invalidParameter, "the token's algorithm is \(algorithm.flatMap { $0 }.map { "'\(Self.printable(String($0.prefix(16))))'" } ?? "missing"), not RS256")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the token's algorithm is \(algorithm.flatMap { $0 }.map { "'\(Self.printable(String($0.prefix(16))))'" } ?? "missing"), not RS256"
+            )
         }
         let signature: [UInt8]
         do { signature = try Base64.decode(parts[2], alphabet: .urlSafe, field: "JWT signature") } catch {
             throw AuthCoreError(.signatureMismatch, "the token's signature is not Base64url: \(error.reason)")
         }
-        guard let kid = try? header.optionalString("kid"), !kid.isEmpty else { throw AuthCoreError(.invalidParameter, "the token names no key (kid)") }
+        guard let kid = try? header.optionalString("kid"), !kid.isEmpty else {
+            throw AuthCoreError(.invalidParameter, "the token names no key (kid)")
+        }
         let key = try await key(named: kid)
         let signedPart = Array(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard try key.isValidSignature(signature, for: signedPart, hash: .sha256) else {
-            throw AuthCoreError(.signatureMismatch, "the token's signature does not verify with the pool's key \(Self.printable(kid))")
+            throw AuthCoreError(
+                .signatureMismatch,
+                "the token's signature does not verify with the pool's key \(Self.printable(kid))"
+            )
         }
         let claims = try JWTClaims(token: token)
         try check(claims, as: use)
@@ -119,20 +149,35 @@ public actor CognitoTokenVerifier {
 
     private func check(_ claims: JWTClaims, as use: TokenUse) throws(AuthCoreError) {
         guard claims.issuer == issuer else {
-            throw AuthCoreError(.invalidParameter, "the token was issued by \(claims.issuer.map { "'\(Self.printable($0))'" } ?? "nobody"), not \(issuer)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the token was issued by \(claims.issuer.map { "'\(Self.printable($0))'" } ?? "nobody"), not \(issuer)"
+            )
         }
         guard claims.string("token_use") == use.rawValue else {
-            throw AuthCoreError(.invalidParameter, "the token is not an \(use.rawValue) token (token_use \(claims.string("token_use").map(Self.printable) ?? "missing"))")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the token is not an \(use.rawValue) token (token_use \(claims.string("token_use").map(Self.printable) ?? "missing"))"
+            )
         }
         let audience = use == .id ? claims.string("aud") : claims.string("client_id")
         guard let audience, clientIds.contains(audience) else {
-            throw AuthCoreError(.invalidParameter, "the token was issued to another app client (\(use == .id ? "aud" : "client_id"))")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the token was issued to another app client (\(use == .id ? "aud" : "client_id"))"
+            )
         }
         let now = clock.now()
-        guard let expires = claims.time("exp") else { throw AuthCoreError(.invalidParameter, "the token has no valid exp claim") }
-        guard now < expires.adding(seconds: leeway) else { throw AuthCoreError(.expired, "the token expired at \(expires.iso8601)") }
+        guard let expires = claims.time("exp") else {
+            throw AuthCoreError(.invalidParameter, "the token has no valid exp claim")
+        }
+        guard now < expires.adding(seconds: leeway) else {
+            throw AuthCoreError(.expired, "the token expired at \(expires.iso8601)")
+        }
         for name in ["iat", "nbf"] where claims.has(name) {
-            guard let time = claims.time(name) else { throw AuthCoreError(.invalidParameter, "the token's \(name) is not a valid time") }
+            guard let time = claims.time(name) else {
+                throw AuthCoreError(.invalidParameter, "the token's \(name) is not a valid time")
+            }
             if now.adding(seconds: leeway) < time {
                 throw AuthCoreError(.invalidParameter, "the token's \(name) \(time.iso8601) is in the future")
             }
@@ -143,9 +188,14 @@ public actor CognitoTokenVerifier {
 
     private func key(named kid: String) async throws(AuthCoreError) -> RSAPublicKey {
         if let key = keys[kid] { return key }
-        let unknown = AuthCoreError(.invalidParameter, "the token names a key (\(Self.printable(kid))) the pool's key set does not have")
+        let unknown = AuthCoreError(
+            .invalidParameter,
+            "the token names a key (\(Self.printable(kid))) the pool's key set does not have"
+        )
         // At most one fetch per interval, counted from each attempt (a failing endpoint too).
-        if inflight == nil, let attemptedAt, attemptedAt.seconds(until: clock.now()) < Self.minimumRefetchInterval { throw unknown }
+        if inflight == nil, let attemptedAt, attemptedAt.seconds(until: clock.now()) < Self.minimumRefetchInterval {
+            throw unknown
+        }
         let task = inflight ?? startFetch()
         _ = try await awaitResult(of: task, describing: "the key set fetch")
         guard let key = keys[kid] else { throw unknown }
@@ -166,7 +216,12 @@ public actor CognitoTokenVerifier {
         let fetched = try await Self.fetchKeys(jwksURL, transport: transport, allowInsecureHTTP: allowInsecureHTTP)
         keys = fetched
         fetchCount += 1
-        AuthCoreLog.log(.info, "authcore.jwks", "JWKS fetched", ["url": jwksURL.origin + jwksURL.path, "keys": String(fetched.count), "fetches": String(fetchCount)])
+        AuthCoreLog.log(
+            .info,
+            "authcore.jwks",
+            "JWKS fetched",
+            ["url": jwksURL.origin + jwksURL.path, "keys": String(fetched.count), "fetches": String(fetchCount)]
+        )
     }
 
     /// An attacker-chosen text for an error message: printable ASCII, at most 64 characters.
@@ -177,12 +232,21 @@ public actor CognitoTokenVerifier {
     /// `alg` RS256 when given. Other entries, and RSA entries that are malformed or unusable (a short
     /// key), are skipped: one bad entry must not make every token unverifiable. A body that is not a
     /// key set is an error.
-    static func fetchKeys(_ url: RequestURL, transport: any HTTPTransport, allowInsecureHTTP: Bool) async throws(AuthCoreError)
+    static func fetchKeys(
+        _ url: RequestURL,
+        transport: any HTTPTransport,
+        allowInsecureHTTP: Bool
+    ) async throws(AuthCoreError)
         -> [String: RSAPublicKey]
     {
         let request = HTTPRequest(
-            method: "GET", url: url, headers: [HTTPHeader("Accept", "application/json")], body: [],
-            maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowInsecureHTTP)
+            method: "GET",
+            url: url,
+            headers: [HTTPHeader("Accept", "application/json")],
+            body: [],
+            maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes,
+            allowsInsecureHTTP: allowInsecureHTTP
+        )
         let response = try await transport.send(request)
         guard response.isSuccess else { throw response.serviceError() }
         let set = try JSONObject(parsing: response.body.plainBytes, context: "JWKS")
@@ -191,7 +255,8 @@ public actor CognitoTokenVerifier {
             guard (try? entry.optionalString("kty")) == "RSA" else { continue }
             if let use = try? entry.optionalString("use"), use != "sig" { continue }
             if let alg = try? entry.optionalString("alg"), alg != "RS256" { continue }
-            guard let kid = try? entry.string("kid"), let nText = try? entry.string("n"), let eText = try? entry.string("e"),
+            guard let kid = try? entry.string("kid"), let nText = try? entry.string("n"),
+                let eText = try? entry.string("e"),
                 let n = try? Base64.decode(nText, alphabet: .urlSafe, field: "JWKS n"),
                 let e = try? Base64.decode(eText, alphabet: .urlSafe, field: "JWKS e"),
                 let key = try? RSAPublicKey(modulus: n, exponent: e)
@@ -206,6 +271,10 @@ extension CognitoTokenVerifier: CustomReflectable {
     /// The pool, clients and key-set URL (the default reflection of an actor's state is not safe to
     /// read from outside it).
     public nonisolated var customMirror: Mirror {
-        Mirror(self, children: ["userPoolId": userPoolId, "clientIds": clientIds.sorted(), "jwksURL": jwksURL.absoluteString], displayStyle: .class)
+        Mirror(
+            self,
+            children: ["userPoolId": userPoolId, "clientIds": clientIds.sorted(), "jwksURL": jwksURL.absoluteString],
+            displayStyle: .class
+        )
     }
 }

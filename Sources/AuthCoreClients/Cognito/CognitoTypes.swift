@@ -23,8 +23,13 @@ public struct CognitoUserPoolConfiguration: Sendable {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed pool id or endpoint,
     ///   or a plain-http endpoint that is not loopback without `allowInsecureHTTP`.
     public init(
-        region: String, userPoolId: String, clientId: String, clientSecret: SecureBytes? = nil, endpoint: String? = nil,
-        deviceName: String = "AuthCore", allowInsecureHTTP: Bool = false
+        region: String,
+        userPoolId: String,
+        clientId: String,
+        clientSecret: SecureBytes? = nil,
+        endpoint: String? = nil,
+        deviceName: String = "AuthCore",
+        allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         _ = try CognitoSRP.poolName(fromPoolId: userPoolId)
         guard !clientId.isEmpty else { throw AuthCoreError(.invalidParameter, "client id is empty") }
@@ -33,7 +38,11 @@ public struct CognitoUserPoolConfiguration: Sendable {
         self.clientId = clientId
         self.clientSecret = clientSecret
         self.endpoint = try NetworkPolicy.endpoint(
-            endpoint, service: "cognito-idp", region: region, allowInsecureHTTP: allowInsecureHTTP)
+            endpoint,
+            service: "cognito-idp",
+            region: region,
+            allowInsecureHTTP: allowInsecureHTTP
+        )
         self.deviceName = deviceName
         self.allowInsecureHTTP = allowInsecureHTTP
     }
@@ -76,7 +85,9 @@ public enum CognitoFactor: String, Sendable, CaseIterable {
 
     /// A factor by its Cognito name (`EMAIL_OTP`) or Amplify's `AuthFactorType` name (`emailOTP`).
     public init?(name: String) {
-        guard let factor = Self(rawValue: name) ?? Self.allCases.first(where: { $0.amplifyName == name }) else { return nil }
+        guard let factor = Self(rawValue: name) ?? Self.allCases.first(where: { $0.amplifyName == name }) else {
+            return nil
+        }
         self = factor
     }
 
@@ -150,7 +161,11 @@ public struct CognitoTokens: Sendable, CustomStringConvertible, CustomDebugStrin
 
     /// Tokens (restored from a store, or made by a test).
     public init(
-        idToken: String, accessToken: String, refreshToken: String?, expiresIn: Int, tokenType: String? = "Bearer",
+        idToken: String,
+        accessToken: String,
+        refreshToken: String?,
+        expiresIn: Int,
+        tokenType: String? = "Bearer",
         newDevice: (deviceKey: String, deviceGroupKey: String)? = nil
     ) {
         self.idToken = idToken
@@ -167,8 +182,10 @@ public struct CognitoTokens: Sendable, CustomStringConvertible, CustomDebugStrin
     public var debugDescription: String { description }
     public var customMirror: Mirror {
         Mirror(
-            self, children: ["expiresIn": expiresIn, "tokenType": tokenType as Any, "hasRefreshToken": refreshToken != nil],
-            displayStyle: .struct)
+            self,
+            children: ["expiresIn": expiresIn, "tokenType": tokenType as Any, "hasRefreshToken": refreshToken != nil],
+            displayStyle: .struct
+        )
     }
 }
 
@@ -198,8 +215,11 @@ public enum CognitoSignInWarning: Sendable, Equatable {
 }
 
 /// What the app must do next to finish signing in. Case names follow Amplify's `AuthSignInStep`.
-public enum CognitoNextStep: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// A custom challenge (`CUSTOM_CHALLENGE`): answer with ``CognitoSignIn/confirmSignIn(challengeResponse:userAttributes:friendlyDeviceName:clientMetadata:)``.
+public enum CognitoNextStep: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
+    /// A custom challenge (`CUSTOM_CHALLENGE`): answer with
+    /// ``CognitoSignIn/confirmSignIn(challengeResponse:userAttributes:friendlyDeviceName:clientMetadata:)``.
     case confirmSignInWithCustomChallenge(parameters: [String: String])
     /// An SMS MFA code (`SMS_MFA`).
     case confirmSignInWithSMSMFACode(CognitoCodeDelivery)
@@ -275,7 +295,9 @@ public enum CognitoSignInResult: Sendable, CustomStringConvertible, CustomDebugS
 }
 
 /// A device Cognito remembers for a user (device tracking).
-public struct CognitoRememberedDevice: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct CognitoRememberedDevice: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// `DeviceKey`.
     public let deviceKey: String
     /// `DeviceGroupKey`.

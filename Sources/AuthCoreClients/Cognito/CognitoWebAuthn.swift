@@ -17,7 +17,12 @@ public struct CognitoWebAuthnCredential: Sendable, Equatable {
 
     /// A description.
     public init(
-        credentialId: String, friendlyName: String?, relyingPartyId: String?, authenticatorAttachment: String?, transports: [String], createdAt: Timestamp?
+        credentialId: String,
+        friendlyName: String?,
+        relyingPartyId: String?,
+        authenticatorAttachment: String?,
+        transports: [String],
+        createdAt: Timestamp?
     ) {
         self.credentialId = credentialId
         self.friendlyName = friendlyName
@@ -38,7 +43,10 @@ extension CognitoIdentityProviderAPI {
     public func startWebAuthnRegistration(accessToken: String) async throws(AuthCoreError) -> [UInt8] {
         let answer = try await call("StartWebAuthnRegistration", ["AccessToken": .string(accessToken)])
         guard let options = answer.value["CredentialCreationOptions"], options.objectMembers != nil else {
-            throw AuthCoreError(.malformedResponse, "StartWebAuthnRegistration answered without a CredentialCreationOptions object")
+            throw AuthCoreError(
+                .malformedResponse,
+                "StartWebAuthnRegistration answered without a CredentialCreationOptions object"
+            )
         }
         return try ServiceJSON.encode(options, keys: .asDeclared)
     }
@@ -52,14 +60,20 @@ extension CognitoIdentityProviderAPI {
         do { object = try JSONObject(parsing: credential, context: "registration response") } catch {
             throw AuthCoreError(.malformedInput, "the authenticator's registration response is not a JSON object")
         }
-        _ = try await call("CompleteWebAuthnRegistration", ["AccessToken": .string(accessToken), "Credential": object.value])
+        _ = try await call(
+            "CompleteWebAuthnRegistration",
+            ["AccessToken": .string(accessToken), "Credential": object.value]
+        )
     }
 
     /// `ListWebAuthnCredentials`, every page (at most `maximumPages` of 20).
     ///
     /// - Throws: `AuthCoreError.Code.malformedResponse` for a malformed answer, a repeated
     ///   `NextToken`, or more than `maximumPages` pages.
-    public func listWebAuthnCredentials(accessToken: String, maximumPages: Int = 50) async throws(AuthCoreError) -> [CognitoWebAuthnCredential] {
+    public func listWebAuthnCredentials(
+        accessToken: String,
+        maximumPages: Int = 50
+    ) async throws(AuthCoreError) -> [CognitoWebAuthnCredential] {
         var found: [CognitoWebAuthnCredential] = []
         var token: String?
         for _ in 0..<max(1, maximumPages) {
@@ -75,12 +89,19 @@ extension CognitoIdentityProviderAPI {
                 }
                 found.append(
                     CognitoWebAuthnCredential(
-                        credentialId: try item.string("CredentialId"), friendlyName: try item.optionalString("FriendlyCredentialName"),
-                        relyingPartyId: try item.optionalString("RelyingPartyId"), authenticatorAttachment: try item.optionalString("AuthenticatorAttachment"),
-                        transports: try item.stringArray("AuthenticatorTransports"), createdAt: created))
+                        credentialId: try item.string("CredentialId"),
+                        friendlyName: try item.optionalString("FriendlyCredentialName"),
+                        relyingPartyId: try item.optionalString("RelyingPartyId"),
+                        authenticatorAttachment: try item.optionalString("AuthenticatorAttachment"),
+                        transports: try item.stringArray("AuthenticatorTransports"),
+                        createdAt: created
+                    )
+                )
             }
             guard let next = try page.optionalString("NextToken"), !next.isEmpty else { return found }
-            guard next != token else { throw AuthCoreError(.malformedResponse, "ListWebAuthnCredentials repeated its NextToken") }
+            guard next != token else {
+                throw AuthCoreError(.malformedResponse, "ListWebAuthnCredentials repeated its NextToken")
+            }
             token = next
         }
         throw AuthCoreError(.malformedResponse, "ListWebAuthnCredentials has more than \(max(1, maximumPages)) pages")
@@ -88,7 +109,10 @@ extension CognitoIdentityProviderAPI {
 
     /// `DeleteWebAuthnCredential`.
     public func deleteWebAuthnCredential(accessToken: String, credentialId: String) async throws(AuthCoreError) {
-        _ = try await call("DeleteWebAuthnCredential", ["AccessToken": .string(accessToken), "CredentialId": .string(credentialId)])
+        _ = try await call(
+            "DeleteWebAuthnCredential",
+            ["AccessToken": .string(accessToken), "CredentialId": .string(credentialId)]
+        )
     }
 }
 
@@ -98,8 +122,12 @@ extension CognitoSignIn {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` when no WebAuthn step is waiting; the
     ///   authenticator's errors; the service's refusal of the assertion.
-    public func confirmSignInWithWebAuthn(using authenticator: some WebAuthnAuthenticator) async throws(AuthCoreError) -> CognitoSignInResult {
-        guard let waiting = currentPending, waiting.challengeName == .webAuthn, let options = waiting.parameters[CognitoParameter.credentialRequestOptions] else {
+    public func confirmSignInWithWebAuthn(
+        using authenticator: some WebAuthnAuthenticator
+    ) async throws(AuthCoreError) -> CognitoSignInResult {
+        guard let waiting = currentPending, waiting.challengeName == .webAuthn,
+            let options = waiting.parameters[CognitoParameter.credentialRequestOptions]
+        else {
             throw AuthCoreError(.invalidParameter, "no WebAuthn step is waiting for an answer")
         }
         let credential = try await authenticator.getAssertion(options: Array(options.utf8))
@@ -115,7 +143,9 @@ extension CognitoSignIn {
 extension CognitoSession {
     /// Answers a `WEB_AUTHN` step with `authenticator` (``CognitoSignIn/confirmSignInWithWebAuthn(using:)``);
     /// tokens become the session.
-    public func confirmSignInWithWebAuthn(using authenticator: some WebAuthnAuthenticator) async throws(AuthCoreError) -> CognitoSignInResult {
+    public func confirmSignInWithWebAuthn(
+        using authenticator: some WebAuthnAuthenticator
+    ) async throws(AuthCoreError) -> CognitoSignInResult {
         let requested = clock.now()
         let result = try await signInClient.confirmSignInWithWebAuthn(using: authenticator)
         return try await adopt(result, requested: requested)
@@ -123,7 +153,8 @@ extension CognitoSession {
 
     /// Registers a passkey made by `authenticator` (`StartWebAuthnRegistration` → the authenticator's
     /// attestation → `CompleteWebAuthnRegistration`), as Amplify's `associateWebAuthnCredential`.
-    public func associateWebAuthnCredential(using authenticator: some WebAuthnAuthenticator) async throws(AuthCoreError) {
+    public func associateWebAuthnCredential(using authenticator: some WebAuthnAuthenticator) async throws(AuthCoreError)
+    {
         let accessToken = try await tokens().accessToken
         let options = try await api.startWebAuthnRegistration(accessToken: accessToken)
         let credential = try await authenticator.createCredential(options: options)

@@ -19,7 +19,9 @@ public struct AWSSettingsResolver: Sendable {
     public var profileName: String { namedProfile ?? "default" }
 
     /// The profile the caller or the environment names; nil when none does (the default applies).
-    public var namedProfile: String? { explicitProfile ?? environment.present("AWS_DEFAULT_PROFILE") ?? environment.present("AWS_PROFILE") }
+    public var namedProfile: String? {
+        explicitProfile ?? environment.present("AWS_DEFAULT_PROFILE") ?? environment.present("AWS_PROFILE")
+    }
 
     /// The region: `AWS_REGION`, else `AWS_DEFAULT_REGION`, else the profile's `region` (from either
     /// file); nil when none says. (botocore's own session reads no `AWS_REGION`; the AWS CLI v2 and the
@@ -39,12 +41,15 @@ public struct AWSSettingsResolver: Sendable {
     ///   - files: the shared files (the profile's `services` section and `endpoint_url`).
     public func endpoint(serviceKey: String, in files: AWSSharedConfiguration) -> String? {
         let profile = files.profile(named: profileName)
-        if environment.isTrue("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS") || profile?["ignore_configured_endpoint_urls"]?.lowercased() == "true" {
+        if environment.isTrue("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS")
+            || profile?["ignore_configured_endpoint_urls"]?.lowercased() == "true"
+        {
             return nil
         }
         let variable = "AWS_ENDPOINT_URL_" + String(serviceKey.uppercased().map { $0 == " " ? "_" : $0 })
         if let url = environment[variable] ?? environment["AWS_ENDPOINT_URL"] { return url }
-        if let section = profile?["services"], let block = files.serviceSettings(section, service: serviceKey), let url = block["endpoint_url"],
+        if let section = profile?["services"], let block = files.serviceSettings(section, service: serviceKey),
+            let url = block["endpoint_url"],
             !url.isEmpty
         {
             return url

@@ -1,5 +1,6 @@
 public import AuthCore
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,7 +40,8 @@ public struct ConfigurationEnvironment: Sendable {
         var result: [UInt8] = []
         var bytes = Array(path.utf8)[...]
         func isNameByte(_ b: UInt8) -> Bool {
-            (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) || b == UInt8(ascii: "_")
+            (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+                || b == UInt8(ascii: "_")
         }
         while let byte = bytes.first {
             guard byte == UInt8(ascii: "$") else {
@@ -80,7 +82,9 @@ public struct ConfigurationEnvironment: Sendable {
         var entry = passwd()
         var found: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil, let directory = entry.pw_dir else { return nil }
+        guard getpwuid_r(geteuid(), &entry, &buffer, buffer.count, &found) == 0, found != nil,
+            let directory = entry.pw_dir
+        else { return nil }
         let home = String(cString: directory)
         return home.isEmpty ? nil : home
     }
@@ -142,11 +146,17 @@ public struct AWSSharedConfiguration: Sendable {
     public init(environment: ConfigurationEnvironment = .process) throws(AuthCoreError) {
         try self.init(
             configFile: environment["AWS_CONFIG_FILE"] ?? "~/.aws/config",
-            credentialsFile: environment["AWS_SHARED_CREDENTIALS_FILE"] ?? "~/.aws/credentials", environment: environment)
+            credentialsFile: environment["AWS_SHARED_CREDENTIALS_FILE"] ?? "~/.aws/credentials",
+            environment: environment
+        )
     }
 
     /// Reads these two files (paths expanded as botocore expands them).
-    public init(configFile: String, credentialsFile: String, environment: ConfigurationEnvironment = .process) throws(AuthCoreError) {
+    public init(
+        configFile: String,
+        credentialsFile: String,
+        environment: ConfigurationEnvironment = .process
+    ) throws(AuthCoreError) {
         configFilePath = environment.expandedPath(configFile)
         credentialsFilePath = environment.expandedPath(credentialsFile)
         var profiles: [String: [String: SharedConfigFile.Value]] = [:]
@@ -155,9 +165,13 @@ public struct AWSSharedConfiguration: Sendable {
         if let config = try Self.read(configFilePath) {
             for section in config.sections {
                 if section.name.hasPrefix("profile") {
-                    if let name = Self.sectionName(section.name, file: config.path, line: section.line) { profiles[name] = section.values }
+                    if let name = Self.sectionName(section.name, file: config.path, line: section.line) {
+                        profiles[name] = section.values
+                    }
                 } else if section.name.hasPrefix("services") {
-                    if let name = Self.sectionName(section.name, file: config.path, line: section.line) { services[name] = section.values }
+                    if let name = Self.sectionName(section.name, file: config.path, line: section.line) {
+                        services[name] = section.values
+                    }
                 } else if section.name == "default" {
                     profiles["default"] = section.values
                 }
@@ -194,7 +208,9 @@ public struct AWSSharedConfiguration: Sendable {
     /// `[profile NAME]` → NAME: the header split as `shlex.split` would, two words or it is not a
     /// profile (botocore skips such sections silently).
     static func sectionName(_ header: String, file: String, line: Int) -> String? {
-        guard let words = try? ShellWords.split(header, context: "\(file):\(line)"), words.count == 2 else { return nil }
+        guard let words = try? ShellWords.split(header, context: "\(file):\(line)"), words.count == 2 else {
+            return nil
+        }
         return words[1]
     }
 
@@ -227,12 +243,16 @@ enum BoundedFile {
         var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
         var total = 0
         while total < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + total, $0.count - total) }  // invariant: count > 0
+            let count = bytes.withUnsafeMutableBytes {
+                Glibc.read(descriptor, $0.baseAddress! + total, $0.count - total)
+            }  // invariant: count > 0
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else { break }
             total += count
         }
-        guard total <= maximumBytes else { throw AuthCoreError(.inputTooLarge, "\(path) grew past \(maximumBytes) bytes while it was read") }
+        guard total <= maximumBytes else {
+            throw AuthCoreError(.inputTooLarge, "\(path) grew past \(maximumBytes) bytes while it was read")
+        }
         return Array(bytes[..<total])
     }
 }

@@ -70,8 +70,11 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     ///   - usesInstanceSources: whether steps 4 and 5 run (``usesInstanceSources``).
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed proxy variable.
     public init(
-        environment: ConfigurationEnvironment = .process, transport: any HTTPTransport = HTTP1Transport(),
-        metadataTransport: (any HTTPTransport)? = nil, stsEndpoint: String? = nil, clock: any SigningClock = SystemClock(),
+        environment: ConfigurationEnvironment = .process,
+        transport: any HTTPTransport = HTTP1Transport(),
+        metadataTransport: (any HTTPTransport)? = nil,
+        stsEndpoint: String? = nil,
+        clock: any SigningClock = SystemClock(),
         usesInstanceSources: Bool = true
     ) throws(AuthCoreError) {
         self.environment = environment
@@ -90,7 +93,9 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
             for name in ["http_proxy", "HTTP_PROXY", "REQUEST_METHOD"] {
                 if let value = environment[name] { proxyVariables[name] = value }
             }
-            if let local = try ProxyConfiguration.fromEnvironment(proxyVariables).http, NetworkPolicy.isLoopback(host: local.host) {
+            if let local = try ProxyConfiguration.fromEnvironment(proxyVariables).http,
+                NetworkPolicy.isLoopback(host: local.host)
+            {
                 proxies.http = local
             }
             self.metadataTransport = try MetadataTransport.make(totalTimeout: .seconds(5), proxies: proxies)
@@ -105,17 +110,27 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     ///   has credentials.
     public func resolve() async throws(AuthCoreError) -> AlibabaCloudResolvedCredentials {
         var reasons: [String] = []
-        func attempt(_ name: String, _ body: () async throws(AuthCoreError) -> AlibabaCloudResolvedCredentials?) async throws(AuthCoreError)
+        func attempt(
+            _ name: String,
+            _ body: () async throws(AuthCoreError) -> AlibabaCloudResolvedCredentials?
+        ) async throws(AuthCoreError)
             -> AlibabaCloudResolvedCredentials?
         {
             do {
                 if let found = try await body() {
-                    AuthCoreLog.log(.info, "authcore.credentials", "Alibaba Cloud credentials resolved", ["source": found.source])
+                    AuthCoreLog.log(
+                        .info,
+                        "authcore.credentials",
+                        "Alibaba Cloud credentials resolved",
+                        ["source": found.source]
+                    )
                     return found
                 }
             } catch {
                 if error.code == .cancelled { throw error }
-                reasons.append("\(name): \(error.code == .serviceError ? AuthCoreLog.serviceRefusal(error) : error.reason)")
+                reasons.append(
+                    "\(name): \(error.code == .serviceError ? AuthCoreLog.serviceRefusal(error) : error.reason)"
+                )
             }
             return nil
         }
@@ -125,40 +140,68 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
         if environment["ALIBABA_CLOUD_OIDC_TOKEN_FILE"] != nil, environment["ALIBABA_CLOUD_ROLE_ARN"] != nil,
             environment["ALIBABA_CLOUD_OIDC_PROVIDER_ARN"] != nil
         {
-            throw AuthCoreError(.unsupported, "ALIBABA_CLOUD_OIDC_* name an OIDC role, which AuthCore does not assume (AssumeRoleWithOIDC)")
+            throw AuthCoreError(
+                .unsupported,
+                "ALIBABA_CLOUD_OIDC_* name an OIDC role, which AuthCore does not assume (AssumeRoleWithOIDC)"
+            )
         }
         if let found = try await attempt("config.json", cliProfile) { return found }
         if let found = try await attempt("credentials file", iniProfile) { return found }
         guard usesInstanceSources else {
-            throw AuthCoreError(.credentialsUnavailable, "no Alibaba Cloud credentials from the profile: \(reasons.joined(separator: "; "))")
+            throw AuthCoreError(
+                .credentialsUnavailable,
+                "no Alibaba Cloud credentials from the profile: \(reasons.joined(separator: "; "))"
+            )
         }
         if !environment.isTrue("ALIBABA_CLOUD_ECS_METADATA_DISABLED") {
-            if let found = try await attempt("ECS metadata", { () async throws(AuthCoreError) in
-                AlibabaCloudResolvedCredentials(credentials: try await ecsRole(named: environment["ALIBABA_CLOUD_ECS_METADATA"]), source: "ecs_ram_role")
-            }) {
+            if let found = try await attempt(
+                "ECS metadata",
+                { () async throws(AuthCoreError) in
+                    AlibabaCloudResolvedCredentials(
+                        credentials: try await ecsRole(named: environment["ALIBABA_CLOUD_ECS_METADATA"]),
+                        source: "ecs_ram_role"
+                    )
+                }
+            ) {
                 return found
             }
         }
         if let uri = environment["ALIBABA_CLOUD_CREDENTIALS_URI"] {
-            if let found = try await attempt("credentials URI", { () async throws(AuthCoreError) in
-                AlibabaCloudResolvedCredentials(credentials: try await credentialsURI(uri), source: "credential_uri")
-            }) {
+            if let found = try await attempt(
+                "credentials URI",
+                { () async throws(AuthCoreError) in
+                    AlibabaCloudResolvedCredentials(
+                        credentials: try await credentialsURI(uri),
+                        source: "credential_uri"
+                    )
+                }
+            ) {
                 return found
             }
         }
-        throw AuthCoreError(.credentialsUnavailable, "no Alibaba Cloud credentials from any source: \(reasons.joined(separator: "; "))")
+        throw AuthCoreError(
+            .credentialsUnavailable,
+            "no Alibaba Cloud credentials from any source: \(reasons.joined(separator: "; "))"
+        )
     }
 
     // MARK: - Environment
 
     private func environmentKeys() throws(AuthCoreError) -> AlibabaCloudResolvedCredentials {
-        guard let id = environment["ALIBABA_CLOUD_ACCESS_KEY_ID"] else { throw AuthCoreError(.credentialsUnavailable, "ALIBABA_CLOUD_ACCESS_KEY_ID is not set") }
+        guard let id = environment["ALIBABA_CLOUD_ACCESS_KEY_ID"] else {
+            throw AuthCoreError(.credentialsUnavailable, "ALIBABA_CLOUD_ACCESS_KEY_ID is not set")
+        }
         guard let secret = environment["ALIBABA_CLOUD_ACCESS_KEY_SECRET"] else {
             throw AuthCoreError(.credentialsUnavailable, "ALIBABA_CLOUD_ACCESS_KEY_SECRET is not set")
         }
         return AlibabaCloudResolvedCredentials(
-            credentials: try Credentials(accessKeyId: id, secretAccessKey: secret, sessionToken: environment["ALIBABA_CLOUD_SECURITY_TOKEN"]),
-            source: "env")
+            credentials: try Credentials(
+                accessKeyId: id,
+                secretAccessKey: secret,
+                sessionToken: environment["ALIBABA_CLOUD_SECURITY_TOKEN"]
+            ),
+            source: "env"
+        )
     }
 
     private var home: String? { environment["HOME"] ?? ConfigurationEnvironment.passwordDatabaseHome() }
@@ -166,7 +209,9 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     // MARK: - ~/.aliyun/config.json
 
     private func cliProfile() async throws(AuthCoreError) -> AlibabaCloudResolvedCredentials? {
-        if environment.isTrue("ALIBABA_CLOUD_CLI_PROFILE_DISABLED") { throw AuthCoreError(.credentialsUnavailable, "disabled by ALIBABA_CLOUD_CLI_PROFILE_DISABLED") }
+        if environment.isTrue("ALIBABA_CLOUD_CLI_PROFILE_DISABLED") {
+            throw AuthCoreError(.credentialsUnavailable, "disabled by ALIBABA_CLOUD_CLI_PROFILE_DISABLED")
+        }
         guard let home else { throw AuthCoreError(.credentialsUnavailable, "no home directory") }
         let path = home + "/.aliyun/config.json"
         guard let bytes = try BoundedFile.read(path, maximumBytes: AWSSharedConfiguration.maximumFileBytes) else {
@@ -176,7 +221,9 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
         do { document = try JSONObject(parsing: bytes, context: path) } catch {
             throw AuthCoreError(.malformedInput, "\(path) is not a JSON object")
         }
-        guard let name = environment["ALIBABA_CLOUD_PROFILE"] ?? (try? document.optionalString("current")) ?? nil, !name.isEmpty else {
+        guard let name = environment["ALIBABA_CLOUD_PROFILE"] ?? (try? document.optionalString("current")) ?? nil,
+            !name.isEmpty
+        else {
             throw AuthCoreError(.malformedInput, "\(path): no profile named (ALIBABA_CLOUD_PROFILE or current)")
         }
         let profiles = (try? document.optionalObjectArray("profiles")) ?? []
@@ -185,11 +232,19 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     }
 
     /// One profile of config.json: its credentials and the source name below `cli_profile/`.
-    private func cliCredentials(profile name: String, in profiles: [JSONObject], path: String, depth: Int) async throws(AuthCoreError)
+    private func cliCredentials(
+        profile name: String,
+        in profiles: [JSONObject],
+        path: String,
+        depth: Int
+    ) async throws(AuthCoreError)
         -> (Credentials, String)
     {
         guard depth <= Self.maximumChainDepth else {
-            throw AuthCoreError(.malformedInput, "\(path): source_profile chain deeper than \(Self.maximumChainDepth) (a cycle?)")
+            throw AuthCoreError(
+                .malformedInput,
+                "\(path): source_profile chain deeper than \(Self.maximumChainDepth) (a cycle?)"
+            )
         }
         guard let profile = profiles.first(where: { (try? $0.optionalString("name")) == .some(name) }) else {
             throw AuthCoreError(.malformedInput, "\(path): no profile '\(name)'")
@@ -236,24 +291,41 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
             let duration = try expiredSeconds(profile, name: name, path: path)
             let vpc = (try? profile.optionalBool("enable_vpc")) ?? nil
             let credentials = try await assumeRole(
-                roleArn: roleArn, sessionName: text("ram_session_name"), durationSeconds: duration, policy: text("policy"),
-                externalId: text("external_id"), region: text("sts_region"), vpc: vpc, source: source.0)
+                roleArn: roleArn,
+                sessionName: text("ram_session_name"),
+                durationSeconds: duration,
+                policy: text("policy"),
+                externalId: text("external_id"),
+                region: text("sts_region"),
+                vpc: vpc,
+                source: source.0
+            )
             return (credentials, "ram_role_arn/" + source.1)
         case "EcsRamRole":
             guard !environment.isTrue("ALIBABA_CLOUD_ECS_METADATA_DISABLED") else {
                 throw AuthCoreError(.credentialsUnavailable, "profile '\(name)': the ECS metadata service is disabled")
             }
-            return (try await ecsRole(named: text("ram_role_name") ?? environment["ALIBABA_CLOUD_ECS_METADATA"]), "ecs_ram_role")
+            return (
+                try await ecsRole(named: text("ram_role_name") ?? environment["ALIBABA_CLOUD_ECS_METADATA"]),
+                "ecs_ram_role"
+            )
         default:
-            throw AuthCoreError(.unsupported, "\(path): profile '\(name)' has mode '\(mode)', which AuthCore does not read")
+            throw AuthCoreError(
+                .unsupported,
+                "\(path): profile '\(name)' has mode '\(mode)', which AuthCore does not read"
+            )
         }
     }
 
     /// `expired_seconds`: a whole number of at least 900 (default 3600).
     private func expiredSeconds(_ profile: JSONObject, name: String, path: String) throws(AuthCoreError) -> Int {
         guard profile.has("expired_seconds") else { return 3600 }
-        guard let seconds = try? profile.integer("expired_seconds", in: 900...Int64(AliyunSTSClient.maximumDuration)) else {
-            throw AuthCoreError(.malformedInput, "\(path): profile '\(name)': expired_seconds must be a whole number of 900 or more")
+        guard let seconds = try? profile.integer("expired_seconds", in: 900...Int64(AliyunSTSClient.maximumDuration))
+        else {
+            throw AuthCoreError(
+                .malformedInput,
+                "\(path): profile '\(name)': expired_seconds must be a whole number of 900 or more"
+            )
         }
         return Int(seconds)
     }
@@ -261,7 +333,10 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     // MARK: - The INI credentials file
 
     private func iniProfile() async throws(AuthCoreError) -> AlibabaCloudResolvedCredentials? {
-        guard let path = environment["ALIBABA_CLOUD_CREDENTIALS_FILE"] ?? home.map({ $0 + "/.alibabacloud/credentials.ini" }) else {
+        guard
+            let path = environment["ALIBABA_CLOUD_CREDENTIALS_FILE"]
+                ?? home.map({ $0 + "/.alibabacloud/credentials.ini" })
+        else {
             throw AuthCoreError(.credentialsUnavailable, "no home directory")
         }
         let name = environment["ALIBABA_CLOUD_PROFILE"] ?? "default"
@@ -272,7 +347,9 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
         func text(_ key: String) -> String? {
             guard let raw = section.values[key]?.text else { return nil }
             let cut = raw.utf8.prefix { $0 != UInt8(ascii: "#") }
-            let value = Array(cut).withUnsafeBufferPointer { String(decoding: ASCIIText.trimmingWhitespace($0), as: UTF8.self) }
+            let value = Array(cut).withUnsafeBufferPointer {
+                String(decoding: ASCIIText.trimmingWhitespace($0), as: UTF8.self)
+            }
             return value.isEmpty ? nil : value
         }
         func keys() throws(AuthCoreError) -> Credentials {
@@ -292,15 +369,24 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
                 throw AuthCoreError(.malformedInput, "\(path): [\(name)] has no role_arn")
             }
             let credentials = try await assumeRole(
-                roleArn: roleArn, sessionName: text("role_session_name"), durationSeconds: 3600, policy: text("policy"), externalId: nil,
-                region: nil, vpc: nil, source: try keys())
+                roleArn: roleArn,
+                sessionName: text("role_session_name"),
+                durationSeconds: 3600,
+                policy: text("policy"),
+                externalId: nil,
+                region: nil,
+                vpc: nil,
+                source: try keys()
+            )
             return AlibabaCloudResolvedCredentials(credentials: credentials, source: "profile/ram_role_arn/static_ak")
         case "ecs_ram_role":
             guard !environment.isTrue("ALIBABA_CLOUD_ECS_METADATA_DISABLED") else {
                 throw AuthCoreError(.credentialsUnavailable, "[\(name)]: the ECS metadata service is disabled")
             }
             return AlibabaCloudResolvedCredentials(
-                credentials: try await ecsRole(named: text("role_name") ?? environment["ALIBABA_CLOUD_ECS_METADATA"]), source: "profile/ecs_ram_role")
+                credentials: try await ecsRole(named: text("role_name") ?? environment["ALIBABA_CLOUD_ECS_METADATA"]),
+                source: "profile/ecs_ram_role"
+            )
         default:
             throw AuthCoreError(.unsupported, "\(path): [\(name)] has type '\(type)', which AuthCore does not read")
         }
@@ -309,21 +395,36 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     // MARK: - STS
 
     private func assumeRole(
-        roleArn: String, sessionName: String?, durationSeconds: Int, policy: String?, externalId: String?, region: String?, vpc: Bool?,
+        roleArn: String,
+        sessionName: String?,
+        durationSeconds: Int,
+        policy: String?,
+        externalId: String?,
+        region: String?,
+        vpc: Bool?,
         source: Credentials
     ) async throws(AuthCoreError) -> Credentials {
         let stsRegion = region ?? environment["ALIBABA_CLOUD_STS_REGION"]
         if let stsRegion {
             guard !stsRegion.isEmpty, stsRegion.utf8.count <= 64,
-                stsRegion.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-") })
+                stsRegion.utf8.allSatisfy({
+                    ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: "-")
+                })
             else { throw AuthCoreError(.invalidParameter, "the STS region must be lower-case letters, digits and '-'") }
         }
         let useVPC = vpc ?? (environment["ALIBABA_CLOUD_VPC_ENDPOINT_ENABLED"]?.lowercased() == "true")
-        let endpoint = stsEndpoint ?? stsRegion.map { "https://\(useVPC ? "sts-vpc" : "sts").\($0).aliyuncs.com/" } ?? "https://sts.aliyuncs.com/"
+        let endpoint =
+            stsEndpoint ?? stsRegion.map { "https://\(useVPC ? "sts-vpc" : "sts").\($0).aliyuncs.com/" }
+            ?? "https://sts.aliyuncs.com/"
         let client = try AliyunSTSClient(endpoint: endpoint, transport: transport, clock: clock)
-        let name = sessionName ?? environment["ALIBABA_CLOUD_ROLE_SESSION_NAME"] ?? "authcore-\(clock.now().secondsSince1970)"
+        let name =
+            sessionName ?? environment["ALIBABA_CLOUD_ROLE_SESSION_NAME"] ?? "authcore-\(clock.now().secondsSince1970)"
         return try await client.assumeRole(
-            roleArn: roleArn, roleSessionName: name, durationSeconds: durationSeconds, policy: policy, externalId: externalId,
+            roleArn: roleArn,
+            roleSessionName: name,
+            durationSeconds: durationSeconds,
+            policy: policy,
+            externalId: externalId,
             credentials: source
         ).credentials
     }
@@ -337,14 +438,29 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
     private func ecsRole(named role: String?) async throws(AuthCoreError) -> Credentials {
         func request(_ method: String, _ path: String, _ headers: [HTTPHeader]) throws(AuthCoreError) -> HTTPRequest {
             let url: RequestURL
-            do { url = try RequestURL(Self.metadataOrigin + path) } catch { throw AuthCoreError(.invalidParameter, "metadata path: \(error.reason)") }
-            return HTTPRequest(method: method, url: url, headers: headers, maximumResponseBytes: 64 << 10, allowsInsecureHTTP: true)
+            do { url = try RequestURL(Self.metadataOrigin + path) } catch {
+                throw AuthCoreError(.invalidParameter, "metadata path: \(error.reason)")
+            }
+            return HTTPRequest(
+                method: method,
+                url: url,
+                headers: headers,
+                maximumResponseBytes: 64 << 10,
+                allowsInsecureHTTP: true
+            )
         }
         func token() async throws(AuthCoreError) -> [HTTPHeader] {
             let answer = try? await metadataTransport.send(
-                try request("PUT", "/latest/api/token", [HTTPHeader("X-aliyun-ecs-metadata-token-ttl-seconds", "21600")]))
+                try request(
+                    "PUT",
+                    "/latest/api/token",
+                    [HTTPHeader("X-aliyun-ecs-metadata-token-ttl-seconds", "21600")]
+                )
+            )
             if let answer, answer.isSuccess {
-                return [HTTPHeader("X-aliyun-ecs-metadata-token", String(decoding: answer.body.plainBytes, as: UTF8.self))]
+                return [
+                    HTTPHeader("X-aliyun-ecs-metadata-token", String(decoding: answer.body.plainBytes, as: UTF8.self))
+                ]
             }
             if environment.isTrue("ALIBABA_CLOUD_IMDSV1_DISABLED") {
                 throw AuthCoreError(.credentialsUnavailable, "no ECS metadata token, and version 1 is disabled")
@@ -355,35 +471,54 @@ public struct AlibabaCloudCredentialsChain: CredentialsProvider {
         var name = role
         if name == nil {
             let listed = try await metadataTransport.send(try request("GET", base, try await token()))
-            guard listed.isSuccess else { throw AuthCoreError(.credentialsUnavailable, "ECS metadata: no RAM role (status \(listed.status))") }
+            guard listed.isSuccess else {
+                throw AuthCoreError(.credentialsUnavailable, "ECS metadata: no RAM role (status \(listed.status))")
+            }
             name = String(decoding: listed.body.plainBytes, as: UTF8.self)
         }
         guard let name, MetadataTransport.isPlainRoleName(name)
         else { throw AuthCoreError(.malformedResponse, "ECS metadata: the role name is not a plain name") }
         let answer = try await metadataTransport.send(try request("GET", base + name, try await token()))
-        guard answer.isSuccess else { throw AuthCoreError(.credentialsUnavailable, "ECS metadata: role credentials answered \(answer.status)") }
+        guard answer.isSuccess else {
+            throw AuthCoreError(.credentialsUnavailable, "ECS metadata: role credentials answered \(answer.status)")
+        }
         return try Self.successCredentials(answer.body.plainBytes, context: "ECS metadata credentials")
     }
 
     private func credentialsURI(_ text: String) async throws(AuthCoreError) -> Credentials {
         let url: RequestURL
-        do { url = try RequestURL(text) } catch { throw AuthCoreError(.invalidParameter, "ALIBABA_CLOUD_CREDENTIALS_URI: \(error.reason)") }
+        do { url = try RequestURL(text) } catch {
+            throw AuthCoreError(.invalidParameter, "ALIBABA_CLOUD_CREDENTIALS_URI: \(error.reason)")
+        }
         let answer = try await metadataTransport.send(
-            HTTPRequest(method: "GET", url: url, maximumResponseBytes: 64 << 10, allowsInsecureHTTP: NetworkPolicy.isLoopback(host: url.host)))
-        guard answer.isSuccess else { throw AuthCoreError(.credentialsUnavailable, "the credentials URI answered \(answer.status)") }
+            HTTPRequest(
+                method: "GET",
+                url: url,
+                maximumResponseBytes: 64 << 10,
+                allowsInsecureHTTP: NetworkPolicy.isLoopback(host: url.host)
+            )
+        )
+        guard answer.isSuccess else {
+            throw AuthCoreError(.credentialsUnavailable, "the credentials URI answered \(answer.status)")
+        }
         return try Self.successCredentials(answer.body.plainBytes, context: "credentials URI")
     }
 
     /// `{"Code": "Success", "AccessKeyId", "AccessKeySecret", "SecurityToken", "Expiration"}`.
     static func successCredentials(_ body: [UInt8], context: String) throws(AuthCoreError) -> Credentials {
         let object = try JSONObject(parsing: body, context: context)
-        guard try object.optionalString("Code") == "Success" else { throw AuthCoreError(.credentialsUnavailable, "\(context): Code is not Success") }
+        guard try object.optionalString("Code") == "Success" else {
+            throw AuthCoreError(.credentialsUnavailable, "\(context): Code is not Success")
+        }
         let expiration: Timestamp
         do { expiration = try Timestamp(iso8601: try object.string("Expiration")) } catch {
             throw AuthCoreError(.malformedResponse, "\(context): Expiration: \(error.reason)")
         }
         return try Credentials(
-            accessKeyId: try object.string("AccessKeyId"), secretAccessKey: try object.string("AccessKeySecret"),
-            sessionToken: try object.string("SecurityToken"), expiration: expiration)
+            accessKeyId: try object.string("AccessKeyId"),
+            secretAccessKey: try object.string("AccessKeySecret"),
+            sessionToken: try object.string("SecurityToken"),
+            expiration: expiration
+        )
     }
 }

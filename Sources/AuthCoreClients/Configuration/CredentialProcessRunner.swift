@@ -1,5 +1,6 @@
 package import AuthCore
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,7 +14,8 @@ import Glibc
 /// Beyond botocore: the run is bounded — at most ``maximumOutputBytes`` of output and ``timeLimit``
 /// (at most a day; the process and its process group are killed after it, or when the calling task
 /// is cancelled) — and the process's standard error goes nowhere (it may hold anything). The process
-/// inherits this process's environment, as with botocore. A non-zero exit, a missing key, another version or output that is not JSON is an
+/// inherits this process's environment, as with botocore. A non-zero exit, a missing key, another version or output
+/// that is not JSON is an
 /// `AuthCoreError.Code.credentialsUnavailable` naming the profile; output whose `Expiration` has
 /// passed is `AuthCoreError.Code.expired`.
 package struct CredentialProcessRunner: Sendable {
@@ -33,7 +35,10 @@ package struct CredentialProcessRunner: Sendable {
             throw AuthCoreError(.malformedInput, "profile \(profile): credential_process is empty")
         }
         guard let executable = Self.resolve(program, searchPath: searchPath) else {
-            throw AuthCoreError(.credentialsUnavailable, "profile \(profile): credential_process program '\(program)' was not found")
+            throw AuthCoreError(
+                .credentialsUnavailable,
+                "profile \(profile): credential_process program '\(program)' was not found"
+            )
         }
         let outcome = await run(executable: executable, arguments: Array(words.dropFirst()))
         switch outcome {
@@ -42,13 +47,22 @@ package struct CredentialProcessRunner: Sendable {
         case .timedOut:
             throw AuthCoreError(.timedOut, "profile \(profile): credential_process did not finish within \(timeLimit)")
         case .tooLarge:
-            throw AuthCoreError(.inputTooLarge, "profile \(profile): credential_process printed more than \(Self.maximumOutputBytes) bytes")
+            throw AuthCoreError(
+                .inputTooLarge,
+                "profile \(profile): credential_process printed more than \(Self.maximumOutputBytes) bytes"
+            )
         case .cancelled:
-            throw AuthCoreError(.cancelled, "profile \(profile): cancelled while credential_process ran (it was killed)")
+            throw AuthCoreError(
+                .cancelled,
+                "profile \(profile): cancelled while credential_process ran (it was killed)"
+            )
         case .exited(let status, _) where status != 0:
             throw AuthCoreError(
                 .credentialsUnavailable,
-                status < 0 ? "profile \(profile): credential_process was killed by a signal" : "profile \(profile): credential_process exited with status \(status)")
+                status < 0
+                    ? "profile \(profile): credential_process was killed by a signal"
+                    : "profile \(profile): credential_process exited with status \(status)"
+            )
         case .exited(_, let output):
             return try Self.parse(output, profile: profile, now: now)
         }
@@ -81,13 +95,21 @@ package struct CredentialProcessRunner: Sendable {
             guard parsed > now else { throw AuthCoreError(.expired, "\(context): the credentials expired at \(text)") }
             expiration = parsed
         }
-        return try Credentials(accessKeyId: accessKeyId, secretAccessKey: secret, sessionToken: token, expiration: expiration)
+        return try Credentials(
+            accessKeyId: accessKeyId,
+            secretAccessKey: secret,
+            sessionToken: token,
+            expiration: expiration
+        )
     }
 
     /// `program` itself when it names a path, else the first executable of that name on `searchPath`.
     static func resolve(_ program: String, searchPath: String?) -> String? {
         if program.utf8.contains(UInt8(ascii: "/")) { return program }
-        for directory in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":", omittingEmptySubsequences: true) {
+        for directory in (searchPath ?? "/usr/local/bin:/usr/bin:/bin").split(
+            separator: ":",
+            omittingEmptySubsequences: true
+        ) {
             let candidate = "\(directory)/\(program)"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
@@ -111,7 +133,13 @@ package struct CredentialProcessRunner: Sendable {
             await withCheckedContinuation { continuation in
                 Thread.detachNewThread {
                     continuation.resume(
-                        returning: ProcessRun.run(executable: executable, arguments: arguments, timeLimit: limit, cancelled: cancelled))
+                        returning: ProcessRun.run(
+                            executable: executable,
+                            arguments: arguments,
+                            timeLimit: limit,
+                            cancelled: cancelled
+                        )
+                    )
                 }
             }
         } onCancel: {
@@ -128,7 +156,12 @@ package struct CredentialProcessRunner: Sendable {
 enum ProcessRun {
     static let graceAfterExit: Duration = .milliseconds(200)
 
-    static func run(executable: String, arguments: [String], timeLimit: Duration, cancelled: Locked<Bool>) -> CredentialProcessRunner.Outcome {
+    static func run(
+        executable: String,
+        arguments: [String],
+        timeLimit: Duration,
+        cancelled: Locked<Bool>
+    ) -> CredentialProcessRunner.Outcome {
         var pipeEnds: [Int32] = [-1, -1]
         guard pipe(&pipeEnds) == 0 else { return .failedToStart }
         let (readEnd, writeEnd) = (pipeEnds[0], pipeEnds[1])
@@ -153,7 +186,10 @@ enum ProcessRun {
         posix_spawnattr_setsigmask(&attributes, &noSignals)
         posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
         posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        posix_spawnattr_setflags(
+            &attributes,
+            Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
+        )
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0

@@ -31,32 +31,53 @@ struct ContainerCredentialsSource: Sendable, CustomStringConvertible, CustomRefl
             return nil
         }
         let url: RequestURL
-        do { url = try RequestURL(text) } catch { throw AuthCoreError(.invalidParameter, "container credentials URI: \(error.reason)") }
+        do { url = try RequestURL(text) } catch {
+            throw AuthCoreError(.invalidParameter, "container credentials URI: \(error.reason)")
+        }
         if url.scheme == "http" {
             let allowed = ["169.254.170.2", "169.254.170.23", "[fd00:ec2::23]"]
             guard NetworkPolicy.isLoopback(host: url.host) || allowed.contains(url.host.lowercased()) else {
                 throw AuthCoreError(
                     .invalidParameter,
-                    "container credentials URI \(url.origin): plain http is allowed only to loopback, 169.254.170.2, 169.254.170.23 or fd00:ec2::23")
+                    "container credentials URI \(url.origin): plain http is allowed only to loopback, 169.254.170.2, 169.254.170.23 or fd00:ec2::23"
+                )
             }
         }
         return ContainerCredentialsSource(
-            url: url, tokenFile: environment["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"], token: environment["AWS_CONTAINER_AUTHORIZATION_TOKEN"])
+            url: url,
+            tokenFile: environment["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"],
+            token: environment["AWS_CONTAINER_AUTHORIZATION_TOKEN"]
+        )
     }
 
     func credentials(transport: any HTTPTransport) async throws(AuthCoreError) -> Credentials {
         var headers: [HTTPHeader] = [HTTPHeader("Accept", "application/json")]
         if let authorization = try authorization() { headers.append(HTTPHeader("Authorization", authorization)) }
         let request = HTTPRequest(
-            method: "GET", url: url, headers: headers, maximumResponseBytes: 64 << 10, allowsInsecureHTTP: url.scheme == "http")
+            method: "GET",
+            url: url,
+            headers: headers,
+            maximumResponseBytes: 64 << 10,
+            allowsInsecureHTTP: url.scheme == "http"
+        )
         let response: HTTPResponse
         do { response = try await transport.send(request) } catch {
-            throw AuthCoreError(.credentialsUnavailable, "container credentials endpoint \(url.origin): \(error.reason)")
+            throw AuthCoreError(
+                .credentialsUnavailable,
+                "container credentials endpoint \(url.origin): \(error.reason)"
+            )
         }
         guard response.isSuccess else {
-            throw AuthCoreError(.credentialsUnavailable, "container credentials endpoint \(url.origin) answered \(response.status)")
+            throw AuthCoreError(
+                .credentialsUnavailable,
+                "container credentials endpoint \(url.origin) answered \(response.status)"
+            )
         }
-        return try MetadataCredentialsJSON.parse(response.body.plainBytes, context: "container credentials", tokenKey: "Token")
+        return try MetadataCredentialsJSON.parse(
+            response.body.plainBytes,
+            context: "container credentials",
+            tokenKey: "Token"
+        )
     }
 
     /// The token file's contents (re-read each time: the agent rotates it) or the token variable.
@@ -64,7 +85,10 @@ struct ContainerCredentialsSource: Sendable, CustomStringConvertible, CustomRefl
         var value = token
         if let tokenFile {
             guard let bytes = try BoundedFile.read(tokenFile, maximumBytes: 16 << 10) else {
-                throw AuthCoreError(.credentialsUnavailable, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(tokenFile) cannot be read")
+                throw AuthCoreError(
+                    .credentialsUnavailable,
+                    "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE \(tokenFile) cannot be read"
+                )
             }
             value = String(decoding: bytes, as: UTF8.self)
         }
@@ -88,20 +112,30 @@ struct InstanceMetadataCredentialsSource: Sendable {
     let endpoint: RequestURL
     let allowsVersion1: Bool
 
-    static func from(_ environment: ConfigurationEnvironment, profile: AWSProfile?) throws(AuthCoreError) -> InstanceMetadataCredentialsSource? {
+    static func from(
+        _ environment: ConfigurationEnvironment,
+        profile: AWSProfile?
+    ) throws(AuthCoreError) -> InstanceMetadataCredentialsSource? {
         if environment.isTrue("AWS_EC2_METADATA_DISABLED") { return nil }
-        let mode = (environment["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"] ?? profile?["ec2_metadata_service_endpoint_mode"])?.lowercased()
+        let mode =
+            (environment["AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE"] ?? profile?["ec2_metadata_service_endpoint_mode"])?
+            .lowercased()
         guard mode == nil || mode == "ipv4" || mode == "ipv6" else {
             throw AuthCoreError(.invalidParameter, "the instance metadata endpoint mode must be IPv4 or IPv6")
         }
         let ipv6 = mode == "ipv6"
-        let text = environment["AWS_EC2_METADATA_SERVICE_ENDPOINT"] ?? profile?["ec2_metadata_service_endpoint"]
+        let text =
+            environment["AWS_EC2_METADATA_SERVICE_ENDPOINT"] ?? profile?["ec2_metadata_service_endpoint"]
             ?? (ipv6 ? "http://[fd00:ec2::254]" : "http://169.254.169.254")
         var trimmed = text
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
         let url: RequestURL
-        do { url = try RequestURL(trimmed + "/") } catch { throw AuthCoreError(.invalidParameter, "instance metadata endpoint: \(error.reason)") }
-        let v1Disabled = environment.isTrue("AWS_EC2_METADATA_V1_DISABLED") || profile?["ec2_metadata_v1_disabled"]?.lowercased() == "true"
+        do { url = try RequestURL(trimmed + "/") } catch {
+            throw AuthCoreError(.invalidParameter, "instance metadata endpoint: \(error.reason)")
+        }
+        let v1Disabled =
+            environment.isTrue("AWS_EC2_METADATA_V1_DISABLED")
+            || profile?["ec2_metadata_v1_disabled"]?.lowercased() == "true"
         return InstanceMetadataCredentialsSource(endpoint: url, allowsVersion1: !v1Disabled)
     }
 
@@ -122,11 +156,17 @@ struct InstanceMetadataCredentialsSource: Sendable {
     func credentialsIfAvailable(transport: any HTTPTransport) async throws(AuthCoreError) -> Credentials? {
         var headers: [HTTPHeader] = []
         let tokenRequest = HTTPRequest(
-            method: "PUT", url: try url("/latest/api/token"), headers: [HTTPHeader("x-aws-ec2-metadata-token-ttl-seconds", "21600")],
-            maximumResponseBytes: 4096, allowsInsecureHTTP: true)
+            method: "PUT",
+            url: try url("/latest/api/token"),
+            headers: [HTTPHeader("x-aws-ec2-metadata-token-ttl-seconds", "21600")],
+            maximumResponseBytes: 4096,
+            allowsInsecureHTTP: true
+        )
         let tokenResponse = try? await transport.send(tokenRequest)
         if let tokenResponse, tokenResponse.isSuccess {
-            headers.append(HTTPHeader("x-aws-ec2-metadata-token", String(decoding: tokenResponse.body.plainBytes, as: UTF8.self)))
+            headers.append(
+                HTTPHeader("x-aws-ec2-metadata-token", String(decoding: tokenResponse.body.plainBytes, as: UTF8.self))
+            )
         } else if tokenResponse?.status == 400 {
             return nil  // a bad request: no fallback
         } else if !allowsVersion1 {
@@ -135,7 +175,14 @@ struct InstanceMetadataCredentialsSource: Sendable {
         let base = "/latest/meta-data/iam/security-credentials/"
         guard
             let roles = try? await transport.send(
-                HTTPRequest(method: "GET", url: try url(base), headers: headers, maximumResponseBytes: 4096, allowsInsecureHTTP: true)),
+                HTTPRequest(
+                    method: "GET",
+                    url: try url(base),
+                    headers: headers,
+                    maximumResponseBytes: 4096,
+                    allowsInsecureHTTP: true
+                )
+            ),
             roles.isSuccess
         else { return nil }
         let role = String(decoding: roles.body.plainBytes, as: UTF8.self)
@@ -143,10 +190,21 @@ struct InstanceMetadataCredentialsSource: Sendable {
         else { return nil }
         guard
             let answer = try? await transport.send(
-                HTTPRequest(method: "GET", url: try url(base + role), headers: headers, maximumResponseBytes: 64 << 10, allowsInsecureHTTP: true)),
+                HTTPRequest(
+                    method: "GET",
+                    url: try url(base + role),
+                    headers: headers,
+                    maximumResponseBytes: 64 << 10,
+                    allowsInsecureHTTP: true
+                )
+            ),
             answer.isSuccess
         else { return nil }
-        return try? MetadataCredentialsJSON.parse(answer.body.plainBytes, context: "instance metadata credentials", tokenKey: "Token")
+        return try? MetadataCredentialsJSON.parse(
+            answer.body.plainBytes,
+            context: "instance metadata credentials",
+            tokenKey: "Token"
+        )
     }
 }
 
@@ -160,8 +218,11 @@ enum MetadataCredentialsJSON {
             throw AuthCoreError(.malformedResponse, "\(context): Expiration: \(error.reason)")
         }
         return try Credentials(
-            accessKeyId: try object.string("AccessKeyId"), secretAccessKey: try object.string("SecretAccessKey"),
-            sessionToken: try object.string(tokenKey), expiration: expiration)
+            accessKeyId: try object.string("AccessKeyId"),
+            secretAccessKey: try object.string("SecretAccessKey"),
+            sessionToken: try object.string(tokenKey),
+            expiration: expiration
+        )
     }
 }
 
@@ -172,7 +233,9 @@ enum MetadataTransport {
     /// without `/`, `?` or `#`, not empty.
     static func isPlainRoleName(_ name: String) -> Bool {
         !name.isEmpty
-            && name.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+            && name.utf8.allSatisfy {
+                $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+            }
     }
 
     static func make(totalTimeout: Duration, proxies: ProxyConfiguration) throws(AuthCoreError) -> HTTP1Transport {

@@ -36,7 +36,9 @@ package struct SharedConfigFile: Sendable {
         package var values: [String: Value]
 
         /// The name and keys, never the values (they include secret keys).
-        package var description: String { "Section(\(name), line \(line), keys: \(values.keys.sorted().joined(separator: ", ")))" }
+        package var description: String {
+            "Section(\(name), line \(line), keys: \(values.keys.sorted().joined(separator: ", ")))"
+        }
         package var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
     }
 
@@ -96,7 +98,9 @@ private struct Parser {
             var line = 1
             var lineStart = 0
             for (index, byte) in bytes.enumerated() where byte == 0x0A {
-                if String(validating: UnsafeBufferPointer(rebasing: bytes[lineStart..<index]), as: UTF8.self) == nil { break }
+                if String(validating: UnsafeBufferPointer(rebasing: bytes[lineStart..<index]), as: UTF8.self) == nil {
+                    break
+                }
                 line &+= 1
                 lineStart = index &+ 1
             }
@@ -140,13 +144,19 @@ private struct Parser {
             currentKey = nil
             return
         }
-        guard current != nil else { throw error(number, "a key outside any section (the file must start with a [section] header)") }
-        guard let delimiter = trimmed.firstIndex(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: ":") }), delimiter > 0 else {
+        guard current != nil else {
+            throw error(number, "a key outside any section (the file must start with a [section] header)")
+        }
+        guard let delimiter = trimmed.firstIndex(where: { $0 == UInt8(ascii: "=") || $0 == UInt8(ascii: ":") }),
+            delimiter > 0
+        else {
             if firstBadLine == nil { firstBadLine = number }
             currentKey = nil
             return
         }
-        let key = ASCIIText.lowercased(ASCIIText.trimmingWhitespace(UnsafeBufferPointer(rebasing: trimmed[..<delimiter])))
+        let key = ASCIIText.lowercased(
+            ASCIIText.trimmingWhitespace(UnsafeBufferPointer(rebasing: trimmed[..<delimiter]))
+        )
         let value = ASCIIText.trimmingWhitespace(UnsafeBufferPointer(rebasing: trimmed[(delimiter + 1)...]))
         let keyText = try decode(key, line: number)
         try setValue(keyText, try decode(value, line: number), line: number)
@@ -167,7 +177,9 @@ private struct Parser {
             current = -1
             return
         }
-        guard sectionNames.insert(Array(name.utf8)).inserted else { throw error(line, "section [\(name)] appears twice") }
+        guard sectionNames.insert(Array(name.utf8)).inserted else {
+            throw error(line, "section [\(name)] appears twice")
+        }
         sections.append(PendingSection(name: name, line: line))
         current = sections.count - 1
     }
@@ -199,12 +211,16 @@ private struct Parser {
 
     /// Joins multi-line values, parses nested blocks, merges `DEFAULT` into every section.
     func finish() throws(AuthCoreError) -> [SharedConfigFile.Section] {
-        if let bad = firstBadLine { throw error(bad, "a line that is neither a [section], a key = value nor a comment") }
+        if let bad = firstBadLine {
+            throw error(bad, "a line that is neither a [section], a key = value nor a comment")
+        }
         let defaultValues = try values(of: defaults)
         let merged = sections.reduce(0) { $0 &+ $1.keys.count &+ defaultValues.count }
         guard merged <= SharedConfigFile.maximumMergedValues else {
             throw AuthCoreError(
-                .inputTooLarge, "\(path): \(sections.count) sections with [DEFAULT]'s \(defaultValues.count) keys merged in exceed \(SharedConfigFile.maximumMergedValues) values")
+                .inputTooLarge,
+                "\(path): \(sections.count) sections with [DEFAULT]'s \(defaultValues.count) keys merged in exceed \(SharedConfigFile.maximumMergedValues) values"
+            )
         }
         var result: [SharedConfigFile.Section] = []
         for pending in sections {

@@ -39,7 +39,9 @@ package enum ShellWords {
                         closed = true
                         break
                     }
-                    if inner == UInt8(ascii: "\\"), let next = bytes.first, next == UInt8(ascii: "\"") || next == UInt8(ascii: "\\") {
+                    if inner == UInt8(ascii: "\\"), let next = bytes.first,
+                        next == UInt8(ascii: "\"") || next == UInt8(ascii: "\\")
+                    {
                         word.append(next)
                         bytes = bytes.dropFirst()
                     } else {
@@ -49,7 +51,9 @@ package enum ShellWords {
                 guard closed else { throw AuthCoreError(.malformedInput, "\(context): no closing quotation") }
             case UInt8(ascii: "\\"):
                 inWord = true
-                guard let next = bytes.popFirst() else { throw AuthCoreError(.malformedInput, "\(context): no escaped character") }
+                guard let next = bytes.popFirst() else {
+                    throw AuthCoreError(.malformedInput, "\(context): no escaped character")
+                }
                 word.append(next)
             default:
                 inWord = true

@@ -7,7 +7,9 @@ import AuthCore
 /// task however long it takes, and ignores the waiter's cancellation.) A task that ignores its
 /// cancellation after a time-out keeps running until it ends by itself; its result is dropped.
 func awaitResult<Value: Sendable>(
-    of task: Task<Value, any Error>, timeLimit: Duration? = nil, describing what: String
+    of task: Task<Value, any Error>,
+    timeLimit: Duration? = nil,
+    describing what: String
 ) async throws(AuthCoreError) -> Value {
     let gate = ResumeOnce<Value>()
     let watcher = Task {
@@ -33,7 +35,8 @@ func awaitResult<Value: Sendable>(
     switch result {
     case .success(let value): return value
     case .failure(let error as AuthCoreError): throw error
-    case .failure(let error): throw AuthCoreError(.credentialsUnavailable, "\(what) failed: \(type(of: error))").causedBy(error)
+    case .failure(let error):
+        throw AuthCoreError(.credentialsUnavailable, "\(what) failed: \(type(of: error))").causedBy(error)
     }
 }
 

@@ -43,7 +43,10 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
     let lookup: @Sendable (String) -> String?
 
     /// A provider for `kind`; `lookup` reads a variable (default: `getenv`).
-    public init(_ kind: Kind, lookup: @escaping @Sendable (String) -> String? = EnvironmentCredentialsProvider.processEnvironment) {
+    public init(
+        _ kind: Kind,
+        lookup: @escaping @Sendable (String) -> String? = EnvironmentCredentialsProvider.processEnvironment
+    ) {
         self.kind = kind
         self.lookup = lookup
     }
@@ -59,7 +62,8 @@ public struct EnvironmentCredentialsProvider: CredentialsProvider {
             switch kind {
             case .aws: ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN")
             case .oss: ("OSS_ACCESS_KEY_ID", "OSS_ACCESS_KEY_SECRET", "OSS_SECURITY_TOKEN")
-            case .alibabaCloud: ("ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ALIBABA_CLOUD_SECURITY_TOKEN")
+            case .alibabaCloud:
+                ("ALIBABA_CLOUD_ACCESS_KEY_ID", "ALIBABA_CLOUD_ACCESS_KEY_SECRET", "ALIBABA_CLOUD_SECURITY_TOKEN")
             }
         func read(_ name: String) -> String? { lookup(name).flatMap { $0.isEmpty ? nil : $0 } }
         guard let accessKey = read(id), let secretKey = read(secret) else {
@@ -81,7 +85,8 @@ public struct ClosureCredentialsProvider: CredentialsProvider {
         do { return try await fetch() } catch let error as AuthCoreError {
             throw error
         } catch {
-            throw AuthCoreError(.credentialsUnavailable, "the credentials closure failed with \(type(of: error))").causedBy(error)
+            throw AuthCoreError(.credentialsUnavailable, "the credentials closure failed with \(type(of: error))")
+                .causedBy(error)
         }
     }
 }

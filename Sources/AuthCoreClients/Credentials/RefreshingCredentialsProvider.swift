@@ -56,9 +56,14 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
     /// Negative windows and margins count as 0, the margin at most one day; the minimum lifetime is
     /// at least the safety margin plus one second; the time limit lies within 0 s…1 day.
     public init(
-        source: any CredentialsProvider, window: Int64 = 300, clock: any SigningClock = SystemClock(),
-        random: any SecureRandomGenerator = SystemRandom(), safetyMargin: Int64 = 10, minimumLifetime: Int64 = 60,
-        timeLimit: Duration = .seconds(30), onRefresh: (@Sendable (Result<Timestamp?, AuthCoreError>) -> Void)? = nil
+        source: any CredentialsProvider,
+        window: Int64 = 300,
+        clock: any SigningClock = SystemClock(),
+        random: any SecureRandomGenerator = SystemRandom(),
+        safetyMargin: Int64 = 10,
+        minimumLifetime: Int64 = 60,
+        timeLimit: Duration = .seconds(30),
+        onRefresh: (@Sendable (Result<Timestamp?, AuthCoreError>) -> Void)? = nil
     ) {
         self.onRefresh = onRefresh
         self.source = source
@@ -146,7 +151,10 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
         do {
             let source = self.source
             let fresh = try await awaitResult(
-                of: Task { try await source.credentials() }, timeLimit: timeLimit, describing: "the credentials source")
+                of: Task { try await source.credentials() },
+                timeLimit: timeLimit,
+                describing: "the credentials source"
+            )
             let now = clock.now()
             guard !fresh.isExpired(at: now) else {
                 throw AuthCoreError(.expired, "the credentials source returned credentials that are already expired")
@@ -154,12 +162,18 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
             if let expiration = fresh.expiration, now.seconds(until: expiration) < minimumLifetime {
                 throw AuthCoreError(
                     .expired,
-                    "the credentials source returned credentials that expire in \(now.seconds(until: expiration)) s, less than the \(minimumLifetime) s minimum")
+                    "the credentials source returned credentials that expire in \(now.seconds(until: expiration)) s, less than the \(minimumLifetime) s minimum"
+                )
             }
             refreshAttempts += 1
-            AuthCoreLog.log(.info, "authcore.credentials", "credentials refreshed", [
-                "source": "\(type(of: source))", "expiration": fresh.expiration?.iso8601 ?? "none",
-            ])
+            AuthCoreLog.log(
+                .info,
+                "authcore.credentials",
+                "credentials refreshed",
+                [
+                    "source": "\(type(of: source))", "expiration": fresh.expiration?.iso8601 ?? "none",
+                ]
+            )
             guard generation == started else { return fresh }  // cleared meanwhile: not cached
             onRefresh?(.success(fresh.expiration))
             cached = fresh
@@ -170,7 +184,11 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
             return fresh
         } catch {
             refreshAttempts += 1
-            let typed = error as? AuthCoreError ?? AuthCoreError(.credentialsUnavailable, "credentials refresh failed: \(type(of: error))").causedBy(error)
+            let typed =
+                error as? AuthCoreError
+                ?? AuthCoreError(.credentialsUnavailable, "credentials refresh failed: \(type(of: error))").causedBy(
+                    error
+                )
             guard generation == started else { throw typed }
             failures += 1
             let step = Swift.min(60.0, Double(1 << Swift.min(failures - 1, 6)))
@@ -178,11 +196,16 @@ public actor RefreshingCredentialsProvider: CredentialsProvider {
             try? withUnsafeMutableBytes(of: &jitterByte) { try random.fill($0) }
             let delay = step * (0.5 + 0.5 * Double(jitterByte) / 255.0)
             retryAfter = clock.now().adding(seconds: Swift.max(1, Int64(delay.rounded(.up))))
-            AuthCoreLog.log(.warning, "authcore.credentials", "credentials refresh failed", [
-                "source": "\(type(of: source))", "error": "\(typed.code)", "failures": String(failures),
-                // A service's refusal by its type, status and request id; never its message (server text).
-                "reason": typed.code == .serviceError ? AuthCoreLog.serviceRefusal(typed) : typed.reason,
-            ])
+            AuthCoreLog.log(
+                .warning,
+                "authcore.credentials",
+                "credentials refresh failed",
+                [
+                    "source": "\(type(of: source))", "error": "\(typed.code)", "failures": String(failures),
+                    // A service's refusal by its type, status and request id; never its message (server text).
+                    "reason": typed.code == .serviceError ? AuthCoreLog.serviceRefusal(typed) : typed.reason,
+                ]
+            )
             lastError = typed
             onRefresh?(.failure(typed))
             throw typed

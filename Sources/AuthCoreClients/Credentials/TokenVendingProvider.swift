@@ -22,8 +22,11 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a plain-http URL to a host that is
     ///   not loopback without `allowInsecureHTTP`.
     public init(
-        url: RequestURL, transport: any HTTPTransport = HTTP1Transport(), clock: any SigningClock = SystemClock(),
-        redirects: RedirectPolicy = .refuse, allowInsecureHTTP: Bool = false
+        url: RequestURL,
+        transport: any HTTPTransport = HTTP1Transport(),
+        clock: any SigningClock = SystemClock(),
+        redirects: RedirectPolicy = .refuse,
+        allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         try NetworkPolicy.requireSecureTransport(url, allowInsecureHTTP: allowInsecureHTTP)
         self.url = url
@@ -31,7 +34,14 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
         self.clock = clock
         self.redirects = redirects
         self.allowInsecureHTTP = allowInsecureHTTP
-        makeRequest = { HTTPRequest(method: "GET", url: url, headers: [HTTPHeader("Accept", "application/json")], redirects: redirects) }
+        makeRequest = {
+            HTTPRequest(
+                method: "GET",
+                url: url,
+                headers: [HTTPHeader("Accept", "application/json")],
+                redirects: redirects
+            )
+        }
     }
 
     /// A provider whose request the app builds for each fetch: method, URL with its query, headers
@@ -39,7 +49,9 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
     /// (or loopback, or `allowInsecureHTTP`), the answer is capped at 1 MiB, and redirects follow
     /// the built request's `HTTPRequest.redirects` (never across origins).
     public init(
-        transport: any HTTPTransport = HTTP1Transport(), clock: any SigningClock = SystemClock(), allowInsecureHTTP: Bool = false,
+        transport: any HTTPTransport = HTTP1Transport(),
+        clock: any SigningClock = SystemClock(),
+        allowInsecureHTTP: Bool = false,
         request: @escaping @Sendable () async throws(AuthCoreError) -> HTTPRequest
     ) {
         self.url = nil
@@ -54,33 +66,60 @@ public struct TokenVendingCredentialsProvider: CredentialsProvider {
         var request = try await makeRequest()
         try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: allowInsecureHTTP)
         request.allowsInsecureHTTP = allowInsecureHTTP
-        request.maximumResponseBytes = Swift.min(request.maximumResponseBytes, NetworkPolicy.controlPlaneMaximumResponseBytes)
+        request.maximumResponseBytes = Swift.min(
+            request.maximumResponseBytes,
+            NetworkPolicy.controlPlaneMaximumResponseBytes
+        )
         request.answerCarriesSecrets = true
         let response = try await transport.send(request)
         if (300..<400).contains(response.status) { throw response.serviceError() }
         let context = "token vending response"
         guard response.isSuccess else {
-            let status = try? ServiceJSON.decode(TokenVendingAnswer.Status.self, from: response.body.plainBytes, context: context)
+            let status = try? ServiceJSON.decode(
+                TokenVendingAnswer.Status.self,
+                from: response.body.plainBytes,
+                context: context
+            )
             throw AuthCoreError(
                 serviceErrorType: status?.errorCode ?? "HTTP\(response.status)",
-                message: status?.errorMessage ?? "token vending endpoint answered \(response.status)", httpStatus: response.status)
+                message: status?.errorMessage ?? "token vending endpoint answered \(response.status)",
+                httpStatus: response.status
+            )
         }
         // The secret is taken out first: the decoders read a document without it.
-        let members = try SecretJSONMembers(parsing: response.body.inWipingStorage, paths: [["AccessKeySecret"]], context: context)
+        let members = try SecretJSONMembers(
+            parsing: response.body.inWipingStorage,
+            paths: [["AccessKeySecret"]],
+            context: context
+        )
         let status = try ServiceJSON.decode(TokenVendingAnswer.Status.self, from: members.redacted, context: context)
-        guard let code = status.statusCode?.value else { throw AuthCoreError(.malformedResponse, "\(context): missing StatusCode") }
+        guard let code = status.statusCode?.value else {
+            throw AuthCoreError(.malformedResponse, "\(context): missing StatusCode")
+        }
         guard code == 200 else {
             throw AuthCoreError(
-                .malformedResponse, "\(context): StatusCode is \(code), not 200 (\(status.errorCode ?? "StatusCode \(code)"))")
+                .malformedResponse,
+                "\(context): StatusCode is \(code), not 200 (\(status.errorCode ?? "StatusCode \(code)"))"
+            )
         }
-        let answer = try ServiceJSON.decode(TokenVendingAnswer.Credentials.self, from: members.redacted, context: context)
-        guard let secret = members.values[0] else { throw AuthCoreError(.malformedResponse, "\(context): missing AccessKeySecret") }
+        let answer = try ServiceJSON.decode(
+            TokenVendingAnswer.Credentials.self,
+            from: members.redacted,
+            context: context
+        )
+        guard let secret = members.values[0] else {
+            throw AuthCoreError(.malformedResponse, "\(context): missing AccessKeySecret")
+        }
         let expiration = answer.expiration.value
         guard expiration > clock.now() else {
             throw AuthCoreError(.expired, "\(context): Expiration \(expiration.iso8601) is in the past")
         }
         return try Credentials(
-            accessKeyId: answer.accessKeyId, secretAccessKey: secret, sessionToken: answer.securityToken, expiration: expiration)
+            accessKeyId: answer.accessKeyId,
+            secretAccessKey: secret,
+            sessionToken: answer.securityToken,
+            expiration: expiration
+        )
     }
 }
 

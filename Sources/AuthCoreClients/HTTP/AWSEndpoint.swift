@@ -26,7 +26,10 @@ public enum AWSEndpoint {
     public static func validate(region: String) throws(AuthCoreError) {
         let allowed = region.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
         guard (1...32).contains(region.utf8.count), allowed, region.first != "-", region.last != "-" else {
-            throw AuthCoreError(.invalidParameter, "'\(region.prefix(40))' is not a region name (lowercase letters, digits and hyphens)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "'\(region.prefix(40))' is not a region name (lowercase letters, digits and hyphens)"
+            )
         }
     }
 }
@@ -37,10 +40,19 @@ extension NetworkPolicy {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed region or URL, or
     ///   plain http to a host that is not loopback without `allowInsecureHTTP`.
-    public static func endpoint(_ text: String?, service: String, region: String, allowInsecureHTTP: Bool) throws(AuthCoreError)
+    public static func endpoint(
+        _ text: String?,
+        service: String,
+        region: String,
+        allowInsecureHTTP: Bool
+    ) throws(AuthCoreError)
         -> RequestURL
     {
         try AWSEndpoint.validate(region: region)
-        return try endpoint(text, default: try AWSEndpoint.defaultURL(service: service, region: region), allowInsecureHTTP: allowInsecureHTTP)
+        return try endpoint(
+            text,
+            default: try AWSEndpoint.defaultURL(service: service, region: region),
+            allowInsecureHTTP: allowInsecureHTTP
+        )
     }
 }

@@ -8,9 +8,13 @@ extension HTTPRequest {
     /// The body is encoded by ``ServiceJSON``.
     static func awsJSON(_ url: RequestURL, target: String, body: HTTPBody, allowsInsecureHTTP: Bool) -> HTTPRequest {
         HTTPRequest(
-            method: "POST", url: url,
+            method: "POST",
+            url: url,
             headers: [HTTPHeader("Content-Type", "application/x-amz-json-1.1"), HTTPHeader("X-Amz-Target", target)],
-            body: body, maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes, allowsInsecureHTTP: allowsInsecureHTTP)
+            body: body,
+            maximumResponseBytes: NetworkPolicy.controlPlaneMaximumResponseBytes,
+            allowsInsecureHTTP: allowsInsecureHTTP
+        )
     }
 
     /// A copy whose headers of the same names as `added` are replaced by `added`.
@@ -31,7 +35,12 @@ extension HTTPResponse {
     func serviceError() -> AuthCoreError {
         let body = ServiceErrorBody(response: self)
         if (300..<400).contains(status) { return redirectError(body) }
-        return AuthCoreError(serviceErrorType: body.code ?? "HTTP\(status)", message: body.message ?? "", httpStatus: status, requestId: requestId)
+        return AuthCoreError(
+            serviceErrorType: body.code ?? "HTTP\(status)",
+            message: body.message ?? "",
+            httpStatus: status,
+            requestId: requestId
+        )
     }
 
     /// The service's id for this call: `x-amzn-RequestId` (JSON APIs), `x-amz-request-id` (S3, STS
@@ -48,14 +57,21 @@ extension HTTPResponse {
     private func redirectError(_ body: ServiceErrorBody) -> AuthCoreError {
         var places: [String] = []
         if let region = headers.first(named: "x-amz-bucket-region") { places.append("region \(region)") }
-        let document = try? XMLReader(parsing: Array(self.body.plainBytes.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes)), context: "redirect")
+        let document = try? XMLReader(
+            parsing: Array(self.body.plainBytes.prefix(NetworkPolicy.controlPlaneMaximumResponseBytes)),
+            context: "redirect"
+        )
         if let endpoint = document?.first(named: "Endpoint")?.text { places.append("endpoint \(endpoint)") }
-        if let location = headers.first(named: "Location"), let url = try? RequestURL(location) { places.append("location \(url.origin)") }
+        if let location = headers.first(named: "Location"), let url = try? RequestURL(location) {
+            places.append("location \(url.origin)")
+        }
         let code = body.code.map { "\($0): " } ?? ""
         let target = places.isEmpty ? "" : "; the service names \(places.joined(separator: ", "))"
         return AuthCoreError(
-            .redirectRefused, "HTTP \(status): \(code)redirect not followed (requests are not sent to another place)\(target)",
-            httpStatus: status)
+            .redirectRefused,
+            "HTTP \(status): \(code)redirect not followed (requests are not sent to another place)\(target)",
+            httpStatus: status
+        )
     }
 }
 
@@ -66,22 +82,39 @@ extension SignedRequestSender {
     ///
     /// - Throws: the service's refusal (`HTTPResponse.serviceError`), or the transport's error.
     func sendExpectingSuccess(
-        _ request: HTTPRequest, signer: SigV4Signer?, operation: String? = nil, repeatability: RetryPolicy.Repeatability = .idempotent
+        _ request: HTTPRequest,
+        signer: SigV4Signer?,
+        operation: String? = nil,
+        repeatability: RetryPolicy.Repeatability = .idempotent
     ) async throws(AuthCoreError) -> HTTPResponse {
         // For the log: the service and operation by name (the signer's service, the X-Amz-Target).
         let target = request.headers.first(named: "X-Amz-Target")
-        let service = signer?.service ?? target.map { String(decoding: $0.utf8.prefix { $0 != UInt8(ascii: ".") }, as: UTF8.self) } ?? request.url.host
-        let name = operation ?? target.map { String(decoding: $0.utf8.drop { $0 != UInt8(ascii: ".") }.dropFirst(), as: UTF8.self) } ?? ""
+        let service =
+            signer?.service ?? target.map {
+                String(decoding: $0.utf8.prefix { $0 != UInt8(ascii: ".") }, as: UTF8.self)
+            } ?? request.url.host
+        let name =
+            operation ?? target.map {
+                String(decoding: $0.utf8.drop { $0 != UInt8(ascii: ".") }.dropFirst(), as: UTF8.self)
+            } ?? ""
         var attempt = 0
         return try await retryPolicy.run(repeatability, random: random) { () async throws(AuthCoreError) in
             attempt += 1
-            return try await AuthCoreLog.serviceCall(service: service, operation: name, request: request, attempt: attempt) {
+            return try await AuthCoreLog.serviceCall(
+                service: service,
+                operation: name,
+                request: request,
+                attempt: attempt
+            ) {
                 () async throws(AuthCoreError) in try await sendOnceExpectingSuccess(request, signer: signer)
             }
         }
     }
 
-    private func sendOnceExpectingSuccess(_ request: HTTPRequest, signer: SigV4Signer?) async throws(AuthCoreError) -> HTTPResponse {
+    private func sendOnceExpectingSuccess(
+        _ request: HTTPRequest,
+        signer: SigV4Signer?
+    ) async throws(AuthCoreError) -> HTTPResponse {
         let response: HTTPResponse
         if let signer {
             response = try await send(request) { request, time throws(AuthCoreError) in

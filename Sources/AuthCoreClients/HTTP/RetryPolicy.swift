@@ -24,12 +24,23 @@ public struct RetryPolicy: Sendable {
     let sleep: @Sendable (Duration) async throws -> Void
 
     /// A policy. Attempts are clamped to 1...10, delays to 0 s...60 s.
-    public init(maximumAttempts: Int = 3, baseDelay: Duration = .milliseconds(200), maximumDelay: Duration = .seconds(5)) {
-        self.init(maximumAttempts: maximumAttempts, baseDelay: baseDelay, maximumDelay: maximumDelay) { try await Task.sleep(for: $0) }
+    public init(
+        maximumAttempts: Int = 3,
+        baseDelay: Duration = .milliseconds(200),
+        maximumDelay: Duration = .seconds(5)
+    ) {
+        self.init(maximumAttempts: maximumAttempts, baseDelay: baseDelay, maximumDelay: maximumDelay) {
+            try await Task.sleep(for: $0)
+        }
     }
 
     /// A policy that sleeps with `sleep` (tests record the delays instead of waiting).
-    package init(maximumAttempts: Int, baseDelay: Duration, maximumDelay: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    package init(
+        maximumAttempts: Int,
+        baseDelay: Duration,
+        maximumDelay: Duration,
+        sleep: @escaping @Sendable (Duration) async throws -> Void
+    ) {
         self.maximumAttempts = Swift.min(Swift.max(1, maximumAttempts), 10)
         self.baseDelay = Swift.min(Swift.max(.zero, baseDelay), .seconds(60))
         self.maximumDelay = Swift.min(Swift.max(.zero, maximumDelay), .seconds(60))
@@ -41,18 +52,21 @@ public struct RetryPolicy: Sendable {
     /// One attempt.
     public static let none = RetryPolicy(maximumAttempts: 1)
 
-    // bytes-lint: error type names the retry decision looks up; a look-alike spelling changes only whether a request is retried.
+    // bytes-lint: error type names the retry decision looks up; a look-alike spelling changes only whether a request is
+    // retried.
     /// The throttling types: the service refused the request before doing anything.
     public static let throttlingErrorTypes: Set<String> = [
         "Throttling", "ThrottlingException", "ThrottledException", "TooManyRequestsException", "RequestThrottled",
         "RequestThrottledException", "RequestLimitExceeded", "ProvisionedThroughputExceededException", "SlowDown",
     ]
 
-    // bytes-lint: error type names the retry decision looks up; a look-alike spelling changes only whether a request is retried.
+    // bytes-lint: error type names the retry decision looks up; a look-alike spelling changes only whether a request is
+    // retried.
     /// Error types that mean "slow down" or a passing failure of the service (which may have
     /// processed the request).
     public static let retryableErrorTypes: Set<String> = throttlingErrorTypes.union([
-        "InternalErrorException", "InternalFailure", "InternalError", "ServiceUnavailable", "ServiceUnavailableException",
+        "InternalErrorException", "InternalFailure", "InternalError", "ServiceUnavailable",
+        "ServiceUnavailableException",
     ])
 
     /// How safe a call is to send again.
@@ -100,7 +114,9 @@ public struct RetryPolicy: Sendable {
     /// - Throws: the last error; `AuthCoreError.Code.cancelled` when the task is cancelled
     ///   during a backoff.
     func run<T>(
-        _ repeatability: Repeatability, random: any SecureRandomGenerator, _ body: () async throws(AuthCoreError) -> T
+        _ repeatability: Repeatability,
+        random: any SecureRandomGenerator,
+        _ body: () async throws(AuthCoreError) -> T
     ) async throws(AuthCoreError) -> T {
         var attempt = 1
         while true {
@@ -110,10 +126,17 @@ public struct RetryPolicy: Sendable {
                 guard attempt < maximumAttempts, Self.isRetryable(error, repeatability) else { throw error }
                 guard !Task.isCancelled else { throw AuthCoreError(.cancelled, "cancelled before a retry") }
                 let pause = delay(after: attempt, random: random)
-                AuthCoreLog.log(.info, "authcore.http", "retrying", [
-                    "attempt": String(attempt), "reason": error.serviceErrorType.flatMap(ServiceErrorBody.loggableIdentifier) ?? "\(error.code)",
-                    "delayMs": AuthCoreLog.milliseconds(pause),
-                ])
+                AuthCoreLog.log(
+                    .info,
+                    "authcore.http",
+                    "retrying",
+                    [
+                        "attempt": String(attempt),
+                        "reason": error.serviceErrorType.flatMap(ServiceErrorBody.loggableIdentifier)
+                            ?? "\(error.code)",
+                        "delayMs": AuthCoreLog.milliseconds(pause),
+                    ]
+                )
                 do { try await sleep(pause) } catch {
                     throw AuthCoreError(.cancelled, "cancelled while waiting to retry")
                 }

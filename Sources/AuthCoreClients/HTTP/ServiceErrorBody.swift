@@ -22,10 +22,17 @@ public struct ServiceErrorBody: Sendable, Equatable {
             // XML (S3, STS, OSS); an answer that does not parse (an HTML page from a proxy) has no code.
             if let document = try? XMLReader(parsing: body, context: "error body") {
                 code = code ?? (document.first(named: "Code") ?? document.first(named: "code"))?.text
-                message = ((document.first(named: "Message") ?? document.first(named: "message"))?.text).map(Self.withoutEchoedRequest)
+                message = ((document.first(named: "Message") ?? document.first(named: "message"))?.text).map(
+                    Self.withoutEchoedRequest
+                )
                 requestId = (document.first(named: "RequestId")?.text).flatMap(Self.loggableIdentifier)
             }
-        } else if let json = try? ServiceJSON.decode(JSONForm.self, from: body, context: "error body", keys: .asDeclared) {
+        } else if let json = try? ServiceJSON.decode(
+            JSONForm.self,
+            from: body,
+            context: "error body",
+            keys: .asDeclared
+        ) {
             code = code ?? json.type.map(Self.shortType)
             message = json.message.map(Self.withoutEchoedRequest)
             requestId = json.requestId.flatMap(Self.loggableIdentifier)
@@ -40,7 +47,8 @@ public struct ServiceErrorBody: Sendable, Equatable {
         let requestId: String?
 
         enum Keys: String, CodingKey {
-            case type = "__type", code, capitalCode = "Code", message, capitalMessage = "Message", error = "Error", requestId = "RequestId"
+            case type = "__type", code, capitalCode = "Code", message, capitalMessage = "Message", error = "Error",
+                requestId = "RequestId"
         }
 
         init(from decoder: any Decoder) throws {
@@ -49,9 +57,12 @@ public struct ServiceErrorBody: Sendable, Equatable {
                 (try? container.decodeIfPresent(String.self, forKey: key)) ?? nil
             }
             let nested = try? container.nestedContainer(keyedBy: Keys.self, forKey: .error)
-            type = text(.type, in: container) ?? text(.code, in: container) ?? text(.capitalCode, in: container)
+            type =
+                text(.type, in: container) ?? text(.code, in: container) ?? text(.capitalCode, in: container)
                 ?? nested.flatMap { text(.capitalCode, in: $0) }
-            message = text(.message, in: container) ?? text(.capitalMessage, in: container) ?? nested.flatMap { text(.capitalMessage, in: $0) }
+            message =
+                text(.message, in: container) ?? text(.capitalMessage, in: container)
+                ?? nested.flatMap { text(.capitalMessage, in: $0) }
             requestId = text(.requestId, in: container)
         }
     }
@@ -69,7 +80,10 @@ public struct ServiceErrorBody: Sendable, Equatable {
     static func withoutEchoedRequest(_ message: String) -> String {
         let bytes = Array(message.utf8)
         var end = Swift.min(bytes.count, 512)
-        for marker in ["The Canonical String for this request", "The String-to-Sign should have been", "server string to sign is", "StringToSign"] {
+        for marker in [
+            "The Canonical String for this request", "The String-to-Sign should have been", "server string to sign is",
+            "StringToSign",
+        ] {
             let needle = Array(marker.utf8)
             guard needle.count <= end else { continue }
             for start in 0...(end - needle.count) where bytes[start..<(start + needle.count)].elementsEqual(needle) {
@@ -78,7 +92,9 @@ public struct ServiceErrorBody: Sendable, Equatable {
             }
         }
         var kept = bytes[..<end]
-        while let last = kept.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 || last == UInt8(ascii: ":") { kept = kept.dropLast() }
+        while let last = kept.last,
+            last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 || last == UInt8(ascii: ":")
+        { kept = kept.dropLast() }
         return String(decoding: kept, as: UTF8.self) + (end < bytes.count ? " (request material cut)" : "")
     }
 

@@ -20,10 +20,18 @@ public struct CognitoIdentityClient: Sendable {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed endpoint, or a
     ///   plain-http one that is not loopback without `allowInsecureHTTP`.
     public init(
-        region: String, endpoint: String? = nil, sender: SignedRequestSender = SignedRequestSender(), allowInsecureHTTP: Bool = false
+        region: String,
+        endpoint: String? = nil,
+        sender: SignedRequestSender = SignedRequestSender(),
+        allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         self.region = region
-        self.endpoint = try NetworkPolicy.endpoint(endpoint, service: "cognito-identity", region: region, allowInsecureHTTP: allowInsecureHTTP)
+        self.endpoint = try NetworkPolicy.endpoint(
+            endpoint,
+            service: "cognito-identity",
+            region: region,
+            allowInsecureHTTP: allowInsecureHTTP
+        )
         self.allowInsecureHTTP = allowInsecureHTTP
         self.sender = sender
     }
@@ -32,21 +40,39 @@ public struct CognitoIdentityClient: Sendable {
     /// creates a new unauthenticated identity each time it is processed, so it is retried only when
     /// throttled (`repeatability`); every other call of the API is idempotent.
     func call<Answer: Decodable>(
-        _ operation: String, _ body: some Encodable, answer: Answer.Type, signedWith credentials: Credentials? = nil,
+        _ operation: String,
+        _ body: some Encodable,
+        answer: Answer.Type,
+        signedWith credentials: Credentials? = nil,
         repeatability: RetryPolicy.Repeatability = .idempotent
     ) async throws(AuthCoreError) -> Answer {
-        let response = try await send(operation, body, signedWith: credentials, repeatability: repeatability, answerCarriesSecrets: false)
+        let response = try await send(
+            operation,
+            body,
+            signedWith: credentials,
+            repeatability: repeatability,
+            answerCarriesSecrets: false
+        )
         return try ServiceJSON.decode(Answer.self, from: response.body.plainBytes, context: operation)
     }
 
     private func send(
-        _ operation: String, _ body: some Encodable, signedWith credentials: Credentials?, repeatability: RetryPolicy.Repeatability,
+        _ operation: String,
+        _ body: some Encodable,
+        signedWith credentials: Credentials?,
+        repeatability: RetryPolicy.Repeatability,
         answerCarriesSecrets: Bool
     ) async throws(AuthCoreError) -> HTTPResponse {
         var request = HTTPRequest.awsJSON(
-            endpoint, target: "AWSCognitoIdentityService.\(operation)", body: .bytes(try ServiceJSON.encode(body)), allowsInsecureHTTP: allowInsecureHTTP)
+            endpoint,
+            target: "AWSCognitoIdentityService.\(operation)",
+            body: .bytes(try ServiceJSON.encode(body)),
+            allowsInsecureHTTP: allowInsecureHTTP
+        )
         request.answerCarriesSecrets = answerCarriesSecrets
-        let signer = try credentials.map { c throws(AuthCoreError) in try SigV4Signer(credentials: c, region: region, service: "cognito-identity") }
+        let signer = try credentials.map { c throws(AuthCoreError) in
+            try SigV4Signer(credentials: c, region: region, service: "cognito-identity")
+        }
         return try await sender.sendExpectingSuccess(request, signer: signer, repeatability: repeatability)
     }
 
@@ -67,8 +93,13 @@ public struct CognitoIdentityClient: Sendable {
     ///   - credentials: the developer's credentials the call is signed with.
     /// - Returns: the identity id and the OpenID token to hand to the app.
     public func developerToken(
-        identityPoolId: String, providerName: String, userIdentifier: String, identityId: String? = nil,
-        additionalLogins: [String: String] = [:], tokenDuration: Int = defaultTokenDuration, credentials: Credentials
+        identityPoolId: String,
+        providerName: String,
+        userIdentifier: String,
+        identityId: String? = nil,
+        additionalLogins: [String: String] = [:],
+        tokenDuration: Int = defaultTokenDuration,
+        credentials: Credentials
     ) async throws(AuthCoreError) -> (identityId: String, token: String) {
         guard Self.tokenDurationRange.contains(tokenDuration) else {
             throw AuthCoreError(.invalidParameter, "TokenDuration \(tokenDuration) is outside 1...86400 seconds")
@@ -81,8 +112,14 @@ public struct CognitoIdentityClient: Sendable {
         let answer = try await call(
             "GetOpenIdTokenForDeveloperIdentity",
             CognitoIdentityAPI.DeveloperTokenRequest(
-                identityPoolId: identityPoolId, identityId: identityId, logins: logins, tokenDuration: tokenDuration),
-            answer: CognitoIdentityAPI.DeveloperTokenAnswer.self, signedWith: credentials)
+                identityPoolId: identityPoolId,
+                identityId: identityId,
+                logins: logins,
+                tokenDuration: tokenDuration
+            ),
+            answer: CognitoIdentityAPI.DeveloperTokenAnswer.self,
+            signedWith: credentials
+        )
         return (answer.identityId, answer.token)
     }
 
@@ -108,28 +145,50 @@ public struct CognitoIdentityClient: Sendable {
     ///   - nextToken: the `nextToken` of the previous page.
     ///   - credentials: the developer's credentials the call is signed with.
     public func lookupDeveloperIdentity(
-        identityPoolId: String, identityId: String? = nil, developerUserIdentifier: String? = nil, maxResults: Int = 60,
-        nextToken: String? = nil, credentials: Credentials
+        identityPoolId: String,
+        identityId: String? = nil,
+        developerUserIdentifier: String? = nil,
+        maxResults: Int = 60,
+        nextToken: String? = nil,
+        credentials: Credentials
     ) async throws(AuthCoreError) -> DeveloperIdentityLookup {
         guard identityId != nil || developerUserIdentifier != nil else {
-            throw AuthCoreError(.invalidParameter, "LookupDeveloperIdentity needs an identity id or a developer user identifier")
+            throw AuthCoreError(
+                .invalidParameter,
+                "LookupDeveloperIdentity needs an identity id or a developer user identifier"
+            )
         }
-        guard (1...60).contains(maxResults) else { throw AuthCoreError(.invalidParameter, "MaxResults \(maxResults) is outside 1...60") }
+        guard (1...60).contains(maxResults) else {
+            throw AuthCoreError(.invalidParameter, "MaxResults \(maxResults) is outside 1...60")
+        }
         let answer = try await call(
             "LookupDeveloperIdentity",
             CognitoIdentityAPI.LookupDeveloperIdentityRequest(
-                identityPoolId: identityPoolId, identityId: identityId, developerUserIdentifier: developerUserIdentifier,
-                maxResults: maxResults, nextToken: nextToken),
-            answer: CognitoIdentityAPI.LookupDeveloperIdentityAnswer.self, signedWith: credentials)
+                identityPoolId: identityPoolId,
+                identityId: identityId,
+                developerUserIdentifier: developerUserIdentifier,
+                maxResults: maxResults,
+                nextToken: nextToken
+            ),
+            answer: CognitoIdentityAPI.LookupDeveloperIdentityAnswer.self,
+            signedWith: credentials
+        )
         return DeveloperIdentityLookup(
-            identityId: answer.identityId, developerUserIdentifiers: answer.developerUserIdentifierList ?? [], nextToken: answer.nextToken)
+            identityId: answer.identityId,
+            developerUserIdentifiers: answer.developerUserIdentifierList ?? [],
+            nextToken: answer.nextToken
+        )
     }
 
     /// `UnlinkDeveloperIdentity`, signed with the developer's credentials: the developer user
     /// identifier is no longer linked to the identity (an identity left with no login becomes
     /// unauthenticated).
     public func unlinkDeveloperIdentity(
-        identityId: String, identityPoolId: String, providerName: String, userIdentifier: String, credentials: Credentials
+        identityId: String,
+        identityPoolId: String,
+        providerName: String,
+        userIdentifier: String,
+        credentials: Credentials
     ) async throws(AuthCoreError) {
         guard !providerName.isEmpty, !userIdentifier.isEmpty else {
             throw AuthCoreError(.invalidParameter, "the provider name and the user identifier must be non-empty")
@@ -137,16 +196,28 @@ public struct CognitoIdentityClient: Sendable {
         _ = try await call(
             "UnlinkDeveloperIdentity",
             CognitoIdentityAPI.UnlinkDeveloperIdentityRequest(
-                identityId: identityId, identityPoolId: identityPoolId, developerProviderName: providerName, developerUserIdentifier: userIdentifier),
-            answer: CognitoIdentityAPI.EmptyAnswer.self, signedWith: credentials)
+                identityId: identityId,
+                identityPoolId: identityPoolId,
+                developerProviderName: providerName,
+                developerUserIdentifier: userIdentifier
+            ),
+            answer: CognitoIdentityAPI.EmptyAnswer.self,
+            signedWith: credentials
+        )
     }
 
     /// `DescribeIdentity`, signed with the developer's credentials: the login providers linked to an
     /// identity (none for an unauthenticated, guest identity).
-    public func describeIdentity(identityId: String, credentials: Credentials) async throws(AuthCoreError) -> (identityId: String, logins: [String]) {
+    public func describeIdentity(
+        identityId: String,
+        credentials: Credentials
+    ) async throws(AuthCoreError) -> (identityId: String, logins: [String]) {
         let answer = try await call(
-            "DescribeIdentity", CognitoIdentityAPI.DescribeIdentityRequest(identityId: identityId), answer: CognitoIdentityAPI.DescribeIdentityAnswer.self,
-            signedWith: credentials)
+            "DescribeIdentity",
+            CognitoIdentityAPI.DescribeIdentityRequest(identityId: identityId),
+            answer: CognitoIdentityAPI.DescribeIdentityAnswer.self,
+            signedWith: credentials
+        )
         return (answer.identityId, answer.logins ?? [])
     }
 
@@ -156,15 +227,19 @@ public struct CognitoIdentityClient: Sendable {
     public func getId(identityPoolId: String, logins: [String: String] = [:]) async throws(AuthCoreError) -> String {
         // Without logins, each processed GetId creates a new identity: retried only when throttled.
         return try await call(
-            "GetId", CognitoIdentityAPI.GetIdRequest(identityPoolId: identityPoolId, logins: logins.isEmpty ? nil : logins),
-            answer: CognitoIdentityAPI.GetIdAnswer.self, repeatability: logins.isEmpty ? .unlessProcessed : .idempotent
+            "GetId",
+            CognitoIdentityAPI.GetIdRequest(identityPoolId: identityPoolId, logins: logins.isEmpty ? nil : logins),
+            answer: CognitoIdentityAPI.GetIdAnswer.self,
+            repeatability: logins.isEmpty ? .unlessProcessed : .idempotent
         ).identityId
     }
 
     /// `GetOpenIdToken` (basic flow): an OpenID token for the identity.
-    public func getOpenIdToken(identityId: String, logins: [String: String] = [:]) async throws(AuthCoreError) -> String {
+    public func getOpenIdToken(identityId: String, logins: [String: String] = [:]) async throws(AuthCoreError) -> String
+    {
         try await call(
-            "GetOpenIdToken", CognitoIdentityAPI.GetOpenIdTokenRequest(identityId: identityId, logins: logins.isEmpty ? nil : logins),
+            "GetOpenIdToken",
+            CognitoIdentityAPI.GetOpenIdTokenRequest(identityId: identityId, logins: logins.isEmpty ? nil : logins),
             answer: CognitoIdentityAPI.TokenAnswer.self
         ).token
     }
@@ -178,30 +253,50 @@ public struct CognitoIdentityClient: Sendable {
     ///   - customRoleArn: one of the roles the pool's rules allow for a token with several
     ///     (`CustomRoleArn`); nil for the pool's default role.
     public func credentialsForIdentity(
-        identityId: String, logins: [String: String] = [:], customRoleArn: String? = nil
+        identityId: String,
+        logins: [String: String] = [:],
+        customRoleArn: String? = nil
     ) async throws(AuthCoreError) -> Credentials {
-        try await identityAndCredentials(identityId: identityId, logins: logins, customRoleArn: customRoleArn).credentials
+        try await identityAndCredentials(identityId: identityId, logins: logins, customRoleArn: customRoleArn)
+            .credentials
     }
 
     /// `GetCredentialsForIdentity`, with the identity id the service answered for (absent in some answers).
     func identityAndCredentials(
-        identityId: String, logins: [String: String], customRoleArn: String?
+        identityId: String,
+        logins: [String: String],
+        customRoleArn: String?
     ) async throws(AuthCoreError) -> (identityId: String?, credentials: Credentials) {
         let operation = "GetCredentialsForIdentity"
         let response = try await send(
             operation,
             CognitoIdentityAPI.GetCredentialsForIdentityRequest(
-                identityId: identityId, logins: logins.isEmpty ? nil : logins, customRoleArn: customRoleArn),
-            signedWith: nil, repeatability: .idempotent, answerCarriesSecrets: true)
+                identityId: identityId,
+                logins: logins.isEmpty ? nil : logins,
+                customRoleArn: customRoleArn
+            ),
+            signedWith: nil,
+            repeatability: .idempotent,
+            answerCarriesSecrets: true
+        )
         let (answer, secrets) = try ServiceJSON.decode(
-            CognitoIdentityAPI.CredentialsAnswer.self, from: response.body.inWipingStorage, secretMembers: [Self.secretKeyPath], context: operation)
-        guard let secretKey = secrets[0] else { throw AuthCoreError(.malformedResponse, "\(operation): missing Credentials.SecretKey") }
+            CognitoIdentityAPI.CredentialsAnswer.self,
+            from: response.body.inWipingStorage,
+            secretMembers: [Self.secretKeyPath],
+            context: operation
+        )
+        guard let secretKey = secrets[0] else {
+            throw AuthCoreError(.malformedResponse, "\(operation): missing Credentials.SecretKey")
+        }
         let credentials = answer.credentials
         return (
             answer.identityId.flatMap { $0.isEmpty ? nil : $0 },
             try Credentials(
-                accessKeyId: credentials.accessKeyId, secretAccessKey: secretKey, sessionToken: credentials.sessionToken,
-                expiration: credentials.expiration.value)
+                accessKeyId: credentials.accessKeyId,
+                secretAccessKey: secretKey,
+                sessionToken: credentials.sessionToken,
+                expiration: credentials.expiration.value
+            )
         )
     }
 }

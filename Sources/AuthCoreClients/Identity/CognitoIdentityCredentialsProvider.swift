@@ -37,7 +37,8 @@ public protocol IdentityPoolCredentialsProvider: CredentialsProvider {
 /// - A developer token is reused until less than `developerTokenWindow` seconds (default 60, or half
 ///   its lifetime for a shorter-lived token) remain (it is dropped by ``clearIdentity()``, by a switch,
 ///   and when the login source answers a login that is not a developer one; switching between two
-///   developer users is a switch between authenticated providers: ``clearIdentity()``); then the backend is asked once, however many
+///   developer users is a switch between authenticated providers: ``clearIdentity()``); then the backend is asked once,
+///   however many
 ///   callers wait. A backend that fails while the cached token is still valid does not fail the
 ///   refresh. When the service refuses a developer or user-pool token (`NotAuthorizedException`) a
 ///   new one is asked for once (the user-pool session with `forceRefresh`), and the call is made again;
@@ -58,10 +59,17 @@ public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsPr
         /// `GetCredentialsForIdentity` with the pool's role for the login.
         public static let enhanced = Flow(kind: .enhanced(customRoleArn: nil))
         /// `GetCredentialsForIdentity` with `CustomRoleArn` (one of the roles the pool's rules allow).
-        public static func enhanced(customRoleArn: String) -> Flow { Flow(kind: .enhanced(customRoleArn: customRoleArn)) }
+        public static func enhanced(customRoleArn: String) -> Flow {
+            Flow(kind: .enhanced(customRoleArn: customRoleArn))
+        }
         /// `GetOpenIdToken`, then `AssumeRoleWithWebIdentity` for `roleArn` with this session name and
         /// duration (900...43200 s).
-        public static func basic(roleArn: String, sts: STSClient, sessionName: String = "authcore", durationSeconds: Int = 3600) -> Flow {
+        public static func basic(
+            roleArn: String,
+            sts: STSClient,
+            sessionName: String = "authcore",
+            durationSeconds: Int = 3600
+        ) -> Flow {
             Flow(kind: .basic(roleArn: roleArn, sts: sts, sessionName: sessionName, durationSeconds: durationSeconds))
         }
     }
@@ -96,27 +104,48 @@ public final class CognitoIdentityCredentialsProvider: IdentityPoolCredentialsPr
     ///   - minimumLifetime: ``RefreshingCredentialsProvider/minimumLifetime``.
     ///   - timeLimit: ``RefreshingCredentialsProvider/timeLimit``.
     public init(
-        client: CognitoIdentityClient, identityPoolId: String, login: any IdentityLoginSource = IdentityLogin.unauthenticated,
-        flow: Flow = .enhanced, store: any CognitoIdentityStore = InMemoryCognitoIdentityStore(), developerTokenWindow: Int64 = 60,
-        refreshWindow: Int64 = 300, clock: any SigningClock = SystemClock(), random: any SecureRandomGenerator = SystemRandom(),
-        safetyMargin: Int64 = 10, minimumLifetime: Int64 = 60, timeLimit: Duration = .seconds(30)
+        client: CognitoIdentityClient,
+        identityPoolId: String,
+        login: any IdentityLoginSource = IdentityLogin.unauthenticated,
+        flow: Flow = .enhanced,
+        store: any CognitoIdentityStore = InMemoryCognitoIdentityStore(),
+        developerTokenWindow: Int64 = 60,
+        refreshWindow: Int64 = 300,
+        clock: any SigningClock = SystemClock(),
+        random: any SecureRandomGenerator = SystemRandom(),
+        safetyMargin: Int64 = 10,
+        minimumLifetime: Int64 = 60,
+        timeLimit: Duration = .seconds(30)
     ) {
         self.identityPoolId = identityPoolId
         self.store = store
         let broadcaster = EventBroadcaster<CognitoIdentityEvent>()
         self.broadcaster = broadcaster
         resolver = CognitoIdentityResolver(
-            client: client, identityPoolId: identityPoolId, login: login, flow: flow, store: store, clock: clock,
-            developerTokenWindow: Swift.max(0, developerTokenWindow), onIdentityChange: { broadcaster.emit(.identityChanged(identityId: $0)) })
+            client: client,
+            identityPoolId: identityPoolId,
+            login: login,
+            flow: flow,
+            store: store,
+            clock: clock,
+            developerTokenWindow: Swift.max(0, developerTokenWindow),
+            onIdentityChange: { broadcaster.emit(.identityChanged(identityId: $0)) }
+        )
         cache = RefreshingCredentialsProvider(
-            source: resolver, window: refreshWindow, clock: clock, random: random, safetyMargin: safetyMargin, minimumLifetime: minimumLifetime,
+            source: resolver,
+            window: refreshWindow,
+            clock: clock,
+            random: random,
+            safetyMargin: safetyMargin,
+            minimumLifetime: minimumLifetime,
             timeLimit: timeLimit,
             onRefresh: { outcome in
                 switch outcome {
                 case .success(let expiration): broadcaster.emit(.credentialsRefreshed(expiresAt: expiration))
                 case .failure(let error): broadcaster.emit(.refreshFailed(error.code))
                 }
-            })
+            }
+        )
     }
 
     public func credentials() async throws(AuthCoreError) -> Credentials { try await cache.credentials() }

@@ -43,8 +43,13 @@ actor CognitoIdentityResolver: CredentialsProvider {
     private var generation = 0
 
     init(
-        client: CognitoIdentityClient, identityPoolId: String, login: any IdentityLoginSource, flow: CognitoIdentityCredentialsProvider.Flow,
-        store: any CognitoIdentityStore, clock: any SigningClock, developerTokenWindow: Int64,
+        client: CognitoIdentityClient,
+        identityPoolId: String,
+        login: any IdentityLoginSource,
+        flow: CognitoIdentityCredentialsProvider.Flow,
+        store: any CognitoIdentityStore,
+        clock: any SigningClock,
+        developerTokenWindow: Int64,
         onIdentityChange: (@Sendable (String?) -> Void)? = nil
     ) {
         self.onIdentityChange = onIdentityChange
@@ -129,8 +134,13 @@ actor CognitoIdentityResolver: CredentialsProvider {
 
     // MARK: - Resolving a login
 
-    private func resolve(_ login: IdentityLogin, renewingToken renew: Bool, generation started: Int) async throws(AuthCoreError) -> Resolved {
-        if case .developer = login {} else if generation == started {
+    private func resolve(
+        _ login: IdentityLogin,
+        renewingToken renew: Bool,
+        generation started: Int
+    ) async throws(AuthCoreError) -> Resolved {
+        if case .developer = login {
+        } else if generation == started {
             developerToken = nil  // a developer token belongs to a developer login only
         }
         switch login {
@@ -138,21 +148,41 @@ actor CognitoIdentityResolver: CredentialsProvider {
             return try await viaGetId([:], renewable: false, generation: started)
         case .providers(let map):
             var checked: [String: String] = [:]
-            for (key, token) in map { checked[try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: key, region: client.region)] = token }
+            for (key, token) in map {
+                checked[try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: key, region: client.region)] =
+                    token
+            }
             return try await viaGetId(checked, renewable: false, generation: started)
         case .userPool(let source):
             let token = try await source.idToken(forceRefresh: renew)
-            return try await viaGetId([try CognitoIdentityIssuer.userPoolLoginsKey(forIDToken: token): token], renewable: true, generation: started)
+            return try await viaGetId(
+                [try CognitoIdentityIssuer.userPoolLoginsKey(forIDToken: token): token],
+                renewable: true,
+                generation: started
+            )
         case .developer(let source):
             let issued = try await currentDeveloperToken(from: source, renew: renew, generation: started)
-            let key = try CognitoIdentityIssuer.loginsKey(for: issued.token, explicitKey: issued.loginsKey, region: client.region)
+            let key = try CognitoIdentityIssuer.loginsKey(
+                for: issued.token,
+                explicitKey: issued.loginsKey,
+                region: client.region
+            )
             try await adopt(issued.identityId, generation: started)
-            return Resolved(identityId: issued.identityId, logins: [key: issued.token], renewable: true, wasKnown: false)
+            return Resolved(
+                identityId: issued.identityId,
+                logins: [key: issued.token],
+                renewable: true,
+                wasKnown: false
+            )
         }
     }
 
     /// The known identity id, or a new one from `GetId` (one call however many callers wait).
-    private func viaGetId(_ logins: [String: String], renewable: Bool, generation started: Int) async throws(AuthCoreError) -> Resolved {
+    private func viaGetId(
+        _ logins: [String: String],
+        renewable: Bool,
+        generation started: Int
+    ) async throws(AuthCoreError) -> Resolved {
         if let known = try await knownIdentityId(generation: started) {
             return Resolved(identityId: known, logins: logins, renewable: renewable, wasKnown: true)
         }
@@ -210,7 +240,8 @@ actor CognitoIdentityResolver: CredentialsProvider {
     /// An identity id from a service answer or a backend: `<region>:<id>`, printable ASCII, at most 128 bytes.
     static func check(identityId id: String) throws(AuthCoreError) {
         let bytes = id.utf8
-        guard (3...128).contains(bytes.count), bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }), let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+        guard (3...128).contains(bytes.count), bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }),
+            let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
             colon != bytes.startIndex, bytes.index(after: colon) != bytes.endIndex
         else { throw AuthCoreError(.malformedResponse, "'\(id.prefix(40))' is not an identity id (<region>:<id>)") }
     }
@@ -235,7 +266,8 @@ actor CognitoIdentityResolver: CredentialsProvider {
         let task = Task { () -> AuthCoreError? in
             await previous?.value
             do { try await write() } catch let error as AuthCoreError { return error } catch {
-                return AuthCoreError(.credentialsUnavailable, "the identity store failed with \(type(of: error))").causedBy(error)
+                return AuthCoreError(.credentialsUnavailable, "the identity store failed with \(type(of: error))")
+                    .causedBy(error)
             }
             return nil
         }
@@ -248,10 +280,14 @@ actor CognitoIdentityResolver: CredentialsProvider {
     /// The cached developer token, or a new one from the backend when it is within its refresh window
     /// (or `renew`); a backend failure while the cached token is still valid hands out that token.
     private func currentDeveloperToken(
-        from source: any DeveloperTokenSource, renew: Bool, generation started: Int
+        from source: any DeveloperTokenSource,
+        renew: Bool,
+        generation started: Int
     ) async throws(AuthCoreError) -> DeveloperIdentityToken {
         let now = clock.now()
-        if !renew, generation == started, let cached = developerToken, now < cached.expiresAt.adding(seconds: -refreshLead(cached)) {
+        if !renew, generation == started, let cached = developerToken,
+            now < cached.expiresAt.adding(seconds: -refreshLead(cached))
+        {
             return cached.token
         }
         let task: Task<DeveloperIdentityToken, any Error>
@@ -276,7 +312,9 @@ actor CognitoIdentityResolver: CredentialsProvider {
             if generation == started { developerTokenRequest = (started, task) }
         }
         do { return try await awaitResult(of: task, describing: "the developer token source") } catch {
-            if !renew, generation == started, let cached = developerToken, clock.now() < cached.expiresAt { return cached.token }
+            if !renew, generation == started, let cached = developerToken, clock.now() < cached.expiresAt {
+                return cached.token
+            }
             throw error
         }
     }
@@ -286,13 +324,23 @@ actor CognitoIdentityResolver: CredentialsProvider {
     }
 
     /// A backend's token with its expiry: the backend's, else the JWT's `exp`, else the assumed lifetime.
-    private static func validate(_ issued: DeveloperIdentityToken, requestedAt: Timestamp, clock: any SigningClock) throws(AuthCoreError) -> CachedToken {
-        guard !issued.token.isEmpty else { throw AuthCoreError(.malformedResponse, "the developer token source returned an empty token") }
+    private static func validate(
+        _ issued: DeveloperIdentityToken,
+        requestedAt: Timestamp,
+        clock: any SigningClock
+    ) throws(AuthCoreError) -> CachedToken {
+        guard !issued.token.isEmpty else {
+            throw AuthCoreError(.malformedResponse, "the developer token source returned an empty token")
+        }
         try check(identityId: issued.identityId)
         let expiresAt =
-            issued.expiration ?? (try? JWTClaims(token: issued.token))?.time("exp") ?? requestedAt.adding(seconds: assumedDeveloperTokenLifetime)
+            issued.expiration ?? (try? JWTClaims(token: issued.token))?.time("exp")
+            ?? requestedAt.adding(seconds: assumedDeveloperTokenLifetime)
         guard clock.now() < expiresAt else {
-            throw AuthCoreError(.expired, "the developer token source returned a token that expired at \(expiresAt.iso8601)")
+            throw AuthCoreError(
+                .expired,
+                "the developer token source returned a token that expired at \(expiresAt.iso8601)"
+            )
         }
         return (issued, requestedAt, expiresAt)
     }
@@ -306,18 +354,28 @@ actor CognitoIdentityResolver: CredentialsProvider {
 
     // MARK: - Credentials
 
-    private func fetchCredentials(_ resolved: Resolved, generation started: Int) async throws(AuthCoreError) -> Credentials {
+    private func fetchCredentials(
+        _ resolved: Resolved,
+        generation started: Int
+    ) async throws(AuthCoreError) -> Credentials {
         switch flow.kind {
         case .enhanced(let customRoleArn):
             let (answeredId, credentials) = try await client.identityAndCredentials(
-                identityId: resolved.identityId, logins: resolved.logins, customRoleArn: customRoleArn)
+                identityId: resolved.identityId,
+                logins: resolved.logins,
+                customRoleArn: customRoleArn
+            )
             // The service answers for the identity the login belongs to (it may have merged the one asked for).
             if let answeredId, answeredId != resolved.identityId { try await adopt(answeredId, generation: started) }
             return credentials
         case .basic(let roleArn, let sts, let sessionName, let durationSeconds):
             let token = try await client.getOpenIdToken(identityId: resolved.identityId, logins: resolved.logins)
             return try await sts.assumeRoleWithWebIdentity(
-                roleArn: roleArn, sessionName: sessionName, webIdentityToken: token, durationSeconds: durationSeconds)
+                roleArn: roleArn,
+                sessionName: sessionName,
+                webIdentityToken: token,
+                durationSeconds: durationSeconds
+            )
         }
     }
 }

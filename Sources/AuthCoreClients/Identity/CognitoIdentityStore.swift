@@ -17,9 +17,15 @@ public actor InMemoryCognitoIdentityStore: CognitoIdentityStore {
     private var ids: [String: String] = [:]
     /// An empty store.
     public init() {}
-    public func identityId(forPool identityPoolId: String) async throws(AuthCoreError) -> String? { ids[identityPoolId] }
-    public func save(identityId: String, forPool identityPoolId: String) async throws(AuthCoreError) { ids[identityPoolId] = identityId }
-    public func removeIdentityId(forPool identityPoolId: String) async throws(AuthCoreError) { ids[identityPoolId] = nil }
+    public func identityId(forPool identityPoolId: String) async throws(AuthCoreError) -> String? {
+        ids[identityPoolId]
+    }
+    public func save(identityId: String, forPool identityPoolId: String) async throws(AuthCoreError) {
+        ids[identityPoolId] = identityId
+    }
+    public func removeIdentityId(forPool identityPoolId: String) async throws(AuthCoreError) {
+        ids[identityPoolId] = nil
+    }
 }
 
 /// A ``CognitoIdentityStore`` with one file per identity pool in a directory,
@@ -31,7 +37,9 @@ public actor FileCognitoIdentityStore: CognitoIdentityStore {
 
     /// A store in `directory` (which must exist).
     public init(directory: String) throws(AuthCoreError) {
-        guard !directory.isEmpty, !directory.utf8.contains(0) else { throw AuthCoreError(.invalidParameter, "the identity store directory is empty or holds NUL") }
+        guard !directory.isEmpty, !directory.utf8.contains(0) else {
+            throw AuthCoreError(.invalidParameter, "the identity store directory is empty or holds NUL")
+        }
         self.directory = directory
     }
 
@@ -39,7 +47,9 @@ public actor FileCognitoIdentityStore: CognitoIdentityStore {
     public nonisolated func file(forPool identityPoolId: String) throws(AuthCoreError) -> SecretFile {
         // A pool id is `<region>:<uuid>`; anything that could leave the directory is refused.
         guard !identityPoolId.isEmpty, identityPoolId.utf8.count <= 128,
-            identityPoolId.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") })
+            identityPoolId.utf8.allSatisfy({
+                $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\")
+            })
         else { throw AuthCoreError(.invalidParameter, "'\(identityPoolId.prefix(40))' is not an identity pool id") }
         let name = "cognito-identity-\(identityPoolId).json"
         return try SecretFile(path: directory.hasSuffix("/") ? directory + name : directory + "/" + name)
@@ -49,25 +59,38 @@ public actor FileCognitoIdentityStore: CognitoIdentityStore {
         guard let bytes = try file(forPool: identityPoolId).read() else { return nil }
         return try readingStoredInput { () throws(AuthCoreError) -> String in
             let object = try parseSecretJSON(bytes, context: "stored Cognito identity")
-            guard try object.integer("version", in: 1...1) == 1 else { throw AuthCoreError(.malformedInput, "unknown identity store version") }
+            guard try object.integer("version", in: 1...1) == 1 else {
+                throw AuthCoreError(.malformedInput, "unknown identity store version")
+            }
             guard try object.string("identityPoolId") == identityPoolId else {
-                throw AuthCoreError(.malformedInput, "stored Cognito identity: the file belongs to another identity pool")
+                throw AuthCoreError(
+                    .malformedInput,
+                    "stored Cognito identity: the file belongs to another identity pool"
+                )
             }
             let id = try object.string("identityId")
-            guard !id.isEmpty else { throw AuthCoreError(.malformedInput, "stored Cognito identity: identityId is empty") }
+            guard !id.isEmpty else {
+                throw AuthCoreError(.malformedInput, "stored Cognito identity: identityId is empty")
+            }
             return id
         }
     }
 
     public func save(identityId: String, forPool identityPoolId: String) async throws(AuthCoreError) {
         let file = try file(forPool: identityPoolId)
-        try file.write(try secretJSON(["version": 1, "identityPoolId": .string(identityPoolId), "identityId": .string(identityId)]))
+        try file.write(
+            try secretJSON(["version": 1, "identityPoolId": .string(identityPoolId), "identityId": .string(identityId)])
+        )
     }
 
-    public func removeIdentityId(forPool identityPoolId: String) async throws(AuthCoreError) { try file(forPool: identityPoolId).remove() }
+    public func removeIdentityId(forPool identityPoolId: String) async throws(AuthCoreError) {
+        try file(forPool: identityPoolId).remove()
+    }
 }
 
 extension FileCognitoIdentityStore: CustomReflectable {
     /// The directory only.
-    public nonisolated var customMirror: Mirror { Mirror(self, children: ["directory": directory], displayStyle: .class) }
+    public nonisolated var customMirror: Mirror {
+        Mirror(self, children: ["directory": directory], displayStyle: .class)
+    }
 }

@@ -6,7 +6,8 @@ public import AuthCore
 ///
 /// A token is also a ``DeveloperTokenSource`` that always answers itself (for a token the app got
 /// some other way and that it replaces by switching logins).
-public struct DeveloperIdentityToken: Sendable, DeveloperTokenSource, CustomStringConvertible, CustomDebugStringConvertible,
+public struct DeveloperIdentityToken: Sendable, DeveloperTokenSource, CustomStringConvertible,
+    CustomDebugStringConvertible,
     CustomReflectable
 {
     /// The identity the token belongs to.
@@ -54,13 +55,16 @@ public struct ClosureDeveloperTokenSource: DeveloperTokenSource {
     let fetch: @Sendable (String?) async throws -> DeveloperIdentityToken
 
     /// A source that calls `fetch` with the identity id known so far.
-    public init(_ fetch: @escaping @Sendable (_ identityId: String?) async throws -> DeveloperIdentityToken) { self.fetch = fetch }
+    public init(_ fetch: @escaping @Sendable (_ identityId: String?) async throws -> DeveloperIdentityToken) {
+        self.fetch = fetch
+    }
 
     public func developerToken(for identityId: String?) async throws(AuthCoreError) -> DeveloperIdentityToken {
         do { return try await fetch(identityId) } catch let error as AuthCoreError {
             throw error
         } catch {
-            throw AuthCoreError(.credentialsUnavailable, "the developer token closure failed with \(type(of: error))").causedBy(error)
+            throw AuthCoreError(.credentialsUnavailable, "the developer token closure failed with \(type(of: error))")
+                .causedBy(error)
         }
     }
 }
@@ -81,7 +85,9 @@ extension CognitoSession: CognitoIDTokenSource {
 /// Which login an identity uses, decided per credentials refresh (the iOS `logins()` pattern). The
 /// seed's rule: a developer login gets its identity id from the backend; every other login (and
 /// none) from `GetId`.
-public enum IdentityLogin: Sendable, IdentityLoginSource, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public enum IdentityLogin: Sendable, IdentityLoginSource, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// No login: an unauthenticated identity.
     case unauthenticated
     /// A developer-authenticated identity, from the app's backend.
@@ -99,7 +105,8 @@ public enum IdentityLogin: Sendable, IdentityLoginSource, CustomStringConvertibl
         switch self {
         case .unauthenticated: "unauthenticated"
         case .developer: "developer"
-        case .providers(let logins): "providers(\(logins.keys.sorted().map { "\($0): <redacted>" }.joined(separator: ", ")))"
+        case .providers(let logins):
+            "providers(\(logins.keys.sorted().map { "\($0): <redacted>" }.joined(separator: ", ")))"
         case .userPool: "userPool"
         }
     }
@@ -125,7 +132,9 @@ public struct ClosureIdentityLoginSource: IdentityLoginSource {
         do { return try await decide() } catch let error as AuthCoreError {
             throw error
         } catch {
-            throw AuthCoreError(.credentialsUnavailable, "the logins closure failed with \(type(of: error))").causedBy(error)
+            throw AuthCoreError(.credentialsUnavailable, "the logins closure failed with \(type(of: error))").causedBy(
+                error
+            )
         }
     }
 }

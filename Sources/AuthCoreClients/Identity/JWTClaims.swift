@@ -35,7 +35,9 @@ public struct JWTClaims: Sendable {
     /// A NumericDate claim (`exp`, `iat`, `nbf`; RFC 7519 §2: seconds since 1970) as a time, or nil
     /// when it is absent, not a whole number, or outside the years 0001–9999.
     public func time(_ name: String) -> Timestamp? {
-        guard let seconds = try? claims.integer(name, in: Timestamp.minimumSeconds...Timestamp.maximumSeconds) else { return nil }
+        guard let seconds = try? claims.integer(name, in: Timestamp.minimumSeconds...Timestamp.maximumSeconds) else {
+            return nil
+        }
         return Timestamp(secondsSince1970: seconds)
     }
 }
@@ -48,8 +50,10 @@ public struct JWTClaims: Sendable {
 public enum CognitoIdentityIssuer {
     /// The regions whose tokens carry the global issuer.
     public static let globalIssuerRegions: Set<String> = [
-        "us-east-1", "us-east-2", "us-west-1", "us-west-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3", "ap-south-1",
-        "ap-southeast-1", "ap-southeast-2", "ca-central-1", "eu-central-1", "eu-north-1", "eu-west-1", "eu-west-2", "eu-west-3",
+        "us-east-1", "us-east-2", "us-west-1", "us-west-2", "ap-northeast-1", "ap-northeast-2", "ap-northeast-3",
+        "ap-south-1",
+        "ap-southeast-1", "ap-southeast-2", "ca-central-1", "eu-central-1", "eu-north-1", "eu-west-1", "eu-west-2",
+        "eu-west-3",
         "sa-east-1",
     ]
 
@@ -74,17 +78,22 @@ public enum CognitoIdentityIssuer {
         let use = claims.string("token_use")
         guard use == "id" else {
             throw AuthCoreError(
-                .invalidParameter, "the user-pool token is \(use.map { "an '\($0.prefix(20))' token" } ?? "not marked by token_use"), not an ID token: identity pools take the ID token")
+                .invalidParameter,
+                "the user-pool token is \(use.map { "an '\($0.prefix(20))' token" } ?? "not marked by token_use"), not an ID token: identity pools take the ID token"
+            )
         }
         let key = loginsKey(fromIssuer: claims.issuer ?? "")
         let parts = key.split(separator: "/", omittingEmptySubsequences: false)
         let host = parts.first.map(String.init) ?? ""
         let region = host.hasPrefix("cognito-idp.") ? String(host.dropFirst(12).prefix { $0 != "." }) : ""
         guard parts.count == 2, !region.isEmpty, (try? AWSEndpoint.validate(region: region)) != nil,
-            host == "cognito-idp.\(region).\(AWSEndpoint.dnsSuffix(forRegion: region))", parts[1].hasPrefix("\(region)_"), parts[1].count > region.count + 1
+            host == "cognito-idp.\(region).\(AWSEndpoint.dnsSuffix(forRegion: region))",
+            parts[1].hasPrefix("\(region)_"), parts[1].count > region.count + 1
         else {
             throw AuthCoreError(
-                .invalidParameter, "the ID token's issuer '\(key.prefix(120))' is not a Cognito user pool (cognito-idp.<region>.amazonaws.com/<poolId>)")
+                .invalidParameter,
+                "the ID token's issuer '\(key.prefix(120))' is not a Cognito user pool (cognito-idp.<region>.amazonaws.com/<poolId>)"
+            )
         }
         return key
     }
@@ -92,7 +101,11 @@ public enum CognitoIdentityIssuer {
     /// An issuer claim without its `https://` scheme (the form `Logins` keys use).
     public static func loginsKey(fromIssuer issuer: String) -> String {
         var key = Substring(issuer)
-        if key.hasPrefix("https://") { key = key.dropFirst(8) } else if key.hasPrefix("http://") { key = key.dropFirst(7) }
+        if key.hasPrefix("https://") {
+            key = key.dropFirst(8)
+        } else if key.hasPrefix("http://") {
+            key = key.dropFirst(7)
+        }
         while key.hasSuffix("/") { key = key.dropLast() }
         return String(key)
     }
@@ -107,17 +120,27 @@ public enum CognitoIdentityIssuer {
     ///   the token's issuer, or a Cognito identity token's issuer does not fit the region (the error
     ///   says which key to use), and when a non-JWT token comes without an explicit key. This replaces
     ///   the service's `NotAuthorizedException: Invalid login token. Issuer doesn't match providerName`.
-    public static func loginsKey(for token: String, explicitKey: String?, region: String) throws(AuthCoreError) -> String {
+    public static func loginsKey(
+        for token: String,
+        explicitKey: String?,
+        region: String
+    ) throws(AuthCoreError) -> String {
         let claims: JWTClaims
         do { claims = try JWTClaims(token: token) } catch {
             guard let explicitKey, !explicitKey.isEmpty else {
-                throw AuthCoreError(.invalidParameter, "the token is not a JWT, so its Logins key cannot be read from it: give the key explicitly (explicitKey)")
+                throw AuthCoreError(
+                    .invalidParameter,
+                    "the token is not a JWT, so its Logins key cannot be read from it: give the key explicitly (explicitKey)"
+                )
             }
             return explicitKey
         }
         guard let issuerClaim = claims.issuer, !issuerClaim.isEmpty else {
             guard let explicitKey, !explicitKey.isEmpty else {
-                throw AuthCoreError(.invalidParameter, "the token has no iss claim: give the Logins key explicitly (explicitKey)")
+                throw AuthCoreError(
+                    .invalidParameter,
+                    "the token has no iss claim: give the Logins key explicitly (explicitKey)"
+                )
             }
             return explicitKey
         }
@@ -127,12 +150,15 @@ public enum CognitoIdentityIssuer {
             guard key == expected else {
                 throw AuthCoreError(
                     .invalidParameter,
-                    "the token was issued by \(key), but identity pools in \(region) issue tokens as \(expected): the token belongs to another region's pool")
+                    "the token was issued by \(key), but identity pools in \(region) issue tokens as \(expected): the token belongs to another region's pool"
+                )
             }
         }
         if let explicitKey, !explicitKey.isEmpty, explicitKey != key {
             throw AuthCoreError(
-                .invalidParameter, "Logins key '\(explicitKey)' does not match the token's issuer: use '\(key)'")
+                .invalidParameter,
+                "Logins key '\(explicitKey)' does not match the token's issuer: use '\(key)'"
+            )
         }
         return key
     }

@@ -25,34 +25,57 @@ public enum AWSChunkedUpload {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a payload of unknown length, a chunk size
     ///   below 8 KiB, or a request that already has a body or a `Content-Encoding`; the signer's errors.
     public static func signed(
-        _ request: HTTPRequest, payload: HTTPBodyStream, signer: SigV4Signer, at time: Timestamp, chunkSize: Int = defaultChunkSize
+        _ request: HTTPRequest,
+        payload: HTTPBodyStream,
+        signer: SigV4Signer,
+        at time: Timestamp,
+        chunkSize: Int = defaultChunkSize
     ) throws(AuthCoreError) -> HTTPRequest {
         guard let decodedLength = payload.length else {
-            throw AuthCoreError(.invalidParameter, "an aws-chunked upload needs a payload of known length (x-amz-decoded-content-length)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "an aws-chunked upload needs a payload of known length (x-amz-decoded-content-length)"
+            )
         }
         guard (minimumChunkSize...maximumChunkSize).contains(chunkSize) else {
-            throw AuthCoreError(.invalidParameter, "aws-chunked chunks must be \(minimumChunkSize) to \(maximumChunkSize) bytes, got \(chunkSize)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "aws-chunked chunks must be \(minimumChunkSize) to \(maximumChunkSize) bytes, got \(chunkSize)"
+            )
         }
         guard request.body.isEmpty, !request.body.isStream else {
-            throw AuthCoreError(.invalidParameter, "an aws-chunked upload's body is its payload: the request must have none of its own")
+            throw AuthCoreError(
+                .invalidParameter,
+                "an aws-chunked upload's body is its payload: the request must have none of its own"
+            )
         }
         guard request.headers.first(named: "content-encoding") == nil else {
             throw AuthCoreError(.invalidParameter, "an aws-chunked upload sets Content-Encoding itself")
         }
         let encodedLength = try SigV4ChunkSigner.encodedLength(decodedLength: decodedLength, chunkSize: chunkSize)
         var prepared = request
-        prepared.headers.removeAll { $0.hasName("content-length") || $0.hasName("x-amz-decoded-content-length") || $0.hasName("x-amz-content-sha256") }
+        prepared.headers.removeAll {
+            $0.hasName("content-length") || $0.hasName("x-amz-decoded-content-length")
+                || $0.hasName("x-amz-content-sha256")
+        }
         prepared.headers += [
-            HTTPHeader("Content-Encoding", "aws-chunked"), HTTPHeader("x-amz-decoded-content-length", String(decodedLength)),
-            HTTPHeader("x-amz-content-sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"), HTTPHeader("Content-Length", String(encodedLength)),
+            HTTPHeader("Content-Encoding", "aws-chunked"),
+            HTTPHeader("x-amz-decoded-content-length", String(decodedLength)),
+            HTTPHeader("x-amz-content-sha256", "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"),
+            HTTPHeader("Content-Length", String(encodedLength)),
         ]
         let seed = try signer.sign(prepared.sigV4Request(payload: .streaming), at: time)
         prepared = prepared.adding(seed)
         prepared.body = .stream(
             HTTPBodyStream(length: encodedLength) { () throws(AuthCoreError) in
                 AWSChunkedFrames(
-                    payload: try payload.open(), decodedLength: decodedLength, chunkSize: chunkSize, signer: SigV4ChunkSigner(signer: signer, seed: seed))
-            })
+                    payload: try payload.open(),
+                    decodedLength: decodedLength,
+                    chunkSize: chunkSize,
+                    signer: SigV4ChunkSigner(signer: signer, seed: seed)
+                )
+            }
+        )
         return prepared
     }
 }
@@ -87,13 +110,19 @@ final class AWSChunkedFrames: HTTPBodyChunks {
                 break
             }
             guard piece.count <= decodedLength - taken else {
-                throw AuthCoreError(.malformedRequest, "the aws-chunked payload is longer than its \(decodedLength) bytes")
+                throw AuthCoreError(
+                    .malformedRequest,
+                    "the aws-chunked payload is longer than its \(decodedLength) bytes"
+                )
             }
             taken += piece.count
             pending += piece
         }
         if sourceEnded && taken != decodedLength {
-            throw AuthCoreError(.malformedRequest, "the aws-chunked payload ended after \(taken) of its \(decodedLength) bytes")
+            throw AuthCoreError(
+                .malformedRequest,
+                "the aws-chunked payload ended after \(taken) of its \(decodedLength) bytes"
+            )
         }
         let take = Swift.min(chunkSize, pending.count)
         let frame = pending.withUnsafeBytes { signer.encode(chunk: UnsafeRawBufferPointer(rebasing: $0[0..<take])) }

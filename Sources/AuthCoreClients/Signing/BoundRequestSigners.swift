@@ -39,7 +39,10 @@ public struct OSSRequestSigner: Sendable {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` when V4 has no region, or for a malformed key id.
     public init(
-        source: Source, version: OSSSigner.Version = .v4, region: String? = nil, sender: SignedRequestSender = SignedRequestSender(),
+        source: Source,
+        version: OSSSigner.Version = .v4,
+        region: String? = nil,
+        sender: SignedRequestSender = SignedRequestSender(),
         keyCache: SigningKeyCache = .shared
     ) throws(AuthCoreError) {
         try OSSSigner.checkRegion(version: version, region: region)
@@ -71,8 +74,13 @@ public struct OSSRequestSigner: Sendable {
         case .local(let provider):
             let credentials = try await provider.credentials()
             // The later of the two clocks decides how long the credentials still live.
-            if let expiration = credentials.expiration, Int64(expires) > Swift.max(local, corrected).seconds(until: expiration) {
-                throw AuthCoreError(.expired, "a \(expires) s signed URL would outlive the credentials, which expire at \(expiration.iso8601)")
+            if let expiration = credentials.expiration,
+                Int64(expires) > Swift.max(local, corrected).seconds(until: expiration)
+            {
+                throw AuthCoreError(
+                    .expired,
+                    "a \(expires) s signed URL would outlive the credentials, which expire at \(expiration.iso8601)"
+                )
             }
             return try signer(for: credentials).presign(request, at: corrected, expires: expires)
         case .remote(let signer, let provider):
@@ -82,11 +90,21 @@ public struct OSSRequestSigner: Sendable {
 
     /// Sends an HTTP request to OSS, signed at each attempt (a clock-skew refusal is signed again
     /// with the learned offset).
-    public func send(_ request: HTTPRequest, bucket: String?, key: String, additionalHeaders: [String] = []) async throws(AuthCoreError)
+    public func send(
+        _ request: HTTPRequest,
+        bucket: String?,
+        key: String,
+        additionalHeaders: [String] = []
+    ) async throws(AuthCoreError)
         -> HTTPResponse
     {
         try await sender.send(request) { request, time throws(AuthCoreError) in
-            request.adding(try await sign(request.ossRequest(bucket: bucket, key: key, additionalHeaders: additionalHeaders), at: time))
+            request.adding(
+                try await sign(
+                    request.ossRequest(bucket: bucket, key: key, additionalHeaders: additionalHeaders),
+                    at: time
+                )
+            )
         }
     }
 
@@ -126,8 +144,12 @@ public struct SigV4RequestSigner: Sendable {
 
     /// A signer.
     public init(
-        provider: any CredentialsProvider, region: String, service: String, options: SigV4Options = .standard,
-        sender: SignedRequestSender = SignedRequestSender(), keyCache: SigningKeyCache = .shared
+        provider: any CredentialsProvider,
+        region: String,
+        service: String,
+        options: SigV4Options = .standard,
+        sender: SignedRequestSender = SignedRequestSender(),
+        keyCache: SigningKeyCache = .shared
     ) {
         self.provider = provider
         self.region = region
@@ -139,17 +161,31 @@ public struct SigV4RequestSigner: Sendable {
 
     /// The signature of `request` at the corrected time for its URL's host.
     public func sign(_ request: HTTPRequest) async throws(AuthCoreError) -> SigV4Signature {
-        try signer(for: try await provider.credentials()).sign(request.sigV4Request(), at: sender.signingTime(for: request.url.host))
+        try signer(for: try await provider.credentials()).sign(
+            request.sigV4Request(),
+            at: sender.signingTime(for: request.url.host)
+        )
     }
 
     /// A presigned URL (the sender's rule: never beyond the credentials, by either clock). The payload
     /// is `UNSIGNED-PAYLOAD` under S3's rules (no second URI encoding) and the body's hash otherwise,
     /// unless `payload` says.
-    public func presign(_ request: HTTPRequest, expires: Int, policy: SigV4Signer.ExpiryPolicy = .strict, payload: SigV4Payload? = nil)
+    public func presign(
+        _ request: HTTPRequest,
+        expires: Int,
+        policy: SigV4Signer.ExpiryPolicy = .strict,
+        payload: SigV4Payload? = nil
+    )
         async throws(AuthCoreError) -> SigV4Signature
     {
         let payload = payload ?? (options.doubleURIEncode ? request.bodyPayload : .unsigned)
-        return try sender.presign(request, signer: try signer(for: try await provider.credentials()), expires: expires, policy: policy, payload: payload)
+        return try sender.presign(
+            request,
+            signer: try signer(for: try await provider.credentials()),
+            expires: expires,
+            policy: policy,
+            payload: payload
+        )
     }
 
     /// Sends `request`, signed at each attempt.
@@ -161,7 +197,13 @@ public struct SigV4RequestSigner: Sendable {
 
     func signer(for credentials: Credentials) throws(AuthCoreError) -> SigV4Signer {
         try memo.signer(for: credentials) { () throws(AuthCoreError) in
-            try SigV4Signer(credentials: credentials, region: region, service: service, options: options, keyCache: keyCache)
+            try SigV4Signer(
+                credentials: credentials,
+                region: region,
+                service: service,
+                options: options,
+                keyCache: keyCache
+            )
         }
     }
 }
@@ -179,10 +221,12 @@ final class SignerMemo<Signer: Sendable>: Sendable {
 
     private let last = Locked<Entry?>(nil)
 
-    func signer(for credentials: Credentials, make: () throws(AuthCoreError) -> Signer) throws(AuthCoreError) -> Signer {
+    func signer(for credentials: Credentials, make: () throws(AuthCoreError) -> Signer) throws(AuthCoreError) -> Signer
+    {
         let fingerprint = credentials.secretFingerprint
         if let hit = last.withLock({ entry -> Signer? in
-            guard let entry, entry.accessKeyId == credentials.accessKeyId, entry.sessionToken == credentials.sessionToken,
+            guard let entry, entry.accessKeyId == credentials.accessKeyId,
+                entry.sessionToken == credentials.sessionToken,
                 entry.expiration == credentials.expiration, entry.fingerprint == fingerprint
             else { return nil }
             return entry.signer
@@ -192,8 +236,12 @@ final class SignerMemo<Signer: Sendable>: Sendable {
         let signer = try make()
         last.withLock {
             $0 = Entry(
-                accessKeyId: credentials.accessKeyId, sessionToken: credentials.sessionToken, expiration: credentials.expiration,
-                fingerprint: fingerprint, signer: signer)
+                accessKeyId: credentials.accessKeyId,
+                sessionToken: credentials.sessionToken,
+                expiration: credentials.expiration,
+                fingerprint: fingerprint,
+                signer: signer
+            )
         }
         return signer
     }

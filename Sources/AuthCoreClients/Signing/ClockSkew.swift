@@ -46,7 +46,9 @@ public final class ClockSkewTracker: Sendable {
         var bytes = Array(host.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
         if bytes.first == UInt8(ascii: "[") {
             if let close = bytes.firstIndex(of: UInt8(ascii: "]")) { bytes = Array(bytes[...close]) }
-        } else if bytes.filter({ $0 == UInt8(ascii: ":") }).count == 1, let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+        } else if bytes.filter({ $0 == UInt8(ascii: ":") }).count == 1,
+            let colon = bytes.firstIndex(of: UInt8(ascii: ":"))
+        {
             bytes = Array(bytes[..<colon])
         }
         return bytes
@@ -86,7 +88,8 @@ public final class ClockSkewTracker: Sendable {
             return message.hasPrefix("signature expired") || message.hasPrefix("signature not yet current")
                 || message.contains("request time")
         case "AccessDenied":
-            // rclone serve s3: "The difference between the request time and the server's time exceeds the maximum allowed."
+            // rclone serve s3: "The difference between the request time and the server's time exceeds the maximum
+            // allowed."
             return response.status == 400 && message.contains("difference between the request time")
         default:
             return false

@@ -27,7 +27,12 @@ public struct URLSignatureProvider: OSSSignatureProvider {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for plain http to a host that is not loopback
     ///   without `allowInsecureHTTP`.
-    public init(url: RequestURL, headers: [HTTPHeader] = [], transport: any HTTPTransport = HTTP1Transport(), allowInsecureHTTP: Bool = false)
+    public init(
+        url: RequestURL,
+        headers: [HTTPHeader] = [],
+        transport: any HTTPTransport = HTTP1Transport(),
+        allowInsecureHTTP: Bool = false
+    )
         throws(AuthCoreError)
     {
         try NetworkPolicy.requireSecureTransport(url, allowInsecureHTTP: allowInsecureHTTP)
@@ -41,16 +46,29 @@ public struct URLSignatureProvider: OSSSignatureProvider {
         let body = try ServiceJSON.encode(request, keys: .asDeclared)
         let response = try await transport.send(
             HTTPRequest(
-                method: "POST", url: url,
-                headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")] + headers, body: body,
-                maximumResponseBytes: 65_536, allowsInsecureHTTP: allowInsecureHTTP))
+                method: "POST",
+                url: url,
+                headers: [HTTPHeader("Content-Type", "application/json"), HTTPHeader("Accept", "application/json")]
+                    + headers,
+                body: body,
+                maximumResponseBytes: 65_536,
+                allowsInsecureHTTP: allowInsecureHTTP
+            )
+        )
         guard response.status == 200 else {
             let error = ServiceErrorBody(response: response)
             throw AuthCoreError(
-                serviceErrorType: error.code ?? "HTTP\(response.status)", message: error.message ?? "the signer answered \(response.status)",
-                httpStatus: response.status)
+                serviceErrorType: error.code ?? "HTTP\(response.status)",
+                message: error.message ?? "the signer answered \(response.status)",
+                httpStatus: response.status
+            )
         }
-        let answer = try ServiceJSON.decode(AppServerWire.OSSSignatureAnswer.self, from: response.body.plainBytes, context: "signer answer", keys: .asDeclared)
+        let answer = try ServiceJSON.decode(
+            AppServerWire.OSSSignatureAnswer.self,
+            from: response.body.plainBytes,
+            context: "signer answer",
+            keys: .asDeclared
+        )
         return OSSProvidedSignature(accessKeyId: answer.accessKeyId, signature: answer.signature)
     }
 }
@@ -74,13 +92,22 @@ public struct AuthoritySignatureProvider: OSSSignatureProvider {
 
 extension OSSDetachedSigner {
     /// Signs `request` for the `Authorization` header through `provider` (self-signed mode).
-    public func sign(_ request: OSSRequest, at time: Timestamp, provider: some OSSSignatureProvider) async throws(AuthCoreError) -> OSSSignature {
+    public func sign(
+        _ request: OSSRequest,
+        at time: Timestamp,
+        provider: some OSSSignatureProvider
+    ) async throws(AuthCoreError) -> OSSSignature {
         let pending = try prepare(request, at: time)
         return try complete(pending, with: try await provider.signature(for: OSSSignatureRequest(pending)))
     }
 
     /// Signs a URL valid for `expires` seconds through `provider` (V4 needs ``accessKeyId``).
-    public func presign(_ request: OSSRequest, at time: Timestamp, expires: Int, provider: some OSSSignatureProvider) async throws(AuthCoreError)
+    public func presign(
+        _ request: OSSRequest,
+        at time: Timestamp,
+        expires: Int,
+        provider: some OSSSignatureProvider
+    ) async throws(AuthCoreError)
         -> OSSSignature
     {
         let pending = try preparePresigned(request, at: time, expires: expires)

@@ -18,8 +18,13 @@ public struct SignedRequestSender: Sendable {
     let random: any SecureRandomGenerator
 
     /// A sender.
-    public init(transport: any HTTPTransport = HTTP1Transport(), clock: any SigningClock = SystemClock(),
-                skew: ClockSkewTracker? = .shared, retryPolicy: RetryPolicy = .standard, random: any SecureRandomGenerator = SystemRandom()) {
+    public init(
+        transport: any HTTPTransport = HTTP1Transport(),
+        clock: any SigningClock = SystemClock(),
+        skew: ClockSkewTracker? = .shared,
+        retryPolicy: RetryPolicy = .standard,
+        random: any SecureRandomGenerator = SystemRandom()
+    ) {
         self.transport = transport
         self.clock = clock
         self.skew = skew
@@ -37,7 +42,8 @@ public struct SignedRequestSender: Sendable {
     ///
     /// `sign` may be asynchronous (a self-signed request asks its app server for each signature).
     public func send(
-        _ request: HTTPRequest, sign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> HTTPRequest
+        _ request: HTTPRequest,
+        sign: (HTTPRequest, Timestamp) async throws(AuthCoreError) -> HTTPRequest
     ) async throws(AuthCoreError) -> HTTPResponse {
         let host = request.url.host
         let firstTime = signingTime(for: host)
@@ -49,7 +55,12 @@ public struct SignedRequestSender: Sendable {
         guard !response.isSuccess, let skew,
             let learned = skew.learn(from: response, host: host, signedAt: firstTime, localNow: clock.now())
         else { return response }
-        AuthCoreLog.log(.notice, "authcore.http", "clock skew learned, signing again", ["host": host, "offsetSeconds": "\(learned)"])
+        AuthCoreLog.log(
+            .notice,
+            "authcore.http",
+            "clock skew learned, signing again",
+            ["host": host, "offsetSeconds": "\(learned)"]
+        )
         return try await transport.send(try await sign(request, signingTime(for: host)))
     }
 }
@@ -63,24 +74,36 @@ extension SignedRequestSender {
     ///
     /// - Throws: as `SigV4Signer.presign(_:at:expires:policy:keepingCanonicalRequest:)`.
     public func presign(
-        _ request: HTTPRequest, signer: SigV4Signer, expires: Int, policy: SigV4Signer.ExpiryPolicy = .strict, payload: SigV4Payload? = nil
+        _ request: HTTPRequest,
+        signer: SigV4Signer,
+        expires: Int,
+        policy: SigV4Signer.ExpiryPolicy = .strict,
+        payload: SigV4Payload? = nil
     ) throws(AuthCoreError) -> SigV4Signature {
         let local = clock.now()
         let corrected = signingTime(for: request.url.host)
         var allowed = expires
         if corrected < local, let expiration = signer.credentials.expiration {
             let remaining = local.seconds(until: expiration)
-            guard remaining > 0 else { throw AuthCoreError(.expired, "the credentials expired at \(expiration.iso8601)") }
+            guard remaining > 0 else {
+                throw AuthCoreError(.expired, "the credentials expired at \(expiration.iso8601)")
+            }
             if Int64(allowed) > remaining {
                 guard policy == .clampToCredentials else {
                     throw AuthCoreError(
                         .expired,
-                        "a \(expires) s presigned URL would outlive the credentials, which expire at \(expiration.iso8601) (\(remaining) s left by the local clock)")
+                        "a \(expires) s presigned URL would outlive the credentials, which expire at \(expiration.iso8601) (\(remaining) s left by the local clock)"
+                    )
                 }
                 allowed = Int(remaining)  // 0 < remaining < allowed: fits Int
             }
         }
-        return try signer.presign(request.sigV4Request(payload: payload), at: corrected, expires: allowed, policy: policy)
+        return try signer.presign(
+            request.sigV4Request(payload: payload),
+            at: corrected,
+            expires: allowed,
+            policy: policy
+        )
     }
 }
 
@@ -90,7 +113,12 @@ extension HTTPRequest {
     public func sigV4Request(payload: SigV4Payload? = nil) -> SigV4Request {
         var headers = self.headers
         if headers.first(named: "Host") == nil { headers.insert(HTTPHeader("Host", url.hostHeader), at: 0) }
-        return SigV4Request(method: method, target: url.requestTarget, headers: headers, payload: payload ?? bodyPayload)
+        return SigV4Request(
+            method: method,
+            target: url.requestTarget,
+            headers: headers,
+            payload: payload ?? bodyPayload
+        )
     }
 
     /// The request as the OSS signers see it (with `Host` from the URL unless given), for `bucket`
@@ -110,7 +138,8 @@ extension HTTPRequest {
         switch body {
         case .stream: .unsigned
         case .bytes(let bytes): .bytes(bytes)
-        case .secret(let secret): .precomputedHash(secret.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.hexLowercased)
+        case .secret(let secret):
+            .precomputedHash(secret.withUnsafeBytes { SHA256.hash(bufferPointer: $0) }.hexLowercased)
         }
     }
 

@@ -27,7 +27,9 @@ extension Timestamp {
     public init(_ date: Date) {
         let interval = date.timeIntervalSince1970
         let whole = interval.rounded(.down)
-        guard interval.isFinite, let seconds = Int64(exactly: whole), (Timestamp.minimumSeconds...Timestamp.maximumSeconds).contains(seconds) else {
+        guard interval.isFinite, let seconds = Int64(exactly: whole),
+            (Timestamp.minimumSeconds...Timestamp.maximumSeconds).contains(seconds)
+        else {
             self = interval > 0 ? .maximum : .minimum
             return
         }

@@ -69,7 +69,10 @@ public enum AuthCoreLog {
     /// Sends a record to the handler when one is installed for `level`; the message and metadata are
     /// built only then.
     package static func log(
-        _ level: Level, _ label: String, _ message: @autoclosure () -> String, _ metadata: @autoclosure () -> [String: String] = [:]
+        _ level: Level,
+        _ label: String,
+        _ message: @autoclosure () -> String,
+        _ metadata: @autoclosure () -> [String: String] = [:]
     ) {
         let (handler, minimum) = installed.withLock { ($0.handler, $0.level) }
         guard let handler, level >= minimum else { return }
@@ -82,26 +85,43 @@ extension AuthCoreLog {
     /// succeeds, `notice` with the error's code (and the service's error type and request id) when it
     /// fails. Only names, numbers and codes: nothing of the request or the answer's body.
     static func serviceCall(
-        service: String, operation: String, request: HTTPRequest, attempt: Int, _ send: () async throws(AuthCoreError) -> HTTPResponse
+        service: String,
+        operation: String,
+        request: HTTPRequest,
+        attempt: Int,
+        _ send: () async throws(AuthCoreError) -> HTTPResponse
     ) async throws(AuthCoreError) -> HTTPResponse {
         let clock = ContinuousClock()
         let started = clock.now
         func common() -> [String: String] {
             let milliseconds = milliseconds(clock.now - started)
             return [
-                "service": service, "operation": operation, "method": request.method, "host": request.url.host, "attempt": String(attempt),
+                "service": service, "operation": operation, "method": request.method, "host": request.url.host,
+                "attempt": String(attempt),
                 "durationMs": milliseconds,
             ]
         }
         do {
             let response = try await send()
-            log(.debug, "authcore.http", "service call", common().merging(["status": String(response.status), "requestId": response.requestId ?? ""]) { a, _ in a })
+            log(
+                .debug,
+                "authcore.http",
+                "service call",
+                common().merging(["status": String(response.status), "requestId": response.requestId ?? ""]) { a, _ in a
+                }
+            )
             return response
         } catch {
-            log(.notice, "authcore.http", "service call failed", common().merging([
-                "error": "\(error.code)", "status": error.httpStatus.map(String.init) ?? "",
-                "serviceError": error.serviceErrorType.flatMap(ServiceErrorBody.loggableIdentifier) ?? "", "requestId": error.requestId ?? "",
-            ]) { a, _ in a })
+            log(
+                .notice,
+                "authcore.http",
+                "service call failed",
+                common().merging([
+                    "error": "\(error.code)", "status": error.httpStatus.map(String.init) ?? "",
+                    "serviceError": error.serviceErrorType.flatMap(ServiceErrorBody.loggableIdentifier) ?? "",
+                    "requestId": error.requestId ?? "",
+                ]) { a, _ in a }
+            )
             throw error
         }
     }

@@ -14,7 +14,8 @@ package struct CBORWriter {
         case 0..<24: bytes.append(type | UInt8(value))
         case 24...0xFF: bytes += [type | 24, UInt8(value)]
         case 0x100...0xFFFF: bytes += [type | 25, UInt8(value >> 8), UInt8(value & 0xFF)]
-        case 0x1_0000...0xFFFF_FFFF: bytes += [type | 26] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
+        case 0x1_0000...0xFFFF_FFFF:
+            bytes += [type | 26] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
         default: bytes += [type | 27] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
         }
     }

@@ -49,7 +49,11 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
     /// An authenticator for `origin` (an `https` origin, or `http` on a loopback host).
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for an origin that is not `scheme://host[:port]`.
-    public init(origin: String, attestation: Attestation = .none, random: any SecureRandomGenerator = SystemRandom()) throws(AuthCoreError) {
+    public init(
+        origin: String,
+        attestation: Attestation = .none,
+        random: any SecureRandomGenerator = SystemRandom()
+    ) throws(AuthCoreError) {
         (self.origin, self.originHost) = try Self.checkedOrigin(origin)
         self.attestation = attestation
         self.random = random
@@ -91,12 +95,18 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
             algorithms.append(try parameter.integer("alg", in: Int64(Int32.min)...Int64(Int32.max)))
         }
         guard algorithms.isEmpty || algorithms.contains(-7) else {
-            throw AuthCoreError(.unsupported, "the relying party accepts none of this authenticator's algorithms (ES256, -7)")
+            throw AuthCoreError(
+                .unsupported,
+                "the relying party accepts none of this authenticator's algorithms (ES256, -7)"
+            )
         }
         for excluded in try parsed.optionalObjectArray("excludeCredentials") {
             let id = try Self.base64URL(excluded, "id")
             if credentials.contains(where: { $0.rpId == rpId && $0.id == id }) {
-                throw AuthCoreError(.invalidParameter, "this authenticator already holds a credential the relying party excludes")
+                throw AuthCoreError(
+                    .invalidParameter,
+                    "this authenticator already holds a credential the relying party excludes"
+                )
             }
         }
 
@@ -131,7 +141,9 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
             object.text("packed")
             object.text("attStmt")
             let signed = authenticatorData + SHA256.hash(bytes: clientData).bytes
-            let signature = try signed.withUnsafeBytesTyped { (bytes) throws(AuthCoreError) in try key.signature(for: bytes) }
+            let signature = try signed.withUnsafeBytesTyped { (bytes) throws(AuthCoreError) in
+                try key.signature(for: bytes)
+            }
             object.mapHead(2)
             object.text("alg")
             object.integer(-7)
@@ -144,12 +156,14 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
         credentials.append(Credential(id: id, key: key, rpId: rpId, userHandle: userHandle, signCount: 0))
         let encodedId = Base64.encode(id, alphabet: .urlSafe)
         let response: JSONValue = [
-            "id": .string(encodedId), "rawId": .string(encodedId), "type": "public-key", "authenticatorAttachment": "platform",
+            "id": .string(encodedId), "rawId": .string(encodedId), "type": "public-key",
+            "authenticatorAttachment": "platform",
             "clientExtensionResults": .object([:]),
             "response": [
                 "clientDataJSON": .string(Base64.encode(clientData, alphabet: .urlSafe)),
                 "attestationObject": .string(Base64.encode(object.bytes, alphabet: .urlSafe)),
-                "authenticatorData": .string(Base64.encode(authenticatorData, alphabet: .urlSafe)), "transports": ["internal"],
+                "authenticatorData": .string(Base64.encode(authenticatorData, alphabet: .urlSafe)),
+                "transports": ["internal"],
                 "publicKeyAlgorithm": -7,
             ],
         ]
@@ -162,21 +176,36 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
         let rpId = try parsed.optionalString("rpId") ?? originHost
         try checkRelyingParty(rpId)
         var allowed: [[UInt8]] = []
-        for descriptor in try parsed.optionalObjectArray("allowCredentials") { allowed.append(try Self.base64URL(descriptor, "id")) }
+        for descriptor in try parsed.optionalObjectArray("allowCredentials") {
+            allowed.append(try Self.base64URL(descriptor, "id"))
+        }
         // The newest usable credential: one the list allows, or (an empty list) any for this RP.
         guard
-            let index = credentials.indices.last(where: { credentials[$0].rpId == rpId && (allowed.isEmpty || allowed.contains(credentials[$0].id)) })
-        else { throw AuthCoreError(.credentialsUnavailable, "this authenticator holds no credential for \(rpId) that the relying party allows") }
+            let index = credentials.indices.last(where: {
+                credentials[$0].rpId == rpId && (allowed.isEmpty || allowed.contains(credentials[$0].id))
+            })
+        else {
+            throw AuthCoreError(
+                .credentialsUnavailable,
+                "this authenticator holds no credential for \(rpId) that the relying party allows"
+            )
+        }
         credentials[index].signCount &+= 1
         let credential = credentials[index]
         let count = credential.signCount
-        let authenticatorData = Self.rpIdHash(reportedRPID ?? rpId) + [0x05] + [UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF)]
+        let authenticatorData =
+            Self.rpIdHash(reportedRPID ?? rpId) + [0x05] + [
+                UInt8(count >> 24), UInt8((count >> 16) & 0xFF), UInt8((count >> 8) & 0xFF), UInt8(count & 0xFF),
+            ]
         let clientData = clientDataJSON(type: "webauthn.get", challenge: challenge)
         let signed = authenticatorData + SHA256.hash(bytes: clientData).bytes
-        let signature = try signed.withUnsafeBytesTyped { (bytes) throws(AuthCoreError) in try credential.key.signature(for: bytes) }
+        let signature = try signed.withUnsafeBytesTyped { (bytes) throws(AuthCoreError) in
+            try credential.key.signature(for: bytes)
+        }
         let encodedId = Base64.encode(credential.id, alphabet: .urlSafe)
         let response: JSONValue = [
-            "id": .string(encodedId), "rawId": .string(encodedId), "type": "public-key", "authenticatorAttachment": "platform",
+            "id": .string(encodedId), "rawId": .string(encodedId), "type": "public-key",
+            "authenticatorAttachment": "platform",
             "clientExtensionResults": .object([:]),
             "response": [
                 "clientDataJSON": .string(Base64.encode(clientData, alphabet: .urlSafe)),
@@ -194,18 +223,28 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
     /// browsers write them); the challenge re-encoded as base64url without padding.
     private func clientDataJSON(type: String, challenge: [UInt8]) -> [UInt8] {
         // The origin was checked to be printable ASCII without quotes or backslashes: no escaping.
-        Array(#"{"type":"\#(type)","challenge":"\#(Base64.encode(challenge, alphabet: .urlSafe))","origin":"\#(origin)","crossOrigin":false}"#.utf8)
+        Array(
+            #"{"type":"\#(type)","challenge":"\#(Base64.encode(challenge, alphabet: .urlSafe))","origin":"\#(origin)","crossOrigin":false}"#
+                .utf8
+        )
     }
 
     private func checkRelyingParty(_ rpId: String) throws(AuthCoreError) {
         let host = Array(originHost.utf8)
         let id = Array(rpId.utf8)
         // A parent domain: a suffix after a dot, of at least two labels, and never of an IP address.
-        let isAddress = host.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") } || host.contains(UInt8(ascii: ":"))
-        let isParent = !isAddress && id.contains(UInt8(ascii: ".")) && host.count > id.count && host.suffix(id.count).elementsEqual(id)
+        let isAddress =
+            host.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || $0 == UInt8(ascii: ".") }
+            || host.contains(UInt8(ascii: ":"))
+        let isParent =
+            !isAddress && id.contains(UInt8(ascii: ".")) && host.count > id.count
+            && host.suffix(id.count).elementsEqual(id)
             && host[host.count - id.count - 1] == UInt8(ascii: ".")
         guard !id.isEmpty, host == id || isParent else {
-            throw AuthCoreError(.invalidParameter, "the RP id \(printableText(rpId, limit: 200)) is not \(originHost) or a parent domain of it")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the RP id \(printableText(rpId, limit: 200)) is not \(originHost) or a parent domain of it"
+            )
         }
     }
 
@@ -221,9 +260,15 @@ public actor SoftwareWebAuthnAuthenticator: WebAuthnAuthenticator {
     /// for `scheme://host[:port]`: https, or http on loopback.
     static func checkedOrigin(_ origin: String) throws(AuthCoreError) -> (origin: String, host: String) {
         guard origin.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && !"\"\\?#".utf8.contains($0) }),
-            let url = try? RequestURL(origin), url.query.isEmpty, url.path == "/", !origin.utf8.reversed().starts(with: [UInt8(ascii: "/")]),
+            let url = try? RequestURL(origin), url.query.isEmpty, url.path == "/",
+            !origin.utf8.reversed().starts(with: [UInt8(ascii: "/")]),
             url.scheme == "https" || NetworkPolicy.isLoopback(host: url.host)
-        else { throw AuthCoreError(.invalidParameter, "the origin must be https://host[:port] (http only on loopback), without a path, query or fragment") }
+        else {
+            throw AuthCoreError(
+                .invalidParameter,
+                "the origin must be https://host[:port] (http only on loopback), without a path, query or fragment"
+            )
+        }
         let host = String(decoding: url.host.utf8.map(asciiLowercase), as: UTF8.self)
         return ("\(url.scheme)://\(host)\(url.port.map { ":\($0)" } ?? "")", host)
     }

@@ -8,7 +8,8 @@ import FoundationXML
 /// A small XML document read with Foundation's `XMLParser` (libxml2): the STS answers and the
 /// S3/STS/OSS error bodies, as elements with their character data and children.
 ///
-/// Hostile input: documents that are not UTF-8, documents with a DTD (`<!DOCTYPE`, so no entity declarations and no external
+/// Hostile input: documents that are not UTF-8, documents with a DTD (`<!DOCTYPE`, so no entity declarations and no
+/// external
 /// entities, which the parser never resolves anyway), deeper than ``maximumDepth`` or with more than
 /// ``maximumElements`` elements are refused with a typed error; the caller caps the body's size
 /// (`NetworkPolicy.controlPlaneMaximumResponseBytes`) before it gets here.
@@ -95,12 +96,16 @@ package struct XMLReader {
         var problem: String?
 
         func parser(
-            _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName qName: String?,
+            _ parser: XMLParser,
+            didStartElement elementName: String,
+            namespaceURI: String?,
+            qualifiedName qName: String?,
             attributes attributeDict: [String: String] = [:]
         ) {
             elements += 1
             guard stack.count < XMLReader.maximumDepth, elements <= XMLReader.maximumElements else {
-                problem = "the XML answer is nested deeper than \(XMLReader.maximumDepth) or has more than \(XMLReader.maximumElements) elements"
+                problem =
+                    "the XML answer is nested deeper than \(XMLReader.maximumDepth) or has more than \(XMLReader.maximumElements) elements"
                 parser.abortParsing()
                 return
             }
@@ -113,7 +118,12 @@ package struct XMLReader {
             stack.append(element)
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+        func parser(
+            _ parser: XMLParser,
+            didEndElement elementName: String,
+            namespaceURI: String?,
+            qualifiedName qName: String?
+        ) {
             guard stack.last?.name == elementName else {
                 problem = "the XML answer closes <\(elementName.prefix(64))> where another element is open"
                 parser.abortParsing()

@@ -6,8 +6,10 @@
 /// | endpoint | request | answer |
 /// |---|---|---|
 /// | `POST /oss/sign` | `OSSSignatureRequest` | ``OSSSignatureAnswer``: `{"accessKeyId":…,"signature":…}` |
-/// | `POST /cognito/developer-identity` | ``DeveloperIdentityRequest``: empty, `{}` or `{"identityId":…}` | ``DeveloperIdentityAnswer`` |
-/// | `POST /session/revoke` | ``RevokeRequest``: empty, `{}` or `{"all":true}` | ``RevokeAnswer``: `{"revoked":"session"}` or `{"revoked":"all"}` |
+/// | `POST /cognito/developer-identity` | ``DeveloperIdentityRequest``: empty, `{}` or `{"identityId":…}` |
+/// ``DeveloperIdentityAnswer`` |
+/// | `POST /session/revoke` | ``RevokeRequest``: empty, `{}` or `{"all":true}` | ``RevokeAnswer``:
+/// `{"revoked":"session"}` or `{"revoked":"all"}` |
 /// | `GET /healthz`, `GET /readyz` | — | ``HealthAnswer``: `{"status":"alive"}`, `{"status":"ready"}` |
 /// | any refusal | — | ``ErrorAnswer``: `{"code":…,"message":…}` |
 package enum AppServerWire {
@@ -65,8 +67,12 @@ package enum AppServerWire {
         }
 
         /// The identity and key only: the token is a credential.
-        package var description: String { "DeveloperIdentityAnswer(identityId: \(identityId), loginsKey: \(loginsKey))" }
-        package var customMirror: Mirror { Mirror(self, children: ["identityId": identityId, "loginsKey": loginsKey], displayStyle: .struct) }
+        package var description: String {
+            "DeveloperIdentityAnswer(identityId: \(identityId), loginsKey: \(loginsKey))"
+        }
+        package var customMirror: Mirror {
+            Mirror(self, children: ["identityId": identityId, "loginsKey": loginsKey], displayStyle: .struct)
+        }
     }
 
     /// `POST /session/revoke`'s request: this session, or (`all`) every session of its user.

@@ -9,10 +9,13 @@ public enum DistributeToken {
     public static func json(_ credentials: Credentials, showingSecrets: Bool = true) -> JSONValue {
         // bytes-lint: an answer written with fixed ASCII member names; nothing is looked up by a name from the wire.
         var object: [String: JSONValue] = [
-            "StatusCode": 200, "AccessKeyId": .string(credentials.accessKeyId), "Expiration": JSONValue(credentials.expiration?.iso8601),
+            "StatusCode": 200, "AccessKeyId": .string(credentials.accessKeyId),
+            "Expiration": JSONValue(credentials.expiration?.iso8601),
         ]
         if showingSecrets {
-            object["AccessKeySecret"] = .string(credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) })
+            object["AccessKeySecret"] = .string(
+                credentials.secretAccessKey.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }
+            )
             object["SecurityToken"] = JSONValue(credentials.sessionToken)
         }
         return .object(object)
@@ -23,7 +26,8 @@ public enum DistributeToken {
     package static func json(_ credentials: Credentials, secrets: inout SecretJSONValues) -> JSONValue {
         // bytes-lint: an answer written with fixed ASCII member names; nothing is looked up by a name from the wire.
         var object: [String: JSONValue] = [
-            "StatusCode": 200, "AccessKeyId": .string(credentials.accessKeyId), "Expiration": JSONValue(credentials.expiration?.iso8601),
+            "StatusCode": 200, "AccessKeyId": .string(credentials.accessKeyId),
+            "Expiration": JSONValue(credentials.expiration?.iso8601),
         ]
         object["AccessKeySecret"] = .string(secrets.placeholder(for: credentials.secretAccessKey))
         object["SecurityToken"] = JSONValue(credentials.sessionToken)

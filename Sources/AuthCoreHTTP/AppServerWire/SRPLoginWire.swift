@@ -5,8 +5,10 @@
 ///
 /// | endpoint | request | answer |
 /// |---|---|---|
-/// | `POST /srp/begin` | `{"username":…,"A":hex[,"deviceToken":…]}` | `{"B":hex,"group":bits,"hash":name,"loginId":…,"salt":hex}` |
-/// | `POST /srp/finish` | `{"loginId":…,"M1":hex}` | `{"M2":hex,"deviceToken":…,"expiresAt":ISO 8601,"sessionToken":…,"username":…}` |
+/// | `POST /srp/begin` | `{"username":…,"A":hex[,"deviceToken":…]}` |
+/// `{"B":hex,"group":bits,"hash":name,"loginId":…,"salt":hex}` |
+/// | `POST /srp/finish` | `{"loginId":…,"M1":hex}` | `{"M2":hex,"deviceToken":…,"expiresAt":ISO
+/// 8601,"sessionToken":…,"username":…}` |
 package enum SRPLoginWire {
     /// `/srp/begin`'s request: who logs in, the client's public value `A`, and the device token of
     /// this user's last login on this device, if the app kept it.
@@ -27,7 +29,9 @@ package enum SRPLoginWire {
         }
 
         /// The user only: the device token is a credential.
-        package var description: String { "BeginRequest(username: \(username)\(deviceToken == nil ? "" : ", deviceToken: <redacted>"))" }
+        package var description: String {
+            "BeginRequest(username: \(username)\(deviceToken == nil ? "" : ", deviceToken: <redacted>"))"
+        }
         package var customMirror: Mirror { Mirror(self, children: ["username": username], displayStyle: .struct) }
     }
 
@@ -88,7 +92,13 @@ package enum SRPLoginWire {
             case serverProof = "M2"
         }
 
-        package init(serverProof: String, username: String?, sessionToken: String?, expiresAt: String?, deviceToken: String? = nil) {
+        package init(
+            serverProof: String,
+            username: String?,
+            sessionToken: String?,
+            expiresAt: String?,
+            deviceToken: String? = nil
+        ) {
             self.serverProof = serverProof
             self.username = username
             self.sessionToken = sessionToken
@@ -98,7 +108,9 @@ package enum SRPLoginWire {
 
         /// The user and expiry only: the session and device tokens are credentials.
         package var description: String { "FinishAnswer(username: \(username ?? "-"), expiresAt: \(expiresAt ?? "-"))" }
-        package var customMirror: Mirror { Mirror(self, children: ["username": username as Any, "expiresAt": expiresAt as Any], displayStyle: .struct) }
+        package var customMirror: Mirror {
+            Mirror(self, children: ["username": username as Any, "expiresAt": expiresAt as Any], displayStyle: .struct)
+        }
     }
 }
 

@@ -12,20 +12,30 @@ package enum JSONMemberNames {
     ///
     /// - Throws: `AuthCoreError.Code.malformedInput` when the document is not JSON, has no object
     ///   at `path`, or that object names a member twice.
-    package static func members(of document: [UInt8], at path: [String]) throws(AuthCoreError) -> [(name: [UInt8], value: JSONValue)] {
+    package static func members(
+        of document: [UInt8],
+        at path: [String]
+    ) throws(AuthCoreError) -> [(name: [UInt8], value: JSONValue)] {
         var scanner = SecretJSONMembers.Scanner(paths: [], lowersFirstLetters: false)
         scanner.namesPath = path
         do throws(SecretJSONMembers.Scanner.Failure) {
-            try document.withUnsafeBytesTyped { (bytes) throws(SecretJSONMembers.Scanner.Failure) in try scanner.scanDocument(bytes) }
+            try document.withUnsafeBytesTyped { (bytes) throws(SecretJSONMembers.Scanner.Failure) in
+                try scanner.scanDocument(bytes)
+            }
         } catch {
             throw AuthCoreError(.malformedInput, error.reason)
         }
         var value: JSONValue? = try? JSONDecoder().decode(JSONValue.self, from: Data(document))
         for name in path {
-            guard case .object(let members)? = value else { value = nil; break }
+            guard case .object(let members)? = value else {
+                value = nil
+                break
+            }
             value = members[name]
         }
-        guard case .object(let members)? = value else { throw AuthCoreError(.malformedInput, "no object at \(path.joined(separator: "."))") }
+        guard case .object(let members)? = value else {
+            throw AuthCoreError(.malformedInput, "no object at \(path.joined(separator: "."))")
+        }
         return scanner.names.map { name in (name, members[String(decoding: name, as: UTF8.self)] ?? .null) }
     }
 
@@ -49,12 +59,17 @@ package enum JSONMemberNames {
         return Array(zip(scanner.names, scanner.strings))
     }
 
-    private static func rootScan(of document: [UInt8], keepingStrings: Bool) throws(AuthCoreError) -> SecretJSONMembers.Scanner {
+    private static func rootScan(
+        of document: [UInt8],
+        keepingStrings: Bool
+    ) throws(AuthCoreError) -> SecretJSONMembers.Scanner {
         var scanner = SecretJSONMembers.Scanner(paths: [], lowersFirstLetters: false)
         scanner.namesPath = []
         scanner.keepsStrings = keepingStrings
         do throws(SecretJSONMembers.Scanner.Failure) {
-            try document.withUnsafeBytesTyped { (bytes) throws(SecretJSONMembers.Scanner.Failure) in try scanner.scanDocument(bytes) }
+            try document.withUnsafeBytesTyped { (bytes) throws(SecretJSONMembers.Scanner.Failure) in
+                try scanner.scanDocument(bytes)
+            }
         } catch {
             throw AuthCoreError(.malformedInput, error.reason)
         }

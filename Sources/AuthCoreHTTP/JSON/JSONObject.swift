@@ -8,11 +8,13 @@ import Foundation
 /// claims, stored sessions, `amplify_outputs.json`, Cognito user-pool answers); fixed-shape answers
 /// are `Codable` types (`ServiceJSON`).
 public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with JSONMemberNames.
+    // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with
+    // JSONMemberNames.
     let values: [String: JSONValue]
     let context: String
 
-    // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with JSONMemberNames.
+    // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with
+    // JSONMemberNames.
     package init(_ values: [String: JSONValue], context: String) {
         self.values = values
         self.context = context
@@ -50,7 +52,9 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// A required string.
     public func string(_ key: String) throws(AuthCoreError) -> String {
         guard let value = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): missing \(key)") }
-        guard case .string(let text) = value else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a string") }
+        guard case .string(let text) = value else {
+            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a string")
+        }
         return text
     }
 
@@ -81,7 +85,10 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
         default: throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a number")
         }
         guard let whole, range.contains(whole) else {
-            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not a whole number in \(range.lowerBound)...\(range.upperBound)")
+            throw AuthCoreError(
+                .malformedResponse,
+                "\(context): \(key) is not a whole number in \(range.lowerBound)...\(range.upperBound)"
+            )
         }
         return whole
     }
@@ -89,7 +96,9 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// A required nested object.
     public func object(_ key: String) throws(AuthCoreError) -> JSONObject {
         guard let value = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): missing \(key)") }
-        guard case .object(let members) = value else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an object") }
+        guard case .object(let members) = value else {
+            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an object")
+        }
         return JSONObject(members, context: "\(context).\(key)")
     }
 
@@ -99,12 +108,16 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
         return try object(key)
     }
 
-    // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with JSONMemberNames.
+    // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with
+    // JSONMemberNames.
     /// A map of strings (`ChallengeParameters`).
     public func stringMap(_ key: String) throws(AuthCoreError) -> [String: String] {
         guard has(key) else { return [:] }
-        guard case .object(let members)? = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an object") }
-        // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with JSONMemberNames.
+        guard case .object(let members)? = values[key] else {
+            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an object")
+        }
+        // bytes-lint: JSON member names of dynamic documents, looked up by fixed ASCII names; identities are read with
+        // JSONMemberNames.
         var map: [String: String] = [:]
         for (name, value) in members {
             guard case .string(let text) = value else {
@@ -127,7 +140,9 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// An optional array of objects (absent or null → empty).
     public func optionalObjectArray(_ key: String) throws(AuthCoreError) -> [JSONObject] {
         guard has(key) else { return [] }
-        guard case .array(let array)? = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an array") }
+        guard case .array(let array)? = values[key] else {
+            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an array")
+        }
         var objects: [JSONObject] = []
         for (index, item) in array.enumerated() {
             guard case .object(let members) = item else {
@@ -141,10 +156,14 @@ public struct JSONObject: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// An optional array of strings.
     public func stringArray(_ key: String) throws(AuthCoreError) -> [String] {
         guard has(key) else { return [] }
-        guard case .array(let array)? = values[key] else { throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an array") }
+        guard case .array(let array)? = values[key] else {
+            throw AuthCoreError(.malformedResponse, "\(context): \(key) is not an array")
+        }
         var strings: [String] = []
         for (index, item) in array.enumerated() {
-            guard case .string(let text) = item else { throw AuthCoreError(.malformedResponse, "\(context): \(key)[\(index)] is not a string") }
+            guard case .string(let text) = item else {
+                throw AuthCoreError(.malformedResponse, "\(context): \(key)[\(index)] is not a string")
+            }
             strings.append(text)
         }
         return strings

@@ -60,14 +60,18 @@ package struct JSONObjectWriter {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"):
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), byte])
             case 0x08: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
             case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
             case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
             case 0x0C: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
             case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
             case 0x00..<0x20:
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Hex.lowerDigit(byte >> 4), Hex.lowerDigit(byte & 0x0F)])
+                bytes.append(contentsOf: [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    Hex.lowerDigit(byte >> 4), Hex.lowerDigit(byte & 0x0F),
+                ])
             default: bytes.append(byte)
             }
         }

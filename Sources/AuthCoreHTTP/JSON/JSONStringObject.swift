@@ -36,7 +36,9 @@ package struct JSONStringObject {
     /// The string value of the member named `name` (compared as bytes), nil when there is none.
     package func string(_ name: StaticString) -> String? {
         let wanted = UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-        guard let member = members.first(where: { $0.name.elementsEqual(wanted) }), let bytes = member.string else { return nil }
+        guard let member = members.first(where: { $0.name.elementsEqual(wanted) }), let bytes = member.string else {
+            return nil
+        }
         // The document is UTF-8 and the scan turns escapes into UTF-8 (a lone surrogate is refused).
         return String(decoding: bytes, as: UTF8.self)
     }

@@ -10,7 +10,8 @@ package import AuthCore
 /// §7 strings) strictly enough to find members by their path: every string is checked for control
 /// characters and its escapes, and the decoder then checks the redacted document whole. Member
 /// names are compared unescaped and spelled as the decoder reads them. A secret member that
-/// appears twice (which value would a reader take?) is refused, as is a secret that is not UTF-8. Nesting deeper than ``maximumDepth`` is refused.
+/// appears twice (which value would a reader take?) is refused, as is a secret that is not UTF-8. Nesting deeper than
+/// ``maximumDepth`` is refused.
 package struct SecretJSONMembers {
     /// The document with every secret member's value replaced by `""`: no secret bytes are left in it.
     package let redacted: [UInt8]
@@ -30,7 +31,12 @@ package struct SecretJSONMembers {
     /// With `keys` ``ServiceJSON/Keys/pascalCase`` names are compared as the decoder reads them
     /// (first letter lower-cased), so `secretKey` and `SecretKey` are the same member to both, and
     /// both spellings in one object are a duplicate.
-    package init(parsing document: SecureBytes, paths: [[String]], context: String, keys: ServiceJSON.Keys = .pascalCase) throws(AuthCoreError) {
+    package init(
+        parsing document: SecureBytes,
+        paths: [[String]],
+        context: String,
+        keys: ServiceJSON.Keys = .pascalCase
+    ) throws(AuthCoreError) {
         var scanner = Scanner(paths: paths, lowersFirstLetters: keys == .pascalCase)
         do throws(Scanner.Failure) {
             try document.withUnsafeBytes { (bytes) throws(Scanner.Failure) in try scanner.scanDocument(bytes) }
@@ -85,7 +91,9 @@ extension SecretJSONMembers {
         }
 
         /// A member name as the decoder reads it.
-        package static func spelling(_ name: String, lowersFirstLetters: Bool) -> String { lowersFirstLetters ? ServiceJSON.camelCase(name) : name }
+        package static func spelling(_ name: String, lowersFirstLetters: Bool) -> String {
+            lowersFirstLetters ? ServiceJSON.camelCase(name) : name
+        }
 
         package mutating func scanDocument(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
             redacted.reserveCapacity(bytes.count)
@@ -136,19 +144,25 @@ extension SecretJSONMembers {
 
         private mutating func scanObject(_ bytes: UnsafeRawBufferPointer, depth: Int) throws(Failure) {
             guard !opensEmpty(closedBy: UInt8(ascii: "}"), bytes) else { return }
-            let collecting = namesPath.map { wanted in wanted.count == path.count && zip(wanted, path).allSatisfy { $0 == $1 } } ?? false
+            let collecting =
+                namesPath.map { wanted in wanted.count == path.count && zip(wanted, path).allSatisfy { $0 == $1 } }
+                ?? false
             repeat {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw .notJSON }
                 var name = ArraySink()
                 try scanString(bytes, into: &name)
                 if collecting {
-                    guard seenNames.insert(name.bytes).inserted else { throw Failure(reason: "a member name appears twice") }
+                    guard seenNames.insert(name.bytes).inserted else {
+                        throw Failure(reason: "a member name appears twice")
+                    }
                     names.append(name.bytes)
                 }
                 skipWhitespace(bytes)
                 try expect(UInt8(ascii: ":"), bytes)
                 skipWhitespace(bytes)
-                path.append(Self.spelling(String(decoding: name.bytes, as: UTF8.self), lowersFirstLetters: lowersFirstLetters))
+                path.append(
+                    Self.spelling(String(decoding: name.bytes, as: UTF8.self), lowersFirstLetters: lowersFirstLetters)
+                )
                 if collecting, keepsStrings, index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
                     // A string value of the collected object, kept. No secret path is read with it:
                     // only JSONMemberNames.rootMembers keeps strings, and it gives no paths.
@@ -224,7 +238,9 @@ extension SecretJSONMembers {
             }
             if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
                 index += 1
-                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+                if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    index += 1
+                }
                 guard digits(&self) > 0 else { throw .notJSON }
             }
         }
@@ -239,7 +255,9 @@ extension SecretJSONMembers {
         /// The secret string at `index`: unescaped into wiping storage, and left out of `redacted`
         /// (which gets `""` in its place).
         private mutating func takeSecret(_ bytes: UnsafeRawBufferPointer, slot: Int) throws(Failure) {
-            guard values[slot] == nil else { throw Failure(reason: "\(givenPaths[slot].joined(separator: ".")) appears more than once") }
+            guard values[slot] == nil else {
+                throw Failure(reason: "\(givenPaths[slot].joined(separator: ".")) appears more than once")
+            }
             let start = index
             redacted.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[copiedUpTo..<start]))
             redacted.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: "\"")])
@@ -261,7 +279,10 @@ extension SecretJSONMembers {
         }
 
         /// RFC 8259 §7: a string from its opening quote to past its closing one; unescaped bytes go to `sink`.
-        private mutating func scanString(_ bytes: UnsafeRawBufferPointer, into sink: inout some StringSink) throws(Failure) {
+        private mutating func scanString(
+            _ bytes: UnsafeRawBufferPointer,
+            into sink: inout some StringSink
+        ) throws(Failure) {
             index += 1  // "
             while true {
                 guard index < bytes.count else { throw .notJSON }
@@ -293,10 +314,15 @@ extension SecretJSONMembers {
         }
 
         /// `\uXXXX` (after the `u`), with a surrogate pair as one code point; a lone surrogate is refused.
-        private mutating func scanUnicodeEscape(_ bytes: UnsafeRawBufferPointer, into sink: inout some StringSink) throws(Failure) {
+        private mutating func scanUnicodeEscape(
+            _ bytes: UnsafeRawBufferPointer,
+            into sink: inout some StringSink
+        ) throws(Failure) {
             var scalar = try hexQuad(bytes)
             if (0xD800..<0xDC00).contains(scalar) {
-                guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                guard bytes.count - index >= 2, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u")
+                else {
                     throw .notJSON
                 }
                 index += 2

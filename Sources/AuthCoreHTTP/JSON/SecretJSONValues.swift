@@ -51,7 +51,9 @@ package struct SecretJSONValues: Sendable {
             var written = 0
             var copied = 0
             func copy(_ bytes: UnsafeRawBufferPointer) {
-                UnsafeMutableRawBufferPointer(rebasing: output[written..<(written + bytes.count)]).copyMemory(from: bytes)
+                UnsafeMutableRawBufferPointer(rebasing: output[written..<(written + bytes.count)]).copyMemory(
+                    from: bytes
+                )
                 written += bytes.count
             }
             body.withUnsafeBytes { source in
@@ -83,7 +85,11 @@ package struct SecretJSONValues: Sendable {
     }
 
     /// Writes `bytes` escaped at `offset` of `output`; returns the offset after them.
-    package static func escape(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, at offset: Int) -> Int {
+    package static func escape(
+        _ bytes: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer,
+        at offset: Int
+    ) -> Int {
         var at = offset
         for byte in bytes {
             switch byte {

@@ -47,19 +47,30 @@ package enum ServiceJSON {
     package static func encoder(keys: Keys) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        if keys == .pascalCase { encoder.keyEncodingStrategy = .custom { path in Key(stringValue: pascalCase(path.last?.stringValue ?? "")) } }
+        if keys == .pascalCase {
+            encoder.keyEncodingStrategy = .custom { path in Key(stringValue: pascalCase(path.last?.stringValue ?? "")) }
+        }
         return encoder
     }
 
     /// An answer of `type`; an empty body reads as `{}`.
     ///
     /// - Throws: ``AuthCoreError/Code/malformedResponse`` naming `context` and the field.
-    package static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], context: String, keys: Keys = .pascalCase) throws(AuthCoreError)
+    package static func decode<T: Decodable>(
+        _ type: T.Type,
+        from bytes: [UInt8],
+        context: String,
+        keys: Keys = .pascalCase
+    ) throws(AuthCoreError)
         -> T
     {
         let decoder = JSONDecoder()
-        if keys == .pascalCase { decoder.keyDecodingStrategy = .custom { path in Key(stringValue: camelCase(path.last?.stringValue ?? "")) } }
-        do { return try decoder.decode(T.self, from: bytes.isEmpty ? Data("{}".utf8) : Data(bytes)) } catch let error as DecodingError {
+        if keys == .pascalCase {
+            decoder.keyDecodingStrategy = .custom { path in Key(stringValue: camelCase(path.last?.stringValue ?? "")) }
+        }
+        do { return try decoder.decode(T.self, from: bytes.isEmpty ? Data("{}".utf8) : Data(bytes)) } catch let error
+            as DecodingError
+        {
             throw AuthCoreError(.malformedResponse, "\(context): \(describe(error, keys: keys))")
         } catch {
             throw AuthCoreError(.malformedResponse, "\(context): the answer is not JSON")
@@ -74,9 +85,15 @@ package enum ServiceJSON {
     /// - Returns: the answer, and each path's secret (nil where the member is absent or not a string).
     /// - Throws: ``AuthCoreError/Code/malformedResponse`` naming `context` and the field.
     package static func decode<T: Decodable>(
-        _ type: T.Type, from body: SecureBytes, secretMembers paths: [[String]], context: String, keys: Keys = .pascalCase
+        _ type: T.Type,
+        from body: SecureBytes,
+        secretMembers paths: [[String]],
+        context: String,
+        keys: Keys = .pascalCase
     ) throws(AuthCoreError) -> (answer: T, secrets: [SecureBytes?]) {
-        guard !body.isEmpty else { return (try decode(T.self, from: [], context: context, keys: keys), paths.map { _ in nil }) }
+        guard !body.isEmpty else {
+            return (try decode(T.self, from: [], context: context, keys: keys), paths.map { _ in nil })
+        }
         let members = try SecretJSONMembers(parsing: body, paths: paths, context: context, keys: keys)
         return (try decode(T.self, from: members.redacted, context: context, keys: keys), members.values)
     }
@@ -86,7 +103,8 @@ package enum ServiceJSON {
     package static func describe(_ error: DecodingError, keys spelling: Keys = .asDeclared) -> String {
         func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
             let keys = (codingPath + (last.map { [$0] } ?? [])).map { key in
-                key.intValue.map { "[\($0)]" } ?? (spelling == .pascalCase ? pascalCase(key.stringValue) : key.stringValue)
+                key.intValue.map { "[\($0)]" }
+                    ?? (spelling == .pascalCase ? pascalCase(key.stringValue) : key.stringValue)
             }
             return keys.isEmpty ? "the answer" : keys.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
         }
@@ -96,7 +114,9 @@ package enum ServiceJSON {
         case .typeMismatch(let type, let context): return "\(path(context.codingPath)) is not \(typeName(type))"
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty { return "the answer is not a JSON object" }
-            let reason = context.debugDescription.hasPrefix("AuthCore: ") ? String(context.debugDescription.dropFirst(10)) : "is out of range"
+            let reason =
+                context.debugDescription.hasPrefix("AuthCore: ")
+                ? String(context.debugDescription.dropFirst(10)) : "is out of range"
             return "\(path(context.codingPath)) \(reason)"
         @unknown default: return "the answer does not have the expected shape"
         }
@@ -123,17 +143,25 @@ package struct ServiceTimestamp: Decodable, Sendable {
         let container = try decoder.singleValueContainer()
         if let text = try? container.decode(String.self) {
             guard let time = try? Timestamp(iso8601: text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "AuthCore: is not an ISO 8601 date-time")
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "AuthCore: is not an ISO 8601 date-time"
+                )
             }
             value = time
         } else if let seconds = try? container.decode(Double.self) {
             guard let time = Timestamp(checkedEpochSeconds: seconds) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "AuthCore: is outside the years 0001-9999")
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "AuthCore: is outside the years 0001-9999"
+                )
             }
             value = time
         } else {
             throw DecodingError.typeMismatch(
-                Timestamp.self, .init(codingPath: decoder.codingPath, debugDescription: "AuthCore: is not a date-time or a number"))
+                Timestamp.self,
+                .init(codingPath: decoder.codingPath, debugDescription: "AuthCore: is not a date-time or a number")
+            )
         }
     }
 }
@@ -146,7 +174,10 @@ package struct RedactedSecret: Decodable, Sendable {
     package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         guard try container.decode(String.self).isEmpty else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "AuthCore: was not taken out of the answer before decoding")
+            throw DecodingError.dataCorruptedError(
+                in: container,
+                debugDescription: "AuthCore: was not taken out of the answer before decoding"
+            )
         }
     }
 }
@@ -159,7 +190,10 @@ package struct BoundedInteger<Bounds: IntegerBounds>: Decodable, Sendable {
         let container = try decoder.singleValueContainer()
         guard let number = try? container.decode(Int64.self), Bounds.range.contains(number) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "AuthCore: is not a whole number in \(Bounds.range.lowerBound)...\(Bounds.range.upperBound)")
+                in: container,
+                debugDescription:
+                    "AuthCore: is not a whole number in \(Bounds.range.lowerBound)...\(Bounds.range.upperBound)"
+            )
         }
         value = number
     }

@@ -18,7 +18,9 @@ extension HTTPBodyStream {
     ///     (never longer than the transport's own limits, and not past a cancellation).
     ///   - makeSequence: a new sequence from the start of the body.
     public static func sequence<Chunks: AsyncSequence & Sendable>(
-        length: Int?, idleLimit: Duration = .seconds(60), _ makeSequence: @escaping @Sendable () -> Chunks
+        length: Int?,
+        idleLimit: Duration = .seconds(60),
+        _ makeSequence: @escaping @Sendable () -> Chunks
     ) -> HTTPBodyStream where Chunks.Element == [UInt8] {
         let firstPass = Locked<Int?>(nil)
         return HTTPBodyStream(length: length) { () throws(AuthCoreError) in
@@ -40,7 +42,8 @@ final class AsyncSequenceChunks: HTTPBodyChunks {
     private let firstPass: Locked<Int?>
     private var total = 0
 
-    init<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, idleLimit: Duration, firstPass: Locked<Int?>) where Chunks.Element == [UInt8] {
+    init<Chunks: AsyncSequence & Sendable>(_ sequence: Chunks, idleLimit: Duration, firstPass: Locked<Int?>)
+    where Chunks.Element == [UInt8] {
         let mailbox = Mailbox()
         self.mailbox = mailbox
         self.idleLimit = idleLimit
@@ -52,7 +55,9 @@ final class AsyncSequenceChunks: HTTPBodyChunks {
                 }
                 _ = await mailbox.put(.finished)
             } catch {
-                let failure = (error as? AuthCoreError) ?? AuthCoreError(.invalidParameter, "the body's sequence failed: \(type(of: error))")
+                let failure =
+                    (error as? AuthCoreError)
+                    ?? AuthCoreError(.invalidParameter, "the body's sequence failed: \(type(of: error))")
                 _ = await mailbox.put(.failed(failure))
             }
         }
@@ -74,7 +79,8 @@ final class AsyncSequenceChunks: HTTPBodyChunks {
             guard expected == total else {
                 throw AuthCoreError(
                     .invalidParameter,
-                    "the body's sequence gave \(total) bytes, not the \(expected ?? 0) of its first pass (makeSequence must start the body again)")
+                    "the body's sequence gave \(total) bytes, not the \(expected ?? 0) of its first pass (makeSequence must start the body again)"
+                )
             }
             return nil
         }
@@ -125,11 +131,23 @@ final class AsyncSequenceChunks: HTTPBodyChunks {
                 case .finished: return nil
                 case .failed(let error): throw error
                 case .empty:
-                    if isStopped() { throw AuthCoreError(.cancelled, "the body's sequence: the call was stopped while waiting for it") }
+                    if isStopped() {
+                        throw AuthCoreError(
+                            .cancelled,
+                            "the body's sequence: the call was stopped while waiting for it"
+                        )
+                    }
                     let left = deadline - ContinuousClock.now
-                    guard left > .zero else { throw AuthCoreError(.timedOut, "the body's sequence produced nothing for \(limit)") }
+                    guard left > .zero else {
+                        throw AuthCoreError(.timedOut, "the body's sequence produced nothing for \(limit)")
+                    }
                     let slice = Swift.min(left, .milliseconds(100))
-                    _ = condition.wait(until: Date(timeIntervalSinceNow: Double(slice.components.attoseconds) / 1e18 + Double(slice.components.seconds)))
+                    _ = condition.wait(
+                        until: Date(
+                            timeIntervalSinceNow: Double(slice.components.attoseconds) / 1e18
+                                + Double(slice.components.seconds)
+                        )
+                    )
                 }
             }
         }

@@ -1,4 +1,5 @@
 public import AuthCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -23,7 +24,9 @@ public protocol HTTPBodyChunks: AnyObject {
 }
 
 extension HTTPBodyChunks {
-    public func next(waitingAtMost limit: Duration, isStopped: () -> Bool) throws(AuthCoreError) -> [UInt8]? { try next() }
+    public func next(waitingAtMost limit: Duration, isStopped: () -> Bool) throws(AuthCoreError) -> [UInt8]? {
+        try next()
+    }
 }
 
 /// A request body sent as it is produced, in constant memory: a file, or chunks of the caller's
@@ -55,15 +58,21 @@ public struct HTTPBodyStream: Sendable, CustomStringConvertible {
     public static func file(_ path: String, chunkSize: Int = 64 << 10) throws(AuthCoreError) -> HTTPBodyStream {
         let size = try FileChunks.regularFileSize(path)
         let chunk = Swift.min(Swift.max(1, chunkSize), 16 << 20)
-        return HTTPBodyStream(length: size) { () throws(AuthCoreError) in try FileChunks(path: path, expectedSize: size, chunkSize: chunk) }
+        return HTTPBodyStream(length: size) { () throws(AuthCoreError) in
+            try FileChunks(path: path, expectedSize: size, chunkSize: chunk)
+        }
     }
 }
 
 /// `read(2)`, where a method named `read` would hide it.
-private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int { read(descriptor, buffer, count) }
+private func readDescriptor(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
 
 /// `write(2)`, where a method named `write` would hide it.
-private func writeDescriptor(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int { write(descriptor, buffer, count) }
+private func writeDescriptor(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}
 
 /// A file read in chunks from an open descriptor, closed when the reader goes.
 package final class FileChunks: HTTPBodyChunks {
@@ -77,14 +86,20 @@ package final class FileChunks: HTTPBodyChunks {
         // Opened without blocking (a FIFO put in the file's place would block an open for ever),
         // then checked to be the regular file of the size announced, then read blocking.
         let opened = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard opened >= 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be opened: \(systemErrorText(errno))") }
+        guard opened >= 0 else {
+            throw AuthCoreError(.invalidParameter, "\(path) cannot be opened: \(systemErrorText(errno))")
+        }
         var info = stat()
         let flags = fcntl(opened, F_GETFL)
-        guard fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == expectedSize, flags >= 0,
+        guard fstat(opened, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == expectedSize,
+            flags >= 0,
             fcntl(opened, F_SETFL, flags & ~O_NONBLOCK) == 0
         else {
             close(opened)
-            throw AuthCoreError(.invalidParameter, "\(path) is no longer the regular file of \(expectedSize) bytes it was when the request was made")
+            throw AuthCoreError(
+                .invalidParameter,
+                "\(path) is no longer the regular file of \(expectedSize) bytes it was when the request was made"
+            )
         }
         descriptor = opened
         self.path = path
@@ -97,8 +112,12 @@ package final class FileChunks: HTTPBodyChunks {
     /// The size of the regular file at `path`.
     package static func regularFileSize(_ path: String) throws(AuthCoreError) -> Int {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw AuthCoreError(.invalidParameter, "\(path) cannot be read: \(systemErrorText(errno))") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw AuthCoreError(.invalidParameter, "\(path) is not a regular file") }
+        guard stat(path, &info) == 0 else {
+            throw AuthCoreError(.invalidParameter, "\(path) cannot be read: \(systemErrorText(errno))")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw AuthCoreError(.invalidParameter, "\(path) is not a regular file")
+        }
         return Int(info.st_size)
     }
 
@@ -106,7 +125,9 @@ package final class FileChunks: HTTPBodyChunks {
         var chunk = [UInt8](repeating: 0, count: chunkSize)
         var count = 0
         while count < chunkSize {
-            let read = chunk.withUnsafeMutableBytes { readDescriptor(descriptor, $0.baseAddress! + count, chunkSize - count) }
+            let read = chunk.withUnsafeMutableBytes {
+                readDescriptor(descriptor, $0.baseAddress! + count, chunkSize - count)
+            }
             if read < 0 {
                 if errno == EINTR { continue }
                 throw AuthCoreError(.invalidParameter, "\(path) cannot be read: \(systemErrorText(errno))")
@@ -116,7 +137,10 @@ package final class FileChunks: HTTPBodyChunks {
         }
         sent += count
         guard sent <= expectedSize, count > 0 || sent == expectedSize else {
-            throw AuthCoreError(.invalidParameter, "\(path) changed size while it was sent (\(expectedSize) bytes when the request was made)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "\(path) changed size while it was sent (\(expectedSize) bytes when the request was made)"
+            )
         }
         guard count > 0 else { return nil }
         chunk.removeLast(chunkSize - count)
@@ -146,7 +170,8 @@ public final class HTTPResponseSink: @unchecked Sendable {
     }
 
     private init(
-        consume: @escaping (UnsafeRawBufferPointer) throws(AuthCoreError) -> Void, complete: @escaping () throws(AuthCoreError) -> Void,
+        consume: @escaping (UnsafeRawBufferPointer) throws(AuthCoreError) -> Void,
+        complete: @escaping () throws(AuthCoreError) -> Void,
         discard: @escaping () -> Void
     ) {
         self.consume = consume
@@ -162,7 +187,9 @@ public final class HTTPResponseSink: @unchecked Sendable {
     ///   is not writable (checked now, before any request is sent).
     public static func file(_ path: String) throws(AuthCoreError) -> HTTPResponseSink {
         var info = stat()
-        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { throw AuthCoreError(.invalidParameter, "\(path) is a directory") }
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            throw AuthCoreError(.invalidParameter, "\(path) is a directory")
+        }
         let directory = path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? "."
         guard access(directory.isEmpty ? "/" : directory, W_OK) == 0 else {
             throw AuthCoreError(.invalidParameter, "\(path): its directory is not writable: \(systemErrorText(errno))")
@@ -178,7 +205,10 @@ public final class HTTPResponseSink: @unchecked Sendable {
             let partial = path + ".partial-" + random.map { String($0, radix: 16) }.joined()
             let created = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             guard created >= 0 else {
-                throw AuthCoreError(.invalidParameter, "\(path): cannot create a file beside it: \(systemErrorText(errno))")
+                throw AuthCoreError(
+                    .invalidParameter,
+                    "\(path): cannot create a file beside it: \(systemErrorText(errno))"
+                )
             }
             state.withLock { $0 = (created, partial) }
             return (created, partial)
@@ -194,10 +224,14 @@ public final class HTTPResponseSink: @unchecked Sendable {
                 let file = try current().descriptor
                 var offset = 0
                 while offset < bytes.count {
-                    let written = writeDescriptor(file, bytes.baseAddress! + offset, bytes.count - offset)  // invariant: offset < count
+                    // invariant: offset < count
+                    let written = writeDescriptor(file, bytes.baseAddress! + offset, bytes.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
-                        throw AuthCoreError(.invalidParameter, "\(path): cannot write the body: \(systemErrorText(errno))")
+                        throw AuthCoreError(
+                            .invalidParameter,
+                            "\(path): cannot write the body: \(systemErrorText(errno))"
+                        )
                     }
                     offset += written
                 }
@@ -222,7 +256,8 @@ public final class HTTPResponseSink: @unchecked Sendable {
                 guard let (file, partial) = take() else { return }
                 _ = close(file)
                 _ = unlink(partial)
-            })
+            }
+        )
     }
 
     package func write(_ bytes: UnsafeRawBufferPointer) throws(AuthCoreError) {

@@ -28,8 +28,13 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// A request.
     public init(
-        method: String, url: RequestURL, headers: [HTTPHeader] = [], body: HTTPBody = .empty, redirects: RedirectPolicy = .refuse,
-        maximumResponseBytes: Int = NetworkPolicy.defaultMaximumResponseBytes, allowsInsecureHTTP: Bool = false
+        method: String,
+        url: RequestURL,
+        headers: [HTTPHeader] = [],
+        body: HTTPBody = .empty,
+        redirects: RedirectPolicy = .refuse,
+        maximumResponseBytes: Int = NetworkPolicy.defaultMaximumResponseBytes,
+        allowsInsecureHTTP: Bool = false
     ) {
         self.method = method
         self.url = url
@@ -42,12 +47,23 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
 
     /// A request whose body is `body`'s bytes.
     public init(
-        method: String, url: RequestURL, headers: [HTTPHeader] = [], body: [UInt8], redirects: RedirectPolicy = .refuse,
-        maximumResponseBytes: Int = NetworkPolicy.defaultMaximumResponseBytes, allowsInsecureHTTP: Bool = false
+        method: String,
+        url: RequestURL,
+        headers: [HTTPHeader] = [],
+        body: [UInt8],
+        redirects: RedirectPolicy = .refuse,
+        maximumResponseBytes: Int = NetworkPolicy.defaultMaximumResponseBytes,
+        allowsInsecureHTTP: Bool = false
     ) {
         self.init(
-            method: method, url: url, headers: headers, body: .bytes(body), redirects: redirects, maximumResponseBytes: maximumResponseBytes,
-            allowsInsecureHTTP: allowsInsecureHTTP)
+            method: method,
+            url: url,
+            headers: headers,
+            body: .bytes(body),
+            redirects: redirects,
+            maximumResponseBytes: maximumResponseBytes,
+            allowsInsecureHTTP: allowsInsecureHTTP
+        )
     }
 
     /// Method, origin, header names and body size: bodies carry passwords and tokens, URLs can carry
@@ -59,7 +75,10 @@ public struct HTTPRequest: Sendable, CustomStringConvertible, CustomDebugStringC
     public var customMirror: Mirror {
         Mirror(
             self,
-            children: ["method": method, "origin": "\(url.scheme)://\(url.host)", "headers": headers, "body": body.description],
-            displayStyle: .struct)
+            children: [
+                "method": method, "origin": "\(url.scheme)://\(url.host)", "headers": headers, "body": body.description,
+            ],
+            displayStyle: .struct
+        )
     }
 }

@@ -26,7 +26,9 @@ public struct HTTPResponse: Sendable, CustomStringConvertible, CustomDebugString
     public var isSuccess: Bool { (200..<300).contains(status) }
 
     /// Status, header names and body size: bodies carry tokens and secret keys.
-    public var description: String { "HTTPResponse(\(status), headers: \(headers.map(\.name).joined(separator: ", ")), body: \(body))" }
+    public var description: String {
+        "HTTPResponse(\(status), headers: \(headers.map(\.name).joined(separator: ", ")), body: \(body))"
+    }
     public var debugDescription: String { description }
     public var customMirror: Mirror {
         Mirror(self, children: ["status": status, "headers": headers, "body": body.description], displayStyle: .struct)

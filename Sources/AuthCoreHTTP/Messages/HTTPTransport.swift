@@ -1,6 +1,7 @@
 public import AuthCore
 
-/// Sends HTTP requests. The default implementation is ``HTTP1Transport`` (``URLSessionTransport`` is the alternative); tests and apps can
+/// Sends HTTP requests. The default implementation is ``HTTP1Transport`` (``URLSessionTransport`` is the alternative);
+/// tests and apps can
 /// supply their own.
 ///
 /// A transport switches on the request's ``HTTPBody``: it sends a body in memory —

@@ -24,7 +24,8 @@ public enum NetworkPolicy {
         // leading 0 is octal there), so it would be looked up in DNS.
         return parts.allSatisfy { part in
             (1...3).contains(part.count) && part.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-                && (part.count == 1 || part.first != UInt8(ascii: "0")) && part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
+                && (part.count == 1 || part.first != UInt8(ascii: "0"))
+                && part.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) } <= 255
         }
     }
 
@@ -34,7 +35,8 @@ public enum NetworkPolicy {
     public static func isLocalhostName(_ host: String) -> Bool {
         let bytes = Array(host.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 })
         let name = Array("localhost".utf8)
-        return bytes == name || (bytes.count > name.count + 1 && bytes.suffix(name.count + 1).elementsEqual([UInt8(ascii: ".")] + name))
+        return bytes == name
+            || (bytes.count > name.count + 1 && bytes.suffix(name.count + 1).elementsEqual([UInt8(ascii: ".")] + name))
     }
 
     /// Refuses plain `http` to a host that is not loopback, unless `allowInsecureHTTP`.
@@ -44,16 +46,23 @@ public enum NetworkPolicy {
         guard url.scheme == "http", !allowInsecureHTTP, !isLoopback(host: url.host) else { return }
         throw AuthCoreError(
             .invalidParameter,
-            "\(url.origin): plain http is refused for hosts other than loopback (use https, or opt in with allowInsecureHTTP)")
+            "\(url.origin): plain http is refused for hosts other than loopback (use https, or opt in with allowInsecureHTTP)"
+        )
     }
 
     /// A service endpoint from a caller's text (or the default), checked against the policy.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed URL or plain http
     ///   to a host that is not loopback without `allowInsecureHTTP`.
-    public static func endpoint(_ text: String?, default defaultURL: String, allowInsecureHTTP: Bool) throws(AuthCoreError) -> RequestURL {
+    public static func endpoint(
+        _ text: String?,
+        default defaultURL: String,
+        allowInsecureHTTP: Bool
+    ) throws(AuthCoreError) -> RequestURL {
         let url: RequestURL
-        do { url = try RequestURL(text ?? defaultURL) } catch { throw AuthCoreError(.invalidParameter, "endpoint: \(error.reason)") }
+        do { url = try RequestURL(text ?? defaultURL) } catch {
+            throw AuthCoreError(.invalidParameter, "endpoint: \(error.reason)")
+        }
         try requireSecureTransport(url, allowInsecureHTTP: allowInsecureHTTP)
         return url
     }

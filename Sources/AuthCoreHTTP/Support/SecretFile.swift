@@ -1,4 +1,5 @@
 public import AuthCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -24,8 +25,12 @@ public struct SecretFile: Sendable {
 
     /// A secret file at `path` of at most `byteLimit` bytes (1 byte … 64 MiB).
     public init(path: String, byteLimit: Int = SecretFile.maximumBytes) throws(AuthCoreError) {
-        guard !path.isEmpty, !path.utf8.contains(0) else { throw AuthCoreError(.invalidParameter, "the store path is empty or holds NUL") }
-        guard (1...(64 << 20)).contains(byteLimit) else { throw AuthCoreError(.invalidParameter, "a secret file's limit is 1 byte to 64 MiB") }
+        guard !path.isEmpty, !path.utf8.contains(0) else {
+            throw AuthCoreError(.invalidParameter, "the store path is empty or holds NUL")
+        }
+        guard (1...(64 << 20)).contains(byteLimit) else {
+            throw AuthCoreError(.invalidParameter, "a secret file's limit is 1 byte to 64 MiB")
+        }
         self.path = path
         self.byteLimit = byteLimit
     }
@@ -46,10 +51,17 @@ public struct SecretFile: Sendable {
         defer { close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw AuthCoreError(.malformedInput, "\(path): cannot stat") }
-        guard (status.st_mode & S_IFMT) == S_IFREG else { throw AuthCoreError(.invalidParameter, "\(path) is not a regular file") }
-        guard status.st_uid == geteuid() else { throw AuthCoreError(.invalidParameter, "\(path) belongs to another user") }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            throw AuthCoreError(.invalidParameter, "\(path) is not a regular file")
+        }
+        guard status.st_uid == geteuid() else {
+            throw AuthCoreError(.invalidParameter, "\(path) belongs to another user")
+        }
         guard status.st_mode & 0o077 == 0 else {
-            throw AuthCoreError(.invalidParameter, "\(path) is accessible to other users (mode \(String(status.st_mode & 0o777, radix: 8))); it must be 0600")
+            throw AuthCoreError(
+                .invalidParameter,
+                "\(path) is accessible to other users (mode \(String(status.st_mode & 0o777, radix: 8))); it must be 0600"
+            )
         }
         guard status.st_size >= 0, status.st_size <= byteLimit else {
             throw AuthCoreError(.inputTooLarge, "\(path) is larger than \(byteLimit) bytes")
@@ -80,13 +92,18 @@ public struct SecretFile: Sendable {
     ///   `AuthCoreError.Code.invalidParameter` when the file cannot be written; the old
     ///   contents then stay.
     public func write(_ contents: SecureBytes) throws(AuthCoreError) {
-        guard contents.count <= byteLimit else { throw AuthCoreError(.inputTooLarge, "the store contents exceed \(byteLimit) bytes") }
+        guard contents.count <= byteLimit else {
+            throw AuthCoreError(.inputTooLarge, "the store contents exceed \(byteLimit) bytes")
+        }
         var suffix: UInt64 = 0
         try withUnsafeMutableBytes(of: &suffix) { buffer throws(AuthCoreError) in try SystemRandom().fill(buffer) }
         let temporary = "\(path).tmp-\(String(suffix, radix: 16))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw AuthCoreError(.invalidParameter, "\(path): cannot create a file next to it (\(systemErrorText(errno)))")
+            throw AuthCoreError(
+                .invalidParameter,
+                "\(path): cannot create a file next to it (\(systemErrorText(errno)))"
+            )
         }
         let written: Bool = contents.withUnsafeBytes { buffer in
             var offset = 0
@@ -121,7 +138,9 @@ public struct SecretFile: Sendable {
     /// Removes the file (no error when there is none).
     public func remove() throws(AuthCoreError) {
         guard unlink(path) == 0 else {
-            guard errno == ENOENT else { throw AuthCoreError(.invalidParameter, "\(path): cannot remove (\(systemErrorText(errno)))") }
+            guard errno == ENOENT else {
+                throw AuthCoreError(.invalidParameter, "\(path): cannot remove (\(systemErrorText(errno)))")
+            }
             return
         }
         syncDirectory()

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -84,7 +85,8 @@ final class BlockingExecutor: @unchecked Sendable {
         while true {
             if head < queue.count {
                 let job = queue[head].job
-                queue[head] = (0, { @Sendable in })  // what the job holds (a pool, a request) is not kept once it has run
+                // what the job holds (a pool, a request) is not kept once it has run
+                queue[head] = (0, { @Sendable in })
                 head += 1
                 if head > 64 && head * 2 > queue.count {  // drop the run part now and then
                     queue.removeFirst(head)

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -18,13 +19,16 @@ package func startDetachedThread(_ body: @escaping @Sendable () -> Void) -> Bool
     let box = Unmanaged.passRetained(Body(body))
     var thread: pthread_t = 0
     let status = pthread_create(
-        &thread, nil,
+        &thread,
+        nil,
         { context in
             // invariant: `context` is the retained box passed below, taken back exactly once here.
             let body = Unmanaged<Body>.fromOpaque(context!).takeRetainedValue()
             body.run()
             return nil
-        }, box.toOpaque())
+        },
+        box.toOpaque()
+    )
     guard status == 0 else {
         box.release()
         return false

@@ -1,5 +1,6 @@
 internal import AuthCore
 internal import CAuthCoreLibSSL
+
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Musl)
@@ -121,16 +122,24 @@ final class TLSClientContext: @unchecked Sendable {
             throw AuthCoreError(.transportFailure, "TLS: \(Self.openSSLErrors())")
         }
         self.context = context
-        guard authcore_ssl_ctx_require_tls12(context) == 1 else { throw AuthCoreError(.transportFailure, "TLS: cannot require TLS 1.2") }
+        guard authcore_ssl_ctx_require_tls12(context) == 1 else {
+            throw AuthCoreError(.transportFailure, "TLS: cannot require TLS 1.2")
+        }
         authcore_ssl_ctx_set_client_options(context)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         if let file = trustedCertificatesFile {
             guard SSL_CTX_load_verify_locations(context, file, nil) == 1 else {
-                throw AuthCoreError(.invalidParameter, "trusted certificates file cannot be loaded: \(Self.openSSLErrors())")
+                throw AuthCoreError(
+                    .invalidParameter,
+                    "trusted certificates file cannot be loaded: \(Self.openSSLErrors())"
+                )
             }
         } else {
             guard SSL_CTX_set_default_verify_paths(context) == 1 else {
-                throw AuthCoreError(.transportFailure, "TLS: system certificates cannot be loaded: \(Self.openSSLErrors())")
+                throw AuthCoreError(
+                    .transportFailure,
+                    "TLS: system certificates cannot be loaded: \(Self.openSSLErrors())"
+                )
             }
         }
     }
@@ -143,7 +152,9 @@ final class TLSClientContext: @unchecked Sendable {
         while case let code = ERR_get_error(), code != 0 {
             var buffer = [CChar](repeating: 0, count: 256)
             ERR_error_string_n(code, &buffer, buffer.count)
-            texts.append(String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            texts.append(
+                String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            )
         }
         return texts.isEmpty ? "unknown error" : texts.joined(separator: "; ")
     }
@@ -189,8 +200,13 @@ final class HTTP1Connection: @unchecked Sendable {
     /// - Throws: `AuthCoreError` `.transportFailure` (name resolution, refused, TLS or certificate
     ///   failure, a proxy's refusal), `.notPermitted` (the proxy's 407), `.timedOut`, `.cancelled`.
     init(
-        to url: RequestURL, proxy: HTTPProxy?, tls context: TLSClientContext?, resuming session: TLSSession? = nil, connectTimeout: Duration,
-        totalLimit: Duration, cancellation: ConnectionCancellation
+        to url: RequestURL,
+        proxy: HTTPProxy?,
+        tls context: TLSClientContext?,
+        resuming session: TLSSession? = nil,
+        connectTimeout: Duration,
+        totalLimit: Duration,
+        cancellation: ConnectionCancellation
     ) throws(AuthCoreError) {
         self.cancellation = cancellation
         self.totalLimit = totalLimit
@@ -200,16 +216,29 @@ final class HTTP1Connection: @unchecked Sendable {
         // One budget for the connection, the tunnel and the handshake together.
         let deadline = ContinuousClock.now + connectTimeout
         descriptor = try Self.openConnectedSocket(
-            host: proxy.map { Self.unbracketed($0.host) } ?? host, port: proxy?.port ?? port, deadline: deadline, timeout: connectTimeout,
-            cancellation: cancellation, origin: origin, totalLimit: totalLimit)
+            host: proxy.map { Self.unbracketed($0.host) } ?? host,
+            port: proxy?.port ?? port,
+            deadline: deadline,
+            timeout: connectTimeout,
+            cancellation: cancellation,
+            origin: origin,
+            totalLimit: totalLimit
+        )
         guard url.scheme == "https" else { return }
         guard let context else {
             cancellation.closeSocket()
             throw AuthCoreError(.transportFailure, "\(origin): TLS is not available")
         }
         do throws(AuthCoreError) {
-            if let proxy { try openTunnel(to: "\(url.host):\(port)", through: proxy, deadline: deadline, limit: connectTimeout) }
-            try handshake(host: host, context: context, resuming: session, timeout: try timeLeft(until: deadline, limit: connectTimeout))
+            if let proxy {
+                try openTunnel(to: "\(url.host):\(port)", through: proxy, deadline: deadline, limit: connectTimeout)
+            }
+            try handshake(
+                host: host,
+                context: context,
+                resuming: session,
+                timeout: try timeLeft(until: deadline, limit: connectTimeout)
+            )
         } catch {
             close()
             throw error
@@ -293,7 +322,10 @@ final class HTTP1Connection: @unchecked Sendable {
     /// Sets how long the next read or write may wait.
     func setTimeout(_ duration: Duration) {
         let (seconds, attoseconds) = duration.components
-        var value = timeval(tv_sec: Int(Swift.max(0, seconds)), tv_usec: Int(Swift.max(0, attoseconds / 1_000_000_000_000)))
+        var value = timeval(
+            tv_sec: Int(Swift.max(0, seconds)),
+            tv_usec: Int(Swift.max(0, attoseconds / 1_000_000_000_000))
+        )
         if value.tv_sec == 0 && value.tv_usec == 0 { value.tv_usec = 1000 }  // 0 would mean "wait forever"
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
@@ -382,7 +414,10 @@ final class HTTP1Connection: @unchecked Sendable {
         case SSL_ERROR_SYSCALL:
             try failSocket(code == 0 ? ECONNRESET : code, while: action)
         default:
-            throw AuthCoreError(.transportFailure, "\(origin): TLS failure \(action): \(TLSClientContext.openSSLErrors())")
+            throw AuthCoreError(
+                .transportFailure,
+                "\(origin): TLS failure \(action): \(TLSClientContext.openSSLErrors())"
+            )
         }
     }
 
@@ -391,7 +426,12 @@ final class HTTP1Connection: @unchecked Sendable {
     /// Resolves `host` and races connections to its addresses (``HappyEyeballs``); the winner is
     /// registered with `cancellation`.
     private static func openConnectedSocket(
-        host: String, port: Int, deadline: ContinuousClock.Instant, timeout: Duration, cancellation: ConnectionCancellation, origin: String,
+        host: String,
+        port: Int,
+        deadline: ContinuousClock.Instant,
+        timeout: Duration,
+        cancellation: ConnectionCancellation,
+        origin: String,
         totalLimit: Duration
     ) throws(AuthCoreError) -> Int32 {
         // `localhost` and `*.localhost` are loopback by definition (RFC 6761 §6.3): connected to
@@ -405,7 +445,8 @@ final class HTTP1Connection: @unchecked Sendable {
         switch HappyEyeballs.connect(to: addresses, deadline: deadline, isCancelled: { cancellation.isCancelled }) {
         case .connected(let descriptor, _):
             guard cancellation.attach(descriptor) else {
-                throw cancellation.stopError(origin, limit: totalLimit) ?? AuthCoreError(.cancelled, "\(origin): cancelled")
+                throw cancellation.stopError(origin, limit: totalLimit)
+                    ?? AuthCoreError(.cancelled, "\(origin): cancelled")
             }
             return descriptor
         case .cancelled:
@@ -422,7 +463,12 @@ final class HTTP1Connection: @unchecked Sendable {
     /// Asks `proxy` for a tunnel to `authority` (`CONNECT`, RFC 9110 §9.3.6) and reads its answer:
     /// a 2xx head and nothing after it (the origin speaks first only after the TLS hello), or a
     /// refusal. The `Proxy-Authorization` line is written from wiping storage and wiped after.
-    private func openTunnel(to authority: String, through proxy: HTTPProxy, deadline: ContinuousClock.Instant, limit: Duration) throws(AuthCoreError) {
+    private func openTunnel(
+        to authority: String,
+        through proxy: HTTPProxy,
+        deadline: ContinuousClock.Instant,
+        limit: Duration
+    ) throws(AuthCoreError) {
         setTimeout(try timeLeft(until: deadline, limit: limit))
         var wroteAnything = false
         try HTTP1RequestHead(connectTo: authority, through: proxy).write(to: self, wroteAnything: &wroteAnything)
@@ -434,9 +480,15 @@ final class HTTP1Connection: @unchecked Sendable {
         while !parser.hasHead {
             setTimeout(try timeLeft(until: deadline, limit: limit))
             let count = try withUnsafeMutableBytes(of: &byte) { (raw) throws(AuthCoreError) in try read(into: raw) }
-            guard count == 1 else { throw AuthCoreError(.transportFailure, "\(origin): the proxy closed the connection before answering CONNECT") }
+            guard count == 1 else {
+                throw AuthCoreError(
+                    .transportFailure,
+                    "\(origin): the proxy closed the connection before answering CONNECT"
+                )
+            }
             do throws(HTTP1ResponseParser.Failure) {
-                try withUnsafeBytes(of: byte) { (raw) throws(HTTP1ResponseParser.Failure) in _ = try parser.consume(raw) }
+                try withUnsafeBytes(of: byte) { (raw) throws(HTTP1ResponseParser.Failure) in _ = try parser.consume(raw)
+                }
             } catch {
                 throw AuthCoreError(.transportFailure, "\(origin): the proxy's answer to CONNECT is not valid HTTP/1.1")
             }
@@ -450,18 +502,30 @@ final class HTTP1Connection: @unchecked Sendable {
                 proxy.hasCredentials
                     ? "\(origin): the proxy refused its credentials (407 Proxy Authentication Required)"
                     : "\(origin): the proxy requires credentials (407 Proxy Authentication Required); give them in the proxy URL",
-                httpStatus: 407)
+                httpStatus: 407
+            )
         default:
-            throw AuthCoreError(.transportFailure, "\(origin): the proxy refused the tunnel to \(authority) (\(parser.status))", httpStatus: parser.status)
+            throw AuthCoreError(
+                .transportFailure,
+                "\(origin): the proxy refused the tunnel to \(authority) (\(parser.status))",
+                httpStatus: parser.status
+            )
         }
     }
 
-    private func handshake(host: String, context: TLSClientContext, resuming session: TLSSession?, timeout: Duration) throws(AuthCoreError) {
+    private func handshake(
+        host: String,
+        context: TLSClientContext,
+        resuming session: TLSSession?,
+        timeout: Duration
+    ) throws(AuthCoreError) {
         guard let tls = SSL_new(context.context) else {
             throw AuthCoreError(.transportFailure, "\(origin): TLS: \(TLSClientContext.openSSLErrors())")
         }
         self.tls = tls
-        guard SSL_set_fd(tls, descriptor) == 1 else { throw AuthCoreError(.transportFailure, "\(origin): TLS: \(TLSClientContext.openSSLErrors())") }
+        guard SSL_set_fd(tls, descriptor) == 1 else {
+            throw AuthCoreError(.transportFailure, "\(origin): TLS: \(TLSClientContext.openSSLErrors())")
+        }
         // The certificate must name the host: an IP address as an IP SAN, a name by RFC 6125 rules;
         // SNI carries names only (RFC 6066 §3).
         if Self.isIPAddress(host) {
@@ -484,7 +548,8 @@ final class HTTP1Connection: @unchecked Sendable {
             try checkCancelled()
             let verification = SSL_get_verify_result(tls)
             if verification != X509_V_OK {
-                let why = X509_verify_cert_error_string(verification).map { String(cString: $0) } ?? "error \(verification)"
+                let why =
+                    X509_verify_cert_error_string(verification).map { String(cString: $0) } ?? "error \(verification)"
                 throw AuthCoreError(.transportFailure, "\(origin): TLS certificate not accepted: \(why)")
             }
             try failTLS(tls, result, while: "in the TLS handshake")

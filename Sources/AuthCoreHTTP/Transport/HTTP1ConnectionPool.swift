@@ -50,7 +50,12 @@ final class HTTP1ConnectionPool: Sendable {
     private let idle = Locked<[Key: [Idle]]>([:])
     private let sessions = Locked<[Key: TLSSession]>([:])
 
-    init(maximumIdlePerKey: Int, maximumIdle: Int = 64, idleLimit: Duration, unrepeatableFreshness: Duration = .seconds(2)) {
+    init(
+        maximumIdlePerKey: Int,
+        maximumIdle: Int = 64,
+        idleLimit: Duration,
+        unrepeatableFreshness: Duration = .seconds(2)
+    ) {
         self.maximumIdlePerKey = Swift.max(0, maximumIdlePerKey)
         self.maximumIdle = Swift.max(0, maximumIdle)
         self.idleLimit = idleLimit
@@ -75,7 +80,8 @@ final class HTTP1ConnectionPool: Sendable {
             }
             for connection in expired { connection.close(gracefully: true) }
             guard let candidate else { return nil }
-            if repeatable || now - candidate.since <= freshnessForUnrepeatableRequests, candidate.connection.isReusable {
+            if repeatable || now - candidate.since <= freshnessForUnrepeatableRequests, candidate.connection.isReusable
+            {
                 return candidate.connection
             }
             candidate.connection.close()
@@ -124,7 +130,9 @@ final class HTTP1ConnectionPool: Sendable {
     private static func longestIdle(_ idle: [Key: [Idle]]) -> (Key, Int)? {
         var oldest: (Key, Int, ContinuousClock.Instant)?
         for (key, list) in idle {
-            for (index, entry) in list.enumerated() where oldest == nil || entry.since < oldest!.2 { oldest = (key, index, entry.since) }
+            for (index, entry) in list.enumerated() where oldest == nil || entry.since < oldest!.2 {
+                oldest = (key, index, entry.since)
+            }
         }
         return oldest.map { ($0.0, $0.1) }
     }

@@ -28,16 +28,23 @@ struct HTTP1RequestHead: Sendable {
             var line = SecureBytes(Array("Proxy-Authorization: ".utf8))
             authorization.withUnsafeBytes { line.append(contentsOf: $0) }
             line.append(contentsOf: Array("\r\n\r\n".utf8))
-            try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw, wroteAnything: &wroteAnything) }
-            try line.withUnsafeBytes { (raw) throws(AuthCoreError) in try connection.write(raw, wroteAnything: &wroteAnything) }
+            try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in
+                try connection.write(raw, wroteAnything: &wroteAnything)
+            }
+            try line.withUnsafeBytes { (raw) throws(AuthCoreError) in
+                try connection.write(raw, wroteAnything: &wroteAnything)
+            }
             return
         }
         bytes += Array("\r\n".utf8)
-        try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw, wroteAnything: &wroteAnything) }
+        try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in
+            try connection.write(raw, wroteAnything: &wroteAnything)
+        }
     }
 
     /// - Throws: `AuthCoreError.Code.malformedRequest` for a method that is not a token, a field
-    ///   with a control character other than HTAB, more than one `Host`, a `Content-Length` that disagrees with the body, or a field the
+    ///   with a control character other than HTAB, more than one `Host`, a `Content-Length` that disagrees with the
+    ///   body, or a field the
     ///   transport owns (`Connection`, `Transfer-Encoding`).
     init(_ request: HTTPRequest, proxy: HTTPProxy?, keepAlive: Bool) throws(AuthCoreError) {
         do { try HTTPHeader(request.method, "").validate() } catch {
@@ -48,7 +55,9 @@ struct HTTP1RequestHead: Sendable {
         }
         // The length sent: of the body, of a streamed body when known; nil for a chunked one.
         let bodyLength = request.body.count
-        guard (bodyLength ?? 0) >= 0 else { throw AuthCoreError(.malformedRequest, "a streamed body's length cannot be negative") }
+        guard (bodyLength ?? 0) >= 0 else {
+            throw AuthCoreError(.malformedRequest, "a streamed body's length cannot be negative")
+        }
         let absoluteForm = proxy != nil && request.url.scheme == "http"
         self.proxy = absoluteForm ? proxy : nil
         var text = "\(request.method) \(absoluteForm ? request.url.absoluteString : request.url.target) HTTP/1.1\r\n"
@@ -63,14 +72,20 @@ struct HTTP1RequestHead: Sendable {
                 // Through a proxy the target names the host: a different Host would let the proxy
                 // check one host and the origin serve another.
                 guard !absoluteForm || header.value == request.url.hostHeader else {
-                    throw AuthCoreError(.malformedRequest, "a Host header other than the URL's cannot go through a proxy")
+                    throw AuthCoreError(
+                        .malformedRequest,
+                        "a Host header other than the URL's cannot go through a proxy"
+                    )
                 }
                 hostGiven = true
             case "connection", "transfer-encoding", "proxy-authorization":
                 throw AuthCoreError(.malformedRequest, "header '\(header.name)' is set by the transport")
             case "content-length":
                 guard let length = bodyLength, header.value == String(length) else {
-                    throw AuthCoreError(.malformedRequest, "Content-Length \(header.value) does not match the body's length")
+                    throw AuthCoreError(
+                        .malformedRequest,
+                        "Content-Length \(header.value) does not match the body's length"
+                    )
                 }
                 lengthGiven = true
             default: break
@@ -78,7 +93,9 @@ struct HTTP1RequestHead: Sendable {
             text += "\(header.name): \(header.value)\r\n"
         }
         if let length = bodyLength {
-            if !lengthGiven && (length > 0 || request.body.isStream || ["PUT", "POST", "PATCH"].contains(request.method)) {
+            if !lengthGiven
+                && (length > 0 || request.body.isStream || ["PUT", "POST", "PATCH"].contains(request.method))
+            {
                 text += "Content-Length: \(length)\r\n"
             }
         } else {

@@ -8,7 +8,8 @@ public import AuthCore
 /// read, before the bytes it announces, and a body that grows past the cap is refused before it is
 /// kept. So memory stays within the caps whatever the peer sends.
 ///
-/// Framing (RFC 9112 §6.3): no body for `HEAD`, for 1xx/204/304, and none read for `CONNECT` (the tunnel, or a refusal, follows the head); a `Transfer-Encoding` whose last
+/// Framing (RFC 9112 §6.3): no body for `HEAD`, for 1xx/204/304, and none read for `CONNECT` (the tunnel, or a refusal,
+/// follows the head); a `Transfer-Encoding` whose last
 /// coding is `chunked` is decoded (§7.1, extensions ignored, trailers read and dropped); any other
 /// `Transfer-Encoding`, and an answer without `Content-Length`, runs until the peer closes;
 /// otherwise exactly `Content-Length` bytes, which must be one decimal value (repeats must agree).
@@ -90,14 +91,18 @@ public struct HTTP1ResponseParser: Sendable {
     /// that announces a body, or `Transfer-Encoding` with `Content-Length` (§6.3): bytes a server
     /// sent after such an answer would be read as the next request's answer.
     public var allowsReuse: Bool {
-        guard isComplete, minorVersion >= 1, !endsAtClose, !requestMethodIsHead, !requestMethodIsConnect else { return false }
+        guard isComplete, minorVersion >= 1, !endsAtClose, !requestMethodIsHead, !requestMethodIsConnect else {
+            return false
+        }
         let codings = headers.contains { $0.hasName("transfer-encoding") }
         let lengths = headers.filter { $0.hasName("content-length") }
         if codings && !lengths.isEmpty { return false }
         if status == 204 || status == 304, codings || lengths.contains(where: { $0.value != "0" }) { return false }
         return !headers.contains { field in
             field.hasName("connection")
-                && Array(field.value.utf8).split(separator: UInt8(ascii: ",")).contains { equalIgnoringASCIICase(Self.trimmingASCIIWhitespace($0), "close".utf8) }
+                && Array(field.value.utf8).split(separator: UInt8(ascii: ",")).contains {
+                    equalIgnoringASCIICase(Self.trimmingASCIIWhitespace($0), "close".utf8)
+                }
         }
     }
 
@@ -111,7 +116,9 @@ public struct HTTP1ResponseParser: Sendable {
                     equalIgnoringASCIICase(Self.trimmingASCIIWhitespace(trimmed[..<equals]), "timeout".utf8)
                 else { continue }
                 let digits = Self.trimmingASCIIWhitespace(trimmed[(equals + 1)...])
-                guard (1...6).contains(digits.count), digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+                guard (1...6).contains(digits.count),
+                    digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+                else { return nil }
                 return .seconds(digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) })
             }
         }
@@ -247,7 +254,9 @@ public struct HTTP1ResponseParser: Sendable {
     private mutating func appendBody(_ bytes: UnsafeRawBufferPointer, from index: Int, count: Int) throws(Failure) {
         if sinksBody, let bodySink {
             guard count <= maximumBodyBytes - sunkBytes else { throw .bodyTooLarge }
-            do { try bodySink(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)])) } catch { throw .sinkFailed(error) }
+            do { try bodySink(UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)])) } catch {
+                throw .sinkFailed(error)
+            }
             sunkBytes += count
             return
         }
@@ -290,7 +299,9 @@ public struct HTTP1ResponseParser: Sendable {
             pending.append(byte)
             guard byte == 0x0A else { continue }
             // A line ended: an empty one ends the message; a trailer field is dropped.
-            guard pending.count >= 2, pending[pending.count - 2] == 0x0D else { throw .malformed("trailer line not ended by CRLF") }
+            guard pending.count >= 2, pending[pending.count - 2] == 0x0D else {
+                throw .malformed("trailer line not ended by CRLF")
+            }
             let empty = pending.count == 2
             pending.removeAll(keepingCapacity: true)
             if empty {
@@ -301,7 +312,12 @@ public struct HTTP1ResponseParser: Sendable {
         return index - start
     }
 
-    private mutating func consumeChunkSizeByte(_ byte: UInt8, value: UInt64, digits: Int, phase: ChunkSizePhase) throws(Failure) {
+    private mutating func consumeChunkSizeByte(
+        _ byte: UInt8,
+        value: UInt64,
+        digits: Int,
+        phase: ChunkSizePhase
+    ) throws(Failure) {
         // chunk-size [BWS ";" chunk-ext] CRLF (RFC 9112 §7.1, §7.1.1).
         chunkLineBytes += 1
         guard chunkLineBytes <= Self.maximumChunkLineBytes else {
@@ -332,7 +348,9 @@ public struct HTTP1ResponseParser: Sendable {
         case .digits where digits > 0 && byte == UInt8(ascii: ";"), .whitespace where byte == UInt8(ascii: ";"):
             state = .chunkSize(value: value, digits: digits, phase: .extension)
         case .extension:
-            guard byte == 0x09 || (byte >= 0x20 && byte != 0x7F) else { throw .malformed("control byte in a chunk extension") }
+            guard byte == 0x09 || (byte >= 0x20 && byte != 0x7F) else {
+                throw .malformed("control byte in a chunk extension")
+            }
         case .digits, .whitespace:
             throw .malformed("chunk size is not hexadecimal")
         }
@@ -370,7 +388,8 @@ public struct HTTP1ResponseParser: Sendable {
         }
         guard let statusLine = lines.first else { throw .malformed("empty response head") }
         let status = try Self.parseStatusLine(statusLine)
-        let minorVersion = Int(statusLine[statusLine.startIndex + 7] - UInt8(ascii: "0"))  // a digit: parseStatusLine checked it
+        // a digit: parseStatusLine checked it
+        let minorVersion = Int(statusLine[statusLine.startIndex + 7] - UInt8(ascii: "0"))
         var fields: [HTTPHeader] = []
         for line in lines.dropFirst() {
             fields.append(try Self.parseField(line))
@@ -378,7 +397,9 @@ public struct HTTP1ResponseParser: Sendable {
         if (100..<200).contains(status) {
             guard status != 101 else { throw .malformed("the server switched protocols unasked (101)") }
             interimAnswers += 1
-            guard interimAnswers <= Self.maximumInterimAnswers else { throw .malformed("more than \(Self.maximumInterimAnswers) interim (1xx) answers") }
+            guard interimAnswers <= Self.maximumInterimAnswers else {
+                throw .malformed("more than \(Self.maximumInterimAnswers) interim (1xx) answers")
+            }
             return  // interim answer: the final one follows
         }
         self.status = status
@@ -395,15 +416,21 @@ public struct HTTP1ResponseParser: Sendable {
         else { throw .malformed("not an HTTP/1.x status line") }
         var status = 0
         for byte in bytes[9..<12] {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { throw .malformed("status code is not three digits") }
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+                throw .malformed("status code is not three digits")
+            }
             status = status * 10 + Int(byte - UInt8(ascii: "0"))
         }
-        guard status >= 100, bytes.count == 12 || bytes[12] == UInt8(ascii: " ") else { throw .malformed("status code out of range") }
+        guard status >= 100, bytes.count == 12 || bytes[12] == UInt8(ascii: " ") else {
+            throw .malformed("status code out of range")
+        }
         return status
     }
 
     private static func parseField(_ line: ArraySlice<UInt8>) throws(Failure) -> HTTPHeader {
-        guard let first = line.first, first != 0x20, first != 0x09 else { throw .malformed("folded or empty field line") }
+        guard let first = line.first, first != 0x20, first != 0x09 else {
+            throw .malformed("folded or empty field line")
+        }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > line.startIndex else {
             throw .malformed("field line without a name and colon")
         }
@@ -425,7 +452,9 @@ public struct HTTP1ResponseParser: Sendable {
             return
         }
         let codings = headers.filter { $0.hasName("transfer-encoding") }.flatMap { field in
-            Array(field.value.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).map(Self.trimmingASCIIWhitespace)
+            Array(field.value.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).map(
+                Self.trimmingASCIIWhitespace
+            )
         }.filter { !$0.isEmpty }
         if !codings.isEmpty {
             state =
@@ -445,10 +474,13 @@ public struct HTTP1ResponseParser: Sendable {
         var announced: UInt64?
         for text in lengths {
             let digits = Self.trimmingASCIIWhitespace(text)
-            guard !digits.isEmpty, digits.count <= 19, digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            guard !digits.isEmpty, digits.count <= 19,
+                digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            else {
                 throw .malformed("Content-Length is not a decimal number")
             }
-            let value = digits.reduce(UInt64(0)) { $0 * 10 + UInt64($1 - UInt8(ascii: "0")) }  // ≤ 19 digits: below 10^19 < 2^64
+            // ≤ 19 digits: below 10^19 < 2^64
+            let value = digits.reduce(UInt64(0)) { $0 * 10 + UInt64($1 - UInt8(ascii: "0")) }
             guard announced == nil || announced == value else { throw .malformed("Content-Length values disagree") }
             announced = value
         }

@@ -1,5 +1,6 @@
 public import AuthCore
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -86,7 +87,9 @@ public struct HTTP1Transport: HTTPTransport {
     /// The pool every transport made by ``init()`` shares, so that clients made with the default
     /// transport share connections too.
     private static let sharedPool = HTTP1ConnectionPool(
-        maximumIdlePerKey: Configuration().maximumIdleConnectionsPerHost, idleLimit: Configuration().idleConnectionTimeout)
+        maximumIdlePerKey: Configuration().maximumIdleConnectionsPerHost,
+        idleLimit: Configuration().idleConnectionTimeout
+    )
 
     /// A transport with the default ``Configuration``, sharing the process's pool of connections.
     public init() {
@@ -97,7 +100,10 @@ public struct HTTP1Transport: HTTPTransport {
     }
 
     // bytes-lint: the process environment, looked up by fixed ASCII variable names.
-    private static func proxies(_ selection: ProxySelection, environment: [String: String]) -> Result<ProxyConfiguration, AuthCoreError> {
+    private static func proxies(
+        _ selection: ProxySelection,
+        environment: [String: String]
+    ) -> Result<ProxyConfiguration, AuthCoreError> {
         switch selection {
         case .configured(let proxies): .success(proxies)
         case .environment: Result { () throws(AuthCoreError) in try ProxyConfiguration.fromEnvironment(environment) }
@@ -119,29 +125,46 @@ public struct HTTP1Transport: HTTPTransport {
         tls = try TLSClientContext.trusting(configuration.trustedCertificatesFile)
         proxies = Self.proxies(configuration.proxies, environment: environment)
         pool = HTTP1ConnectionPool(
-            maximumIdlePerKey: configuration.maximumIdleConnectionsPerHost, idleLimit: configuration.idleConnectionTimeout,
-            unrepeatableFreshness: configuration.unrepeatableRequestFreshness)
+            maximumIdlePerKey: configuration.maximumIdleConnectionsPerHost,
+            idleLimit: configuration.idleConnectionTimeout,
+            unrepeatableFreshness: configuration.unrepeatableRequestFreshness
+        )
     }
 
     public func send(_ request: HTTPRequest) async throws(AuthCoreError) -> HTTPResponse {
         try NetworkPolicy.requireSecureTransport(request.url, allowInsecureHTTP: request.allowsInsecureHTTP)
         let proxies = try proxies.get()
-        let head = try HTTP1RequestHead(request, proxy: proxies.proxy(for: request.url), keepAlive: pool.keepsConnections)
+        let head = try HTTP1RequestHead(
+            request,
+            proxy: proxies.proxy(for: request.url),
+            keepAlive: pool.keepsConnections
+        )
         let what = "\(request.method) \(request.url.origin)"
         let cancellation = ConnectionCancellation()
-        let exchange = HTTP1Exchange(configuration: configuration, tls: tls, proxies: proxies, pool: pool, cancellation: cancellation)
+        let exchange = HTTP1Exchange(
+            configuration: configuration,
+            tls: tls,
+            proxies: proxies,
+            pool: pool,
+            cancellation: cancellation
+        )
         let completion = HTTP1Completion()
         let totalTimeout = configuration.totalTimeout
         guard !Task.isCancelled else { throw AuthCoreError(.cancelled, "\(what): cancelled") }
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                     completion.install(continuation)
                     let started = BlockingExecutor.shared.submit {
                         completion.resume(Result { () throws(AuthCoreError) in try exchange.run(request, head: head) })
                     }
                     guard started else {
-                        completion.resume(.failure(AuthCoreError(.transportFailure, "\(what): no thread could be started for the exchange")))
+                        completion.resume(
+                            .failure(
+                                AuthCoreError(.transportFailure, "\(what): no thread could be started for the exchange")
+                            )
+                        )
                         return
                     }
                     // The watchdog: whatever the thread is blocked in (a name lookup, a slow TLS record),
@@ -149,10 +172,14 @@ public struct HTTP1Transport: HTTPTransport {
                     // After the call has ended it finds nothing to do (its socket is detached or closed).
                     DispatchQueue.global().asyncAfter(deadline: .now() + DispatchTimeInterval(clamping: totalTimeout)) {
                         cancellation.stop(.timedOut)
-                        completion.resume(.failure(AuthCoreError(.timedOut, "\(what): no complete answer within \(totalTimeout)")))
+                        completion.resume(
+                            .failure(AuthCoreError(.timedOut, "\(what): no complete answer within \(totalTimeout)"))
+                        )
                     }
                     // A cancel that came before the continuation was installed found nothing to resume.
-                    if let error = cancellation.stopError("\(what)", limit: totalTimeout) { completion.resume(.failure(error)) }
+                    if let error = cancellation.stopError("\(what)", limit: totalTimeout) {
+                        completion.resume(.failure(error))
+                    }
                 }
             } onCancel: {
                 cancellation.cancel()
@@ -177,10 +204,12 @@ final class HTTP1Completion: Sendable {
     }
 
     func resume(_ result: Result<HTTPResponse, AuthCoreError>) {
-        guard let continuation = continuation.withLock({ (slot: inout CheckedContinuation<HTTPResponse, any Error>?) in
-            defer { slot = nil }
-            return slot
-        }) else { return }
+        guard
+            let continuation = continuation.withLock({ (slot: inout CheckedContinuation<HTTPResponse, any Error>?) in
+                defer { slot = nil }
+                return slot
+            })
+        else { return }
         continuation.resume(with: result.mapError { $0 as any Error })
     }
 }
@@ -196,7 +225,12 @@ struct HTTP1Exchange: Sendable {
     func run(_ request: HTTPRequest, head: HTTP1RequestHead) throws(AuthCoreError) -> HTTPResponse {
         // A call that ended while this waited for a thread (its watchdog, a cancel) does nothing:
         // it takes no pooled connection and resolves no name.
-        if let error = cancellation.stopError("\(request.method) \(request.url.origin)", limit: configuration.totalTimeout) { throw error }
+        if let error = cancellation.stopError(
+            "\(request.method) \(request.url.origin)",
+            limit: configuration.totalTimeout
+        ) {
+            throw error
+        }
         let deadline = ContinuousClock.now + configuration.totalTimeout
         var current = request
         var currentHead = head
@@ -208,7 +242,11 @@ struct HTTP1Exchange: Sendable {
             else { return response }
             followed += 1
             current = next
-            currentHead = try HTTP1RequestHead(next, proxy: proxies.proxy(for: next.url), keepAlive: pool.keepsConnections)
+            currentHead = try HTTP1RequestHead(
+                next,
+                proxy: proxies.proxy(for: next.url),
+                keepAlive: pool.keepsConnections
+            )
         }
     }
 
@@ -216,14 +254,23 @@ struct HTTP1Exchange: Sendable {
     /// one. A pooled connection that turns out stale (the peer closed it while it idled) is retried
     /// once on a new connection when that cannot repeat an action: nothing of the request was
     /// written, or the method is idempotent and no answer byte came (RFC 9112 §9.3.1).
-    private func exchangeOnce(_ request: HTTPRequest, head: HTTP1RequestHead, deadline: ContinuousClock.Instant) throws(AuthCoreError)
+    private func exchangeOnce(
+        _ request: HTTPRequest,
+        head: HTTP1RequestHead,
+        deadline: ContinuousClock.Instant
+    ) throws(AuthCoreError)
         -> HTTPResponse
     {
         let proxy = proxies.proxy(for: request.url)
         let key = HTTP1ConnectionPool.Key(url: request.url, proxy: proxy, tls: tls)
-        if pool.keepsConnections, let pooled = pool.take(key, repeatable: Self.idempotentMethods.contains(request.method)) {
+        if pool.keepsConnections,
+            let pooled = pool.take(key, repeatable: Self.idempotentMethods.contains(request.method))
+        {
             guard pooled.adopt(cancellation, totalLimit: configuration.totalTimeout) else {
-                throw cancellation.stopError("\(request.method) \(request.url.origin)", limit: configuration.totalTimeout)
+                throw cancellation.stopError(
+                    "\(request.method) \(request.url.origin)",
+                    limit: configuration.totalTimeout
+                )
                     ?? AuthCoreError(.cancelled, "\(request.method) \(request.url.origin): cancelled")
             }
             switch exchange(request, head: head, on: pooled, key: key, reused: true, deadline: deadline) {
@@ -233,9 +280,14 @@ struct HTTP1Exchange: Sendable {
             }
         }
         let connection = try HTTP1Connection(
-            to: request.url, proxy: proxy, tls: tls, resuming: request.url.scheme == "https" ? pool.session(for: key) : nil,
-            connectTimeout: Swift.min(configuration.connectTimeout, deadline - ContinuousClock.now), totalLimit: configuration.totalTimeout,
-            cancellation: cancellation)
+            to: request.url,
+            proxy: proxy,
+            tls: tls,
+            resuming: request.url.scheme == "https" ? pool.session(for: key) : nil,
+            connectTimeout: Swift.min(configuration.connectTimeout, deadline - ContinuousClock.now),
+            totalLimit: configuration.totalTimeout,
+            cancellation: cancellation
+        )
         switch exchange(request, head: head, on: connection, key: key, reused: false, deadline: deadline) {
         case .answered(let response): return response
         case .failed(let error), .stale(let error): throw error
@@ -251,13 +303,19 @@ struct HTTP1Exchange: Sendable {
     }
 
     private func exchange(
-        _ request: HTTPRequest, head: HTTP1RequestHead, on connection: HTTP1Connection, key: HTTP1ConnectionPool.Key, reused: Bool,
+        _ request: HTTPRequest,
+        head: HTTP1RequestHead,
+        on connection: HTTP1Connection,
+        key: HTTP1ConnectionPool.Key,
+        reused: Bool,
         deadline: ContinuousClock.Instant
     ) -> Attempt {
         let what = "\(request.method) \(request.url.origin)"
         func waitLimit() throws(AuthCoreError) -> Duration {
             let left = deadline - ContinuousClock.now
-            guard left > .zero else { throw AuthCoreError(.timedOut, "\(what): no complete answer within \(configuration.totalTimeout)") }
+            guard left > .zero else {
+                throw AuthCoreError(.timedOut, "\(what): no complete answer within \(configuration.totalTimeout)")
+            }
             return Swift.min(configuration.idleTimeout, left)
         }
         var wroteAnything = false
@@ -268,11 +326,17 @@ struct HTTP1Exchange: Sendable {
             connection.setTimeout(try waitLimit())
             try head.write(to: connection, wroteAnything: &wroteAnything)
             if case .stream(let stream) = request.body {
-                try Self.send(stream, on: connection, what: what, waitLimit: waitLimit, isStopped: { cancellation.isCancelled })
+                try Self.send(
+                    stream,
+                    on: connection,
+                    what: what,
+                    waitLimit: waitLimit,
+                    isStopped: { cancellation.isCancelled }
+                )
             } else if !request.body.isEmpty {
                 _ = try request.body.withInMemoryBytes { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
             }
-        } catch where error.code == .transportFailure {
+        } catch  where error.code == .transportFailure {
             sendFailure = error
         } catch {
             connection.close()
@@ -283,20 +347,33 @@ struct HTTP1Exchange: Sendable {
             return .stale(sendFailure)
         }
         var parser = HTTP1ResponseParser(
-            method: request.method, maximumHeadBytes: configuration.maximumHeadBytes, maximumBodyBytes: request.maximumResponseBytes)
-        if let sink = request.responseSink { parser.bodySink = { (bytes) throws(AuthCoreError) in try sink.write(bytes) } }
+            method: request.method,
+            maximumHeadBytes: configuration.maximumHeadBytes,
+            maximumBodyBytes: request.maximumResponseBytes
+        )
+        if let sink = request.responseSink {
+            parser.bodySink = { (bytes) throws(AuthCoreError) in try sink.write(bytes) }
+        }
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         defer { buffer.withUnsafeMutableBytes { wipeSecretMemory($0) } }  // it held the answer's secrets
         var readPastAnswer = false
         var receivedAnything = false
         do throws(AuthCoreError) {
             try readResponse(
-                into: &parser, from: connection, buffer: &buffer, waitLimit: waitLimit, request: request, readPastAnswer: &readPastAnswer,
-                receivedAnything: &receivedAnything)
+                into: &parser,
+                from: connection,
+                buffer: &buffer,
+                waitLimit: waitLimit,
+                request: request,
+                readPastAnswer: &readPastAnswer,
+                receivedAnything: &receivedAnything
+            )
         } catch {
             parser.discardBody()
             connection.close()
-            if reused, !receivedAnything, Self.idempotentMethods.contains(request.method), error.code == .transportFailure {
+            if reused, !receivedAnything, Self.idempotentMethods.contains(request.method),
+                error.code == .transportFailure
+            {
                 return .stale(sendFailure ?? error)
             }
             request.responseSink?.abandon()
@@ -318,13 +395,20 @@ struct HTTP1Exchange: Sendable {
                 AuthCoreError(
                     .notPermitted,
                     "\(what) (through the proxy \(proxy)): the proxy "
-                        + (proxy.hasCredentials ? "refused its credentials" : "requires credentials") + " (407 Proxy Authentication Required)",
-                    httpStatus: 407))
+                        + (proxy.hasCredentials ? "refused its credentials" : "requires credentials")
+                        + " (407 Proxy Authentication Required)",
+                    httpStatus: 407
+                )
+            )
         }
         // Fields that change how the connection is used after the answer (an `Expect` whose body
         // was sent unasked-for, an `Upgrade`) leave it out of the pool.
-        let changesConnection = request.headers.contains { field in Self.connectionChangingFields.contains { field.hasName($0) } }
-        if sendFailure == nil, !readPastAnswer, !changesConnection, parser.allowsReuse, pool.keepsConnections, connection.detach() {
+        let changesConnection = request.headers.contains { field in
+            Self.connectionChangingFields.contains { field.hasName($0) }
+        }
+        if sendFailure == nil, !readPastAnswer, !changesConnection, parser.allowsReuse, pool.keepsConnections,
+            connection.detach()
+        {
             pool.put(connection, for: key, serverTimeout: parser.keepAliveTimeout)
         } else {
             // After a complete answer: a graceful close (close_notify), unless bytes nobody asked
@@ -332,7 +416,13 @@ struct HTTP1Exchange: Sendable {
             connection.close(gracefully: sendFailure == nil && !readPastAnswer)
         }
         if request.answerCarriesSecrets && (200..<300).contains(parser.status) {
-            return .answered(HTTPResponse(status: parser.status, headers: parser.headers, body: .secret(parser.takeBodyIntoWipingStorage())))
+            return .answered(
+                HTTPResponse(
+                    status: parser.status,
+                    headers: parser.headers,
+                    body: .secret(parser.takeBodyIntoWipingStorage())
+                )
+            )
         }
         return .answered(HTTPResponse(status: parser.status, headers: parser.headers, body: parser.body))
     }
@@ -340,14 +430,18 @@ struct HTTP1Exchange: Sendable {
     /// Sends a streamed body: as it is with a known length (which the chunks must add up to), else
     /// in chunked transfer coding (RFC 9112 §7.1). Each wait is bounded as for any write.
     static func send(
-        _ stream: HTTPBodyStream, on connection: HTTP1Connection, what: String, waitLimit: () throws(AuthCoreError) -> Duration,
+        _ stream: HTTPBodyStream,
+        on connection: HTTP1Connection,
+        what: String,
+        waitLimit: () throws(AuthCoreError) -> Duration,
         isStopped: () -> Bool = { false }
     ) throws(AuthCoreError) {
         // The source's own failures (a file that cannot be read, a caller's chunks that end early)
         // are the request's, not the connection's: they fail the exchange (the connection is
         // closed) rather than wait for an answer to a truncated body.
         func local(_ error: AuthCoreError) -> AuthCoreError {
-            error.code == .transportFailure || error.code == .timedOut ? AuthCoreError(.invalidParameter, "\(what): the body's source: \(error.reason)") : error
+            error.code == .transportFailure || error.code == .timedOut
+                ? AuthCoreError(.invalidParameter, "\(what): the body's source: \(error.reason)") : error
         }
         let chunks: any HTTPBodyChunks
         do { chunks = try stream.open() } catch { throw local(error) }
@@ -358,12 +452,17 @@ struct HTTP1Exchange: Sendable {
             let next: [UInt8]?
             do { next = try chunks.next(waitingAtMost: limit, isStopped: isStopped) } catch { throw local(error) }
             guard let chunk = next else { break }
-            guard !chunk.isEmpty else { throw AuthCoreError(.invalidParameter, "\(what): the body's source gave an empty chunk") }
+            guard !chunk.isEmpty else {
+                throw AuthCoreError(.invalidParameter, "\(what): the body's source gave an empty chunk")
+            }
             if let length = stream.length {
                 // Checked before the bytes go out: what passed the length would be read as the
                 // start of another request.
                 guard chunk.count <= length - sent else {
-                    throw AuthCoreError(.malformedRequest, "\(what): the streamed body is longer than its \(length) bytes")
+                    throw AuthCoreError(
+                        .malformedRequest,
+                        "\(what): the streamed body is longer than its \(length) bytes"
+                    )
                 }
                 try chunk.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
             } else {
@@ -378,10 +477,14 @@ struct HTTP1Exchange: Sendable {
         }
         if let length = stream.length {
             guard sent == length else {
-                throw AuthCoreError(.malformedRequest, "\(what): the streamed body ended after \(sent) of its \(length) bytes")
+                throw AuthCoreError(
+                    .malformedRequest,
+                    "\(what): the streamed body ended after \(sent) of its \(length) bytes"
+                )
             }
         } else {
-            try Array("0\r\n\r\n".utf8).withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw) }
+            try Array("0\r\n\r\n".utf8).withUnsafeBytesTyped { (raw) throws(AuthCoreError) in try connection.write(raw)
+            }
         }
     }
 
@@ -393,12 +496,19 @@ struct HTTP1Exchange: Sendable {
     static let idempotentMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"]
 
     private func readResponse(
-        into parser: inout HTTP1ResponseParser, from connection: HTTP1Connection, buffer: inout [UInt8],
-        waitLimit: () throws(AuthCoreError) -> Duration, request: HTTPRequest, readPastAnswer: inout Bool, receivedAnything: inout Bool
+        into parser: inout HTTP1ResponseParser,
+        from connection: HTTP1Connection,
+        buffer: inout [UInt8],
+        waitLimit: () throws(AuthCoreError) -> Duration,
+        request: HTTPRequest,
+        readPastAnswer: inout Bool,
+        receivedAnything: inout Bool
     ) throws(AuthCoreError) {
         while !parser.isComplete {
             connection.setTimeout(try waitLimit())
-            let count = try buffer.withUnsafeMutableBytesTyped { (raw) throws(AuthCoreError) in try connection.read(into: raw) }
+            let count = try buffer.withUnsafeMutableBytesTyped { (raw) throws(AuthCoreError) in
+                try connection.read(into: raw)
+            }
             if count > 0 { receivedAnything = true }
             do throws(HTTP1ResponseParser.Failure) {
                 guard count > 0 else {
@@ -424,11 +534,17 @@ struct HTTP1Exchange: Sendable {
         let limit = Swift.max(0, request.maximumResponseBytes)
         switch failure {
         case .announcedTooLarge(let length):
-            return AuthCoreError(.inputTooLarge, "response from \(origin) announces \(length) bytes, more than the \(limit)-byte limit")
+            return AuthCoreError(
+                .inputTooLarge,
+                "response from \(origin) announces \(length) bytes, more than the \(limit)-byte limit"
+            )
         case .bodyTooLarge:
             return AuthCoreError(.inputTooLarge, "response from \(origin) exceeds the \(limit)-byte limit")
         case .headTooLarge:
-            return AuthCoreError(.inputTooLarge, "response from \(origin) has a head (status line and fields) over the limit")
+            return AuthCoreError(
+                .inputTooLarge,
+                "response from \(origin) has a head (status line and fields) over the limit"
+            )
         case .malformed(let why):
             return AuthCoreError(.transportFailure, "response from \(origin) is not valid HTTP/1.1: \(why)")
         case .truncated:
@@ -444,8 +560,13 @@ extension RedirectPolicy {
     /// answer is not such a redirect (RFC 9110 §15.4): 303, and 301/302 after a POST, become a GET
     /// without a body; 307 and 308 repeat the method and body. `Location` may be absolute, or a
     /// path on the same origin; anything else is not followed.
-    static func sameOriginRedirect(from request: HTTPRequest, answer: HTTPResponse, original: HTTPRequest) -> HTTPRequest? {
-        guard [301, 302, 303, 307, 308].contains(answer.status), let location = answer.headers.first(named: "location") else { return nil }
+    static func sameOriginRedirect(
+        from request: HTTPRequest,
+        answer: HTTPResponse,
+        original: HTTPRequest
+    ) -> HTTPRequest? {
+        guard [301, 302, 303, 307, 308].contains(answer.status), let location = answer.headers.first(named: "location")
+        else { return nil }
         let target: RequestURL?
         // The kind of reference by its first bytes (RFC 3986 §4.2): network-path, absolute-path, or absolute.
         if location.utf8.starts(with: "//".utf8) {
@@ -462,7 +583,9 @@ extension RedirectPolicy {
             next.method = request.method == "HEAD" ? "HEAD" : "GET"
             next.body = .empty
             next.headers = request.headers.filter { header in
-                !["content-length", "content-type", "content-encoding", "x-amz-decoded-content-length"].contains { header.hasName($0) }
+                !["content-length", "content-type", "content-encoding", "x-amz-decoded-content-length"].contains {
+                    header.hasName($0)
+                }
             }
         }
         return next

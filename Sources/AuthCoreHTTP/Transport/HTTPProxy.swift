@@ -36,7 +36,9 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible, CustomDebu
             (authority, credentials) = try whole.withUnsafeMutableBytes { (raw) throws(AuthCoreError) in
                 let all = UnsafeBufferPointer(raw.bindMemory(to: UInt8.self))
                 var bytes = all[...]
-                guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else { throw fail("is empty or has spaces or control characters") }
+                guard !bytes.isEmpty, !bytes.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+                    throw fail("is empty or has spaces or control characters")
+                }
                 if let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) {
                     guard equalIgnoringASCIICase(bytes[..<colon], "http".utf8) else {
                         throw fail("must use http:// (TLS to the proxy and SOCKS are not supported)")
@@ -56,10 +58,14 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible, CustomDebu
                     credentials = try Self.basicAuthorization(user: user, password: password)
                     bytes = bytes[(at + 1)...]
                 }
-                guard !bytes.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else { throw fail("has a query or fragment") }
+                guard !bytes.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) else {
+                    throw fail("has a query or fragment")
+                }
                 // The authority read by the request URL parser: one rule for hosts and ports.
                 let authority: RequestURL
-                do { authority = try RequestURL("http://" + String(decoding: bytes, as: UTF8.self)) } catch { throw fail("has an invalid host or port") }
+                do { authority = try RequestURL("http://" + String(decoding: bytes, as: UTF8.self)) } catch {
+                    throw fail("has an invalid host or port")
+                }
                 return (authority, credentials)
             }
         }
@@ -74,7 +80,9 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible, CustomDebu
     ///   port outside 1…65535, or a user name with a `:` (Basic credentials cannot carry one, RFC 7617 §2).
     public init(host: String, port: Int, username: String? = nil, password: SecureBytes? = nil) throws(AuthCoreError) {
         let url: RequestURL
-        do { url = try RequestURL("http://\(host):\(port)") } catch { throw AuthCoreError(.invalidParameter, "proxy host or port is invalid") }
+        do { url = try RequestURL("http://\(host):\(port)") } catch {
+            throw AuthCoreError(.invalidParameter, "proxy host or port is invalid")
+        }
         guard (1...65535).contains(port), url.port == port, url.path == "/", url.query.isEmpty else {
             throw AuthCoreError(.invalidParameter, "proxy host or port is invalid")
         }
@@ -86,7 +94,10 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible, CustomDebu
     }
 
     /// `Basic <base64(user:password)>` in wiping storage (RFC 7617 §2), encoded in constant time.
-    private static func basicAuthorization(user: SecureBytes, password: SecureBytes) throws(AuthCoreError) -> SecureBytes {
+    private static func basicAuthorization(
+        user: SecureBytes,
+        password: SecureBytes
+    ) throws(AuthCoreError) -> SecureBytes {
         guard !user.withUnsafeBytes({ $0.contains(UInt8(ascii: ":")) }) else {
             throw AuthCoreError(.invalidParameter, "proxy user name has a ':', which Basic credentials cannot carry")
         }
@@ -135,7 +146,9 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible, CustomDebu
     /// `http://host:port`, without the credentials.
     public var description: String { "http://\(authority)" }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["proxy": description, "hasCredentials": hasCredentials], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["proxy": description, "hasCredentials": hasCredentials], displayStyle: .struct)
+    }
 
     public static func == (lhs: HTTPProxy, rhs: HTTPProxy) -> Bool {
         lhs.host == rhs.host && lhs.port == rhs.port && lhs.authorization == rhs.authorization
@@ -186,7 +199,9 @@ public struct ProxyConfiguration: Sendable, Hashable {
         func proxy(_ names: [String]) throws(AuthCoreError) -> HTTPProxy? {
             for name in names {
                 guard let text = set(name) else { continue }
-                do { return try HTTPProxy(url: text) } catch { throw AuthCoreError(.invalidParameter, "\(name): \(error.reason)") }
+                do { return try HTTPProxy(url: text) } catch {
+                    throw AuthCoreError(.invalidParameter, "\(name): \(error.reason)")
+                }
             }
             return nil
         }

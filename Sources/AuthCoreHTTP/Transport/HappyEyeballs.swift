@@ -1,4 +1,5 @@
 internal import AuthCore
+
 #if canImport(Glibc)
 internal import Glibc
 #elseif canImport(Musl)
@@ -113,7 +114,9 @@ enum HappyEyeballs {
     /// Races connections to `addresses` until one completes, all fail, `deadline` passes or
     /// `isCancelled` says so.
     static func connect(
-        to addresses: [SocketAddress], deadline: ContinuousClock.Instant, attemptDelay: Duration = attemptDelay,
+        to addresses: [SocketAddress],
+        deadline: ContinuousClock.Instant,
+        attemptDelay: Duration = attemptDelay,
         isCancelled: () -> Bool
     ) -> Outcome {
         guard !addresses.isEmpty else { return .noAddresses }
@@ -135,7 +138,9 @@ enum HappyEyeballs {
                 closeAll()
                 return .timedOut
             }
-            if nextIndex < addresses.count, now >= nextStart || attempts.isEmpty, attempts.count < maximumPendingAttempts {
+            if nextIndex < addresses.count, now >= nextStart || attempts.isEmpty,
+                attempts.count < maximumPendingAttempts
+            {
                 let address = addresses[nextIndex]
                 nextIndex += 1
                 switch start(address) {
@@ -154,10 +159,13 @@ enum HappyEyeballs {
             }
             guard !attempts.isEmpty else { return .failed(lastError) }
             var until = Swift.min(deadline, now + .milliseconds(100))
-            if nextIndex < addresses.count, attempts.count < maximumPendingAttempts { until = Swift.min(until, nextStart) }
+            if nextIndex < addresses.count, attempts.count < maximumPendingAttempts {
+                until = Swift.min(until, nextStart)
+            }
             var pollers = attempts.map { pollfd(fd: $0.descriptor, events: Int16(POLLOUT), revents: 0) }
             let slice = Swift.max(Duration.zero, until - now).components
-            let milliseconds = Int32(Swift.max(1, slice.seconds * 1000 + slice.attoseconds / 1_000_000_000_000_000))  // ≤ 100 ms
+            // ≤ 100 ms
+            let milliseconds = Int32(Swift.max(1, slice.seconds * 1000 + slice.attoseconds / 1_000_000_000_000_000))
             let ready = poll(&pollers, nfds_t(pollers.count), milliseconds)
             if ready < 0, errno != EINTR {
                 lastError = errno

@@ -1,4 +1,5 @@
 internal import AuthCore
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -43,7 +44,8 @@ public struct NoProxyRules: Sendable, Hashable {
     public init(_ list: String) {
         var patterns: [Pattern] = []
         var ignored: [String] = []
-        let entries = Array(list.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).map { rawEntry in
+        let entries = Array(list.utf8).split(separator: UInt8(ascii: ","), omittingEmptySubsequences: true).map {
+            rawEntry in
             var entry = rawEntry
             while let byte = entry.first, byte == 0x20 || byte == 0x09 { entry = entry.dropFirst() }
             while let byte = entry.last, byte == 0x20 || byte == 0x09 { entry = entry.dropLast() }
@@ -77,8 +79,9 @@ public struct NoProxyRules: Sendable, Hashable {
                 return true
             case .name(let suffix, let only):
                 guard address == nil, only == nil || only == port else { return false }
-                return name.elementsEqual(suffix) || (name.count > suffix.count && name.suffix(suffix.count).elementsEqual(suffix)
-                    && name[name.endIndex - suffix.count - 1] == UInt8(ascii: "."))
+                return name.elementsEqual(suffix)
+                    || (name.count > suffix.count && name.suffix(suffix.count).elementsEqual(suffix)
+                        && name[name.endIndex - suffix.count - 1] == UInt8(ascii: "."))
             case .network(let network, let bits, let only):
                 guard let address, address.count == network.count, only == nil || only == port else { return false }
                 return Self.samePrefix(address, network, bits: bits)
@@ -99,7 +102,9 @@ public struct NoProxyRules: Sendable, Hashable {
                 port = value
             }
             text = text[(text.startIndex + 1)..<close]
-        } else if text.filter({ $0 == UInt8(ascii: ":") }).count == 1, let colon = text.firstIndex(of: UInt8(ascii: ":")) {
+        } else if text.filter({ $0 == UInt8(ascii: ":") }).count == 1,
+            let colon = text.firstIndex(of: UInt8(ascii: ":"))
+        {
             guard let value = portNumber(text[(colon + 1)...]) else { return nil }
             port = value
             text = text[..<colon]
@@ -131,13 +136,17 @@ public struct NoProxyRules: Sendable, Hashable {
     }
 
     private static func decimal(_ digits: ArraySlice<UInt8>, maximumDigits: Int) -> Int? {
-        guard (1...maximumDigits).contains(digits.count), digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        guard (1...maximumDigits).contains(digits.count),
+            digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
         return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 
     /// The 4 or 16 bytes of an IPv4 (dotted decimal) or IPv6 address, or nil for anything else.
     static func addressBytes(_ text: ArraySlice<UInt8>) -> [UInt8]? {
-        guard !text.isEmpty, text.count < 64, text.allSatisfy({ Self.addressCharacters.contains($0) }) else { return nil }
+        guard !text.isEmpty, text.count < 64, text.allSatisfy({ Self.addressCharacters.contains($0) }) else {
+            return nil
+        }
         let string = String(decoding: text, as: UTF8.self)
         var v4 = in_addr()
         if inet_pton(AF_INET, string, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }

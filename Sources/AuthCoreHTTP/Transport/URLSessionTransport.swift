@@ -1,4 +1,5 @@
 public import AuthCore
+
 #if canImport(FoundationNetworking)
 import Foundation
 public import FoundationNetworking
@@ -57,7 +58,8 @@ public struct URLSessionTransport: HTTPTransport {
             urlRequest.addValue(header.value, forHTTPHeaderField: header.name)
         }
         if !request.body.isEmpty || ["PUT", "POST", "PATCH"].contains(request.method) {
-            urlRequest.httpBody = request.body.withInMemoryBytes { Data($0) }  // a Foundation copy: not wiped (HTTP1Transport sends from the buffer)
+            // a Foundation copy: not wiped (HTTP1Transport sends from the buffer)
+            urlRequest.httpBody = request.body.withInMemoryBytes { Data($0) }
         }
         return try await driver.perform(urlRequest, for: request)
     }
@@ -101,7 +103,8 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
         let identifier = task.taskIdentifier
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                     exchanges.withLock { $0[identifier] = Exchange(continuation: continuation, request: request) }
                     // A cancel that came before the exchange was registered found nothing to finish
                     // (its completion may already have been delivered): finish it here. The flag is
@@ -119,7 +122,10 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
         } catch let error as AuthCoreError {
             throw error
         } catch {
-            throw AuthCoreError(.transportFailure, "\(request.method) \(request.url.origin): \(error.localizedDescription)")
+            throw AuthCoreError(
+                .transportFailure,
+                "\(request.method) \(request.url.origin): \(error.localizedDescription)"
+            )
         }
     }
 
@@ -133,7 +139,9 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
     // MARK: - URLSessionDataDelegate
 
     func urlSession(
-        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        _ session: URLSession,
+        dataTask: URLSessionDataTask,
+        didReceive response: URLResponse,
         completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
     ) {
         let id = dataTask.taskIdentifier
@@ -143,11 +151,14 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
             if response.expectedContentLength > Int64(limit) {
                 table[id]?.failure = AuthCoreError(
                     .inputTooLarge,
-                    "response from \(request.url.origin) announces \(response.expectedContentLength) bytes, more than the \(limit)-byte limit")
+                    "response from \(request.url.origin) announces \(response.expectedContentLength) bytes, more than the \(limit)-byte limit"
+                )
                 return false
             }
             table[id]?.response = response as? HTTPURLResponse
-            if response.expectedContentLength > 0 { table[id]?.body.reserveCapacity(Int(response.expectedContentLength)) }  // ≤ limit
+            if response.expectedContentLength > 0 {
+                table[id]?.body.reserveCapacity(Int(response.expectedContentLength))
+            }  // ≤ limit
             return true
         }
         completionHandler(allow ? .allow : .cancel)
@@ -163,11 +174,15 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
         let id = dataTask.taskIdentifier
         let overflow = exchanges.withLock { table -> Bool in
             // Mutated in place through the dictionary (no copy of the body per chunk).
-            guard let request = table[id]?.request, table[id]?.failure == nil, let received = table[id]?.body.count else { return false }
+            guard let request = table[id]?.request, table[id]?.failure == nil, let received = table[id]?.body.count
+            else { return false }
             let limit = Swift.max(0, request.maximumResponseBytes)
             // Checked before appending, so the buffer never holds more than the limit.
             guard data.count <= limit - received else {
-                table[id]?.failure = AuthCoreError(.inputTooLarge, "response from \(request.url.origin) exceeds the \(limit)-byte limit")
+                table[id]?.failure = AuthCoreError(
+                    .inputTooLarge,
+                    "response from \(request.url.origin) exceeds the \(limit)-byte limit"
+                )
                 table[id]?.body = []
                 return true
             }
@@ -178,12 +193,17 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 
     func urlSession(
-        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest: URLRequest,
+        _ session: URLSession,
+        task: URLSessionTask,
+        willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest: URLRequest,
         completionHandler: @escaping @Sendable (URLRequest?) -> Void
     ) {
         let follow = exchanges.withLock { table -> Bool in
-            guard var exchange = table[task.taskIdentifier], case .followSameOrigin(let maximum) = exchange.request.redirects,
-                exchange.redirectsFollowed < maximum, let target = newRequest.url.flatMap({ try? RequestURL($0.absoluteString) }),
+            guard var exchange = table[task.taskIdentifier],
+                case .followSameOrigin(let maximum) = exchange.request.redirects,
+                exchange.redirectsFollowed < maximum,
+                let target = newRequest.url.flatMap({ try? RequestURL($0.absoluteString) }),
                 NetworkPolicy.sameOrigin(target, exchange.request.url)
             else { return false }
             exchange.redirectsFollowed += 1
@@ -204,7 +224,10 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
         } else if let error {
             exchange.continuation.resume(
                 throwing: AuthCoreError(
-                    .transportFailure, "\(exchange.request.method) \(exchange.request.url.origin): \(error.localizedDescription)"))
+                    .transportFailure,
+                    "\(exchange.request.method) \(exchange.request.url.origin): \(error.localizedDescription)"
+                )
+            )
         } else if let http = exchange.response ?? task.response as? HTTPURLResponse {
             var headers: [HTTPHeader] = []
             for (name, value) in http.allHeaderFields {
@@ -215,13 +238,18 @@ final class URLSessionDriver: NSObject, URLSessionDataDelegate, @unchecked Senda
                 exchange.body = []
                 let secret = received.withUnsafeBytes { SecureBytes(copying: $0) }
                 received.withUnsafeMutableBytes { wipeSecretMemory($0) }  // the last reference: wiped in place
-                exchange.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: .secret(secret)))
+                exchange.continuation.resume(
+                    returning: HTTPResponse(status: http.statusCode, headers: headers, body: .secret(secret))
+                )
             } else {
-                exchange.continuation.resume(returning: HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body))
+                exchange.continuation.resume(
+                    returning: HTTPResponse(status: http.statusCode, headers: headers, body: exchange.body)
+                )
             }
         } else {
             exchange.continuation.resume(
-                throwing: AuthCoreError(.transportFailure, "not an HTTP response from \(exchange.request.url.origin)"))
+                throwing: AuthCoreError(.transportFailure, "not an HTTP response from \(exchange.request.url.origin)")
+            )
         }
     }
 }

@@ -70,27 +70,49 @@ public final class RateLimiter: Sendable {
     public func admit(_ address: ClientAddress) -> Duration? {
         let time = now()
         let addressKey = address.network(prefixBits: address.isIPv4 ? 32 : 64)
-        let networkKey = address.network(prefixBits: address.isIPv4 ? limits.ipv4NetworkPrefixLength : limits.ipv6NetworkPrefixLength)
+        let networkKey = address.network(
+            prefixBits: address.isIPv4 ? limits.ipv4NetworkPrefixLength : limits.ipv6NetworkPrefixLength
+        )
         return state.withLock { state in
             var wait: Double = 0
             let own = limits.perAddress.map { Self.refilled(state.addresses[addressKey], limit: $0, at: time) }
             let shared = limits.perNetwork.map { Self.refilled(state.networks[networkKey], limit: $0, at: time) }
-            if let own, let limit = limits.perAddress, own.tokens < 1 { wait = Swift.max(wait, (1 - own.tokens) / limit.requestsPerSecond) }
-            if let shared, let limit = limits.perNetwork, shared.tokens < 1 { wait = Swift.max(wait, (1 - shared.tokens) / limit.requestsPerSecond) }
+            if let own, let limit = limits.perAddress, own.tokens < 1 {
+                wait = Swift.max(wait, (1 - own.tokens) / limit.requestsPerSecond)
+            }
+            if let shared, let limit = limits.perNetwork, shared.tokens < 1 {
+                wait = Swift.max(wait, (1 - shared.tokens) / limit.requestsPerSecond)
+            }
             if var own {
                 if wait == 0 { own.tokens -= 1 }
-                Self.store(own, at: addressKey, in: &state.addresses, limit: limits.maximumTrackedClients, limitOf: limits.perAddress, time: time)
+                Self.store(
+                    own,
+                    at: addressKey,
+                    in: &state.addresses,
+                    limit: limits.maximumTrackedClients,
+                    limitOf: limits.perAddress,
+                    time: time
+                )
             }
             if var shared {
                 if wait == 0 { shared.tokens -= 1 }
-                Self.store(shared, at: networkKey, in: &state.networks, limit: limits.maximumTrackedClients, limitOf: limits.perNetwork, time: time)
+                Self.store(
+                    shared,
+                    at: networkKey,
+                    in: &state.networks,
+                    limit: limits.maximumTrackedClients,
+                    limitOf: limits.perNetwork,
+                    time: time
+                )
             }
             return wait == 0 ? nil : .nanoseconds(Int64((wait * 1e9).rounded(.up)))
         }
     }
 
     /// The number of addresses and networks followed (tests).
-    public var trackedCount: (addresses: Int, networks: Int) { state.withLock { ($0.addresses.count, $0.networks.count) } }
+    public var trackedCount: (addresses: Int, networks: Int) {
+        state.withLock { ($0.addresses.count, $0.networks.count) }
+    }
 
     private static func refilled(_ bucket: Bucket?, limit: RateLimit, at time: UInt64) -> Bucket {
         guard var bucket else { return Bucket(tokens: limit.burst, updated: time, lastUsed: time) }
@@ -104,12 +126,20 @@ public final class RateLimiter: Sendable {
     /// Stores `bucket`; a full table first forgets buckets that have refilled (they are the same as
     /// none), then, if it is still full, the least recently used tenth.
     private static func store(
-        _ bucket: Bucket, at key: [UInt8], in table: inout [[UInt8]: Bucket], limit count: Int, limitOf rate: RateLimit?, time: UInt64
+        _ bucket: Bucket,
+        at key: [UInt8],
+        in table: inout [[UInt8]: Bucket],
+        limit count: Int,
+        limitOf rate: RateLimit?,
+        time: UInt64
     ) {
         if table[key] == nil, table.count >= count, let rate {
-            table = table.filter { Double(time &- $0.value.updated) / 1e9 * rate.requestsPerSecond + $0.value.tokens < rate.burst }
+            table = table.filter {
+                Double(time &- $0.value.updated) / 1e9 * rate.requestsPerSecond + $0.value.tokens < rate.burst
+            }
             if table.count >= count {
-                let oldest = table.sorted { $0.value.lastUsed < $1.value.lastUsed }.prefix(Swift.max(1, count / 10)).map(\.key)
+                let oldest = table.sorted { $0.value.lastUsed < $1.value.lastUsed }.prefix(Swift.max(1, count / 10))
+                    .map(\.key)
                 for old in oldest { table[old] = nil }
             }
         }

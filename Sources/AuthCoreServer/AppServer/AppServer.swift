@@ -7,11 +7,14 @@ import Dispatch
 ///
 /// | Endpoint | Body | Answer (200) |
 /// |---|---|---|
-/// | `POST /srp/begin` | `{"username":…,"A":hex[,"deviceToken":…]}` | `{"loginId":…,"salt":hex,"B":hex,"group":3072,"hash":"sha256"}` |
-/// | `POST /srp/finish` | `{"loginId":…,"M1":hex}` | `{"M2":hex,"username":…,"sessionToken":…,"expiresAt":ISO 8601,"deviceToken":…}` |
+/// | `POST /srp/begin` | `{"username":…,"A":hex[,"deviceToken":…]}` |
+/// `{"loginId":…,"salt":hex,"B":hex,"group":3072,"hash":"sha256"}` |
+/// | `POST /srp/finish` | `{"loginId":…,"M1":hex}` | `{"M2":hex,"username":…,"sessionToken":…,"expiresAt":ISO
+/// 8601,"deviceToken":…}` |
 /// | `GET /distribute-token.json` | — | the OSS sample's `{"StatusCode":200,"AccessKeyId",…}` for this user's policy |
 /// | `POST /oss/sign` | `OSSSignatureRequest` JSON | `{"accessKeyId":…,"signature":…}` under this user's policy |
-/// | `POST /cognito/developer-identity` | empty, `{}` or `{"identityId":…}` | `{"identityId":…,"token":…,"tokenDuration":…,"loginsKey":…}` |
+/// | `POST /cognito/developer-identity` | empty, `{}` or `{"identityId":…}` |
+/// `{"identityId":…,"token":…,"tokenDuration":…,"loginsKey":…}` |
 /// | `POST /session/revoke` | empty, `{}` or `{"all":true}` | `{"revoked":"session"}` or `{"revoked":"all"}` |
 /// | `GET /healthz` | — | `{"status":"alive"}` (the process answers) |
 /// | `GET /readyz` | — | `{"status":"ready"}`, or `503` `{"code":"NotReady",…}` when the store does not answer a ping |
@@ -46,9 +49,15 @@ public struct AppServer: Sendable {
     /// Redis address, a role or an account). `auditLog` gets a line per failed login and per
     /// lockout.
     public init(
-        logins: SRPLoginService, sessions: AppSessions, tokenVendor: DistributeTokenVendor? = nil, ossSigning: PerUserOSSSigning? = nil,
-        developerIdentity: DeveloperIdentityVendor? = nil, rateLimiter: RateLimiter? = nil, clock: any SigningClock = SystemClock(),
-        failureLog: (@Sendable (String) -> Void)? = nil, auditLog: JSONLineLog? = nil
+        logins: SRPLoginService,
+        sessions: AppSessions,
+        tokenVendor: DistributeTokenVendor? = nil,
+        ossSigning: PerUserOSSSigning? = nil,
+        developerIdentity: DeveloperIdentityVendor? = nil,
+        rateLimiter: RateLimiter? = nil,
+        clock: any SigningClock = SystemClock(),
+        failureLog: (@Sendable (String) -> Void)? = nil,
+        auditLog: JSONLineLog? = nil
     ) {
         self.failureLog = failureLog
         self.auditLog = auditLog
@@ -71,8 +80,12 @@ public struct AppServer: Sendable {
             }
             return JSONAnswer.response(AppServerWire.HealthAnswer(status: "ready"))
         }
-        router.post("/srp/begin", SRPLoginWire.BeginRequest.self) { server, body, request in try await server.begin(body, request) }
-        router.post("/srp/finish", SRPLoginWire.FinishRequest.self) { server, body, request in try await server.finish(body, request) }
+        router.post("/srp/begin", SRPLoginWire.BeginRequest.self) { server, body, request in
+            try await server.begin(body, request)
+        }
+        router.post("/srp/finish", SRPLoginWire.FinishRequest.self) { server, body, request in
+            try await server.finish(body, request)
+        }
         // The session first, then whether the endpoint is configured: a caller without a session
         // learns nothing of the server's configuration.
         router.add("GET", "/distribute-token.json", refusalAnswer: distributeTokenRefusal) { server, request in
@@ -80,32 +93,55 @@ public struct AppServer: Sendable {
             guard let vendor = server.tokenVendor else { throw notConfigured("this server vends no STS credentials") }
             return JSONAnswer.response(DistributeToken.json(try await vendor.credentials(for: username)))
         }
-        router.post("/oss/sign", OSSSignatureRequest.self, authorize: { server, request in
-            let username = try await server.authenticatedUser(request)
-            guard let signing = server.ossSigning else { throw notConfigured("this server does not sign for OSS") }
-            return (signing, username)
-        }) { server, authorized, body, _ in
+        router.post(
+            "/oss/sign",
+            OSSSignatureRequest.self,
+            authorize: { server, request in
+                let username = try await server.authenticatedUser(request)
+                guard let signing = server.ossSigning else { throw notConfigured("this server does not sign for OSS") }
+                return (signing, username)
+            }
+        ) { server, authorized, body, _ in
             let signed = try authorized.0.sign(body, for: authorized.1, at: server.clock.now())
             return AppServerWire.OSSSignatureAnswer(accessKeyId: signed.accessKeyId, signature: signed.signature)
         }
-        router.post("/cognito/developer-identity", AppServerWire.DeveloperIdentityRequest.self, authorize: { server, request in
-            let username = try await server.authenticatedUser(request)
-            guard let vendor = server.developerIdentity else { throw notConfigured("this server has no developer identity pool") }
-            return (vendor, username)
-        }) { _, authorized, body, _ in
+        router.post(
+            "/cognito/developer-identity",
+            AppServerWire.DeveloperIdentityRequest.self,
+            authorize: { server, request in
+                let username = try await server.authenticatedUser(request)
+                guard let vendor = server.developerIdentity else {
+                    throw notConfigured("this server has no developer identity pool")
+                }
+                return (vendor, username)
+            }
+        ) { _, authorized, body, _ in
             let (vendor, username) = authorized
             let issued = try await vendor.token(for: username, linking: body.identityId)
             return AppServerWire.DeveloperIdentityAnswer(
-                identityId: issued.identityId, token: issued.token, tokenDuration: vendor.tokenDuration, loginsKey: issued.loginsKey)
+                identityId: issued.identityId,
+                token: issued.token,
+                tokenDuration: vendor.tokenDuration,
+                loginsKey: issued.loginsKey
+            )
         }
-        router.post("/session/revoke", AppServerWire.RevokeRequest.self, authorize: { server, request in try await server.authenticatedUser(request) }) {
-            server, username, body, request in
+        router.post(
+            "/session/revoke",
+            AppServerWire.RevokeRequest.self,
+            authorize: { server, request in try await server.authenticatedUser(request) }
+        ) {
+            server,
+            username,
+            body,
+            request in
             try await server.revokeSession(username: username, everywhere: body.all ?? false, request)
         }
         return router
     }()
 
-    static func notConfigured(_ message: String) -> HTTPRefusal { HTTPRefusal(status: 404, code: "NotConfigured", message: message) }
+    static func notConfigured(_ message: String) -> HTTPRefusal {
+        HTTPRefusal(status: 404, code: "NotConfigured", message: message)
+    }
 
     /// The check made when a request's head has arrived, before its body is read: a `/srp/` request
     /// over its address's or network's rate is answered `429` with `Retry-After` (whole seconds)
@@ -114,9 +150,14 @@ public struct AppServer: Sendable {
         guard let rateLimiter, let address = head.clientAddress, head.path.utf8.starts(with: "/srp/".utf8),
             let wait = rateLimiter.admit(address)
         else { return nil }
-        let seconds = Swift.max(1, Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up)))
+        let seconds = Swift.max(
+            1,
+            Int((Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18).rounded(.up))
+        )
         return HTTPRefusal(
-            status: 429, code: "TooManyRequests", message: "too many login requests from this address or network; retry later",
+            status: 429,
+            code: "TooManyRequests",
+            message: "too many login requests from this address or network; retry later",
             headers: [HTTPHeader("Retry-After", String(seconds))]
         ).response
     }
@@ -124,7 +165,9 @@ public struct AppServer: Sendable {
     /// Answers one request; never throws, never traps.
     public func handle(_ request: HTTPServerRequest) async -> HTTPResponse {
         let route: Router<AppServer>.Route
-        do { route = try Self.routes.route(for: request) } catch { return Self.routes.answer(error, path: request.path) }
+        do { route = try Self.routes.route(for: request) } catch {
+            return Self.routes.answer(error, path: request.path)
+        }
         do {
             return try await route.handler(self, request)
         } catch let refusal as HTTPRefusal {
@@ -132,7 +175,9 @@ public struct AppServer: Sendable {
             return route.refusalAnswer(refusal)
         } catch let error as AuthCoreError {
             let refusal = Self.refusal(for: error)
-            if refusal.status >= 500 { failureLog?("\(request.method) \(request.path): \(error.code): \(error.reason)") }
+            if refusal.status >= 500 {
+                failureLog?("\(request.method) \(request.path): \(error.code): \(error.reason)")
+            }
             return route.refusalAnswer(refusal)
         } catch {
             failureLog?("\(request.method) \(request.path): \(type(of: error))")
@@ -142,7 +187,10 @@ public struct AppServer: Sendable {
 
     // MARK: - Endpoints
 
-    private func begin(_ body: SRPLoginWire.BeginRequest, _ request: HTTPServerRequest) async throws -> SRPLoginWire.BeginAnswer {
+    private func begin(
+        _ body: SRPLoginWire.BeginRequest,
+        _ request: HTTPServerRequest
+    ) async throws -> SRPLoginWire.BeginAnswer {
         let a = try Self.hex(body.clientPublicValue, "A")
         let origin = LoginOrigin(address: request.clientAddress, deviceToken: body.deviceToken)
         let challenge = try await audited(request, user: body.username) { () async throws(AuthCoreError) in
@@ -150,11 +198,18 @@ public struct AppServer: Sendable {
         }
         let configuration = logins.configuration
         return SRPLoginWire.BeginAnswer(
-            loginId: challenge.loginId, salt: Hex.encode(challenge.salt), serverPublicValue: Hex.encode(challenge.serverPublicValue),
-            group: configuration.group.byteCount * 8, hash: configuration.hash.name)
+            loginId: challenge.loginId,
+            salt: Hex.encode(challenge.salt),
+            serverPublicValue: Hex.encode(challenge.serverPublicValue),
+            group: configuration.group.byteCount * 8,
+            hash: configuration.hash.name
+        )
     }
 
-    private func finish(_ body: SRPLoginWire.FinishRequest, _ request: HTTPServerRequest) async throws -> SRPLoginWire.FinishAnswer {
+    private func finish(
+        _ body: SRPLoginWire.FinishRequest,
+        _ request: HTTPServerRequest
+    ) async throws -> SRPLoginWire.FinishAnswer {
         let m1 = try Self.hex(body.clientProof, "M1")
         let origin = LoginOrigin(address: request.clientAddress, notes: request.notes)
         let success = try await audited(request, user: nil) { () async throws(AuthCoreError) in
@@ -162,12 +217,19 @@ public struct AppServer: Sendable {
         }
         guard let session = success.session else { throw AuthCoreError(.unsupported, "the login issued no session") }
         return SRPLoginWire.FinishAnswer(
-            serverProof: Hex.encode(success.serverProof), username: success.username,
-            sessionToken: session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }, expiresAt: session.expiresAt.iso8601,
-            deviceToken: success.deviceToken)
+            serverProof: Hex.encode(success.serverProof),
+            username: success.username,
+            sessionToken: session.token.withUnsafeBytes { String(decoding: $0, as: UTF8.self) },
+            expiresAt: session.expiresAt.iso8601,
+            deviceToken: success.deviceToken
+        )
     }
 
-    private func revokeSession(username: String, everywhere: Bool, _ request: HTTPServerRequest) async throws -> AppServerWire.RevokeAnswer {
+    private func revokeSession(
+        username: String,
+        everywhere: Bool,
+        _ request: HTTPServerRequest
+    ) async throws -> AppServerWire.RevokeAnswer {
         if everywhere {
             try await sessions.revokeAll(for: username)
         } else if let token = request.bearerToken {
@@ -179,7 +241,11 @@ public struct AppServer: Sendable {
     /// The user of the request's session.
     func authenticatedUser(_ request: HTTPServerRequest) async throws -> String {
         guard let token = request.bearerToken else {
-            throw HTTPRefusal(status: 401, code: "Unauthorized", message: "an Authorization: Bearer session token is required")
+            throw HTTPRefusal(
+                status: 401,
+                code: "Unauthorized",
+                message: "an Authorization: Bearer session token is required"
+            )
         }
         do {
             let username = try await sessions.username(for: token)
@@ -193,10 +259,22 @@ public struct AppServer: Sendable {
 
     /// A login step: its `notPermitted` is a lockout (429). A lockout and a wrong proof get an
     /// audit line naming `user` (or the user the step recorded in the request's notes).
-    func audited<T>(_ request: HTTPServerRequest, user: String?, _ step: () async throws(AuthCoreError) -> T) async throws -> T {
+    func audited<T>(
+        _ request: HTTPServerRequest,
+        user: String?,
+        _ step: () async throws(AuthCoreError) -> T
+    ) async throws -> T {
         do { return try await step() } catch {
-            let event: JSONLineLog.AuditEvent? = error.code == .notPermitted ? .lockout : error.code == .proofMismatch ? .loginFailed : nil
-            if let event { auditLog?.audit(event, user: user ?? request.notes.user, peer: request.clientAddress, requestId: request.requestId) }
+            let event: JSONLineLog.AuditEvent? =
+                error.code == .notPermitted ? .lockout : error.code == .proofMismatch ? .loginFailed : nil
+            if let event {
+                auditLog?.audit(
+                    event,
+                    user: user ?? request.notes.user,
+                    peer: request.clientAddress,
+                    requestId: request.requestId
+                )
+            }
             guard error.code == .notPermitted else { throw error }
             throw HTTPRefusal(status: 429, code: "TooManyFailures", message: error.reason)
         }
@@ -213,7 +291,10 @@ public struct AppServer: Sendable {
     /// `distribute-token.json`'s refusals, in the OSS sample's shape:
     /// `{"StatusCode":…,"ErrorCode":…,"ErrorMessage":…}`.
     static func distributeTokenRefusal(_ refusal: HTTPRefusal) -> HTTPResponse {
-        var answer = JSONAnswer.response(DistributeToken.error(status: refusal.status, code: refusal.code, message: refusal.message), status: refusal.status)
+        var answer = JSONAnswer.response(
+            DistributeToken.error(status: refusal.status, code: refusal.code, message: refusal.message),
+            status: refusal.status
+        )
         answer.headers += refusal.headers
         return answer
     }
@@ -222,13 +303,23 @@ public struct AppServer: Sendable {
     /// the server 502, anything else 500.
     static func refusal(for error: AuthCoreError) -> HTTPRefusal {
         switch error.code {
-        case .invalidHex, .invalidBase64, .invalidLength, .invalidParameter, .invalidGroup, .unsafePublicValue, .malformedInput,
+        case .invalidHex, .invalidBase64, .invalidLength, .invalidParameter, .invalidGroup, .unsafePublicValue,
+            .malformedInput,
             .malformedRequest, .inputTooLarge:
             return HTTPRefusal(status: 400, code: "MalformedRequest", message: error.reason)
         case .expired, .signatureMismatch:
             // A state sealed under another server secret does not open: to the client, a login id that is not ours.
-            return HTTPRefusal(status: 400, code: "LoginExpired", message: "login id is unknown, expired or already used")
-        case .proofMismatch: return HTTPRefusal(status: 401, code: "ProofMismatch", message: "the password is wrong or the user is unknown")
+            return HTTPRefusal(
+                status: 400,
+                code: "LoginExpired",
+                message: "login id is unknown, expired or already used"
+            )
+        case .proofMismatch:
+            return HTTPRefusal(
+                status: 401,
+                code: "ProofMismatch",
+                message: "the password is wrong or the user is unknown"
+            )
         case .notPermitted: return HTTPRefusal(status: 403, code: "NotPermitted", message: error.reason)
         case .serviceError, .transportFailure, .malformedResponse, .timedOut, .credentialsUnavailable, .redirectRefused:
             return HTTPRefusal(status: 502, code: "UpstreamFailure", message: "a service behind the server failed")
@@ -248,7 +339,10 @@ final class ReadinessCache: Sendable {
 
     private let state = Locked(State())
 
-    func check(_ probe: @escaping @Sendable () async throws(AuthCoreError) -> Void, failureLog: (@Sendable (String) -> Void)?) async -> Bool {
+    func check(
+        _ probe: @escaping @Sendable () async throws(AuthCoreError) -> Void,
+        failureLog: (@Sendable (String) -> Void)?
+    ) async -> Bool {
         let now = DispatchTime.now().uptimeNanoseconds
         let running: Task<Bool, Never>? = state.withLock { state in
             if let last = state.last, now &- last.at < 1_000_000_000 { return nil }

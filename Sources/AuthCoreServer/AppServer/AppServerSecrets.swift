@@ -31,7 +31,9 @@ extension AppServerConfiguration {
     ///   `.credentialsUnavailable` naming the secret an enabled endpoint lacks, and the components'
     ///   `.invalidParameter` errors.
     public func makeServer(
-        secrets: AppServerSecrets, transport: any HTTPTransport = HTTP1Transport(), failureLog: (@Sendable (String) -> Void)? = nil,
+        secrets: AppServerSecrets,
+        transport: any HTTPTransport = HTTP1Transport(),
+        failureLog: (@Sendable (String) -> Void)? = nil,
         auditLog: JSONLineLog? = nil
     ) throws(AuthCoreError) -> (HTTPServer.Configuration, AppServer) {
         var listen = self.listen
@@ -43,10 +45,16 @@ extension AppServerConfiguration {
             redis.password = secrets.redisPassword
             redis.sentinelPassword = secrets.redisSentinelPassword
             guard redis.username == nil || redis.password != nil else {
-                throw AuthCoreError(.credentialsUnavailable, "store.redis.username needs its password in AUTHCORE_REDIS_PASSWORD")
+                throw AuthCoreError(
+                    .credentialsUnavailable,
+                    "store.redis.username needs its password in AUTHCORE_REDIS_PASSWORD"
+                )
             }
             guard redis.sentinel?.username == nil || redis.sentinelPassword != nil else {
-                throw AuthCoreError(.credentialsUnavailable, "store.redis.sentinel.username needs its password in AUTHCORE_REDIS_SENTINEL_PASSWORD")
+                throw AuthCoreError(
+                    .credentialsUnavailable,
+                    "store.redis.sentinel.username needs its password in AUTHCORE_REDIS_SENTINEL_PASSWORD"
+                )
             }
             store = RedisHandshakeStore(configuration: redis)
         } else {
@@ -54,40 +62,76 @@ extension AppServerConfiguration {
         }
         let keys = try ServerKeys(serverSecret: secrets.serverSecret)
         let logins = SRPLoginService(
-            configuration: srp, policy: policy, verifiers: try StaticVerifierStore(contentsOfFile: verifiersFile, configuration: srp), handshakes: store,
-            keys: keys)
+            configuration: srp,
+            policy: policy,
+            verifiers: try StaticVerifierStore(contentsOfFile: verifiersFile, configuration: srp),
+            handshakes: store,
+            keys: keys
+        )
         let sessions = try AppSessions(store: store, keys: keys, lifetime: sessionLifetime)
 
         var vendor: DistributeTokenVendor?
         if let distributeToken {
             guard let credentials = secrets.stsCredentials else {
-                throw AuthCoreError(.credentialsUnavailable, "distributeToken needs the Alibaba Cloud key that calls AssumeRole")
+                throw AuthCoreError(
+                    .credentialsUnavailable,
+                    "distributeToken needs the Alibaba Cloud key that calls AssumeRole"
+                )
             }
             let client = try AliyunSTSClient(
-                region: distributeToken.region, endpoint: distributeToken.endpoint, transport: transport, signatureStyle: distributeToken.style)
+                region: distributeToken.region,
+                endpoint: distributeToken.endpoint,
+                transport: transport,
+                signatureStyle: distributeToken.style
+            )
             vendor = try DistributeTokenVendor(client: client, role: distributeToken.role, credentials: credentials)
         }
         var authority: PerUserOSSSigning?
         if let ossSigning {
-            guard let credentials = secrets.ossCredentials else { throw AuthCoreError(.credentialsUnavailable, "ossSigning needs the OSS key to sign with") }
-            authority = try PerUserOSSSigning(credentials: credentials, template: ossSigning.template, sharedAcrossUsers: ossSigning.sharedAcrossUsers)
+            guard let credentials = secrets.ossCredentials else {
+                throw AuthCoreError(.credentialsUnavailable, "ossSigning needs the OSS key to sign with")
+            }
+            authority = try PerUserOSSSigning(
+                credentials: credentials,
+                template: ossSigning.template,
+                sharedAcrossUsers: ossSigning.sharedAcrossUsers
+            )
         }
         var developer: DeveloperIdentityVendor?
         if let developerIdentity {
             guard let credentials = secrets.developerCredentials else {
-                throw AuthCoreError(.credentialsUnavailable, "developerIdentity needs the AWS credentials that sign GetOpenIdTokenForDeveloperIdentity")
+                throw AuthCoreError(
+                    .credentialsUnavailable,
+                    "developerIdentity needs the AWS credentials that sign GetOpenIdTokenForDeveloperIdentity"
+                )
             }
             let client = try CognitoIdentityClient(
-                region: developerIdentity.region, endpoint: developerIdentity.endpoint, sender: SignedRequestSender(transport: transport))
+                region: developerIdentity.region,
+                endpoint: developerIdentity.endpoint,
+                sender: SignedRequestSender(transport: transport)
+            )
             developer = try DeveloperIdentityVendor(
-                client: client, identityPoolId: developerIdentity.identityPoolId, providerName: developerIdentity.providerName,
-                tokenDuration: developerIdentity.tokenDuration, credentials: credentials, store: store, keys: keys)
+                client: client,
+                identityPoolId: developerIdentity.identityPoolId,
+                providerName: developerIdentity.providerName,
+                tokenDuration: developerIdentity.tokenDuration,
+                credentials: credentials,
+                store: store,
+                keys: keys
+            )
         }
         return (
             listen,
             AppServer(
-                logins: logins, sessions: sessions, tokenVendor: vendor, ossSigning: authority, developerIdentity: developer,
-                rateLimiter: RateLimiter(limits: rateLimits), failureLog: failureLog, auditLog: auditLog)
+                logins: logins,
+                sessions: sessions,
+                tokenVendor: vendor,
+                ossSigning: authority,
+                developerIdentity: developer,
+                rateLimiter: RateLimiter(limits: rateLimits),
+                failureLog: failureLog,
+                auditLog: auditLog
+            )
         )
     }
 }
@@ -99,13 +143,17 @@ extension AppServerConfiguration {
     ///
     /// - Throws: `AuthCoreError` `.invalidParameter` for the address, `.malformedInput` for a file.
     public func check() throws(AuthCoreError) {
-        guard let port = UInt16(exactly: listen.port), let address = ListeningAddress(host: listen.host, port: port) else {
+        guard let port = UInt16(exactly: listen.port), let address = ListeningAddress(host: listen.host, port: port)
+        else {
             throw AuthCoreError(.invalidParameter, "listen.host '\(listen.host)' is not an IPv4 or IPv6 address")
         }
         if let certificateFile, let privateKeyFile {
             _ = try HTTPServer.TLSIdentity(certificateFile: certificateFile, privateKeyFile: privateKeyFile)
         } else if !address.isLoopback {
-            throw AuthCoreError(.invalidParameter, "plain http is only served on a loopback address; give a certificate and key for \(listen.host)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "plain http is only served on a loopback address; give a certificate and key for \(listen.host)"
+            )
         }
         _ = try StaticVerifierStore(contentsOfFile: verifiersFile, configuration: srp)
     }

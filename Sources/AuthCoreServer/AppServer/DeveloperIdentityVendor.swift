@@ -45,10 +45,17 @@ public struct DeveloperIdentityVendor: Sendable {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for an empty pool or provider name or a
     ///   duration outside 1…86400.
     public init(
-        client: CognitoIdentityClient, identityPoolId: String, providerName: String,
-        tokenDuration: Int = CognitoIdentityClient.defaultTokenDuration, credentials: Credentials, store: any HandshakeStore, keys: ServerKeys
+        client: CognitoIdentityClient,
+        identityPoolId: String,
+        providerName: String,
+        tokenDuration: Int = CognitoIdentityClient.defaultTokenDuration,
+        credentials: Credentials,
+        store: any HandshakeStore,
+        keys: ServerKeys
     ) throws(AuthCoreError) {
-        guard !identityPoolId.isEmpty, !providerName.isEmpty else { throw AuthCoreError(.invalidParameter, "the identity pool id and provider name must be non-empty") }
+        guard !identityPoolId.isEmpty, !providerName.isEmpty else {
+            throw AuthCoreError(.invalidParameter, "the identity pool id and provider name must be non-empty")
+        }
         guard CognitoIdentityClient.tokenDurationRange.contains(tokenDuration) else {
             throw AuthCoreError(.invalidParameter, "tokenDuration \(tokenDuration) is outside 1...86400 seconds")
         }
@@ -80,7 +87,9 @@ public struct DeveloperIdentityVendor: Sendable {
     public func token(for username: String, linking identityId: String? = nil) async throws(AuthCoreError) -> Issued {
         let user = Array(username.utf8)
         if let identityId {
-            guard Self.isIdentityId(identityId) else { throw AuthCoreError(.invalidParameter, "identityId is not <region>:<id>") }
+            guard Self.isIdentityId(identityId) else {
+                throw AuthCoreError(.invalidParameter, "identityId is not <region>:<id>")
+            }
             switch try await owners.owner(of: identityId) {
             case user?: break
             case _?: throw AuthCoreError(.notPermitted, "that identity belongs to another user")
@@ -88,14 +97,23 @@ public struct DeveloperIdentityVendor: Sendable {
             }
         }
         let (issuedId, token) = try await client.developerToken(
-            identityPoolId: identityPoolId, providerName: providerName, userIdentifier: username, identityId: identityId,
-            tokenDuration: tokenDuration, credentials: credentials)
+            identityPoolId: identityPoolId,
+            providerName: providerName,
+            userIdentifier: username,
+            identityId: identityId,
+            tokenDuration: tokenDuration,
+            credentials: credentials
+        )
         // Whatever was linked before (a race, a record restored later): another user's identity is not handed out.
         if let owner = try await owners.owner(of: issuedId), owner != user {
             throw AuthCoreError(.notPermitted, "that identity belongs to another user")
         }
         try await owners.record(owner: user, of: issuedId)
-        let loginsKey = try CognitoIdentityIssuer.loginsKey(for: token, explicitKey: CognitoIdentityIssuer.issuer(forRegion: region), region: region)
+        let loginsKey = try CognitoIdentityIssuer.loginsKey(
+            for: token,
+            explicitKey: CognitoIdentityIssuer.issuer(forRegion: region),
+            region: region
+        )
         return Issued(identityId: issuedId, token: token, loginsKey: loginsKey)
     }
 
@@ -103,7 +121,10 @@ public struct DeveloperIdentityVendor: Sendable {
     /// Cognito says it has no login but, at most, this user's developer identifier; the claim is
     /// dropped when it is refused.
     private func claimUnowned(_ identityId: String, for username: String) async throws(AuthCoreError) {
-        let checks = try await store.increment("authcore:identity:checks:\(UserGeneration.userKey(username))", window: .seconds(3600))
+        let checks = try await store.increment(
+            "authcore:identity:checks:\(UserGeneration.userKey(username))",
+            window: .seconds(3600)
+        )
         guard checks <= Self.maximumUnrecordedLinks else {
             throw AuthCoreError(.notPermitted, "too many identities to link in an hour; try again later")
         }
@@ -114,9 +135,14 @@ public struct DeveloperIdentityVendor: Sendable {
         do throws(AuthCoreError) {
             let described = try await client.describeIdentity(identityId: identityId, credentials: credentials)
             let ours = described.logins.contains { $0.utf8.elementsEqual(providerName.utf8) }
-            guard described.identityId.utf8.elementsEqual(identityId.utf8), described.logins.allSatisfy({ $0.utf8.elementsEqual(providerName.utf8) })
+            guard described.identityId.utf8.elementsEqual(identityId.utf8),
+                described.logins.allSatisfy({ $0.utf8.elementsEqual(providerName.utf8) })
             else { throw AuthCoreError(.notPermitted, "that identity belongs to another user") }
-            let developers = try await client.lookupDeveloperIdentity(identityPoolId: identityPoolId, identityId: identityId, credentials: credentials)
+            let developers = try await client.lookupDeveloperIdentity(
+                identityPoolId: identityPoolId,
+                identityId: identityId,
+                credentials: credentials
+            )
             guard developers.identityId.utf8.elementsEqual(identityId.utf8), developers.nextToken == nil,
                 developers.developerUserIdentifiers.allSatisfy({ $0.utf8.elementsEqual(user) }),
                 !ours || developers.developerUserIdentifiers.contains(where: { $0.utf8.elementsEqual(user) })
@@ -130,10 +156,13 @@ public struct DeveloperIdentityVendor: Sendable {
     /// Cognito's identity id: `<region>:<uuid>`, 1…55 bytes of `[A-Za-z0-9-]` and one `:`.
     static func isIdentityId(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard (3...55).contains(bytes.count), bytes.filter({ $0 == UInt8(ascii: ":") }).count == 1, bytes.first != UInt8(ascii: ":"),
+        guard (3...55).contains(bytes.count), bytes.filter({ $0 == UInt8(ascii: ":") }).count == 1,
+            bytes.first != UInt8(ascii: ":"),
             bytes.last != UInt8(ascii: ":")
         else { return false }
-        return bytes.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x3A }
+        return bytes.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) || $0 == 0x2D || $0 == 0x3A
+        }
     }
 }
 
@@ -149,7 +178,9 @@ struct IdentityOwners: Sendable {
     func owner(of identityId: String) async throws(AuthCoreError) -> [UInt8]? {
         let place = Self.key(identityId)
         guard let sealed = try await store.value(place) else { return nil }
-        guard let name = try? StoreSeal.open(sealed, key: key, associatedData: Array(place.utf8)) else { return Self.unreadable }
+        guard let name = try? StoreSeal.open(sealed, key: key, associatedData: Array(place.utf8)) else {
+            return Self.unreadable
+        }
         return name.withUnsafeBytes { Array($0) }
     }
 
@@ -157,7 +188,11 @@ struct IdentityOwners: Sendable {
     /// and names someone else.
     func claim(_ identityId: String, for owner: [UInt8]) async throws(AuthCoreError) -> Bool {
         let place = Self.key(identityId)
-        if try await store.insert(try StoreSeal.seal(SecureBytes(owner), key: key, associatedData: Array(place.utf8)), forKey: place, lifetime: Self.lifetime) {
+        if try await store.insert(
+            try StoreSeal.seal(SecureBytes(owner), key: key, associatedData: Array(place.utf8)),
+            forKey: place,
+            lifetime: Self.lifetime
+        ) {
             return true
         }
         return try await self.owner(of: identityId) == owner
@@ -174,7 +209,11 @@ struct IdentityOwners: Sendable {
         let place = Self.key(identityId)
         let current = try await self.owner(of: identityId)
         guard current == nil || current == owner else { return }
-        try await store.put(try StoreSeal.seal(SecureBytes(owner), key: key, associatedData: Array(place.utf8)), forKey: place, lifetime: Self.lifetime)
+        try await store.put(
+            try StoreSeal.seal(SecureBytes(owner), key: key, associatedData: Array(place.utf8)),
+            forKey: place,
+            lifetime: Self.lifetime
+        )
     }
 
     static func key(_ identityId: String) -> String { "authcore:identity:owner:\(Hex.encode(Array(identityId.utf8)))" }

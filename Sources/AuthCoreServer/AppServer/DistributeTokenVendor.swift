@@ -32,44 +32,60 @@ public actor DistributeTokenVendor {
         /// A role with 1-hour credentials and no narrowing policy.
         public init(roleArn: String) { self.roleArn = roleArn }
 
-        /// Checks the policy template (see ``DistributeTokenVendor/init(client:role:credentials:clock:maximumCachedUsers:)``).
+        /// Checks the policy template (see
+        /// ``DistributeTokenVendor/init(client:role:credentials:clock:maximumCachedUsers:)``).
         func checked() throws(AuthCoreError) {
             guard let policy else {
                 guard sharedAcrossUsers else {
                     throw AuthCoreError(
                         .malformedInput,
-                        "distributeToken: without a policy every user's credentials reach every user's objects; give a policy with ${username} (or set sharedAcrossUsers)")
+                        "distributeToken: without a policy every user's credentials reach every user's objects; give a policy with ${username} (or set sharedAcrossUsers)"
+                    )
                 }
                 return
             }
             guard sharedAcrossUsers || PerUserPolicy.mentionsPlaceholder(policy) else {
                 throw AuthCoreError(
-                    .malformedInput, "distributeToken.policy: the policy must contain ${username} so that each user's credentials reach only their objects (or set sharedAcrossUsers)")
+                    .malformedInput,
+                    "distributeToken.policy: the policy must contain ${username} so that each user's credentials reach only their objects (or set sharedAcrossUsers)"
+                )
             }
             // JSON escapes are refused: the checks read the parsed document and the placeholder is
             // placed in the text, so the two must be the same text (`\u0024{username}` is
             // `${username}` to a parser, and nothing to the placement).
             guard !policy.utf8.contains(UInt8(ascii: "\\")) else {
-                throw AuthCoreError(.malformedInput, "distributeToken.policy: write the policy without JSON escapes (\\)")
+                throw AuthCoreError(
+                    .malformedInput,
+                    "distributeToken.policy: write the policy without JSON escapes (\\)"
+                )
             }
             let bytes = Array(policy.utf8)
             for index in bytes.indices where bytes[index...].starts(with: PerUserPolicy.placeholder.utf8) {
                 let after = index + PerUserPolicy.placeholder.utf8.count
-                guard after < bytes.count, bytes[after] == UInt8(ascii: "/") || bytes[after] == UInt8(ascii: "\"") else {
-                    throw AuthCoreError(.malformedInput, "distributeToken.policy: ${username} must be followed by '/' or end its string (users/${username}/*)")
+                guard after < bytes.count, bytes[after] == UInt8(ascii: "/") || bytes[after] == UInt8(ascii: "\"")
+                else {
+                    throw AuthCoreError(
+                        .malformedInput,
+                        "distributeToken.policy: ${username} must be followed by '/' or end its string (users/${username}/*)"
+                    )
                 }
             }
             // The longest name that can be placed must still give a JSON policy STS accepts.
             let longest = try PerUserPolicy.place(String(repeating: "x", count: 128), in: policy)
             guard longest.utf8.count <= 2048 else {
-                throw AuthCoreError(.malformedInput, "distributeToken.policy: longer than 2048 bytes once a 128-byte username is placed")
+                throw AuthCoreError(
+                    .malformedInput,
+                    "distributeToken.policy: longer than 2048 bytes once a 128-byte username is placed"
+                )
             }
             guard let document = (try? JSONSerialization.jsonObject(with: Data(policy.utf8))) as? [String: Any],
                 (try? JSONSerialization.jsonObject(with: Data(longest.utf8))) is [String: Any]
             else { throw AuthCoreError(.malformedInput, "distributeToken.policy: not a JSON object") }
             var strings: [String] = []
             try Self.collectStrings(document, into: &strings)
-            for text in strings { try PerUserPolicy.checkTemplate(text, boundedBySlash: false, what: "distributeToken.policy") }
+            for text in strings {
+                try PerUserPolicy.checkTemplate(text, boundedBySlash: false, what: "distributeToken.policy")
+            }
             try PerUserPolicy.checkDisjoint(strings, what: "distributeToken.policy")
             if !sharedAcrossUsers { try Self.checkStatements(document) }
         }
@@ -83,7 +99,10 @@ public actor DistributeTokenVendor {
             case let object as [String: Any]:
                 for (name, element) in object {
                     guard !PerUserPolicy.mentionsPlaceholder(name) else {
-                        throw AuthCoreError(.malformedInput, "distributeToken.policy: ${username} belongs in values, not member names")
+                        throw AuthCoreError(
+                            .malformedInput,
+                            "distributeToken.policy: ${username} belongs in values, not member names"
+                        )
                     }
                     try collectStrings(element, into: &strings)
                 }
@@ -100,7 +119,8 @@ public actor DistributeTokenVendor {
             func refuse() -> AuthCoreError {
                 AuthCoreError(
                     .malformedInput,
-                    "distributeToken.policy: every Allow statement needs a Resource whose every entry contains ${username}; set sharedAcrossUsers to vend the same access to every user")
+                    "distributeToken.policy: every Allow statement needs a Resource whose every entry contains ${username}; set sharedAcrossUsers to vend the same access to every user"
+                )
             }
             let statements = (document["Statement"] as? [Any]) ?? (document["Statement"].map { [$0] } ?? [])
             guard !statements.isEmpty else { throw refuse() }
@@ -109,8 +129,11 @@ public actor DistributeTokenVendor {
                 guard let statement = statement as? [String: Any] else { throw refuse() }
                 if (statement["Effect"] as? String) == "Deny" { continue }
                 guard statement["NotResource"] == nil else { throw refuse() }
-                let resources = (statement["Resource"] as? [String]) ?? ((statement["Resource"] as? String).map { [$0] } ?? [])
-                guard !resources.isEmpty, resources.allSatisfy(PerUserPolicy.mentionsPlaceholder) else { throw refuse() }
+                let resources =
+                    (statement["Resource"] as? [String]) ?? ((statement["Resource"] as? String).map { [$0] } ?? [])
+                guard !resources.isEmpty, resources.allSatisfy(PerUserPolicy.mentionsPlaceholder) else {
+                    throw refuse()
+                }
             }
         }
 
@@ -142,7 +165,13 @@ public actor DistributeTokenVendor {
     ///   ``Role/sharedAcrossUsers``), a policy that misspells the placeholder, puts it anywhere
     ///   but before a `/` or at the end of a string, is not JSON, or is over 2048 bytes with a
     ///   128-byte name placed.
-    public init(client: AliyunSTSClient, role: Role, credentials: Credentials, clock: any SigningClock = SystemClock(), maximumCachedUsers: Int = 10_000)
+    public init(
+        client: AliyunSTSClient,
+        role: Role,
+        credentials: Credentials,
+        clock: any SigningClock = SystemClock(),
+        maximumCachedUsers: Int = 10_000
+    )
         throws(AuthCoreError)
     {
         try role.checked()
@@ -161,7 +190,9 @@ public actor DistributeTokenVendor {
         let policy = try role.policy(for: username)
         let now = clock.now()
         let key = Array(username.utf8)
-        if let cached = cache[key], let expiration = cached.expiration, expiration > now.adding(seconds: Int64(Self.refreshMargin)) {
+        if let cached = cache[key], let expiration = cached.expiration,
+            expiration > now.adding(seconds: Int64(Self.refreshMargin))
+        {
             return cached
         }
         let task: Task<Credentials, any Error>
@@ -171,8 +202,12 @@ public actor DistributeTokenVendor {
             let (client, role, credentials, name) = (client, role, credentials, Self.roleSessionName(for: username))
             task = Task {
                 try await client.assumeRole(
-                    roleArn: role.roleArn, roleSessionName: name, durationSeconds: role.durationSeconds, policy: policy,
-                    externalId: role.externalId, credentials: credentials
+                    roleArn: role.roleArn,
+                    roleSessionName: name,
+                    durationSeconds: role.durationSeconds,
+                    policy: policy,
+                    externalId: role.externalId,
+                    credentials: credentials
                 ).credentials
             }
             inFlight[key] = task
@@ -184,7 +219,8 @@ public actor DistributeTokenVendor {
             store(issued, for: key)
             return issued
         case .failure(let error as AuthCoreError): throw error
-        case .failure(let error): throw AuthCoreError(.credentialsUnavailable, "AssumeRole failed: \(type(of: error))").causedBy(error)
+        case .failure(let error):
+            throw AuthCoreError(.credentialsUnavailable, "AssumeRole failed: \(type(of: error))").causedBy(error)
         }
     }
 

@@ -30,7 +30,10 @@ public enum PerUserPolicy {
     /// - Throws: `AuthCoreError.Code.notPermitted` for a name that cannot be placed.
     public static func place(_ username: String, in template: String) throws(AuthCoreError) -> String {
         guard canPlace(username) else {
-            throw AuthCoreError(.notPermitted, "this username cannot be placed in a per-user policy (1-128 bytes of A-Z a-z 0-9 . _ - @ +)")
+            throw AuthCoreError(
+                .notPermitted,
+                "this username cannot be placed in a per-user policy (1-128 bytes of A-Z a-z 0-9 . _ - @ +)"
+            )
         }
         return replacingPlaceholder(in: template, with: Array(username.utf8))
     }
@@ -49,12 +52,16 @@ public enum PerUserPolicy {
     /// - Throws: `AuthCoreError.Code.malformedInput` naming `what`.
     static func checkTemplate(_ template: String, boundedBySlash: Bool, what: String) throws(AuthCoreError) {
         let bytes = Array(template.utf8)
-        let opens = bytes.indices.filter { bytes[$0] == UInt8(ascii: "$") && $0 + 1 < bytes.count && bytes[$0 + 1] == UInt8(ascii: "{") }
+        let opens = bytes.indices.filter {
+            bytes[$0] == UInt8(ascii: "$") && $0 + 1 < bytes.count && bytes[$0 + 1] == UInt8(ascii: "{")
+        }
         let placeholders = ranges(in: bytes)
         guard opens.count == placeholders.count else {
             throw AuthCoreError(.malformedInput, "\(what): the only placeholder is ${username}")
         }
-        if boundedBySlash, placeholders.contains(where: { $0.upperBound >= bytes.count || bytes[$0.upperBound] != UInt8(ascii: "/") }) {
+        if boundedBySlash,
+            placeholders.contains(where: { $0.upperBound >= bytes.count || bytes[$0.upperBound] != UInt8(ascii: "/") })
+        {
             throw AuthCoreError(.malformedInput, "\(what): ${username} must be followed by '/' (users/${username}/)")
         }
         guard let first = placeholders.first else { return }
@@ -63,7 +70,10 @@ public enum PerUserPolicy {
             throw AuthCoreError(.malformedInput, "\(what): a wildcard before ${username} reaches other users' names")
         }
         if bytes.starts(with: "acs:".utf8), !resource.contains(UInt8(ascii: "/")) {
-            throw AuthCoreError(.malformedInput, "\(what): a resource needs its bucket before ${username} (acs:oss:*:*:bucket/users/${username}/*)")
+            throw AuthCoreError(
+                .malformedInput,
+                "\(what): a resource needs its bucket before ${username} (acs:oss:*:*:bucket/users/${username}/*)"
+            )
         }
     }
 
@@ -94,7 +104,8 @@ public enum PerUserPolicy {
             for second in leads where first != second && (first.starts(with: second) || second.starts(with: first)) {
                 throw AuthCoreError(
                     .malformedInput,
-                    "\(what): '\(String(decoding: first, as: UTF8.self))${username}' and '\(String(decoding: second, as: UTF8.self))${username}' overlap for some names: give every per-user template the same text before ${username}, or texts that do not start one another")
+                    "\(what): '\(String(decoding: first, as: UTF8.self))${username}' and '\(String(decoding: second, as: UTF8.self))${username}' overlap for some names: give every per-user template the same text before ${username}, or texts that do not start one another"
+                )
             }
         }
     }
@@ -145,7 +156,11 @@ public struct PerUserOSSSigning: Sendable, CustomStringConvertible {
     /// - Throws: `AuthCoreError.Code.malformedInput` for a template that misspells the placeholder,
     ///   places it in a key prefix without a `/` after it, or (unless `sharedAcrossUsers`) leaves a
     ///   key prefix and a bucket without it; `.invalidParameter` for credentials with a session token.
-    public init(credentials: Credentials, template: OSSSigningPolicy, sharedAcrossUsers: Bool = false) throws(AuthCoreError) {
+    public init(
+        credentials: Credentials,
+        template: OSSSigningPolicy,
+        sharedAcrossUsers: Bool = false
+    ) throws(AuthCoreError) {
         try Self.check(template: template, sharedAcrossUsers: sharedAcrossUsers)
         _ = try OSSSigningAuthority(credentials: credentials, policy: template)  // the key's own check
         self.template = template
@@ -161,20 +176,30 @@ public struct PerUserOSSSigning: Sendable, CustomStringConvertible {
     public static func check(template: OSSSigningPolicy, sharedAcrossUsers: Bool) throws(AuthCoreError) {
         for bucket in template.buckets {
             try PerUserPolicy.checkTemplate(bucket, boundedBySlash: false, what: "ossSigning.buckets")
-            guard !PerUserPolicy.mentionsPlaceholder(bucket) || (bucket.utf8.count > PerUserPolicy.placeholder.utf8.count && bucket.hasSuffix(PerUserPolicy.placeholder))
+            guard
+                !PerUserPolicy.mentionsPlaceholder(bucket)
+                    || (bucket.utf8.count > PerUserPolicy.placeholder.utf8.count
+                        && bucket.hasSuffix(PerUserPolicy.placeholder))
             else {
-                throw AuthCoreError(.malformedInput, "ossSigning.buckets: a bucket template is text then ${username}, at its end (photos-${username})")
+                throw AuthCoreError(
+                    .malformedInput,
+                    "ossSigning.buckets: a bucket template is text then ${username}, at its end (photos-${username})"
+                )
             }
         }
         try PerUserPolicy.checkDisjoint(Array(template.buckets), what: "ossSigning.buckets")
-        for prefix in template.keyPrefixes { try PerUserPolicy.checkTemplate(prefix, boundedBySlash: true, what: "ossSigning.keyPrefixes") }
+        for prefix in template.keyPrefixes {
+            try PerUserPolicy.checkTemplate(prefix, boundedBySlash: true, what: "ossSigning.keyPrefixes")
+        }
         try PerUserPolicy.checkDisjoint(template.keyPrefixes, what: "ossSigning.keyPrefixes")
-        let perUser = !template.keyPrefixes.isEmpty && template.keyPrefixes.allSatisfy(PerUserPolicy.mentionsPlaceholder)
+        let perUser =
+            !template.keyPrefixes.isEmpty && template.keyPrefixes.allSatisfy(PerUserPolicy.mentionsPlaceholder)
             || !template.buckets.isEmpty && template.buckets.allSatisfy(PerUserPolicy.mentionsPlaceholder)
         guard perUser || sharedAcrossUsers else {
             throw AuthCoreError(
                 .malformedInput,
-                "ossSigning: every key prefix (or every bucket) must contain ${username}, so that each user signs only for their own objects; set sharedAcrossUsers to give every user the same policy")
+                "ossSigning: every key prefix (or every bucket) must contain ${username}, so that each user signs only for their own objects; set sharedAcrossUsers to give every user the same policy"
+            )
         }
     }
 
@@ -183,8 +208,12 @@ public struct PerUserOSSSigning: Sendable, CustomStringConvertible {
     /// - Throws: `AuthCoreError.Code.notPermitted` for a name that cannot be placed.
     public func policy(for username: String) throws(AuthCoreError) -> OSSSigningPolicy {
         var policy = template
-        policy.buckets = Set(try template.buckets.map { (bucket) throws(AuthCoreError) in try place(username, in: bucket) })
-        policy.keyPrefixes = try template.keyPrefixes.map { (prefix) throws(AuthCoreError) in try place(username, in: prefix) }
+        policy.buckets = Set(
+            try template.buckets.map { (bucket) throws(AuthCoreError) in try place(username, in: bucket) }
+        )
+        policy.keyPrefixes = try template.keyPrefixes.map { (prefix) throws(AuthCoreError) in
+            try place(username, in: prefix)
+        }
         return policy
     }
 
@@ -192,7 +221,11 @@ public struct PerUserOSSSigning: Sendable, CustomStringConvertible {
     ///
     /// - Throws: what `OSSSigningAuthority.sign(_:at:)` throws, and `.notPermitted` for a name
     ///   that cannot be placed.
-    public func sign(_ request: OSSSignatureRequest, for username: String, at now: Timestamp) throws(AuthCoreError) -> OSSProvidedSignature {
+    public func sign(
+        _ request: OSSSignatureRequest,
+        for username: String,
+        at now: Timestamp
+    ) throws(AuthCoreError) -> OSSProvidedSignature {
         try OSSSigningAuthority(credentials: credentials, policy: try policy(for: username)).sign(request, at: now)
     }
 

@@ -23,7 +23,9 @@ public struct HTTPRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `400 MalformedRequest`: the request's body or fields are not what the endpoint reads.
-    public static func malformed(_ message: String) -> HTTPRefusal { HTTPRefusal(status: 400, code: "MalformedRequest", message: message) }
+    public static func malformed(_ message: String) -> HTTPRefusal {
+        HTTPRefusal(status: 400, code: "MalformedRequest", message: message)
+    }
 
     /// The answer: the status and `{"code":…,"message":…}`.
     public var response: HTTPResponse {

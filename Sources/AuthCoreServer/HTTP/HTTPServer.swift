@@ -2,6 +2,7 @@ public import AuthCore
 public import AuthCoreHTTP
 internal import CAuthCoreMicroHTTPD
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -127,42 +128,79 @@ public final class HTTPServer: Sendable {
     ///   IPv6, a port outside 0…65535, limits that are not positive, or plain http on an address
     ///   that is not loopback; `.transportFailure` when MHD cannot start (the port is in use, the key
     ///   does not match the certificate, …).
-    public init(configuration: Configuration, admission: Admission? = nil, requestLog: RequestLog? = nil, handler: @escaping Handler)
+    public init(
+        configuration: Configuration,
+        admission: Admission? = nil,
+        requestLog: RequestLog? = nil,
+        handler: @escaping Handler
+    )
         throws(AuthCoreError)
     {
-        guard let port = UInt16(exactly: configuration.port) else { throw AuthCoreError(.invalidParameter, "port \(configuration.port) is outside 0...65535") }
+        guard let port = UInt16(exactly: configuration.port) else {
+            throw AuthCoreError(.invalidParameter, "port \(configuration.port) is outside 0...65535")
+        }
         guard var address = ListeningAddress(host: configuration.host, port: port) else {
-            throw AuthCoreError(.invalidParameter, "listen address '\(configuration.host)' is not an IPv4 or IPv6 address")
+            throw AuthCoreError(
+                .invalidParameter,
+                "listen address '\(configuration.host)' is not an IPv4 or IPv6 address"
+            )
         }
         guard configuration.tls != nil || address.isLoopback else {
-            throw AuthCoreError(.invalidParameter, "plain http is only served on a loopback address; give a certificate and key for \(configuration.host)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "plain http is only served on a loopback address; give a certificate and key for \(configuration.host)"
+            )
         }
         let idleSeconds = configuration.idleTimeout.components.seconds
-        let requestNanoseconds = configuration.requestTimeout.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let requestNanoseconds = configuration.requestTimeout.components.seconds.multipliedReportingOverflow(
+            by: 1_000_000_000
+        )
         guard let threads = UInt32(exactly: configuration.threads), (1...256).contains(threads),
             let connections = UInt32(exactly: configuration.maximumConnections), connections >= 1,
             let perAddress = UInt32(exactly: configuration.maximumConnectionsPerAddress), perAddress >= 1,
             let idle = UInt32(exactly: idleSeconds), idle >= 1, configuration.maximumBodyBytes >= 0,
-            configuration.maximumHeadBytes >= 4096, configuration.handlerTimeout > .zero, configuration.drainTimeout >= .zero, !requestNanoseconds.overflow,
+            configuration.maximumHeadBytes >= 4096, configuration.handlerTimeout > .zero,
+            configuration.drainTimeout >= .zero, !requestNanoseconds.overflow,
             let requestTimeout = UInt64(exactly: requestNanoseconds.partialValue), requestTimeout >= 1_000_000_000
         else {
             throw AuthCoreError(
                 .invalidParameter,
-                "threads 1...256, connections (per address too), idle seconds, request seconds and the handler time limit at least 1, head memory at least 4096 bytes")
+                "threads 1...256, connections (per address too), idle seconds, request seconds and the handler time limit at least 1, head memory at least 4096 bytes"
+            )
         }
 
         let core = DaemonCore(
-            handler: handler, admission: admission, requestLog: requestLog, maximumBodyBytes: configuration.maximumBodyBytes,
-            maximumConnectionsPerAddress: configuration.maximumConnectionsPerAddress, handlerTimeout: configuration.handlerTimeout,
-            requestTimeout: requestTimeout, handlersStartOnReceivingThread: threads >= 2)
+            handler: handler,
+            admission: admission,
+            requestLog: requestLog,
+            maximumBodyBytes: configuration.maximumBodyBytes,
+            maximumConnectionsPerAddress: configuration.maximumConnectionsPerAddress,
+            handlerTimeout: configuration.handlerTimeout,
+            requestTimeout: requestTimeout,
+            handlersStartOnReceivingThread: threads >= 2
+        )
         let context = Unmanaged.passRetained(core)
-        let flags = UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue) | address.familyFlags
+        let flags =
+            UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_AUTO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue)
+            | address.familyFlags
         let daemon: OpaquePointer? = withUnsafePointer(to: &address.storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 guard let tls = configuration.tls else {
                     return authcore_mhd_start(
-                        flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, connectionEvents, threads, connections, perAddress,
-                        idle, configuration.maximumHeadBytes, nil, nil)
+                        flags,
+                        socketAddress,
+                        accessHandler,
+                        context.toOpaque(),
+                        completionHandler,
+                        connectionEvents,
+                        threads,
+                        connections,
+                        perAddress,
+                        idle,
+                        configuration.maximumHeadBytes,
+                        nil,
+                        nil
+                    )
                 }
                 // MHD hands both texts to the TLS library during the start; the key's NUL-terminated
                 // copy is wiped as soon as it returns.
@@ -175,15 +213,30 @@ public final class HTTPServer: Sendable {
                 return certificate.withUnsafeMutableBufferPointer { certificateText in
                     key.withUnsafeMutableBufferPointer { keyText in
                         authcore_mhd_start(
-                            flags, socketAddress, accessHandler, context.toOpaque(), completionHandler, connectionEvents, threads, connections,
-                            perAddress, idle, configuration.maximumHeadBytes, keyText.baseAddress, certificateText.baseAddress)
+                            flags,
+                            socketAddress,
+                            accessHandler,
+                            context.toOpaque(),
+                            completionHandler,
+                            connectionEvents,
+                            threads,
+                            connections,
+                            perAddress,
+                            idle,
+                            configuration.maximumHeadBytes,
+                            keyText.baseAddress,
+                            certificateText.baseAddress
+                        )
                     }
                 }
             }
         }
         guard let daemon else {
             context.release()
-            throw AuthCoreError(.transportFailure, "the HTTP server cannot listen on \(configuration.host):\(configuration.port) (in use, or the TLS key and certificate do not load)")
+            throw AuthCoreError(
+                .transportFailure,
+                "the HTTP server cannot listen on \(configuration.host):\(configuration.port) (in use, or the TLS key and certificate do not load)"
+            )
         }
         core.attach(daemon: daemon, context: context)
         core.startReaper()
@@ -210,7 +263,9 @@ public final class HTTPServer: Sendable {
         core.quiesce()
         let deadline = ContinuousClock.now + (grace ?? configuration.drainTimeout)
         // A cancelled caller stops waiting for the handlers at once.
-        while core.pendingCount > 0, ContinuousClock.now < deadline, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+        while core.pendingCount > 0, ContinuousClock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         // Each 503 given here cancels its handler (answer() does).
         core.answerAllPending()
         // The 503s go out (each exchange completes); a client that does not read is cut off after 1 s.
@@ -310,8 +365,14 @@ final class DaemonCore: @unchecked Sendable {
     let resumeGate = Locked(0)
 
     init(
-        handler: @escaping HTTPServer.Handler, admission: HTTPServer.Admission?, requestLog: HTTPServer.RequestLog?, maximumBodyBytes: Int,
-        maximumConnectionsPerAddress: Int, handlerTimeout: Duration, requestTimeout: UInt64, handlersStartOnReceivingThread: Bool
+        handler: @escaping HTTPServer.Handler,
+        admission: HTTPServer.Admission?,
+        requestLog: HTTPServer.RequestLog?,
+        maximumBodyBytes: Int,
+        maximumConnectionsPerAddress: Int,
+        handlerTimeout: Duration,
+        requestTimeout: UInt64,
+        handlersStartOnReceivingThread: Bool
     ) {
         self.handlersStartOnReceivingThread = handlersStartOnReceivingThread
         self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
@@ -407,7 +468,12 @@ final class DaemonCore: @unchecked Sendable {
             }
         }
         // Outside the lock (answer takes it); an exchange answered meanwhile is left as it is.
-        for identifier in late { answer(identifier, with: jsonErrorResponse(status: 503, code: "Timeout", message: "the request took too long")) }
+        for identifier in late {
+            answer(
+                identifier,
+                with: jsonErrorResponse(status: 503, code: "Timeout", message: "the request took too long")
+            )
+        }
     }
 
     /// Creates the handler's task for an exchange whose request has arrived whole, with its time
@@ -420,8 +486,15 @@ final class DaemonCore: @unchecked Sendable {
             state.nextIdentifier &+= 1
             exchange.identifier = identifier
             let request = HTTPServerRequest(
-                method: exchange.method, path: exchange.path, queryParameters: exchange.queryParameters, headers: exchange.headers, body: exchange.body,
-                clientAddress: exchange.clientAddress, requestId: exchange.requestId, notes: exchange.notes)
+                method: exchange.method,
+                path: exchange.path,
+                queryParameters: exchange.queryParameters,
+                headers: exchange.headers,
+                body: exchange.body,
+                clientAddress: exchange.clientAddress,
+                requestId: exchange.requestId,
+                notes: exchange.notes
+            )
             let executor = ReceivingThreadExecutor(receiving: handlersStartOnReceivingThread)
             // The task keeps its executor (captured) for as long as it runs. Its first job waits in
             // the executor's list (enqueue only appends there now): nothing runs under this lock.
@@ -433,7 +506,12 @@ final class DaemonCore: @unchecked Sendable {
             // The time limit is kept by the reaper's Dispatch timer, not a sleeping task: a handler
             // holding its thread (computing, or on the receiving thread) cannot hold it back.
             let deadline = DispatchTime.now().uptimeNanoseconds &+ handlerTimeoutNanoseconds
-            state.running[identifier] = Running(handler: handler, deadline: deadline, exchange: exchange, connection: connection)
+            state.running[identifier] = Running(
+                handler: handler,
+                deadline: deadline,
+                exchange: exchange,
+                connection: connection
+            )
             return executor
         }
     }
@@ -503,7 +581,10 @@ final class DaemonCore: @unchecked Sendable {
     func answerAllPending() {
         let identifiers = state.withLock { Array($0.running.keys) }
         for identifier in identifiers {
-            answer(identifier, with: jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping"))
+            answer(
+                identifier,
+                with: jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping")
+            )
         }
     }
 
@@ -522,15 +603,18 @@ final class DaemonCore: @unchecked Sendable {
     /// Closes every connection, then the listening socket, and releases the callbacks' reference.
     /// Later calls do nothing.
     func stopDaemon() {
-        let (daemon, context, listener, reaper): (OpaquePointer?, Unmanaged<DaemonCore>?, Int32, (any DispatchSourceTimer)?) = resumeGate.withLock { _ in state.withLock { state in
-            defer {
-                state.daemon = nil
-                state.context = nil
-                state.listener = -1
-                state.reaper = nil
+        let (daemon, context, listener, reaper):
+            (OpaquePointer?, Unmanaged<DaemonCore>?, Int32, (any DispatchSourceTimer)?) = resumeGate.withLock { _ in
+                state.withLock { state in
+                    defer {
+                        state.daemon = nil
+                        state.context = nil
+                        state.listener = -1
+                        state.reaper = nil
+                    }
+                    return (state.daemon, state.context, state.listener, state.reaper)
+                }
             }
-            return (state.daemon, state.context, state.listener, state.reaper)
-        } }
         reaper?.cancel()
         if let daemon { MHD_stop_daemon(daemon) }
         if listener >= 0 { close(listener) }
@@ -589,7 +673,13 @@ final class Exchange: @unchecked Sendable {
     var identifier: UInt64?
     let answer = Locked(Answer())
 
-    init(method: String, path: String, queryParameters: [(key: String, value: String)], headers: [HTTPHeader], clientAddress: ClientAddress?) {
+    init(
+        method: String,
+        path: String,
+        queryParameters: [(key: String, value: String)],
+        headers: [HTTPHeader],
+        clientAddress: ClientAddress?
+    ) {
         self.method = method
         self.path = path
         self.queryParameters = queryParameters
@@ -602,8 +692,15 @@ final class Exchange: @unchecked Sendable {
     func record(completed: Bool) -> AccessRecord {
         let elapsed = DispatchTime.now().uptimeNanoseconds &- startedUptime
         var record = AccessRecord(
-            startedAt: startedAt, method: method, path: path, status: status, duration: .nanoseconds(Int64(clamping: elapsed)), peer: clientAddress,
-            requestId: requestId, user: notes.user)
+            startedAt: startedAt,
+            method: method,
+            path: path,
+            status: status,
+            duration: .nanoseconds(Int64(clamping: elapsed)),
+            peer: clientAddress,
+            requestId: requestId,
+            user: notes.user
+        )
         record.completed = completed
         return record
     }
@@ -651,7 +748,11 @@ final class Exchange: @unchecked Sendable {
 /// The JSON error MHD's own early answers use (the app server answers in the same shape).
 func jsonErrorResponse(status: Int, code: String, message: String) -> HTTPResponse {
     let text = #"{"code":"\#(code)","message":"\#(message)"}"#
-    return HTTPResponse(status: status, headers: [HTTPHeader("Content-Type", "application/json")], body: Array(text.utf8))
+    return HTTPResponse(
+        status: status,
+        headers: [HTTPHeader("Content-Type", "application/json")],
+        body: Array(text.utf8)
+    )
 }
 
 /// An answer given when the head arrives, before the body: the connection is closed after it
@@ -664,29 +765,57 @@ func earlyAnswer(_ response: HTTPResponse) -> HTTPResponse {
 
 // MARK: - MHD callbacks
 
-private let accessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, requestContext in
+private let accessHandler: MHD_AccessHandlerCallback = {
+    context,
+    connection,
+    url,
+    method,
+    _,
+    uploadData,
+    uploadSize,
+    requestContext in
     guard let context, let connection, let requestContext else { return MHD_Result.NO }
     let core = Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue()
     guard let existing = requestContext.pointee else {
         // The head has arrived.
         let exchange = Exchange(
-            method: method.map { String(cString: $0) } ?? "", path: url.map { String(cString: $0) } ?? "/",
-            queryParameters: connectionValues(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND, trimming: false), headers: headerFields(of: connection),
-            clientAddress: clientAddress(of: connection))
+            method: method.map { String(cString: $0) } ?? "",
+            path: url.map { String(cString: $0) } ?? "/",
+            queryParameters: connectionValues(of: connection, kind: MHD_ValueKind.GET_ARGUMENT_KIND, trimming: false),
+            headers: headerFields(of: connection),
+            clientAddress: clientAddress(of: connection)
+        )
         requestContext.pointee = Unmanaged.passRetained(exchange).toOpaque()
         // Refused before a body byte is read; MHD closes the connection after the answer.
-        if let refusal = RequestFraming.refusal(exchange.headers) { return queue(earlyAnswer(refusal), on: connection, for: exchange, core: core) }
+        if let refusal = RequestFraming.refusal(exchange.headers) {
+            return queue(earlyAnswer(refusal), on: connection, for: exchange, core: core)
+        }
         let length = RequestFraming.contentLength(exchange.headers)
         if let length, length > core.maximumBodyBytes {
             return queue(
-                earlyAnswer(jsonErrorResponse(status: 413, code: "RequestTooLarge", message: "the body is longer than \(core.maximumBodyBytes) bytes")),
-                on: connection, for: exchange, core: core)
+                earlyAnswer(
+                    jsonErrorResponse(
+                        status: 413,
+                        code: "RequestTooLarge",
+                        message: "the body is longer than \(core.maximumBodyBytes) bytes"
+                    )
+                ),
+                on: connection,
+                for: exchange,
+                core: core
+            )
         }
         if let admission = core.admission,
             let answer = admission(
                 HTTPServerRequest(
-                    method: exchange.method, path: exchange.path, headers: exchange.headers, clientAddress: exchange.clientAddress,
-                    requestId: exchange.requestId, notes: exchange.notes))
+                    method: exchange.method,
+                    path: exchange.path,
+                    headers: exchange.headers,
+                    clientAddress: exchange.clientAddress,
+                    requestId: exchange.requestId,
+                    notes: exchange.notes
+                )
+            )
         {
             return queue(earlyAnswer(answer), on: connection, for: exchange, core: core)
         }
@@ -710,7 +839,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
     exchange.started = true
     core.requestArrived(authcore_mhd_connection_fd(connection))
     guard let executor = core.start(exchange, connection: SuspendedConnection(pointer: connection)) else {
-        return queue(jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping"), on: connection, for: exchange, core: core)
+        return queue(
+            jsonErrorResponse(status: 503, code: "ShuttingDown", message: "the server is stopping"),
+            on: connection,
+            for: exchange,
+            core: core
+        )
     }
     // The handler runs here until it answers or first waits on another thread's work (with one
     // polling thread its executor sent every job elsewhere, and this returns at once).
@@ -726,7 +860,9 @@ private let accessHandler: MHD_AccessHandlerCallback = { context, connection, ur
 
 private let completionHandler: MHD_RequestCompletedCallback = { context, connection, requestContext, termination in
     if let context, let connection {
-        Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue().exchangeEnded(authcore_mhd_connection_fd(connection))
+        Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue().exchangeEnded(
+            authcore_mhd_connection_fd(connection)
+        )
     }
     guard let requestContext, let existing = requestContext.pointee else { return }
     let exchange = Unmanaged<Exchange>.fromOpaque(existing).takeRetainedValue()
@@ -767,7 +903,9 @@ private func clientAddress(of connection: OpaquePointer) -> ClientAddress? {
 /// Every request header field, in order, its value without the spaces and tabs around it (RFC 9112
 /// §5: `OWS` is not part of the value; libmicrohttpd strips the leading ones).
 private func headerFields(of connection: OpaquePointer) -> [HTTPHeader] {
-    connectionValues(of: connection, kind: MHD_ValueKind.HEADER_KIND, trimming: true).map { HTTPHeader($0.key, $0.value) }
+    connectionValues(of: connection, kind: MHD_ValueKind.HEADER_KIND, trimming: true).map {
+        HTTPHeader($0.key, $0.value)
+    }
 }
 
 /// The values of one kind MHD parsed for the request, in order: header fields (`trimming` spaces and
@@ -775,7 +913,11 @@ private func headerFields(of connection: OpaquePointer) -> [HTTPHeader] {
 /// empty value). Bytes that are not UTF-8 read as replacement characters. Each value is decoded
 /// from MHD's bytes in place (trimmed as a range of them): one string per key and value, no
 /// intermediate arrays.
-private func connectionValues(of connection: OpaquePointer, kind: MHD_ValueKind, trimming: Bool) -> [(key: String, value: String)] {
+private func connectionValues(
+    of connection: OpaquePointer,
+    kind: MHD_ValueKind,
+    trimming: Bool
+) -> [(key: String, value: String)] {
     final class Collector {
         var values: [(key: String, value: String)] = []
         let trimming: Bool
@@ -788,12 +930,19 @@ private func connectionValues(of connection: OpaquePointer, kind: MHD_ValueKind,
     collector.values.reserveCapacity(count)
     withExtendedLifetime(collector) {
         _ = MHD_get_connection_values(
-            connection, kind,
+            connection,
+            kind,
             { context, _, key, value in
                 guard let context, let key else { return MHD_Result.YES }
                 let collector = Unmanaged<Collector>.fromOpaque(context).takeUnretainedValue()
                 @inline(__always) func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
-                let bytes = value.map { UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0)) }
+                let bytes =
+                    value.map {
+                        UnsafeBufferPointer(
+                            start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self),
+                            count: strlen($0)
+                        )
+                    }
                     ?? UnsafeBufferPointer(start: nil, count: 0)
                 var start = 0
                 var end = bytes.count
@@ -801,9 +950,16 @@ private func connectionValues(of connection: OpaquePointer, kind: MHD_ValueKind,
                     while start < end, isSpace(bytes[start]) { start += 1 }
                     while end > start, isSpace(bytes[end - 1]) { end -= 1 }
                 }
-                collector.values.append((String(cString: key), String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)))
+                collector.values.append(
+                    (
+                        String(cString: key),
+                        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+                    )
+                )
                 return MHD_Result.YES
-            }, Unmanaged.passUnretained(collector).toOpaque())
+            },
+            Unmanaged.passUnretained(collector).toOpaque()
+        )
     }
     return collector.values
 }
@@ -811,14 +967,28 @@ private func connectionValues(of connection: OpaquePointer, kind: MHD_ValueKind,
 /// Queues `response` on `connection` with the exchange's `X-Request-Id` (and `Connection: close`
 /// while the server stops): the body is copied into a buffer MHD owns, which is wiped when MHD frees
 /// it (it may hold a session token or credentials).
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer, for exchange: Exchange, core: DaemonCore) -> MHD_Result {
+private func queue(
+    _ response: HTTPResponse,
+    on connection: OpaquePointer,
+    for exchange: Exchange,
+    core: DaemonCore
+) -> MHD_Result {
     // The server answers from memory: a streamed body is a handler's mistake, answered 500.
     guard let count = response.body.count, !response.body.isStream else {
-        return queue(jsonErrorResponse(status: 500, code: "InternalError", message: "the request failed"), on: connection, for: exchange, core: core)
+        return queue(
+            jsonErrorResponse(status: 500, code: "InternalError", message: "the request failed"),
+            on: connection,
+            for: exchange,
+            core: core
+        )
     }
     var headers = response.headers
-    if !headers.contains(where: { $0.hasName("X-Request-Id") }) { headers.append(HTTPHeader(RequestIdentifiers.headerName, exchange.requestId)) }
-    if core.isStopping, !headers.contains(where: { $0.hasName("Connection") }) { headers.append(HTTPHeader("Connection", "close")) }
+    if !headers.contains(where: { $0.hasName("X-Request-Id") }) {
+        headers.append(HTTPHeader(RequestIdentifiers.headerName, exchange.requestId))
+    }
+    if core.isStopping, !headers.contains(where: { $0.hasName("Connection") }) {
+        headers.append(HTTPHeader("Connection", "close"))
+    }
     let prefix = MemoryLayout<Int>.stride
     guard let storage = malloc(prefix + count) else { return MHD_Result.NO }
     storage.storeBytes(of: count, as: Int.self)

@@ -23,8 +23,14 @@ public struct HTTPServerRequest: Sendable, CustomStringConvertible {
 
     /// A request (the server builds these; tests may too). Without a `requestId`, one is made.
     public init(
-        method: String, path: String, queryParameters: [(key: String, value: String)] = [], headers: [HTTPHeader] = [], body: [UInt8] = [],
-        clientAddress: ClientAddress? = nil, requestId: String? = nil, notes: RequestNotes = RequestNotes()
+        method: String,
+        path: String,
+        queryParameters: [(key: String, value: String)] = [],
+        headers: [HTTPHeader] = [],
+        body: [UInt8] = [],
+        clientAddress: ClientAddress? = nil,
+        requestId: String? = nil,
+        notes: RequestNotes = RequestNotes()
     ) {
         self.method = method
         self.path = path

@@ -1,4 +1,5 @@
 internal import CAuthCoreMicroHTTPD
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,7 +30,9 @@ struct ListeningAddress {
             address.sin_family = sa_family_t(AF_INET)
             address.sin_addr = v4
             address.sin_port = port.bigEndian
-            withUnsafeMutableBytes(of: &storage) { target in withUnsafeBytes(of: address) { target.copyMemory(from: $0) } }
+            withUnsafeMutableBytes(of: &storage) { target in
+                withUnsafeBytes(of: address) { target.copyMemory(from: $0) }
+            }
             familyFlags = 0
             isLoopback = UInt32(bigEndian: v4.s_addr) >> 24 == 127
         } else if inet_pton(AF_INET6, host, &v6) == 1 {
@@ -37,7 +40,9 @@ struct ListeningAddress {
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_addr = v6
             address.sin6_port = port.bigEndian
-            withUnsafeMutableBytes(of: &storage) { target in withUnsafeBytes(of: address) { target.copyMemory(from: $0) } }
+            withUnsafeMutableBytes(of: &storage) { target in
+                withUnsafeBytes(of: address) { target.copyMemory(from: $0) }
+            }
             let bytes = withUnsafeBytes(of: v6) { Array($0) }
             let unspecified = bytes.allSatisfy { $0 == 0 }
             isLoopback = bytes[0..<15].allSatisfy { $0 == 0 } && bytes[15] == 1

@@ -25,19 +25,24 @@ public enum RequestFraming {
     public static func refusal(_ headers: [HTTPHeader]) -> HTTPResponse? {
         let lengths = headers.filter { $0.hasName("content-length") }
         let codings = headers.filter { $0.hasName("transfer-encoding") }
-        func refused(_ why: String) -> HTTPResponse { jsonErrorResponse(status: 400, code: "MalformedRequest", message: why) }
+        func refused(_ why: String) -> HTTPResponse {
+            jsonErrorResponse(status: 400, code: "MalformedRequest", message: why)
+        }
         if lengths.count > 1 { return refused("Content-Length appears more than once") }
         if !lengths.isEmpty, !codings.isEmpty { return refused("Content-Length and Transfer-Encoding together") }
         if codings.count > 1 { return refused("Transfer-Encoding appears more than once") }
         if let coding = codings.first, !equalIgnoringASCIICase(trimmed(Array(coding.value.utf8))[...], "chunked".utf8) {
             return refused("the only Transfer-Encoding accepted is chunked")
         }
-        if let length = lengths.first, decimal(length.value) == nil { return refused("Content-Length is not a decimal number") }
+        if let length = lengths.first, decimal(length.value) == nil {
+            return refused("Content-Length is not a decimal number")
+        }
         if headers.filter({ $0.hasName("host") }).count > 1 { return refused("Host appears more than once") }
         let folded = headers.contains { field in
             !HTTPHeader.isFieldName(field.name)
                 || framingNames.contains { name in
-                    field.name.utf8.count > name.utf8.count && equalIgnoringASCIICase(field.name.utf8.prefix(name.utf8.count), name.utf8)
+                    field.name.utf8.count > name.utf8.count
+                        && equalIgnoringASCIICase(field.name.utf8.prefix(name.utf8.count), name.utf8)
                 }
         }
         if folded { return refused("a header field is folded or its name is not a token (obs-fold is not accepted)") }

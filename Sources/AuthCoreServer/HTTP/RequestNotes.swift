@@ -44,7 +44,13 @@ public struct AccessRecord: Sendable {
 
     /// A record (the server makes these; tests may too).
     public init(
-        startedAt: Timestamp, method: String, path: String, status: Int?, duration: Duration, peer: ClientAddress?, requestId: String,
+        startedAt: Timestamp,
+        method: String,
+        path: String,
+        status: Int?,
+        duration: Duration,
+        peer: ClientAddress?,
+        requestId: String,
         user: String? = nil
     ) {
         self.startedAt = startedAt
@@ -76,7 +82,8 @@ enum RequestIdentifiers {
     private static func isAllowed(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "/"), UInt8(ascii: "+"), UInt8(ascii: "="):
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "/"),
+            UInt8(ascii: "+"), UInt8(ascii: "="):
             return true
         default: return false
         }

@@ -34,18 +34,23 @@ public struct Router<Context: Sendable>: Sendable {
 
     /// Adds a route; `refusalAnswer` writes its refusals (default: `{"code":…,"message":…}`).
     public mutating func add(
-        _ method: String, _ path: String, refusalAnswer: @escaping @Sendable (HTTPRefusal) -> HTTPResponse = { $0.response },
+        _ method: String,
+        _ path: String,
+        refusalAnswer: @escaping @Sendable (HTTPRefusal) -> HTTPResponse = { $0.response },
         _ handler: @escaping Handler
     ) {
         routes.append(Route(method: method, path: path, handler: handler, refusalAnswer: refusalAnswer))
     }
 
     /// A `POST` whose JSON body is a `Body` (`JSONAnswer.decode`) and whose answer is `handler`'s
-    /// value as JSON (200); a body sent as another `Content-Type` is `415`. `authorize` runs first, before the body is read (a caller that may not
+    /// value as JSON (200); a body sent as another `Content-Type` is `415`. `authorize` runs first, before the body is
+    /// read (a caller that may not
     /// use the endpoint learns nothing of its body's shape); what it returns (the user) is given to
     /// `handler`.
     package mutating func post<Body: Decodable & Sendable, Principal: Sendable, Answer: Encodable & Sendable>(
-        _ path: String, _ body: Body.Type, authorize: @escaping @Sendable (Context, HTTPServerRequest) async throws -> Principal,
+        _ path: String,
+        _ body: Body.Type,
+        authorize: @escaping @Sendable (Context, HTTPServerRequest) async throws -> Principal,
         _ handler: @escaping @Sendable (Context, Principal, Body, HTTPServerRequest) async throws -> Answer
     ) {
         add("POST", path) { context, request in
@@ -53,17 +58,27 @@ public struct Router<Context: Sendable>: Sendable {
             // A JSON body says so: a browser sends a cross-site POST without asking first only for
             // the CORS-safelisted types (Fetch, "CORS-safelisted request-header"), never this one.
             if !request.body.isEmpty, !JSONAnswer.isJSON(contentType: request.headers.first(named: "Content-Type")) {
-                throw HTTPRefusal(status: 415, code: "UnsupportedMediaType", message: "the body must be sent as Content-Type: application/json")
+                throw HTTPRefusal(
+                    status: 415,
+                    code: "UnsupportedMediaType",
+                    message: "the body must be sent as Content-Type: application/json"
+                )
             }
-            return JSONAnswer.response(try await handler(context, principal, try JSONAnswer.decode(Body.self, from: request.body), request))
+            return JSONAnswer.response(
+                try await handler(context, principal, try JSONAnswer.decode(Body.self, from: request.body), request)
+            )
         }
     }
 
     /// A `POST` anyone may send: its JSON body is a `Body`, its answer `handler`'s value as JSON (200).
     package mutating func post<Body: Decodable & Sendable, Answer: Encodable & Sendable>(
-        _ path: String, _ body: Body.Type, _ handler: @escaping @Sendable (Context, Body, HTTPServerRequest) async throws -> Answer
+        _ path: String,
+        _ body: Body.Type,
+        _ handler: @escaping @Sendable (Context, Body, HTTPServerRequest) async throws -> Answer
     ) {
-        post(path, body, authorize: { _, _ in () }) { context, _, body, request in try await handler(context, body, request) }
+        post(path, body, authorize: { _, _ in () }) { context, _, body, request in
+            try await handler(context, body, request)
+        }
     }
 
     /// The route for `request`.
@@ -75,7 +90,12 @@ public struct Router<Context: Sendable>: Sendable {
         guard !candidates.isEmpty else { throw HTTPRefusal(status: 404, code: "NotFound", message: "no such endpoint") }
         guard let route = candidates.first(where: { $0.method.utf8.elementsEqual(request.method.utf8) }) else {
             let allow = candidates.map(\.method).joined(separator: ", ")
-            throw HTTPRefusal(status: 405, code: "MethodNotAllowed", message: "\(request.path) takes \(allow)", headers: [HTTPHeader("Allow", allow)])
+            throw HTTPRefusal(
+                status: 405,
+                code: "MethodNotAllowed",
+                message: "\(request.path) takes \(allow)",
+                headers: [HTTPHeader("Allow", allow)]
+            )
         }
         return route
     }

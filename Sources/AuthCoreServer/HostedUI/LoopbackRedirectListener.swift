@@ -47,10 +47,19 @@ public final class LoopbackRedirectListener: Sendable {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for another host, a path that does not start
     ///   with `/` or holds a `?`, `#`, space or control character; the server's errors (the port is in use).
     public init(port: Int = 0, path: String = "/callback", host: String = "127.0.0.1") throws(AuthCoreError) {
-        guard host == "127.0.0.1" || host == "localhost" else { throw AuthCoreError(.invalidParameter, "the redirect host is 127.0.0.1 or localhost") }
+        guard host == "127.0.0.1" || host == "localhost" else {
+            throw AuthCoreError(.invalidParameter, "the redirect host is 127.0.0.1 or localhost")
+        }
         guard path.utf8.first == UInt8(ascii: "/"),
-            !path.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") })
-        else { throw AuthCoreError(.invalidParameter, "the redirect path must start with '/' and hold no '?', '#', space or control character") }
+            !path.utf8.contains(where: {
+                $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+            })
+        else {
+            throw AuthCoreError(
+                .invalidParameter,
+                "the redirect path must start with '/' and hold no '?', '#', space or control character"
+            )
+        }
         let state = Locked(Waiting())
         var configuration = HTTPServer.Configuration()
         configuration.host = "127.0.0.1"
@@ -62,7 +71,9 @@ public final class LoopbackRedirectListener: Sendable {
         configuration.handlerTimeout = .seconds(10)
         configuration.idleTimeout = .seconds(10)
         configuration.drainTimeout = .seconds(2)
-        let server = try HTTPServer(configuration: configuration) { request in Self.answer(request, path: path, state: state) }
+        let server = try HTTPServer(configuration: configuration) { request in
+            Self.answer(request, path: path, state: state)
+        }
         self.server = server
         self.state = state
         self.port = server.port
@@ -82,18 +93,25 @@ public final class LoopbackRedirectListener: Sendable {
     ///   redirect carries (`access_denied`, …); `AuthCoreError.Code.timedOut` when no redirect came
     ///   in time; `AuthCoreError.Code.cancelled` when the task was cancelled.
     public func authorizationCode(
-        for request: CognitoAuthorizationRequest, timeout: Duration, onListening: @Sendable () -> Void = {}
+        for request: CognitoAuthorizationRequest,
+        timeout: Duration,
+        onListening: @Sendable () -> Void = {}
     ) async throws(AuthCoreError) -> String {
         guard request.redirectURI == redirectURI else {
             await server.stop(grace: .zero)
-            throw AuthCoreError(.invalidParameter, "the sign-in was made for \(request.redirectURI), not this listener's \(redirectURI)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the sign-in was made for \(request.redirectURI), not this listener's \(redirectURI)"
+            )
         }
         let started = state.withLock { waiting -> Bool in
             guard waiting.request == nil, waiting.outcome == nil else { return false }
             waiting.request = request
             return true
         }
-        guard started else { throw AuthCoreError(.invalidParameter, "this listener already waits for, or took, its one redirect") }
+        guard started else {
+            throw AuthCoreError(.invalidParameter, "this listener already waits for, or took, its one redirect")
+        }
         onListening()
         let state = self.state
         let timer = Task {
@@ -133,16 +151,22 @@ public final class LoopbackRedirectListener: Sendable {
     }
 
     private static func answer(_ request: HTTPServerRequest, path: String, state: Locked<Waiting>) -> HTTPResponse {
-        guard request.path == path else { return page(404, "Not found", "This address only takes the sign-in's redirect.") }
+        guard request.path == path else {
+            return page(404, "Not found", "This address only takes the sign-in's redirect.")
+        }
         guard request.method == "GET" else { return page(405, "Method not allowed", "The redirect is a GET.") }
-        let taken = state.withLock { waiting -> (CognitoAuthorizationRequest?, Bool) in (waiting.request, waiting.outcome != nil) }
+        let taken = state.withLock { waiting -> (CognitoAuthorizationRequest?, Bool) in
+            (waiting.request, waiting.outcome != nil)
+        }
         if taken.1 { return page(410, "Sign-in over", "This sign-in has already finished; you can close this window.") }
         guard let signIn = taken.0 else { return page(503, "Not ready", "No sign-in is waiting yet.") }
         let outcome: Result<String, AuthCoreError>
         do { outcome = .success(try signIn.authorizationCode(fromRedirectParameters: request.queryParameters)) } catch {
             // Not this sign-in's redirect (no state, another state, a repeated one): refused, and
             // the wait goes on. Its own state with an error (access_denied) ends it.
-            guard error.code == .serviceError else { return page(400, "Not this sign-in", "This redirect does not belong to the sign-in under way.") }
+            guard error.code == .serviceError else {
+                return page(400, "Not this sign-in", "This redirect does not belong to the sign-in under way.")
+            }
             outcome = .failure(error)
         }
         finish(state, with: outcome)
@@ -153,12 +177,15 @@ public final class LoopbackRedirectListener: Sendable {
     }
 
     private static func page(_ status: Int, _ title: String, _ text: String) -> HTTPResponse {
-        let html = "<!doctype html><html><head><meta charset=\"utf-8\"><title>\(title)</title></head><body><p>\(text)</p></body></html>\n"
+        let html =
+            "<!doctype html><html><head><meta charset=\"utf-8\"><title>\(title)</title></head><body><p>\(text)</p></body></html>\n"
         return HTTPResponse(
             status: status,
             headers: [
                 HTTPHeader("Content-Type", "text/html; charset=utf-8"), HTTPHeader("Cache-Control", "no-store"),
                 HTTPHeader("Referrer-Policy", "no-referrer"), HTTPHeader("Connection", "close"),
-            ], body: Array(html.utf8))
+            ],
+            body: Array(html.utf8)
+        )
     }
 }

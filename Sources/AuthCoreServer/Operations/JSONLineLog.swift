@@ -1,6 +1,7 @@
 import AuthCore
 internal import AuthCoreHTTP
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,7 +12,7 @@ import Darwin
 /// `authcore serve`), for a log shipper to read. Two kinds of line:
 ///
 /// - an **access line** per request (``access(_:)``):
-///   `{"time":…,"method":"POST","path":"/srp/finish","status":200,"durationMs":1.84,"peer":"127.0.0.1","requestId":…,"user":"alice"}`;
+/// `{"time":…,"method":"POST","path":"/srp/finish","status":200,"durationMs":1.84,"peer":"127.0.0.1","requestId":…,"user":"alice"}`;
 /// - an **audit line** per security event (``audit(_:user:peer:requestId:)``):
 ///   `{"time":…,"audit":"login-failed","user":"alice","peer":…,"requestId":…}`.
 ///
@@ -62,7 +63,8 @@ public final class JSONLineLog: Sendable {
 
     /// The access line of one request (give this to ``HTTPServer``'s `requestLog`).
     public func access(_ record: AccessRecord) {
-        let milliseconds = Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
+        let milliseconds =
+            Double(record.duration.components.seconds) * 1000 + Double(record.duration.components.attoseconds) / 1e15
         var line = LineWriter()
         line.string("time", record.startedAt.iso8601Milliseconds)
         line.string("method", Self.cut(record.method))
@@ -94,7 +96,8 @@ public final class JSONLineLog: Sendable {
         line.reserveCapacity(Swift.min(text.utf8.count, Self.maximumTextBytes) + 1)
         for scalar in text.unicodeScalars {
             let value = scalar.value
-            let unsafe = (value < 0x20 && value != 0x09) || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
+            let unsafe =
+                (value < 0x20 && value != 0x09) || (0x7F...0x9F).contains(value) || value == 0x2028 || value == 0x2029
             guard line.count + (unsafe ? 1 : UTF8.width(scalar)) <= Self.maximumTextBytes else { break }
             if unsafe { line.append(UInt8(ascii: "?")) } else { UTF8.encode(scalar) { line.append($0) } }
         }
@@ -121,7 +124,8 @@ public final class JSONLineLog: Sendable {
 
     /// At most ``maximumFieldBytes`` of `text` (a cut inside a character leaves U+FFFD).
     static func cut(_ text: String) -> String {
-        text.utf8.count <= maximumFieldBytes ? text : String(decoding: text.utf8.prefix(maximumFieldBytes), as: UTF8.self)
+        text.utf8.count <= maximumFieldBytes
+            ? text : String(decoding: text.utf8.prefix(maximumFieldBytes), as: UTF8.self)
     }
 
     /// One JSON object written member by member (fixed ASCII names; string values escaped by the

@@ -1,6 +1,7 @@
 import AuthCore
 import AuthCoreHTTP
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -186,7 +187,10 @@ final class LineLogWriter: @unchecked Sendable {
     /// that were waiting for it.
     private func writeBatch() {
         writing.withLock { cut in
-            let taken = pending.withLock { pending -> (batch: [(line: [UInt8], weight: Int)], lines: Int, bytes: Int, flushes: [DispatchSemaphore])? in
+            let taken = pending.withLock {
+                pending -> (
+                    batch: [(line: [UInt8], weight: Int)], lines: Int, bytes: Int, flushes: [DispatchSemaphore]
+                )? in
                 guard !pending.held else { return nil }
                 defer {
                     pending.buffer = []

@@ -13,27 +13,45 @@ enum DeviceTokens {
     static let associatedData = Array("authcore device token".utf8)
 
     /// A token for `username`'s device `deviceId`, valid until `expiresAtMilliseconds`.
-    static func issue(username: [UInt8], deviceId: [UInt8], generation: UInt64, expiresAtMilliseconds: Int64, key: SecureBytes) throws(AuthCoreError)
+    static func issue(
+        username: [UInt8],
+        deviceId: [UInt8],
+        generation: UInt64,
+        expiresAtMilliseconds: Int64,
+        key: SecureBytes
+    ) throws(AuthCoreError)
         -> String
     {
-        var record = RecordWriter(capacity: 17 + deviceId.count + username.count)  // version, expiry, generation, id, name
+        // version, expiry, generation, id, name
+        var record = RecordWriter(capacity: 17 + deviceId.count + username.count)
         record.byte(version)
         record.uint64(UInt64(bitPattern: expiresAtMilliseconds))
         record.uint64(generation)
         record.raw(deviceId)
         record.raw(username)
-        return Base64.encode(try StoreSeal.seal(record.bytes, key: key, associatedData: associatedData), alphabet: .urlSafe, padding: false)
+        return Base64.encode(
+            try StoreSeal.seal(record.bytes, key: key, associatedData: associatedData),
+            alphabet: .urlSafe,
+            padding: false
+        )
     }
 
     /// The device id and sign-out generation of `token` when it is a live token of `username`; nil
     /// for anything else (no error: a client with a bad token is simply a client without one).
-    static func open(_ token: String, username: [UInt8], nowMilliseconds: Int64, key: SecureBytes) -> (deviceId: [UInt8], generation: UInt64)? {
+    static func open(
+        _ token: String,
+        username: [UInt8],
+        nowMilliseconds: Int64,
+        key: SecureBytes
+    ) -> (deviceId: [UInt8], generation: UInt64)? {
         guard token.utf8.count <= 1024, let sealed = try? Base64.decode(token, alphabet: .urlSafe),
             let plaintext = try? StoreSeal.open(sealed, key: key, associatedData: associatedData)
         else { return nil }
         var record = RecordReader(plaintext.withUnsafeBytes { Array($0) })
-        guard (try? record.byte()) == version, let expiry = try? record.uint64(), nowMilliseconds < Int64(bitPattern: expiry),
-            let generation = try? record.uint64(), let deviceId = try? record.take(deviceIdByteCount), record.rest() == username
+        guard (try? record.byte()) == version, let expiry = try? record.uint64(),
+            nowMilliseconds < Int64(bitPattern: expiry),
+            let generation = try? record.uint64(), let deviceId = try? record.take(deviceIdByteCount),
+            record.rest() == username
         else { return nil }
         return (Array(deviceId), generation)
     }

@@ -52,8 +52,12 @@ public struct SRPLoginService: Sendable {
 
     /// A service over `verifiers` and `handshakes`, keyed by `keys` (the same on every instance).
     public init(
-        configuration: SRPConfiguration, policy: SRPLoginPolicy = SRPLoginPolicy(), verifiers: any VerifierStore,
-        handshakes: any HandshakeStore, keys: ServerKeys, random: any SecureRandomGenerator = SystemRandom(),
+        configuration: SRPConfiguration,
+        policy: SRPLoginPolicy = SRPLoginPolicy(),
+        verifiers: any VerifierStore,
+        handshakes: any HandshakeStore,
+        keys: ServerKeys,
+        random: any SecureRandomGenerator = SystemRandom(),
         clock: any SigningClock = SystemClock()
     ) {
         self.configuration = configuration
@@ -71,13 +75,23 @@ public struct SRPLoginService: Sendable {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a secret shorter than 32 bytes.
     public init(
-        configuration: SRPConfiguration, policy: SRPLoginPolicy = SRPLoginPolicy(), verifiers: any VerifierStore,
-        handshakes: any HandshakeStore, serverSecret: SecureBytes, random: any SecureRandomGenerator = SystemRandom(),
+        configuration: SRPConfiguration,
+        policy: SRPLoginPolicy = SRPLoginPolicy(),
+        verifiers: any VerifierStore,
+        handshakes: any HandshakeStore,
+        serverSecret: SecureBytes,
+        random: any SecureRandomGenerator = SystemRandom(),
         clock: any SigningClock = SystemClock()
     ) throws(AuthCoreError) {
         self.init(
-            configuration: configuration, policy: policy, verifiers: verifiers, handshakes: handshakes, keys: try ServerKeys(serverSecret: serverSecret),
-            random: random, clock: clock)
+            configuration: configuration,
+            policy: policy,
+            verifiers: verifiers,
+            handshakes: handshakes,
+            keys: try ServerKeys(serverSecret: serverSecret),
+            random: random,
+            clock: clock
+        )
     }
 
     private var server: SRPServer { SRPServer(configuration: configuration) }
@@ -91,14 +105,23 @@ public struct SRPLoginService: Sendable {
     /// - Throws: `AuthCoreError` `.invalidParameter` for an empty or over-long username,
     ///   `.unsafePublicValue` for an `A` that is not in 1…N−1, `.notPermitted` while this origin is
     ///   refused for the user, and the store's errors (then nothing was stored).
-    public func begin(username: String, clientPublicValue: [UInt8], origin: LoginOrigin = LoginOrigin()) async throws(AuthCoreError)
+    public func begin(
+        username: String,
+        clientPublicValue: [UInt8],
+        origin: LoginOrigin = LoginOrigin()
+    ) async throws(AuthCoreError)
         -> SRPLoginChallenge
     {
         try checkUsername(username)
         let a = try configuration.group.validatedPublicValue(clientPublicValue, field: "A")
         let now = clock.now()
         let device = origin.deviceToken.flatMap {
-            DeviceTokens.open($0, username: Array(username.utf8), nowMilliseconds: Self.milliseconds(now), key: keys.deviceTokens)
+            DeviceTokens.open(
+                $0,
+                username: Array(username.utf8),
+                nowMilliseconds: Self.milliseconds(now),
+                key: keys.deviceTokens
+            )
         }
         let stored = try await verifiers.lookup(username)
         let loginId = try random.secureBytes(count: 16).withUnsafeBytes { Hex.encode($0) }
@@ -106,14 +129,32 @@ public struct SRPLoginService: Sendable {
         // against the user's current generation, now and again at `finish` (a device token from
         // before the user's last "sign out everywhere" no longer counts).
         let (challenge, sealed) = try prepareChallenge(
-            username: username, clientPublicValue: a, stored: stored, loginId: loginId, deviceId: device?.deviceId,
-            deviceGeneration: device?.generation ?? 0, now: now)
-        let header = LoginStateHeader(username: username, deviceId: device?.deviceId, deviceGeneration: device?.generation ?? 0)
+            username: username,
+            clientPublicValue: a,
+            stored: stored,
+            loginId: loginId,
+            deviceId: device?.deviceId,
+            deviceGeneration: device?.generation ?? 0,
+            now: now
+        )
+        let header = LoginStateHeader(
+            username: username,
+            deviceId: device?.deviceId,
+            deviceGeneration: device?.generation ?? 0
+        )
         let counting = counting(origin.address)
         let admission = LoginAdmission(
-            generationKey: UserGeneration.key(username), presentedGeneration: device?.generation,
-            trusted: device == nil ? [] : counting.counters(header, trusted: true), untrusted: counting.counters(header, trusted: false))
-        switch try await handshakes.insert(header.bytes + sealed, forKey: Self.handshakeKey(loginId), lifetime: policy.handshakeLifetime, admittedBy: admission) {
+            generationKey: UserGeneration.key(username),
+            presentedGeneration: device?.generation,
+            trusted: device == nil ? [] : counting.counters(header, trusted: true),
+            untrusted: counting.counters(header, trusted: false)
+        )
+        switch try await handshakes.insert(
+            header.bytes + sealed,
+            forKey: Self.handshakeKey(loginId),
+            lifetime: policy.handshakeLifetime,
+            admittedBy: admission
+        ) {
         case .inserted: return challenge
         case .refused: throw Self.refused
         case .keyInUse:
@@ -139,7 +180,12 @@ public struct SRPLoginService: Sendable {
     ///   the wrong size (counted too); `.notPermitted` while this origin is refused for the user;
     ///   `.signatureMismatch` for a state this server did not seal for this id, or stored with a
     ///   header that is not the state's.
-    public func finish(loginId: String, clientProof: [UInt8], origin: LoginOrigin = LoginOrigin(), issuing sessions: AppSessions? = nil)
+    public func finish(
+        loginId: String,
+        clientProof: [UInt8],
+        origin: LoginOrigin = LoginOrigin(),
+        issuing sessions: AppSessions? = nil
+    )
         async throws(AuthCoreError) -> SRPLoginSuccess
     {
         guard loginId.utf8.count == 32, loginId.utf8.allSatisfy(Hex.isLowerDigit) else {
@@ -157,7 +203,14 @@ public struct SRPLoginService: Sendable {
         }
         let state = try openState(Array(taken.value.dropFirst(LoginStateHeader.byteCount)), loginId: loginId)
         // The header is the store's word: it must say what the sealed state says.
-        guard header == LoginStateHeader(username: state.username, deviceId: state.deviceId, deviceGeneration: state.deviceGeneration) else {
+        guard
+            header
+                == LoginStateHeader(
+                    username: state.username,
+                    deviceId: state.deviceId,
+                    deviceGeneration: state.deviceGeneration
+                )
+        else {
             throw AuthCoreError(.signatureMismatch, "a stored login state's header is not its own")
         }
         origin.notes?.user = state.username
@@ -165,20 +218,35 @@ public struct SRPLoginService: Sendable {
             throw AuthCoreError(.expired, "login id is unknown, expired or already used")
         }
         let counters = counting.counters(header, trusted: taken.trusted)
-        guard taken.counts.count == counters.count, zip(taken.counts, counters).allSatisfy({ $0 <= $1.limit }) else { throw Self.refused }
+        guard taken.counts.count == counters.count, zip(taken.counts, counters).allSatisfy({ $0 <= $1.limit }) else {
+            throw Self.refused
+        }
         // A proof of the wrong size was counted too (the state is gone either way).
         guard clientProof.count == configuration.hash.byteCount else {
-            throw AuthCoreError(.invalidLength, "M1 must be \(configuration.hash.byteCount) bytes, got \(clientProof.count)")
+            throw AuthCoreError(
+                .invalidLength,
+                "M1 must be \(configuration.hash.byteCount) bytes, got \(clientProof.count)"
+            )
         }
-        let session = try verifiedProof(state: state, clientProof: clientProof, stored: try await verifiers.lookup(state.username))
+        let session = try verifiedProof(
+            state: state,
+            clientProof: clientProof,
+            stored: try await verifiers.lookup(state.username)
+        )
         // The generation read with the state (a garbled one is carried as 0, which no later reading of
         // that counter, garbled still or restored, lets count).
         let generation = UserGeneration.parse(taken.generation) ?? 0
         var deviceId = taken.trusted ? state.deviceId ?? [] : []
-        if deviceId.isEmpty { deviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) } }
+        if deviceId.isEmpty {
+            deviceId = try random.secureBytes(count: DeviceTokens.deviceIdByteCount).withUnsafeBytes { Array($0) }
+        }
         let token = try DeviceTokens.issue(
-            username: Array(state.username.utf8), deviceId: deviceId, generation: generation,
-            expiresAtMilliseconds: Self.milliseconds(clock.now().adding(policy.deviceTokenLifetime)), key: keys.deviceTokens)
+            username: Array(state.username.utf8),
+            deviceId: deviceId,
+            generation: generation,
+            expiresAtMilliseconds: Self.milliseconds(clock.now().adding(policy.deviceTokenLifetime)),
+            key: keys.deviceTokens
+        )
         let prepared = try sessions?.prepare(for: state.username, generation: generation)
         // A success is no guess: the client's own count is cleared, and the attempt taken back from
         // the user-wide one (which keeps counting everyone else's failures). A user who signed out
@@ -187,31 +255,50 @@ public struct SRPLoginService: Sendable {
         // generation would count again). With the session's insert, in one round trip on Redis.
         let kept = Swift.max(policy.deviceTokenLifetime, sessions?.lifetime ?? .zero)
         let settled = try await handshakes.settle(
-            remove: counters.prefix(1).map(\.key), decrement: counters.dropFirst().map(\.key),
+            remove: counters.prefix(1).map(\.key),
+            decrement: counters.dropFirst().map(\.key),
             keepAlive: taken.generation == nil ? [] : [(UserGeneration.key(state.username), kept)],
-            insert: prepared.map { ($0.key, $0.value, sessions?.lifetime ?? .zero) })
+            insert: prepared.map { ($0.key, $0.value, sessions?.lifetime ?? .zero) }
+        )
         guard settled else { throw AuthCoreError(.randomFailure, "a fresh session token was already in use") }
         return SRPLoginSuccess(
-            username: state.username, serverProof: session.serverProof, sessionKey: session.sessionKey, deviceToken: token, session: prepared?.session)
+            username: state.username,
+            serverProof: session.serverProof,
+            sessionKey: session.sessionKey,
+            deviceToken: token,
+            session: prepared?.session
+        )
     }
 
     // MARK: - The work on secrets (synchronous: the instruction-count gate runs it)
 
     /// `B` for the stored verifier or the decoy, and the sealed state, with the same work for both.
     package func prepareChallenge(
-        username: String, clientPublicValue a: BigUInt, stored: VerifierLookup, loginId: String, deviceId: [UInt8]?, deviceGeneration: UInt64 = 0,
+        username: String,
+        clientPublicValue a: BigUInt,
+        stored: VerifierLookup,
+        loginId: String,
+        deviceId: [UInt8]?,
+        deviceGeneration: UInt64 = 0,
         now: Timestamp
     ) throws(AuthCoreError) -> (SRPLoginChallenge, sealed: [UInt8]) {
         let verifier = try chosenVerifier(stored, for: username)
         let ephemeral = try server.makeEphemeral(verifier: verifier, random: random)
         let b = ephemeral.serverPublicValue
         let state = SealedHandshake(
-            username: username, clientPublicValue: try a.bigEndianBytes(paddedTo: configuration.group.byteCount),
-            expiresAtMilliseconds: Self.milliseconds(now.adding(policy.handshakeLifetime)), deviceGeneration: deviceGeneration, deviceId: deviceId,
-            ephemeralState: ephemeral.exportedState())
+            username: username,
+            clientPublicValue: try a.bigEndianBytes(paddedTo: configuration.group.byteCount),
+            expiresAtMilliseconds: Self.milliseconds(now.adding(policy.handshakeLifetime)),
+            deviceGeneration: deviceGeneration,
+            deviceId: deviceId,
+            ephemeralState: ephemeral.exportedState()
+        )
         let sealed = try state.sealed(key: try loginKey(loginId), loginId: loginId)
         let challenge = SRPLoginChallenge(
-            loginId: loginId, salt: verifier.salt, serverPublicValue: try b.bigEndianBytes(paddedTo: configuration.group.byteCount))
+            loginId: loginId,
+            salt: verifier.salt,
+            serverPublicValue: try b.bigEndianBytes(paddedTo: configuration.group.byteCount)
+        )
         return (challenge, sealed)
     }
 
@@ -220,17 +307,29 @@ public struct SRPLoginService: Sendable {
     /// - Throws: `.signatureMismatch` for a state not sealed for this id by this server's secret.
     package func openState(_ stored: [UInt8], loginId: String) throws(AuthCoreError) -> SealedHandshake {
         try SealedHandshake.open(
-            stored, key: try loginKey(loginId), loginId: loginId, publicValueByteCount: configuration.group.byteCount,
-            stateByteCount: server.exportedEphemeralStateByteCount)
+            stored,
+            key: try loginKey(loginId),
+            loginId: loginId,
+            publicValueByteCount: configuration.group.byteCount,
+            stateByteCount: server.exportedEphemeralStateByteCount
+        )
     }
 
     /// `M1` checked against the stored verifier or the decoy, with the same work for both.
-    package func verifiedProof(state: SealedHandshake, clientProof: [UInt8], stored: VerifierLookup) throws(AuthCoreError) -> SRPServerSession {
+    package func verifiedProof(
+        state: SealedHandshake,
+        clientProof: [UInt8],
+        stored: VerifierLookup
+    ) throws(AuthCoreError) -> SRPServerSession {
         let verifier = try chosenVerifier(stored, for: state.username)
         let ephemeral = try server.importEphemeral(state.ephemeralState)
         return try server.verifyClient(
-            username: Array(state.username.utf8), verifier: verifier, clientPublicValue: state.clientPublicValue, clientProof: clientProof,
-            ephemeral: ephemeral)
+            username: Array(state.username.utf8),
+            verifier: verifier,
+            clientPublicValue: state.clientPublicValue,
+            clientProof: clientProof,
+            ephemeral: ephemeral
+        )
     }
 
     /// The stored verifier for an enrolled user, else the decoy: the decoy is derived either way,
@@ -249,7 +348,8 @@ public struct SRPLoginService: Sendable {
         guard sameShape || !stored.isEnrolled else {
             throw AuthCoreError(
                 .unsupported,
-                "a stored salt is \(stored.verifier.salt.count) bytes, the decoys' \(decoy.salt.count), or a stored verifier is wider than N: use one salt length and verifiers below N")
+                "a stored salt is \(stored.verifier.salt.count) bytes, the decoys' \(decoy.salt.count), or a stored verifier is wider than N: use one salt length and verifiers below N"
+            )
         }
         let enrolled: UInt8 = stored.isEnrolled ? 1 : 0  // a select, not a branch
         let mask = 0 &- (enrolled & (sameShape ? 1 : 0))
@@ -273,8 +373,13 @@ public struct SRPLoginService: Sendable {
         let byteCount = configuration.group.byteCount
         let saltCount = decoySaltByteCount
         let material = try keys.decoy.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in
-            try (Array("unknown user ".utf8) + Array(username.utf8)).withUnsafeBytesTyped { (info) throws(AuthCoreError) -> SecureBytes in
-                try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: key, info: info, outputByteCount: saltCount + byteCount)
+            try (Array("unknown user ".utf8) + Array(username.utf8)).withUnsafeBytesTyped {
+                (info) throws(AuthCoreError) -> SecureBytes in
+                try HashAlgorithm.sha256.hkdfExpand(
+                    pseudoRandomKey: key,
+                    info: info,
+                    outputByteCount: saltCount + byteCount
+                )
             }
         }
         // Below N: the bits from N's top bit up are cleared (N's top bit is set); bit 1 is set, so it
@@ -300,9 +405,15 @@ public struct SRPLoginService: Sendable {
     func counting(_ address: ClientAddress?) -> LoginCounting {
         let network = address.map { Hex.encode($0.network(prefixBits: $0.isIPv4 ? 32 : 64)) } ?? "local"
         return LoginCounting(
-            generationPrefix: UserGeneration.keyPrefix, failurePrefix: "authcore:srp:failures:", deviceSuffix: ":device:", addressSuffix: ":address:\(network)",
-            untrustedSuffix: ":untrusted", window: policy.failureWindow, maximumFailures: policy.maximumFailures,
-            maximumFailuresPerUser: policy.maximumFailuresPerUser)
+            generationPrefix: UserGeneration.keyPrefix,
+            failurePrefix: "authcore:srp:failures:",
+            deviceSuffix: ":device:",
+            addressSuffix: ":address:\(network)",
+            untrustedSuffix: ":untrusted",
+            window: policy.failureWindow,
+            maximumFailures: policy.maximumFailures,
+            maximumFailuresPerUser: policy.maximumFailuresPerUser
+        )
     }
 
     static let refused = AuthCoreError(.notPermitted, "too many failed logins for this user from here; try again later")
@@ -315,7 +426,11 @@ public struct SRPLoginService: Sendable {
     private func loginKey(_ loginId: String) throws(AuthCoreError) -> SecureBytes {
         try keys.handshakeSealing.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in
             try Array("login \(loginId)".utf8).withUnsafeBytesTyped { (info) throws(AuthCoreError) -> SecureBytes in
-                try HashAlgorithm.sha256.hkdfExpand(pseudoRandomKey: key, info: info, outputByteCount: AES256GCM.keyByteCount)
+                try HashAlgorithm.sha256.hkdfExpand(
+                    pseudoRandomKey: key,
+                    info: info,
+                    outputByteCount: AES256GCM.keyByteCount
+                )
             }
         }
     }

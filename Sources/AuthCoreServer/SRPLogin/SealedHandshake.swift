@@ -27,7 +27,9 @@ package struct SealedHandshake {
     /// `nonce ‖ ciphertext ‖ tag`.
     func sealed(key: SecureBytes, loginId: String) throws(AuthCoreError) -> [UInt8] {
         // The record's exact length: one wiping buffer, never moved (it takes the ephemeral state).
-        let capacity = 3 + username.utf8.count + 16 + (deviceId ?? Self.noDevice).count + clientPublicValue.count + ephemeralState.count
+        let capacity =
+            3 + username.utf8.count + 16 + (deviceId ?? Self.noDevice).count + clientPublicValue.count
+            + ephemeralState.count
         var plaintext = RecordWriter(capacity: capacity)
         plaintext.byte(Self.version)
         plaintext.lengthPrefixed(username.utf8)
@@ -46,29 +48,43 @@ package struct SealedHandshake {
     /// - Throws: `AuthCoreError.Code.signatureMismatch` for anything not sealed by this key for this
     ///   id; `.malformedInput` for a layout this version does not write.
     static func open(
-        _ stored: [UInt8], key: SecureBytes, loginId: String, publicValueByteCount: Int, stateByteCount: Int
+        _ stored: [UInt8],
+        key: SecureBytes,
+        loginId: String,
+        publicValueByteCount: Int,
+        stateByteCount: Int
     ) throws(AuthCoreError) -> SealedHandshake {
         let plaintext = try StoreSeal.open(stored, key: key, associatedData: Array(loginId.utf8))
         return try plaintext.withUnsafeBytes { (bytes) throws(AuthCoreError) -> SealedHandshake in
-            func malformed() -> AuthCoreError { AuthCoreError(.malformedInput, "sealed login state has an unknown layout") }
+            func malformed() -> AuthCoreError {
+                AuthCoreError(.malformedInput, "sealed login state has an unknown layout")
+            }
             guard bytes.count >= 3, bytes[0] == version else { throw malformed() }
             let nameCount = Int(bytes[1]) << 8 | Int(bytes[2])
             let deviceCount = DeviceTokens.deviceIdByteCount
-            let (fixed, overflow) = (3 + nameCount + 16 + deviceCount).addingReportingOverflow(publicValueByteCount + stateByteCount)
+            let (fixed, overflow) = (3 + nameCount + 16 + deviceCount).addingReportingOverflow(
+                publicValueByteCount + stateByteCount
+            )
             guard !overflow, bytes.count == fixed else { throw malformed() }
             let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[3..<(3 + nameCount)]), as: UTF8.self)
             var expiry: UInt64 = 0
             for index in (3 + nameCount)..<(3 + nameCount + 8) { expiry = expiry << 8 | UInt64(bytes[index]) }
             var generation: UInt64 = 0
-            for index in (3 + nameCount + 8)..<(3 + nameCount + 16) { generation = generation << 8 | UInt64(bytes[index]) }
+            for index in (3 + nameCount + 8)..<(3 + nameCount + 16) {
+                generation = generation << 8 | UInt64(bytes[index])
+            }
             let deviceStart = 3 + nameCount + 16
             let device = Array(bytes[deviceStart..<(deviceStart + deviceCount)])
             let aStart = deviceStart + deviceCount
             let stateStart = aStart + publicValueByteCount
             return SealedHandshake(
-                username: name, clientPublicValue: Array(bytes[aStart..<stateStart]), expiresAtMilliseconds: Int64(bitPattern: expiry),
-                deviceGeneration: generation, deviceId: device == noDevice ? nil : device,
-                ephemeralState: SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[stateStart...])))
+                username: name,
+                clientPublicValue: Array(bytes[aStart..<stateStart]),
+                expiresAtMilliseconds: Int64(bitPattern: expiry),
+                deviceGeneration: generation,
+                deviceId: device == noDevice ? nil : device,
+                ephemeralState: SecureBytes(copying: UnsafeRawBufferPointer(rebasing: bytes[stateStart...]))
+            )
         }
     }
 }

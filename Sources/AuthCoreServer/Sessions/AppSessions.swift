@@ -33,7 +33,12 @@ public struct AppSessions: Sendable {
     /// Sessions in `store` lasting `lifetime` (1 s … 7 days), sealed under `keys`.
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a lifetime outside that range.
-    public init(store: any HandshakeStore, keys: ServerKeys, lifetime: Duration = .seconds(3600), clock: any SigningClock = SystemClock())
+    public init(
+        store: any HandshakeStore,
+        keys: ServerKeys,
+        lifetime: Duration = .seconds(3600),
+        clock: any SigningClock = SystemClock()
+    )
         throws(AuthCoreError)
     {
         guard lifetime >= .seconds(1), lifetime <= .seconds(7 * 86_400) else {
@@ -50,7 +55,10 @@ public struct AppSessions: Sendable {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a lifetime outside 1 s … 7 days or a
     ///   secret shorter than 32 bytes.
     public init(
-        store: any HandshakeStore, serverSecret: SecureBytes, lifetime: Duration = .seconds(3600), clock: any SigningClock = SystemClock()
+        store: any HandshakeStore,
+        serverSecret: SecureBytes,
+        lifetime: Duration = .seconds(3600),
+        clock: any SigningClock = SystemClock()
     ) throws(AuthCoreError) {
         try self.init(store: store, keys: try ServerKeys(serverSecret: serverSecret), lifetime: lifetime, clock: clock)
     }
@@ -71,8 +79,15 @@ public struct AppSessions: Sendable {
     /// A new session for `username` sealed with `generation`, not yet stored: the store key and the
     /// value to insert there (for `lifetime`), `link ‖ sealed record` (``LinkedValue``). The caller
     /// keeps the user's generation counter alive at least as long.
-    package func prepare(for username: String, generation: UInt64) throws(AuthCoreError) -> (session: AppSession, key: String, value: [UInt8]) {
-        let token = Base64.encode(try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) }, alphabet: .urlSafe, padding: false)
+    package func prepare(
+        for username: String,
+        generation: UInt64
+    ) throws(AuthCoreError) -> (session: AppSession, key: String, value: [UInt8]) {
+        let token = Base64.encode(
+            try SystemRandom().secureBytes(count: 32).withUnsafeBytes { Array($0) },
+            alphabet: .urlSafe,
+            padding: false
+        )
         let expiresAt = clock.now().adding(lifetime)
         var record = RecordWriter(capacity: 17 + username.utf8.count)  // version, expiry, generation, name
         record.byte(Self.recordVersion)
@@ -95,15 +110,22 @@ public struct AppSessions: Sendable {
         let refused = AuthCoreError(.notPermitted, "the session token is missing, unknown or expired")
         guard Self.isWellFormed(token) else { throw refused }
         let key = Self.key(token)
-        guard let stored = try await store.linkedValue(key, removing: false, counterPrefix: UserGeneration.keyPrefix) else { throw refused }
+        guard let stored = try await store.linkedValue(key, removing: false, counterPrefix: UserGeneration.keyPrefix)
+        else { throw refused }
         // A record written before links (one round trip more) opens as a whole.
         let sealed = stored.isLinked ? Array(stored.value.dropFirst(LinkedValue.linkByteCount)) : stored.value
         let username: [UInt8]
         let generation: UInt64
         do {
-            var record = RecordReader(try StoreSeal.open(sealed, key: sealingKey, associatedData: Array(key.utf8)).withUnsafeBytes { Array($0) })
+            var record = RecordReader(
+                try StoreSeal.open(sealed, key: sealingKey, associatedData: Array(key.utf8)).withUnsafeBytes {
+                    Array($0)
+                }
+            )
             guard try record.byte() == Self.recordVersion else { throw refused }
-            guard SRPLoginService.milliseconds(clock.now()) < Int64(bitPattern: try record.uint64()) else { throw refused }
+            guard SRPLoginService.milliseconds(clock.now()) < Int64(bitPattern: try record.uint64()) else {
+                throw refused
+            }
             generation = try record.uint64()
             username = record.rest()
         } catch {
@@ -115,7 +137,9 @@ public struct AppSessions: Sendable {
         // round trip).
         let counter: [UInt8]?
         if stored.isLinked {
-            guard stored.value.prefix(LinkedValue.linkByteCount).elementsEqual(UserGeneration.userKey(name).utf8) else { throw refused }
+            guard stored.value.prefix(LinkedValue.linkByteCount).elementsEqual(UserGeneration.userKey(name).utf8) else {
+                throw refused
+            }
             counter = stored.counter
         } else {
             counter = try await store.values([UserGeneration.key(name)]).first ?? nil
@@ -158,5 +182,7 @@ public struct AppSession: Sendable, CustomStringConvertible, CustomDebugStringCo
     /// The user and expiry, never the token.
     public var description: String { "AppSession(\(username), until \(expiresAt.iso8601))" }
     public var debugDescription: String { description }
-    public var customMirror: Mirror { Mirror(self, children: ["username": username, "expiresAt": expiresAt], displayStyle: .struct) }
+    public var customMirror: Mirror {
+        Mirror(self, children: ["username": username, "expiresAt": expiresAt], displayStyle: .struct)
+    }
 }

@@ -62,7 +62,10 @@ public protocol HandshakeStore: Sendable {
     ///
     /// - Returns: false when `insert`'s key was present (then nothing was written).
     func settle(
-        remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)], insert: (key: String, value: [UInt8], lifetime: Duration)?
+        remove: [String],
+        decrement: [String],
+        keepAlive: [(key: String, lifetime: Duration)],
+        insert: (key: String, value: [UInt8], lifetime: Duration)?
     ) async throws(AuthCoreError) -> Bool
     /// The value under `key` (removed when `removing`: of several callers at once, at most one gets
     /// it) and, when it begins with a link (``LinkedValue``), the value under `counterPrefix` ‖ link:
@@ -71,7 +74,12 @@ public protocol HandshakeStore: Sendable {
     /// Stores `value` under `key` for `lifetime` when `admission`'s counters are below their limits
     /// and `key` is absent: a login's lockout check and its state's insert, in one round trip on
     /// Redis (one script, atomic).
-    func insert(_ value: [UInt8], forKey key: String, lifetime: Duration, admittedBy admission: LoginAdmission) async throws(AuthCoreError)
+    func insert(
+        _ value: [UInt8],
+        forKey key: String,
+        lifetime: Duration,
+        admittedBy admission: LoginAdmission
+    ) async throws(AuthCoreError)
         -> AdmissionOutcome
     /// Takes a begun login's state (removed: of several callers at once, at most one gets it) and,
     /// when it begins with a ``LoginStateHeader``, reads the user's generation, decides whether the
@@ -86,7 +94,10 @@ extension HandshakeStore {
     public func ping() async throws(AuthCoreError) {}
 
     /// One ``increment(_:window:)`` after another (a store in memory has no round trips to save).
-    public func incrementInTurn(_ counters: [(key: String, limit: Int)], window: Duration) async throws(AuthCoreError) -> [Int] {
+    public func incrementInTurn(
+        _ counters: [(key: String, limit: Int)],
+        window: Duration
+    ) async throws(AuthCoreError) -> [Int] {
         var counts: [Int] = []
         for counter in counters {
             let count = try await increment(counter.key, window: window)
@@ -98,9 +109,14 @@ extension HandshakeStore {
 
     /// One call after another.
     public func settle(
-        remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)], insert: (key: String, value: [UInt8], lifetime: Duration)?
+        remove: [String],
+        decrement: [String],
+        keepAlive: [(key: String, lifetime: Duration)],
+        insert: (key: String, value: [UInt8], lifetime: Duration)?
     ) async throws(AuthCoreError) -> Bool {
-        if let insert, !(try await self.insert(insert.value, forKey: insert.key, lifetime: insert.lifetime)) { return false }
+        if let insert, !(try await self.insert(insert.value, forKey: insert.key, lifetime: insert.lifetime)) {
+            return false
+        }
         for key in remove { try await self.remove(key) }
         for key in decrement { try await self.decrement(key) }
         for (key, lifetime) in keepAlive { _ = try await counter(key, keepingFor: lifetime) }
@@ -163,12 +179,16 @@ public actor InMemoryHandshakeStore: HandshakeStore {
     }
 
     public func take(_ key: String) throws(AuthCoreError) -> [UInt8]? {
-        guard let entry = entries.removeValue(forKey: key), entry.expires > clock.now(), case .value(let value, _) = entry else { return nil }
+        guard let entry = entries.removeValue(forKey: key), entry.expires > clock.now(),
+            case .value(let value, _) = entry
+        else { return nil }
         return value
     }
 
     public func value(_ key: String) throws(AuthCoreError) -> [UInt8]? {
-        guard let entry = entries[key], entry.expires > clock.now(), case .value(let value, _) = entry else { return nil }
+        guard let entry = entries[key], entry.expires > clock.now(), case .value(let value, _) = entry else {
+            return nil
+        }
         return value
     }
 
@@ -185,12 +205,15 @@ public actor InMemoryHandshakeStore: HandshakeStore {
     }
 
     public func decrement(_ key: String) throws(AuthCoreError) {
-        guard let entry = entries[key], entry.expires > clock.now(), case .counter(let count, let expires) = entry else { return }
+        guard let entry = entries[key], entry.expires > clock.now(), case .counter(let count, let expires) = entry
+        else { return }
         entries[key] = count > 1 ? .counter(count - 1, expires: expires) : nil
     }
 
     public func count(_ key: String) throws(AuthCoreError) -> Int {
-        guard let entry = entries[key], entry.expires > clock.now(), case .counter(let count, _) = entry else { return 0 }
+        guard let entry = entries[key], entry.expires > clock.now(), case .counter(let count, _) = entry else {
+            return 0
+        }
         return count
     }
 
@@ -211,7 +234,9 @@ public actor InMemoryHandshakeStore: HandshakeStore {
 
     public func counter(_ key: String, keepingFor lifetime: Duration) throws(AuthCoreError) -> Int {
         let now = clock.now()
-        guard let entry = entries[key], entry.expires > now, case .counter(let count, let expires) = entry else { return 0 }
+        guard let entry = entries[key], entry.expires > now, case .counter(let count, let expires) = entry else {
+            return 0
+        }
         entries[key] = .counter(count, expires: Swift.max(expires, now.adding(lifetime)))
         return count
     }

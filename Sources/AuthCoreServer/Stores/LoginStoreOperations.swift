@@ -52,7 +52,12 @@ public struct LoginAdmission: Sendable {
     public var untrusted: [(key: String, limit: Int)]
 
     /// An admission check.
-    public init(generationKey: String, presentedGeneration: UInt64?, trusted: [(key: String, limit: Int)], untrusted: [(key: String, limit: Int)]) {
+    public init(
+        generationKey: String,
+        presentedGeneration: UInt64?,
+        trusted: [(key: String, limit: Int)],
+        untrusted: [(key: String, limit: Int)]
+    ) {
         self.generationKey = generationKey
         self.presentedGeneration = presentedGeneration
         self.trusted = trusted
@@ -113,7 +118,9 @@ public struct LoginStateHeader: Sendable, Equatable {
         let link = Array(value[0..<64])
         let device = Array(value[64..<96])
         let generation = value[96..<116]
-        guard link.allSatisfy(Hex.isLowerDigit), device.allSatisfy(Hex.isLowerDigit), generation.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard link.allSatisfy(Hex.isLowerDigit), device.allSatisfy(Hex.isLowerDigit),
+            generation.allSatisfy({ (0x30...0x39).contains($0) })
+        else { return nil }
         var number: UInt64 = 0
         for digit in generation {
             let (times, overflowed) = number.multipliedReportingOverflow(by: 10)
@@ -159,8 +166,14 @@ public struct LoginCounting: Sendable {
 
     /// A counting rule.
     public init(
-        generationPrefix: String, failurePrefix: String, deviceSuffix: String, addressSuffix: String, untrustedSuffix: String, window: Duration,
-        maximumFailures: Int, maximumFailuresPerUser: Int
+        generationPrefix: String,
+        failurePrefix: String,
+        deviceSuffix: String,
+        addressSuffix: String,
+        untrustedSuffix: String,
+        window: Duration,
+        maximumFailures: Int,
+        maximumFailuresPerUser: Int
     ) {
         self.generationPrefix = generationPrefix
         self.failurePrefix = failurePrefix
@@ -175,7 +188,9 @@ public struct LoginCounting: Sendable {
     /// The counters an attempt of a login with `header` counts, in turn, with their limits.
     func counters(_ header: LoginStateHeader, trusted: Bool) -> [(key: String, limit: Int)] {
         let base = failurePrefix + String(decoding: header.userLink, as: UTF8.self)
-        if trusted { return [(base + deviceSuffix + String(decoding: header.deviceHex, as: UTF8.self), maximumFailures)] }
+        if trusted {
+            return [(base + deviceSuffix + String(decoding: header.deviceHex, as: UTF8.self), maximumFailures)]
+        }
         return [(base + addressSuffix, maximumFailures), (base + untrustedSuffix, maximumFailuresPerUser)]
     }
 }
@@ -206,30 +221,51 @@ public struct TakenLogin: Sendable, Equatable {
 extension HandshakeStore {
     /// A ``take(_:)`` or ``value(_:)``, then the linked counter: two calls (a store in memory has no
     /// round trips to save).
-    public func linkedValue(_ key: String, removing: Bool, counterPrefix: String) async throws(AuthCoreError) -> LinkedValue? {
+    public func linkedValue(
+        _ key: String,
+        removing: Bool,
+        counterPrefix: String
+    ) async throws(AuthCoreError) -> LinkedValue? {
         guard let value = removing ? try await take(key) : try await self.value(key) else { return nil }
-        guard let link = LinkedValue.link(of: value) else { return LinkedValue(value: value, isLinked: false, counter: nil) }
+        guard let link = LinkedValue.link(of: value) else {
+            return LinkedValue(value: value, isLinked: false, counter: nil)
+        }
         let counter = try await values([counterPrefix + String(decoding: link, as: UTF8.self)]).first ?? nil
         return LinkedValue(value: value, isLinked: true, counter: counter)
     }
 
     /// A read of the generation, one of the counters, then the insert.
-    public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration, admittedBy admission: LoginAdmission) async throws(AuthCoreError)
+    public func insert(
+        _ value: [UInt8],
+        forKey key: String,
+        lifetime: Duration,
+        admittedBy admission: LoginAdmission
+    ) async throws(AuthCoreError)
         -> AdmissionOutcome
     {
         let generation = try await values([admission.generationKey]).first ?? nil
-        let limits = LoginAdmission.trusts(presented: admission.presentedGeneration, stored: generation) ? admission.trusted : admission.untrusted
+        let limits =
+            LoginAdmission.trusts(presented: admission.presentedGeneration, stored: generation)
+            ? admission.trusted : admission.untrusted
         let read = try await values(limits.map(\.key))
-        guard read.count == limits.count else { throw AuthCoreError(.malformedResponse, "the store read \(read.count) values for \(limits.count) keys") }
-        guard zip(read, limits).allSatisfy({ ($0.flatMap(StoredCounter.parse) ?? 0) < $1.limit }) else { return .refused }
+        guard read.count == limits.count else {
+            throw AuthCoreError(.malformedResponse, "the store read \(read.count) values for \(limits.count) keys")
+        }
+        guard zip(read, limits).allSatisfy({ ($0.flatMap(StoredCounter.parse) ?? 0) < $1.limit }) else {
+            return .refused
+        }
         return try await insert(value, forKey: key, lifetime: lifetime) ? .inserted : .keyInUse
     }
 
     /// ``take(_:)``, a read of the generation, then ``incrementInTurn(_:window:)``.
     public func takeLogin(_ key: String, counting: LoginCounting) async throws(AuthCoreError) -> TakenLogin? {
         guard let value = try await take(key) else { return nil }
-        guard let header = LoginStateHeader(parsing: value) else { return TakenLogin(value: value, hasHeader: false, generation: nil, trusted: false, counts: []) }
-        let generation = try await values([counting.generationPrefix + String(decoding: header.userLink, as: UTF8.self)]).first ?? nil
+        guard let header = LoginStateHeader(parsing: value) else {
+            return TakenLogin(value: value, hasHeader: false, generation: nil, trusted: false, counts: [])
+        }
+        let generation =
+            try await values([counting.generationPrefix + String(decoding: header.userLink, as: UTF8.self)]).first
+            ?? nil
         let trusted = header.hasDevice && LoginAdmission.trusts(presented: header.deviceGeneration, stored: generation)
         let counts = try await incrementInTurn(counting.counters(header, trusted: trusted), window: counting.window)
         return TakenLogin(value: value, hasHeader: true, generation: generation, trusted: trusted, counts: counts)

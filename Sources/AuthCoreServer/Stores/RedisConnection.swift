@@ -1,5 +1,6 @@
 import AuthCore
 internal import CAuthCoreHiredis
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -29,7 +30,14 @@ final class RedisConnection {
 
     /// Connects to `host:port` and, when given, authenticates (`AUTH [user] password`, Redis 6
     /// ACLs with a user) and selects `database`.
-    init(host: String, port: Int, timeout: Duration, username: String? = nil, password: SecureBytes? = nil, database: Int = 0) throws(AuthCoreError) {
+    init(
+        host: String,
+        port: Int,
+        timeout: Duration,
+        username: String? = nil,
+        password: SecureBytes? = nil,
+        database: Int = 0
+    ) throws(AuthCoreError) {
         origin = "Redis at \(host):\(port)"
         let (seconds, attoseconds) = Swift.max(timeout, .milliseconds(1)).components
         let limit = timeval(tv_sec: Int(seconds), tv_usec: Int(attoseconds / 1_000_000_000_000))
@@ -50,13 +58,17 @@ final class RedisConnection {
             let reply = try send(arguments)
             guard reply == .status("OK") else {
                 // Only the error's first word (WRONGPASS, NOPERM): the rest is the server's text.
-                if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): AUTH refused: \(Self.errorWord(text))") }
+                if case .error(let text) = reply {
+                    throw AuthCoreError(.serviceError, "\(origin): AUTH refused: \(Self.errorWord(text))")
+                }
                 throw AuthCoreError(.malformedResponse, "\(origin): unexpected reply to AUTH")
             }
         }
         if database != 0 {
             let reply = try send([Array("SELECT".utf8), Array(String(database).utf8)])
-            guard reply == .status("OK") else { throw AuthCoreError(.serviceError, "\(origin): SELECT \(database) refused") }
+            guard reply == .status("OK") else {
+                throw AuthCoreError(.serviceError, "\(origin): SELECT \(database) refused")
+            }
         }
     }
 
@@ -67,7 +79,9 @@ final class RedisConnection {
     /// write anything there). At most 32 bytes of `A-Z`, `0-9`, `_`, `-`.
     static func errorWord(_ text: String) -> String {
         let word = text.utf8.prefix { $0 != 0x20 }.prefix(32)
-        guard !word.isEmpty, word.allSatisfy({ (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2D }) else {
+        guard !word.isEmpty,
+            word.allSatisfy({ (0x41...0x5A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2D })
+        else {
             return "an error"
         }
         return String(decoding: word, as: UTF8.self)
@@ -83,8 +97,12 @@ final class RedisConnection {
         for arguments in commands {
             // redisAppendCommandArgv formats the command into hiredis's output buffer (a copy); the
             // argument copies made here are wiped at once.
-            let status = Self.withArgv(arguments) { count, argv, lengths in redisAppendCommandArgv(context, count, argv, lengths) }
-            guard status == REDIS_OK else { throw AuthCoreError(.transportFailure, "\(origin): cannot queue a command") }
+            let status = Self.withArgv(arguments) { count, argv, lengths in
+                redisAppendCommandArgv(context, count, argv, lengths)
+            }
+            guard status == REDIS_OK else {
+                throw AuthCoreError(.transportFailure, "\(origin): cannot queue a command")
+            }
         }
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
@@ -94,8 +112,13 @@ final class RedisConnection {
             let failureErrno = errno  // read at once: later calls may change it
             guard status == REDIS_OK, let pointer else {
                 let why = String(cString: authcore_redis_error_text(context))
-                let timedOut = authcore_redis_error_code(context) == REDIS_ERR_IO && (failureErrno == EAGAIN || failureErrno == EWOULDBLOCK)
-                throw AuthCoreError(timedOut ? .timedOut : .transportFailure, "\(origin): \(timedOut ? "no reply in time" : why)")
+                let timedOut =
+                    authcore_redis_error_code(context) == REDIS_ERR_IO
+                    && (failureErrno == EAGAIN || failureErrno == EWOULDBLOCK)
+                throw AuthCoreError(
+                    timedOut ? .timedOut : .transportFailure,
+                    "\(origin): \(timedOut ? "no reply in time" : why)"
+                )
             }
             let reply = pointer.assumingMemoryBound(to: redisReply.self)
             defer { freeReplyObject(reply) }
@@ -132,17 +155,24 @@ final class RedisConnection {
     }
 
     /// `arguments` as hiredis's argv and lengths, in copies wiped after `body`.
-    private static func withArgv<R>(_ arguments: [[UInt8]], _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> R) -> R {
+    private static func withArgv<R>(
+        _ arguments: [[UInt8]],
+        _ body: (Int32, UnsafeMutablePointer<UnsafePointer<CChar>?>, UnsafePointer<Int>) -> R
+    ) -> R {
         let pointers = arguments.map { argument -> UnsafeMutablePointer<CChar> in
             let copy = UnsafeMutablePointer<CChar>.allocate(capacity: Swift.max(1, argument.count))
             argument.withUnsafeBytes { bytes in
-                if let base = bytes.baseAddress { UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: bytes.count) }
+                if let base = bytes.baseAddress {
+                    UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: bytes.count)
+                }
             }
             return copy
         }
         defer {
             for (pointer, argument) in zip(pointers, arguments) {
-                wipeSecretMemory(UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(pointer), count: argument.count))
+                wipeSecretMemory(
+                    UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(pointer), count: argument.count)
+                )
                 pointer.deallocate()
             }
         }
@@ -152,7 +182,11 @@ final class RedisConnection {
     }
 
     /// A hiredis reply as a ``RedisReply`` (arrays one level deep: `MGET`'s, `ROLE`'s first members).
-    private static func reply(_ value: redisReply, from origin: String, nested: Bool = false) throws(AuthCoreError) -> RedisReply {
+    private static func reply(
+        _ value: redisReply,
+        from origin: String,
+        nested: Bool = false
+    ) throws(AuthCoreError) -> RedisReply {
         switch value.type {
         case REDIS_REPLY_STRING:
             return .bytes(value.len == 0 ? [] : Array(UnsafeRawBufferPointer(start: value.str, count: value.len)))
@@ -163,14 +197,26 @@ final class RedisConnection {
         case REDIS_REPLY_NIL:
             return .null
         case REDIS_REPLY_ERROR:
-            return .error(String(decoding: UnsafeRawBufferPointer(start: value.str, count: Swift.min(value.len, 200)), as: UTF8.self))
+            return .error(
+                String(
+                    decoding: UnsafeRawBufferPointer(start: value.str, count: Swift.min(value.len, 200)),
+                    as: UTF8.self
+                )
+            )
         case REDIS_REPLY_ARRAY:
-            guard value.elements == 0 || value.element != nil else { throw AuthCoreError(.malformedResponse, "\(origin): an array reply without elements") }
+            guard value.elements == 0 || value.element != nil else {
+                throw AuthCoreError(.malformedResponse, "\(origin): an array reply without elements")
+            }
             var elements: [RedisReply] = []
             for index in 0..<value.elements {
-                guard let element = value.element[index] else { throw AuthCoreError(.malformedResponse, "\(origin): an array reply with a missing element") }
+                guard let element = value.element[index] else {
+                    throw AuthCoreError(.malformedResponse, "\(origin): an array reply with a missing element")
+                }
                 // Deeper arrays (ROLE's replica list) are not read: an empty array stands for them.
-                elements.append(nested && element.pointee.type == REDIS_REPLY_ARRAY ? .array([]) : try reply(element.pointee, from: origin, nested: true))
+                elements.append(
+                    nested && element.pointee.type == REDIS_REPLY_ARRAY
+                        ? .array([]) : try reply(element.pointee, from: origin, nested: true)
+                )
             }
             return .array(elements)
         default:

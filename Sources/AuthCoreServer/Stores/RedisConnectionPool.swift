@@ -25,7 +25,8 @@ import Foundation
 /// failover, or one that lost its replicas): so after a failover the store follows the master the
 /// sentinels promoted. And a ``SentinelWatcher`` listens for the sentinels' `+switch-master`
 /// announcement: the new master is used as soon as it is announced (commands already under way, or
-/// sent between the promotion and the announcement, still meet the old one). The sentinels are trusted to name the master: the Redis password is sent to
+/// sent between the promotion and the announcement, still meet the old one). The sentinels are trusted to name the
+/// master: the Redis password is sent to
 /// the host they name (give the sentinels a password of their own).
 final class RedisConnectionPool: @unchecked Sendable {
     // invariant (Sendable): a slot's connection state is only touched on the slot's queue (a call in
@@ -107,20 +108,29 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// failed on the connection until a call on a queue has succeeded (a Redis that stopped
     /// answering holds a pool thread for one time limit, not one per connection). Every other call
     /// goes to its connection's queue as before.
-    func run(_ commands: [[[UInt8]]], retryable: Bool = true, writes: Bool = false, evenIfCancelled: Bool = false) async throws(AuthCoreError)
+    func run(
+        _ commands: [[[UInt8]]],
+        retryable: Bool = true,
+        writes: Bool = false,
+        evenIfCancelled: Bool = false
+    ) async throws(AuthCoreError)
         -> [RedisReply]
     {
         let mayRunInPlace = inlineAllowed && !(writes && configuration.replicasToAcknowledge > 0)
         let claim: (index: Int, inline: Bool)? = waiting.withLock { state in
             let counts = state.counts
-            guard let chosen = counts.indices.min(by: { counts[$0] < counts[$1] }), counts[chosen] < Self.maximumWaitingPerConnection else { return nil }
+            guard let chosen = counts.indices.min(by: { counts[$0] < counts[$1] }),
+                counts[chosen] < Self.maximumWaitingPerConnection
+            else { return nil }
             state.counts[chosen] += 1
             // Idle connection and the permit free: this call runs on the caller's thread.
             let inline = mayRunInPlace && counts[chosen] == 0 && !state.inlineBusy && !state.inlineSuspended
             if inline { state.inlineBusy = true }
             return (chosen, inline)
         }
-        guard let claim else { throw AuthCoreError(.transportFailure, "\(origin): too many commands are waiting for the store") }
+        guard let claim else {
+            throw AuthCoreError(.transportFailure, "\(origin): too many commands are waiting for the store")
+        }
         let index = claim.index
         let slot = slots[index]
         // Whether the attempt in place failed in a way that is retried (on the queue, below).
@@ -128,7 +138,9 @@ final class RedisConnectionPool: @unchecked Sendable {
         if claim.inline {
             let inPlace: InPlaceOutcome = slot.queue.sync {
                 guard evenIfCancelled || !Task.isCancelled else {
-                    return .cancelled(AuthCoreError(.cancelled, "\(self.origin): the call was cancelled before it was sent"))
+                    return .cancelled(
+                        AuthCoreError(.cancelled, "\(self.origin): the call was cancelled before it was sent")
+                    )
                 }
                 guard self.readyForInline(slot) else { return .notReady }
                 return self.attemptInPlace(commands, retryable: retryable, writes: writes, on: slot)
@@ -168,9 +180,16 @@ final class RedisConnectionPool: @unchecked Sendable {
                                 .cancelled,
                                 secondAttempt
                                     ? "\(self.origin): the call was cancelled before its second attempt (the first failed)"
-                                    : "\(self.origin): the call was cancelled before it was sent"))
+                                    : "\(self.origin): the call was cancelled before it was sent"
+                            )
+                        )
                     } else {
-                        result = self.blockingRun(commands, retryable: retryable && !secondAttempt, writes: writes, on: slot)
+                        result = self.blockingRun(
+                            commands,
+                            retryable: retryable && !secondAttempt,
+                            writes: writes,
+                            on: slot
+                        )
                     }
                     let succeeded = (try? result.get()) != nil
                     self.waiting.withLock { state in
@@ -202,7 +221,13 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// (the safe direction). A decrement — which forgives a failure — is not retryable.
     /// `inPlace`: the caller's thread, one attempt; a connection to be made fails at once (`notReady`
     /// was checked just before, so only a switch announced meanwhile gets there).
-    private func blockingRun(_ commands: [[[UInt8]]], retryable: Bool, writes: Bool, on slot: Slot, inPlace: Bool = false) -> Result<[RedisReply], AuthCoreError> {
+    private func blockingRun(
+        _ commands: [[[UInt8]]],
+        retryable: Bool,
+        writes: Bool,
+        on slot: Slot,
+        inPlace: Bool = false
+    ) -> Result<[RedisReply], AuthCoreError> {
         let sentinel = configuration.sentinel != nil
         var mayRetry = retryable && (slot.connection != nil || sentinel)
         while true {
@@ -224,13 +249,20 @@ final class RedisConnectionPool: @unchecked Sendable {
                 // A switch announced while it connected (it may have reached the old master, still
                 // answering ROLE as one): once more, to the new one.
                 if fresh, sentinel, slot.epoch < epoch.withLock({ $0 }) { try reconnect(slot) }
-                guard let connection = slot.connection else { throw AuthCoreError(.transportFailure, "\(origin): no connection") }
+                guard let connection = slot.connection else {
+                    throw AuthCoreError(.transportFailure, "\(origin): no connection")
+                }
                 var batch = commands
                 let checkRole = sentinel && !fresh && Self.roleCheckDue(slot)
                 if checkRole { batch.insert([Array("ROLE".utf8)], at: 0) }
                 let replicas = configuration.replicasToAcknowledge
                 if writes, replicas > 0 {
-                    batch.append(["WAIT", String(replicas), String(Swift.max(1, RedisHandshakeStore.milliseconds(configuration.timeout) / 2))].map { Array($0.utf8) })
+                    batch.append(
+                        [
+                            "WAIT", String(replicas),
+                            String(Swift.max(1, RedisHandshakeStore.milliseconds(configuration.timeout) / 2)),
+                        ].map { Array($0.utf8) }
+                    )
                 }
                 var replies: [RedisReply]
                 roundTrips.withLock { $0 += 1 }
@@ -254,9 +286,17 @@ final class RedisConnectionPool: @unchecked Sendable {
                 }
                 if writes, replicas > 0 {
                     let wait = replies.removeLast()
-                    if case .error(let text) = wait { throw AuthCoreError(.serviceError, "\(origin): WAIT refused: \(RedisConnection.errorWord(text))") }
+                    if case .error(let text) = wait {
+                        throw AuthCoreError(
+                            .serviceError,
+                            "\(origin): WAIT refused: \(RedisConnection.errorWord(text))"
+                        )
+                    }
                     guard case .integer(let acknowledged) = wait, acknowledged >= replicas else {
-                        throw AuthCoreError(.serviceError, "\(origin): the write was not acknowledged by \(replicas) replica(s) in time")
+                        throw AuthCoreError(
+                            .serviceError,
+                            "\(origin): the write was not acknowledged by \(replicas) replica(s) in time"
+                        )
                     }
                 }
                 return .success(replies)
@@ -310,12 +350,15 @@ final class RedisConnectionPool: @unchecked Sendable {
     }
 
     /// A timeout, a reset, a refused connection: the connection is dropped.
-    private static func isConnectionFailure(_ error: AuthCoreError) -> Bool { error.code == .transportFailure || error.code == .timedOut }
+    private static func isConnectionFailure(_ error: AuthCoreError) -> Bool {
+        error.code == .transportFailure || error.code == .timedOut
+    }
 
     /// One attempt on the slot's open connection (``readyForInline(_:)`` said so, on the slot's
     /// queue): ``blockingRun`` with no connecting and no retry. A failure that run would retry is
     /// `.retry`, for the queue to repeat.
-    private func attemptInPlace(_ commands: [[[UInt8]]], retryable: Bool, writes: Bool, on slot: Slot) -> InPlaceOutcome {
+    private func attemptInPlace(_ commands: [[[UInt8]]], retryable: Bool, writes: Bool, on slot: Slot) -> InPlaceOutcome
+    {
         let result = blockingRun(commands, retryable: false, writes: writes, on: slot, inPlace: true)
         guard case .failure(let error) = result else { return .done(result) }
         // blockingRun retries a failure on a connection that was open (here it always was) when
@@ -347,7 +390,8 @@ final class RedisConnectionPool: @unchecked Sendable {
     private static func isDemotion(_ reply: RedisReply) -> Bool {
         guard case .error(let text) = reply else { return false }
         let bytes = Array(text.utf8)
-        return bytes.starts(with: "MASTERDOWN".utf8) || bytes.starts(with: "LOADING".utf8) || bytes.firstRange(of: "READONLY".utf8) != nil
+        return bytes.starts(with: "MASTERDOWN".utf8) || bytes.starts(with: "LOADING".utf8)
+            || bytes.firstRange(of: "READONLY".utf8) != nil
     }
 
     /// What the sentinels announced: `endpoint` is the master from now on, and every connection made
@@ -409,8 +453,13 @@ final class RedisConnectionPool: @unchecked Sendable {
             // A sentinel's answer can be stale (a failover under way): only a master is used.
             let role = try connection.send([Array("ROLE".utf8)])
             guard Self.isMaster(role) else {
-                if case .error(let text) = role { throw AuthCoreError(.serviceError, "\(origin): ROLE refused: \(RedisConnection.errorWord(text))") }
-                throw AuthCoreError(.transportFailure, "\(origin): \(endpoint.host):\(endpoint.port) is not a master (yet)")
+                if case .error(let text) = role {
+                    throw AuthCoreError(.serviceError, "\(origin): ROLE refused: \(RedisConnection.errorWord(text))")
+                }
+                throw AuthCoreError(
+                    .transportFailure,
+                    "\(origin): \(endpoint.host):\(endpoint.port) is not a master (yet)"
+                )
             }
             // Learnt only if nobody learnt another meanwhile (a slow connect must not put back an old master).
             master.withLock { if $0 == known { $0 = endpoint } }
@@ -423,26 +472,41 @@ final class RedisConnectionPool: @unchecked Sendable {
 
     private func open(_ endpoint: Endpoint) throws(AuthCoreError) -> RedisConnection {
         try RedisConnection(
-            host: endpoint.host, port: endpoint.port, timeout: configuration.timeout, username: configuration.username,
-            password: configuration.password, database: configuration.database)
+            host: endpoint.host,
+            port: endpoint.port,
+            timeout: configuration.timeout,
+            username: configuration.username,
+            password: configuration.password,
+            database: configuration.database
+        )
     }
 
     /// Asks each sentinel in turn for the master's address; the first that knows it answers.
     private func discoverMaster() throws(AuthCoreError) -> Endpoint {
-        guard let sentinel = configuration.sentinel else { throw AuthCoreError(.invalidParameter, "no sentinels are configured") }
+        guard let sentinel = configuration.sentinel else {
+            throw AuthCoreError(.invalidParameter, "no sentinels are configured")
+        }
         var reasons: [String] = []
         for address in sentinel.addresses {
             do throws(AuthCoreError) {
                 let connection = try RedisConnection(
-                    host: address.host, port: address.port, timeout: configuration.timeout, username: sentinel.username,
-                    password: configuration.sentinelPassword)
-                let reply = try connection.send(["SENTINEL", "get-master-addr-by-name", sentinel.masterName].map { Array($0.utf8) })
+                    host: address.host,
+                    port: address.port,
+                    timeout: configuration.timeout,
+                    username: sentinel.username,
+                    password: configuration.sentinelPassword
+                )
+                let reply = try connection.send(
+                    ["SENTINEL", "get-master-addr-by-name", sentinel.masterName].map { Array($0.utf8) }
+                )
                 if case .error(let text) = reply {
                     reasons.append("\(address.host):\(address.port) refused: \(RedisConnection.errorWord(text))")
                     continue
                 }
-                guard case .array(let parts) = reply, parts.count == 2, case .bytes(let host) = parts[0], case .bytes(let port) = parts[1],
-                    let number = StoredCounter.parse(port), (1...65_535).contains(number), !host.isEmpty, host.count <= 255,
+                guard case .array(let parts) = reply, parts.count == 2, case .bytes(let host) = parts[0],
+                    case .bytes(let port) = parts[1],
+                    let number = StoredCounter.parse(port), (1...65_535).contains(number), !host.isEmpty,
+                    host.count <= 255,
                     host.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
                 else {
                     reasons.append("\(address.host):\(address.port) does not know it")
@@ -453,6 +517,9 @@ final class RedisConnectionPool: @unchecked Sendable {
                 reasons.append(error.reason)
             }
         }
-        throw AuthCoreError(.transportFailure, "\(origin): no sentinel named the master (\(reasons.joined(separator: "; ")))")
+        throw AuthCoreError(
+            .transportFailure,
+            "\(origin): no sentinel named the master (\(reasons.joined(separator: "; ")))"
+        )
     }
 }

@@ -1,5 +1,6 @@
 public import AuthCore
 import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -118,7 +119,10 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     }
 
     public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) -> Bool {
-        switch try await command(["SET", key].map(Self.bytes) + [value] + ["PX", String(Self.milliseconds(lifetime)), "NX"].map(Self.bytes), writes: true) {
+        switch try await command(
+            ["SET", key].map(Self.bytes) + [value] + ["PX", String(Self.milliseconds(lifetime)), "NX"].map(Self.bytes),
+            writes: true
+        ) {
         case .status("OK"): return true
         case .null: return false
         default: throw unexpected("SET")
@@ -126,7 +130,12 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     }
 
     public func put(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) {
-        guard case .status("OK") = try await command(["SET", key].map(Self.bytes) + [value] + ["PX", String(Self.milliseconds(lifetime))].map(Self.bytes), writes: true) else {
+        guard
+            case .status("OK") = try await command(
+                ["SET", key].map(Self.bytes) + [value] + ["PX", String(Self.milliseconds(lifetime))].map(Self.bytes),
+                writes: true
+            )
+        else {
             throw unexpected("SET")
         }
     }
@@ -156,7 +165,10 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         """
 
     public func increment(_ key: String, window: Duration) async throws(AuthCoreError) -> Int {
-        let reply = try await command(["EVAL", Self.incrementScript, "1", key, String(Self.milliseconds(window))].map(Self.bytes), writes: true)
+        let reply = try await command(
+            ["EVAL", Self.incrementScript, "1", key, String(Self.milliseconds(window))].map(Self.bytes),
+            writes: true
+        )
         guard case .integer(let count) = reply, let value = Int(exactly: count) else {
             throw unexpected("INCR")
         }
@@ -172,7 +184,13 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         """
 
     public func decrement(_ key: String) async throws(AuthCoreError) {
-        guard case .integer = try await command(["EVAL", Self.decrementScript, "1", key].map(Self.bytes), retryable: false, writes: true) else { throw unexpected("DECR") }
+        guard
+            case .integer = try await command(
+                ["EVAL", Self.decrementScript, "1", key].map(Self.bytes),
+                retryable: false,
+                writes: true
+            )
+        else { throw unexpected("DECR") }
     }
 
     public func count(_ key: String) async throws(AuthCoreError) -> Int {
@@ -188,7 +206,9 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
 
     public func values(_ keys: [String]) async throws(AuthCoreError) -> [[UInt8]?] {
         guard !keys.isEmpty else { return [] }
-        guard case .array(let replies) = try await command((["MGET"] + keys).map(Self.bytes)), replies.count == keys.count else {
+        guard case .array(let replies) = try await command((["MGET"] + keys).map(Self.bytes)),
+            replies.count == keys.count
+        else {
             throw unexpected("MGET")
         }
         return try replies.map { reply throws(AuthCoreError) -> [UInt8]? in
@@ -211,7 +231,11 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         """
 
     public func counter(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int {
-        guard case .bytes(let text) = try await command(["EVAL", Self.counterScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes), writes: true),
+        guard
+            case .bytes(let text) = try await command(
+                ["EVAL", Self.counterScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes),
+                writes: true
+            ),
             let value = StoredCounter.parse(text)
         else { throw unexpected("GET (not a counter)") }
         return value
@@ -227,7 +251,10 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         """
 
     public func advance(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int {
-        let reply = try await command(["EVAL", Self.advanceScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes), writes: true)
+        let reply = try await command(
+            ["EVAL", Self.advanceScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes),
+            writes: true
+        )
         guard case .integer(let count) = reply, let value = Int(exactly: count) else { throw unexpected("INCR") }
         return value
     }
@@ -246,11 +273,19 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         return counts
         """
 
-    public func incrementInTurn(_ counters: [(key: String, limit: Int)], window: Duration) async throws(AuthCoreError) -> [Int] {
+    public func incrementInTurn(
+        _ counters: [(key: String, limit: Int)],
+        window: Duration
+    ) async throws(AuthCoreError) -> [Int] {
         guard !counters.isEmpty else { return [] }
-        let arguments = ["EVAL", Self.incrementInTurnScript, String(counters.count)] + counters.map(\.key) + [String(Self.milliseconds(window))]
+        let arguments =
+            ["EVAL", Self.incrementInTurnScript, String(counters.count)] + counters.map(\.key) + [
+                String(Self.milliseconds(window))
+            ]
             + counters.map { String($0.limit) }
-        guard case .array(let replies) = try await command(arguments.map(Self.bytes), writes: true), (1...counters.count).contains(replies.count) else {
+        guard case .array(let replies) = try await command(arguments.map(Self.bytes), writes: true),
+            (1...counters.count).contains(replies.count)
+        else {
             throw unexpected("INCR")
         }
         return try replies.map { reply throws(AuthCoreError) -> Int in
@@ -286,13 +321,18 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// decrement run twice would forgive a failure), and sent even when its request has run out of
     /// time (the login's attempt was counted: its success should be too).
     public func settle(
-        remove: [String], decrement: [String], keepAlive: [(key: String, lifetime: Duration)], insert: (key: String, value: [UInt8], lifetime: Duration)?
+        remove: [String],
+        decrement: [String],
+        keepAlive: [(key: String, lifetime: Duration)],
+        insert: (key: String, value: [UInt8], lifetime: Duration)?
     ) async throws(AuthCoreError) -> Bool {
         let keys = remove + decrement + keepAlive.map(\.key) + (insert.map { [$0.key] } ?? [])
         guard !keys.isEmpty else { return true }
         var arguments: [[UInt8]] = ["EVAL", Self.settleScript, String(keys.count)].map(Self.bytes)
         arguments += keys.map(Self.bytes)
-        let sizes: [String] = [String(remove.count), String(decrement.count), String(keepAlive.count), insert == nil ? "0" : "1"]
+        let sizes: [String] = [
+            String(remove.count), String(decrement.count), String(keepAlive.count), insert == nil ? "0" : "1",
+        ]
         arguments += sizes.map(Self.bytes)
         arguments += keepAlive.map { Self.bytes(String(Self.milliseconds($0.lifetime))) }
         if let insert { arguments += [insert.value, Self.bytes(String(Self.milliseconds(insert.lifetime)))] }
@@ -300,7 +340,11 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         switch reply {
         case .integer(1): return true
         case .integer(0): return false
-        case .error(let text): throw AuthCoreError(.serviceError, "\(origin): Redis refused the command: \(RedisConnection.errorWord(text))")
+        case .error(let text):
+            throw AuthCoreError(
+                .serviceError,
+                "\(origin): Redis refused the command: \(RedisConnection.errorWord(text))"
+            )
         default: throw unexpected("SET")
         }
     }
@@ -317,14 +361,21 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         return {value, redis.call('GET', ARGV[1] .. link)}
         """
 
-    public func linkedValue(_ key: String, removing: Bool, counterPrefix: String) async throws(AuthCoreError) -> LinkedValue? {
+    public func linkedValue(
+        _ key: String,
+        removing: Bool,
+        counterPrefix: String
+    ) async throws(AuthCoreError) -> LinkedValue? {
         let reply = try await command(
-            ["EVAL", Self.linkedValueScript, "1", key, counterPrefix, removing ? "1" : "0"].map(Self.bytes), writes: removing)
+            ["EVAL", Self.linkedValueScript, "1", key, counterPrefix, removing ? "1" : "0"].map(Self.bytes),
+            writes: removing
+        )
         switch reply {
         case .null: return nil
         case .array(let parts):
             switch (parts.first, parts.count) {
-            case (.bytes(let value)?, 1) where LinkedValue.link(of: value) == nil: return LinkedValue(value: value, isLinked: false, counter: nil)
+            case (.bytes(let value)?, 1) where LinkedValue.link(of: value) == nil:
+                return LinkedValue(value: value, isLinked: false, counter: nil)
             case (.bytes(let value)?, 2) where LinkedValue.link(of: value) != nil:
                 switch parts[1] {
                 case .bytes(let counter): return LinkedValue(value: value, isLinked: true, counter: counter)
@@ -390,13 +441,20 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
             return 2
             """
 
-    public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration, admittedBy admission: LoginAdmission) async throws(AuthCoreError)
+    public func insert(
+        _ value: [UInt8],
+        forKey key: String,
+        lifetime: Duration,
+        admittedBy admission: LoginAdmission
+    ) async throws(AuthCoreError)
         -> AdmissionOutcome
     {
         let counters = admission.trusted + admission.untrusted
         let keys = [key, admission.generationKey] + counters.map(\.key)
         let presented: String = admission.presentedGeneration.map { String($0) } ?? ""
-        let numbers: [String] = [String(Self.milliseconds(lifetime)), presented, String(admission.trusted.count)] + counters.map { String(Swift.max(0, $0.limit)) }
+        let numbers: [String] =
+            [String(Self.milliseconds(lifetime)), presented, String(admission.trusted.count)]
+            + counters.map { String(Swift.max(0, $0.limit)) }
         var arguments: [[UInt8]] = ["EVAL", Self.admissionScript, String(keys.count)].map(Self.bytes)
         arguments += keys.map(Self.bytes)
         arguments.append(value)
@@ -443,8 +501,10 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// like `GETDEL` (a second run finds nothing: the login fails, and its attempt was counted).
     public func takeLogin(_ key: String, counting: LoginCounting) async throws(AuthCoreError) -> TakenLogin? {
         let arguments: [String] = [
-            "EVAL", Self.takeLoginScript, "1", key, counting.generationPrefix, counting.failurePrefix, counting.deviceSuffix, counting.addressSuffix,
-            counting.untrustedSuffix, String(Self.milliseconds(counting.window)), String(counting.maximumFailures), String(counting.maximumFailuresPerUser),
+            "EVAL", Self.takeLoginScript, "1", key, counting.generationPrefix, counting.failurePrefix,
+            counting.deviceSuffix, counting.addressSuffix,
+            counting.untrustedSuffix, String(Self.milliseconds(counting.window)), String(counting.maximumFailures),
+            String(counting.maximumFailuresPerUser),
         ]
         let reply = try await command(arguments.map(Self.bytes), writes: true)
         guard case .array(let parts) = reply else {
@@ -456,7 +516,8 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
             guard LoginStateHeader(parsing: value) == nil else { throw unexpected("GETDEL") }
             return TakenLogin(value: value, hasHeader: false, generation: nil, trusted: false, counts: [])
         }
-        guard parts.count == 4, LoginStateHeader(parsing: value) != nil, case .integer(let trusted) = parts[2], case .array(let counted) = parts[3],
+        guard parts.count == 4, LoginStateHeader(parsing: value) != nil, case .integer(let trusted) = parts[2],
+            case .array(let counted) = parts[3],
             (1...2).contains(counted.count)
         else { throw unexpected("GETDEL") }
         let generation: [UInt8]?
@@ -490,9 +551,18 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
 
     /// Sends one command on one of the pool's connections and reads its reply; an error reply is
     /// `serviceError` with its first word only (the rest can echo arguments).
-    package func command(_ arguments: [[UInt8]], retryable: Bool = true, writes: Bool = false) async throws(AuthCoreError) -> RedisReply {
+    package func command(
+        _ arguments: [[UInt8]],
+        retryable: Bool = true,
+        writes: Bool = false
+    ) async throws(AuthCoreError) -> RedisReply {
         let reply = try await pool.run([arguments], retryable: retryable, writes: writes)[0]
-        if case .error(let text) = reply { throw AuthCoreError(.serviceError, "\(origin): Redis refused the command: \(RedisConnection.errorWord(text))") }
+        if case .error(let text) = reply {
+            throw AuthCoreError(
+                .serviceError,
+                "\(origin): Redis refused the command: \(RedisConnection.errorWord(text))"
+            )
+        }
         return reply
     }
 

@@ -1,5 +1,6 @@
 import AuthCore
 import AuthCoreHTTP
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -27,7 +28,8 @@ package final class SentinelWatcher: Sendable {
     private let sentinel: RedisHandshakeStore.Configuration.Sentinel
     private let configuration: RedisHandshakeStore.Configuration
 
-    private init(configuration: RedisHandshakeStore.Configuration, sentinel: RedisHandshakeStore.Configuration.Sentinel) {
+    private init(configuration: RedisHandshakeStore.Configuration, sentinel: RedisHandshakeStore.Configuration.Sentinel)
+    {
         self.configuration = configuration
         self.sentinel = sentinel
     }
@@ -54,10 +56,16 @@ package final class SentinelWatcher: Sendable {
             index &+= 1
             do throws(AuthCoreError) {
                 let connection = try RedisConnection(
-                    host: address.host, port: address.port, timeout: configuration.timeout, username: sentinel.username,
-                    password: configuration.sentinelPassword)
+                    host: address.host,
+                    port: address.port,
+                    timeout: configuration.timeout,
+                    username: sentinel.username,
+                    password: configuration.sentinelPassword
+                )
                 connection.enableKeepAlive()
-                guard case .array(let role) = try connection.send([Array("ROLE".utf8)]), role.first == .bytes(Array("sentinel".utf8)) else {
+                guard case .array(let role) = try connection.send([Array("ROLE".utf8)]),
+                    role.first == .bytes(Array("sentinel".utf8))
+                else {
                     throw AuthCoreError(.malformedResponse, "\(connection.origin) is not a sentinel")
                 }
                 let reply = try connection.send(["SUBSCRIBE", "+switch-master"].map { Array($0.utf8) })
@@ -81,7 +89,9 @@ package final class SentinelWatcher: Sendable {
     private func follow(_ connection: RedisConnection, _ pool: () -> RedisConnectionPool?) throws(AuthCoreError) {
         while true {
             if let message = try connection.bufferedReply() {
-                if let endpoint = Self.announcedMaster(message, masterName: sentinel.masterName) { pool()?.masterSwitched(to: endpoint) }
+                if let endpoint = Self.announcedMaster(message, masterName: sentinel.masterName) {
+                    pool()?.masterSwitched(to: endpoint)
+                }
                 continue
             }
             guard pool() != nil else { return }
@@ -93,7 +103,10 @@ package final class SentinelWatcher: Sendable {
     }
 
     /// The new master of a `+switch-master` message for `masterName`; nil for any other message.
-    package static func announcedMaster(_ message: RedisReply, masterName: String) -> RedisHandshakeStore.Configuration.Address? {
+    package static func announcedMaster(
+        _ message: RedisReply,
+        masterName: String
+    ) -> RedisHandshakeStore.Configuration.Address? {
         guard case .array(let parts) = message, parts.count == 3, parts[0] == .bytes(Array("message".utf8)),
             parts[1] == .bytes(Array("+switch-master".utf8)), case .bytes(let payload) = parts[2], payload.count <= 1024
         else { return nil }

@@ -42,7 +42,9 @@ extension VerifierStore {
 
     /// ``verifier(for:)``, with an empty stand-in for an unknown user.
     public func lookup(_ username: String) async throws(AuthCoreError) -> VerifierLookup {
-        guard let stored = try await verifier(for: username) else { return VerifierLookup(verifier: SRPVerifier(salt: [], verifier: BigUInt()), isEnrolled: false) }
+        guard let stored = try await verifier(for: username) else {
+            return VerifierLookup(verifier: SRPVerifier(salt: [], verifier: BigUInt()), isEnrolled: false)
+        }
         return VerifierLookup(verifier: stored, isEnrolled: true)
     }
 }
@@ -74,7 +76,11 @@ public struct StaticVerifierStore: VerifierStore {
     /// A store over `entries` (usernames as exact bytes).
     ///
     /// - Throws: `AuthCoreError.Code.malformedInput` naming the rule an entry breaks (see the type).
-    public init(_ entries: [(username: String, verifier: SRPVerifier)], configuration: SRPConfiguration, source: String = "verifier table")
+    public init(
+        _ entries: [(username: String, verifier: SRPVerifier)],
+        configuration: SRPConfiguration,
+        source: String = "verifier table"
+    )
         throws(AuthCoreError)
     {
         // Canonically equivalent names are found by what Swift's String equality is: canonical
@@ -84,25 +90,36 @@ public struct StaticVerifierStore: VerifierStore {
         var rows: [(Digest, SRPVerifier)] = []
         for (name, verifier) in entries {
             let bytes = Array(name.utf8)
-            guard !bytes.isEmpty, bytes.count <= 65_535 else { throw AuthCoreError(.malformedInput, "\(source): a username is empty or longer than 65535 bytes") }
+            guard !bytes.isEmpty, bytes.count <= 65_535 else {
+                throw AuthCoreError(.malformedInput, "\(source): a username is empty or longer than 65535 bytes")
+            }
             if let earlier = spellings.updateValue(bytes, forKey: name) {
                 throw AuthCoreError(
                     .malformedInput,
                     earlier == bytes
                         ? "\(source): user '\(Self.shown(bytes))' appears twice"
-                        : "\(source): users '\(Self.shown(earlier))' and '\(Self.shown(bytes))' are canonically equivalent Unicode (normalise names when enrolling)")
+                        : "\(source): users '\(Self.shown(earlier))' and '\(Self.shown(bytes))' are canonically equivalent Unicode (normalise names when enrolling)"
+                )
             }
-            guard let verifier = configuration.verifierAtModulusWidth(verifier), configuration.isAcceptableVerifier(verifier) else {
+            guard let verifier = configuration.verifierAtModulusWidth(verifier),
+                configuration.isAcceptableVerifier(verifier)
+            else {
                 throw AuthCoreError(
-                    .malformedInput, "\(source): user '\(Self.shown(bytes))' has a verifier outside 2...N-2 for the \(configuration.group.modulus.bitWidth)-bit group")
+                    .malformedInput,
+                    "\(source): user '\(Self.shown(bytes))' has a verifier outside 2...N-2 for the \(configuration.group.modulus.bitWidth)-bit group"
+                )
             }
             guard !verifier.salt.isEmpty, verifier.salt.count <= 1024 else {
-                throw AuthCoreError(.malformedInput, "\(source): user '\(Self.shown(bytes))' has an empty or over-long salt")
+                throw AuthCoreError(
+                    .malformedInput,
+                    "\(source): user '\(Self.shown(bytes))' has an empty or over-long salt"
+                )
             }
             if let length = saltByteCount, length != verifier.salt.count {
                 throw AuthCoreError(
                     .malformedInput,
-                    "\(source): salts of \(length) and \(verifier.salt.count) bytes: every salt must have one length (decoys for unknown users take it)")
+                    "\(source): salts of \(length) and \(verifier.salt.count) bytes: every salt must have one length (decoys for unknown users take it)"
+                )
             }
             saltByteCount = verifier.salt.count
             rows.append((SHA256.hash(bytes: bytes), verifier))
@@ -137,22 +154,38 @@ public struct StaticVerifierStore: VerifierStore {
     /// String-keyed dictionary.
     ///
     /// - Throws: `.malformedInput` for JSON of another shape, and as the initialiser over pairs.
-    public init(json: [UInt8], configuration: SRPConfiguration, source: String = "verifier table") throws(AuthCoreError) {
+    public init(json: [UInt8], configuration: SRPConfiguration, source: String = "verifier table") throws(AuthCoreError)
+    {
         let shape = "\(source): not {\"users\": {name: {\"salt_hex\", \"verifier_hex\"}}}"
         let users: [(name: [UInt8], value: JSONValue)]
-        do { users = try JSONMemberNames.members(of: json, at: ["users"]) } catch { throw AuthCoreError(.malformedInput, "\(shape) (\(error.reason))") }
+        do { users = try JSONMemberNames.members(of: json, at: ["users"]) } catch {
+            throw AuthCoreError(.malformedInput, "\(shape) (\(error.reason))")
+        }
         var entries: [(username: String, verifier: SRPVerifier)] = []
         for (name, value) in users {
             let shown = Self.shown(name)
             guard case .object(let fields) = value, fields.count == 2, case .string(let saltHex)? = fields["salt_hex"],
                 case .string(let verifierHex)? = fields["verifier_hex"]
-            else { throw AuthCoreError(.malformedInput, "\(source): user '\(shown)' is not {\"salt_hex\", \"verifier_hex\"}") }
+            else {
+                throw AuthCoreError(
+                    .malformedInput,
+                    "\(source): user '\(shown)' is not {\"salt_hex\", \"verifier_hex\"}"
+                )
+            }
             do {
                 var verifierBytes = try Hex.decodeNumber(verifierHex)
                 defer { verifierBytes.secureZeroize() }
-                entries.append((String(decoding: name, as: UTF8.self), SRPVerifier(salt: try Hex.decode(saltHex), verifierBytes: verifierBytes)))
+                entries.append(
+                    (
+                        String(decoding: name, as: UTF8.self),
+                        SRPVerifier(salt: try Hex.decode(saltHex), verifierBytes: verifierBytes)
+                    )
+                )
             } catch {
-                throw AuthCoreError(.malformedInput, "\(source): user '\(shown)' has a salt or verifier that is not hexadecimal")
+                throw AuthCoreError(
+                    .malformedInput,
+                    "\(source): user '\(shown)' has a salt or verifier that is not hexadecimal"
+                )
             }
         }
         try self.init(entries, configuration: configuration, source: source)
@@ -169,7 +202,9 @@ public struct StaticVerifierStore: VerifierStore {
     /// the table's size; each step's comparison and move are computed, not branched on), one
     /// constant-time equality, and the entry read either way.
     public func lookup(_ username: String) -> VerifierLookup {
-        guard !digests.isEmpty else { return VerifierLookup(verifier: SRPVerifier(salt: [], verifier: BigUInt()), isEnrolled: false) }
+        guard !digests.isEmpty else {
+            return VerifierLookup(verifier: SRPVerifier(salt: [], verifier: BigUInt()), isEnrolled: false)
+        }
         let target = SHA256.hash(bytes: Array(username.utf8))
         return target.withUnsafeBytes { target in
             var base = 0
@@ -190,6 +225,9 @@ public struct StaticVerifierStore: VerifierStore {
 
     /// Printable ASCII of a name for a message (others as `?`, at most 64 bytes).
     static func shown(_ name: [UInt8]) -> String {
-        String(decoding: name.prefix(64).map { (0x20...0x7E).contains($0) && $0 != 0x27 ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+        String(
+            decoding: name.prefix(64).map { (0x20...0x7E).contains($0) && $0 != 0x27 ? $0 : UInt8(ascii: "?") },
+            as: UTF8.self
+        )
     }
 }

@@ -9,10 +9,16 @@ enum ConfigurationFile {
     /// - Throws: `AuthCoreError` `.malformedInput` when the file cannot be read, `.inputTooLarge`
     ///   above `limit` bytes.
     static func read(_ path: String, limit: Int, what: String) throws(AuthCoreError) -> [UInt8] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw AuthCoreError(.malformedInput, "\(what) \(path) cannot be read") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw AuthCoreError(.malformedInput, "\(what) \(path) cannot be read")
+        }
         defer { try? handle.close() }
-        guard let data = try? handle.read(upToCount: limit + 1) else { throw AuthCoreError(.malformedInput, "\(what) \(path) cannot be read") }
-        guard data.count <= limit else { throw AuthCoreError(.inputTooLarge, "\(what) \(path) is larger than \(limit) bytes") }
+        guard let data = try? handle.read(upToCount: limit + 1) else {
+            throw AuthCoreError(.malformedInput, "\(what) \(path) cannot be read")
+        }
+        guard data.count <= limit else {
+            throw AuthCoreError(.inputTooLarge, "\(what) \(path) is larger than \(limit) bytes")
+        }
         return Array(data)
     }
 }

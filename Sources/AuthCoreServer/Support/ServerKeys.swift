@@ -9,7 +9,8 @@ public import AuthCore
 /// | `handshake sealing key` | begun logins in the shared store (``SRPLoginService``) |
 /// | `unknown-user decoy key` | unknown users' salts and verifiers |
 /// | `session sealing key` | app sessions in the shared store (``AppSessions``) |
-/// | `device token key` | the device tokens of ``SRPLoginService`` (known devices keep logging in while a user is guessed at) |
+/// | `device token key` | the device tokens of ``SRPLoginService`` (known devices keep logging in while a user is
+/// guessed at) |
 /// | `server record key` | other records of the server in the shared store (the identities it linked) |
 public struct ServerKeys: Sendable {
     let handshakeSealing: SecureBytes
@@ -22,11 +23,15 @@ public struct ServerKeys: Sendable {
     ///
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a secret shorter than 32 bytes.
     public init(serverSecret: SecureBytes) throws(AuthCoreError) {
-        guard serverSecret.count >= 32 else { throw AuthCoreError(.invalidParameter, "the server secret must be at least 32 bytes") }
+        guard serverSecret.count >= 32 else {
+            throw AuthCoreError(.invalidParameter, "the server secret must be at least 32 bytes")
+        }
         // The salt and the first two infos are the ones the login service has always used: states
         // sealed before an upgrade still open after it.
         let prk = serverSecret.withUnsafeBytes { secret in
-            Array("AuthCore SRP login service".utf8).withUnsafeBytes { salt in HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: secret, salt: salt) }
+            Array("AuthCore SRP login service".utf8).withUnsafeBytes { salt in
+                HashAlgorithm.sha256.hkdfExtract(inputKeyMaterial: secret, salt: salt)
+            }
         }
         func expand(_ info: String) throws(AuthCoreError) -> SecureBytes {
             try prk.withUnsafeBytes { (key) throws(AuthCoreError) -> SecureBytes in

@@ -8,7 +8,11 @@ enum StoreSeal {
     /// `nonce ‖ ciphertext ‖ tag` of `plaintext`.
     ///
     /// - Throws: `AuthCoreError.Code.randomFailure`, `.libcryptoFailure`.
-    static func seal(_ plaintext: SecureBytes, key: SecureBytes, associatedData: [UInt8]) throws(AuthCoreError) -> [UInt8] {
+    static func seal(
+        _ plaintext: SecureBytes,
+        key: SecureBytes,
+        associatedData: [UInt8]
+    ) throws(AuthCoreError) -> [UInt8] {
         let nonce = try SystemRandom().secureBytes(count: AES256GCM.nonceByteCount).withUnsafeBytes { Array($0) }
         return nonce + (try AES256GCM.seal(plaintext, key: key, nonce: nonce, associatedData: associatedData))
     }
@@ -17,13 +21,19 @@ enum StoreSeal {
     ///
     /// - Throws: `AuthCoreError.Code.signatureMismatch` for anything else (forged, changed, moved,
     ///   sealed under another secret, too short).
-    static func open(_ sealed: [UInt8], key: SecureBytes, associatedData: [UInt8]) throws(AuthCoreError) -> SecureBytes {
+    static func open(_ sealed: [UInt8], key: SecureBytes, associatedData: [UInt8]) throws(AuthCoreError) -> SecureBytes
+    {
         guard sealed.count >= AES256GCM.nonceByteCount + AES256GCM.tagByteCount else {
             throw AuthCoreError(.signatureMismatch, "sealed record failed authentication")
         }
         let nonce = Array(sealed.prefix(AES256GCM.nonceByteCount))
         do {
-            return try AES256GCM.open(Array(sealed.dropFirst(AES256GCM.nonceByteCount)), key: key, nonce: nonce, associatedData: associatedData)
+            return try AES256GCM.open(
+                Array(sealed.dropFirst(AES256GCM.nonceByteCount)),
+                key: key,
+                nonce: nonce,
+                associatedData: associatedData
+            )
         } catch {
             throw AuthCoreError(.signatureMismatch, "sealed record failed authentication")
         }
@@ -48,7 +58,9 @@ struct RecordReader {
     }
 
     mutating func take(_ count: Int) throws(AuthCoreError) -> ArraySlice<UInt8> {
-        guard count >= 0, bytes.count - offset >= count else { throw AuthCoreError(.malformedInput, "sealed record has an unknown layout") }
+        guard count >= 0, bytes.count - offset >= count else {
+            throw AuthCoreError(.malformedInput, "sealed record has an unknown layout")
+        }
         defer { offset += count }
         return bytes[offset..<(offset + count)]
     }

@@ -6,7 +6,9 @@ struct CognitoSRPVectorKind: VectorKind {
     let device: Bool
 
     func check(_ c: VectorCase) throws(CaseFailure) {
-        let fields = try c.expectedFields(allowed: ["srp_a_hex", "u_hex", "x_hex", "S_hex", "hkdf_key_hex", "signature_b64"])
+        let fields = try c.expectedFields(allowed: [
+            "srp_a_hex", "u_hex", "x_hex", "S_hex", "hkdf_key_hex", "signature_b64",
+        ])
         let realm: String
         let identity: String
         let password: SecureBytes
@@ -36,8 +38,16 @@ struct CognitoSRPVectorKind: VectorKind {
             let ephemeral = try CognitoSRP.ephemeral(privateValue: a)
             aValue = ephemeral.publicValue
             claim = try CognitoSRP.passwordClaim(
-                realm: realm, identity: identity, password: password, ephemeral: ephemeral, serverPublicValue: b, salt: salt,
-                secretBlock: secretBlock, timestamp: timestamp, recordingIntermediates: true)
+                realm: realm,
+                identity: identity,
+                password: password,
+                ephemeral: ephemeral,
+                serverPublicValue: b,
+                salt: salt,
+                secretBlock: secretBlock,
+                timestamp: timestamp,
+                recordingIntermediates: true
+            )
         } catch {
             throw .invalid("claim", "\(error.code): \(error.reason)")
         }
@@ -49,9 +59,12 @@ struct CognitoSRPVectorKind: VectorKind {
             switch field {
             case "srp_a_hex": try c.checkNumber(path, expected: expected, got: aValue)
             case "S_hex": try c.checkNumber(path, expected: expected, got: intermediates.premasterSecret)
-            case "u_hex": try c.checkHex(path, expected: expected, got: SRPVectorKind.width(claim.scramblingParameter, .sha256))
-            case "x_hex": try c.checkHex(path, expected: expected, got: SRPVectorKind.width(intermediates.privateKey, .sha256))
-            case "hkdf_key_hex": try c.checkHex(path, expected: expected, got: intermediates.key.withUnsafeBytes { Array($0) })
+            case "u_hex":
+                try c.checkHex(path, expected: expected, got: SRPVectorKind.width(claim.scramblingParameter, .sha256))
+            case "x_hex":
+                try c.checkHex(path, expected: expected, got: SRPVectorKind.width(intermediates.privateKey, .sha256))
+            case "hkdf_key_hex":
+                try c.checkHex(path, expected: expected, got: intermediates.key.withUnsafeBytes { Array($0) })
             default: try c.checkText(path, expected: expected, got: claim.signature)
             }
         }
@@ -66,12 +79,19 @@ struct CognitoDeviceVerifierVectorKind: VectorKind {
         let fields = try c.expectedFields(allowed: ["x_hex", "verifier_hex", "password_verifier_b64", "salt_b64"])
         let salt: BigUInt
         let saltHex = try c.string("salt_hex")
-        do { salt = try CognitoSRP.number(fromHex: saltHex, parameter: "salt_hex") } catch { throw .invalid("salt_hex", error.reason) }
+        do { salt = try CognitoSRP.number(fromHex: saltHex, parameter: "salt_hex") } catch {
+            throw .invalid("salt_hex", error.reason)
+        }
         let groupKey = try c.string("device_group_key")
         let deviceKey = try c.string("device_key")
         let password = SecureBytes(Array(try c.string("device_password").utf8))
         let verifier = try c.evaluating("verifier") {
-            try CognitoDeviceVerifier(deviceGroupKey: groupKey, deviceKey: deviceKey, devicePassword: password, salt: salt)
+            try CognitoDeviceVerifier(
+                deviceGroupKey: groupKey,
+                deviceKey: deviceKey,
+                devicePassword: password,
+                salt: salt
+            )
         }
         let x = CognitoSRP.privateKeyValue(salt: salt, realm: groupKey, identity: deviceKey, password: password)
         for field in fields {
@@ -79,7 +99,8 @@ struct CognitoDeviceVerifierVectorKind: VectorKind {
             let expected = try c.string(path)
             switch field {
             case "x_hex": try c.checkHex(path, expected: expected, got: SRPVectorKind.width(x, .sha256))
-            case "verifier_hex": try c.checkHex(path, expected: expected, got: verifier.verifier.signPaddedBigEndianBytes)
+            case "verifier_hex":
+                try c.checkHex(path, expected: expected, got: verifier.verifier.signPaddedBigEndianBytes)
             case "password_verifier_b64": try c.checkText(path, expected: expected, got: verifier.passwordVerifier)
             default: try c.checkText(path, expected: expected, got: verifier.salt)
             }
@@ -94,8 +115,10 @@ struct CognitoSecretHashVectorKind: VectorKind {
     func check(_ c: VectorCase) throws(CaseFailure) {
         _ = try c.expectedFields(allowed: ["secret_hash_b64"])
         let hash = cognitoSecretHash(
-            username: try c.string("username"), clientId: try c.string("client_id"),
-            clientSecret: SecureBytes(Array(try c.string("client_secret").utf8)))
+            username: try c.string("username"),
+            clientId: try c.string("client_id"),
+            clientSecret: SecureBytes(Array(try c.string("client_secret").utf8))
+        )
         try c.checkText("expect.secret_hash_b64", expected: try c.string("expect.secret_hash_b64"), got: hash)
     }
 }

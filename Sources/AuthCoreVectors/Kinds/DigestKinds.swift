@@ -50,9 +50,14 @@ struct HMACVectorKind: VectorKind {
         let key = try c.hexBytes("key_hex")
         let message = try c.hexBytes("msg_hex")
         let expectedHex = try c.string("expect.mac_hex")
-        let mac = key.withUnsafeBytes { k in message.withUnsafeBytes { m in algorithm.authenticationCode(for: m, using: k) } }
+        let mac = key.withUnsafeBytes { k in
+            message.withUnsafeBytes { m in algorithm.authenticationCode(for: m, using: k) }
+        }
         guard expectedHex.utf8.count % 2 == 0, expectedHex.utf8.count / 2 <= mac.count, !expectedHex.isEmpty else {
-            throw .invalid("expect.mac_hex", "length \(expectedHex.utf8.count / 2) bytes is not a valid (truncated) MAC length")
+            throw .invalid(
+                "expect.mac_hex",
+                "length \(expectedHex.utf8.count / 2) bytes is not a valid (truncated) MAC length"
+            )
         }
         let got = Array(mac.bytes.prefix(expectedHex.utf8.count / 2))
         try c.checkHex("expect.mac_hex", expected: expectedHex, got: got)
@@ -70,7 +75,9 @@ struct HKDFVectorKind: VectorKind {
         let salt = try c.hexBytes("salt_hex")
         let info = try c.hexBytes("info_hex")
         let length = try c.integer("length")
-        let prk = ikm.withUnsafeBytes { i in salt.withUnsafeBytes { s in algorithm.hkdfExtract(inputKeyMaterial: i, salt: s) } }
+        let prk = ikm.withUnsafeBytes { i in
+            salt.withUnsafeBytes { s in algorithm.hkdfExtract(inputKeyMaterial: i, salt: s) }
+        }
         let okm: SecureBytes
         do {
             okm = try prk.withUnsafeBytes { (p) throws(AuthCoreError) -> SecureBytes in

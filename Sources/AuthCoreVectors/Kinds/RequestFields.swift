@@ -4,10 +4,13 @@ import AuthCore
 extension VectorCase {
     func requestHeaders() throws(CaseFailure) -> [HTTPHeader] {
         guard let value = value("request.headers") else { throw .missing("request.headers") }
-        guard case .array(let items) = value else { throw .invalid("request.headers", "expected an array of [name, value]") }
+        guard case .array(let items) = value else {
+            throw .invalid("request.headers", "expected an array of [name, value]")
+        }
         var headers: [HTTPHeader] = []
         for (index, item) in items.enumerated() {
-            guard case .array(let pair) = item, pair.count == 2, case .string(let name) = pair[0], case .string(let v) = pair[1]
+            guard case .array(let pair) = item, pair.count == 2, case .string(let name) = pair[0],
+                case .string(let v) = pair[1]
             else { throw .invalid("request.headers[\(index)]", "expected [name, value]") }
             headers.append(HTTPHeader(name, v))
         }
@@ -21,7 +24,9 @@ extension VectorCase {
     }
 
     /// The `sigv4` and `sigv4a` kinds' request, signing time, mode (`header` or `query`) and options.
-    func sigV4Inputs() throws(CaseFailure) -> (request: SigV4Request, time: Timestamp, mode: String, options: SigV4Options) {
+    func sigV4Inputs() throws(CaseFailure) -> (
+        request: SigV4Request, time: Timestamp, mode: String, options: SigV4Options
+    ) {
         let method = try string("request.method")
         let uri = try string("request.uri")
         let headers = try requestHeaders()
@@ -35,7 +40,8 @@ extension VectorCase {
             doubleURIEncode: try optionalBool("options.double_uri_encode") ?? true,
             normalizePath: try optionalBool("options.normalize_path") ?? true,
             addContentSHA256Header: try optionalBool("options.content_sha256_header") ?? false,
-            omitSessionToken: try optionalBool("options.omit_session_token") ?? false)
+            omitSessionToken: try optionalBool("options.omit_session_token") ?? false
+        )
         let payload: SigV4Payload
         switch try optionalString("options.payload_hash") ?? "hash" {
         case "hash": payload = .bytes(body)
@@ -60,7 +66,8 @@ extension VectorCase {
         if expected == got { return }
         func split(_ uri: String) -> ([UInt8], [[UInt8]]) {
             let target = RequestTarget(uri)
-            let pairs = target.query.isEmpty ? [] : Array(target.query.utf8).split(separator: UInt8(ascii: "&")).map(Array.init)
+            let pairs =
+                target.query.isEmpty ? [] : Array(target.query.utf8).split(separator: UInt8(ascii: "&")).map(Array.init)
             return (Array(target.path.utf8), pairs.sorted { $0.lexicographicallyPrecedes($1) })
         }
         let (ep, eq) = split(expected)

@@ -12,7 +12,9 @@ struct SRPVectorKind: VectorKind {
         let hash = try HashAlgorithm.fromVector(c, "hash")
         let padG = try c.optionalBool("options.proof_pad_g") ?? false
         let paddingName = try c.optionalString("options.proof_padding") ?? "minimal"
-        guard let padding = SRPProofPadding(rawValue: paddingName) else { throw .invalid("options.proof_padding", "expected minimal or padded") }
+        guard let padding = SRPProofPadding(rawValue: paddingName) else {
+            throw .invalid("options.proof_padding", "expected minimal or padded")
+        }
         let username = Array(try c.string("username").utf8)
         let password = SecureBytes(Array(try c.string("password").utf8))
         let salt = try c.hexBytes("salt_hex")
@@ -20,12 +22,15 @@ struct SRPVectorKind: VectorKind {
         let b = try c.bigInteger("b_hex")
 
         let configuration: SRPConfiguration
-        do { configuration = try SRPConfiguration(group: group, hash: hash, proofPadsG: padG, proofPadding: padding) } catch {
+        do {
+            configuration = try SRPConfiguration(group: group, hash: hash, proofPadsG: padG, proofPadding: padding)
+        } catch {
             throw .invalid("hash", error.reason)
         }
         let client = SRPClient(configuration: configuration)
         let server = SRPServer(configuration: configuration)
-        let outcome: (SRPVerifier, BigUInt, BigUInt, SRPClientSession, SRPServerSession, SRPIntermediates, BigUInt, SecureBytes)
+        let outcome:
+            (SRPVerifier, BigUInt, BigUInt, SRPClientSession, SRPServerSession, SRPIntermediates, BigUInt, SecureBytes)
         do throws(AuthCoreError) {
             let verifier = try configuration.makeVerifier(username: username, password: password, salt: salt)
             let serverEphemeral = try server.ephemeral(privateValue: b, verifier: verifier)
@@ -33,11 +38,21 @@ struct SRPVectorKind: VectorKind {
             let clientEphemeral = try client.ephemeral(privateValue: a)
             let aValue = clientEphemeral.publicValue
             let session = try client.processChallenge(
-                username: username, password: password, salt: salt, serverPublicValue: bValue, ephemeral: clientEphemeral,
-                recordingIntermediates: true)
+                username: username,
+                password: password,
+                salt: salt,
+                serverPublicValue: bValue,
+                ephemeral: clientEphemeral,
+                recordingIntermediates: true
+            )
             let serverSession = try server.verifyClient(
-                username: username, verifier: verifier, clientPublicValue: aValue, clientProof: session.clientProof,
-                ephemeral: serverEphemeral, recordingIntermediates: true)
+                username: username,
+                verifier: verifier,
+                clientPublicValue: aValue,
+                clientProof: session.clientProof,
+                ephemeral: serverEphemeral,
+                recordingIntermediates: true
+            )
             let key = try session.verifyServerProof(serverSession.serverProof)
             guard let recorded = session.intermediates, let serverS = serverSession.premasterSecret else {
                 throw AuthCoreError(.invalidParameter, "intermediates were not recorded")
@@ -48,7 +63,11 @@ struct SRPVectorKind: VectorKind {
         }
         let (verifier, aValue, bValue, session, serverSession, intermediates, serverS, key) = outcome
         guard serverS == intermediates.premasterSecret else {
-            throw .mismatch("server.S", expected: intermediates.premasterSecret.hexLowercased, got: serverS.hexLowercased)
+            throw .mismatch(
+                "server.S",
+                expected: intermediates.premasterSecret.hexLowercased,
+                got: serverS.hexLowercased
+            )
         }
         for field in fields {
             let path = "expect.\(field)"
@@ -56,7 +75,9 @@ struct SRPVectorKind: VectorKind {
             switch field {
             case "k_hex":
                 let width = hash.byteCount
-                let got = (try? configuration.multiplier.bigEndianBytes(paddedTo: width)) ?? configuration.multiplier.minimalBigEndianBytes
+                let got =
+                    (try? configuration.multiplier.bigEndianBytes(paddedTo: width))
+                    ?? configuration.multiplier.minimalBigEndianBytes
                 try c.checkHex(path, expected: expected, got: got)
             case "x_hex": try c.checkHex(path, expected: expected, got: Self.width(intermediates.privateKey, hash))
             case "u_hex": try c.checkHex(path, expected: expected, got: Self.width(session.scramblingParameter, hash))

@@ -4,7 +4,9 @@ public import AuthCore
 /// `nonce`): the URL to open in the browser, and what checking its answer needs. It is used once:
 /// ``CognitoHostedUI/signIn(completing:redirect:)`` takes the redirect the browser comes back with.
 /// `description` shows neither the PKCE verifier nor the state.
-public struct CognitoAuthorizationRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+public struct CognitoAuthorizationRequest: Sendable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
+{
     /// The `/oauth2/authorize` URL to open.
     public let url: String
     /// `state` (RFC 6749 §10.12: binds the redirect to this request): 32 random bytes, base64url.
@@ -36,21 +38,34 @@ public struct CognitoAuthorizationRequest: Sendable, CustomStringConvertible, Cu
     ///   redirect carries one (§4.1.2.1; its `state` is checked first all the same);
     ///   `AuthCoreError.Code.invalidParameter` for a missing, repeated or wrong `state`, and for a
     ///   missing or repeated `code`.
-    public func authorizationCode(fromRedirectParameters parameters: [(key: String, value: String)]) throws(AuthCoreError) -> String {
+    public func authorizationCode(
+        fromRedirectParameters parameters: [(key: String, value: String)]
+    ) throws(AuthCoreError) -> String {
         func single(_ name: String) throws(AuthCoreError) -> String? {
             let values = parameters.filter { $0.key == name }
             guard values.count <= 1 else { throw AuthCoreError(.invalidParameter, "the redirect repeats '\(name)'") }
             return values.first?.value
         }
-        guard let returned = try single("state") else { throw AuthCoreError(.invalidParameter, "the redirect carries no state: not an answer to this sign-in") }
+        guard let returned = try single("state") else {
+            throw AuthCoreError(.invalidParameter, "the redirect carries no state: not an answer to this sign-in")
+        }
         guard constantTimeEqual(Array(returned.utf8), Array(state.utf8)) else {
-            throw AuthCoreError(.invalidParameter, "the redirect's state is not this sign-in's (a forged or stale redirect)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the redirect's state is not this sign-in's (a forged or stale redirect)"
+            )
         }
         if let error = try single("error") {
             let description = try single("error_description") ?? ""
-            throw AuthCoreError(serviceErrorType: printableText(error, limit: 200), message: printableText(description, limit: 200), httpStatus: 302)
+            throw AuthCoreError(
+                serviceErrorType: printableText(error, limit: 200),
+                message: printableText(description, limit: 200),
+                httpStatus: 302
+            )
         }
-        guard let code = try single("code"), !code.isEmpty else { throw AuthCoreError(.invalidParameter, "the redirect carries no authorization code") }
+        guard let code = try single("code"), !code.isEmpty else {
+            throw AuthCoreError(.invalidParameter, "the redirect carries no authorization code")
+        }
         return code
     }
 
@@ -62,7 +77,8 @@ public struct CognitoAuthorizationRequest: Sendable, CustomStringConvertible, Cu
     public func authorizationCode(fromRedirect redirect: String) throws(AuthCoreError) -> String {
         var bytes = Array(redirect.utf8)
         if let hash = bytes.firstIndex(of: UInt8(ascii: "#")) { bytes.removeSubrange(hash...) }
-        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")), bytes[..<question].elementsEqual(redirectURI.utf8) else {
+        guard let question = bytes.firstIndex(of: UInt8(ascii: "?")), bytes[..<question].elementsEqual(redirectURI.utf8)
+        else {
             throw AuthCoreError(.invalidParameter, "the URL is not a redirect to \(redirectURI) with a query")
         }
         let query = String(decoding: bytes[(question + 1)...], as: UTF8.self)

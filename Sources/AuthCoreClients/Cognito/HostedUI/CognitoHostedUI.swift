@@ -30,14 +30,20 @@ public struct CognitoHostedUI: Sendable {
     ///   - transport: how the token endpoint is reached.
     ///   - random: where the PKCE verifier, `state` and `nonce` come from.
     public init(
-        configuration: CognitoHostedUIConfiguration, tokenVerifier: CognitoTokenVerifier, transport: any HTTPTransport = HTTP1Transport(),
+        configuration: CognitoHostedUIConfiguration,
+        tokenVerifier: CognitoTokenVerifier,
+        transport: any HTTPTransport = HTTP1Transport(),
         random: any SecureRandomGenerator = SystemRandom()
     ) {
         self.configuration = configuration
         self.tokenVerifier = tokenVerifier
         self.tokenEndpoint = CognitoTokenEndpoint(
-            domain: configuration.domain, clientId: configuration.clientId, clientSecret: configuration.clientSecret, transport: transport,
-            allowInsecureHTTP: configuration.allowInsecureHTTP)
+            domain: configuration.domain,
+            clientId: configuration.clientId,
+            clientSecret: configuration.clientSecret,
+            transport: transport,
+            allowInsecureHTTP: configuration.allowInsecureHTTP
+        )
         self.random = random
     }
 
@@ -52,22 +58,33 @@ public struct CognitoHostedUI: Sendable {
         let state = try randomToken()
         let nonce = try randomToken()
         var parameters: [(key: String, value: String)] = [
-            ("response_type", "code"), ("client_id", configuration.clientId), ("redirect_uri", configuration.redirectURI),
+            ("response_type", "code"), ("client_id", configuration.clientId),
+            ("redirect_uri", configuration.redirectURI),
             ("scope", configuration.scopes.joined(separator: " ")), ("state", state), ("nonce", nonce),
             ("code_challenge", verifier.challenge), ("code_challenge_method", PKCECodeVerifier.method),
         ]
         if let provider = configuration.identityProvider { parameters.append(("identity_provider", provider)) }
         if let identifier = configuration.idpIdentifier { parameters.append(("idp_identifier", identifier)) }
         if let loginHint { parameters.append(("login_hint", loginHint)) }
-        let url = try configuration.endpoint("/oauth2/authorize").origin + "/oauth2/authorize?" + Self.formEncoded(parameters)
-        return CognitoAuthorizationRequest(url: url, state: state, nonce: nonce, codeVerifier: verifier, redirectURI: configuration.redirectURI)
+        let url =
+            try configuration.endpoint("/oauth2/authorize").origin + "/oauth2/authorize?" + Self.formEncoded(parameters)
+        return CognitoAuthorizationRequest(
+            url: url,
+            state: state,
+            nonce: nonce,
+            codeVerifier: verifier,
+            redirectURI: configuration.redirectURI
+        )
     }
 
     /// Finishes `request` with the URL the browser was redirected to: the code is taken from it
     /// (``CognitoAuthorizationRequest/authorizationCode(fromRedirect:)``) and exchanged.
     ///
     /// - Throws: the redirect's errors, and ``exchange(code:for:)``'s.
-    public func signIn(completing request: CognitoAuthorizationRequest, redirect: String) async throws(AuthCoreError) -> CognitoTokens {
+    public func signIn(
+        completing request: CognitoAuthorizationRequest,
+        redirect: String
+    ) async throws(AuthCoreError) -> CognitoTokens {
         try await exchange(code: request.authorizationCode(fromRedirect: redirect), for: request)
     }
 
@@ -79,11 +96,21 @@ public struct CognitoHostedUI: Sendable {
     ///   `AuthCoreError.Code.malformedResponse` for an answer without an ID token (ask for `openid`)
     ///   or with malformed fields; the verifier's errors for a token that does not verify; and
     ///   `AuthCoreError.Code.invalidParameter` when the ID token's `nonce` is not the request's.
-    public func exchange(code: String, for request: CognitoAuthorizationRequest) async throws(AuthCoreError) -> CognitoTokens {
-        let tokens = try await tokenEndpoint.redeem(code: code, redirectURI: request.redirectURI, codeVerifier: request.codeVerifier)
+    public func exchange(
+        code: String,
+        for request: CognitoAuthorizationRequest
+    ) async throws(AuthCoreError) -> CognitoTokens {
+        let tokens = try await tokenEndpoint.redeem(
+            code: code,
+            redirectURI: request.redirectURI,
+            codeVerifier: request.codeVerifier
+        )
         let claims = try await verified(tokens)
         guard let nonce = claims.string("nonce"), constantTimeEqual(Array(nonce.utf8), Array(request.nonce.utf8)) else {
-            throw AuthCoreError(.invalidParameter, "the ID token's nonce is not this sign-in's (a replayed or substituted token)")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the ID token's nonce is not this sign-in's (a replayed or substituted token)"
+            )
         }
         return tokens
     }
@@ -124,7 +151,9 @@ public struct CognitoHostedUI: Sendable {
 
     /// `key=value&…`, each side RFC 3986-encoded (unreserved kept), in the order given.
     package static func formEncoded(_ parameters: [(key: String, value: String)]) -> String {
-        parameters.map { PercentEncoding.encoded($0.key) + "=" + PercentEncoding.encoded($0.value) }.joined(separator: "&")
+        parameters.map { PercentEncoding.encoded($0.key) + "=" + PercentEncoding.encoded($0.value) }.joined(
+            separator: "&"
+        )
     }
 
     /// 32 random bytes in base64url: a `state` or `nonce`.

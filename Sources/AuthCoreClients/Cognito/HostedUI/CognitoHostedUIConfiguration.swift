@@ -44,26 +44,47 @@ public struct CognitoHostedUIConfiguration: Sendable {
     /// - Throws: `AuthCoreError.Code.invalidParameter` for a malformed domain, an empty client id or
     ///   redirect URI, a malformed scope, or plain http to a domain that is not loopback.
     public init(
-        domain: String, clientId: String, clientSecret: SecureBytes? = nil, redirectURI: String, signOutRedirectURI: String? = nil,
-        scopes: [String] = Self.defaultScopes, identityProvider: String? = nil, idpIdentifier: String? = nil, allowInsecureHTTP: Bool = false
+        domain: String,
+        clientId: String,
+        clientSecret: SecureBytes? = nil,
+        redirectURI: String,
+        signOutRedirectURI: String? = nil,
+        scopes: [String] = Self.defaultScopes,
+        identityProvider: String? = nil,
+        idpIdentifier: String? = nil,
+        allowInsecureHTTP: Bool = false
     ) throws(AuthCoreError) {
         let text = domain.utf8.contains(UInt8(ascii: "/")) ? domain : "https://" + domain
         let url: RequestURL
-        do { url = try RequestURL(text) } catch { throw AuthCoreError(.invalidParameter, "hosted UI domain: \(error.reason)") }
+        do { url = try RequestURL(text) } catch {
+            throw AuthCoreError(.invalidParameter, "hosted UI domain: \(error.reason)")
+        }
         guard url.query.isEmpty, url.path == "/" || url.path.isEmpty else {
-            throw AuthCoreError(.invalidParameter, "the hosted UI domain is a scheme and host only, without a path or query")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the hosted UI domain is a scheme and host only, without a path or query"
+            )
         }
         try NetworkPolicy.requireSecureTransport(url, allowInsecureHTTP: allowInsecureHTTP)
         guard !clientId.isEmpty else { throw AuthCoreError(.invalidParameter, "client id is empty") }
-        guard !redirectURI.isEmpty, !redirectURI.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "?") })
+        guard !redirectURI.isEmpty,
+            !redirectURI.utf8.contains(where: {
+                $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "?")
+            })
         else {
             // RFC 6749 §3.1.2: no fragment; a query would be merged with the code's, so none either.
-            throw AuthCoreError(.invalidParameter, "the redirect URI is empty or holds a space, a control character, '?' or '#'")
+            throw AuthCoreError(
+                .invalidParameter,
+                "the redirect URI is empty or holds a space, a control character, '?' or '#'"
+            )
         }
         for scope in scopes {
             // RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E )
             guard !scope.isEmpty, scope.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E && $0 != 0x22 && $0 != 0x5C }) else {
-                throw AuthCoreError(.invalidParameter, "scope '\(scope)' is not a scope token (printable ASCII without spaces, quotes or backslashes)")
+                throw AuthCoreError(
+                    .invalidParameter,
+                    "scope '\(scope)' is not a scope token (printable ASCII without spaces, quotes or backslashes)"
+                )
             }
         }
         self.domain = url
@@ -83,12 +104,17 @@ public struct CognitoHostedUIConfiguration: Sendable {
     public static func isManagedDomain(_ domain: RequestURL, region: String) -> Bool {
         guard domain.scheme == "https", domain.port == nil else { return false }
         let host = domain.host.utf8.map(asciiLowercase)
-        for suffix in [".auth.\(region).amazoncognito.com", ".auth-fips.\(region).amazoncognito.com", ".auth.\(region).amazoncognito.com.cn"] {
+        for suffix in [
+            ".auth.\(region).amazoncognito.com", ".auth-fips.\(region).amazoncognito.com",
+            ".auth.\(region).amazoncognito.com.cn",
+        ] {
             let tail = Array(suffix.utf8)
             guard host.count > tail.count, host.suffix(tail.count).elementsEqual(tail) else { continue }
             let prefix = host.prefix(host.count - tail.count)
             // One DNS label: letters, digits, hyphens.
-            if prefix.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) { return true }
+            if prefix.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }) {
+                return true
+            }
         }
         return false
     }
