@@ -35,21 +35,7 @@ public struct OSSDetachedSigner: Sendable {
         switch version {
         case .v1:
             let date = time.rfc1123
-            let text = OSSSigner.v1StringToSign(
-                request,
-                contentHeaders: request.headers,
-                date: date,
-                securityToken: nil,
-                extraResource: []
-            )
-            return OSSPendingSignature(
-                version: .v1,
-                stringToSign: text,
-                canonicalRequest: nil,
-                dateStamp: nil,
-                region: nil,
-                finish: .v1Header(date: date)
-            )
+            return v1Pending(request, date: date, finish: .v1Header(date: date))
         case .v4:
             let date = AmzDate(time)
             let additional = OSSSigner.v4AdditionalHeaders(requested: request.additionalHeaders, present: nil)
@@ -76,19 +62,9 @@ public struct OSSDetachedSigner: Sendable {
         switch version {
         case .v1:
             let expiresText = String(time.adding(seconds: Int64(expires)).secondsSince1970)
-            let text = OSSSigner.v1StringToSign(
+            return v1Pending(
                 request,
-                contentHeaders: request.headers,
                 date: expiresText,
-                securityToken: nil,
-                extraResource: []
-            )
-            return OSSPendingSignature(
-                version: .v1,
-                stringToSign: text,
-                canonicalRequest: nil,
-                dateStamp: nil,
-                region: nil,
                 finish: .v1URL(path: request.path, parameters: request.parameters, expires: expiresText)
             )
         case .v4:
@@ -121,6 +97,30 @@ public struct OSSDetachedSigner: Sendable {
                 finish: .v4URL(path: request.path, parameters: parameters)
             )
         }
+    }
+
+    /// A V1 pending signature: the string to sign of `request` with `date` in its date line (the
+    /// `Date` header's value, or a URL's `Expires`), no token.
+    private func v1Pending(
+        _ request: OSSRequest,
+        date: String,
+        finish: OSSPendingSignature.Finish
+    ) -> OSSPendingSignature {
+        let text = OSSSigner.v1StringToSign(
+            request,
+            contentHeaders: request.headers,
+            date: date,
+            securityToken: nil,
+            extraResource: []
+        )
+        return OSSPendingSignature(
+            version: .v1,
+            stringToSign: text,
+            canonicalRequest: nil,
+            dateStamp: nil,
+            region: nil,
+            finish: finish
+        )
     }
 
     private func v4Pending(canonical: [UInt8], date: AmzDate, finish: OSSPendingSignature.Finish) -> OSSPendingSignature

@@ -59,6 +59,33 @@ struct PresignedQuery {
         }
     }
 
+    /// The canonical request of a presigned URL, passed to `body`: `request`'s method, path and headers
+    /// (SigV4's header policy, the signer adding none: its parameters are in this query), the query
+    /// the signature covers, and `payloadHash`. The scratch is wiped when the query holds a token.
+    /// Header problems are the caller's to find first (``SigV4CanonicalRequest/signedHeaderList(_:problem:)``).
+    func withCanonicalRequest<R>(
+        _ request: SigV4Request,
+        options: SigV4Options,
+        payloadHash: PayloadHashText,
+        _ body: (UnsafeRawBufferPointer) -> R
+    ) -> R {
+        payloadHash.withUnsafeBytes { payloadHashBytes in
+            CanonicalRequest.with(
+                method: request.method,
+                path: request.path,
+                rawQuery: "",
+                canonicalQuery: signed,
+                headers: request.headers,
+                policy: SigV4HeaderPolicy(signer: .none),
+                signerHeaders: .none,
+                normalizePath: options.normalizePath,
+                doubleURIEncode: options.doubleURIEncode,
+                payloadHash: payloadHashBytes,
+                queryHoldsSecret: holdsToken
+            ) { canonical, _, _ in body(canonical) }
+        }
+    }
+
     /// `path ? query &X-Amz-Signature= hex(signature)`, with the query sent, in one allocation.
     func uri(path: String, signature: UnsafeRawBufferPointer) -> String {
         let label: StaticString = "&X-Amz-Signature="

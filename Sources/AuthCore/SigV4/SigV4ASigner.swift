@@ -252,20 +252,9 @@ public struct SigV4ASigner: Sendable, CustomStringConvertible, CustomDebugString
             ownNames: PresignedQuery.sigV4ANames
         )
         defer { query.wipeToken() }
-        let (hash, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
-            CanonicalRequest.with(
-                method: request.method,
-                path: request.path,
-                rawQuery: "",
-                canonicalQuery: query.signed,
-                headers: request.headers,
-                policy: SigV4HeaderPolicy(signer: .none),
-                signerHeaders: .none,
-                normalizePath: options.normalizePath,
-                doubleURIEncode: options.doubleURIEncode,
-                payloadHash: payloadHashBytes,
-                queryHoldsSecret: token != nil
-            ) { canonical, _, _ in (LowLevelSHA256.hash(canonical), keepingCanonicalRequest ? Array(canonical) : nil) }
+        let (hash, kept) = query.withCanonicalRequest(request, options: options, payloadHash: payloadHash) {
+            canonical in
+            (LowLevelSHA256.hash(canonical), keepingCanonicalRequest ? Array(canonical) : nil)
         }
         let toSign = stringToSign(date: date, hash: hash)
         let signature = try toSign.withUnsafeBytesTyped { message throws(AuthCoreError) in

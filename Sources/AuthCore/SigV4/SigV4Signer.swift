@@ -364,25 +364,11 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             ownNames: PresignedQuery.sigV4Names
         )
         defer { query.wipeToken() }
-        let (hash, mac, kept) = payloadHash.withUnsafeBytes { payloadHashBytes in
-            CanonicalRequest.with(
-                method: request.method,
-                path: request.path,
-                rawQuery: "",
-                canonicalQuery: query.signed,
-                headers: request.headers,
-                policy: SigV4HeaderPolicy(signer: .none),
-                signerHeaders: .none,
-                normalizePath: options.normalizePath,
-                doubleURIEncode: options.doubleURIEncode,
-                payloadHash: payloadHashBytes,
-                queryHoldsSecret: token != nil
-            ) { canonical, _, _ in
-                // Header problems were found above, by signedHeaderList.
-                let hash = storage.hash(canonicalRequest: canonical)
-                let mac = storage.signature(date: date, hash: hash, entry: entry)
-                return (hash, mac, keepingCanonicalRequest ? Array(canonical) : nil)
-            }
+        let (hash, mac, kept) = query.withCanonicalRequest(request, options: options, payloadHash: payloadHash) {
+            canonical in
+            let hash = storage.hash(canonicalRequest: canonical)
+            let mac = storage.signature(date: date, hash: hash, entry: entry)
+            return (hash, mac, keepingCanonicalRequest ? Array(canonical) : nil)
         }
         let uri = mac.withUnsafeBytes { query.uri(path: request.path, signature: $0) }
         return SigV4Signature(

@@ -185,8 +185,12 @@ public final class HTTPServer: Sendable {
             | address.familyFlags
         let daemon: OpaquePointer? = withUnsafePointer(to: &address.storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                guard let tls = configuration.tls else {
-                    return authcore_mhd_start(
+                // The one call that starts MHD, with the TLS key and certificate texts or without.
+                func start(
+                    key: UnsafeMutablePointer<CChar>?,
+                    certificate: UnsafeMutablePointer<CChar>?
+                ) -> OpaquePointer? {
+                    authcore_mhd_start(
                         flags,
                         socketAddress,
                         accessHandler,
@@ -198,10 +202,11 @@ public final class HTTPServer: Sendable {
                         perAddress,
                         idle,
                         configuration.maximumHeadBytes,
-                        nil,
-                        nil
+                        key,
+                        certificate
                     )
                 }
+                guard let tls = configuration.tls else { return start(key: nil, certificate: nil) }
                 // MHD hands both texts to the TLS library during the start; the key's NUL-terminated
                 // copy is wiped as soon as it returns.
                 var certificate = tls.certificateChainPEM.map { CChar(bitPattern: $0) } + [0]
@@ -212,21 +217,7 @@ public final class HTTPServer: Sendable {
                 }
                 return certificate.withUnsafeMutableBufferPointer { certificateText in
                     key.withUnsafeMutableBufferPointer { keyText in
-                        authcore_mhd_start(
-                            flags,
-                            socketAddress,
-                            accessHandler,
-                            context.toOpaque(),
-                            completionHandler,
-                            connectionEvents,
-                            threads,
-                            connections,
-                            perAddress,
-                            idle,
-                            configuration.maximumHeadBytes,
-                            keyText.baseAddress,
-                            certificateText.baseAddress
-                        )
+                        start(key: keyText.baseAddress, certificate: certificateText.baseAddress)
                     }
                 }
             }
