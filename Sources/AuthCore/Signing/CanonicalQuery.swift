@@ -171,11 +171,15 @@ package enum CanonicalQuery {
         in buffer: UnsafeBufferPointer<UInt8>
     ) {
         guard pairs.count > 1, let base = UnsafeRawPointer(buffer.baseAddress) else { return }
+        /// The order: key, then value, bytewise.
+        @inline(__always) func less(
+            _ a: (key: Range<Int>, value: Range<Int>),
+            _ b: (key: Range<Int>, value: Range<Int>)
+        ) -> Bool {
+            bytesLess(buffer, a.key, b.key) || (bytesEqual(buffer, a.key, b.key) && bytesLess(buffer, a.value, b.value))
+        }
         guard pairs.count <= insertionSortLimit else {
-            pairs.sort {
-                bytesLess(buffer, $0.key, $1.key)
-                    || (bytesEqual(buffer, $0.key, $1.key) && bytesLess(buffer, $0.value, $1.value))
-            }
+            pairs.sort(by: less)
             return
         }
         pairs.withUnsafeMutableBufferPointer { pairs in
@@ -194,9 +198,7 @@ package enum CanonicalQuery {
                     _ pair: (key: Range<Int>, value: Range<Int>)
                 ) -> Bool {
                     if prefix != prefixes[a] { return prefix < prefixes[a] }
-                    let other = pairs[a]
-                    return bytesLess(buffer, pair.key, other.key)
-                        || (bytesEqual(buffer, pair.key, other.key) && bytesLess(buffer, pair.value, other.value))
+                    return less(pair, pairs[a])
                 }
                 for index in 1..<pairs.count {
                     let pair = pairs[index]

@@ -84,10 +84,10 @@ package enum PercentEncoding {
 
     /// `%XX` (upper-case hex) for a byte the set does not keep.
     @inline(__always)
-    private static func writeEscape(_ byte: UInt8, into out: inout OutputCursor) {
-        out.writeByte(UInt8(ascii: "%"))
-        out.writeByte(Hex.upperDigit(byte >> 4))
-        out.writeByte(Hex.upperDigit(byte & 0x0F))
+    private static func writeEscape<Sink: ByteSink>(_ byte: UInt8, into out: inout Sink) {
+        out.appendByte(UInt8(ascii: "%"))
+        out.appendByte(Hex.upperDigit(byte >> 4))
+        out.appendByte(Hex.upperDigit(byte & 0x0F))
     }
 
     package static func encoded(_ text: some StringProtocol, _ set: EncodeSet = .unreserved) -> String {
@@ -127,9 +127,7 @@ package enum PercentEncoding {
         if set.keeps(byte) {
             out.appendByte(byte)
         } else {
-            out.appendByte(UInt8(ascii: "%"))
-            out.appendByte(Hex.upperDigit(byte >> 4))
-            out.appendByte(Hex.upperDigit(byte & 0x0F))
+            writeEscape(byte, into: &out)
         }
     }
 
