@@ -10,39 +10,59 @@ internal import CAuthCoreLibCrypto
 ///
 /// - Important: Swift `String`s cannot be wiped. Pass passwords as bytes (`some Collection<UInt8>`)
 ///   when you can; AuthCore copies them once into `SecureBytes`.
-public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable
+public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible,
+    CustomReflectable
 {
-    final class Storage: @unchecked Sendable {
-        // invariant: `pointer` is never shared outside this class except within withUnsafe… closures.
-        let pointer: UnsafeMutableRawPointer
-        let capacity: Int
-        var count: Int
+    // invariant (Sendable): a copy-on-write value. Its one heap object (a ManagedBuffer, which the
+    // standard library marks non-Sendable) is written only through a uniquely referenced copy
+    // (makeUnique), and shared copies only read it.
 
-        init(capacity: Int) {
-            self.capacity = Swift.max(capacity, 1)
-            self.pointer = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 16)
-            self.pointer.initializeMemory(as: UInt8.self, repeating: 0, count: self.capacity)
-            self.count = 0
+    /// The bytes and their counts in one heap object — the counts are the buffer's header, the
+    /// bytes its tail, which never moves while the object lives — so a secret is one allocation,
+    /// not an object and a buffer. The whole capacity is zeroed when made and wiped in `deinit`.
+    final class Storage: ManagedBuffer<SecureBytesHeader, UInt8> {
+        // invariant: the bytes are reached only inside SecureBytes' withUnsafe… closures; the
+        // pointer is never shared outside them.
+
+        /// A zeroed buffer of at least one byte.
+        static func make(capacity: Int) -> Storage {
+            let capacity = Swift.max(capacity, 1)
+            // `create` on the subclass makes a `Storage` (the documented ManagedBuffer pattern).
+            let storage = unsafeDowncast(
+                create(minimumCapacity: capacity) { _ in SecureBytesHeader(byteCapacity: capacity, count: 0) },
+                to: Storage.self
+            )
+            storage.withUnsafeMutablePointerToElements { $0.initialize(repeating: 0, count: capacity) }
+            return storage
+        }
+
+        /// The first byte (the tail's address, fixed for the object's life).
+        var pointer: UnsafeMutableRawPointer { withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) } }
+        /// The bytes made (and wiped): what was asked for, not the allocator's rounding.
+        var byteCapacity: Int { header.byteCapacity }
+        var count: Int {
+            get { header.count }
+            set { header.count = newValue }
         }
 
         deinit {
-            secureZero(pointer, count: capacity)
-            pointer.deallocate()
+            // ManagedBuffer deinitialises the header; the bytes (trivial) are wiped here.
+            withUnsafeMutablePointers { header, bytes in secureZero(bytes, count: header.pointee.byteCapacity) }
         }
     }
 
     private var storage: Storage
 
     /// An empty buffer.
-    public init() { storage = Storage(capacity: 0) }
+    public init() { storage = Storage.make(capacity: 0) }
 
     /// An empty buffer with room for `capacity` bytes: appends up to it move nothing (so no
     /// intermediate copy of what is appended is made, wiped and freed).
-    package init(reservingCapacity capacity: Int) { storage = Storage(capacity: Swift.max(0, capacity)) }
+    package init(reservingCapacity capacity: Int) { storage = Storage.make(capacity: Swift.max(0, capacity)) }
 
     /// Copies `bytes` into a new wiping buffer.
     public init(_ bytes: some Collection<UInt8>) {
-        storage = Storage(capacity: bytes.count)
+        storage = Storage.make(capacity: bytes.count)
         var offset = 0
         for byte in bytes {
             storage.pointer.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
@@ -53,7 +73,7 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
 
     /// Copies raw bytes into a new wiping buffer.
     public init(copying bytes: UnsafeRawBufferPointer) {
-        storage = Storage(capacity: bytes.count)
+        storage = Storage.make(capacity: bytes.count)
         if let base = bytes.baseAddress, bytes.count > 0 {
             storage.pointer.copyMemory(from: base, byteCount: bytes.count)
         }
@@ -67,7 +87,7 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
     ) throws(E) {
         // invariant: callers check counts from outside data (secureBytes(count:) does)
         precondition(count >= 0, "negative byte count")
-        storage = Storage(capacity: count)
+        storage = Storage.make(capacity: count)
         storage.count = count
         try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: count))
     }
@@ -114,15 +134,17 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
         for byte in bytes {
             // invariant: a Collection yields `count` elements; checked, since a write past the buffer would be
             // memory-unsafe.
-            precondition(storage.count < storage.capacity, "collection yielded more elements than its count")
+            precondition(storage.count < storage.byteCapacity, "collection yielded more elements than its count")
             storage.pointer.storeBytes(of: byte, toByteOffset: storage.count, as: UInt8.self)
             storage.count += 1
         }
     }
 
     private mutating func makeUnique(reservingCapacity needed: Int) {
-        if isKnownUniquelyReferenced(&storage) && storage.capacity >= needed { return }
-        let replacement = Storage(capacity: Swift.max(needed, storage.capacity == 1 ? needed : storage.capacity * 2))
+        if isKnownUniquelyReferenced(&storage) && storage.byteCapacity >= needed { return }
+        let replacement = Storage.make(
+            capacity: Swift.max(needed, storage.byteCapacity == 1 ? needed : storage.byteCapacity * 2)
+        )
         replacement.pointer.copyMemory(from: storage.pointer, byteCount: storage.count)
         replacement.count = storage.count
         storage = replacement  // the old buffer wipes itself when its last reference goes
@@ -195,4 +217,10 @@ public struct SecureBytes: Sendable, Equatable, CustomStringConvertible, CustomD
     public static func == (lhs: SecureBytes, rhs: SecureBytes) -> Bool {
         lhs.withUnsafeBytes { l in rhs.withUnsafeBytes { r in constantTimeEqual(l, r) } }
     }
+}
+
+/// ``SecureBytes``'s counts, the header of its one heap object.
+struct SecureBytesHeader {
+    let byteCapacity: Int
+    var count: Int
 }
