@@ -20,9 +20,9 @@ public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertib
     /// The bytes and their counts in one heap object — the counts are the buffer's header, the
     /// bytes its tail, which never moves while the object lives — so a secret is one allocation,
     /// not an object and a buffer. The whole capacity is zeroed when made and wiped in `deinit`.
-    final class Storage: ManagedBuffer<SecureBytesHeader, UInt8> {
-        // invariant: the bytes are reached only inside SecureBytes' withUnsafe… closures; the
-        // pointer is never shared outside them.
+    private final class Storage: ManagedBuffer<SecureBytesHeader, UInt8> {
+        // invariant: the bytes are reached only inside ``withBytes(_:)``, and their address never
+        // leaves it (nor SecureBytes' withUnsafe… closures).
 
         /// A zeroed buffer of at least one byte.
         static func make(capacity: Int) -> Storage {
@@ -36,8 +36,12 @@ public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertib
             return storage
         }
 
-        /// The first byte (the tail's address, fixed for the object's life).
-        var pointer: UnsafeMutableRawPointer { withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) } }
+        /// Calls `body` with the address of the first byte, valid only inside it.
+        @inline(__always)
+        func withBytes<R, E: Error>(_ body: (UnsafeMutableRawPointer) throws(E) -> R) throws(E) -> R {
+            try withUnsafeMutablePointerToElements { (bytes) throws(E) -> R in try body(UnsafeMutableRawPointer(bytes))
+            }
+        }
         /// The bytes made (and wiped): what was asked for, not the allocator's rounding.
         var byteCapacity: Int { header.byteCapacity }
         var count: Int {
@@ -63,19 +67,25 @@ public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertib
     /// Copies `bytes` into a new wiping buffer.
     public init(_ bytes: some Collection<UInt8>) {
         storage = Storage.make(capacity: bytes.count)
-        var offset = 0
-        for byte in bytes {
-            storage.pointer.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
-            offset += 1
+        let capacity = storage.byteCapacity
+        storage.count = storage.withBytes { base in
+            var offset = 0
+            for byte in bytes {
+                // invariant: a Collection yields `count` elements; checked, since a write past the buffer
+                // would be memory-unsafe.
+                precondition(offset < capacity, "collection yielded more elements than its count")
+                base.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
+            return offset
         }
-        storage.count = offset
     }
 
     /// Copies raw bytes into a new wiping buffer.
     public init(copying bytes: UnsafeRawBufferPointer) {
         storage = Storage.make(capacity: bytes.count)
-        if let base = bytes.baseAddress, bytes.count > 0 {
-            storage.pointer.copyMemory(from: base, byteCount: bytes.count)
+        if let source = bytes.baseAddress, bytes.count > 0 {
+            storage.withBytes { $0.copyMemory(from: source, byteCount: bytes.count) }
         }
         storage.count = bytes.count
     }
@@ -89,7 +99,7 @@ public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertib
         precondition(count >= 0, "negative byte count")
         storage = Storage.make(capacity: count)
         storage.count = count
-        try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: count))
+        try storage.withBytes { (base) throws(E) in try body(UnsafeMutableRawBufferPointer(start: base, count: count)) }
     }
 
     /// The number of bytes.
@@ -101,7 +111,10 @@ public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertib
     ///
     /// - Warning: Do not escape the pointer from the closure.
     public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        try body(UnsafeRawBufferPointer(start: storage.pointer, count: storage.count))
+        let count = storage.count
+        return try storage.withBytes { (base) throws(E) -> R in
+            try body(UnsafeRawBufferPointer(start: base, count: count))
+        }
     }
 
     /// Calls `body` with the mutable bytes, copying the buffer first if it is shared.
@@ -111,15 +124,19 @@ public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertib
         _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
     ) throws(E) -> R {
         makeUnique(reservingCapacity: storage.count)
-        return try body(UnsafeMutableRawBufferPointer(start: storage.pointer, count: storage.count))
+        let count = storage.count
+        return try storage.withBytes { (base) throws(E) -> R in
+            try body(UnsafeMutableRawBufferPointer(start: base, count: count))
+        }
     }
 
     /// Appends bytes, moving to a larger wiped buffer if needed.
     public mutating func append(contentsOf bytes: UnsafeRawBufferPointer) {
         let newCount = storage.count + bytes.count
         makeUnique(reservingCapacity: newCount)
-        if let base = bytes.baseAddress, bytes.count > 0 {
-            (storage.pointer + storage.count).copyMemory(from: base, byteCount: bytes.count)
+        if let source = bytes.baseAddress, bytes.count > 0 {
+            let end = storage.count
+            storage.withBytes { ($0 + end).copyMemory(from: source, byteCount: bytes.count) }
         }
         storage.count = newCount
     }
@@ -131,12 +148,18 @@ public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertib
         // Not contiguous (a String's UTF-8 view of a bridged string, a lazy map): byte by byte,
         // never through an unwiped temporary array.
         makeUnique(reservingCapacity: storage.count + bytes.count)
-        for byte in bytes {
-            // invariant: a Collection yields `count` elements; checked, since a write past the buffer would be
-            // memory-unsafe.
-            precondition(storage.count < storage.byteCapacity, "collection yielded more elements than its count")
-            storage.pointer.storeBytes(of: byte, toByteOffset: storage.count, as: UInt8.self)
-            storage.count += 1
+        let capacity = storage.byteCapacity
+        let start = storage.count
+        storage.count = storage.withBytes { base in
+            var offset = start
+            for byte in bytes {
+                // invariant: a Collection yields `count` elements; checked, since a write past the buffer
+                // would be memory-unsafe.
+                precondition(offset < capacity, "collection yielded more elements than its count")
+                base.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
+            return offset
         }
     }
 
@@ -145,8 +168,9 @@ public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertib
         let replacement = Storage.make(
             capacity: Swift.max(needed, storage.byteCapacity == 1 ? needed : storage.byteCapacity * 2)
         )
-        replacement.pointer.copyMemory(from: storage.pointer, byteCount: storage.count)
-        replacement.count = storage.count
+        let count = storage.count
+        replacement.withBytes { target in storage.withBytes { target.copyMemory(from: $0, byteCount: count) } }
+        replacement.count = count
         storage = replacement  // the old buffer wipes itself when its last reference goes
     }
 
@@ -220,7 +244,7 @@ public struct SecureBytes: @unchecked Sendable, Equatable, CustomStringConvertib
 }
 
 /// ``SecureBytes``'s counts, the header of its one heap object.
-struct SecureBytesHeader {
+private struct SecureBytesHeader {
     let byteCapacity: Int
     var count: Int
 }
