@@ -20,26 +20,51 @@ struct HTTP1RequestHead: Sendable {
         self.proxy = proxy
     }
 
-    /// Writes the head: the fields, the proxy's credentials, the empty line. `wroteAnything` says
+    /// The most body bytes sent in the head's write.
+    static let coalescedBodyLimit = 16 << 10
+
+    /// Writes the head — the fields, the proxy's credentials, the empty line — and then `body`, the
+    /// request's in-memory body (empty when there is none or it is streamed). `wroteAnything` says
     /// whether any byte went out (a failure before the first one cannot have reached the server).
-    func write(to connection: HTTP1Connection, wroteAnything: inout Bool) throws(AuthCoreError) {
-        var bytes = fields
+    ///
+    /// Without proxy credentials, a body of at most ``coalescedBodyLimit`` bytes goes out in the
+    /// head's write, copied with it into wiping storage (the body may be a secret): a typical API
+    /// request leaves as one segment (one TLS record), so the server does not wake for the head
+    /// alone and then wait again for its body. A larger body, or a head with proxy credentials, is
+    /// written on its own after the head.
+    func write(
+        to connection: HTTP1Connection,
+        body: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+        wroteAnything: inout Bool
+    ) throws(AuthCoreError) {
+        let blankLine: StaticString = "\r\n"
         if let authorization = proxy?.authorization {
             var line = SecureBytes(Array("Proxy-Authorization: ".utf8))
             authorization.withUnsafeBytes { line.append(contentsOf: $0) }
             line.append(contentsOf: Array("\r\n\r\n".utf8))
-            try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in
+            try fields.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in
                 try connection.write(raw, wroteAnything: &wroteAnything)
             }
             try line.withUnsafeBytes { (raw) throws(AuthCoreError) in
                 try connection.write(raw, wroteAnything: &wroteAnything)
             }
+        } else if body.count <= Self.coalescedBodyLimit {
+            var message = SecureBytes(reservingCapacity: fields.count + blankLine.utf8CodeUnitCount + body.count)
+            fields.withUnsafeBytes { message.append(contentsOf: $0) }
+            blankLine.withUTF8Buffer { message.append(contentsOf: UnsafeRawBufferPointer($0)) }
+            message.append(contentsOf: body)
+            try message.withUnsafeBytes { (raw) throws(AuthCoreError) in
+                try connection.write(raw, wroteAnything: &wroteAnything)
+            }
             return
+        } else {
+            var head = fields
+            blankLine.withUTF8Buffer { head.append(contentsOf: $0) }
+            try head.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in
+                try connection.write(raw, wroteAnything: &wroteAnything)
+            }
         }
-        bytes += Array("\r\n".utf8)
-        try bytes.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in
-            try connection.write(raw, wroteAnything: &wroteAnything)
-        }
+        if !body.isEmpty { try connection.write(body, wroteAnything: &wroteAnything) }
     }
 
     /// - Throws: `AuthCoreError.Code.malformedRequest` for a method that is not a token, a field

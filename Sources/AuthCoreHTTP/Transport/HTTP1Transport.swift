@@ -324,8 +324,8 @@ struct HTTP1Exchange: Sendable {
         var sendFailure: AuthCoreError?
         do throws(AuthCoreError) {
             connection.setTimeout(try waitLimit())
-            try head.write(to: connection, wroteAnything: &wroteAnything)
             if case .stream(let stream) = request.body {
+                try head.write(to: connection, wroteAnything: &wroteAnything)
                 try Self.send(
                     stream,
                     on: connection,
@@ -333,8 +333,11 @@ struct HTTP1Exchange: Sendable {
                     waitLimit: waitLimit,
                     isStopped: { cancellation.isCancelled }
                 )
-            } else if !request.body.isEmpty {
-                _ = try request.body.withInMemoryBytes { (bytes) throws(AuthCoreError) in try connection.write(bytes) }
+            } else {
+                // The head and a small body in one write (HTTP1RequestHead.write).
+                _ = try request.body.withInMemoryBytes { (bytes) throws(AuthCoreError) in
+                    try head.write(to: connection, body: bytes, wroteAnything: &wroteAnything)
+                }
             }
         } catch  where error.code == .transportFailure {
             sendFailure = error
