@@ -20,18 +20,19 @@ struct HTTP1RequestHead: Sendable {
         self.proxy = proxy
     }
 
-    /// The most body bytes sent in the head's write.
-    static let coalescedBodyLimit = 16 << 10
+    /// The most bytes of head and body sent as one write: a TLS record's plaintext (RFC 8446
+    /// §5.1), so that write is one record, all sent or none (a failed `SSL_write` reports no part).
+    static let coalescedMessageLimit = 16 << 10
 
     /// Writes the head — the fields, the proxy's credentials, the empty line — and then `body`, the
     /// request's in-memory body (empty when there is none or it is streamed). `wroteAnything` says
     /// whether any byte went out (a failure before the first one cannot have reached the server).
     ///
-    /// Without proxy credentials, a body of at most ``coalescedBodyLimit`` bytes goes out in the
-    /// head's write, copied with it into wiping storage (the body may be a secret): a typical API
-    /// request leaves as one segment (one TLS record), so the server does not wake for the head
-    /// alone and then wait again for its body. A larger body, or a head with proxy credentials, is
-    /// written on its own after the head.
+    /// Without proxy credentials, when head and body together take at most
+    /// ``coalescedMessageLimit`` bytes, the body goes out in the head's write, copied with it into
+    /// wiping storage (the body may be a secret): a typical API request leaves as one segment (one
+    /// TLS record), so the server does not wake for the head alone and then wait again for its
+    /// body. A larger body, or a head with proxy credentials, is written on its own after the head.
     func write(
         to connection: HTTP1Connection,
         body: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
@@ -48,7 +49,7 @@ struct HTTP1RequestHead: Sendable {
             try line.withUnsafeBytes { (raw) throws(AuthCoreError) in
                 try connection.write(raw, wroteAnything: &wroteAnything)
             }
-        } else if body.count <= Self.coalescedBodyLimit {
+        } else if fields.count + blankLine.utf8CodeUnitCount + body.count <= Self.coalescedMessageLimit {
             var message = SecureBytes(reservingCapacity: fields.count + blankLine.utf8CodeUnitCount + body.count)
             fields.withUnsafeBytes { message.append(contentsOf: $0) }
             blankLine.withUTF8Buffer { message.append(contentsOf: UnsafeRawBufferPointer($0)) }
