@@ -240,6 +240,10 @@ public final class HTTPServer: Sendable {
     /// makes one for many requests).
     public var acceptedConnectionCount: Int { core.state.withLock { $0.accepted } }
 
+    /// Whether the timer that keeps the request deadlines and handler time limits is suspended
+    /// (no connection open, no handler running: an idle server wakes no thread).
+    package var reaperSleeps: Bool { core.reaperSleeps }
+
     /// `http://host:port` or `https://host:port` (an IPv6 address in brackets).
     public var url: String {
         "\(configuration.tls == nil ? "http" : "https")://\(ListeningAddress.authority(host: configuration.host, port: port))"
@@ -323,6 +327,9 @@ final class DaemonCore: @unchecked Sendable {
         var accepted = 0
         /// The timer that cuts off requests past their deadline and handlers past their time limit.
         var reaper: (any DispatchSourceTimer)?
+        /// The reaper is suspended: no connection is open and no handler runs, so it has nothing to
+        /// watch (an idle server wakes no thread). The first connection resumes it.
+        var reaperSleeps = false
     }
 
     let handler: HTTPServer.Handler
@@ -398,6 +405,7 @@ final class DaemonCore: @unchecked Sendable {
             state.sockets.insert(socket)
             state.deadlines[socket] = deadline
             state.accepted += 1
+            Self.wakeReaper(&state)
             guard let address, !address.isIPv4 else { return }
             let network = address.network(prefixBits: 64)
             let count = state.perNetwork[network, default: 0] + 1
@@ -436,6 +444,11 @@ final class DaemonCore: @unchecked Sendable {
     /// reused for a new connection is never touched. Handlers past their time limit are answered
     /// `503` by the same timer: one timer for the server, not one per request (a Dispatch timer
     /// armed and cancelled per request woke libdispatch's manager thread twice each time).
+    ///
+    /// A tick that finds no connection open and no handler running suspends the timer, and the next
+    /// connection resumes it (``wakeReaper(_:)``): an idle server wakes no thread, where the
+    /// ticks woke two every 100 ms. A busy server never pays for it (the timer keeps ticking while
+    /// any connection is open); a server with rare connections resumes it once per busy spell.
     func startReaper() {
         // A queue of a higher class than the handlers' (Dispatch's default one, after their first
         // wait): handlers busy on every thread of that pool do not hold the time limits back.
@@ -453,6 +466,12 @@ final class DaemonCore: @unchecked Sendable {
                 state.deadlines[socket] = nil
                 _ = shutdown(socket, Int32(SHUT_RDWR))
             }
+            if state.sockets.isEmpty, state.running.isEmpty, !state.reaperSleeps, let reaper = state.reaper {
+                // Under the lock, as the resume is: suspends and resumes stay paired.
+                state.reaperSleeps = true
+                reaper.suspend()
+                return []
+            }
             // Those already answered (their answer still being sent) are left alone.
             return state.running.compactMap { identifier, entry in
                 entry.deadline <= now && !entry.exchange.answer.withLock({ $0.delivered }) ? identifier : nil
@@ -466,6 +485,17 @@ final class DaemonCore: @unchecked Sendable {
             )
         }
     }
+
+    /// Resumes the reaper when it sleeps (a connection opened, or a handler started). Called under
+    /// the state lock, which its suspension also holds.
+    private static func wakeReaper(_ state: inout State) {
+        guard state.reaperSleeps, let reaper = state.reaper else { return }
+        state.reaperSleeps = false
+        reaper.resume()
+    }
+
+    /// Whether the reaper is suspended (nothing to watch).
+    package var reaperSleeps: Bool { state.withLock { $0.reaperSleeps } }
 
     /// Creates the handler's task for an exchange whose request has arrived whole, with its time
     /// limit, on a ``ReceivingThreadExecutor`` the caller (the MHD thread that received the request)
@@ -497,6 +527,7 @@ final class DaemonCore: @unchecked Sendable {
             // The time limit is kept by the reaper's Dispatch timer, not a sleeping task: a handler
             // holding its thread (computing, or on the receiving thread) cannot hold it back.
             let deadline = DispatchTime.now().uptimeNanoseconds &+ handlerTimeoutNanoseconds
+            Self.wakeReaper(&state)  // its connection's start did, unless the reaper slept since
             state.running[identifier] = Running(
                 handler: handler,
                 deadline: deadline,
@@ -597,6 +628,9 @@ final class DaemonCore: @unchecked Sendable {
         let (daemon, context, listener, reaper):
             (OpaquePointer?, Unmanaged<DaemonCore>?, Int32, (any DispatchSourceTimer)?) = resumeGate.withLock { _ in
                 state.withLock { state in
+                    // A suspended source must not be cancelled and released as it is (libdispatch
+                    // stops the program): resumed first, then cancelled below.
+                    Self.wakeReaper(&state)
                     defer {
                         state.daemon = nil
                         state.context = nil
