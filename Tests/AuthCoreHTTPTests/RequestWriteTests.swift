@@ -56,8 +56,10 @@ private func receiveOneRequest(on listener: OneShotListener) -> ReceivedRequest 
 
 @Suite("HTTP/1.1 client: how a request goes out")
 struct RequestWriteTests {
-    /// Sends `body` to a loopback peer and returns what it received.
-    private func sent(_ body: HTTPBody) async throws -> ReceivedRequest {
+    /// Sends `body` to a loopback peer and returns what it received; with `proxyCredentials`, the
+    /// peer plays an HTTP proxy with those credentials (the request names its target in absolute
+    /// form, a port on loopback the proxy never contacts).
+    private func sent(_ body: HTTPBody, proxyCredentials: (String, String)? = nil) async throws -> ReceivedRequest {
         let listener = try OneShotListener()
         let received = Locked(ReceivedRequest())
         let done = DispatchSemaphore(value: 0)
@@ -67,12 +69,27 @@ struct RequestWriteTests {
             done.signal()
         }
         var configuration = HTTP1Transport.Configuration()
-        configuration.proxies = .configured(.direct)
+        var origin = "127.0.0.1:\(listener.port)"
+        if let (username, password) = proxyCredentials {
+            var proxies = ProxyConfiguration(
+                http: try HTTPProxy(
+                    host: "127.0.0.1",
+                    port: listener.port,
+                    username: username,
+                    password: SecureBytes(Array(password.utf8))
+                )
+            )
+            proxies.proxiesLoopback = true
+            configuration.proxies = .configured(proxies)
+            origin = "127.0.0.1:9"
+        } else {
+            configuration.proxies = .configured(.direct)
+        }
         let transport = try HTTP1Transport(configuration: configuration)
         let answer = try await transport.send(
             HTTPRequest(
                 method: "POST",
-                url: try RequestURL("http://127.0.0.1:\(listener.port)/srp/begin"),
+                url: try RequestURL("http://\(origin)/srp/begin"),
                 headers: [HTTPHeader("Content-Type", "application/json")],
                 body: body
             )
@@ -92,6 +109,19 @@ struct RequestWriteTests {
             // Before, the head and the body were two writes: two segments, and a server woke for each.
             #expect(received.dataSegments == 1)
         }
+    }
+
+    @Test("through a proxy with credentials, head, credentials and body leave in one segment and arrive whole")
+    func proxiedRequestInOneSegment() async throws {
+        let json = Array(#"{"username":"alice"}"#.utf8)
+        let received = try await sent(.bytes(json), proxyCredentials: ("proxy-user", "proxy-pass"))
+        let text = String(decoding: received.bytes, as: UTF8.self)
+        #expect(text.hasPrefix("POST http://127.0.0.1:9/srp/begin HTTP/1.1\r\n"), "\(text.prefix(60))")
+        // base64("proxy-user:proxy-pass"), the last field of the head
+        #expect(text.contains("\r\nProxy-Authorization: Basic cHJveHktdXNlcjpwcm94eS1wYXNz\r\n\r\n"))
+        #expect(received.bytes.suffix(json.count).elementsEqual(json))
+        // Before, the fields, the credentials' line and the body were three writes.
+        #expect(received.dataSegments == 1)
     }
 
     @Test("a request past one TLS record's plaintext (16 KiB) is written head, then body, and arrives whole")

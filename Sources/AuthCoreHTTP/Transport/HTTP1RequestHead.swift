@@ -28,45 +28,41 @@ struct HTTP1RequestHead: Sendable {
     /// request's in-memory body (empty when there is none or it is streamed). `wroteAnything` says
     /// whether any byte went out (a failure before the first one cannot have reached the server).
     ///
-    /// Without proxy credentials, when head and body together take at most
-    /// ``coalescedMessageLimit`` bytes, the body goes out in the head's write, copied with it into
-    /// wiping storage (the body may be a secret): a typical API request leaves as one segment (one
-    /// TLS record), so the server does not wake for the head alone and then wait again for its
-    /// body. A larger body, or a head with proxy credentials, is written on its own after the head.
+    /// When the whole message takes at most ``coalescedMessageLimit`` bytes, it goes out in one
+    /// write, copied into wiping storage (the proxy's credentials and the body may be secrets): a
+    /// typical API request, proxied or not, leaves as one segment (one TLS record), so the server
+    /// does not wake for the head alone and then wait again for its body. A larger message is
+    /// written head, then body (from where it is: a large body is not copied).
     func write(
         to connection: HTTP1Connection,
         body: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
         wroteAnything: inout Bool
     ) throws(AuthCoreError) {
-        let blankLine: StaticString = "\r\n"
-        if let authorization = proxy?.authorization {
-            var line = SecureBytes(Array("Proxy-Authorization: ".utf8))
-            authorization.withUnsafeBytes { line.append(contentsOf: $0) }
-            line.append(contentsOf: Array("\r\n\r\n".utf8))
-            try fields.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in
-                try connection.write(raw, wroteAnything: &wroteAnything)
-            }
-            try line.withUnsafeBytes { (raw) throws(AuthCoreError) in
-                try connection.write(raw, wroteAnything: &wroteAnything)
-            }
-        } else if fields.count + blankLine.utf8CodeUnitCount + body.count <= Self.coalescedMessageLimit {
-            var message = SecureBytes(reservingCapacity: fields.count + blankLine.utf8CodeUnitCount + body.count)
-            fields.withUnsafeBytes { message.append(contentsOf: $0) }
-            blankLine.withUTF8Buffer { message.append(contentsOf: UnsafeRawBufferPointer($0)) }
-            message.append(contentsOf: body)
-            try message.withUnsafeBytes { (raw) throws(AuthCoreError) in
-                try connection.write(raw, wroteAnything: &wroteAnything)
-            }
-            return
-        } else {
-            var head = fields
-            blankLine.withUTF8Buffer { head.append(contentsOf: $0) }
-            try head.withUnsafeBytesTyped { (raw) throws(AuthCoreError) in
-                try connection.write(raw, wroteAnything: &wroteAnything)
-            }
+        let authorization = proxy?.authorization
+        let lineEnd = Self.lineEnd
+        let credentialsCount =
+            authorization.map { Self.credentialsLabel.utf8CodeUnitCount + $0.count + lineEnd.utf8CodeUnitCount } ?? 0
+        let headCount = fields.count + credentialsCount + lineEnd.utf8CodeUnitCount
+        let bodyInHeadWrite = headCount + body.count <= Self.coalescedMessageLimit
+        var message = SecureBytes(reservingCapacity: bodyInHeadWrite ? headCount + body.count : headCount)
+        fields.withUnsafeBytes { message.append(contentsOf: $0) }
+        if let authorization {
+            Self.credentialsLabel.withUTF8Buffer { message.append(contentsOf: UnsafeRawBufferPointer($0)) }
+            authorization.withUnsafeBytes { message.append(contentsOf: $0) }
+            lineEnd.withUTF8Buffer { message.append(contentsOf: UnsafeRawBufferPointer($0)) }
         }
-        if !body.isEmpty { try connection.write(body, wroteAnything: &wroteAnything) }
+        lineEnd.withUTF8Buffer { message.append(contentsOf: UnsafeRawBufferPointer($0)) }
+        if bodyInHeadWrite { message.append(contentsOf: body) }
+        try message.withUnsafeBytes { (raw) throws(AuthCoreError) in
+            try connection.write(raw, wroteAnything: &wroteAnything)
+        }
+        if !bodyInHeadWrite, !body.isEmpty { try connection.write(body, wroteAnything: &wroteAnything) }
     }
+
+    /// RFC 9110 §11.7.2's field, written with the proxy's credentials from their wiping storage.
+    private static let credentialsLabel: StaticString = "Proxy-Authorization: "
+    /// A field's end, and the empty line that ends the head.
+    private static let lineEnd: StaticString = "\r\n"
 
     /// - Throws: `AuthCoreError.Code.malformedRequest` for a method that is not a token, a field
     ///   with a control character other than HTAB, more than one `Host`, a `Content-Length` that disagrees with the
