@@ -242,7 +242,9 @@ public final class HTTPServer: Sendable {
 
     /// Whether the timer that keeps the request deadlines and handler time limits is suspended
     /// (no connection open, no handler running: an idle server wakes no thread).
-    package var reaperSleeps: Bool { core.reaperSleeps }
+    package var reaperSleeps: Bool { core.reaperState.sleeps }
+    /// How many times that timer was woken from its sleep.
+    package var reaperWakeCount: Int { core.reaperState.wakes }
 
     /// `http://host:port` or `https://host:port` (an IPv6 address in brackets).
     public var url: String {
@@ -330,6 +332,8 @@ final class DaemonCore: @unchecked Sendable {
         /// The reaper is suspended: no connection is open and no handler runs, so it has nothing to
         /// watch (an idle server wakes no thread). The first connection resumes it.
         var reaperSleeps = false
+        /// How many times the reaper was woken (for tests: a count only grows, a state can be missed).
+        var reaperWakes = 0
     }
 
     let handler: HTTPServer.Handler
@@ -491,11 +495,12 @@ final class DaemonCore: @unchecked Sendable {
     private static func wakeReaper(_ state: inout State) {
         guard state.reaperSleeps, let reaper = state.reaper else { return }
         state.reaperSleeps = false
+        state.reaperWakes += 1
         reaper.resume()
     }
 
-    /// Whether the reaper is suspended (nothing to watch).
-    package var reaperSleeps: Bool { state.withLock { $0.reaperSleeps } }
+    /// Whether the reaper is suspended (nothing to watch), and how many times it was woken.
+    package var reaperState: (sleeps: Bool, wakes: Int) { state.withLock { ($0.reaperSleeps, $0.reaperWakes) } }
 
     /// Creates the handler's task for an exchange whose request has arrived whole, with its time
     /// limit, on a ``ReceivingThreadExecutor`` the caller (the MHD thread that received the request)
