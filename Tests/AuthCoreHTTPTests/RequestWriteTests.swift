@@ -117,21 +117,38 @@ struct RequestWriteTests {
         let received = try await sent(.bytes(json), proxyCredentials: ("proxy-user", "proxy-pass"))
         let text = String(decoding: received.bytes, as: UTF8.self)
         #expect(text.hasPrefix("POST http://127.0.0.1:9/srp/begin HTTP/1.1\r\n"), "\(text.prefix(60))")
-        // base64("proxy-user:proxy-pass"), the last field of the head
-        #expect(text.contains("\r\nProxy-Authorization: Basic cHJveHktdXNlcjpwcm94eS1wYXNz\r\n\r\n"))
-        #expect(received.bytes.suffix(json.count).elementsEqual(json))
+        // base64("proxy-user:proxy-pass"): the head's last field, then the blank line, then the body
+        // and nothing else.
+        let tail = "\r\nProxy-Authorization: Basic cHJveHktdXNlcjpwcm94eS1wYXNz\r\n\r\n" + #"{"username":"alice"}"#
+        #expect(text.hasSuffix(tail), "\(text.suffix(80))")
+        #expect(text.contains("Content-Length: \(json.count)\r\n"))
         // Before, the fields, the credentials' line and the body were three writes.
         #expect(received.dataSegments == 1)
     }
 
-    @Test("a request past one TLS record's plaintext (16 KiB) is written head, then body, and arrives whole")
+    @Test(
+        "a request past one TLS record's plaintext (16 KiB) is written head, then body, and arrives whole, proxied or not"
+    )
     func largeBodyAfterHead() async throws {
         let large = [UInt8](
             (0..<(HTTP1RequestHead.coalescedMessageLimit)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
         )
-        let received = try await sent(.bytes(large))
-        #expect(received.bytes.suffix(large.count).elementsEqual(large))
-        #expect((received.dataSegments ?? 0) >= 2)
+        for credentials in [nil, ("proxy-user", "proxy-pass")] {
+            let received = try await sent(.bytes(large), proxyCredentials: credentials)
+            let head = Array("\r\n\r\n".utf8)
+            let headEnd = try #require(
+                (0...(received.bytes.count - head.count)).first { received.bytes[$0..<($0 + 4)].elementsEqual(head) }
+            )
+            #expect(received.bytes.count == headEnd + 4 + large.count, "the body follows the blank line, whole")
+            #expect(received.bytes.suffix(large.count).elementsEqual(large))
+            #expect(
+                String(decoding: received.bytes[..<headEnd], as: UTF8.self).hasSuffix(
+                    credentials == nil
+                        ? "Content-Length: \(large.count)" : "Proxy-Authorization: Basic cHJveHktdXNlcjpwcm94eS1wYXNz"
+                )
+            )
+            #expect((received.dataSegments ?? 0) >= 2)
+        }
     }
 }
 #endif
