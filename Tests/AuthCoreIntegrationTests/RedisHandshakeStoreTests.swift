@@ -226,6 +226,56 @@ final class RedisHandshakeStoreTests {
         await #expect(throws: AuthCoreError(.notPermitted, "")) { try await self.begin(one, password: self.password) }
     }
 
+    /// Redis's count of bytes received from clients (`INFO stats`, `total_net_input_bytes`).
+    func bytesReceived(_ store: RedisHandshakeStore) async throws -> Int {
+        guard case .bytes(let info) = try await store.command([Array("INFO".utf8), Array("stats".utf8)]) else {
+            throw PeerError(description: "INFO stats: not a bulk reply")
+        }
+        let field = "total_net_input_bytes:"
+        let line = String(decoding: info, as: UTF8.self).split(separator: "\r\n").first { $0.hasPrefix(field) }
+        guard let line, let count = Int(line.dropFirst(field.count)) else {
+            throw PeerError(description: "INFO stats: no \(field)")
+        }
+        return count
+    }
+
+    @Test(
+        "scripts go by name: loaded when a connection is made, under the names Redis gives them; a call sends its name, not its source; after SCRIPT FLUSH a call is answered NOSCRIPT, sent once with its source, and runs once"
+    )
+    func scriptsByName() async throws {
+        let (_, store) = try instance()
+        _ = try await store.values(["authcore:test:scripts:warm"])  // connection made, scripts loaded
+        // Redis names each script by its own SHA-1: the same names, and all already cached.
+        let names = RedisHandshakeStore.scripts.map(\.name)
+        #expect(names.allSatisfy { $0.count == 40 })
+        let exists = try await store.command([Array("SCRIPT".utf8), Array("EXISTS".utf8)] + names)
+        #expect(exists == .array(names.map { _ in .integer(1) }), "every script was loaded on connect")
+        for script in RedisHandshakeStore.scripts {
+            #expect(try await store.command(script.load) == .bytes(script.name))
+        }
+        // A login's bookkeeping script (its source is 719 bytes): the call sends its name and arguments.
+        let settleSource = RedisHandshakeStore.scripts[5].source.count
+        #expect(settleSource > 700)
+        let before = try await bytesReceived(store)
+        #expect(try await store.settle(remove: ["authcore:test:scripts:a"], decrement: [], keepAlive: [], insert: nil))
+        let sent = try await bytesReceived(store) - before  // the call and the INFO command after it
+        #expect(sent < 250, "\(sent) bytes for a settle (\(settleSource) bytes of source)")
+
+        // The cache emptied behind the store's back: the next call is answered NOSCRIPT and sent
+        // again with its source (one more round trip), and the script runs once.
+        #expect(try await store.increment("authcore:test:scripts:count", window: .seconds(30)) == 1)
+        #expect(try await store.increment("authcore:test:scripts:count", window: .seconds(30)) == 2)
+        #expect(try await store.command([Array("SCRIPT".utf8), Array("FLUSH".utf8)]) == .status("OK"))
+        var mark = store.roundTripCount
+        try await store.decrement("authcore:test:scripts:count")  // never sent twice after a doubtful failure
+        #expect(store.roundTripCount - mark == 2, "by name (NOSCRIPT), then with the source")
+        #expect(try await store.count("authcore:test:scripts:count") == 1, "the decrement ran once")
+        mark = store.roundTripCount
+        try await store.decrement("authcore:test:scripts:count")  // cached again by that EVAL
+        #expect(store.roundTripCount - mark == 1)
+        #expect(try await store.count("authcore:test:scripts:count") == 0)
+    }
+
     @Test("a counter's window runs out in Redis: the script gives every counter a lifetime")
     func counterWindow() async throws {
         let (_, store) = try instance()

@@ -75,8 +75,12 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// it has announced (``SentinelWatcher``).
     private let watcher = Locked<(started: Bool, subscribed: Bool, switches: Int)>((false, false, 0))
 
-    init(configuration: RedisHandshakeStore.Configuration) {
+    /// The store's Lua scripts, loaded on each connection made (``RedisScript``).
+    private let scripts: [RedisScript]
+
+    init(configuration: RedisHandshakeStore.Configuration, scripts: [RedisScript] = []) {
         self.configuration = configuration
+        self.scripts = scripts
         let count = Swift.max(1, configuration.poolSize)
         slots = (0..<count).map(Slot.init)
         waiting = Locked(([Int](repeating: 0, count: count), false, false))
@@ -429,10 +433,19 @@ final class RedisConnectionPool: @unchecked Sendable {
     private func reconnect(_ slot: Slot) throws(AuthCoreError) {
         let startEpoch = epoch.withLock { $0 }
         let (connection, endpoint) = try connect()
+        try loadScripts(on: connection)
         slot.connection = connection
         slot.endpoint = endpoint
         slot.epoch = startEpoch
         slot.roleCheckedAt = DispatchTime.now().uptimeNanoseconds
+    }
+
+    /// Loads the store's scripts on a new connection, in one round trip (set-up: not counted in
+    /// ``roundTrips``), so its calls send each script's name, not its source. A refusal (an ACL
+    /// without `SCRIPT`) changes nothing: such a call is answered `NOSCRIPT` and sent with its source.
+    private func loadScripts(on connection: RedisConnection) throws(AuthCoreError) {
+        guard !scripts.isEmpty else { return }
+        _ = try connection.pipeline(scripts.map(\.load))
     }
 
     /// A new connection: to the configured server, or to the master the sentinels name.

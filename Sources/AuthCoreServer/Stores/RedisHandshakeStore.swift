@@ -115,7 +115,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// A store on the server `configuration` names (no connection is made until the first call).
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        pool = RedisConnectionPool(configuration: configuration)
+        pool = RedisConnectionPool(configuration: configuration, scripts: Self.scripts)
     }
 
     public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) -> Bool {
@@ -158,15 +158,19 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
 
     /// `INCR`, and a lifetime for a counter that has none, in one script (atomic in Redis): a counter
     /// can never be left without an expiry, which would lock its user out for good.
-    static let incrementScript = """
+    static let incrementScript = RedisScript(
+        """
         local count = redis.call('INCR', KEYS[1])
         if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
         return count
         """
+    )
 
     public func increment(_ key: String, window: Duration) async throws(AuthCoreError) -> Int {
-        let reply = try await command(
-            ["EVAL", Self.incrementScript, "1", key, String(Self.milliseconds(window))].map(Self.bytes),
+        let reply = try await evaluate(
+            Self.incrementScript,
+            keys: [key],
+            arguments: [String(Self.milliseconds(window))],
             writes: true
         )
         guard case .integer(let count) = reply, let value = Int(exactly: count) else {
@@ -176,20 +180,18 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     }
 
     /// `DECR`, and `DEL` at 0, in one script; nothing for an absent key.
-    static let decrementScript = """
+    static let decrementScript = RedisScript(
+        """
         local count = redis.call('GET', KEYS[1])
         if not count then return 0 end
         if tonumber(count) <= 1 then redis.call('DEL', KEYS[1]) return 0 end
         return redis.call('DECR', KEYS[1])
         """
+    )
 
     public func decrement(_ key: String) async throws(AuthCoreError) {
         guard
-            case .integer = try await command(
-                ["EVAL", Self.decrementScript, "1", key].map(Self.bytes),
-                retryable: false,
-                writes: true
-            )
+            case .integer = try await evaluate(Self.decrementScript, keys: [key], retryable: false, writes: true)
         else { throw unexpected("DECR") }
     }
 
@@ -222,18 +224,22 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
 
     /// `GET`, and a longer lifetime for a counter that is there, in one script (a lifetime is only
     /// ever extended; written without `PEXPIRE … GT`, so Redis before 7.0 runs it too).
-    static let counterScript = """
+    static let counterScript = RedisScript(
+        """
         local count = redis.call('GET', KEYS[1])
         if not count then return '0' end
         local ttl = redis.call('PTTL', KEYS[1])
         if ttl >= 0 and ttl < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
         return count
         """
+    )
 
     public func counter(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int {
         guard
-            case .bytes(let text) = try await command(
-                ["EVAL", Self.counterScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes),
+            case .bytes(let text) = try await evaluate(
+                Self.counterScript,
+                keys: [key],
+                arguments: [String(Self.milliseconds(lifetime))],
                 writes: true
             ),
             let value = StoredCounter.parse(text)
@@ -243,16 +249,20 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
 
     /// `INCR`, and a lifetime at least `ARGV[1]` from now, in one script (never shortened; a
     /// counter `INCR` creates has none yet).
-    static let advanceScript = """
+    static let advanceScript = RedisScript(
+        """
         local count = redis.call('INCR', KEYS[1])
         local ttl = redis.call('PTTL', KEYS[1])
         if ttl < tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
         return count
         """
+    )
 
     public func advance(_ key: String, keepingFor lifetime: Duration) async throws(AuthCoreError) -> Int {
-        let reply = try await command(
-            ["EVAL", Self.advanceScript, "1", key, String(Self.milliseconds(lifetime))].map(Self.bytes),
+        let reply = try await evaluate(
+            Self.advanceScript,
+            keys: [key],
+            arguments: [String(Self.milliseconds(lifetime))],
             writes: true
         )
         guard case .integer(let count) = reply, let value = Int(exactly: count) else { throw unexpected("INCR") }
@@ -262,7 +272,8 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// `INCR` (with a lifetime for a counter that has none) on each key in turn, stopping after the
     /// first over its limit (`ARGV[2…]`): one script, so the attempt is counted against its client
     /// and its user in one round trip and atomically.
-    static let incrementInTurnScript = """
+    static let incrementInTurnScript = RedisScript(
+        """
         local counts = {}
         for i, key in ipairs(KEYS) do
           local count = redis.call('INCR', key)
@@ -272,18 +283,20 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         end
         return counts
         """
+    )
 
     public func incrementInTurn(
         _ counters: [(key: String, limit: Int)],
         window: Duration
     ) async throws(AuthCoreError) -> [Int] {
         guard !counters.isEmpty else { return [] }
-        let arguments =
-            ["EVAL", Self.incrementInTurnScript, String(counters.count)] + counters.map(\.key) + [
-                String(Self.milliseconds(window))
-            ]
-            + counters.map { String($0.limit) }
-        guard case .array(let replies) = try await command(arguments.map(Self.bytes), writes: true),
+        let reply = try await evaluate(
+            Self.incrementInTurnScript,
+            keys: counters.map(\.key),
+            arguments: [String(Self.milliseconds(window))] + counters.map { String($0.limit) },
+            writes: true
+        )
+        guard case .array(let replies) = reply,
             (1...counters.count).contains(replies.count)
         else {
             throw unexpected("INCR")
@@ -299,7 +312,8 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// decrements, keep-alives, inserts: 0 or 1), the keep-alive lifetimes in ms, then the insert's
     /// value and lifetime. The insert first: when its key is present nothing is written (returns
     /// 0; else 1).
-    static let settleScript = """
+    static let settleScript = RedisScript(
+        """
         local nr, nd, nk, ni = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
         if ni == 1 and not redis.call('SET', KEYS[nr + nd + nk + 1], ARGV[5 + nk], 'PX', ARGV[6 + nk], 'NX') then return 0 end
         for i = 1, nr do redis.call('DEL', KEYS[i]) end
@@ -316,6 +330,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         end
         return 1
         """
+    )
 
     /// One script (`settleScript`): atomic, not sent a second time after a doubtful failure (a
     /// decrement run twice would forgive a failure), and sent even when its request has run out of
@@ -328,15 +343,20 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     ) async throws(AuthCoreError) -> Bool {
         let keys = remove + decrement + keepAlive.map(\.key) + (insert.map { [$0.key] } ?? [])
         guard !keys.isEmpty else { return true }
-        var arguments: [[UInt8]] = ["EVAL", Self.settleScript, String(keys.count)].map(Self.bytes)
-        arguments += keys.map(Self.bytes)
         let sizes: [String] = [
             String(remove.count), String(decrement.count), String(keepAlive.count), insert == nil ? "0" : "1",
         ]
-        arguments += sizes.map(Self.bytes)
+        var arguments = sizes.map(Self.bytes)
         arguments += keepAlive.map { Self.bytes(String(Self.milliseconds($0.lifetime))) }
         if let insert { arguments += [insert.value, Self.bytes(String(Self.milliseconds(insert.lifetime)))] }
-        let reply = try await pool.run([arguments], retryable: false, writes: true, evenIfCancelled: true)[0]
+        let reply = try await evaluateReply(
+            Self.settleScript,
+            keys: keys.map(Self.bytes),
+            arguments: arguments,
+            retryable: false,
+            writes: true,
+            evenIfCancelled: true
+        )
         switch reply {
         case .integer(1): return true
         case .integer(0): return false
@@ -352,7 +372,8 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// `GET` or `GETDEL`, and `GET` of the counter its link names (``LinkedValue``), in one script.
     /// The counter's key is built from the value, so the script names a key it was not given: fine
     /// on one server or a Sentinel set, not on Redis Cluster (which the store does not support).
-    static let linkedValueScript = """
+    static let linkedValueScript = RedisScript(
+        """
         local value
         if ARGV[2] == '1' then value = redis.call('GETDEL', KEYS[1]) else value = redis.call('GET', KEYS[1]) end
         if not value then return false end
@@ -360,14 +381,17 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         if string.len(link) < 64 or string.find(link, '[^0-9a-f]') then return {value} end
         return {value, redis.call('GET', ARGV[1] .. link)}
         """
+    )
 
     public func linkedValue(
         _ key: String,
         removing: Bool,
         counterPrefix: String
     ) async throws(AuthCoreError) -> LinkedValue? {
-        let reply = try await command(
-            ["EVAL", Self.linkedValueScript, "1", key, counterPrefix, removing ? "1" : "0"].map(Self.bytes),
+        let reply = try await evaluate(
+            Self.linkedValueScript,
+            keys: [key],
+            arguments: [counterPrefix, removing ? "1" : "0"],
             writes: removing
         )
         switch reply {
@@ -427,7 +451,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// lifetime in ms, the presented generation (empty for none), the number of trusted counters,
     /// then each counter's limit. A counter that is not 1 to 18 digits reads 0, a generation that
     /// is not trusts nobody. Returns 1 (inserted), 0 (refused) or 2 (the key was present).
-    static let admissionScript =
+    static let admissionScript = RedisScript(
         luaCounters + """
             local trusted = ARGV[3] ~= '' and trusts(ARGV[3], redis.call('GET', KEYS[2]))
             local split = 2 + tonumber(ARGV[4])
@@ -440,6 +464,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
             if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
             return 2
             """
+    )
 
     public func insert(
         _ value: [UInt8],
@@ -455,11 +480,13 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         let numbers: [String] =
             [String(Self.milliseconds(lifetime)), presented, String(admission.trusted.count)]
             + counters.map { String(Swift.max(0, $0.limit)) }
-        var arguments: [[UInt8]] = ["EVAL", Self.admissionScript, String(keys.count)].map(Self.bytes)
-        arguments += keys.map(Self.bytes)
-        arguments.append(value)
-        arguments += numbers.map(Self.bytes)
-        switch try await command(arguments, writes: true) {
+        let reply = try await evaluateReply(
+            Self.admissionScript,
+            keys: keys.map(Self.bytes),
+            arguments: [value] + numbers.map(Self.bytes),
+            writes: true
+        )
+        switch try refusing(reply) {
         case .integer(1): return .inserted
         case .integer(0): return .refused
         case .integer(2): return .keyInUse
@@ -475,7 +502,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// Sentinel set, not on Redis Cluster, which the store does not support). A counter that is not
     /// a count starts again at 1. Returns nil (absent), `{value}` (no header: nothing counted) or
     /// `{value, generation or nil, trusted (0/1), {counts}}`.
-    static let takeLoginScript =
+    static let takeLoginScript = RedisScript(
         luaCounters + """
             local value = redis.call('GETDEL', KEYS[1])
             if not value then return false end
@@ -496,17 +523,17 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
             end
             return {value, generation, trusted and 1 or 0, counts}
             """
+    )
 
     /// One script (`takeLoginScript`); sent again after a failure on a connection that was open,
     /// like `GETDEL` (a second run finds nothing: the login fails, and its attempt was counted).
     public func takeLogin(_ key: String, counting: LoginCounting) async throws(AuthCoreError) -> TakenLogin? {
         let arguments: [String] = [
-            "EVAL", Self.takeLoginScript, "1", key, counting.generationPrefix, counting.failurePrefix,
-            counting.deviceSuffix, counting.addressSuffix,
+            counting.generationPrefix, counting.failurePrefix, counting.deviceSuffix, counting.addressSuffix,
             counting.untrustedSuffix, String(Self.milliseconds(counting.window)), String(counting.maximumFailures),
             String(counting.maximumFailuresPerUser),
         ]
-        let reply = try await command(arguments.map(Self.bytes), writes: true)
+        let reply = try await evaluate(Self.takeLoginScript, keys: [key], arguments: arguments, writes: true)
         guard case .array(let parts) = reply else {
             if case .null = reply { return nil }
             throw unexpected("GETDEL")
@@ -556,7 +583,11 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         retryable: Bool = true,
         writes: Bool = false
     ) async throws(AuthCoreError) -> RedisReply {
-        let reply = try await pool.run([arguments], retryable: retryable, writes: writes)[0]
+        try refusing(try await pool.run([arguments], retryable: retryable, writes: writes)[0])
+    }
+
+    /// `reply`, or `serviceError` with its first word for an error reply (the rest can echo arguments).
+    private func refusing(_ reply: RedisReply) throws(AuthCoreError) -> RedisReply {
         if case .error(let text) = reply {
             throw AuthCoreError(
                 .serviceError,
@@ -565,6 +596,59 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         }
         return reply
     }
+
+    /// Runs `script` by name, and with its source when the server no longer has it
+    /// (``RedisScript``); an error reply is `serviceError`, as for ``command(_:retryable:writes:)``.
+    private func evaluate(
+        _ script: RedisScript,
+        keys: [String],
+        arguments: [String] = [],
+        retryable: Bool = true,
+        writes: Bool
+    ) async throws(AuthCoreError) -> RedisReply {
+        try refusing(
+            try await evaluateReply(
+                script,
+                keys: keys.map(Self.bytes),
+                arguments: arguments.map(Self.bytes),
+                retryable: retryable,
+                writes: writes
+            )
+        )
+    }
+
+    /// ``evaluate(_:keys:arguments:retryable:writes:)`` returning an error reply as it is. A
+    /// `NOSCRIPT` answer ran nothing, so the call with the source is its first run (even for a
+    /// script that is not `retryable`); it counts as a round trip of its own.
+    private func evaluateReply(
+        _ script: RedisScript,
+        keys: [[UInt8]],
+        arguments: [[UInt8]],
+        retryable: Bool = true,
+        writes: Bool,
+        evenIfCancelled: Bool = false
+    ) async throws(AuthCoreError) -> RedisReply {
+        let byName = script.evalSHA(keys: keys, arguments: arguments)
+        let reply = try await pool.run(
+            [byName],
+            retryable: retryable,
+            writes: writes,
+            evenIfCancelled: evenIfCancelled
+        )[0]
+        guard RedisScript.isMissing(reply) else { return reply }
+        return try await pool.run(
+            [script.eval(keys: keys, arguments: arguments)],
+            retryable: retryable,
+            writes: writes,
+            evenIfCancelled: evenIfCancelled
+        )[0]
+    }
+
+    /// The store's scripts, loaded on each connection the pool makes.
+    package static let scripts: [RedisScript] = [
+        incrementScript, decrementScript, counterScript, advanceScript, incrementInTurnScript, settleScript,
+        linkedValueScript, admissionScript, takeLoginScript,
+    ]
 
     /// Whether the server answers `PING` now (a blocking call, for start-up probes).
     package func answersPing() -> Bool { pool.answersPing() }
