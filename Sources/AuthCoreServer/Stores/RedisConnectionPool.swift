@@ -433,7 +433,11 @@ final class RedisConnectionPool: @unchecked Sendable {
     private func reconnect(_ slot: Slot) throws(AuthCoreError) {
         let startEpoch = epoch.withLock { $0 }
         let (connection, endpoint) = try connect()
-        try loadScripts(on: connection)
+        do throws(AuthCoreError) { try loadScripts(on: connection) } catch {
+            // As a failure inside connect(): a master lost meanwhile is asked of the sentinels again.
+            if let endpoint { forget(endpoint) }
+            throw error
+        }
         slot.connection = connection
         slot.endpoint = endpoint
         slot.epoch = startEpoch
@@ -441,8 +445,10 @@ final class RedisConnectionPool: @unchecked Sendable {
     }
 
     /// Loads the store's scripts on a new connection, in one round trip (set-up: not counted in
-    /// ``roundTrips``), so its calls send each script's name, not its source. A refusal (an ACL
-    /// without `SCRIPT`) changes nothing: such a call is answered `NOSCRIPT` and sent with its source.
+    /// ``roundTrips``), so its calls send each script's name, not its source. An error reply (an ACL
+    /// user without `SCRIPT LOAD`) is left as it is: each script's first call is then answered
+    /// `NOSCRIPT` and sent with its source, which caches it for every connection. A connection that
+    /// fails here fails as one that could not be made.
     private func loadScripts(on connection: RedisConnection) throws(AuthCoreError) {
         guard !scripts.isEmpty else { return }
         _ = try connection.pipeline(scripts.map(\.load))
