@@ -276,6 +276,35 @@ final class RedisHandshakeStoreTests {
         #expect(try await store.count("authcore:test:scripts:count") == 0)
     }
 
+    @Test(
+        "an ACL user refused SCRIPT LOAD: its connection is still made, each script's first call is answered NOSCRIPT and sent with its source, then goes by name"
+    )
+    func scriptsWithoutScriptLoad() async throws {
+        let (_, admin) = try instance()
+        let words = { (text: String) in text.split(separator: " ").map { Array($0.utf8) } }
+        #expect(try await admin.command(words("ACL SETUSER noload on >noload-pw ~* +@all -script")) == .status("OK"))
+        #expect(try await admin.command(words("SCRIPT FLUSH")) == .status("OK"))
+        var configuration = RedisHandshakeStore.Configuration()
+        configuration.port = redis.port
+        configuration.username = "noload"
+        configuration.password = SecureBytes(Array("noload-pw".utf8))
+        let store = RedisHandshakeStore(configuration: configuration)
+        _ = try await store.values(["authcore:test:noload:warm"])  // connected: the refused loads were ignored
+        let increment = RedisHandshakeStore.scripts[0]
+        let cached = { () async throws -> RedisReply in
+            try await admin.command([Array("SCRIPT".utf8), Array("EXISTS".utf8), increment.name])
+        }
+        #expect(try await cached() == .array([.integer(0)]), "the user's SCRIPT LOAD was refused")
+        var mark = store.roundTripCount
+        #expect(try await store.increment("authcore:test:noload:count", window: .seconds(30)) == 1)
+        #expect(store.roundTripCount - mark == 2, "by name (NOSCRIPT), then with the source")
+        #expect(try await cached() == .array([.integer(1)]), "EVAL cached it")
+        mark = store.roundTripCount
+        #expect(try await store.increment("authcore:test:noload:count", window: .seconds(30)) == 2)
+        #expect(store.roundTripCount - mark == 1)
+        try await admin.remove("authcore:test:noload:count")
+    }
+
     @Test("a counter's window runs out in Redis: the script gives every counter a lifetime")
     func counterWindow() async throws {
         let (_, store) = try instance()
