@@ -26,13 +26,6 @@ struct ReaperTests {
         return condition()
     }
 
-    /// Runs `body` on a thread of its own (blocking socket calls stay off the concurrency pool).
-    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
     @Test(
         "idle, the reaper sleeps; a silent connection wakes it and is still shut at its request deadline; a handler past its limit is still answered 503; idle again, it sleeps"
     )
@@ -50,7 +43,7 @@ struct ReaperTests {
         let silent = try RawSocket(port: port, timeoutSeconds: 8)
         defer { silent.close() }
         #expect(silent.write(Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)))
-        let (received, closed) = try await Self.onThread { (silent.readAll(limit: 4096), silent.peerClosed) }
+        let (received, closed) = try await RawHTTP.onThread { (silent.readAll(limit: 4096), silent.peerClosed) }
         #expect(received.isEmpty && closed, "the server shut the silent connection: \(received.count) bytes")
         #expect(server.reaperWakeCount > wakes, "the connection woke the reaper")
         #expect(await Self.eventually { server.reaperSleeps }, "the connection gone, the reaper sleeps again")
