@@ -75,12 +75,8 @@ final class RedisConnectionPool: @unchecked Sendable {
     /// it has announced (``SentinelWatcher``).
     private let watcher = Locked<(started: Bool, subscribed: Bool, switches: Int)>((false, false, 0))
 
-    /// The store's Lua scripts, loaded on each connection made (``RedisScript``).
-    private let scripts: [RedisScript]
-
-    init(configuration: RedisHandshakeStore.Configuration, scripts: [RedisScript] = []) {
+    init(configuration: RedisHandshakeStore.Configuration) {
         self.configuration = configuration
-        self.scripts = scripts
         let count = Swift.max(1, configuration.poolSize)
         slots = (0..<count).map(Slot.init)
         waiting = Locked(([Int](repeating: 0, count: count), false, false))
@@ -433,25 +429,10 @@ final class RedisConnectionPool: @unchecked Sendable {
     private func reconnect(_ slot: Slot) throws(AuthCoreError) {
         let startEpoch = epoch.withLock { $0 }
         let (connection, endpoint) = try connect()
-        do throws(AuthCoreError) { try loadScripts(on: connection) } catch {
-            // As a failure inside connect(): a master lost meanwhile is asked of the sentinels again.
-            if let endpoint { forget(endpoint) }
-            throw error
-        }
         slot.connection = connection
         slot.endpoint = endpoint
         slot.epoch = startEpoch
         slot.roleCheckedAt = DispatchTime.now().uptimeNanoseconds
-    }
-
-    /// Loads the store's scripts on a new connection, in one round trip (set-up: not counted in
-    /// ``roundTrips``), so its calls send each script's name, not its source. An error reply (an ACL
-    /// user without `SCRIPT LOAD`) is left as it is: each script's first call is then answered
-    /// `NOSCRIPT` and sent with its source, which caches it for every connection. A connection that
-    /// fails here fails as one that could not be made.
-    private func loadScripts(on connection: RedisConnection) throws(AuthCoreError) {
-        guard !scripts.isEmpty else { return }
-        _ = try connection.pipeline(scripts.map(\.load))
     }
 
     /// A new connection: to the configured server, or to the master the sentinels name.

@@ -115,7 +115,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     /// A store on the server `configuration` names (no connection is made until the first call).
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        pool = RedisConnectionPool(configuration: configuration, scripts: Self.scripts)
+        pool = RedisConnectionPool(configuration: configuration)
     }
 
     public func insert(_ value: [UInt8], forKey key: String, lifetime: Duration) async throws(AuthCoreError) -> Bool {
@@ -618,8 +618,9 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
     }
 
     /// ``evaluate(_:keys:arguments:retryable:writes:)`` returning an error reply as it is. A
-    /// `NOSCRIPT` answer ran nothing, so the call with the source is its first run (even for a
-    /// script that is not `retryable`); it counts as a round trip of its own.
+    /// `NOSCRIPT` answer (the script's first call on this server, or after its cache was emptied)
+    /// ran nothing, so the call with the source is its first run (even for a script that is not
+    /// `retryable`); it counts as a round trip of its own.
     private func evaluateReply(
         _ script: RedisScript,
         keys: [[UInt8]],
@@ -644,7 +645,7 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
         )[0]
     }
 
-    /// The store's scripts, loaded on each connection the pool makes.
+    /// The store's scripts (each cached by Redis on its first `EVAL`).
     package static let scripts: [RedisScript] = [
         incrementScript, decrementScript, counterScript, advanceScript, incrementInTurnScript, settleScript,
         linkedValueScript, admissionScript, takeLoginScript,

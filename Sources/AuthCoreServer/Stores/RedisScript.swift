@@ -3,14 +3,15 @@ import AuthCore
 /// A Lua script of the store, run by name (Redis, "Scripting with Lua": `EVALSHA` names a script by
 /// the lower-case hex SHA-1 of its source, the name `SCRIPT LOAD` answers).
 ///
-/// The pool loads every script on each connection it makes, so a call sends the 40-byte name and
-/// not the source (1.5 KB for the login scripts, which Redis would hash again on every `EVAL`). A
-/// server whose script cache was emptied since (`SCRIPT FLUSH`, or a restart behind a proxy that
-/// kept the connection) answers `NOSCRIPT` and runs nothing; the call is then sent once more with
-/// the source (`EVAL`, which caches it again). That repeat is safe for every script, even one that
-/// is never sent twice after a doubtful failure: the first attempt did not run.
+/// A call sends the 40-byte name, not the source (up to 1.5 KB for the login scripts, which Redis
+/// would hash again on every `EVAL`). A server that does not have the script — its first call on
+/// that server (a new one, a promoted replica) or after its cache was emptied (`SCRIPT FLUSH`, a
+/// restart) — answers `NOSCRIPT` and runs nothing; the call is then sent once more with the source
+/// (`EVAL`, which caches it for every connection). That repeat is safe for every script, even one
+/// that is never sent twice after a doubtful failure: the first attempt did not run. Nothing is
+/// loaded when a connection is made, so set-up (and a failover's reconnections) costs nothing more.
 package struct RedisScript: Sendable {
-    /// The Lua source, as sent by `EVAL` and `SCRIPT LOAD`.
+    /// The Lua source, as sent by `EVAL`.
     package let source: [UInt8]
     /// The lower-case hex SHA-1 of ``source`` (40 bytes).
     package let name: [UInt8]
@@ -29,9 +30,6 @@ package struct RedisScript: Sendable {
     func eval(keys: [[UInt8]], arguments: [[UInt8]]) -> [[UInt8]] {
         command(Array("EVAL".utf8), source, keys: keys, arguments: arguments)
     }
-
-    /// `SCRIPT LOAD source`
-    package var load: [[UInt8]] { [Array("SCRIPT".utf8), Array("LOAD".utf8), source] }
 
     /// Whether `reply` is Redis's `NOSCRIPT` error: the script is not in the server's cache, and
     /// nothing ran.
