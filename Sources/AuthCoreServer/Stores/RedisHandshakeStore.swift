@@ -619,8 +619,8 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
 
     /// ``evaluate(_:keys:arguments:retryable:writes:)`` returning an error reply as it is. A
     /// `NOSCRIPT` answer (the script's first call on this server, or after its cache was emptied)
-    /// ran nothing, so the call with the source is its first run (even for a script that is not
-    /// `retryable`); it counts as a round trip of its own.
+    /// ran nothing, so the call with the source is sent (even for a script that is not
+    /// `retryable`), once; it counts as a round trip of its own.
     private func evaluateReply(
         _ script: RedisScript,
         keys: [[UInt8]],
@@ -637,9 +637,12 @@ public final class RedisHandshakeStore: HandshakeStore, Sendable {
             evenIfCancelled: evenIfCancelled
         )[0]
         guard RedisScript.isMissing(reply) else { return reply }
+        // Never sent a second time: the call by name may already have run once on a master that
+        // failed afterwards (its repeat met the promoted replica, which lacks the script), and a
+        // script runs at most twice.
         return try await pool.run(
             [script.eval(keys: keys, arguments: arguments)],
-            retryable: retryable,
+            retryable: false,
             writes: writes,
             evenIfCancelled: evenIfCancelled
         )[0]
