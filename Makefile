@@ -265,11 +265,11 @@ zeroize-check: build
 # unoptimised and optimised, each beside a control build with the scrub compiled out, which must be caught.
 SWIFT_CLANG = $(dir $(shell command -v $(SWIFT)))clang
 STACK_SCRUB_BUILD = $(SWIFT_CLANG) -fPIC -g -fno-omit-frame-pointer -Wall -Werror -ISources/CAuthCoreBigNum/include \
-  Checks/stackscrub/kernel_stack.c $(wildcard Sources/CAuthCoreBigNum/powm52*.c) -lgmp
+  Checks/stackscrub/kernel_stack.c $(wildcard Sources/CAuthCoreBigNum/powm52*.c) Sources/CAuthCoreBigNum/powm64.c -lgmp
 stack-scrub-check: system-deps
 	@mkdir -p .build/stack-scrub; set -e; for level in -O0 -O2; do \
 	  $(STACK_SCRUB_BUILD) $$level -o .build/stack-scrub/check$$level; \
-	  $(STACK_SCRUB_BUILD) $$level -DPOWM52_NO_SCRUB_CONTROL -o .build/stack-scrub/control$$level; \
+	  $(STACK_SCRUB_BUILD) $$level -DPOWM52_NO_SCRUB_CONTROL -DPOWM64_NO_SCRUB_CONTROL -o .build/stack-scrub/control$$level; \
 	  echo "stack-scrub, built $$level:"; .build/stack-scrub/check$$level; .build/stack-scrub/control$$level --control; \
 	done
 

@@ -62,8 +62,8 @@ func srpBenchmarks() -> [BenchmarkCase] {
                 blackHole(try? group.variableBasePower(base, secretExponent: e513, exponentBitCount: 513))
             }
         },
-        // The kernels side by side on the same limbs (issue 42): GMP's, the one before, and the IFMA
-        // kernel's portable twin; and a 256-bit exponent, the server's v^u and (A·v^u)^b each.
+        // The kernels side by side on the same limbs (issue 42): GMP's, the one before, the IFMA
+        // kernel's portable twin and the 64-bit-limb kernel; and a 256-bit exponent, the server's v^u and (A·v^u)^b each.
         BenchmarkCase(
             name: "srp.spow.3072.e513.mpn_sec_powm",
             note: "GMP's mpn_sec_powm (the premaster's kernel before issue 42)",
@@ -208,6 +208,21 @@ func srpBenchmarks() -> [BenchmarkCase] {
                 }
             )
         }
+    }
+    // The 64-bit-limb kernel where the processor has BMI2 and ADX, beside the other kernels' rows.
+    if SecretPowerKernel.mont64.isAvailable {
+        let index = cases.firstIndex { $0.name == "srp.spow.3072.e513.portable52" }.map { $0 + 1 } ?? cases.endIndex
+        cases.insert(
+            BenchmarkCase(
+                name: "srp.spow.3072.e513.mont64",
+                note: "the 64-bit-limb kernel (MULX, ADCX, ADOX; the preferred one without IFMA)",
+                pairedWith: "srp.spow.3072.e513"
+            ) { iterations in
+                let work = domain.preparedSecretPower(base, exponent: e513, bitCount: 513, kernel: .mont64)
+                for _ in 0..<iterations { work() }
+            },
+            at: index
+        )
     }
     return cases
 }

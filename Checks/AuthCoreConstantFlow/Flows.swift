@@ -76,6 +76,13 @@ let flows: [Flow] = [
     Flow(name: "secret-power.portable52.2047.e256.unreduced-base") {
         try securePower(modulus: OddGroups.group2047.modulus, baseBytes: 256, exponentBits: 256)
     },
+    // The 64-bit-limb kernel (issue 42), the compilation that runs where there is no IFMA.
+    Flow(name: "secret-power.mont64.3072.e513") {
+        try mont64Power(modulus: SRPGroup.rfc5054Group3072.modulus, exponentBits: 513)
+    },
+    Flow(name: "secret-power.mont64.2047.e256.unreduced-base") {
+        try mont64Power(modulus: OddGroups.group2047.modulus, exponentBits: 256)
+    },
     Flow(name: "comb.portable52.3072.e256") {  // the fixed-base comb on the kernel's digit form (g^a, g^b, g^x)
         let group = SRPGroup.rfc5054Group3072
         let table = FixedBaseTable(
@@ -368,6 +375,9 @@ let controls: [Flow] = [
     // the kernel with each window's entry read at the digit's address
     Flow(name: "control.secret-power-indexed-gather") {
         try indexedGatherControl()
+    },
+    Flow(name: "control.secret-power-mont64-indexed-gather") {
+        try mont64Power(modulus: SRPGroup.rfc5054Group2048.modulus, exponentBits: 256, control: true)
     },
     Flow(name: "control.mpz_powm-secret-exponent") {
         let exponent = BigUInt(bigEndianBytes: try SecretRandom().secureBytes(count: 32))

@@ -1,19 +1,21 @@
 // The secret-power kernels leave nothing of a secret on the stack (`make stack-scrub-check`).
 //
 // Each exported entry point (the exponentiation, the comb, a table entry's conversion; IFMA where
-// the processor has it, and the portable twin) runs twice on the same public inputs with different
+// the processor has it, and the portable twin; the 64-bit-limb exponentiation where the processor
+// has BMI2 and ADX) runs twice on the same public inputs with different
 // secrets, each time on stack memory painted with one pattern below the caller; the two snapshots
 // taken afterwards must be identical: any byte that differs is something the run left behind that
 // depends on a secret. The check is built twice, unoptimised and optimised (the C flags SwiftPM
 // uses for debug and release builds), since the frames differ; built with
-// -DPOWM52_NO_SCRUB_CONTROL (the scrub compiled out) the exponentiation must be caught instead, or
-// the check proves nothing. GMP only prepares the inputs.
+// -DPOWM52_NO_SCRUB_CONTROL -DPOWM64_NO_SCRUB_CONTROL (the scrubs compiled out) the
+// exponentiations must be caught instead, or the check proves nothing. GMP only prepares the inputs.
 #include <gmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "CAuthCoreBigNum_powm52.h"
+#include "CAuthCoreBigNum_powm64.h"
 
 typedef c_authcore_word word;
 
@@ -26,6 +28,16 @@ __attribute__((noinline)) static void paint(void) {
 
 __attribute__((noinline)) static void snapshot(unsigned char *out) {
     for (size_t i = gap; i < depth; i++) out[i] = ((volatile unsigned char *)top)[-(long)i];
+}
+
+/// The 64-bit-limb kernel from 4 KiB further down: its frames (a few hundred bytes) would
+/// otherwise sit inside the unchecked `gap` below the caller.
+__attribute__((noinline)) static void powm64_below_gap(word *out, const word *base, const word *exponent, size_t ebits,
+    const word *modulus, const word *rr64, size_t n, word *scratch) {
+    unsigned char pad[4096];
+    __asm__ volatile("" : : "r"(pad) : "memory"); // the whole array is on the stack
+    c_authcore_powm64(out, base, exponent, ebits, modulus, rr64, n, scratch);
+    __asm__ volatile("" : : "r"(pad) : "memory");
 }
 
 static word *limbs(mpz_t value, size_t n) {
@@ -41,8 +53,8 @@ int main(int argc, char **argv) {
     gmp_randstate_t random;
     gmp_randinit_default(random);
     gmp_randseed_ui(random, 0x5C0B);
-    mpz_t m, square, r64, value;
-    mpz_inits(m, square, r64, value, NULL);
+    mpz_t m, square, r64, square64, value;
+    mpz_inits(m, square, r64, square64, value, NULL);
     mpz_urandomb(m, random, bits);
     mpz_setbit(m, bits - 1);
     mpz_setbit(m, 0);
@@ -51,7 +63,9 @@ int main(int argc, char **argv) {
     mpz_mod(square, square, m);
     mpz_setbit(r64, 64 * n);
     mpz_mod(r64, r64, m);
-    word *modulus = limbs(m, n), *rr = limbs(square, n), *factor = limbs(r64, n);
+    mpz_setbit(square64, 128 * n);
+    mpz_mod(square64, square64, m);
+    word *modulus = limbs(m, n), *rr = limbs(square, n), *factor = limbs(r64, n), *rr64 = limbs(square64, n);
     word *bases[2], *exponents[2];
     for (int k = 0; k < 2; k++) {
         mpz_urandomm(value, random, m);
@@ -62,17 +76,20 @@ int main(int argc, char **argv) {
     size_t windows = (combBits + window - 1) / window;
     word *table = aligned_alloc(64, windows * 32 * width * sizeof(word));
     for (size_t i = 0; i < windows * 32 * width; i++) table[i] = (word)rand() & 0xFFFFFFFFFFFFFull;
-    size_t scratchWords = c_authcore_powm52_scratch_limbs(n, ebits) + c_authcore_comb52_scratch_limbs(n);
+    size_t scratchWords =
+        c_authcore_powm52_scratch_limbs(n, ebits) + c_authcore_comb52_scratch_limbs(n) + c_authcore_powm64_scratch_limbs(n, ebits);
     word *scratch = calloc(scratchWords, sizeof(word)), *out = calloc(width + 8, sizeof(word));
     word *base = calloc(n, sizeof(word)), *exponent = calloc((ebits + 63) / 64 + 1, sizeof(word));
     unsigned char *snapshots[2] = {calloc(depth, 1), calloc(depth, 1)};
     __asm__ volatile("mov %%rsp, %0" : "=r"(top));
 
-    const char *names[] = {"powm52_ifma", "powm52_portable", "comb52_ifma", "comb52_portable", "enter_ifma", "enter_portable"};
+    const char *names[] = {
+        "powm52_ifma", "powm52_portable", "comb52_ifma", "comb52_portable", "enter_ifma", "enter_portable", "powm64"};
     int failed = 0, checked = 0;
     if (control) printf("stack-scrub: the control build (scrub compiled out): the exponentiation must be caught\n");
-    for (int which = 0; which < 6; which++) {
-        if (which % 2 == 0 && !c_authcore_powm52_ifma_available()) continue;
+    for (int which = 0; which < 7; which++) {
+        if (which < 6 && which % 2 == 0 && !c_authcore_powm52_ifma_available()) continue;
+        if (which == 6 && !c_authcore_powm64_available()) continue;
         for (int k = 0; k < 2; k++) {
             memcpy(base, bases[k], n * sizeof(word));
             memcpy(exponent, exponents[k], ((ebits + 63) / 64 + 1) * sizeof(word));
@@ -84,7 +101,8 @@ int main(int argc, char **argv) {
             case 2: c_authcore_comb52_ifma(out, table, windows, window, exponent, combBits, modulus, factor, n, scratch); break;
             case 3: c_authcore_comb52_portable(out, table, windows, window, exponent, combBits, modulus, factor, n, scratch); break;
             case 4: c_authcore_powm52_enter_ifma(out, base, modulus, rr, n, scratch); break;
-            default: c_authcore_powm52_enter_portable(out, base, modulus, rr, n, scratch); break;
+            case 5: c_authcore_powm52_enter_portable(out, base, modulus, rr, n, scratch); break;
+            default: powm64_below_gap(out, base, exponent, ebits, modulus, rr64, n, scratch); break;
             }
             snapshot(snapshots[k]);
         }
@@ -97,9 +115,10 @@ int main(int argc, char **argv) {
         int caught = differing > 0;
         printf("stack-scrub %s: %ld secret-dependent bytes left (stack used to %ld bytes below the caller)\n", names[which], differing,
                deepestTouched);
-        // The control must catch the exponentiation (its gathered entries and accumulators are on
-        // the stack without the scrub); an optimised IFMA comb may keep everything in registers.
-        if (control ? (!caught && which <= 1) : caught) failed = 1;
+        // The control must catch the exponentiations (the radix-2^52 kernels' gathered entries and
+        // accumulators, the 64-bit-limb kernel's spilled words are on the stack without the scrub);
+        // an optimised IFMA comb may keep everything in registers.
+        if (control ? (!caught && (which <= 1 || which == 6)) : caught) failed = 1;
         if (deepestTouched > depth - 4096) {
             printf("stack-scrub: %s reached the end of the checked %d bytes: the check cannot see all it used\n", names[which], depth);
             failed = 1;

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The secret-power kernels (issue 42, item 1) against GMP's `mpz_powm` (variable time, the oracle):
-/// AVX-512 IFMA, its portable twin and `mpn_sec_powm`, on random odd moduli from 2 to 8192 bits,
+/// AVX-512 IFMA, its portable twin, the 64-bit-limb kernel and `mpn_sec_powm`, on random odd moduli from 2 to 8192 bits,
 /// unreduced bases and exponents at their declared lengths.
 @Suite("Secret-power kernels against mpz_powm")
 struct SecretPowerKernelTests {
@@ -58,9 +58,12 @@ struct SecretPowerKernelTests {
 
     @Test("every kernel equals mpz_powm on random moduli of 2 to 8192 bits, random unreduced bases and exponents")
     func randomModuli() throws {
-        // The portable twin and GMP's everywhere; IFMA where the processor has it (`preferredKernel`
-        // checks that against /proc/cpuinfo).
-        #expect(kernels.count == (SecretPowerKernel.ifma52.isAvailable ? 3 : 2))
+        // The portable twin and GMP's everywhere; IFMA, and the 64-bit-limb kernel (BMI2 and ADX),
+        // where the processor has them (`preferredKernel` checks that against /proc/cpuinfo).
+        #expect(
+            kernels.count
+                == 2 + (SecretPowerKernel.ifma52.isAvailable ? 1 : 0) + (SecretPowerKernel.mont64.isAvailable ? 1 : 0)
+        )
         let random = SeededRandom(seed: 0x42_52)
         let sizes = [2, 3, 17, 52, 63, 64, 65, 104, 127, 500, 1024, 1029, 1535, 2047, 2048, 3072, 4096, 6144, 8192]
         for bits in sizes {
@@ -174,15 +177,17 @@ struct SecretPowerKernelTests {
         )
     }
 
-    @Test("the preferred kernel is IFMA exactly when the processor lists avx512f and avx512ifma")
+    @Test("the preferred kernel is IFMA when the processor lists avx512f and avx512ifma, else mont64 with bmi2 and adx")
     func preferredKernel() throws {
         let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
         let flags = Set(
             cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init) ?? []
         )
         let hasIFMA = flags.contains("avx512f") && flags.contains("avx512ifma")
-        #expect(SecretPowerKernel.preferred == (hasIFMA ? .ifma52 : .gmp))
+        let hasADX = flags.contains("bmi2") && flags.contains("adx")
+        #expect(SecretPowerKernel.preferred == (hasIFMA ? .ifma52 : hasADX ? .mont64 : .gmp))
         #expect(SecretPowerKernel.ifma52.isAvailable == hasIFMA)
+        #expect(SecretPowerKernel.mont64.isAvailable == hasADX)
         #expect(SecretPowerKernel.portable52.isAvailable && SecretPowerKernel.gmp.isAvailable)
     }
 }

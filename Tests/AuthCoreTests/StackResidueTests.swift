@@ -150,7 +150,7 @@ struct StackResidueTests {
     }
 
     @Test(
-        "the secret-power kernels (IFMA and its portable twin) leave no table entry and no accumulator on the stack: the base's Montgomery form, gathered for every window, and the result's"
+        "the secret-power kernels (IFMA, its portable twin, the 64-bit-limb kernel) leave no table entry and no accumulator on the stack: the base's Montgomery form, gathered for every window, and the result's"
     )
     func secretPowerKernels() throws {
         let n = SRPGroup.rfc5054Group3072.modulus
@@ -186,6 +186,24 @@ struct StackResidueTests {
             #expect(result.withLock { $0 } == expected, "\(kernel)")
             #expect(Self.residues(of: entries, in: stack) == [], "\(kernel)")
         }
+        // The 64-bit-limb kernel: the same values in limbs, R = 2^3072 (its table and accumulators
+        // live in the caller's scratch, its stack holds spilled words at most).
+        guard SecretPowerKernel.mont64.isAvailable else { return }
+        let limbR = BigUInt(bigEndianBytes: [0x01] + [UInt8](repeating: 0, count: 384))  // 2^3072
+        let limbEntries = [
+            ("base·R mod N", try ((base * limbR).modulo(n)).bigEndianBytes(paddedTo: 384)),
+            ("S·R mod N", try ((expected * limbR).modulo(n)).bigEndianBytes(paddedTo: 384)),
+            ("S", try expected.bigEndianBytes(paddedTo: 384)),
+        ]
+        let result = Locked<BigUInt?>(nil)
+        let stack = try #require(
+            Self.afterRunningOnOwnStack {
+                let value = domain.secretPower(base, exponent: exponent, bitCount: 513, kernel: .mont64)
+                result.withLock { $0 = value }
+            }
+        )
+        #expect(result.withLock { $0 } == expected, "mont64")
+        #expect(Self.residues(of: limbEntries, in: stack) == [], "mont64")
     }
 
     @Test("a Cognito claim and its server check leave none of x, S and the HKDF key on the stack")

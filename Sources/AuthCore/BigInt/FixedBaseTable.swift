@@ -45,7 +45,10 @@ package final class FixedBaseTable: @unchecked Sendable {
         self.domain = domain
         self.window = window
         self.maximumExponentBitCount = maximumExponentBitCount
-        let kernel = domain.secretPowers.effective(kernel)
+        // The 64-bit-limb kernel has no comb of its own: its tables would hold GMP's n-limb
+        // Montgomery form, which GMP's comb already runs on.
+        let effective = domain.secretPowers.effective(kernel)
+        let kernel: SecretPowerKernel = effective == .mont64 ? .gmp : effective
         self.kernel = kernel
         windows = (maximumExponentBitCount + window - 1) / window
         let n = domain.limbCount

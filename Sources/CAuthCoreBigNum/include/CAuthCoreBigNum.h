@@ -10,6 +10,7 @@
 #include <gmp.h>
 
 #include "CAuthCoreBigNum_powm52.h"
+#include "CAuthCoreBigNum_powm64.h"
 
 /// -1/m0 mod 2^64 for odd m0 (Newton iteration; five steps reach 64 bits from the 3-bit seed m0).
 mp_limb_t c_authcore_mont_minus_inverse(mp_limb_t m0);

@@ -1,0 +1,43 @@
+// The constant-time modular exponentiation kernel over 64-bit limbs (Montgomery multiplication by
+// rows of MULX with two carry chains, ADCX and ADOX, a dedicated squaring, REDC, fixed windows,
+// full-table gathers): the kernel for x86-64 processors without AVX-512 IFMA (most servers before
+// 2021). It needs nothing from GMP.
+#ifndef C_AUTHCORE_BIGNUM_POWM64_H
+#define C_AUTHCORE_BIGNUM_POWM64_H
+
+#include <stddef.h>
+
+#include "CAuthCoreBigNum_powm52.h"
+
+/// The most 64-bit limbs a modulus may have (16,384 bits, as for the radix-2^52 kernels).
+#define C_AUTHCORE_POWM64_MAX_LIMBS C_AUTHCORE_POWM52_MAX_LIMBS
+
+/// The scratch `c_authcore_powm64` needs, in 64-bit words (its window is
+/// `c_authcore_powm52_window(ebits)`).
+size_t c_authcore_powm64_scratch_limbs(size_t n, size_t ebits);
+
+/// 1 when this processor has BMI2 and ADX (CPUID leaf 7), else 0; always 0 off x86-64.
+int c_authcore_powm64_available(void);
+
+/// r = b^e mod m, side-channel silent in b and e (only when `c_authcore_powm64_available()` says so).
+///
+/// - `rp`, `bp`, `mp`, `rrp`: n little-endian 64-bit limbs; 1 ≤ n ≤ C_AUTHCORE_POWM64_MAX_LIMBS
+///   (nothing is written otherwise). `rp` may be `bp`: it is written once, at the end.
+/// - m odd and above 1; b any n-limb value (never normalised); r fully reduced, below m.
+/// - `rrp` = 2^(128·n) mod m (R² for R = 2^(64·n); public, computed once per modulus).
+/// - `ep`: ⌈ebits / 64⌉ limbs, ebits ≥ 1 (nothing is written for 0); bits from `ebits` up are
+///   ignored. The running time, the branches and the addresses read depend on n and `ebits` only.
+/// - On return the stack below the call and the vector registers (XMM0-15) hold nothing of the
+///   operation.
+/// - `scratch`: `c_authcore_powm64_scratch_limbs(n, ebits)` words, holding secrets when it returns
+///   (the caller wipes it).
+void c_authcore_powm64(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits,
+    const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch);
+
+/// A deliberately leaking variant for `make ctgrind`'s control: the kernel with each window's table
+/// entry read at an address taken from the exponent's digit. Never used for secrets.
+void c_authcore_powm64_indexed_gather_control(c_authcore_word *rp, const c_authcore_word *bp,
+    const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp, const c_authcore_word *rrp, size_t n,
+    c_authcore_word *scratch);
+
+#endif

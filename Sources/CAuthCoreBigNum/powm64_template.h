@@ -1,0 +1,258 @@
+// The 64-bit-limb kernel's algorithm, compiled twice by powm64.c: the kernel, and (with
+// POWM64_INDEXED_GATHER_CONTROL) the ctgrind control whose gather reads the entry the exponent names.
+// The includer defines POWM64_NAME(x) (the prefix of its static functions) and POWM64_PUBLIC (the
+// exported function's name).
+//
+// Arithmetic: radix 2^64, R = 2^(64·n). Montgomery multiplication as a product (or a square, each
+// off-diagonal product once) by rows of MULX with two carry chains (ADCX, ADOX), then REDC (Koç,
+// Acar and Kaliski, "Analyzing and Comparing Montgomery Multiplication Algorithms", IEEE Micro 1996:
+// the "SOS" method). With inputs below m (or one below R and the other below m)
+// the result is below 2m; one conditional subtraction, by masks, brings each product below m.
+// Exponentiation: left-to-right fixed windows, every table entry read for every digit (a masked
+// OR), no branch or address on a secret.
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "CAuthCoreBigNum_powm64.h"
+
+typedef unsigned __int128 POWM64_NAME(u128);
+
+/// −m0⁻¹ mod 2^64 for odd m0 (Newton's iteration doubles the correct bits: 3, 6, …, 96).
+static inline c_authcore_word POWM64_NAME(minus_inverse)(c_authcore_word m0) {
+    c_authcore_word inverse = m0;
+    for (int i = 0; i < 5; i++) inverse *= 2 - m0 * inverse;
+    return (c_authcore_word)0 - inverse;
+}
+
+/// All ones when `a == b`, else zero, with no branch (the empty asm keeps the optimiser from
+/// turning the mask back into a comparison and a jump).
+static inline c_authcore_word POWM64_NAME(equal_mask)(c_authcore_word a, c_authcore_word b) {
+    c_authcore_word x = a ^ b;
+    c_authcore_word nonzero = (x | ((c_authcore_word)0 - x)) >> 63;
+    __asm__("" : "+r"(nonzero));
+    return nonzero - 1;
+}
+
+/// r = {t, n + 1} − m when that is not negative, else {t, n} (for t < 2m), with no branch: the
+/// difference is kept when t's top word is set or the n-word subtraction did not borrow.
+static inline void POWM64_NAME(reduce_once)(
+    c_authcore_word *r, const c_authcore_word *t, const c_authcore_word *m, size_t n, c_authcore_word *difference) {
+    c_authcore_word borrow = 0;
+    for (size_t k = 0; k < n; k++) {
+        c_authcore_word x = t[k];
+        c_authcore_word d = x - m[k] - borrow;
+        borrow = ((~x & m[k]) | (~(x ^ m[k]) & d)) >> 63;
+        difference[k] = d;
+    }
+    c_authcore_word keep_difference = (t[n] | (borrow ^ 1)) & 1;
+    __asm__("" : "+r"(keep_difference));
+    keep_difference = (c_authcore_word)0 - keep_difference;
+    for (size_t k = 0; k < n; k++) r[k] = (difference[k] & keep_difference) | (t[k] & ~keep_difference);
+}
+
+/// t[0..n) += x·y[0..n), returning the word carried out of t[n − 1]. MULX for the products, two
+/// carry chains: ADOX adds the row's old words, ADCX the previous product's high word, so neither
+/// chain waits on the other. The n mod 4 single steps come first, then four steps at a time; the
+/// loops count with LEA and JRCXZ, which leave both flags alone. The steps depend on n only.
+static inline c_authcore_word POWM64_NAME(addmul_row)(
+    c_authcore_word *t, const c_authcore_word *y, size_t n, c_authcore_word x) {
+    c_authcore_word carry, low, high;
+    size_t count = n & 3;
+    __asm__ volatile(
+        "xor %k[carry], %k[carry]\n\t" // carry = 0; CF = OF = 0
+        "jrcxz 3f\n\t"
+        "1:\n\t" // one step: low = x·y_j + t_j (OF chain) + the previous high word (CF chain)
+        "mulx (%[y]), %[low], %[high]\n\t"
+        "adox (%[t]), %[low]\n\t"
+        "adcx %[carry], %[low]\n\t"
+        "mov %[low], (%[t])\n\t"
+        "mov %[high], %[carry]\n\t"
+        "lea 8(%[y]), %[y]\n\t"
+        "lea 8(%[t]), %[t]\n\t"
+        "lea -1(%%rcx), %%rcx\n\t"
+        "jrcxz 3f\n\t"
+        "jmp 1b\n\t"
+        "3:\n\t"
+        "mov %[quads], %%rcx\n\t"
+        "jrcxz 2f\n\t"
+        "4:\n\t" // four steps
+        "mulx (%[y]), %[low], %[high]\n\t"
+        "adox (%[t]), %[low]\n\t"
+        "adcx %[carry], %[low]\n\t"
+        "mov %[low], (%[t])\n\t"
+        "mulx 8(%[y]), %[low], %[carry]\n\t"
+        "adox 8(%[t]), %[low]\n\t"
+        "adcx %[high], %[low]\n\t"
+        "mov %[low], 8(%[t])\n\t"
+        "mulx 16(%[y]), %[low], %[high]\n\t"
+        "adox 16(%[t]), %[low]\n\t"
+        "adcx %[carry], %[low]\n\t"
+        "mov %[low], 16(%[t])\n\t"
+        "mulx 24(%[y]), %[low], %[carry]\n\t"
+        "adox 24(%[t]), %[low]\n\t"
+        "adcx %[high], %[low]\n\t"
+        "mov %[low], 24(%[t])\n\t"
+        "lea 32(%[y]), %[y]\n\t"
+        "lea 32(%[t]), %[t]\n\t"
+        "lea -1(%%rcx), %%rcx\n\t"
+        "jrcxz 2f\n\t"
+        "jmp 4b\n\t"
+        "2:\n\t"
+        "mov $0, %k[low]\n\t" // MOV leaves the flags: the chains' last carries go into the high word
+        "adcx %[low], %[carry]\n\t"
+        "adox %[low], %[carry]\n\t"
+        : [carry] "=&r"(carry), [low] "=&r"(low), [high] "=&r"(high), [t] "+r"(t), [y] "+r"(y), "+c"(count)
+        : "d"(x), [quads] "r"(n >> 2)
+        : "cc", "memory");
+    return carry;
+}
+
+/// r = (t + q·m)/R mod m, below m, for t (2n words) below m·R, q chosen word by word (REDC, HAC
+/// 14.32, with GMP's deferral of each row's carry: it is stored in the word the row zeroed, and all
+/// of them are added to the high half at the end). Overwrites t.
+static void POWM64_NAME(redc)(
+    c_authcore_word *r, c_authcore_word *t, const c_authcore_word *m, c_authcore_word k0, size_t n) {
+    for (size_t i = 0; i < n; i++) t[i] = POWM64_NAME(addmul_row)(t + i, m, n, t[i] * k0);
+    unsigned long long carry = 0;
+    for (size_t i = 0; i < n; i++) t[n + i] = __builtin_addcll(t[n + i], t[i], carry, &carry);
+    t[2 * n] = carry; // the sum is below 2m: one bit above the high half
+    POWM64_NAME(reduce_once)(r, t + n, m, n, t);
+}
+
+/// r = a·b·R⁻¹ mod m, below m, for a below R and b below m (or a below m and b below R); r may
+/// alias a or b. `t` (2n + 1 words) is scratch; `k0` = −m⁻¹ mod 2^64. The product by rows, then
+/// REDC: 2n² word products.
+static void POWM64_NAME(multiply)(c_authcore_word *r, const c_authcore_word *a, const c_authcore_word *b,
+    const c_authcore_word *m, c_authcore_word k0, size_t n, c_authcore_word *t) {
+    for (size_t k = 0; k < n; k++) t[k] = 0;
+    for (size_t i = 0; i < n; i++) t[n + i] = POWM64_NAME(addmul_row)(t + i, b, n, a[i]);
+    POWM64_NAME(redc)(r, t, m, k0, n);
+}
+
+/// r = a²·R⁻¹ mod m, below m, for a below m; r may alias a. Scratch as for `multiply`. Each
+/// off-diagonal product a_i·a_j (i < j) once, by rows; the sum doubled; the squares a_i² added;
+/// then REDC: 1.5n² word products where a multiplication has 2n².
+static void POWM64_NAME(square)(
+    c_authcore_word *r, const c_authcore_word *a, const c_authcore_word *m, c_authcore_word k0, size_t n, c_authcore_word *t) {
+    for (size_t k = 0; k < 2 * n; k++) t[k] = 0;
+    // Row i adds a_i·a[i+1..n) at word 2i + 1; its carry lands in word i + n, which no row has
+    // written yet.
+    for (size_t i = 0; i + 1 < n; i++) t[i + n] = POWM64_NAME(addmul_row)(t + 2 * i + 1, a + i + 1, n - 1 - i, a[i]);
+    unsigned long long carry = 0;
+    c_authcore_word shifted_out = 0;
+    for (size_t i = 0; i < n; i++) {
+        POWM64_NAME(u128) square = (POWM64_NAME(u128))a[i] * a[i];
+        c_authcore_word low = t[2 * i], high = t[2 * i + 1];
+        c_authcore_word low2 = (low << 1) | shifted_out, high2 = (high << 1) | (low >> 63);
+        shifted_out = high >> 63;
+        t[2 * i] = __builtin_addcll(low2, (c_authcore_word)square, carry, &carry);
+        t[2 * i + 1] = __builtin_addcll(high2, (c_authcore_word)(square >> 64), carry, &carry);
+    }
+    // a² < R²: nothing is carried or shifted out of the 2n words.
+    POWM64_NAME(redc)(r, t, m, k0, n);
+}
+
+/// r = the table entry selected by `digit`, reading every entry (a masked OR over all of them).
+static void POWM64_NAME(gather)(
+    c_authcore_word *r, const c_authcore_word *table, size_t entries, c_authcore_word digit, size_t n) {
+    for (size_t k = 0; k < n; k++) r[k] = 0;
+    for (size_t e = 0; e < entries; e++) {
+#ifdef POWM64_INDEXED_GATHER_CONTROL
+        // The deliberate leak `make ctgrind`'s control must catch: the entry's address from the digit.
+        const c_authcore_word mask = ~(c_authcore_word)0;
+        const c_authcore_word *entry = table + (size_t)digit * n;
+        if (e != 0) break;
+#else
+        const c_authcore_word mask = POWM64_NAME(equal_mask)(digit, (c_authcore_word)e);
+        const c_authcore_word *entry = table + e * n;
+#endif
+        for (size_t k = 0; k < n; k++) r[k] |= entry[k] & mask;
+    }
+}
+
+/// The `width`-bit digit of the exponent at bit `offset`, with bits from `bits` up read as zero. The
+/// offset is public; the digit's value is read with shifts and masks only.
+static c_authcore_word POWM64_NAME(exponent_digit)(
+    const c_authcore_word *e, size_t bits, size_t offset, unsigned width) {
+    size_t limbs = (bits + 63) / 64;
+    size_t limb = offset / 64;
+    unsigned shift = (unsigned)(offset % 64);
+    c_authcore_word low = limb < limbs ? e[limb] >> shift : 0;
+    c_authcore_word high = (shift != 0 && limb + 1 < limbs) ? e[limb + 1] << (64 - shift) : 0;
+    size_t available = bits > offset ? bits - offset : 0;
+    c_authcore_word keep =
+        available >= width ? (((c_authcore_word)1 << width) - 1) : (((c_authcore_word)1 << available) - 1);
+    return (low | high) & keep;
+}
+
+/// The stack the scrub overwrites: over twice the deepest the operations reach below their entry
+/// point (a few hundred bytes optimised; more unoptimised, whose frames keep every temporary).
+#ifdef __OPTIMIZE__
+#define POWM64_SCRUB_BYTES 2048
+#else
+#define POWM64_SCRUB_BYTES 8192
+#endif
+
+/// Overwrites the stack the operations used (their words held secrets) and the vector registers
+/// (the compiler vectorises the selects and copies: XMM0-15, the SSE registers baseline x86-64 code
+/// uses). Called by the exported entry point right after its worker (never inlined into it)
+/// returns, so the area starts where the worker's frame started and covers it and its callees'.
+static __attribute__((noinline)) void POWM64_NAME(scrub)(void) {
+#ifndef POWM64_NO_SCRUB_CONTROL
+    unsigned char area[POWM64_SCRUB_BYTES];
+    memset(area, 0, sizeof area);
+    __asm__ volatile("" : : "r"(area) : "memory"); // the zeros are observable: memset stays
+    __asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\tpxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
+                     "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\tpxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"
+                     "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\tpxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"
+                     "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\tpxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"
+                     : : : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
+                       "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+#endif
+}
+
+/// base^e mod m; see c_authcore_powm64 in the header for the contract.
+static __attribute__((noinline)) void POWM64_NAME(powm)(c_authcore_word *rp, const c_authcore_word *bp,
+    const c_authcore_word *ep, size_t ebits, const c_authcore_word *m, const c_authcore_word *rr, size_t n,
+    c_authcore_word *scratch) {
+    if (n == 0 || n > C_AUTHCORE_POWM64_MAX_LIMBS || ebits == 0) return;
+    const c_authcore_word k0 = POWM64_NAME(minus_inverse)(m[0]);
+    const unsigned window = c_authcore_powm52_window(ebits);
+    const size_t entries = (size_t)1 << window;
+    c_authcore_word *one = scratch;
+    c_authcore_word *acc = one + n;
+    c_authcore_word *selected = acc + n;
+    c_authcore_word *t = selected + n;      // 2n + 1 words
+    c_authcore_word *table = t + 2 * n + 1; // entries · n words
+
+    for (size_t k = 0; k < n; k++) one[k] = 0;
+    one[0] = 1;
+    // table[d] = base^d·R mod m, below m: table[0] = R mod m, table[1] = base·R mod m.
+    POWM64_NAME(multiply)(table, rr, one, m, k0, n, t);
+    POWM64_NAME(multiply)(table + n, bp, rr, m, k0, n, t);
+    for (size_t d = 2; d < entries; d++) {
+        if ((d & 1) == 0) {
+            POWM64_NAME(square)(table + d * n, table + (d / 2) * n, m, k0, n, t);
+        } else {
+            POWM64_NAME(multiply)(table + d * n, table + (d - 1) * n, table + n, m, k0, n, t);
+        }
+    }
+
+    size_t windows = (ebits + window - 1) / window;
+    POWM64_NAME(gather)(acc, table, entries, POWM64_NAME(exponent_digit)(ep, ebits, (windows - 1) * window, window), n);
+    for (size_t w = windows - 1; w-- > 0;) {
+        for (unsigned s = 0; s < window; s++) POWM64_NAME(square)(acc, acc, m, k0, n, t);
+        POWM64_NAME(gather)(selected, table, entries, POWM64_NAME(exponent_digit)(ep, ebits, w * window, window), n);
+        POWM64_NAME(multiply)(acc, acc, selected, m, k0, n, t);
+    }
+    // Out of Montgomery form: acc·1·R⁻¹, below m.
+    POWM64_NAME(multiply)(rp, acc, one, m, k0, n, t);
+}
+
+void POWM64_PUBLIC(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits,
+    const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
+    POWM64_NAME(powm)(rp, bp, ep, ebits, mp, rrp, n, scratch);
+    POWM64_NAME(scrub)();
+}
