@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "CAuthCoreBigNum_powm52.h"
+#include "kernel_digits.h"
 
 #define POWM52_MASK ((c_authcore_word)0xFFFFFFFFFFFFFull)
 
@@ -30,15 +31,6 @@ static inline c_authcore_word POWM52_NAME(minus_inverse)(c_authcore_word m0) {
     c_authcore_word inverse = m0;
     for (int i = 0; i < 5; i++) inverse *= 2 - m0 * inverse;
     return ((c_authcore_word)0 - inverse) & POWM52_MASK;
-}
-
-/// All ones when `a == b`, else zero, with no branch (the empty asm keeps the optimiser from
-/// turning the mask back into a comparison and a jump).
-static inline c_authcore_word POWM52_NAME(equal_mask)(c_authcore_word a, c_authcore_word b) {
-    c_authcore_word x = a ^ b;
-    c_authcore_word nonzero = (x | ((c_authcore_word)0 - x)) >> 63;
-    __asm__("" : "+r"(nonzero));
-    return nonzero - 1;
 }
 
 /// r = a·b·R⁻¹ mod m as a value below 2m, for a, b below 2m (digits below 2^52, `vectors`·8 of
@@ -117,7 +109,7 @@ static POWM52_ATTR void POWM52_NAME(gather)(
         const c_authcore_word *entry = table + (size_t)digit * 8 * vectors;
         if (e != 0) break;
 #else
-        const VEC mask = V_BCAST(POWM52_NAME(equal_mask)(digit, (c_authcore_word)e));
+        const VEC mask = V_BCAST(c_authcore_kernel_equal_mask(digit, (c_authcore_word)e));
         const c_authcore_word *entry = table + e * 8 * vectors;
 #endif
         for (size_t j = 0; j < vectors; j++) acc[j] = V_OR(acc[j], V_AND(V_LOAD(entry + 8 * j), mask));
@@ -148,20 +140,6 @@ static void POWM52_NAME(from_digits)(c_authcore_word *x, size_t n, const c_authc
         if (shift > 40 && k + 2 < digits) v |= d[k + 2] << (104 - shift);
         x[i] = v;
     }
-}
-
-/// The `width`-bit digit of the exponent at bit `offset`, with bits from `bits` up read as zero. The
-/// offset is public; the digit's value is read with shifts and masks only.
-static c_authcore_word POWM52_NAME(exponent_digit)(
-    const c_authcore_word *e, size_t bits, size_t offset, unsigned width) {
-    size_t limbs = (bits + 63) / 64;
-    size_t limb = offset / 64;
-    unsigned shift = (unsigned)(offset % 64);
-    c_authcore_word low = limb < limbs ? e[limb] >> shift : 0;
-    c_authcore_word high = (shift != 0 && limb + 1 < limbs) ? e[limb + 1] << (64 - shift) : 0;
-    size_t available = bits > offset ? bits - offset : 0;
-    c_authcore_word keep = available >= width ? (((c_authcore_word)1 << width) - 1) : (((c_authcore_word)1 << available) - 1);
-    return (low | high) & keep;
 }
 
 /// {r, digits} − m when that is not negative, else r unchanged (for r ≤ m + m), without a branch.
@@ -231,10 +209,10 @@ static __attribute__((noinline)) POWM52_ATTR void POWM52_NAME(powm)(
         POWM52_NAME(amm)(table + d * width, table + (d - 1) * width, table + width, m, k0, digits, vectors);
 
     size_t windows = (ebits + window - 1) / window;
-    POWM52_NAME(gather)(acc, table, entries, POWM52_NAME(exponent_digit)(ep, ebits, (windows - 1) * window, window), vectors);
+    POWM52_NAME(gather)(acc, table, entries, c_authcore_kernel_exponent_digit(ep, ebits, (windows - 1) * window, window), vectors);
     for (size_t w = windows - 1; w-- > 0;) {
         for (unsigned s = 0; s < window; s++) POWM52_NAME(amm)(acc, acc, acc, m, k0, digits, vectors);
-        POWM52_NAME(gather)(selected, table, entries, POWM52_NAME(exponent_digit)(ep, ebits, w * window, window), vectors);
+        POWM52_NAME(gather)(selected, table, entries, c_authcore_kernel_exponent_digit(ep, ebits, w * window, window), vectors);
         POWM52_NAME(amm)(acc, acc, selected, m, k0, digits, vectors);
     }
     // Out of Montgomery form: acc·1·R⁻¹ ≤ m, then into [0, m).
@@ -279,10 +257,10 @@ static __attribute__((noinline, unused)) POWM52_ATTR void POWM52_NAME(comb)(
     c_authcore_word *selected = acc + width;
     POWM52_NAME(to_digits)(m, vectors, mp, n);
     POWM52_NAME(to_digits)(factor, vectors, factorp, n);
-    POWM52_NAME(gather)(acc, table, entries, POWM52_NAME(exponent_digit)(ep, ebits, 0, window), vectors);
+    POWM52_NAME(gather)(acc, table, entries, c_authcore_kernel_exponent_digit(ep, ebits, 0, window), vectors);
     for (size_t i = 1; i < windows; i++) {
         POWM52_NAME(gather)(
-            selected, table + i * entries * width, entries, POWM52_NAME(exponent_digit)(ep, ebits, i * window, window), vectors);
+            selected, table + i * entries * width, entries, c_authcore_kernel_exponent_digit(ep, ebits, i * window, window), vectors);
         POWM52_NAME(amm)(acc, acc, selected, m, k0, digits, vectors);
     }
     POWM52_NAME(amm)(acc, acc, factor, m, k0, digits, vectors);

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "CAuthCoreBigNum_powm64.h"
+#include "kernel_digits.h"
 
 typedef unsigned __int128 POWM64_NAME(u128);
 
@@ -24,15 +25,6 @@ static inline c_authcore_word POWM64_NAME(minus_inverse)(c_authcore_word m0) {
     c_authcore_word inverse = m0;
     for (int i = 0; i < 5; i++) inverse *= 2 - m0 * inverse;
     return (c_authcore_word)0 - inverse;
-}
-
-/// All ones when `a == b`, else zero, with no branch (the empty asm keeps the optimiser from
-/// turning the mask back into a comparison and a jump).
-static inline c_authcore_word POWM64_NAME(equal_mask)(c_authcore_word a, c_authcore_word b) {
-    c_authcore_word x = a ^ b;
-    c_authcore_word nonzero = (x | ((c_authcore_word)0 - x)) >> 63;
-    __asm__("" : "+r"(nonzero));
-    return nonzero - 1;
 }
 
 /// r = {t, n + 1} − m when that is not negative, else {t, n} (for t < 2m), with no branch: the
@@ -165,26 +157,11 @@ static void POWM64_NAME(gather)(
         const c_authcore_word *entry = table + (size_t)digit * n;
         if (e != 0) break;
 #else
-        const c_authcore_word mask = POWM64_NAME(equal_mask)(digit, (c_authcore_word)e);
+        const c_authcore_word mask = c_authcore_kernel_equal_mask(digit, (c_authcore_word)e);
         const c_authcore_word *entry = table + e * n;
 #endif
         for (size_t k = 0; k < n; k++) r[k] |= entry[k] & mask;
     }
-}
-
-/// The `width`-bit digit of the exponent at bit `offset`, with bits from `bits` up read as zero. The
-/// offset is public; the digit's value is read with shifts and masks only.
-static c_authcore_word POWM64_NAME(exponent_digit)(
-    const c_authcore_word *e, size_t bits, size_t offset, unsigned width) {
-    size_t limbs = (bits + 63) / 64;
-    size_t limb = offset / 64;
-    unsigned shift = (unsigned)(offset % 64);
-    c_authcore_word low = limb < limbs ? e[limb] >> shift : 0;
-    c_authcore_word high = (shift != 0 && limb + 1 < limbs) ? e[limb + 1] << (64 - shift) : 0;
-    size_t available = bits > offset ? bits - offset : 0;
-    c_authcore_word keep =
-        available >= width ? (((c_authcore_word)1 << width) - 1) : (((c_authcore_word)1 << available) - 1);
-    return (low | high) & keep;
 }
 
 /// The stack the scrub overwrites: over twice the deepest the operations reach below their entry
@@ -241,10 +218,10 @@ static __attribute__((noinline)) void POWM64_NAME(powm)(c_authcore_word *rp, con
     }
 
     size_t windows = (ebits + window - 1) / window;
-    POWM64_NAME(gather)(acc, table, entries, POWM64_NAME(exponent_digit)(ep, ebits, (windows - 1) * window, window), n);
+    POWM64_NAME(gather)(acc, table, entries, c_authcore_kernel_exponent_digit(ep, ebits, (windows - 1) * window, window), n);
     for (size_t w = windows - 1; w-- > 0;) {
         for (unsigned s = 0; s < window; s++) POWM64_NAME(square)(acc, acc, m, k0, n, t);
-        POWM64_NAME(gather)(selected, table, entries, POWM64_NAME(exponent_digit)(ep, ebits, w * window, window), n);
+        POWM64_NAME(gather)(selected, table, entries, c_authcore_kernel_exponent_digit(ep, ebits, w * window, window), n);
         POWM64_NAME(multiply)(acc, acc, selected, m, k0, n, t);
     }
     // Out of Montgomery form: acc·1·R⁻¹, below m.
