@@ -18,6 +18,24 @@ func srpBenchmarks() -> [BenchmarkCase] {
     let base = (try? BigUInt(bigEndianBytes: random.bytes(384)).modulo(n)) ?? BigUInt(7)
     let baseBytes = base.minimalBigEndianBytes
     let domain = MontgomeryDomain(modulus: n)
+    /// One secret-power kernel alone on prepared limbs (`base` and, unless named, the 513-bit exponent).
+    func kernelRow(
+        _ name: String,
+        note: String,
+        kernel: SecretPowerKernel,
+        exponent: (value: BigUInt, bitCount: Int) = (e513, 513),
+        pairedWith: String? = nil
+    ) -> BenchmarkCase {
+        BenchmarkCase(name: name, note: note, pairedWith: pairedWith) { iterations in
+            let work = domain.preparedSecretPower(
+                base,
+                exponent: exponent.value,
+                bitCount: exponent.bitCount,
+                kernel: kernel
+            )
+            for _ in 0..<iterations { work() }
+        }
+    }
 
     var cases: [BenchmarkCase] = [
         BenchmarkCase(name: "srp.gpow.3072.e256", note: "fixed-base comb, 5-bit windows") { iterations in
@@ -64,28 +82,23 @@ func srpBenchmarks() -> [BenchmarkCase] {
         },
         // The kernels side by side on the same limbs (issue 42): GMP's, the one before, the IFMA
         // kernel's portable twin and the 64-bit-limb kernel; and a 256-bit exponent, the server's v^u and (A·v^u)^b each.
-        BenchmarkCase(
-            name: "srp.spow.3072.e513.mpn_sec_powm",
+        kernelRow(
+            "srp.spow.3072.e513.mpn_sec_powm",
             note: "GMP's mpn_sec_powm (the premaster's kernel before issue 42)",
+            kernel: .gmp,
             pairedWith: "srp.spow.3072.e513"
-        ) { iterations in
-            let work = domain.preparedSecretPower(base, exponent: e513, bitCount: 513, kernel: .gmp)
-            for _ in 0..<iterations { work() }
-        },
-        BenchmarkCase(
-            name: "srp.spow.3072.e513.portable52",
-            note: "the IFMA kernel's portable twin (what valgrind checks)"
-        ) { iterations in
-            let work = domain.preparedSecretPower(base, exponent: e513, bitCount: 513, kernel: .portable52)
-            for _ in 0..<iterations { work() }
-        },
-        BenchmarkCase(
-            name: "srp.spow.3072.e256",
-            note: "\(SecretPowerKernel.preferred) kernel, a 256-bit exponent (v^u, (A·v^u)^b)"
-        ) { iterations in
-            let work = domain.preparedSecretPower(base, exponent: a, bitCount: 256, kernel: .preferred)
-            for _ in 0..<iterations { work() }
-        },
+        ),
+        kernelRow(
+            "srp.spow.3072.e513.portable52",
+            note: "the IFMA kernel's portable twin (what valgrind checks)",
+            kernel: .portable52
+        ),
+        kernelRow(
+            "srp.spow.3072.e256",
+            note: "\(SecretPowerKernel.preferred) kernel, a 256-bit exponent (v^u, (A·v^u)^b)",
+            kernel: .preferred,
+            exponent: (a, 256)
+        ),
         BenchmarkCase(
             name: "c.srp.spow.3072.e513.openssl",
             note: "BN_mod_exp_mont_consttime (the kernel before issue 11)",
@@ -213,14 +226,12 @@ func srpBenchmarks() -> [BenchmarkCase] {
     if SecretPowerKernel.mont64.isAvailable {
         let index = cases.firstIndex { $0.name == "srp.spow.3072.e513.portable52" }.map { $0 + 1 } ?? cases.endIndex
         cases.insert(
-            BenchmarkCase(
-                name: "srp.spow.3072.e513.mont64",
+            kernelRow(
+                "srp.spow.3072.e513.mont64",
                 note: "the 64-bit-limb kernel (MULX, ADCX, ADOX; the preferred one without IFMA)",
+                kernel: .mont64,
                 pairedWith: "srp.spow.3072.e513"
-            ) { iterations in
-                let work = domain.preparedSecretPower(base, exponent: e513, bitCount: 513, kernel: .mont64)
-                for _ in 0..<iterations { work() }
-            },
+            ),
             at: index
         )
     }

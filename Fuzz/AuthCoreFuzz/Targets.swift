@@ -625,7 +625,7 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
 }
 
 /// The secret-power kernels (issue 42: AVX-512 IFMA where this processor has it, its portable twin,
-/// GMP's `mpn_sec_powm`) against `mpz_powm`: any odd modulus of up to 8192 bits, a base anywhere below
+/// the 64-bit-limb MULX/ADX kernel where it has BMI2 and ADX, GMP's `mpn_sec_powm`) against `mpz_powm`: any odd modulus of up to 8192 bits, a base anywhere below
 /// 2^(64·n) (never reduced first), an exponent declared at 1…1024 bits with any leading zeros.
 /// Input: a declared-length byte, then modulus 0xFF base 0xFF exponent.
 @Sendable func secretPower(_ bytes: [UInt8]) {
@@ -677,7 +677,7 @@ let sigV4AFuzzKeys = SigV4AKeyCache(capacity: 1)
     guard let secret = try? context.power(reducedBase, secretExponent: exponent, exponentBitCount: bitCount),
         secret == plain
     else {
-        fuzzFailure("mpn_sec_powm differs from mpz_powm")
+        fuzzFailure("the context's secret power (\(SecretPowerKernel.preferred)) differs from mpz_powm")
     }
     guard context.powerVariableTime(reducedBase, publicExponent: exponent) == plain else {
         fuzzFailure("variable-time context power")

@@ -3,8 +3,8 @@ internal import CAuthCoreGMP
 /// Modular arithmetic against one odd modulus, with its scratch memory allocated once.
 ///
 /// The main operation is ``power(_:secretExponent:exponentBitCount:)``: `base^e mod N` through a
-/// side-channel silent kernel (AuthCore's AVX-512 IFMA kernel where the processor has it, else GMP's
-/// `mpn_sec_powm`), whose running time and memory access pattern depend only on
+/// side-channel silent kernel (AuthCore's AVX-512 IFMA kernel where the processor has it, else its
+/// MULX/ADX kernel where the processor has BMI2 and ADX, else GMP's `mpn_sec_powm`), whose running time and memory access pattern depend only on
 /// the sizes of the operands: the modulus size and `exponentBitCount`, which the **caller fixes per
 /// operation** (the largest bit length that operation's exponent can have), never the secret's own
 /// length, so leading zero bits of a secret do not change the timing.

@@ -8,7 +8,8 @@ internal import CAuthCoreGMP
 /// - Variable base with a secret exponent or a secret base (the premaster secret S, the server's
 ///   `v^u` and `(A·v^u)^b`): the secret-power kernel over fixed-width limbs
 ///   (``secretPower(base:exponent:bitCount:)``, ``SecretPowerKernel/preferred``: AVX-512 IFMA where
-///   the processor has it, else GMP's `mpn_sec_powm`).
+///   the processor has it, else AuthCore's MULX/ADX kernel where it has BMI2 and ADX, else GMP's
+///   `mpn_sec_powm`).
 /// - Products and differences modulo N: ``MontgomeryDomain`` (constant time).
 ///
 /// Every secret stays in fixed-width ``LimbBuffer``s from the moment it is drawn or hashed until it
