@@ -2,17 +2,14 @@
 // constant -1/m0 mod 2^64, R = 2^(64 n), and the digit extraction all assume it, and the build
 // fails on a GMP configured otherwise.
 #include "CAuthCoreBigNum.h"
+#include "kernel_shared.h"
 
 _Static_assert(GMP_NUMB_BITS == 64, "AuthCore's Montgomery arithmetic assumes 64-bit limbs");
 _Static_assert(GMP_NAIL_BITS == 0, "AuthCore's Montgomery arithmetic assumes limbs without nail bits");
 _Static_assert(sizeof(mp_limb_t) == 8, "mp_limb_t must be 64 bits");
 
 /// -1/m0 mod 2^64 for odd m0 (Newton iteration; five steps reach 64 bits from the 3-bit seed m0).
-mp_limb_t c_authcore_mont_minus_inverse(mp_limb_t m0) {
-    mp_limb_t inv = m0; // correct to 3 bits for odd m0
-    for (int i = 0; i < 5; i++) inv *= 2 - m0 * inv;
-    return (mp_limb_t)0 - inv;
-}
+mp_limb_t c_authcore_mont_minus_inverse(mp_limb_t m0) { return c_authcore_kernel_minus_inverse(m0); }
 
 /// Montgomery reduction, side-channel silent: rp = up / 2^(64 n) mod m, with rp < 2^(64 n).
 ///

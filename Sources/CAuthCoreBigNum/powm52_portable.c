@@ -3,6 +3,7 @@
 // of the 104-bit product of two lanes' low 52 bits, added to the lane). Compiled a second time with
 // POWM52_INDEXED_GATHER_CONTROL as the ctgrind control.
 #include "CAuthCoreBigNum_powm52.h"
+#include "kernel_shared.h"
 
 #include <stdint.h>
 
@@ -74,17 +75,7 @@ static inline powm52_vec powm52_or(powm52_vec a, powm52_vec b) {
 #define V_AND(a, b) powm52_and((a), (b))
 #define V_OR(a, b) powm52_or((a), (b))
 // The compiler vectorises the lane loops with SSE registers: XMM0-15 cleared (x86-64 has SSE2).
-#if defined(__x86_64__)
-#define V_SCRUB_REGISTERS()                                                                         \
-    __asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\tpxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"      \
-                     "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\tpxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"      \
-                     "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\tpxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"  \
-                     "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\tpxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"    \
-                     : : : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", \
-                       "xmm11", "xmm12", "xmm13", "xmm14", "xmm15")
-#else
-#define V_SCRUB_REGISTERS() ((void)0)
-#endif
+#define V_SCRUB_REGISTERS() c_authcore_kernel_clear_sse_registers()
 #define POWM52_ATTR
 #define POWM52_MAX_VECTORS 40
 #define POWM52_AMM_SPECIALISED 1

@@ -22,15 +22,13 @@
 #include <string.h>
 
 #include "CAuthCoreBigNum_powm52.h"
-#include "kernel_digits.h"
+#include "kernel_shared.h"
 
 #define POWM52_MASK ((c_authcore_word)0xFFFFFFFFFFFFFull)
 
-/// −m0⁻¹ mod 2^52 for odd m0 (Newton's iteration doubles the correct bits: 3, 6, …, 96).
+/// −m0⁻¹ mod 2^52 for odd m0: the 64-bit constant's low 52 bits.
 static inline c_authcore_word POWM52_NAME(minus_inverse)(c_authcore_word m0) {
-    c_authcore_word inverse = m0;
-    for (int i = 0; i < 5; i++) inverse *= 2 - m0 * inverse;
-    return ((c_authcore_word)0 - inverse) & POWM52_MASK;
+    return c_authcore_kernel_minus_inverse(m0) & POWM52_MASK;
 }
 
 /// r = a·b·R⁻¹ mod m as a value below 2m, for a, b below 2m (digits below 2^52, `vectors`·8 of
@@ -169,9 +167,7 @@ static void POWM52_NAME(subtract_if_at_least)(c_authcore_word *r, const c_authco
 /// returns, so the area starts where the worker's frame started and covers it and its callees'.
 static __attribute__((noinline)) POWM52_ATTR void POWM52_NAME(scrub)(void) {
 #ifndef POWM52_NO_SCRUB_CONTROL
-    unsigned char area[POWM52_SCRUB_BYTES];
-    memset(area, 0, sizeof area);
-    __asm__ volatile("" : : "r"(area) : "memory"); // the zeros are observable: memset stays
+    C_AUTHCORE_KERNEL_ZERO_STACK(POWM52_SCRUB_BYTES);
     V_SCRUB_REGISTERS();
 #endif
 }

@@ -16,16 +16,9 @@
 #include <string.h>
 
 #include "CAuthCoreBigNum_powm64.h"
-#include "kernel_digits.h"
+#include "kernel_shared.h"
 
 typedef unsigned __int128 POWM64_NAME(u128);
-
-/// −m0⁻¹ mod 2^64 for odd m0 (Newton's iteration doubles the correct bits: 3, 6, …, 96).
-static inline c_authcore_word POWM64_NAME(minus_inverse)(c_authcore_word m0) {
-    c_authcore_word inverse = m0;
-    for (int i = 0; i < 5; i++) inverse *= 2 - m0 * inverse;
-    return (c_authcore_word)0 - inverse;
-}
 
 /// r = {t, n + 1} − m when that is not negative, else {t, n} (for t < 2m), with no branch: the
 /// difference is kept when t's top word is set or the n-word subtraction did not borrow.
@@ -178,15 +171,8 @@ static void POWM64_NAME(gather)(
 /// returns, so the area starts where the worker's frame started and covers it and its callees'.
 static __attribute__((noinline)) void POWM64_NAME(scrub)(void) {
 #ifndef POWM64_NO_SCRUB_CONTROL
-    unsigned char area[POWM64_SCRUB_BYTES];
-    memset(area, 0, sizeof area);
-    __asm__ volatile("" : : "r"(area) : "memory"); // the zeros are observable: memset stays
-    __asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\tpxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"
-                     "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\tpxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"
-                     "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\tpxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"
-                     "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\tpxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"
-                     : : : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",
-                       "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+    C_AUTHCORE_KERNEL_ZERO_STACK(POWM64_SCRUB_BYTES);
+    c_authcore_kernel_clear_sse_registers();
 #endif
 }
 
@@ -195,7 +181,7 @@ static __attribute__((noinline)) void POWM64_NAME(powm)(c_authcore_word *rp, con
     const c_authcore_word *ep, size_t ebits, const c_authcore_word *m, const c_authcore_word *rr, size_t n,
     c_authcore_word *scratch) {
     if (n == 0 || n > C_AUTHCORE_POWM64_MAX_LIMBS || ebits == 0) return;
-    const c_authcore_word k0 = POWM64_NAME(minus_inverse)(m[0]);
+    const c_authcore_word k0 = c_authcore_kernel_minus_inverse(m[0]);
     const unsigned window = c_authcore_powm52_window(ebits);
     const size_t entries = (size_t)1 << window;
     c_authcore_word *one = scratch;
