@@ -18,19 +18,34 @@
 #include "CAuthCoreBigNum_powm64.h"
 #include "kernel_shared.h"
 
-typedef unsigned __int128 POWM64_NAME(u128);
-
 /// r = {t, n + 1} − m when that is not negative, else {t, n} (for t < 2m), with no branch: the
-/// difference is kept when t's top word is set or the n-word subtraction did not borrow.
+/// difference (into `difference`, n words) by one SBB chain, kept when t's top word is set or the
+/// n-word subtraction did not borrow.
 static inline void POWM64_NAME(reduce_once)(
     c_authcore_word *r, const c_authcore_word *t, const c_authcore_word *m, size_t n, c_authcore_word *difference) {
-    c_authcore_word borrow = 0;
-    for (size_t k = 0; k < n; k++) {
-        c_authcore_word x = t[k];
-        c_authcore_word d = x - m[k] - borrow;
-        borrow = ((~x & m[k]) | (~(x ^ m[k]) & d)) >> 63;
-        difference[k] = d;
-    }
+    c_authcore_word borrow, word;
+    const c_authcore_word *tp = t, *mp = m;
+    c_authcore_word *dp = difference;
+    size_t count = n;
+    __asm__ volatile(
+        "xor %k[word], %k[word]\n\t" // CF = 0
+        "jrcxz 2f\n\t"
+        "1:\n\t"
+        "mov (%[t]), %[word]\n\t"
+        "sbb (%[m]), %[word]\n\t"
+        "mov %[word], (%[d])\n\t"
+        "lea 8(%[t]), %[t]\n\t"
+        "lea 8(%[m]), %[m]\n\t"
+        "lea 8(%[d]), %[d]\n\t"
+        "lea -1(%%rcx), %%rcx\n\t"
+        "jrcxz 2f\n\t"
+        "jmp 1b\n\t"
+        "2:\n\t"
+        "mov $0, %k[borrow]\n\t"
+        "adc $0, %[borrow]\n\t"
+        : [borrow] "=&r"(borrow), [word] "=&r"(word), [t] "+r"(tp), [m] "+r"(mp), [d] "+r"(dp), "+c"(count)
+        :
+        : "cc", "memory");
     c_authcore_word keep_difference = (t[n] | (borrow ^ 1)) & 1;
     __asm__("" : "+r"(keep_difference));
     keep_difference = (c_authcore_word)0 - keep_difference;
@@ -39,57 +54,112 @@ static inline void POWM64_NAME(reduce_once)(
 
 /// t[0..n) += x·y[0..n), returning the word carried out of t[n − 1]. MULX for the products, two
 /// carry chains: ADOX adds the row's old words, ADCX the previous product's high word, so neither
-/// chain waits on the other. The n mod 4 single steps come first, then four steps at a time; the
-/// loops count with LEA and JRCXZ, which leave both flags alone. The steps depend on n only.
+/// chain waits on the other. One, two and four steps first as n's low bits say (no loop), then
+/// eight at a time; the branches test RCX with JRCXZ and the loop counts with LEA, which leave both
+/// flags alone. The steps depend on n only.
 static inline c_authcore_word POWM64_NAME(addmul_row)(
     c_authcore_word *t, const c_authcore_word *y, size_t n, c_authcore_word x) {
     c_authcore_word carry, low, high;
-    size_t count = n & 3;
     __asm__ volatile(
+#define POWM64_STEP(off, hin, hout) \
+        "mulx " #off "(%[y]), %[low], %[" #hout "]\n\t" \
+        "adox " #off "(%[t]), %[low]\n\t" \
+        "adcx %[" #hin "], %[low]\n\t" \
+        "mov %[low], " #off "(%[t])\n\t"
         "xor %k[carry], %k[carry]\n\t" // carry = 0; CF = OF = 0
-        "jrcxz 3f\n\t"
-        "1:\n\t" // one step: low = x·y_j + t_j (OF chain) + the previous high word (CF chain)
-        "mulx (%[y]), %[low], %[high]\n\t"
-        "adox (%[t]), %[low]\n\t"
-        "adcx %[carry], %[low]\n\t"
-        "mov %[low], (%[t])\n\t"
+        "mov %[one], %%rcx\n\t"
+        "jrcxz 1f\n\t"
+        POWM64_STEP(0, carry, high)
         "mov %[high], %[carry]\n\t"
         "lea 8(%[y]), %[y]\n\t"
         "lea 8(%[t]), %[t]\n\t"
-        "lea -1(%%rcx), %%rcx\n\t"
-        "jrcxz 3f\n\t"
-        "jmp 1b\n\t"
-        "3:\n\t"
-        "mov %[quads], %%rcx\n\t"
-        "jrcxz 2f\n\t"
-        "4:\n\t" // four steps
-        "mulx (%[y]), %[low], %[high]\n\t"
-        "adox (%[t]), %[low]\n\t"
-        "adcx %[carry], %[low]\n\t"
-        "mov %[low], (%[t])\n\t"
-        "mulx 8(%[y]), %[low], %[carry]\n\t"
-        "adox 8(%[t]), %[low]\n\t"
-        "adcx %[high], %[low]\n\t"
-        "mov %[low], 8(%[t])\n\t"
-        "mulx 16(%[y]), %[low], %[high]\n\t"
-        "adox 16(%[t]), %[low]\n\t"
-        "adcx %[carry], %[low]\n\t"
-        "mov %[low], 16(%[t])\n\t"
-        "mulx 24(%[y]), %[low], %[carry]\n\t"
-        "adox 24(%[t]), %[low]\n\t"
-        "adcx %[high], %[low]\n\t"
-        "mov %[low], 24(%[t])\n\t"
+        "1:\n\t"
+        "mov %[two], %%rcx\n\t"
+        "jrcxz 1f\n\t"
+        POWM64_STEP(0, carry, high) POWM64_STEP(8, high, carry)
+        "lea 16(%[y]), %[y]\n\t"
+        "lea 16(%[t]), %[t]\n\t"
+        "1:\n\t"
+        "mov %[four], %%rcx\n\t"
+        "jrcxz 1f\n\t"
+        POWM64_STEP(0, carry, high) POWM64_STEP(8, high, carry) POWM64_STEP(16, carry, high) POWM64_STEP(24, high, carry)
         "lea 32(%[y]), %[y]\n\t"
         "lea 32(%[t]), %[t]\n\t"
+        "1:\n\t"
+        "mov %[eights], %%rcx\n\t"
+        "jmp 5f\n\t"
+        "4:\n\t"
+        POWM64_STEP(0, carry, high) POWM64_STEP(8, high, carry) POWM64_STEP(16, carry, high) POWM64_STEP(24, high, carry)
+        POWM64_STEP(32, carry, high) POWM64_STEP(40, high, carry) POWM64_STEP(48, carry, high) POWM64_STEP(56, high, carry)
+        "lea 64(%[y]), %[y]\n\t"
+        "lea 64(%[t]), %[t]\n\t"
         "lea -1(%%rcx), %%rcx\n\t"
+        "5:\n\t"
         "jrcxz 2f\n\t"
         "jmp 4b\n\t"
         "2:\n\t"
         "mov $0, %k[low]\n\t" // MOV leaves the flags: the chains' last carries go into the high word
         "adcx %[low], %[carry]\n\t"
         "adox %[low], %[carry]\n\t"
-        : [carry] "=&r"(carry), [low] "=&r"(low), [high] "=&r"(high), [t] "+r"(t), [y] "+r"(y), "+c"(count)
-        : "d"(x), [quads] "r"(n >> 2)
+#undef POWM64_STEP
+        : [carry] "=&r"(carry), [low] "=&r"(low), [high] "=&r"(high), [t] "+r"(t), [y] "+r"(y)
+        : "d"(x), [one] "r"(n & 1), [two] "r"(n & 2), [four] "r"(n & 4), [eights] "r"(n >> 3)
+        : "rcx", "cc", "memory");
+    return carry;
+}
+
+/// t[0..2n) = 2·t + Σ a_i²·2^(128i), for a result below 2^(128n) (a square's off-diagonal sum and
+/// its diagonal). Two carry chains: ADCX doubles each word with the bit shifted out of the one
+/// below (x + x + CF), ADOX adds the squares' words.
+static inline void POWM64_NAME(double_add_squares)(c_authcore_word *t, const c_authcore_word *a, size_t n) {
+    c_authcore_word low, high, x0, x1;
+    size_t count = n;
+    __asm__ volatile(
+        "xor %k[low], %k[low]\n\t" // CF = OF = 0
+        "jrcxz 2f\n\t"
+        "1:\n\t"
+        "mov (%[a]), %%rdx\n\t"
+        "mulx %%rdx, %[low], %[high]\n\t"
+        "mov (%[t]), %[x0]\n\t"
+        "mov 8(%[t]), %[x1]\n\t"
+        "adcx %[x0], %[x0]\n\t"
+        "adcx %[x1], %[x1]\n\t"
+        "adox %[low], %[x0]\n\t"
+        "adox %[high], %[x1]\n\t"
+        "mov %[x0], (%[t])\n\t"
+        "mov %[x1], 8(%[t])\n\t"
+        "lea 8(%[a]), %[a]\n\t"
+        "lea 16(%[t]), %[t]\n\t"
+        "lea -1(%%rcx), %%rcx\n\t"
+        "jrcxz 2f\n\t"
+        "jmp 1b\n\t"
+        "2:\n\t"
+        : [low] "=&r"(low), [high] "=&r"(high), [x0] "=&r"(x0), [x1] "=&r"(x1), [t] "+r"(t), [a] "+r"(a), "+c"(count)
+        :
+        : "rdx", "cc", "memory");
+}
+
+/// t[0..n) += x[0..n), returning the carry out (0 or 1): one ADC chain (LEA and JRCXZ leave CF
+/// alone).
+static inline c_authcore_word POWM64_NAME(add_in_place)(c_authcore_word *t, const c_authcore_word *x, size_t n) {
+    c_authcore_word carry, word;
+    size_t count = n;
+    __asm__ volatile(
+        "xor %k[word], %k[word]\n\t" // CF = 0
+        "jrcxz 2f\n\t"
+        "1:\n\t"
+        "mov (%[x]), %[word]\n\t"
+        "adc %[word], (%[t])\n\t"
+        "lea 8(%[t]), %[t]\n\t"
+        "lea 8(%[x]), %[x]\n\t"
+        "lea -1(%%rcx), %%rcx\n\t"
+        "jrcxz 2f\n\t"
+        "jmp 1b\n\t"
+        "2:\n\t"
+        "mov $0, %k[carry]\n\t"
+        "adc $0, %[carry]\n\t"
+        : [carry] "=&r"(carry), [word] "=&r"(word), [t] "+r"(t), [x] "+r"(x), "+c"(count)
+        :
         : "cc", "memory");
     return carry;
 }
@@ -100,9 +170,7 @@ static inline c_authcore_word POWM64_NAME(addmul_row)(
 static void POWM64_NAME(redc)(
     c_authcore_word *r, c_authcore_word *t, const c_authcore_word *m, c_authcore_word k0, size_t n) {
     for (size_t i = 0; i < n; i++) t[i] = POWM64_NAME(addmul_row)(t + i, m, n, t[i] * k0);
-    unsigned long long carry = 0;
-    for (size_t i = 0; i < n; i++) t[n + i] = __builtin_addcll(t[n + i], t[i], carry, &carry);
-    t[2 * n] = carry; // the sum is below 2m: one bit above the high half
+    t[2 * n] = POWM64_NAME(add_in_place)(t + n, t, n); // the sum is below 2m: one bit above the high half
     POWM64_NAME(reduce_once)(r, t + n, m, n, t);
 }
 
@@ -117,24 +185,15 @@ static void POWM64_NAME(multiply)(c_authcore_word *r, const c_authcore_word *a, 
 }
 
 /// r = a²·R⁻¹ mod m, below m, for a below m; r may alias a. Scratch as for `multiply`. Each
-/// off-diagonal product a_i·a_j (i < j) once, by rows; the sum doubled; the squares a_i² added;
-/// then REDC: 1.5n² word products where a multiplication has 2n².
+/// off-diagonal product a_i·a_j (i < j) once, by rows; the sum doubled and the squares a_i² added
+/// in one pass; then REDC: 1.5n² word products where a multiplication has 2n².
 static void POWM64_NAME(square)(
     c_authcore_word *r, const c_authcore_word *a, const c_authcore_word *m, c_authcore_word k0, size_t n, c_authcore_word *t) {
     for (size_t k = 0; k < 2 * n; k++) t[k] = 0;
     // Row i adds a_i·a[i+1..n) at word 2i + 1; its carry lands in word i + n, which no row has
     // written yet.
     for (size_t i = 0; i + 1 < n; i++) t[i + n] = POWM64_NAME(addmul_row)(t + 2 * i + 1, a + i + 1, n - 1 - i, a[i]);
-    unsigned long long carry = 0;
-    c_authcore_word shifted_out = 0;
-    for (size_t i = 0; i < n; i++) {
-        POWM64_NAME(u128) square = (POWM64_NAME(u128))a[i] * a[i];
-        c_authcore_word low = t[2 * i], high = t[2 * i + 1];
-        c_authcore_word low2 = (low << 1) | shifted_out, high2 = (high << 1) | (low >> 63);
-        shifted_out = high >> 63;
-        t[2 * i] = __builtin_addcll(low2, (c_authcore_word)square, carry, &carry);
-        t[2 * i + 1] = __builtin_addcll(high2, (c_authcore_word)(square >> 64), carry, &carry);
-    }
+    POWM64_NAME(double_add_squares)(t, a, n);
     // a² < R²: nothing is carried or shifted out of the 2n words.
     POWM64_NAME(redc)(r, t, m, k0, n);
 }
