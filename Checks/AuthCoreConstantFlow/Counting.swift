@@ -38,6 +38,7 @@ let countedOperations: [String: [String]] = {
     operations["secret-power-portable52"] = ["random", "exponent-zero", "exponent-ones", "base-zero", "base-unreduced"]
     operations["secret-power-portable52@2047"] = ["random", "exponent-zero", "base-top-limb-zero", "base-unreduced"]
     operations["comb-portable52"] = ["random", "one", "top-limbs-zero", "all-ones"]
+    operations["comb-mont64"] = ["random", "one", "top-limbs-zero", "all-ones"]
     // The 64-bit-limb kernel, called directly (valgrind hides ADX from CPUID), on the same classes.
     operations["secret-power-mont64"] = ["random", "exponent-zero", "exponent-ones", "base-zero", "base-unreduced"]
     operations["secret-power-mont64@2047"] = ["random", "exponent-zero", "base-top-limb-zero", "base-unreduced"]
@@ -251,19 +252,25 @@ func prepared(_ name: String, class secretClass: String) throws -> () -> Void {
         }  // PADs(S) then starts at S's third byte
         if operation == "cognito-claim-key" { return CognitoSRP.preparedClaimKey(premasterBytes: s) }
         return try SRPConfiguration(group: group, hash: .sha256).preparedSessionKey(premasterBytes: s)
-    case "comb-portable52":
+    case "comb-portable52", "comb-mont64":
         let exponents = [
             BigUInt(bigEndianBytes: randomBytes(32)), BigUInt(1), BigUInt(bigEndianBytes: randomBytes(8)),
             BigUInt(bigEndianBytes: [UInt8](repeating: 0xFF, count: 32)),
         ]
         let chosen = ["one": 1, "top-limbs-zero": 2, "all-ones": 3][secretClass] ?? 0
+        // The 64-bit-limb kernel's comb runs on GMP's n-limb form (valgrind hides ADX: the table is
+        // built for GMP's kernel and the kernel's comb called on it).
         let table = FixedBaseTable(
             base: group.generator,
             domain: MontgomeryDomain(modulus: n),
             maximumExponentBitCount: 256,
-            kernel: .portable52
+            kernel: operation == "comb-mont64" ? .gmp : .portable52
         )
-        return withExtendedLifetime(exponents) { table.preparedPower(exponents[chosen], exponentBitCount: 256) }
+        return withExtendedLifetime(exponents) {
+            operation == "comb-mont64"
+                ? table.preparedLimbCombPower(exponents[chosen], exponentBitCount: 256)
+                : table.preparedPower(exponents[chosen], exponentBitCount: 256)
+        }
     case "secret-power-portable52", "secret-power-mont64":
         // Every class builds every candidate, in the same order, and frees them in that order (an
         // array, not a dictionary, whose per-process hash seed would shuffle the frees): the heap —

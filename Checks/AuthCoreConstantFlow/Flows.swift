@@ -83,6 +83,9 @@ let flows: [Flow] = [
     Flow(name: "secret-power.mont64.2047.e256.unreduced-base") {
         try mont64Power(modulus: OddGroups.group2047.modulus, exponentBits: 256)
     },
+    Flow(name: "comb.mont64.3072.e256") {  // the comb on the 64-bit-limb kernel (g^a, g^b, g^x without IFMA)
+        try mont64Comb(group: SRPGroup.rfc5054Group3072, exponentBits: 256)
+    },
     Flow(name: "comb.portable52.3072.e256") {  // the fixed-base comb on the kernel's digit form (g^a, g^b, g^x)
         let group = SRPGroup.rfc5054Group3072
         let table = FixedBaseTable(

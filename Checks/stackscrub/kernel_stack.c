@@ -1,8 +1,8 @@
 // The secret-power kernels leave nothing of a secret on the stack (`make stack-scrub-check`).
 //
 // Each exported entry point (the exponentiation, the comb, a table entry's conversion; IFMA where
-// the processor has it, and the portable twin; the 64-bit-limb exponentiation where the processor
-// has BMI2 and ADX) runs twice on the same public inputs with different
+// the processor has it, and the portable twin; the 64-bit-limb exponentiation and comb where the
+// processor has BMI2 and ADX) runs twice on the same public inputs with different
 // secrets, each time on stack memory painted with one pattern below the caller; the two snapshots
 // taken afterwards must be identical: any byte that differs is something the run left behind that
 // depends on a secret. The check is built twice, unoptimised and optimised (the C flags SwiftPM
@@ -37,6 +37,15 @@ __attribute__((noinline)) static void powm64_below_gap(word *out, const word *ba
     unsigned char pad[4096];
     __asm__ volatile("" : : "r"(pad) : "memory"); // the whole array is on the stack
     c_authcore_powm64(out, base, exponent, ebits, modulus, rr64, n, scratch);
+    __asm__ volatile("" : : "r"(pad) : "memory");
+}
+
+/// The 64-bit-limb kernel's comb, from as far down (as `powm64_below_gap`).
+__attribute__((noinline)) static void comb64_below_gap(word *out, const word *table, size_t windows, unsigned window,
+    const word *exponent, size_t ebits, const word *modulus, size_t n, word *scratch) {
+    unsigned char pad[4096];
+    __asm__ volatile("" : : "r"(pad) : "memory");
+    c_authcore_comb64(out, table, windows, window, exponent, ebits, modulus, n, scratch);
     __asm__ volatile("" : : "r"(pad) : "memory");
 }
 
@@ -76,20 +85,24 @@ int main(int argc, char **argv) {
     size_t windows = (combBits + window - 1) / window;
     word *table = aligned_alloc(64, windows * 32 * width * sizeof(word));
     for (size_t i = 0; i < windows * 32 * width; i++) table[i] = (word)rand() & 0xFFFFFFFFFFFFFull;
+    // The 64-bit-limb comb's entries: n limbs each, below m (the top limb zero, m's top bit set).
+    word *table64 = calloc(windows * 32 * n, sizeof(word));
+    for (size_t i = 0; i < windows * 32 * n; i++) table64[i] = i % n == n - 1 ? 0 : ((word)rand() << 33) ^ (word)rand();
     size_t scratchWords =
-        c_authcore_powm52_scratch_limbs(n, ebits) + c_authcore_comb52_scratch_limbs(n) + c_authcore_powm64_scratch_limbs(n, ebits);
+        c_authcore_powm52_scratch_limbs(n, ebits) + c_authcore_comb52_scratch_limbs(n) + c_authcore_powm64_scratch_limbs(n, ebits) +
+        c_authcore_comb64_scratch_limbs(n);
     word *scratch = calloc(scratchWords, sizeof(word)), *out = calloc(width + 8, sizeof(word));
     word *base = calloc(n, sizeof(word)), *exponent = calloc((ebits + 63) / 64 + 1, sizeof(word));
     unsigned char *snapshots[2] = {calloc(depth, 1), calloc(depth, 1)};
     __asm__ volatile("mov %%rsp, %0" : "=r"(top));
 
     const char *names[] = {
-        "powm52_ifma", "powm52_portable", "comb52_ifma", "comb52_portable", "enter_ifma", "enter_portable", "powm64"};
+        "powm52_ifma", "powm52_portable", "comb52_ifma", "comb52_portable", "enter_ifma", "enter_portable", "powm64", "comb64"};
     int failed = 0, checked = 0;
     if (control) printf("stack-scrub: the control build (scrub compiled out): the exponentiation must be caught\n");
-    for (int which = 0; which < 7; which++) {
+    for (int which = 0; which < 8; which++) {
         if (which < 6 && which % 2 == 0 && !c_authcore_powm52_ifma_available()) continue;
-        if (which == 6 && !c_authcore_powm64_available()) continue;
+        if (which >= 6 && !c_authcore_powm64_available()) continue;
         for (int k = 0; k < 2; k++) {
             memcpy(base, bases[k], n * sizeof(word));
             memcpy(exponent, exponents[k], ((ebits + 63) / 64 + 1) * sizeof(word));
@@ -102,7 +115,8 @@ int main(int argc, char **argv) {
             case 3: c_authcore_comb52_portable(out, table, windows, window, exponent, combBits, modulus, factor, n, scratch); break;
             case 4: c_authcore_powm52_enter_ifma(out, base, modulus, rr, n, scratch); break;
             case 5: c_authcore_powm52_enter_portable(out, base, modulus, rr, n, scratch); break;
-            default: powm64_below_gap(out, base, exponent, ebits, modulus, rr64, n, scratch); break;
+            case 6: powm64_below_gap(out, base, exponent, ebits, modulus, rr64, n, scratch); break;
+            default: comb64_below_gap(out, table64, windows, window, exponent, combBits, modulus, n, scratch); break;
             }
             snapshot(snapshots[k]);
         }

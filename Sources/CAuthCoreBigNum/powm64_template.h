@@ -1,7 +1,7 @@
 // The 64-bit-limb kernel's algorithm, compiled twice by powm64.c: the kernel, and (with
 // POWM64_INDEXED_GATHER_CONTROL) the ctgrind control whose gather reads the entry the exponent names.
 // The includer defines POWM64_NAME(x) (the prefix of its static functions) and POWM64_PUBLIC (the
-// exported function's name).
+// exported exponentiation's name), and POWM64_COMB_PUBLIC (the comb's) when it exports the comb.
 //
 // Arithmetic: radix 2^64, R = 2^(64·n). Montgomery multiplication as a product (or a square, each
 // off-diagonal product once) by rows of MULX with two carry chains (ADCX, ADOX), then REDC (Koç,
@@ -273,8 +273,38 @@ static __attribute__((noinline)) void POWM64_NAME(powm)(c_authcore_word *rp, con
     POWM64_NAME(multiply)(rp, acc, one, m, k0, n, t);
 }
 
+/// The fixed-base comb on Montgomery-form entries (R = 2^(64·n), the kernel's form and GMP's):
+/// r = the product of table[i][digit i of e] over i < windows, kept in Montgomery form (each
+/// multiplication divides by R once), below m for entries below m. One multiplication and one
+/// full-table gather per window; nothing depends on e but through the gathers' masks.
+static __attribute__((noinline, unused)) void POWM64_NAME(comb)(c_authcore_word *rp, const c_authcore_word *table,
+    size_t windows, unsigned window, const c_authcore_word *ep, size_t ebits, const c_authcore_word *m, size_t n,
+    c_authcore_word *scratch) {
+    if (n == 0 || n > C_AUTHCORE_POWM64_MAX_LIMBS || windows == 0 || window == 0 || window > 7) return;
+    const c_authcore_word k0 = c_authcore_kernel_minus_inverse(m[0]);
+    const size_t entries = (size_t)1 << window;
+    c_authcore_word *acc = scratch;
+    c_authcore_word *selected = acc + n;
+    c_authcore_word *t = selected + n; // 2n + 1 words
+    POWM64_NAME(gather)(acc, table, entries, c_authcore_kernel_exponent_digit(ep, ebits, 0, window), n);
+    for (size_t i = 1; i < windows; i++) {
+        POWM64_NAME(gather)(
+            selected, table + i * entries * n, entries, c_authcore_kernel_exponent_digit(ep, ebits, i * window, window), n);
+        POWM64_NAME(multiply)(acc, acc, selected, m, k0, n, t);
+    }
+    for (size_t k = 0; k < n; k++) rp[k] = acc[k];
+}
+
 void POWM64_PUBLIC(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits,
     const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch) {
     POWM64_NAME(powm)(rp, bp, ep, ebits, mp, rrp, n, scratch);
     POWM64_NAME(scrub)();
 }
+
+#ifdef POWM64_COMB_PUBLIC
+void POWM64_COMB_PUBLIC(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
+    const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp, size_t n, c_authcore_word *scratch) {
+    POWM64_NAME(comb)(rp, table, windows, window, ep, ebits, mp, n, scratch);
+    POWM64_NAME(scrub)();
+}
+#endif

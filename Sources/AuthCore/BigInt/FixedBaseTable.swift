@@ -9,7 +9,9 @@ internal import CAuthCoreGMP
 /// radix-2^52 kernels' masked gather), so neither the memory access pattern nor the amount of work
 /// depends on e; only the declared exponent bit length (a public, per-operation constant) sets the
 /// number of windows. With ``SecretPowerKernel/ifma52`` (the preferred kernel where the processor
-/// has IFMA) the entries are held in that kernel's digit form and the comb runs on it.
+/// has IFMA) the entries are held in that kernel's digit form and the comb runs on it; with
+/// ``SecretPowerKernel/mont64`` they are GMP's n-limb Montgomery form, which is that kernel's own
+/// (R = 2^(64·n)), and the comb runs on its multiplication (`c_authcore_comb64`).
 ///
 /// Size: windows × 2^window × bytes(N) (the digit form: × 64/48 at 3072 bits). With a 5-bit window
 /// and a 512-bit reach, 103 windows × 32 entries: 1.27 MiB (1.69 MiB) for the 3072-bit group, built
@@ -22,8 +24,9 @@ package final class FixedBaseTable: @unchecked Sendable {
     /// The largest exponent bit length the table covers.
     let maximumExponentBitCount: Int
     /// The kernel the comb runs on: GMP's (`mpn_sec_tabselect`, `mpn_sec_mul` and AuthCore's REDC over
-    /// n-limb entries in GMP's Montgomery form) or the radix-2^52 kernels' (`c_authcore_comb52_*`
-    /// over entries in their digit form, 64-byte aligned).
+    /// n-limb entries in GMP's Montgomery form), the 64-bit-limb kernel's (`c_authcore_comb64`, on
+    /// the same entries) or the radix-2^52 kernels' (`c_authcore_comb52_*` over entries in their
+    /// digit form, 64-byte aligned).
     let kernel: SecretPowerKernel
     let entries: LimbBuffer
     /// The first entry: `entries.pointer`, or for the digit form its first 64-byte boundary.
@@ -45,15 +48,13 @@ package final class FixedBaseTable: @unchecked Sendable {
         self.domain = domain
         self.window = window
         self.maximumExponentBitCount = maximumExponentBitCount
-        // The 64-bit-limb kernel has no comb of its own: its tables would hold GMP's n-limb
-        // Montgomery form, which GMP's comb already runs on.
-        let effective = domain.secretPowers.effective(kernel)
-        let kernel: SecretPowerKernel = effective == .mont64 ? .gmp : effective
+        let kernel = domain.secretPowers.effective(kernel)
         self.kernel = kernel
         windows = (maximumExponentBitCount + window - 1) / window
         let n = domain.limbCount
         let perWindow = 1 << window
-        let digitForm = kernel != .gmp
+        // GMP's kernel and the 64-bit-limb one share GMP's n-limb Montgomery form.
+        let digitForm = kernel == .ifma52 || kernel == .portable52
         entryWords = digitForm ? Int(c_authcore_powm52_width(n)) : n
         entries = LimbBuffer(count: windows * perWindow * entryWords + (digitForm ? 8 : 0))
         let misalignment = Int(bitPattern: UInt(bitPattern: entries.pointer) % 64) / MemoryLayout<mp_limb_t>.stride
@@ -110,6 +111,10 @@ package final class FixedBaseTable: @unchecked Sendable {
         )  // invariant: callers check
         let used = (exponentBitCount + window - 1) / window
         let n = domain.limbCount
+        if kernel == .mont64 {
+            combOnLimbs(into: result, exponent: exponent, exponentBitCount: exponentBitCount, windows: used)
+            return
+        }
         if kernel != .gmp {
             let capacity = Int(c_authcore_comb52_scratch_limbs(n))
             withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: capacity) { scratch in
@@ -145,5 +150,70 @@ package final class FixedBaseTable: @unchecked Sendable {
             )  // invariant: capacity > 0
             secureZero(UnsafeMutableRawBufferPointer(scratch))
         }
+    }
+
+    /// ``power(into:exponent:exponentBitCount:)`` on the 64-bit-limb kernel's comb over the n-limb
+    /// entries. Not gated on the kernel's availability: `make ctgrind` and `make ct-count` call it
+    /// under valgrind, which runs MULX, ADCX and ADOX but hides ADX from CPUID (x86-64 only).
+    private func combOnLimbs(
+        into result: UnsafeMutablePointer<mp_limb_t>,
+        exponent: LimbBuffer,
+        exponentBitCount: Int,
+        windows used: Int
+    ) {
+        let n = domain.limbCount
+        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: Int(c_authcore_comb64_scratch_limbs(n))) { scratch in
+            c_authcore_comb64(
+                result,
+                entries.pointer,
+                used,
+                UInt32(window),
+                exponent.pointer,
+                exponentBitCount,
+                domain.modulusLimbs.pointer,
+                n,
+                scratch.baseAddress!
+            )  // invariant: capacity > 0
+            secureZero(UnsafeMutableRawBufferPointer(scratch))
+        }
+    }
+
+    /// The 64-bit-limb kernel's comb on this table's n-limb entries (GMP's form: a table built for
+    /// ``SecretPowerKernel/gmp`` or ``SecretPowerKernel/mont64``), the result left in its limbs, for
+    /// the constant-flow gates, which run under valgrind where the kernel reports itself unavailable.
+    package func preparedLimbCombPower(_ exponent: BigUInt, exponentBitCount: Int) -> () -> Void {
+        let (limbs, result, used) = limbCombOperands(exponent, exponentBitCount: exponentBitCount)
+        return {
+            self.combOnLimbs(into: result.pointer, exponent: limbs, exponentBitCount: exponentBitCount, windows: used)
+        }
+    }
+
+    /// ``preparedLimbCombPower(_:exponentBitCount:)`` run once, its result brought out of Montgomery
+    /// form and returned as N's limb count of little-endian limbs, none of them normalised away (so
+    /// a gate can declassify them and check the value).
+    package func limbCombPower(_ exponent: BigUInt, exponentBitCount: Int) -> [UInt] {
+        let (limbs, result, used) = limbCombOperands(exponent, exponentBitCount: exponentBitCount)
+        combOnLimbs(into: result.pointer, exponent: limbs, exponentBitCount: exponentBitCount, windows: used)
+        domain.leave(result.pointer, result.pointer)
+        return (0..<domain.limbCount).map { UInt(result.pointer[$0]) }
+    }
+
+    private func limbCombOperands(
+        _ exponent: BigUInt,
+        exponentBitCount: Int
+    ) -> (exponent: LimbBuffer, result: LimbBuffer, windows: Int) {
+        precondition(
+            kernel == .gmp || kernel == .mont64,
+            "a table in GMP's Montgomery form"
+        )  // invariant: the gates build it so
+        precondition(
+            exponentBitCount >= 1 && exponentBitCount <= maximumExponentBitCount,
+            "exponent length outside the table"
+        )  // invariant: the gates pass the table's reach
+        return (
+            LimbBuffer(exponent, count: Swift.max(1, (exponentBitCount + 63) / 64)),
+            LimbBuffer(count: domain.limbCount),
+            (exponentBitCount + window - 1) / window
+        )
     }
 }

@@ -34,6 +34,21 @@ int c_authcore_powm64_available(void);
 void c_authcore_powm64(c_authcore_word *rp, const c_authcore_word *bp, const c_authcore_word *ep, size_t ebits,
     const c_authcore_word *mp, const c_authcore_word *rrp, size_t n, c_authcore_word *scratch);
 
+/// The scratch `c_authcore_comb64` needs, in 64-bit words.
+size_t c_authcore_comb64_scratch_limbs(size_t n);
+
+/// The fixed-base comb (only when `c_authcore_powm64_available()` says so): r = the product of
+/// table[i][digit i of e] over i < `windows`, in Montgomery form (R = 2^(64·n), GMP's form too), fully
+/// reduced, where digit i is the `window`-bit digit of e at bit window·i. The table's window i is
+/// 2^window consecutive entries of n limbs, each below m, that window's powers
+/// g^(d·2^(window·i))·R mod m. One multiplication and one full-table gather per window; the
+/// running time, the branches and the addresses read depend on n, `windows` and `window` only.
+/// Nothing is written unless 1 ≤ n ≤ C_AUTHCORE_POWM64_MAX_LIMBS, `windows` ≥ 1 and 1 ≤ `window` ≤ 7.
+/// `ep` and `ebits` as for `c_authcore_powm64`; the stack and XMM0-15 are scrubbed as there;
+/// `scratch`: `c_authcore_comb64_scratch_limbs(n)` words, holding secrets when it returns.
+void c_authcore_comb64(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
+    const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp, size_t n, c_authcore_word *scratch);
+
 /// A deliberately leaking variant for `make ctgrind`'s control: the kernel with each window's table
 /// entry read at an address taken from the exponent's digit. Never used for secrets.
 void c_authcore_powm64_indexed_gather_control(c_authcore_word *rp, const c_authcore_word *bp,
