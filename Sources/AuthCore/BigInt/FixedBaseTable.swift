@@ -162,7 +162,8 @@ package final class FixedBaseTable: @unchecked Sendable {
         windows used: Int
     ) {
         let n = domain.limbCount
-        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: Int(c_authcore_comb64_scratch_limbs(n))) { scratch in
+        withUnsafeTemporaryAllocation(of: mp_limb_t.self, capacity: Int(c_authcore_comb64_scratch_limbs(n))) {
+            scratch in
             c_authcore_comb64(
                 result,
                 entries.pointer,
