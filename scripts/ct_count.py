@@ -31,7 +31,7 @@ REQUIRED = [
     "comb", "client-premaster", "server-premaster", "proof-compare", "login-begin", "login-finish",
     "session-key", "session-key@1029", "cognito-claim-key",
     "secret-power-portable52", "secret-power-portable52@2047", "comb-portable52",
-    "secret-power-mont64", "secret-power-mont64@2047",
+    "secret-power-mont64", "secret-power-mont64@2047", "comb-mont64",
     *(f"{operation}@{bits}" for bits in (1029, 1535, 2047)
       for operation in ("verifier", "client-premaster", "server-premaster", "login-begin", "login-finish")),
     "control-mpz_powm", "control-login-begin", "control-verifier-biguint@2047",

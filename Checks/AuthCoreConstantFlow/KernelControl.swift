@@ -50,8 +50,8 @@ func mont64Power(modulus: BigUInt, exponentBits: Int, control: Bool = false) thr
 
 /// g^e mod N by the 64-bit-limb kernel's fixed-base comb, called on a table in GMP's n-limb
 /// Montgomery form (the kernel's own; valgrind hides ADX, so the table cannot name the kernel
-/// itself), the exponent from the secret generator; the result checked against mpz_powm after
-/// declassifying.
+/// itself), the exponent random and marked secret once it is a number (its conversion normalises,
+/// which is not the comb's work); the result checked against mpz_powm after declassifying.
 func mont64Comb(group: SRPGroup, exponentBits: Int) throws {
     let table = FixedBaseTable(
         base: group.generator,

@@ -275,8 +275,10 @@ static __attribute__((noinline)) void POWM64_NAME(powm)(c_authcore_word *rp, con
 
 /// The fixed-base comb on Montgomery-form entries (R = 2^(64·n), the kernel's form and GMP's):
 /// r = the product of table[i][digit i of e] over i < windows, kept in Montgomery form (each
-/// multiplication divides by R once), below m for entries below m. One multiplication and one
-/// full-table gather per window; nothing depends on e but through the gathers' masks.
+/// multiplication divides by R once). Entries below R give products below R (REDC's sum is below
+/// R + m, and the one subtraction takes m off whenever it is at least m), congruent, not
+/// necessarily below m. One multiplication and one full-table gather per window; nothing depends
+/// on e but through the gathers' masks.
 static __attribute__((noinline, unused)) void POWM64_NAME(comb)(c_authcore_word *rp, const c_authcore_word *table,
     size_t windows, unsigned window, const c_authcore_word *ep, size_t ebits, const c_authcore_word *m, size_t n,
     c_authcore_word *scratch) {

@@ -6,7 +6,7 @@ internal import CAuthCoreGMP
 /// The table holds, for every window i of `window` bits, the 2^window powers g^(d·2^(window·i)) in
 /// Montgomery form. Then g^e = Π_i table[i][digit_i(e)]: one Montgomery multiplication per window and
 /// no squarings. Each lookup reads every entry of the window (GMP's `mpn_sec_tabselect`, or the
-/// radix-2^52 kernels' masked gather), so neither the memory access pattern nor the amount of work
+/// kernels' masked gathers), so neither the memory access pattern nor the amount of work
 /// depends on e; only the declared exponent bit length (a public, per-operation constant) sets the
 /// number of windows. With ``SecretPowerKernel/ifma52`` (the preferred kernel where the processor
 /// has IFMA) the entries are held in that kernel's digit form and the comb runs on it; with
@@ -153,8 +153,12 @@ package final class FixedBaseTable: @unchecked Sendable {
     }
 
     /// ``power(into:exponent:exponentBitCount:)`` on the 64-bit-limb kernel's comb over the n-limb
-    /// entries. Not gated on the kernel's availability: `make ctgrind` and `make ct-count` call it
-    /// under valgrind, which runs MULX, ADCX and ADOX but hides ADX from CPUID (x86-64 only).
+    /// entries (the result below 2^(64·n) and congruent, as GMP's comb leaves it). Not gated on the
+    /// kernel's availability: `make ctgrind` and `make ct-count` call it under valgrind, which runs
+    /// MULX, ADCX and ADOX but hides ADX from CPUID. On a processor without them it would stop the
+    /// program with an illegal instruction, and off x86-64 the kernel is a stub that writes
+    /// nothing: only ``power(into:exponent:exponentBitCount:)`` (for a table whose kernel is
+    /// available) and the gates on x86-64 call it.
     private func combOnLimbs(
         into result: UnsafeMutablePointer<mp_limb_t>,
         exponent: LimbBuffer,

@@ -38,14 +38,19 @@ void c_authcore_powm64(c_authcore_word *rp, const c_authcore_word *bp, const c_a
 size_t c_authcore_comb64_scratch_limbs(size_t n);
 
 /// The fixed-base comb (only when `c_authcore_powm64_available()` says so): r = the product of
-/// table[i][digit i of e] over i < `windows`, in Montgomery form (R = 2^(64·n), GMP's form too), fully
-/// reduced, where digit i is the `window`-bit digit of e at bit window·i. The table's window i is
-/// 2^window consecutive entries of n limbs, each below m, that window's powers
-/// g^(d·2^(window·i))·R mod m. One multiplication and one full-table gather per window; the
-/// running time, the branches and the addresses read depend on n, `windows` and `window` only.
-/// Nothing is written unless 1 ≤ n ≤ C_AUTHCORE_POWM64_MAX_LIMBS, `windows` ≥ 1 and 1 ≤ `window` ≤ 7.
-/// `ep` and `ebits` as for `c_authcore_powm64`; the stack and XMM0-15 are scrubbed as there;
-/// `scratch`: `c_authcore_comb64_scratch_limbs(n)` words, holding secrets when it returns.
+/// table[i][digit i of e] over i < `windows`, in Montgomery form (R = 2^(64·n), GMP's form too),
+/// where digit i is the `window`-bit digit of e at bit window·i. The table's window i is 2^window
+/// consecutive entries of n limbs, that window's powers g^(d·2^(window·i))·R mod m, each any value
+/// below R congruent to it (GMP's REDC, which builds them, does not bring its results below m);
+/// r is below R and congruent to the product, like the entries (not necessarily below m: a
+/// caller reduces it, as `FixedBaseTable` does when it leaves Montgomery form). One
+/// multiplication and one full-table gather per window; the running time, the branches and the
+/// addresses read depend on n, `windows` and `window` only. Nothing is written unless
+/// 1 ≤ n ≤ C_AUTHCORE_POWM64_MAX_LIMBS, `windows` ≥ 1 and 1 ≤ `window` ≤ 7 (`ebits` may be 0: every
+/// digit is then 0, where `c_authcore_powm64` writes nothing).
+/// `ep` is ⌈ebits / 64⌉ limbs, bits from `ebits` up ignored; the stack and XMM0-15 are scrubbed as
+/// for `c_authcore_powm64`; `scratch`: `c_authcore_comb64_scratch_limbs(n)` words, holding
+/// secrets when it returns.
 void c_authcore_comb64(c_authcore_word *rp, const c_authcore_word *table, size_t windows, unsigned window,
     const c_authcore_word *ep, size_t ebits, const c_authcore_word *mp, size_t n, c_authcore_word *scratch);
 
