@@ -59,19 +59,18 @@ class ScopedSigningKeys: @unchecked Sendable {
 
     /// The shared cache's entry for `date`'s day (deriving the key on a miss), remembered in the memo.
     private func derivedEntry(for date: AmzDate) -> SigningKeyCache.Entry {
-        let dateText = date.dateString
         let key = SigningKeyCache.Key(
             scheme: scheme,
             accessKeyId: credentials.accessKeyId,
             fingerprint: fingerprint,
-            date: dateText,
+            day: date.day,
             region: region,
             service: service
         )
         let entry = cache.entry(for: key) {
             scheme.signingKeySchedule(
                 secret: credentials.secretAccessKey,
-                date: dateText,
+                date: date,
                 region: region,
                 service: service
             )

@@ -13,7 +13,8 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
         let scheme: SigningScheme
         let accessKeyId: String
         let fingerprint: Digest
-        let date: String
+        /// The day, `yyyymmdd` as a number (``AmzDate/day``): the date's bytes are its digits.
+        let day: Int
         let region: String
         let service: String
         private let hashCode: Int
@@ -22,21 +23,21 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
             scheme: SigningScheme,
             accessKeyId: String,
             fingerprint: Digest,
-            date: String,
+            day: Int,
             region: String,
             service: String
         ) {
             self.scheme = scheme
             self.accessKeyId = accessKeyId
             self.fingerprint = fingerprint
-            self.date = date
+            self.day = day
             self.region = region
             self.service = service
             var hasher = Hasher()
             hasher.combine(scheme)
             hasher.combine(accessKeyId)
             fingerprint.withUnsafeBytes { hasher.combine(bytes: $0) }
-            hasher.combine(date)
+            hasher.combine(day)
             hasher.combine(region)
             hasher.combine(service)
             hashCode = hasher.finalize()
@@ -48,9 +49,9 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
         /// canonically equivalent spellings (`é` and `e` + U+0301) of a region or service whose keys
         /// differ. (Byte-equal strings are `==`, so equal keys still hash alike.)
         static func == (a: Key, b: Key) -> Bool {
-            a.hashCode == b.hashCode && a.scheme == b.scheme && a.fingerprint == b.fingerprint
-                && sameBytes(a.accessKeyId, b.accessKeyId)
-                && sameBytes(a.date, b.date) && sameBytes(a.region, b.region) && sameBytes(a.service, b.service)
+            a.hashCode == b.hashCode && a.scheme == b.scheme && a.fingerprint == b.fingerprint && a.day == b.day
+                && sameBytes(a.accessKeyId, b.accessKeyId) && sameBytes(a.region, b.region)
+                && sameBytes(a.service, b.service)
         }
 
         private static func sameBytes(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }

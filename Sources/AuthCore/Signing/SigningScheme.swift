@@ -67,6 +67,24 @@ public enum SigningScheme: Sendable, Hashable {
     /// The scoped signing key's HMAC-SHA256 schedule, what a cache keeps: the key itself lives only
     /// in a stack block, wiped once the schedule is keyed.
     func signingKeySchedule(secret: SecureBytes, date: String, region: String, service: String) -> HMACSHA256Schedule {
+        var date = date
+        return date.withUTF8 { date in
+            signingKeySchedule(secret: secret, date: UnsafeRawBufferPointer(date), region: region, service: service)
+        }
+    }
+
+    /// ``signingKeySchedule(secret:date:region:service:)`` for `date`'s day (its `YYYYMMDD` bytes
+    /// lent in place: no string is made).
+    func signingKeySchedule(secret: SecureBytes, date: AmzDate, region: String, service: String) -> HMACSHA256Schedule {
+        date.withDateBytes { signingKeySchedule(secret: secret, date: $0, region: region, service: service) }
+    }
+
+    private func signingKeySchedule(
+        secret: SecureBytes,
+        date: UnsafeRawBufferPointer,
+        region: String,
+        service: String
+    ) -> HMACSHA256Schedule {
         withUnsafeTemporaryAllocation(byteCount: LowLevelSHA256.byteCount, alignment: 8) { key in
             deriveSigningKey(secret: secret, date: date, region: region, service: service, into: key)
             let schedule = HMACSHA256Schedule.make(key: UnsafeRawBufferPointer(key))
@@ -75,11 +93,31 @@ public enum SigningScheme: Sendable, Hashable {
         }
     }
 
+    /// ``deriveSigningKey(secret:date:region:service:into:)`` with the date as text.
+    private func deriveSigningKey(
+        secret: SecureBytes,
+        date: String,
+        region: String,
+        service: String,
+        into key: UnsafeMutableRawBufferPointer
+    ) {
+        var date = date
+        date.withUTF8 { date in
+            deriveSigningKey(
+                secret: secret,
+                date: UnsafeRawBufferPointer(date),
+                region: region,
+                service: service,
+                into: key
+            )
+        }
+    }
+
     /// The chain seeded with `prefix ‖ secret` (built in a stack block, wiped afterwards), its key
     /// written to `key` (32 bytes).
     private func deriveSigningKey(
         secret: SecureBytes,
-        date: String,
+        date: UnsafeRawBufferPointer,
         region: String,
         service: String,
         into key: UnsafeMutableRawBufferPointer
@@ -91,7 +129,7 @@ public enum SigningScheme: Sendable, Hashable {
                 UnsafeMutableRawBufferPointer(rebasing: seed[prefixCount...]).copyMemory(from: secretBytes)
                 HMACKeyChain.derive(seed: UnsafeRawBufferPointer(seed), stepCount: 4, into: key) { index, step in
                     switch index {
-                    case 0: Self.lend(date, to: step)
+                    case 0: step(date)
                     case 1: Self.lend(region, to: step)
                     case 2: Self.lend(service, to: step)
                     default: terminator.withUTF8Buffer { step(UnsafeRawBufferPointer($0)) }
