@@ -12,13 +12,14 @@
 #include <microhttpd.h>
 
 /// MHD_start_daemon with the options the server uses, in one fixed order: the listening address,
-/// the completion and connection callbacks (given the handler's context too), a pool of `threads` polling threads,
+/// the accept policy (asked for each new connection), the completion and connection callbacks
+/// (each given the handler's context too), a pool of `threads` polling threads,
 /// limits on connections (in all and per client address), idle seconds and per-connection memory, and (when `key_pem` is not NULL)
 /// TLS from PEM text, TLS 1.2 or 1.3 only (a GnuTLS priority string).
 /// Returns NULL when the daemon cannot start (the address is in use, the key does not load, ...).
 static inline struct MHD_Daemon *authcore_mhd_start(
     unsigned int flags, const struct sockaddr *address, MHD_AccessHandlerCallback handler, void *handler_context,
-    MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connection_events, unsigned int threads, unsigned int connection_limit,
+    MHD_AcceptPolicyCallback accept_policy, MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback connection_events, unsigned int threads, unsigned int connection_limit,
     unsigned int per_address_limit, unsigned int idle_seconds, size_t connection_memory_limit, const char *key_pem,
     const char *certificate_pem) {
     // One option list (MHD_OPTION_ARRAY); the TLS entries are filled in only with a key and a
@@ -39,7 +40,8 @@ static inline struct MHD_Daemon *authcore_mhd_start(
         {MHD_OPTION_END, 0, NULL},
     };
     return MHD_start_daemon(
-        flags | (tls ? MHD_USE_TLS : 0), 0, NULL, NULL, handler, handler_context, MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+        flags | (tls ? MHD_USE_TLS : 0), 0, accept_policy, handler_context, handler, handler_context, MHD_OPTION_ARRAY,
+        options, MHD_OPTION_END);
 }
 
 /// The port the daemon listens on (the one the system chose for port 0), 0 if unknown.

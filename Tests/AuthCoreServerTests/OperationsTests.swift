@@ -301,8 +301,8 @@ final class OperationsTests {
         #expect(arrived.withLock { $0 } == 2)
         let stopping = Task { await server.stop(grace: .seconds(2)) }
         try await Task.sleep(for: .milliseconds(150))
-        // While draining, a new connection is not served (it waits in the kernel's queue until the
-        // drain ends, and is then closed).
+        // While draining, a new connection is not served (the accept policy refuses it: it is
+        // closed as soon as it is accepted).
         do {
             _ = try await OperationsTests.get(url + "/new")
             Issue.record("a new connection was served while draining")

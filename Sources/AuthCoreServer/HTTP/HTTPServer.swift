@@ -2,6 +2,7 @@ public import AuthCore
 public import AuthCoreHTTP
 internal import CAuthCoreMicroHTTPD
 import Dispatch
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -195,6 +196,7 @@ public final class HTTPServer: Sendable {
                         socketAddress,
                         accessHandler,
                         context.toOpaque(),
+                        acceptPolicy,
                         completionHandler,
                         connectionEvents,
                         threads,
@@ -313,9 +315,6 @@ final class DaemonCore: @unchecked Sendable {
         var abandoned = false
         var daemon: OpaquePointer?
         var context: Unmanaged<DaemonCore>?
-        /// The listening socket MHD_quiesce_daemon gave back: closed only after MHD_stop_daemon
-        /// (a polling thread may still use it until then).
-        var listener: Int32 = -1
         /// The sockets of open connections (MHD's: added when a connection starts, removed when MHD
         /// is about to close it, both on its thread, so a socket here is never one MHD closed).
         var sockets: Set<Int32> = []
@@ -584,19 +583,20 @@ final class DaemonCore: @unchecked Sendable {
     }
 
     /// No new connections or handlers; the running handlers go on (their time limits stay).
+    ///
+    /// New connections are refused by the accept policy (MHD closes each as soon as it has
+    /// accepted it), not by MHD_quiesce_daemon: on an epoll daemon with its own polling threads,
+    /// MHD_quiesce_daemon and a polling thread may both remove the listening socket from the epoll
+    /// set, and the one that loses that race aborts the process ("Failed to remove listen FD from
+    /// epoll set", libmicrohttpd 0.9.75, an open defect; seen here in a test's drain, and earlier
+    /// under AddressSanitizer). The listening socket stays open until MHD_stop_daemon closes it.
     func quiesce() {
-        // Under the lock (MHD_quiesce_daemon calls nothing of ours): a concurrent stop cannot stop
-        // the daemon while it is being quiesced, and the listening socket is recorded before it can.
-        state.withLock { state in
-            // The listening socket is left as it is until MHD_stop_daemon: MHD's polling threads
-            // drop it from their epoll sets on their own schedule, and a shutdown() here woke them
-            // into a race in libmicrohttpd that aborts the process ("Failed to remove listen FD from
-            // epoll set", seen under AddressSanitizer). Connections the kernel queues meanwhile wait
-            // out the drain and are then closed.
-            if !state.stopping, let daemon = state.daemon { state.listener = MHD_quiesce_daemon(daemon) }
-            state.stopping = true
-        }
+        accepting.store(false, ordering: .releasing)
+        state.withLock { $0.stopping = true }
     }
+
+    /// Whether new connections are taken (false once the server stops).
+    let accepting = Atomic<Bool>(true)
 
     /// Cancels the handlers still running (a server dropped without stop()).
     func cancelRunning() {
@@ -627,11 +627,12 @@ final class DaemonCore: @unchecked Sendable {
         if idle { stopDaemon() }
     }
 
-    /// Closes every connection, then the listening socket, and releases the callbacks' reference.
+    /// Closes every connection and the listening socket (MHD_stop_daemon), and releases the
+    /// callbacks' reference.
     /// Later calls do nothing.
     func stopDaemon() {
-        let (daemon, context, listener, reaper):
-            (OpaquePointer?, Unmanaged<DaemonCore>?, Int32, (any DispatchSourceTimer)?) = resumeGate.withLock { _ in
+        let (daemon, context, reaper): (OpaquePointer?, Unmanaged<DaemonCore>?, (any DispatchSourceTimer)?) =
+            resumeGate.withLock { _ in
                 state.withLock { state in
                     // A suspended source must not be cancelled and released as it is (libdispatch
                     // stops the program): resumed first, then cancelled below.
@@ -639,15 +640,13 @@ final class DaemonCore: @unchecked Sendable {
                     defer {
                         state.daemon = nil
                         state.context = nil
-                        state.listener = -1
                         state.reaper = nil
                     }
-                    return (state.daemon, state.context, state.listener, state.reaper)
+                    return (state.daemon, state.context, state.reaper)
                 }
             }
         reaper?.cancel()
         if let daemon { MHD_stop_daemon(daemon) }
-        if listener >= 0 { close(listener) }
         context?.release()
     }
 }
@@ -903,6 +902,13 @@ private let completionHandler: MHD_RequestCompletedCallback = { context, connect
     // MHD_REQUEST_TERMINATED_COMPLETED_OK is 0 (microhttpd.h): the answer was sent whole.
     core.requestLog?(exchange.record(completed: termination.rawValue == 0))
     if let identifier = exchange.identifier { core.completed(identifier) }
+}
+
+/// MHD's accept policy: a new connection is taken until the server stops (``DaemonCore/quiesce()``).
+private let acceptPolicy: MHD_AcceptPolicyCallback = { context, _, _ in
+    guard let context else { return MHD_Result.NO }
+    let core = Unmanaged<DaemonCore>.fromOpaque(context).takeUnretainedValue()
+    return core.accepting.load(ordering: .acquiring) ? MHD_Result.YES : MHD_Result.NO
 }
 
 /// MHD's connection events: a connection's socket is followed from its start until MHD closes it.
