@@ -298,7 +298,8 @@ struct SuspendedConnection: @unchecked Sendable {
 /// MHD_stop_daemon is never called with a connection suspended (an API violation, microhttpd.h)
 /// nor before an answer given has gone out.
 final class DaemonCore: @unchecked Sendable {
-    // invariant (Sendable): everything mutable is inside `state`; `handler` and the limits are constants.
+    // invariant (Sendable): everything mutable is inside `state` (or is `accepting`, an atomic);
+    // `handler` and the limits are constants.
     struct Running {
         let handler: Task<Void, Never>
         /// The uptime (ns) past which the reaper answers `503`.
