@@ -175,6 +175,47 @@ struct LowLevelSHA256Tests {
         }
     }
 
+    @Test(
+        "the signing-key schedule for a date (its bytes lent in place) MACs as the one for the date's text: first and last days, before 1970, years below 1000"
+    )
+    func scheduleFromDate() throws {
+        let credentials = try Credentials(
+            accessKeyId: "AKIDEXAMPLE",
+            secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+        )
+        let times: [(Timestamp, String)] = [
+            (.minimum, "00010101"), (.maximum, "99991231"), (Timestamp(secondsSince1970: -1), "19691231"),
+            (Timestamp(secondsSince1970: -30_610_224_001), "09991231"),  // the last second of 999
+            (Timestamp(secondsSince1970: 1_764_633_600), "20251202"),
+        ]
+        let message = Array("AWS4-HMAC-SHA256\n20251202T000000Z".utf8)
+        for (time, text) in times {
+            let date = AmzDate(time)
+            #expect(date.dateString == text && date.day == Int(text), "\(time)")
+            let fromDate = SigningScheme.aws4.signingKeySchedule(
+                secret: credentials.secretAccessKey,
+                date: date,
+                region: "us-east-1",
+                service: "s3"
+            )
+            let fromText = SigningScheme.aws4.signingKeySchedule(
+                secret: credentials.secretAccessKey,
+                date: text,
+                region: "us-east-1",
+                service: "s3"
+            )
+            let key = SigningScheme.aws4.deriveSigningKey(
+                secret: credentials.secretAccessKey,
+                date: text,
+                region: "us-east-1",
+                service: "s3"
+            )
+            let expected = key.withUnsafeBytes { HMAC<SHA256>.authenticationCode(for: message, using: Array($0)) }
+            #expect(message.withUnsafeBytes { fromDate.authenticationCode(for: $0) } == expected, "\(text)")
+            #expect(message.withUnsafeBytes { fromText.authenticationCode(for: $0) } == expected, "\(text)")
+        }
+    }
+
     @Test("the key chain gives the SigV4 signing key of the AWS example (kSigning by EVP HMACs, step by step)")
     func keyChain() {
         let secret = SecureBytes(Array("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".utf8))
