@@ -67,10 +67,7 @@ public enum SigningScheme: Sendable, Hashable {
     /// The scoped signing key's HMAC-SHA256 schedule, what a cache keeps: the key itself lives only
     /// in a stack block, wiped once the schedule is keyed.
     func signingKeySchedule(secret: SecureBytes, date: String, region: String, service: String) -> HMACSHA256Schedule {
-        var date = date
-        return date.withUTF8 { date in
-            signingKeySchedule(secret: secret, date: UnsafeRawBufferPointer(date), region: region, service: service)
-        }
+        Self.lend(date) { signingKeySchedule(secret: secret, date: $0, region: region, service: service) }
     }
 
     /// ``signingKeySchedule(secret:date:region:service:)`` for `date`'s day (its `YYYYMMDD` bytes
@@ -101,16 +98,7 @@ public enum SigningScheme: Sendable, Hashable {
         service: String,
         into key: UnsafeMutableRawBufferPointer
     ) {
-        var date = date
-        date.withUTF8 { date in
-            deriveSigningKey(
-                secret: secret,
-                date: UnsafeRawBufferPointer(date),
-                region: region,
-                service: service,
-                into: key
-            )
-        }
+        Self.lend(date) { deriveSigningKey(secret: secret, date: $0, region: region, service: service, into: key) }
     }
 
     /// The chain seeded with `prefix ‖ secret` (built in a stack block, wiped afterwards), its key
@@ -130,8 +118,8 @@ public enum SigningScheme: Sendable, Hashable {
                 HMACKeyChain.derive(seed: UnsafeRawBufferPointer(seed), stepCount: 4, into: key) { index, step in
                     switch index {
                     case 0: step(date)
-                    case 1: Self.lend(region, to: step)
-                    case 2: Self.lend(service, to: step)
+                    case 1: Self.lend(region, step)
+                    case 2: Self.lend(service, step)
                     default: terminator.withUTF8Buffer { step(UnsafeRawBufferPointer($0)) }
                     }
                 }
@@ -141,10 +129,11 @@ public enum SigningScheme: Sendable, Hashable {
     }
 
     /// A string's UTF-8 bytes, in place when it is native (no copy of the value).
-    private static func lend(_ text: String, to step: (UnsafeRawBufferPointer) -> Void) {
-        if text.utf8.withContiguousStorageIfAvailable({ step(UnsafeRawBufferPointer($0)) }) == nil {
-            var text = text
-            text.withUTF8 { step(UnsafeRawBufferPointer($0)) }
+    private static func lend<R>(_ text: String, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) {
+            return result
         }
+        var text = text
+        return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 }
