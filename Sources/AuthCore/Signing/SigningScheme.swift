@@ -129,6 +129,7 @@ public enum SigningScheme: Sendable, Hashable {
     }
 
     /// A string's UTF-8 bytes, in place when it is native (no copy of the value).
+    @inline(__always)
     private static func lend<R>(_ text: String, _ body: (UnsafeRawBufferPointer) -> R) -> R {
         if let result = text.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) {
             return result
