@@ -18,7 +18,7 @@ let package = Package(
     name: "AuthCore",
     // Linux is what CI tests; macOS with Homebrew's gmp and openssl@3 is expected to build (README);
     // the other Apple platforms ship no GMP or libcrypto.
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],  // Synchronization's Atomic (GMPRuntime, the server's accept policy) needs macOS 15
     products: [
         .library(name: "AuthCore", targets: ["AuthCore"]),
         .library(name: "AuthCoreHTTP", targets: ["AuthCoreHTTP"]),
