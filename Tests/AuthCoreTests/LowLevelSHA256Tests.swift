@@ -143,9 +143,9 @@ struct LowLevelSHA256Tests {
     }
 
     @Test(
-        "a signer's cache fingerprint is the credentials' secret fingerprint (stack context = EVP), and the signing-key schedule MACs as the derived key does"
+        "a signer's cache identity is SHA-256 (EVP) of its length-prefixed encoding, and the signing-key schedule MACs as the derived key does"
     )
-    func fingerprintAndSchedule() throws {
+    func cacheIdentityAndSchedule() throws {
         for secret in ["wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", "s", String(repeating: "k", count: 200)] {
             let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret)
             let keys = ScopedSigningKeys(
@@ -155,8 +155,15 @@ struct LowLevelSHA256Tests {
                 service: "oss",
                 cache: SigningKeyCache(capacity: 1)
             )
-            #expect(keys.fingerprint.bytes == credentials.secretFingerprint.bytes)
-            #expect(keys.fingerprint.bytes == SHA256.hash(bytes: Array(secret.utf8)).bytes)
+            // tag 2 (OSS V4), then each field after its length as a big-endian UInt64
+            func field(_ bytes: [UInt8]) -> [UInt8] {
+                [0, 0, 0, 0, 0, 0, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
+            }
+            let encoding =
+                [2] + field(Array("AKIDEXAMPLE".utf8)) + field(Array("cn-hangzhou".utf8)) + field(Array("oss".utf8))
+                + field(Array(secret.utf8))
+            #expect(keys.cacheIdentity.bytes == SHA256.hash(bytes: encoding).bytes)
+            #expect(keys.cacheIdentity.bytes != credentials.secretFingerprint.bytes)
             let schedule = SigningScheme.aliyunV4.signingKeySchedule(
                 secret: credentials.secretAccessKey,
                 date: "20261203",

@@ -359,6 +359,57 @@ struct SigningKeyCacheTests {
         #expect(cache.count == 2)
     }
 
+    @Test(
+        "keyed by an injective identity: fields that concatenate alike, the two schemes and two days of one scope are distinct entries, each signing as with a cache of its own"
+    )
+    func identityIsInjective() throws {
+        let cache = SigningKeyCache(capacity: 16)
+        func both(_ accessKeyId: String, _ secret: String, _ region: String, _ service: String) throws -> Bool {
+            let credentials = try Credentials(accessKeyId: accessKeyId, secretAccessKey: secret)
+            let shared = try SigV4Signer(credentials: credentials, region: region, service: service, keyCache: cache)
+            let alone = try SigV4Signer(
+                credentials: credentials,
+                region: region,
+                service: service,
+                keyCache: SigningKeyCache(capacity: 1)
+            )
+            return try sign(shared) == sign(alone)
+        }
+        // key id ‖ secret and region ‖ service split at different places
+        #expect(try both("AKIDa", "bc", "r", "s") && both("AKID", "abc", "r", "s"))
+        #expect(try both("AKID", "secret", "ab", "c") && both("AKID", "secret", "a", "bc"))
+        #expect(cache.count == 4)
+        // one scope's two days
+        let credentials = try Credentials(accessKeyId: "AKID", secretAccessKey: "secret")
+        let signer = try SigV4Signer(credentials: credentials, region: "a", service: "bc", keyCache: cache)
+        let request = SigV4Request(method: "GET", target: "/", headers: [HTTPHeader("Host", "h")])
+        let nextDay = try signer.sign(request, at: time.adding(seconds: 86_400)).signature
+        #expect(cache.count == 5)
+        let alone = try SigV4Signer(credentials: credentials, region: "a", service: "bc", keyCache: SigningKeyCache())
+        #expect(try alone.sign(request, at: time.adding(seconds: 86_400)).signature == nextDay)
+        // the same key id, secret, region and service under OSS V4: another scheme, another entry
+        let ossRequest = OSSRequest(
+            method: "GET",
+            target: "/k",
+            headers: [HTTPHeader("Host", "b.oss-cn-hangzhou.aliyuncs.com")],
+            bucket: "b",
+            key: "k"
+        )
+        let sigV4 = try SigV4Signer(credentials: credentials, region: "cn-hangzhou", service: "oss", keyCache: cache)
+        _ = try sign(sigV4)
+        #expect(cache.count == 6)
+        let oss = try OSSSigner(credentials: credentials, version: .v4, region: "cn-hangzhou", keyCache: cache)
+        let viaShared = try oss.sign(ossRequest, at: time).signature
+        #expect(cache.count == 7)
+        let ossAlone = try OSSSigner(
+            credentials: credentials,
+            version: .v4,
+            region: "cn-hangzhou",
+            keyCache: SigningKeyCache()
+        )
+        #expect(try ossAlone.sign(ossRequest, at: time).signature == viaShared)
+    }
+
     @Test("many tasks signing at once agree with a single-threaded signature")
     func concurrent() async throws {
         let cache = SigningKeyCache(capacity: 2)

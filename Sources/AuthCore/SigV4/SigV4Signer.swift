@@ -50,15 +50,16 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             let signedHeadersLabel: StaticString = ", SignedHeaders="
             let prefixCount =
                 algorithm.utf8CodeUnitCount + label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1
-            var parts: [UInt8] = []
-            parts.reserveCapacity(prefixCount + scopeSuffix.count + signedHeadersLabel.utf8CodeUnitCount)
-            algorithm.withUTF8Buffer { parts.append(contentsOf: $0) }
-            label.withUTF8Buffer { parts.append(contentsOf: $0) }
-            parts.append(contentsOf: credentials.accessKeyId.utf8)
-            parts.append(UInt8(ascii: "/"))
-            parts.append(contentsOf: scopeSuffix)
-            signedHeadersLabel.withUTF8Buffer { parts.append(contentsOf: $0) }
-            self.authorizationParts = parts
+            // Written in place (no appends with their capacity and uniqueness checks).
+            let partsCount = prefixCount + scopeSuffix.count + signedHeadersLabel.utf8CodeUnitCount
+            self.authorizationParts = [UInt8](writing: partsCount) { out in
+                out.write(algorithm)
+                out.write(label)
+                out.write(credentials.accessKeyId)
+                out.writeByte(UInt8(ascii: "/"))
+                out.write(scopeSuffix)
+                out.write(signedHeadersLabel)
+            }
             self.authorizationPrefixCount = prefixCount
             super.init(
                 scheme: .aws4,

@@ -13,8 +13,10 @@ class ScopedSigningKeys: @unchecked Sendable {
     let service: String
     /// `/region/service/terminator`.
     let scopeSuffix: [UInt8]
-    /// The secret's SHA-256 fingerprint, inline (no array to allocate per signer).
-    let fingerprint: Digest
+    /// What the shared cache keys this scope's signing keys under, with the day: SHA-256 of the
+    /// scheme, access key id, region, service and secret (``cacheIdentity(scheme:accessKeyId:region:service:secret:)``),
+    /// inline (no array to allocate per signer).
+    let cacheIdentity: Digest
     let cache: SigningKeyCache
     /// The last second's date and header value, and the last day's signing key.
     let memo = SigningMemo()
@@ -39,9 +41,55 @@ class ScopedSigningKeys: @unchecked Sendable {
             "a scope suffix of another scope"
         )
         self.scopeSuffix = scopeSuffix ?? scheme.scopeSuffix(region: region, service: service)
-        // The secret's SHA-256 fingerprint (``Credentials/secretFingerprint``), on a stack context:
-        // a signer made per request pays no EVP context and its allocations for it.
-        self.fingerprint = credentials.secretAccessKey.withUnsafeBytes { LowLevelSHA256.hash($0) }.published
+        // On a stack context: a signer made per request pays no EVP context and its allocations for it.
+        self.cacheIdentity = Self.cacheIdentity(
+            scheme: scheme,
+            accessKeyId: credentials.accessKeyId,
+            region: region,
+            service: service,
+            secret: credentials.secretAccessKey
+        )
+    }
+
+    /// SHA-256 of `tag ‖ len ‖ access key id ‖ len ‖ region ‖ len ‖ service ‖ len ‖ secret`: one
+    /// byte for the scheme, each length a big-endian `UInt64`, the strings' UTF-8 bytes (so the
+    /// encoding is injective, and two spellings of one string that are `==` but differ in bytes
+    /// — `é` and `e` + U+0301 — are two scopes, as their keys are).
+    ///
+    /// Two scopes share an identity only if SHA-256 collides, so the cache compares 32 bytes and a
+    /// day instead of three strings, and hashes nothing per lookup but this digest's first word.
+    /// The secret is hashed, never kept: the identity is treated as public (declassified, as
+    /// ``Credentials/secretFingerprint`` is), revealing at most bits of a one-way hash of a
+    /// high-entropy key. The block the encoding is built in is wiped.
+    static func cacheIdentity(
+        scheme: SigningScheme,
+        accessKeyId: String,
+        region: String,
+        service: String,
+        secret: SecureBytes
+    ) -> Digest {
+        let length = 1 &+ 4 &* 8 &+ accessKeyId.utf8.count &+ region.utf8.count &+ service.utf8.count &+ secret.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: length) { block in
+            var out = OutputCursor(buffer: block)
+            out.writeByte(scheme.cacheTag)
+            @inline(__always) func writeLength(_ count: Int) {
+                withUnsafeBytes(of: UInt64(count).bigEndian) { out.write($0) }
+            }
+            writeLength(accessKeyId.utf8.count)
+            out.write(accessKeyId)
+            writeLength(region.utf8.count)
+            out.write(region)
+            writeLength(service.utf8.count)
+            out.write(service)
+            writeLength(secret.count)
+            secret.withUnsafeBytes { out.write($0) }
+            let identity = LowLevelSHA256.hash(
+                UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: block[..<out.position]))
+            )
+            .published
+            secureZero(UnsafeMutableRawBufferPointer(block))
+            return identity
+        }
     }
 
     /// The date of `time`, its header value (`X-Amz-Date`, `x-oss-date`) and its day's signing
@@ -59,14 +107,7 @@ class ScopedSigningKeys: @unchecked Sendable {
 
     /// The shared cache's entry for `date`'s day (deriving the key on a miss), remembered in the memo.
     private func derivedEntry(for date: AmzDate) -> SigningKeyCache.Entry {
-        let key = SigningKeyCache.Key(
-            scheme: scheme,
-            accessKeyId: credentials.accessKeyId,
-            fingerprint: fingerprint,
-            day: date.day,
-            region: region,
-            service: service
-        )
+        let key = SigningKeyCache.Key(scope: cacheIdentity, day: date.day)
         let entry = cache.entry(for: key) {
             scheme.signingKeySchedule(
                 secret: credentials.secretAccessKey,

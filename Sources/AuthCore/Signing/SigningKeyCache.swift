@@ -3,58 +3,28 @@
 /// Deriving a signing key costs four HMACs (kDate → kRegion → kService → kSigning;
 /// ``SigningScheme``); keying the final HMAC costs two more compression calls. The cache keeps the
 /// keyed HMAC-SHA256 state of the result (its inner and outer SHA-256 states, RFC 2104 §2) per
-/// (scheme, access key id, SHA-256 fingerprint of the secret, date, region, service) — never keyed
-/// by the secret itself — evicts the least recently used entry beyond its capacity, and wipes an
+/// day and scope, the scope named by a SHA-256 of (scheme, access key id, region, service, secret)
+/// — never keyed by the secret itself — evicts the least recently used entry beyond its capacity, and wipes an
 /// entry's state when it is freed.
 public final class SigningKeyCache: Sendable, CustomReflectable {
-    /// What a signing key is cached under. Its hash is computed once, when it is made: one cold
-    /// signature looks the key up to four times (hit, race check, eviction, insert).
+    /// What a signing key is cached under: its scope's identity (SHA-256 of the scheme, access key
+    /// id, region, service and secret: ``ScopedSigningKeys/cacheIdentity(scheme:accessKeyId:region:service:secret:)``)
+    /// and its day. Equal identities are equal scopes unless SHA-256 collides, so a lookup hashes one
+    /// word and compares 32 bytes and a number: no string is hashed, compared or retained.
     struct Key: Hashable {
-        let scheme: SigningScheme
-        let accessKeyId: String
-        let fingerprint: Digest
+        let scope: Digest
         /// The day, `yyyymmdd` as a number (``AmzDate/day``): the date's bytes are its digits.
         let day: Int
-        let region: String
-        let service: String
-        private let hashCode: Int
 
-        init(
-            scheme: SigningScheme,
-            accessKeyId: String,
-            fingerprint: Digest,
-            day: Int,
-            region: String,
-            service: String
-        ) {
-            self.scheme = scheme
-            self.accessKeyId = accessKeyId
-            self.fingerprint = fingerprint
-            self.day = day
-            self.region = region
-            self.service = service
-            var hasher = Hasher()
-            hasher.combine(scheme)
-            hasher.combine(accessKeyId)
-            fingerprint.withUnsafeBytes { hasher.combine(bytes: $0) }
-            hasher.combine(day)
-            hasher.combine(region)
-            hasher.combine(service)
-            hashCode = hasher.finalize()
+        /// The identity's first eight bytes (uniform: a SHA-256 output) with the day mixed in by an
+        /// odd multiplier (a bijection, so two days of one scope never share it). The dictionary
+        /// still passes it through its own seeded hash.
+        func hash(into hasher: inout Hasher) {
+            let word = scope.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            hasher.combine(word ^ (UInt64(bitPattern: Int64(day)) &* 0x9E37_79B9_7F4A_7C15))
         }
 
-        func hash(into hasher: inout Hasher) { hasher.combine(hashCode) }
-
-        /// Byte for byte: the key is derived from the UTF-8 bytes, and String's `==` would equate
-        /// canonically equivalent spellings (`é` and `e` + U+0301) of a region or service whose keys
-        /// differ. (Byte-equal strings are `==`, so equal keys still hash alike.)
-        static func == (a: Key, b: Key) -> Bool {
-            a.hashCode == b.hashCode && a.scheme == b.scheme && a.fingerprint == b.fingerprint && a.day == b.day
-                && sameBytes(a.accessKeyId, b.accessKeyId) && sameBytes(a.region, b.region)
-                && sameBytes(a.service, b.service)
-        }
-
-        private static func sameBytes(_ a: String, _ b: String) -> Bool { a.utf8.elementsEqual(b.utf8) }
+        static func == (a: Key, b: Key) -> Bool { a.day == b.day && a.scope == b.scope }
     }
 
     /// A signing key's HMAC-SHA256 schedule (the key itself is not kept: the schedule is all a

@@ -44,17 +44,26 @@ public enum SigningScheme: Sendable, Hashable {
         }
     }
 
+    /// The scheme's byte in a signing-key cache identity (``ScopedSigningKeys/cacheIdentity(scheme:accessKeyId:region:service:secret:)``).
+    var cacheTag: UInt8 {
+        switch self {
+        case .aws4: 1
+        case .aliyunV4: 2
+        }
+    }
+
     /// `/region/service/terminator`: the credential scope after its `YYYYMMDD` date.
     func scopeSuffix(region: String, service: String) -> [UInt8] {
-        var suffix: [UInt8] = []
-        suffix.reserveCapacity(2 + region.utf8.count + service.utf8.count + 1 + terminator.utf8CodeUnitCount)
-        suffix.append(UInt8(ascii: "/"))
-        suffix.append(contentsOf: region.utf8)
-        suffix.append(UInt8(ascii: "/"))
-        suffix.append(contentsOf: service.utf8)
-        suffix.append(UInt8(ascii: "/"))
-        terminator.withUTF8Buffer { suffix.append(contentsOf: $0) }
-        return suffix
+        let count = 3 + region.utf8.count + service.utf8.count + terminator.utf8CodeUnitCount
+        // Written in place (a signer made per request builds it each time).
+        return [UInt8](writing: count) { out in
+            out.writeByte(UInt8(ascii: "/"))
+            out.write(region)
+            out.writeByte(UInt8(ascii: "/"))
+            out.write(service)
+            out.writeByte(UInt8(ascii: "/"))
+            out.write(terminator)
+        }
     }
 
     /// The scoped signing key (four HMAC-SHA256 steps, ``HMACKeyChain``).
