@@ -8,18 +8,11 @@ enum SigV4CanonicalRequest {
         let (list, found) = CanonicalHeaders.withTable(headers, fieldBytes: fields.both, policy: policy, signer: .none)
         { table, found in
             (
-                [UInt8](unsafeUninitializedCapacity: fields.names &+ headers.count &+ 1) { buffer, initialized in
-                    var out = OutputCursor(buffer: buffer)
+                // The names' word stores may reach up to seven bytes past the list: scratch bytes of
+                // the line after the last name (`:` and its value, perhaps a token's). The array gets
+                // exactly the list; the block the stores went to is wiped.
+                [UInt8](writing: fields.names &+ headers.count &+ 1, holdsSecret: true) { out in
                     _ = table.writeNames(into: &out)
-                    initialized = out.position
-                    // The names' word stores may reach up to seven bytes past the list: scratch bytes of
-                    // the line after the last name (`:` and its value, perhaps a token's). Spare capacity
-                    // is never read, but it lives on in the heap: wipe it.
-                    if out.position < buffer.count {
-                        secureZero(
-                            UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[out.position...]))
-                        )
-                    }
                 }, found
             )
         }

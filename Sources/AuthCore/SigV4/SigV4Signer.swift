@@ -77,11 +77,10 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
         func encodedCredential(date: AmzDate) -> [UInt8] {
             let accessKeyId = credentials.accessKeyId
             let scopeSuffix = self.scopeSuffix
-            // Written in place into one allocation (each encoded byte is at most three): no
-            // per-byte append with its uniqueness and capacity checks.
+            // Written in one pass (each encoded byte is at most three): no per-byte append with its
+            // uniqueness and capacity checks.
             let capacity = 3 &* accessKeyId.utf8.count &+ 3 &+ 8 &+ 3 &* scopeSuffix.count
-            return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-                var out = OutputCursor(buffer: buffer)
+            return [UInt8](writing: capacity) { out in
                 if accessKeyId.utf8.withContiguousStorageIfAvailable({
                     PercentEncoding.encode($0, .unreserved, into: &out)
                 }) == nil {
@@ -90,7 +89,6 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
                 out.write("%2F" as StaticString)
                 date.withDateBytes { out.write($0) }
                 scopeSuffix.withUnsafeBufferPointer { PercentEncoding.encode($0, .unreserved, into: &out) }
-                initialized = out.position
             }
         }
     }
