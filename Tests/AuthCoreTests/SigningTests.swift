@@ -340,7 +340,7 @@ struct SigningKeyCacheTests {
         }
     }
 
-    @Test("keyed by a fingerprint of the secret: same key id, different secret, different signature")
+    @Test("keyed by an identity that includes the secret: same key id, different secret, different signature")
     func fingerprint() throws {
         let cache = SigningKeyCache(capacity: 8)
         let a = try SigV4Signer(
@@ -363,7 +363,7 @@ struct SigningKeyCacheTests {
         "keyed by an injective identity: fields that concatenate alike, the two schemes and two days of one scope are distinct entries, each signing as with a cache of its own"
     )
     func identityIsInjective() throws {
-        let cache = SigningKeyCache(capacity: 16)
+        let cache = SigningKeyCache(capacity: 32)
         func both(_ accessKeyId: String, _ secret: String, _ region: String, _ service: String) throws -> Bool {
             let credentials = try Credentials(accessKeyId: accessKeyId, secretAccessKey: secret)
             let shared = try SigV4Signer(credentials: credentials, region: region, service: service, keyCache: cache)
@@ -375,16 +375,20 @@ struct SigningKeyCacheTests {
             )
             return try sign(shared) == sign(alone)
         }
-        // key id ‖ secret and region ‖ service split at different places
-        #expect(try both("AKIDa", "bc", "r", "s") && both("AKID", "abc", "r", "s"))
+        // Neighbouring fields of the encoding (key id | region | service | secret) split at
+        // different places: without the lengths, each pair would be one identity.
+        #expect(try both("AKIDr", "secret", "egion", "s") && both("AKID", "secret", "region", "s"))
         #expect(try both("AKID", "secret", "ab", "c") && both("AKID", "secret", "a", "bc"))
-        #expect(cache.count == 4)
+        #expect(try both("AKID", "xsecret", "r", "s") && both("AKID", "secret", "r", "sx"))
+        // a region's non-ASCII bytes (é: C3 A9) against its neighbours'
+        #expect(try both("AKID", "secret", "r\u{E9}", "s") && both("AKID", "secret", "r", "\u{E9}s"))
+        #expect(cache.count == 8)
         // one scope's two days
         let credentials = try Credentials(accessKeyId: "AKID", secretAccessKey: "secret")
         let signer = try SigV4Signer(credentials: credentials, region: "a", service: "bc", keyCache: cache)
         let request = SigV4Request(method: "GET", target: "/", headers: [HTTPHeader("Host", "h")])
         let nextDay = try signer.sign(request, at: time.adding(seconds: 86_400)).signature
-        #expect(cache.count == 5)
+        #expect(cache.count == 9)
         let alone = try SigV4Signer(credentials: credentials, region: "a", service: "bc", keyCache: SigningKeyCache())
         #expect(try alone.sign(request, at: time.adding(seconds: 86_400)).signature == nextDay)
         // the same key id, secret, region and service under OSS V4: another scheme, another entry
@@ -397,10 +401,11 @@ struct SigningKeyCacheTests {
         )
         let sigV4 = try SigV4Signer(credentials: credentials, region: "cn-hangzhou", service: "oss", keyCache: cache)
         _ = try sign(sigV4)
-        #expect(cache.count == 6)
+        #expect(cache.count == 10)
         let oss = try OSSSigner(credentials: credentials, version: .v4, region: "cn-hangzhou", keyCache: cache)
         let viaShared = try oss.sign(ossRequest, at: time).signature
-        #expect(cache.count == 7)
+        #expect(cache.count == 11)
+        #expect(SigningScheme.aws4.cacheTag != SigningScheme.aliyunV4.cacheTag)
         let ossAlone = try OSSSigner(
             credentials: credentials,
             version: .v4,

@@ -261,7 +261,7 @@ struct StackResidueTests {
     }
 
     @Test(
-        "SigV4 signatures leave no kDate, kRegion, kService, kSigning and no state of kSigning's HMAC schedule on the stack"
+        "SigV4 signers and signatures leave no secret, kDate, kRegion, kService, kSigning and no state of kSigning's HMAC schedule on the stack"
     )
     func sigV4Signature() throws {
         let signed = Locked(false)
@@ -297,7 +297,30 @@ struct StackResidueTests {
         let states = key.withUnsafeBytes { HMACSHA256Schedule.make(key: $0) }.withSavedStatesForTesting { Array($0) }
         let half = states.count / 2
         let chaining = [("inner state", Array(states[0..<32])), ("outer state", Array(states[half..<(half + 32)]))]
-        #expect(Self.residues(of: intermediate + chaining, in: stack) == [])
+        // The secret itself: the signer's cache identity hashes it from a stack block (wiped), and
+        // the key chain is seeded with `AWS4 ‖ secret` in another.
+        let secret = ("secret", Array("wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY".utf8))
+        #expect(Self.residues(of: intermediate + chaining + [secret], in: stack) == [])
+    }
+
+    @Test(
+        "making signers (SigV4, OSS V4) leaves no copy of the secret on the stack: their cache identity hashes it from a wiped block"
+    )
+    func signerConstruction() throws {
+        let secret = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
+        let made = Locked(0)
+        let stack = try #require(
+            Self.afterRunningOnOwnStack {
+                do {
+                    let credentials = try Credentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: secret)
+                    let sigV4 = try SigV4Signer(credentials: credentials, region: "us-east-1", service: "iam")
+                    let oss = try OSSSigner(credentials: credentials, version: .v4, region: "cn-hangzhou")
+                    withExtendedLifetime((sigV4, oss)) { made.withLock { $0 += 2 } }
+                } catch {}
+            }
+        )
+        #expect(made.withLock { $0 } == 2)
+        #expect(Self.residues(of: [("secret", Array(secret.utf8))], in: stack) == [])
     }
 
     @Test(

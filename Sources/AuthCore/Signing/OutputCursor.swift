@@ -11,8 +11,11 @@ extension String {
 }
 
 extension Array where UInt8 == Element {
-    /// The bytes (at most `capacity`) written by `body`, built in a stack block and copied into an
-    /// array of exactly their size; the block is wiped afterwards when `holdsSecret`.
+    /// The bytes (at most `capacity`) written by `body`, built in a temporary block (on the stack
+    /// unless large) and copied into an array of exactly their size; the block is wiped afterwards
+    /// when `holdsSecret`. The array itself is never wiped: it must not hold a secret (use
+    /// ``SecureBytes`` for that); `holdsSecret` is for writers whose word stores may reach secret
+    /// bytes past what they keep.
     ///
     /// For small arrays built per call (a signer's fixed parts, a query). It is cheaper than
     /// `Array(unsafeUninitializedCapacity:initializingWith:)`, which allocates through an entry point

@@ -83,6 +83,7 @@ class ScopedSigningKeys: @unchecked Sendable {
             out.write(service)
             writeLength(secret.count)
             secret.withUnsafeBytes { out.write($0) }
+            assert(out.position == length, "a cache identity's encoding of another length than counted")
             let identity = LowLevelSHA256.hash(
                 UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: block[..<out.position]))
             )

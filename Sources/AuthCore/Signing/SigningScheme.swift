@@ -45,7 +45,7 @@ public enum SigningScheme: Sendable, Hashable {
     }
 
     /// The scheme's byte in a signing-key cache identity (``ScopedSigningKeys/cacheIdentity(scheme:accessKeyId:region:service:secret:)``).
-    var cacheTag: UInt8 {
+    package var cacheTag: UInt8 {
         switch self {
         case .aws4: 1
         case .aliyunV4: 2
