@@ -111,7 +111,7 @@ private final class CipherContext {
             nonce.withUnsafeBytes { nonceBytes in
                 EVP_CipherInit_ex2(
                     context,
-                    EVP_aes_256_gcm(),
+                    EVPHandles.shared.aes256GCM,  // fetched once: no implicit fetch per call
                     keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
                     nonceBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
                     encrypting ? 1 : 0,

@@ -3,15 +3,19 @@ internal import CAuthCoreLibCrypto
 /// OpenSSL algorithm handles, fetched once per process.
 ///
 /// Per-call `EVP_sha256()`/`EVP_MD_fetch` costs about as much as hashing 64 bytes, so AuthCore
-/// fetches each `EVP_MD` and the HMAC `EVP_MAC` once and reuses them.
+/// fetches each `EVP_MD`, the HMAC `EVP_MAC` and the AES-256-GCM `EVP_CIPHER` once and reuses them.
+/// (A legacy handle such as `EVP_aes_256_gcm()` is fetched again inside every `EVP_CipherInit_ex2`:
+/// with OpenSSL 3.0, 1.2–1.4 µs per 500-byte seal against 0.73–0.79 µs with the fetched one.)
 final class EVPHandles: @unchecked Sendable {
-    // invariant: EVP_MD and EVP_MAC objects are immutable after fetch and safe to share between threads
+    // invariant: EVP_MD, EVP_MAC and EVP_CIPHER objects are immutable after fetch and safe to share between threads
     // (OpenSSL 3 "Algorithm fetching": fetched objects are reference counted and read-only).
     static let shared = EVPHandles()
 
     /// Indexed by ``HashAlgorithm``'s identifier.
     let digests: [OpaquePointer]
     let hmac: OpaquePointer
+    /// AES-256-GCM (``AES256GCM``).
+    let aes256GCM: OpaquePointer
 
     private init() {
         digests = HashAlgorithm.all.map { algorithm in
@@ -30,5 +34,10 @@ final class EVPHandles: @unchecked Sendable {
             preconditionFailure("OpenSSL default provider has no HMAC")
         }
         hmac = mac
+        guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) else {
+            // invariant: the default provider always has AES-256-GCM.
+            preconditionFailure("OpenSSL default provider has no AES-256-GCM")
+        }
+        aes256GCM = cipher
     }
 }
