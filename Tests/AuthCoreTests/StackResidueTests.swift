@@ -324,6 +324,36 @@ struct StackResidueTests {
     }
 
     @Test(
+        "an Alibaba Cloud RPC signature with an STS token leaves no copy of the token on the stack (its canonical query and string to sign are built in temporary blocks)"
+    )
+    func rpcSessionToken() throws {
+        // A marker of 40 bytes of unreserved characters (its percent-encoding is itself).
+        let token = "RPC-STS-TOKEN-0123456789abcdefghijklmnopq"
+        let signed = Locked(false)
+        let stack = try #require(
+            Self.afterRunningOnOwnStack {
+                do {
+                    let credentials = try Credentials(
+                        accessKeyId: "STS.NUgYrLnoC37mZZCNnAbez2Ej",
+                        secretAccessKey: "testSecret",
+                        sessionToken: token
+                    )
+                    let signature = try AliyunRPCSigner(credentials: credentials).sign(
+                        action: "AssumeRole",
+                        version: "2015-04-01",
+                        parameters: [("RoleSessionName", "user-42")],
+                        at: try Timestamp(iso8601: "2026-12-07T12:00:00Z"),
+                        nonce: "3f2b6c1e9d4a4e57"
+                    )
+                    signed.withLock { $0 = !signature.signature.isEmpty }
+                } catch {}
+            }
+        )
+        #expect(signed.withLock { $0 })
+        #expect(Self.residues(of: [("token", Array(token.utf8))], in: stack) == [])
+    }
+
+    @Test(
         "credentials in what is signed leave no copy on the stack: a Cookie and a Proxy-Authorization value, a request's own session token, and a presigned URL's token (SigV4 and OSS V4)"
     )
     func credentialFieldsAndPresignedTokens() throws {

@@ -101,12 +101,11 @@ public struct AliyunRPCSigner: Sendable, CustomStringConvertible, CustomDebugStr
         // METHOD & %2F & percentEncode(canonical), in a buffer with room for every byte escaped.
         let prefix: StaticString = "&%2F&"
         let capacity = method.utf8.count &+ prefix.utf8CodeUnitCount &+ 3 &* canonical.count
-        let stringToSign = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            var out = OutputCursor(buffer: buffer)
+        // Its block is wiped: the query may hold a session token (`SecurityToken`).
+        let stringToSign = [UInt8](writing: capacity, holdsSecret: true) { out in
             out.write(method)
             out.write(prefix)
             canonical.withUnsafeBufferPointer { PercentEncoding.encode($0, .unreserved, into: &out) }
-            initialized = out.position
         }
         let signature = credentials.secretAccessKey.withUnsafeBytes { secret in
             // The key is `secret &`, built in a stack block that is wiped afterwards.

@@ -20,9 +20,9 @@ package enum CanonicalQuery {
     }
 
     /// ``fromRawQuery(_:adding:excluding:holdsSecret:)`` without the fast path: every pair decoded
-    /// and re-encoded. The pairs are encoded into one buffer of their final size at most (a byte
-    /// becomes three at most, a `%XX` one), written in place; `holdsSecret` (a presigned URL's
-    /// token among the additions) wipes that intermediate buffer before it is freed.
+    /// and re-encoded. The pairs are encoded into one temporary block of their final size at most
+    /// (a byte becomes three at most, a `%XX` one), written in place; `holdsSecret` (a presigned
+    /// URL's token among the additions) wipes that block, and the one the result is built in.
     package static func reencoded(
         _ query: String,
         adding additions: [(key: [UInt8], value: [UInt8])] = [],
@@ -31,13 +31,13 @@ package enum CanonicalQuery {
     ) -> [UInt8] {
         var pairs: [(key: Range<Int>, value: Range<Int>)] = []
         var q = query
-        var encoded = q.withUTF8 { raw in
+        return q.withUTF8 { raw in
             let capacity = 3 &* raw.count &+ additions.reduce(0) { $0 &+ $1.key.count &+ $1.value.count }
             // One pair per `&`-separated part at most, plus the additions: the list grows once.
             var separators = 0
             for byte in raw where byte == UInt8(ascii: "&") { separators &+= 1 }
             pairs.reserveCapacity(separators &+ 1 &+ additions.count)
-            return [UInt8](unsafeUninitializedCapacity: Swift.max(capacity, 1)) { buffer, initialized in
+            return withEncodingBlock(capacity: capacity, wiping: holdsSecret) { buffer in
                 var out = OutputCursor(buffer: buffer)
                 var start = 0
                 while start <= raw.count {
@@ -76,12 +76,12 @@ package enum CanonicalQuery {
                     out.write(value)
                     pairs.append((keyStart..<valueStart, valueStart..<out.position))
                 }
-                initialized = out.position
+                let encoded = UnsafeBufferPointer(rebasing: buffer[..<out.position])
+                let result = joined(encoded, &pairs, emptyValue: .keyEquals, holdsSecret: holdsSecret)
+                // An excluded key's bytes may lie past the last pair: the whole block is wiped.
+                return (result, buffer.count)
             }
         }
-        let result = joined(encoded, &pairs, emptyValue: .keyEquals)
-        if holdsSecret { encoded.secureZeroize() }
-        return result
     }
 
     /// The canonical query of decoded pairs (OSS V4's canonical query, OSS signed URLs, RPC
@@ -95,7 +95,7 @@ package enum CanonicalQuery {
     /// ``fromPairs(_:emptyValue:)``, and whether two pairs have one key (equal encoded keys: the
     /// encoding is one-to-one), found in the sorted order at no extra cost.
     ///
-    /// Every pair is encoded into one buffer (a byte becomes three at most), eight bytes at a time
+    /// Every pair is encoded into one temporary block (a byte becomes three at most), eight bytes at a time
     /// where all are kept (``PercentEncoding/encode(_:_:into:)-(UnsafeBufferPointer<UInt8>,_,_)``).
     package static func fromPairs(
         _ parameters: [(key: String, value: String)],
@@ -107,7 +107,9 @@ package enum CanonicalQuery {
         var pairs: [(key: Range<Int>, value: Range<Int>)] = []
         pairs.reserveCapacity(parameters.count)
         let capacity = 3 &* parameters.reduce(0) { $0 &+ $1.key.utf8.count &+ $1.value.utf8.count }
-        let encoded = [UInt8](unsafeUninitializedCapacity: Swift.max(capacity, 1)) { buffer, initialized in
+        var repeated = false
+        // Wiped: a pair may be a session token (an OSS signed URL's, an RPC call's).
+        let result = withEncodingBlock(capacity: capacity, wiping: true) { buffer in
             var out = OutputCursor(buffer: buffer)
             for (key, value) in parameters {
                 let keyStart = out.position
@@ -116,13 +118,34 @@ package enum CanonicalQuery {
                 encode(value, into: &out)
                 pairs.append((keyStart..<valueStart, valueStart..<out.position))
             }
-            initialized = out.position
+            let encoded = UnsafeBufferPointer(rebasing: buffer[..<out.position])
+            let result = joined(encoded, &pairs, emptyValue: emptyValue, holdsSecret: true)
+            repeated = pairs.indices.dropFirst().contains { bytesEqual(encoded, pairs[$0 &- 1].key, pairs[$0].key) }
+            return (result, out.position)
         }
-        let result = joined(encoded, &pairs, emptyValue: emptyValue)
-        hasRepeatedKey = encoded.withUnsafeBufferPointer { buffer in
-            pairs.indices.dropFirst().contains { bytesEqual(buffer, pairs[$0 &- 1].key, pairs[$0].key) }
-        }
+        hasRepeatedKey = repeated
         return result
+    }
+
+    /// Runs `body` on a temporary block of `capacity` bytes (at least one; on the stack unless
+    /// large) that it encodes pairs into, and returns its result; `body` also returns how many bytes
+    /// it wrote, and with `wiping` those (and the at most seven more an eight-byte store may have
+    /// reached) are wiped afterwards. An array would cost an allocation, and one through an entry
+    /// point the compiler cannot specialise (``Swift/Array/init(writing:holdsSecret:_:)`` says why).
+    @inline(__always)
+    private static func withEncodingBlock(
+        capacity: Int,
+        wiping: Bool,
+        _ body: (UnsafeMutableBufferPointer<UInt8>) -> ([UInt8], Int)
+    ) -> [UInt8] {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(capacity, 1)) { block in
+            let (result, written) = body(block)
+            if wiping {
+                let reached = Swift.min(block.count, written &+ 8)
+                secureZero(UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: block[..<reached])))
+            }
+            return result
+        }
     }
 
     /// `text`'s bytes RFC 3986-encoded into `out`: in place for a native string (eight bytes at a
@@ -219,45 +242,43 @@ package enum CanonicalQuery {
     /// The most pairs ``sortByKeyThenValue(_:in:)`` sorts by insertion.
     package static var insertionSortLimit: Int { 32 }
 
-    /// The pairs (ranges of `encoded`) sorted by key, then value, in byte order, joined with `&`.
+    /// The pairs (ranges of `buffer`) sorted by key, then value, in byte order, joined with `&`;
+    /// built in a temporary block, wiped afterwards when it `holdsSecret`.
     private static func joined(
-        _ encoded: [UInt8],
+        _ buffer: UnsafeBufferPointer<UInt8>,
         _ pairs: inout [(key: Range<Int>, value: Range<Int>)],
-        emptyValue: EmptyValue
+        emptyValue: EmptyValue,
+        holdsSecret: Bool
     ) -> [UInt8] {
         if pairs.isEmpty { return [] }
-        return encoded.withUnsafeBufferPointer { buffer in
-            sortByKeyThenValue(&pairs, in: buffer)
-            // The result's exact length: each pair's key, its `=` and value (unless left out), the `&`s.
-            var length = pairs.count &- 1
-            for pair in pairs {
-                length &+= pair.key.count
-                if emptyValue == .keyEquals || !pair.value.isEmpty { length &+= 1 &+ pair.value.count }
+        sortByKeyThenValue(&pairs, in: buffer)
+        // The result's exact length: each pair's key, its `=` and value (unless left out), the `&`s.
+        var length = pairs.count &- 1
+        for pair in pairs {
+            length &+= pair.key.count
+            if emptyValue == .keyEquals || !pair.value.isEmpty { length &+= 1 &+ pair.value.count }
+        }
+        return [UInt8](writing: length, holdsSecret: holdsSecret) { cursor in
+            // Eight bytes at a time where both sides have room (writeWords): a word's extra bytes
+            // land inside the block, on bytes written next or past the result's end (the block
+            // is wiped whole when it holds a secret).
+            @inline(__always) func copy(_ range: Range<Int>) {
+                // An empty range writes nothing (the result may then be empty, with no address).
+                guard !range.isEmpty, let base = UnsafeRawPointer(buffer.baseAddress) else { return }
+                cursor.writeWords(
+                    base + range.lowerBound,
+                    count: range.count,
+                    sourceSlack: buffer.count &- range.upperBound
+                )
             }
-            return [UInt8](unsafeUninitializedCapacity: length) { out, initialized in
-                var cursor = OutputCursor(buffer: out)
-                // Eight bytes at a time where both sides have room (writeWords): a word's extra bytes
-                // land inside the result, on bytes written next, never past its end (so a wipe of
-                // the result covers every copy).
-                @inline(__always) func copy(_ range: Range<Int>) {
-                    // An empty range writes nothing (the result may then be empty, with no address).
-                    guard !range.isEmpty, let base = UnsafeRawPointer(buffer.baseAddress) else { return }
-                    cursor.writeWords(
-                        base + range.lowerBound,
-                        count: range.count,
-                        sourceSlack: buffer.count &- range.upperBound
-                    )
+            for index in pairs.indices {
+                let pair = pairs[index]
+                if index > 0 { cursor.writeByte(UInt8(ascii: "&")) }
+                copy(pair.key)
+                if emptyValue == .keyEquals || !pair.value.isEmpty {
+                    cursor.writeByte(UInt8(ascii: "="))
+                    copy(pair.value)
                 }
-                for index in pairs.indices {
-                    let pair = pairs[index]
-                    if index > 0 { cursor.writeByte(UInt8(ascii: "&")) }
-                    copy(pair.key)
-                    if emptyValue == .keyEquals || !pair.value.isEmpty {
-                        cursor.writeByte(UInt8(ascii: "="))
-                        copy(pair.value)
-                    }
-                }
-                initialized = cursor.position
             }
         }
     }
