@@ -106,12 +106,14 @@ private final class CipherContext {
     deinit { EVP_CIPHER_CTX_free(context) }
 
     func initialize(encrypting: Bool, key: SecureBytes, nonce: [UInt8]) throws(AuthCoreError) {
+        // Fetched once (EVPHandles): no implicit fetch per call.
+        guard let cipher = EVPHandles.shared.aes256GCM else { throw libcryptoError("EVP_CIPHER_fetch(AES-256-GCM)") }
         // The default GCM IV length is 12 bytes, the only one accepted here, so no IVLEN control call.
         let status = key.withUnsafeBytes { keyBytes in
             nonce.withUnsafeBytes { nonceBytes in
                 EVP_CipherInit_ex2(
                     context,
-                    EVPHandles.shared.aes256GCM,  // fetched once: no implicit fetch per call
+                    cipher,
                     keyBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
                     nonceBytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
                     encrypting ? 1 : 0,

@@ -14,8 +14,9 @@ final class EVPHandles: @unchecked Sendable {
     /// Indexed by ``HashAlgorithm``'s identifier.
     let digests: [OpaquePointer]
     let hmac: OpaquePointer
-    /// AES-256-GCM (``AES256GCM``).
-    let aes256GCM: OpaquePointer
+    /// AES-256-GCM (``AES256GCM``); nil when the provider has none, which fails only the seal or
+    /// open that needs it (a thrown `libcryptoFailure`), not the digests.
+    let aes256GCM: OpaquePointer?
 
     private init() {
         digests = HashAlgorithm.all.map { algorithm in
@@ -34,10 +35,6 @@ final class EVPHandles: @unchecked Sendable {
             preconditionFailure("OpenSSL default provider has no HMAC")
         }
         hmac = mac
-        guard let cipher = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil) else {
-            // invariant: the default provider always has AES-256-GCM.
-            preconditionFailure("OpenSSL default provider has no AES-256-GCM")
-        }
-        aes256GCM = cipher
+        aes256GCM = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
     }
 }
