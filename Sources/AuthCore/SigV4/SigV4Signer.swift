@@ -50,7 +50,8 @@ public struct SigV4Signer: Sendable, CustomStringConvertible, CustomDebugStringC
             let signedHeadersLabel: StaticString = ", SignedHeaders="
             let prefixCount =
                 algorithm.utf8CodeUnitCount + label.utf8CodeUnitCount + credentials.accessKeyId.utf8.count + 1
-            // Written in place (no appends with their capacity and uniqueness checks).
+            // One pass into a temporary block, one copy out (Array(writing:)): no appends, no
+            // unspecialised allocation.
             let partsCount = prefixCount + scopeSuffix.count + signedHeadersLabel.utf8CodeUnitCount
             self.authorizationParts = [UInt8](writing: partsCount) { out in
                 out.write(algorithm)

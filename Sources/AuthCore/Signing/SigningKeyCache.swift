@@ -23,8 +23,6 @@ public final class SigningKeyCache: Sendable, CustomReflectable {
             let word = scope.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
             hasher.combine(word ^ (UInt64(bitPattern: Int64(day)) &* 0x9E37_79B9_7F4A_7C15))
         }
-
-        static func == (a: Key, b: Key) -> Bool { a.day == b.day && a.scope == b.scope }
     }
 
     /// A signing key's HMAC-SHA256 schedule (the key itself is not kept: the schedule is all a

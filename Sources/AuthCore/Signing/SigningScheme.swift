@@ -55,7 +55,7 @@ public enum SigningScheme: Sendable, Hashable {
     /// `/region/service/terminator`: the credential scope after its `YYYYMMDD` date.
     func scopeSuffix(region: String, service: String) -> [UInt8] {
         let count = 3 + region.utf8.count + service.utf8.count + terminator.utf8CodeUnitCount
-        // Written in place (a signer made per request builds it each time).
+        // Through Array(writing:): a signer made per request builds it each time.
         return [UInt8](writing: count) { out in
             out.writeByte(UInt8(ascii: "/"))
             out.write(region)
