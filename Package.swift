@@ -111,7 +111,7 @@ let package = Package(
 
         .target(
             name: "CAuthCoreBaselines",
-            dependencies: ["CAuthCoreGMP", "CAuthCoreLibCrypto"],
+            dependencies: ["CAuthCoreGMP", "CAuthCoreBigNum", "CAuthCoreLibCrypto"],
             path: "Benchmarks/CAuthCoreBaselines"
         ),
         .executableTarget(

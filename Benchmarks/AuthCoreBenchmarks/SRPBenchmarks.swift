@@ -234,6 +234,31 @@ func srpBenchmarks() -> [BenchmarkCase] {
             ),
             at: index
         )
+        // Its floor on this processor (issue 42): the same number of row steps with nothing else, so
+        // the paired ratio is the kernel's overhead over its own instruction mix.
+        let limbs = (nBytes.count + 7) / 8
+        func floorRow(_ name: String, bitCount: Int, pairedWith partner: String) -> BenchmarkCase {
+            let steps = c_authcore_baseline_powm64_row_steps(limbs, bitCount)
+            return BenchmarkCase(
+                name: name,
+                note: "floor: the mont64 kernel's \(steps) row steps (MULX, ADOX, ADCX) on registers only",
+                pairedWith: partner
+            ) { iterations in
+                blackHole(c_authcore_baseline_row_step_floor(steps, iterations))
+            }
+        }
+        cases.insert(
+            floorRow("c.srp.spow.3072.e513.floor", bitCount: 513, pairedWith: "srp.spow.3072.e513.mont64"),
+            at: index + 1
+        )
+        if SecretPowerKernel.preferred == .mont64,
+            let e256 = cases.firstIndex(where: { $0.name == "srp.spow.3072.e256" })
+        {
+            cases.insert(
+                floorRow("c.srp.spow.3072.e256.floor", bitCount: 256, pairedWith: "srp.spow.3072.e256"),
+                at: e256 + 1
+            )
+        }
     }
     return cases
 }

@@ -166,11 +166,14 @@ func measure(_ all: [BenchmarkCase], settings: HarnessSettings) -> [BenchmarkRes
     if selected.isEmpty, !serverRowsSelected { usageFailure("no benchmark matches the filter") }
 
     // Group each engine row with its C twin (same base name) and the rows paired with it, keeping the
-    // declaration order (the partner must come first: `--filter` keeps a paired row only with it).
+    // declaration order (the partner must come first: `--filter` keeps a paired row only with it). A
+    // paired row joins the group its partner is in, even when the partner joined another row's group.
     var groups: [[BenchmarkCase]] = []
     for benchmark in selected {
-        let key = benchmark.pairedWith ?? baseName(benchmark.name)  // a paired row joins its partner's group
-        if let index = groups.firstIndex(where: { baseName($0[0].name) == key }) {
+        let key = benchmark.pairedWith ?? baseName(benchmark.name)
+        if let index = groups.firstIndex(where: { group in
+            baseName(group[0].name) == key || (benchmark.pairedWith != nil && group.contains { $0.name == key })
+        }) {
             groups[index].append(benchmark)
         } else {
             groups.append([benchmark])

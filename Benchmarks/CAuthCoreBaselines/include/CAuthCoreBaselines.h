@@ -80,6 +80,18 @@ void c_authcore_baseline_sigv4_cold_evp(const void *canonical, size_t canonical_
                                         size_t prefix_length, const void *secret, size_t secret_length, const char *date,
                                         const char *region, const char *service, long iterations, char signature_hex[65]);
 
+/// The row steps `c_authcore_powm64` makes for an n-limb modulus and an `ebits`-bit exponent (its
+/// schedule in powm64_template.h: the table, `window` squarings and one multiplication per window,
+/// the conversion out of Montgomery form), counting a multiplication as 2n² steps and a square as
+/// n(n − 1)/2 + n + n². Gathers and the rows' edges are not steps.
+size_t c_authcore_baseline_powm64_row_steps(size_t n, size_t ebits);
+
+/// `steps` (rounded up to a multiple of 8) of the 64-bit-limb kernel's row step — MULX, ADOX, ADCX —
+/// on registers only, `iterations` times: the floor of its instruction mix on this processor, with
+/// no memory traffic, gathers or row edges. x86-64 with BMI2 and ADX only (callers check
+/// `c_authcore_powm64_available()`); elsewhere it does nothing. Returns a fold of the registers.
+uint64_t c_authcore_baseline_row_step_floor(size_t steps, long iterations);
+
 /// Heap allocations (malloc, calloc, realloc, the aligned allocators) made by the whole process
 /// between start and stop (allocations.c; Linux/glibc). Supported: 1 where counting works.
 int c_authcore_allocations_supported(void);
